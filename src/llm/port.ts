@@ -1,0 +1,170 @@
+/**
+ * The model port: everything the platform-free core may ask of a model.
+ *
+ * The core (pipeline/, templates/, rubric/, judges/) sees only this file's types; adapters
+ * (openai, anthropic, openai-compatible, manual) live beside it and are chosen at the edge.
+ * Every method resolves to a `LlmResult` and never throws for a model-side failure, so a
+ * caller cannot mistake "the judge failed" for "the answer is wrong".
+ */
+import type { z } from "zod";
+
+export type Role = "system" | "user" | "assistant" | "tool";
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON arguments. */
+  arguments: unknown;
+}
+
+export interface Message {
+  role: Role;
+  content: string;
+  /** assistant turns that asked for tools */
+  tool_calls?: ToolCall[];
+  /** tool turns: the call this message answers */
+  tool_call_id?: string;
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  model: string;
+}
+
+export interface ChatRequest {
+  messages: Message[];
+  temperature?: number;
+  max_tokens?: number;
+}
+
+export interface ChatResponse {
+  text: string;
+  usage: Usage;
+}
+
+export interface StructuredRequest<T> {
+  messages: Message[];
+  /** Name given to the schema on the wire (OpenAI json_schema name / Anthropic tool name). */
+  schemaName: string;
+  /** JSON Schema sent to the provider. */
+  jsonSchema: Record<string, unknown>;
+  /** What the output must satisfy; output that fails it is `invalid_output`, never a value. */
+  schema: z.ZodType<T>;
+  temperature?: number;
+  max_tokens?: number;
+}
+
+export interface StructuredResponse<T> {
+  value: T;
+  /** The text (or tool input, serialised) the model produced, for traces. */
+  raw: string;
+  usage: Usage;
+}
+
+export interface EmbedRequest {
+  inputs: string[];
+  /** Embedding model; defaults to the adapter's model_name. */
+  model?: string;
+}
+
+export interface EmbedResponse {
+  vectors: number[][];
+  usage: Usage;
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolTurnRequest {
+  messages: Message[];
+  tools: ToolSpec[];
+  temperature?: number;
+  max_tokens?: number;
+}
+
+/** One model turn in a tool loop: either final text or tool calls to run. */
+export interface ToolTurnResponse {
+  text: string;
+  tool_calls: ToolCall[];
+  usage: Usage;
+}
+
+export interface LogprobsRequest {
+  messages: Message[];
+  top_logprobs: number;
+  max_tokens?: number;
+}
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  top: { token: string; logprob: number }[];
+}
+
+export interface LogprobsResponse {
+  text: string;
+  tokens: TokenLogprob[];
+  usage: Usage;
+}
+
+/**
+ * Why a model call failed. `retryable` kinds may succeed on a later attempt; the queue consumer
+ * decides whether to retry the job or record the failure (Karenina's retry group).
+ */
+export type LlmErrorKind =
+  | "rate_limit" // 429
+  | "server_error" // 5xx, 529 overloaded
+  | "timeout"
+  | "connection"
+  | "auth" // 401/403: a configuration problem, not transient
+  | "bad_request" // 4xx other than the above
+  | "invalid_output" // the model answered, but not in the requested shape
+  | "unsupported"; // this adapter cannot do this operation
+
+export interface LlmError {
+  kind: LlmErrorKind;
+  message: string;
+  /** HTTP status when there was one. */
+  status?: number;
+  /** Provider's retry-after, in milliseconds. */
+  retryAfterMs?: number;
+  /** For invalid_output: what the model actually said (truncated). */
+  raw?: string;
+}
+
+export type LlmResult<T> = { ok: true; value: T } | { ok: false; error: LlmError };
+
+export const RETRYABLE_KINDS: ReadonlySet<LlmErrorKind> = new Set([
+  "rate_limit",
+  "server_error",
+  "timeout",
+  "connection",
+]);
+
+export function isRetryable(error: LlmError): boolean {
+  return RETRYABLE_KINDS.has(error.kind);
+}
+
+export interface ModelIdentityLike {
+  interface: string;
+  model_name: string;
+}
+
+export interface ModelPort {
+  readonly identity: ModelIdentityLike;
+  chat(req: ChatRequest): Promise<LlmResult<ChatResponse>>;
+  structured<T>(req: StructuredRequest<T>): Promise<LlmResult<StructuredResponse<T>>>;
+  embed(req: EmbedRequest): Promise<LlmResult<EmbedResponse>>;
+  toolTurn(req: ToolTurnRequest): Promise<LlmResult<ToolTurnResponse>>;
+  logprobs(req: LogprobsRequest): Promise<LlmResult<LogprobsResponse>>;
+}
+
+export const ok = <T>(value: T): LlmResult<T> => ({ ok: true, value });
+export const fail = <T = never>(error: LlmError): LlmResult<T> => ({ ok: false, error });
+export const unsupported = <T = never>(what: string): LlmResult<T> =>
+  fail({ kind: "unsupported", message: `${what} is not supported by this adapter` });

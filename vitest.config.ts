@@ -1,0 +1,61 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Two projects: the platform-free core runs in plain Node; everything that touches a binding
+// (D1, R2, Queues, Durable Objects, the SDK adapters over fetch) runs inside workerd.
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    test: {
+      globalSetup: ["./test/global-setup.ts"],
+      projects: [
+        {
+          test: {
+            name: "core",
+            environment: "node",
+            include: ["test/unit/**/*.test.ts", "test/fake-llm/**/*.test.ts"],
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest(({ inject }) => ({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  FAKE_LLM_URL: `http://127.0.0.1:${inject("fakeLlmPort")}`,
+                  EDGEVAL_API_TOKEN: "test-token",
+                  JOB_MAX_ATTEMPTS: "3",
+                },
+                // An entry here REPLACES the wrangler.toml consumer settings for that queue.
+                queueConsumers: {
+                  "edgeval-jobs": {
+                    maxBatchSize: 10,
+                    maxBatchTimeout: 0.05,
+                    maxRetries: 6,
+                    retryDelay: 0,
+                    deadLetterQueue: "edgeval-jobs-dlq",
+                  },
+                  "edgeval-jobs-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
+                },
+              },
+            })),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/integration/**/*.test.ts", "test/contracts/**/*.test.ts"],
+            setupFiles: ["./test/integration/apply-migrations.ts"],
+            testTimeout: 30_000,
+            // The plugin inlines every dependency; pre-bundling the big ones halves start-up.
+            deps: {
+              optimizer: {
+                ssr: { enabled: true, include: ["openai", "@anthropic-ai/sdk", "hono", "zod"] },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+});
