@@ -1,7 +1,240 @@
-// Placeholder: replaced by the full fake LLM server.
+// Fake LLM server: OpenAI + Anthropic wire formats, scripted replies, fault and latency injection,
+// request statistics. Plain Node ESM, no dependencies. See README.md in this folder.
+//
+//   import { startFakeLlm } from "./server.mjs";
+//   const fake = await startFakeLlm({ port: 0, script: { rules: [...] }, latencyMs: 0 });
+//   node test/fake-llm/server.mjs --port 9797 [--host 127.0.0.1] [--script file.json] [--latency-ms N]
+import { readFileSync } from "node:fs";
 import http from "node:http";
-export async function startFakeLlm({ port = 0 } = {}) {
-  const server = http.createServer((req, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end("{}"); });
-  await new Promise((r) => server.listen(port, "127.0.0.1", r));
-  return { port: server.address().port, url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+import { pathToFileURL } from "node:url";
+import { RuleBook } from "./rules.mjs";
+import * as anthropic from "./wire-anthropic.mjs";
+import * as openai from "./wire-openai.mjs";
+
+export const ENDPOINTS = ["openai.chat", "openai.embeddings", "anthropic.messages"];
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const REQUEST_LOG_SIZE = 500;
+
+const ROUTES = {
+  "/v1/chat/completions": "openai.chat",
+  "/chat/completions": "openai.chat",
+  "/v1/embeddings": "openai.embeddings",
+  "/embeddings": "openai.embeddings",
+  "/v1/messages": "anthropic.messages",
+  "/messages": "anthropic.messages",
+};
+
+const emptyCounts = () => Object.fromEntries(ENDPOINTS.map((e) => [e, 0]));
+const newCounter = () => ({ total: 0, by_endpoint: emptyCounts(), in_flight: 0, peak_in_flight: 0 });
+
+/** Request counters, overall and per model; `in_flight` falls when the response closes. */
+class Stats {
+  constructor() {
+    this.reset();
+  }
+  reset() {
+    this.all = newCounter();
+    this.models = new Map();
+  }
+  /** @returns {() => void} call once when the response is closed */
+  begin(endpoint, model) {
+    if (!this.models.has(model)) this.models.set(model, newCounter());
+    const counters = [this.all, this.models.get(model)];
+    for (const c of counters) {
+      c.total += 1;
+      c.by_endpoint[endpoint] += 1;
+      c.in_flight += 1;
+      c.peak_in_flight = Math.max(c.peak_in_flight, c.in_flight);
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      for (const c of counters) c.in_flight -= 1;
+    };
+  }
+  snapshot(model) {
+    const copy = (c) => ({ ...c, by_endpoint: { ...c.by_endpoint } });
+    if (model !== undefined && model !== null) return { model, ...copy(this.models.get(model) ?? newCounter()) };
+    const by_model = {};
+    for (const [name, c] of this.models) by_model[name] = copy(c);
+    return { ...copy(this.all), by_model };
+  }
+}
+
+function loadScript(script) {
+  if (script === undefined || script === null) return [];
+  const parsed = typeof script === "string" ? JSON.parse(readFileSync(script, "utf8")) : script;
+  const rules = Array.isArray(parsed) ? parsed : parsed?.rules;
+  if (!Array.isArray(rules)) throw new Error('fake-llm script: expected { "rules": [...] }');
+  return rules;
+}
+
+function sendJson(res, status, body, headers = {}) {
+  if (res.destroyed || res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (c) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) reject(new Error("body too large"));
+      else chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+const sleep = (ms, res) =>
+  new Promise((resolve) => {
+    if (ms <= 0) return resolve();
+    const t = setTimeout(resolve, ms);
+    res.once("close", () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+/**
+ * @param {{ port?: number, host?: string, script?: string | { rules: unknown[] } | unknown[], latencyMs?: number }} [options]
+ */
+export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, latencyMs = 0 } = {}) {
+  const book = new RuleBook(loadScript(script));
+  const stats = new Stats();
+  const requestLog = [];
+  let seq = 0;
+
+  async function handleLlm(endpoint, body, res) {
+    const wire = endpoint === "anthropic.messages" ? anthropic : openai;
+    const call =
+      endpoint === "openai.chat"
+        ? openai.describeChat(body)
+        : endpoint === "openai.embeddings"
+          ? openai.describeEmbeddings(body)
+          : anthropic.describeMessages(body);
+    const id = ++seq;
+    const finished = stats.begin(endpoint, call.model);
+    res.once("close", finished);
+    requestLog.push({ seq: id, endpoint, model: call.model, kind: call.kind, body });
+    if (requestLog.length > REQUEST_LOG_SIZE) requestLog.shift();
+
+    const reply = book.match(call);
+    await sleep(reply?.latency_ms ?? latencyMs, res);
+    if (res.destroyed) return;
+
+    const fault = reply?.fault;
+    if (fault === "hang") return; // never answer; `in_flight` drops when the client goes away
+    if (fault && fault !== "malformed") {
+      const status = Number(fault);
+      const headers = reply.retry_after_s !== undefined ? { "retry-after": String(reply.retry_after_s) } : {};
+      return sendJson(res, status, wire.errorBody(status, `fake-llm injected fault ${fault}`), headers);
+    }
+    if (endpoint === "openai.chat") return sendJson(res, 200, openai.chatCompletion(call, body, reply, id));
+    if (endpoint === "openai.embeddings") return sendJson(res, 200, openai.embeddingsResponse(call, body));
+    return sendJson(res, 200, anthropic.message(call, reply, id));
+  }
+
+  async function handle(req, res) {
+    const url = new URL(req.url ?? "/", "http://fake-llm");
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const method = req.method ?? "GET";
+    const raw = method === "POST" ? await readBody(req) : "";
+    let body = {};
+    if (raw) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return sendJson(res, 400, { error: { message: "body is not JSON", type: "invalid_request_error" } });
+      }
+    }
+
+    if (method === "GET" && path === "/health") return sendJson(res, 200, { ok: true });
+    if (method === "GET" && path === "/stats") return sendJson(res, 200, stats.snapshot(url.searchParams.get("model") ?? undefined));
+    if (method === "POST" && path === "/_admin/rules") {
+      try {
+        const total = book.add(body?.rules);
+        return sendJson(res, 200, { ok: true, added: body.rules.length, total_rules: total });
+      } catch (e) {
+        return sendJson(res, 400, { ok: false, error: String(e?.message ?? e) });
+      }
+    }
+    if (method === "POST" && path === "/_admin/reset") {
+      book.reset();
+      stats.reset();
+      requestLog.length = 0;
+      return sendJson(res, 200, { ok: true });
+    }
+    if (method === "GET" && path === "/_admin/requests") {
+      const model = url.searchParams.get("model");
+      return sendJson(res, 200, { requests: requestLog.filter((r) => model === null || r.model === model) });
+    }
+    const endpoint = ROUTES[path];
+    if (method === "POST" && endpoint) {
+      if (body === null || typeof body !== "object" || Array.isArray(body)) {
+        return sendJson(res, 400, { error: { message: "body must be a JSON object", type: "invalid_request_error" } });
+      }
+      return handleLlm(endpoint, body, res);
+    }
+    return sendJson(res, 404, { error: { message: `no route for ${method} ${path}`, type: "not_found" } });
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((e) => sendJson(res, 500, { error: { message: String(e?.message ?? e), type: "server_error" } }));
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(undefined));
+  });
+  const address = /** @type {import("node:net").AddressInfo} */ (server.address());
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+
+  return {
+    port: address.port,
+    url: `http://${urlHost}:${address.port}`,
+    /** Closes the server, dropping hanging and keep-alive connections. */
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve(undefined));
+        server.closeAllConnections();
+      }),
+    /** @param {string} [model] */
+    stats: (model) => stats.snapshot(model),
+    reset: () => {
+      book.reset();
+      stats.reset();
+      requestLog.length = 0;
+    },
+    /** Appends rules (throws on an invalid one). Returns the number of rules now loaded. */
+    addRules: (rules) => book.add(rules),
+    /** The last requests (bodies as received), optionally for one model. */
+    requests: (model) => requestLog.filter((r) => model === undefined || r.model === model),
+  };
+}
+
+function parseArgs(argv) {
+  const opts = {};
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split("=", 2);
+    const value = () => inline ?? argv[++i];
+    if (flag === "--port") opts.port = Number(value());
+    else if (flag === "--host") opts.host = value();
+    else if (flag === "--script") opts.script = value();
+    else if (flag === "--latency-ms") opts.latencyMs = Number(value());
+    else throw new Error(`unknown option ${argv[i]} (use --port, --host, --script, --latency-ms)`);
+  }
+  return opts;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const fake = await startFakeLlm(parseArgs(process.argv.slice(2)));
+  console.log(`fake-llm listening on ${fake.url}`);
+  const stop = () => fake.close().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
 }

@@ -1,0 +1,100 @@
+// The rule engine of the fake LLM server: validation, matching, `times` bookkeeping.
+//
+// A script is { rules: Rule[] }; the first rule that matches (and still has `times` left) wins.
+// Rule = { match?: { model?, contains?, kind? }, reply: { text?, json?, tool_calls?, fault?,
+//          retry_after_s?, latency_ms? }, times? }
+// Unknown keys are rejected so that a typo (`contain`) cannot silently turn into "match all".
+
+export const KINDS = ["chat", "structured", "embeddings", "tools"];
+export const FAULTS = ["429", "500", "529", "hang", "malformed", "400", "401"];
+
+const MATCH_KEYS = new Set(["model", "contains", "kind"]);
+const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms"]);
+const RULE_KEYS = new Set(["match", "reply", "times"]);
+
+const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+const nonNegNumber = (x) => typeof x === "number" && Number.isFinite(x) && x >= 0;
+
+/** @returns {string | null} why the rule is invalid, or null */
+export function validateRule(rule, where = "rule") {
+  if (!isObj(rule)) return `${where}: must be an object`;
+  for (const k of Object.keys(rule)) if (!RULE_KEYS.has(k)) return `${where}: unknown key "${k}"`;
+  const { match = {}, reply, times } = rule;
+  if (!isObj(match)) return `${where}.match: must be an object`;
+  for (const k of Object.keys(match)) if (!MATCH_KEYS.has(k)) return `${where}.match: unknown key "${k}"`;
+  for (const k of ["model", "contains"]) {
+    if (match[k] !== undefined && typeof match[k] !== "string") return `${where}.match.${k}: must be a string`;
+  }
+  if (match.kind !== undefined && !KINDS.includes(match.kind)) return `${where}.match.kind: one of ${KINDS.join("|")}`;
+  if (!isObj(reply)) return `${where}.reply: required object`;
+  for (const k of Object.keys(reply)) if (!REPLY_KEYS.has(k)) return `${where}.reply: unknown key "${k}"`;
+  if (reply.text !== undefined && typeof reply.text !== "string") return `${where}.reply.text: must be a string`;
+  if (reply.fault !== undefined && !FAULTS.includes(reply.fault)) return `${where}.reply.fault: one of ${FAULTS.join("|")}`;
+  if (reply.retry_after_s !== undefined && !nonNegNumber(reply.retry_after_s)) return `${where}.reply.retry_after_s: number >= 0`;
+  if (reply.latency_ms !== undefined && !nonNegNumber(reply.latency_ms)) return `${where}.reply.latency_ms: number >= 0`;
+  if (reply.tool_calls !== undefined) {
+    if (!Array.isArray(reply.tool_calls)) return `${where}.reply.tool_calls: must be an array`;
+    for (const [i, c] of reply.tool_calls.entries()) {
+      if (!isObj(c) || typeof c.name !== "string") return `${where}.reply.tool_calls[${i}].name: required string`;
+    }
+  }
+  if (times !== undefined && !(Number.isInteger(times) && times > 0)) return `${where}.times: integer > 0`;
+  return null;
+}
+
+/** @returns {string | null} */
+export function validateRules(rules) {
+  if (!Array.isArray(rules)) return "rules: must be an array";
+  for (const [i, r] of rules.entries()) {
+    const err = validateRule(r, `rules[${i}]`);
+    if (err) return err;
+  }
+  return null;
+}
+
+/**
+ * @typedef {{ model: string, kind: string, text: string }} CallKey
+ *   text = all message texts of the request, joined with "\n"
+ */
+
+export class RuleBook {
+  /** @param {unknown[]} [scriptRules] */
+  constructor(scriptRules = []) {
+    const err = validateRules(scriptRules);
+    if (err) throw new Error(`fake-llm script: ${err}`);
+    this.script = scriptRules.map((rule) => ({ rule, hits: 0 }));
+    this.added = [];
+  }
+
+  /** Appends rules; throws on an invalid rule (nothing is added then). */
+  add(rules) {
+    const err = validateRules(rules);
+    if (err) throw new Error(err);
+    for (const rule of rules) this.added.push({ rule, hits: 0 });
+    return this.size;
+  }
+
+  get size() {
+    return this.script.length + this.added.length;
+  }
+
+  /** Drops added rules and re-arms the script rules' `times`. */
+  reset() {
+    this.added = [];
+    for (const e of this.script) e.hits = 0;
+  }
+
+  /** @param {CallKey} call @returns {Record<string, any> | null} the reply of the first live matching rule */
+  match(call) {
+    for (const entry of [...this.script, ...this.added]) {
+      const { match = {}, reply, times } = entry.rule;
+      if (times !== undefined && entry.hits >= times) continue;
+      if (match.model !== undefined && match.model !== call.model) continue;
+      if (match.kind !== undefined && match.kind !== call.kind) continue;
+      if (match.contains !== undefined && !call.text.includes(match.contains)) continue;
+      entry.hits += 1;
+      return reply;
+    }
+    return null;
+  }
+}
