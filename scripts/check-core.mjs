@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+// check:core — the platform-free core must stay platform-free.
+//
+// Scans every source file under src/pipeline, src/templates, src/rubric and src/judges, follows
+// their relative imports (transitively, wherever they lead), and fails if any file reached that way
+//   - imports a forbidden package: cloudflare:*, openai, @anthropic-ai/sdk, hono (and subpaths),
+//     a .wasm or */wasm specifier, or a QuickJS wasm variant (@jitl/quickjs-*, quickjs-emscripten);
+//   - or reaches an edge module: src/run/**, src/http/**, src/storage/**, src/index.*, or
+//     src/llm/** other than src/llm/port.ts.
+// Type-only imports (`import type …`, `export type … from`, `import { type A }`) are ignored: they
+// are erased at compile time and load nothing, so they cannot tie the core to a platform.
+//
+// Usage: node scripts/check-core.mjs [rootDir]   (rootDir defaults to the repository root)
+// Exit 0 when clean, 1 with one "file:line: …" line per offending import otherwise.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CORE_DIRS = ["src/pipeline", "src/templates", "src/rubric", "src/judges"];
+const SOURCE_EXT = [".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx"];
+
+/** Why an import specifier is forbidden anywhere the core reaches, or null. */
+export function forbiddenPackage(spec) {
+  if (spec.startsWith("cloudflare:")) return "Cloudflare runtime module";
+  if (/\.wasm(\?.*)?$/.test(spec) || /\/wasm$/.test(spec)) return "WebAssembly module";
+  const pkg = (name) => spec === name || spec.startsWith(`${name}/`);
+  if (pkg("openai")) return "OpenAI SDK";
+  if (pkg("@anthropic-ai/sdk")) return "Anthropic SDK";
+  if (pkg("hono")) return "Hono (HTTP edge)";
+  if (spec.startsWith("@jitl/quickjs-") || pkg("quickjs-emscripten")) return "QuickJS wasm variant";
+  return null;
+}
+
+/** Why a repository-relative path is an edge module the core must not reach, or null. */
+export function edgeModule(rel) {
+  const p = rel.split(path.sep).join("/");
+  for (const dir of ["src/run/", "src/http/", "src/storage/"]) if (p.startsWith(dir)) return `edge folder ${dir.slice(0, -1)}`;
+  if (/^src\/index\.[cm]?[jt]sx?$/.test(p)) return "worker entry src/index";
+  if (p.startsWith("src/llm/") && p !== "src/llm/port.ts") return "LLM adapter (only src/llm/port.ts is allowed)";
+  return null;
+}
+
+/** Blanks out comments (keeping newlines and string literals) so line numbers stay right. */
+function stripComments(src) {
+  let out = "";
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i];
+    const n = src[i + 1];
+    if (c === "/" && n === "/") {
+      while (i < src.length && src[i] !== "\n") (out += " "), i++;
+    } else if (c === "/" && n === "*") {
+      out += "  ";
+      i += 2;
+      while (i < src.length && !(src[i] === "*" && src[i + 1] === "/")) (out += src[i] === "\n" ? "\n" : " "), i++;
+      out += "  ";
+      i += 2;
+    } else if (c === '"' || c === "'" || c === "`") {
+      const q = c;
+      out += c;
+      i++;
+      while (i < src.length && src[i] !== q) {
+        if (src[i] === "\\") (out += src[i] + (src[i + 1] ?? "")), (i += 2);
+        else if (q !== "`" && src[i] === "\n") break; // unterminated: give up on this literal
+        else (out += src[i]), i++;
+      }
+      if (i < src.length) (out += src[i]), i++;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+const lineOf = (text, index) => text.slice(0, index).split("\n").length;
+
+/** @returns {{spec: string, line: number}[]} the runtime (non type-only) imports of a source text */
+export function runtimeImports(source) {
+  const text = stripComments(source);
+  const found = [];
+  // import/export … from "x" — the clause may span lines but never holds `;`, `=`, quotes or another import/export
+  const fromRe = /\b(import|export)\s+((?:(?!\b(?:import|export)\b)[^;='"`])*?)\s*\bfrom\s*(["'])([^"'\n]+)\3/g;
+  for (const m of text.matchAll(fromRe)) {
+    const clause = m[2].trim();
+    if (/^type\b/.test(clause) && !/^type\s*,/.test(clause)) continue; // import type … / export type …
+    const braces = clause.match(/^\{([^}]*)\}$/);
+    if (braces) {
+      const names = braces[1].split(",").map((s) => s.trim()).filter(Boolean);
+      if (names.length > 0 && names.every((s) => /^type\s/.test(s))) continue; // import { type A, type B }
+    }
+    found.push({ spec: m[4], index: m.index + m[0].lastIndexOf(m[4]) });
+  }
+  for (const re of [
+    /\bimport\s*(["'])([^"'\n]+)\1/g, // side-effect import
+    /\bimport\s*\(\s*(["'])([^"'\n]+)\1/g, // dynamic import
+    /\brequire\s*\(\s*(["'])([^"'\n]+)\1\s*\)/g,
+  ]) {
+    for (const m of text.matchAll(re)) found.push({ spec: m[2], index: m.index + m[0].lastIndexOf(m[2]) });
+  }
+  return found.map(({ spec, index }) => ({ spec, line: lineOf(text, index) }));
+}
+
+function listSources(dir) {
+  if (!fs.existsSync(dir)) return [];
+  const out = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listSources(full));
+    else if (SOURCE_EXT.some((e) => entry.name.endsWith(e))) out.push(full);
+  }
+  return out.sort();
+}
+
+/** Resolves a relative specifier the way the bundler would (TS-style `./x.js` → x.ts included). */
+function resolveRelative(fromFile, spec) {
+  const base = path.resolve(path.dirname(fromFile), spec);
+  const candidates = [base];
+  const ext = path.extname(base);
+  if ([".js", ".mjs", ".cjs", ".jsx"].includes(ext)) {
+    const stem = base.slice(0, -ext.length);
+    candidates.push(...[".ts", ".tsx", ".mts", ".cts"].map((e) => stem + e));
+  }
+  candidates.push(...SOURCE_EXT.map((e) => base + e), ...SOURCE_EXT.map((e) => path.join(base, `index${e}`)));
+  return candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile()) ?? null;
+}
+
+/**
+ * @param {string} root repository root
+ * @returns {{ violations: {file: string, line: number, spec: string, why: string, via: string[]}[], scanned: number, coreFiles: number }}
+ */
+export function checkCore(root) {
+  const rel = (f) => path.relative(root, f).split(path.sep).join("/");
+  const coreFiles = CORE_DIRS.flatMap((d) => listSources(path.join(root, d)));
+  const violations = [];
+  const seen = new Set();
+  /** @type {{file: string, via: string[]}[]} */
+  const queue = coreFiles.map((file) => ({ file, via: [] }));
+  while (queue.length > 0) {
+    const { file, via } = queue.shift();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const { spec, line } of runtimeImports(fs.readFileSync(file, "utf8"))) {
+      const where = `${rel(file)}:${line}`;
+      const forbidden = forbiddenPackage(spec);
+      if (forbidden) {
+        violations.push({ file: rel(file), line, spec, why: forbidden, via });
+      } else if (spec.startsWith(".")) {
+        const target = resolveRelative(file, spec);
+        if (!target) continue; // unresolved: the type checker reports that, not us
+        const why = edgeModule(rel(target));
+        if (why) violations.push({ file: rel(file), line, spec, why: `reaches ${why} (${rel(target)})`, via });
+        else queue.push({ file: target, via: [...via, where] });
+      }
+    }
+  }
+  return { violations, scanned: seen.size, coreFiles: coreFiles.length };
+}
+
+function main() {
+  const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), ".."));
+  const { violations, scanned, coreFiles } = checkCore(root);
+  if (violations.length === 0) {
+    console.log(`check:core: ok — ${coreFiles} core files, ${scanned} files scanned with their relative imports`);
+    return 0;
+  }
+  console.error(`check:core: ${violations.length} forbidden import(s) in the platform-free core (${CORE_DIRS.join(", ")}):`);
+  for (const v of violations) {
+    const chain = v.via.length > 0 ? `  [reached via ${v.via.join(" -> ")}]` : "";
+    console.error(`  ${v.file}:${v.line}: import "${v.spec}" — ${v.why}${chain}`);
+  }
+  console.error("The core gets models, clock, ids and storage through ports; move platform code to the edges.");
+  return 1;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main();
