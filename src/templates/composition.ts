@@ -1,0 +1,56 @@
+/**
+ * Composition (Karenina `evaluate_strategy` and `_composition_aware_granular`).
+ *
+ * Binary: the tree is walked recursively. AllOf([]) is true, AnyOf([]) false, AtLeastN counts
+ * passing children, FieldCheck passes only on a field result of exactly `true`, so a null
+ * (unanswered) field never satisfies a node.
+ *
+ * Granular: Karenina scores the *root* strategy only, over all fields, each contributing
+ * weight × score (null → 0, but its weight stays in the denominator):
+ *   all_of (and no strategy, or a field_check root)  Σ contributions / Σ weights
+ *   any_of                                            max contribution / Σ weights
+ *   at_least_n(n)                                     sum of the top n contributions / Σ weights
+ * Nested nodes do not change the granular score; that is Karenina's rule, kept as is.
+ */
+import type { TemplateField, VerifyStrategy } from "../schemas/template";
+
+export type FieldResults = Record<string, boolean | null>;
+export type FieldScores = Record<string, number | null>;
+
+export function evaluateStrategy(node: VerifyStrategy, results: FieldResults): boolean {
+  switch (node.type) {
+    case "all_of":
+      return node.conditions.every((c) => evaluateStrategy(c, results));
+    case "any_of":
+      return node.conditions.some((c) => evaluateStrategy(c, results));
+    case "at_least_n":
+      return node.conditions.filter((c) => evaluateStrategy(c, results)).length >= (node.n ?? 0);
+    case "field_check":
+      return results[node.field_name ?? ""] === true;
+  }
+}
+
+/** The implicit strategy of a template without one: every field must pass. */
+export function defaultStrategy(fields: readonly TemplateField[]): VerifyStrategy {
+  return { type: "all_of", conditions: fields.map((f) => ({ type: "field_check", field_name: f.name, conditions: [] })) };
+}
+
+export function granularScore(root: VerifyStrategy, fields: readonly TemplateField[], scores: FieldScores): number {
+  const total = fields.reduce((acc, f) => acc + f.weight, 0);
+  if (total === 0) return 0;
+  const contributions = fields.map((f) => f.weight * (scores[f.name] ?? 0)).sort((a, b) => b - a);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  switch (root.type) {
+    case "any_of":
+      return (contributions[0] ?? 0) / total;
+    case "at_least_n":
+      return sum(contributions.slice(0, root.n ?? 0)) / total;
+    default:
+      return sum(contributions) / total;
+  }
+}
+
+/** `composition_strategy` as Karenina records it: "all_of", "any_of", "at_least_n(N)". */
+export function strategyLabel(root: VerifyStrategy): string {
+  return root.type === "at_least_n" ? `at_least_n(${root.n ?? 0})` : root.type;
+}

@@ -1,0 +1,96 @@
+/**
+ * What the judge sees (Karenina `build_parsing_schema` over the relaxed answer class).
+ *
+ * The JSON Schema lists the judge-visible fields with their descriptions and types, every one
+ * optional and nullable (Karenina's relaxed parsing class: `Optional[T] = None`), so "not in the
+ * answer" is a null and not a made-up value. The ground truth, the primitive and the weight
+ * never appear. `additionalProperties: true` mirrors Karenina's `extra="allow"`.
+ *
+ * The zod schema is what the judge's reply must satisfy: extra keys (Karenina's `id`, chatter)
+ * are dropped, a missing field becomes null, and the lax coercions Pydantic would apply to a
+ * JSON reply ("3" → 3 for numbers, "true"/"false" for booleans) are applied.
+ */
+import { z } from "zod";
+import type { AnswerTemplate, TemplateField } from "../schemas/template";
+import { PRIMITIVES } from "./primitives/registry";
+import { pyTitle } from "./python";
+
+export type ParsedAnswer = Record<string, unknown>;
+
+export interface JudgeSchema {
+  jsonSchema: Record<string, unknown>;
+  schema: z.ZodType<ParsedAnswer>;
+}
+
+/** Fields the judge fills: those verified by a "parsed" primitive (trace ones read the raw answer). */
+export function judgeVisibleFields(template: AnswerTemplate): TemplateField[] {
+  return template.fields.filter((f) => PRIMITIVES[f.verify_with.type].kind === "parsed");
+}
+
+export function buildJudgeSchema(template: AnswerTemplate): JudgeSchema {
+  const fields = judgeVisibleFields(template);
+  const properties: Record<string, unknown> = {};
+  const shape: Record<string, z.ZodType> = {};
+  for (const field of fields) {
+    properties[field.name] = {
+      anyOf: [jsonTypeOf(field), { type: "null" }],
+      default: null,
+      description: field.description,
+      title: pyTitle(field.name),
+    };
+    shape[field.name] = valueSchemaOf(field).nullish();
+  }
+  const jsonSchema = {
+    additionalProperties: true,
+    properties,
+    title: template.class_name ?? "Answer",
+    type: "object",
+  };
+  const names = fields.map((f) => f.name);
+  const schema = z.object(shape).transform((v): ParsedAnswer => {
+    const out: ParsedAnswer = {};
+    for (const name of names) out[name] = (v as ParsedAnswer)[name] ?? null;
+    return out;
+  });
+  return { jsonSchema, schema };
+}
+
+function jsonTypeOf(field: TemplateField): Record<string, unknown> {
+  switch (field.type) {
+    case "bool":
+      return { type: "boolean" };
+    case "int":
+      return { type: "integer" };
+    case "float":
+      return { type: "number" };
+    case "str":
+      return { type: "string" };
+    case "date":
+      return { type: "string", format: "date" };
+    case "list_str":
+      return { type: "array", items: { type: "string" } };
+    case "literal":
+      return { enum: [...(field.literal_values ?? [])], type: "string" };
+  }
+}
+
+const numericString = (v: unknown) => (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : v);
+const boolString = (v: unknown) => (v === "true" || v === "True" ? true : v === "false" || v === "False" ? false : v);
+
+function valueSchemaOf(field: TemplateField): z.ZodType {
+  switch (field.type) {
+    case "bool":
+      return z.preprocess(boolString, z.boolean());
+    case "int":
+      return z.preprocess(numericString, z.number().int());
+    case "float":
+      return z.preprocess(numericString, z.number());
+    case "str":
+    case "date":
+      return z.string();
+    case "list_str":
+      return z.array(z.string());
+    case "literal":
+      return z.enum(field.literal_values as [string, ...string[]]);
+  }
+}

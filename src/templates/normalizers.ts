@@ -1,0 +1,42 @@
+/**
+ * Text normalizers (Karenina `normalizers.py`), applied in order to both sides of a comparison.
+ *
+ * A normalizer is a name or a synonym map (Karenina's `SynonymMap`: whole-string exact lookup,
+ * so put "lowercase" before it when the keys are lower-case).
+ */
+import { z } from "zod";
+
+export const NORMALIZER_NAMES = ["lowercase", "strip", "remove_punctuation", "collapse_whitespace"] as const;
+export type NormalizerName = (typeof NORMALIZER_NAMES)[number];
+
+const NamedNormalizer = z.enum(NORMALIZER_NAMES, {
+  error: `a normalizer is one of ${NORMALIZER_NAMES.map((n) => JSON.stringify(n)).join(", ")} or {"mapping": {...}}`,
+});
+
+const SynonymMap = z.strictObject({
+  mapping: z.record(z.string(), z.string(), { error: "mapping must be an object of string to string" }),
+});
+
+export const Normalizer = z.union([NamedNormalizer, SynonymMap], {
+  error: `a normalizer is one of ${NORMALIZER_NAMES.map((n) => JSON.stringify(n)).join(", ")} or {"mapping": {...}}`,
+});
+export type Normalizer = z.output<typeof Normalizer>;
+
+/** Python's `string.punctuation` (ASCII only, as in Karenina). */
+const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+
+const NAMED: Record<NormalizerName, (text: string) => string> = {
+  lowercase: (t) => t.toLowerCase(),
+  strip: (t) => t.trim(),
+  remove_punctuation: (t) => t.replace(PUNCTUATION, ""),
+  collapse_whitespace: (t) => t.replace(/\s+/g, " ").trim(),
+};
+
+export function applyNormalizer(normalizer: Normalizer, text: string): string {
+  if (typeof normalizer === "string") return NAMED[normalizer](text);
+  return Object.hasOwn(normalizer.mapping, text) ? normalizer.mapping[text]! : text;
+}
+
+export function applyNormalizers(normalizers: readonly Normalizer[], text: string): string {
+  return normalizers.reduce((acc, n) => applyNormalizer(n, acc), text);
+}

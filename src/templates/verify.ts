@@ -1,0 +1,86 @@
+/**
+ * Field verification (Karenina's auto-generated `verify()` / `verify_granular()` for
+ * VerifiedField templates, plus the per-field maps FinalizeResult records).
+ *
+ * - A null or missing parsed value gives a null field result and score (tri-valued), and the
+ *   primitive is not called.
+ * - A primitive that throws gives a null result for that field and a `field_verification_error`;
+ *   as in Karenina, the field verdict is then false and the granular score is not computed
+ *   (null), so the two never contradict each other.
+ * - No fields (a regex-only template): the field part is true and nothing else is recorded.
+ * Pure: reads only its arguments.
+ */
+import type { AnswerTemplate } from "../schemas/template";
+import { type FieldResults, type FieldScores, defaultStrategy, evaluateStrategy, granularScore, strategyLabel } from "./composition";
+import { primitiveFor } from "./primitives/registry";
+
+export interface FieldVerification {
+  field_results: FieldResults;
+  field_scores: FieldScores;
+  verify_result: boolean;
+  /** null when there are no fields or a primitive failed (Karenina skips verify_granular then). */
+  verify_granular_result: number | null;
+  /** "all_of" | "any_of" | "at_least_n(N)" | "field_check"; null for a template without fields. */
+  composition_strategy: string | null;
+  field_verification_error: string | null;
+}
+
+export function verifyFields(template: AnswerTemplate, parsed: Record<string, unknown>): FieldVerification {
+  const { fields } = template;
+  if (fields.length === 0) {
+    return {
+      field_results: {},
+      field_scores: {},
+      verify_result: true,
+      verify_granular_result: null,
+      composition_strategy: null,
+      field_verification_error: null,
+    };
+  }
+  const results: FieldResults = {};
+  const scores: FieldScores = {};
+  const errors: string[] = [];
+  for (const field of fields) {
+    const value = parsed[field.name];
+    if (value === null || value === undefined) {
+      results[field.name] = null;
+      scores[field.name] = null;
+      continue;
+    }
+    try {
+      const primitive = primitiveFor(field.verify_with);
+      const passed = primitive.check(value, field.ground_truth, field.verify_with.params);
+      results[field.name] = passed;
+      scores[field.name] = safeScore(() => primitive.score(value, field.ground_truth, field.verify_with.params), passed);
+    } catch (e) {
+      results[field.name] = null;
+      scores[field.name] = null;
+      errors.push(`${field.name} (${field.verify_with.type}): ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  const root = template.verify_strategy ?? defaultStrategy(fields);
+  const failed = errors.length > 0;
+  return {
+    field_results: results,
+    field_scores: scores,
+    verify_result: !failed && evaluateStrategy(root, results),
+    verify_granular_result: failed ? null : granularScore(root, fields, scores),
+    composition_strategy: strategyLabel(root),
+    field_verification_error: failed ? `Field verification failed: ${errors.join("; ")}` : null,
+  };
+}
+
+/** Karenina clamps score() to [0, 1] and falls back to the binary outcome if score() raises. */
+function safeScore(score: () => number, passed: boolean): number {
+  try {
+    const s = score();
+    return Number.isNaN(s) ? (passed ? 1 : 0) : Math.min(1, Math.max(0, s));
+  } catch {
+    return passed ? 1 : 0;
+  }
+}
+
+/** `parsed_gt_response`: Karenina's `self.correct`, `{field: ground_truth}`. */
+export function groundTruthOf(template: AnswerTemplate): Record<string, unknown> {
+  return Object.fromEntries(template.fields.map((f) => [f.name, f.ground_truth ?? null]));
+}
