@@ -152,7 +152,7 @@ describe("HTTP server", () => {
     const f = await start();
     const long = "x".repeat(100);
     const res = await post(f, "/v1/chat/completions", chat("m", long));
-    const body = await res.json();
+    const body = await res.json<any>();
     expect(body.choices[0].message.content).toBe(`fake answer to: ${"x".repeat(80)}`);
     expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + body.usage.completion_tokens);
     // also without the /v1 prefix
@@ -163,16 +163,16 @@ describe("HTTP server", () => {
     const f = await start();
     const schema = { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } }, required: ["ok"] };
     const res = await post(f, "/v1/chat/completions", chat("m", "q", { response_format: { type: "json_schema", json_schema: { name: "x", schema } } }));
-    expect(JSON.parse((await res.json()).choices[0].message.content)).toEqual({ ok: true, n: 0 });
+    expect(JSON.parse((await res.json<any>()).choices[0].message.content)).toEqual({ ok: true, n: 0 });
     const obj = await post(f, "/v1/chat/completions", chat("m", "q", { response_format: { type: "json_object" } }));
-    expect(JSON.parse((await obj.json()).choices[0].message.content)).toEqual({});
+    expect(JSON.parse((await obj.json<any>()).choices[0].message.content)).toEqual({});
   });
 
   it("answers an Anthropic forced tool with a tool_use block built from its input_schema", async () => {
     const f = await start();
     const tools = [{ name: "verdict", input_schema: { type: "object", properties: { correct: { type: "boolean" } } } }];
     const res = await post(f, "/v1/messages", anthropicBody("m", "q", { tools, tool_choice: { type: "tool", name: "verdict" } }));
-    const body = await res.json();
+    const body = await res.json<any>();
     expect(body.content).toEqual([expect.objectContaining({ type: "tool_use", name: "verdict", input: { correct: true } })]);
     expect(body.stop_reason).toBe("tool_use");
     expect(body.usage.input_tokens).toBeGreaterThan(0);
@@ -185,18 +185,18 @@ describe("HTTP server", () => {
       { match: { model: "t", kind: "tools" }, reply: { tool_calls: [{ name: "lookup", arguments: { q: "x" } }] } },
     ]);
     const rf = { type: "json_schema", json_schema: { name: "x", schema: { type: "object" } } };
-    const oj = await (await post(f, "/v1/chat/completions", chat("j", "q", { response_format: rf }))).json();
+    const oj = await (await post(f, "/v1/chat/completions", chat("j", "q", { response_format: rf }))).json<any>();
     expect(JSON.parse(oj.choices[0].message.content)).toEqual({ a: 1 });
     const aj = await (
       await post(f, "/v1/messages", anthropicBody("j", "q", { tools: [{ name: "s", input_schema: { type: "object" } }], tool_choice: { type: "tool", name: "s" } }))
-    ).json();
+    ).json<any>();
     expect(aj.content[0]).toMatchObject({ type: "tool_use", name: "s", input: { a: 1 } });
 
     const tools = [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }];
-    const ot = await (await post(f, "/v1/chat/completions", chat("t", "q", { tools }))).json();
+    const ot = await (await post(f, "/v1/chat/completions", chat("t", "q", { tools }))).json<any>();
     expect(ot.choices[0].finish_reason).toBe("tool_calls");
     expect(ot.choices[0].message.tool_calls[0].function).toEqual({ name: "lookup", arguments: '{"q":"x"}' });
-    const at = await (await post(f, "/v1/messages", anthropicBody("t", "q", { tools: [{ name: "lookup", input_schema: { type: "object" } }] }))).json();
+    const at = await (await post(f, "/v1/messages", anthropicBody("t", "q", { tools: [{ name: "lookup", input_schema: { type: "object" } }] }))).json<any>();
     expect(at.content[0]).toMatchObject({ type: "tool_use", name: "lookup", input: { q: "x" } });
   });
 
@@ -204,7 +204,7 @@ describe("HTTP server", () => {
     const f = await start();
     f.addRules([{ match: { contains: "SYSTEM-MARK" }, reply: { text: "from system" } }]);
     const res = await post(f, "/v1/messages", anthropicBody("m", "hi", { system: "you are SYSTEM-MARK" }));
-    expect((await res.json()).content[0].text).toBe("from system");
+    expect((await res.json<any>()).content[0].text).toBe("from system");
   });
 
   it("injects 429 with retry-after, 500, and Anthropic's 529 overloaded_error", async () => {
@@ -220,18 +220,18 @@ describe("HTTP server", () => {
     expect((await post(f, "/v1/messages", anthropicBody("boom", "q"))).status).toBe(500);
     const ov = await post(f, "/v1/messages", anthropicBody("ov", "q"));
     expect(ov.status).toBe(529);
-    expect(await ov.json()).toMatchObject({ type: "error", error: { type: "overloaded_error" } });
+    expect(await ov.json<any>()).toMatchObject({ type: "error", error: { type: "overloaded_error" } });
   });
 
   it("answers `malformed` with 200 and prose that is not JSON (and no tool_use)", async () => {
     const f = await start();
     f.addRules([{ match: { model: "bad" }, reply: { fault: "malformed" } }]);
     const rf = { type: "json_schema", json_schema: { name: "x", schema: { type: "object" } } };
-    const o = await (await post(f, "/v1/chat/completions", chat("bad", "q", { response_format: rf }))).json();
+    const o = await (await post(f, "/v1/chat/completions", chat("bad", "q", { response_format: rf }))).json<any>();
     expect(() => JSON.parse(o.choices[0].message.content)).toThrow();
     const a = await (
       await post(f, "/v1/messages", anthropicBody("bad", "q", { tools: [{ name: "s", input_schema: { type: "object" } }], tool_choice: { type: "tool", name: "s" } }))
-    ).json();
+    ).json<any>();
     expect(a.content.map((b: { type: string }) => b.type)).toEqual(["text"]);
   });
 
@@ -245,13 +245,13 @@ describe("HTTP server", () => {
 
   it("counts requests per endpoint and per model and records peak concurrency", async () => {
     const f = await start({ latencyMs: 50 });
-    await Promise.all([1, 2, 3].map(() => post(f, "/v1/chat/completions", chat("p", "q")).then((r) => r.json())));
-    await (await post(f, "/v1/embeddings", { model: "e", input: "hello" })).json();
+    await Promise.all([1, 2, 3].map(() => post(f, "/v1/chat/completions", chat("p", "q")).then((r) => r.json<any>())));
+    await (await post(f, "/v1/embeddings", { model: "e", input: "hello" })).json<any>();
     const s = f.stats();
     expect(s).toMatchObject({ total: 4, in_flight: 0, peak_in_flight: 3 });
     expect(s.by_endpoint).toEqual({ "openai.chat": 3, "openai.embeddings": 1, "anthropic.messages": 0 });
     expect(s.by_model.p).toMatchObject({ total: 3, peak_in_flight: 3 });
-    const http = await (await fetch(`${f.url}/stats?model=e`)).json();
+    const http = await (await fetch(`${f.url}/stats?model=e`)).json<any>();
     expect(http).toMatchObject({ model: "e", total: 1, by_endpoint: { "openai.embeddings": 1 } });
   });
 
@@ -259,15 +259,15 @@ describe("HTTP server", () => {
     const f = await start();
     f.addRules([{ match: { model: "slow" }, reply: { latency_ms: 120 } }]);
     const t0 = performance.now();
-    await (await post(f, "/v1/chat/completions", chat("slow", "q"))).json();
+    await (await post(f, "/v1/chat/completions", chat("slow", "q"))).json<any>();
     expect(performance.now() - t0).toBeGreaterThanOrEqual(100);
   });
 
   it("appends rules over the admin API (script rules first) and resets them", async () => {
     const f = await start({ script: { rules: [{ match: { model: "s" }, reply: { text: "script" } }] } });
     const added = await post(f, "/_admin/rules", { rules: [{ match: { model: "s" }, reply: { text: "added" } }, { match: { model: "a" }, reply: { text: "added" } }] });
-    expect(await added.json()).toMatchObject({ ok: true, added: 2, total_rules: 3 });
-    const text = async (model: string) => (await (await post(f, "/v1/chat/completions", chat(model, "q"))).json()).choices[0].message.content;
+    expect(await added.json<any>()).toMatchObject({ ok: true, added: 2, total_rules: 3 });
+    const text = async (model: string) => (await (await post(f, "/v1/chat/completions", chat(model, "q"))).json<any>()).choices[0].message.content;
     expect(await text("s")).toBe("script");
     expect(await text("a")).toBe("added");
     expect((await post(f, "/_admin/rules", { rules: [{ reply: { fault: "nope" } }] })).status).toBe(400);
@@ -278,13 +278,13 @@ describe("HTTP server", () => {
 
   it("returns OpenAI embeddings as floats or base64 float32, and logprobs with top alternatives", async () => {
     const f = await start();
-    const floats = await (await post(f, "/v1/embeddings", { model: "e", input: ["a b", "a b"] })).json();
+    const floats = await (await post(f, "/v1/embeddings", { model: "e", input: ["a b", "a b"] })).json<any>();
     expect(floats.data[0].embedding).toHaveLength(64);
     expect(floats.data[0].embedding).toEqual(floats.data[1].embedding);
-    const b64 = await (await post(f, "/embeddings", { model: "e", input: "a b", encoding_format: "base64" })).json();
+    const b64 = await (await post(f, "/embeddings", { model: "e", input: "a b", encoding_format: "base64" })).json<any>();
     const bytes = Buffer.from(b64.data[0].embedding, "base64");
     expect(bytes.length).toBe(64 * 4);
-    const lp = await (await post(f, "/v1/chat/completions", chat("m", "yes", { logprobs: true, top_logprobs: 3 }))).json();
+    const lp = await (await post(f, "/v1/chat/completions", chat("m", "yes", { logprobs: true, top_logprobs: 3 }))).json<any>();
     const tokens = lp.choices[0].logprobs.content;
     expect(tokens.map((t: { token: string }) => t.token).join("")).toBe(lp.choices[0].message.content);
     expect(tokens[0].top_logprobs).toHaveLength(3);
@@ -304,7 +304,7 @@ describe("HTTP server", () => {
       const m = /^fake-llm listening on (http:\/\/127\.0\.0\.1:\d+)\n$/.exec(line);
       expect(m).not.toBeNull();
       const res = await fetch(`${m![1]}/v1/chat/completions`, { method: "POST", body: JSON.stringify(chat("cli", "q")) });
-      expect((await res.json()).choices[0].message.content).toBe("from cli");
+      expect((await res.json<any>()).choices[0].message.content).toBe("from cli");
     } finally {
       child.kill("SIGTERM");
     }

@@ -1,0 +1,74 @@
+/**
+ * What both SDK adapters share when turning a failed call into an `LlmError`: the HTTP status →
+ * kind table, `retry-after` parsing, and scrubbing (keys out, length bounded). Each SDK's own
+ * error classes are matched in exactly one function in its adapter (`openaiError`,
+ * `anthropicError`), which defers to `httpError` here for anything with a status.
+ */
+import type { LlmError, LlmErrorKind } from "./port";
+
+/** Longest error message we pass on. */
+export const MESSAGE_LIMIT = 500;
+/** Longest model output kept on an `invalid_output` error. */
+export const RAW_LIMIT = 2_000;
+
+/**
+ * 429 → rate_limit · 401/403 → auth · 408 → timeout (the server gave up waiting; retryable) ·
+ * 5xx and 529 → server_error · other 4xx → bad_request.
+ */
+export function kindForStatus(status: number): LlmErrorKind {
+  if (status === 429) return "rate_limit";
+  if (status === 401 || status === 403) return "auth";
+  if (status === 408) return "timeout";
+  if (status >= 500) return "server_error";
+  if (status >= 400) return "bad_request";
+  return "server_error"; // an error without an error status: the provider misbehaved
+}
+
+/**
+ * Milliseconds to wait, from `retry-after-ms` (OpenAI), or `retry-after` in seconds or as an
+ * HTTP date (relative to `now`). Undefined when absent or unreadable.
+ */
+export function retryAfterMs(headers: Headers | null | undefined, now: number): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Math.round(Number(ms));
+  const ra = headers.get("retry-after");
+  if (ra === null || ra.trim() === "") return undefined;
+  const seconds = Number(ra);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.round(seconds * 1000) : undefined;
+  const date = Date.parse(ra);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function truncate(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}… [${s.length - max} more chars]`;
+}
+
+/** Removes every secret from `text` and bounds its length. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join("[redacted]");
+  return truncate(out, MESSAGE_LIMIT);
+}
+
+/** An error that came with an HTTP status. */
+export function httpError(
+  status: number,
+  message: string,
+  headers: Headers | null | undefined,
+  ctx: { secrets: readonly string[]; now: number },
+): LlmError {
+  const kind = kindForStatus(status);
+  const error: LlmError = { kind, status, message: scrub(message, ctx.secrets) };
+  const wait = retryAfterMs(headers, ctx.now);
+  if (wait !== undefined && (kind === "rate_limit" || kind === "server_error")) error.retryAfterMs = wait;
+  return error;
+}
+
+/** Message of an unknown thrown value, with its cause when it has one (connection errors hide it there). */
+export function describeThrown(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = (e as { cause?: unknown }).cause;
+  const causeText = cause instanceof Error ? `: ${cause.message}` : "";
+  return `${e.message}${causeText}`;
+}

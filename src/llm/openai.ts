@@ -1,0 +1,247 @@
+/**
+ * ModelPort over the OpenAI SDK, for `openai` and `openai_compatible` (vLLM, Ollama, LM Studio…).
+ *
+ * - `maxRetries: 0`: the queue owns retries. Every call has the adapter's `timeoutMs`.
+ * - Structured output: `response_format: json_schema`, then JSON extraction from the content
+ *   (servers that ignore the schema fence it or chat around it), then zod validation.
+ * - Every SDK error becomes an `LlmError` in `openaiError`, the one place that knows its classes.
+ * - Config temperature / max_tokens are defaults; request values win. `openai` sends
+ *   `max_completion_tokens` (required by its reasoning models), `openai_compatible` sends
+ *   `max_tokens` (what most compatible servers read).
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from "openai";
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import { describeThrown, httpError, scrub } from "./errors";
+import {
+  fail,
+  ok,
+  unsupported,
+  type ChatRequest,
+  type ChatResponse,
+  type EmbedRequest,
+  type EmbedResponse,
+  type LlmError,
+  type LlmResult,
+  type LogprobsRequest,
+  type LogprobsResponse,
+  type Message,
+  type ModelIdentityLike,
+  type ModelPort,
+  type StructuredRequest,
+  type StructuredResponse,
+  type ToolCall,
+  type ToolTurnRequest,
+  type ToolTurnResponse,
+  type Usage,
+} from "./port";
+import { invalidOutput, validateText, wireName } from "./structured";
+
+/** The SDK's own default, passed explicitly so that no OPENAI_BASE_URL in the environment can move it. */
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+export interface OpenAIAdapterOptions {
+  interface: "openai" | "openai_compatible";
+  id?: string;
+  model_name: string;
+  apiKey: string;
+  /** Used exactly as written (no /v1 appended). */
+  baseURL?: string;
+  temperature?: number;
+  max_tokens?: number;
+  timeoutMs: number;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+type Sampling = Pick<ChatCompletionCreateParamsNonStreaming, "temperature" | "max_tokens" | "max_completion_tokens">;
+
+export class OpenAIAdapter implements ModelPort {
+  readonly identity: ModelIdentityLike & { id?: string };
+  readonly #client: OpenAI;
+  readonly #opts: OpenAIAdapterOptions;
+
+  constructor(opts: OpenAIAdapterOptions) {
+    this.#opts = opts;
+    this.identity = { id: opts.id, interface: opts.interface, model_name: opts.model_name };
+    this.#client = new OpenAI({
+      apiKey: opts.apiKey,
+      baseURL: opts.baseURL ?? OPENAI_DEFAULT_BASE_URL,
+      // explicit nulls: nothing is picked up from process.env
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      maxRetries: 0,
+      timeout: opts.timeoutMs,
+      logLevel: "warn",
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
+  }
+
+  async chat(req: ChatRequest): Promise<LlmResult<ChatResponse>> {
+    const r = await this.#complete({ messages: toOpenAIMessages(req.messages), ...this.#sampling(req) });
+    if (!r.ok) return r;
+    return ok({ text: r.value.message.content ?? "", usage: r.value.usage });
+  }
+
+  async structured<T>(req: StructuredRequest<T>): Promise<LlmResult<StructuredResponse<T>>> {
+    const r = await this.#complete({
+      messages: toOpenAIMessages(req.messages),
+      response_format: { type: "json_schema", json_schema: { name: wireName(req.schemaName), schema: req.jsonSchema } },
+      ...this.#sampling(req),
+    });
+    if (!r.ok) return r;
+    const { message, usage } = r.value;
+    if (message.refusal) return invalidOutput(`the model refused: ${message.refusal}`, message.refusal);
+    const v = await validateText(message.content ?? "", req.schema);
+    return v.ok ? ok({ ...v.value, usage }) : v;
+  }
+
+  async toolTurn(req: ToolTurnRequest): Promise<LlmResult<ToolTurnResponse>> {
+    const r = await this.#complete({
+      messages: toOpenAIMessages(req.messages),
+      tools: req.tools.map((t) => ({
+        type: "function" as const,
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      })),
+      ...this.#sampling(req),
+    });
+    if (!r.ok) return r;
+    const { message, usage } = r.value;
+    const calls: ToolCall[] = [];
+    for (const c of message.tool_calls ?? []) {
+      if (c.type !== "function") continue;
+      const args = parseArguments(c.function.arguments);
+      if (!args.ok) return invalidOutput(`tool call ${c.function.name}: arguments are not JSON`, c.function.arguments);
+      calls.push({ id: c.id, name: c.function.name, arguments: args.value });
+    }
+    return ok({ text: message.content ?? "", tool_calls: calls, usage });
+  }
+
+  async logprobs(req: LogprobsRequest): Promise<LlmResult<LogprobsResponse>> {
+    const r = await this.#complete({
+      messages: toOpenAIMessages(req.messages),
+      logprobs: true,
+      top_logprobs: req.top_logprobs,
+      ...this.#sampling(req),
+    });
+    if (!r.ok) return r;
+    const content = r.value.choice.logprobs?.content;
+    if (!content) return unsupported("logprobs (the server returned none)");
+    return ok({
+      text: r.value.message.content ?? "",
+      tokens: content.map((t) => ({
+        token: t.token,
+        logprob: t.logprob,
+        top: (t.top_logprobs ?? []).map((a) => ({ token: a.token, logprob: a.logprob })),
+      })),
+      usage: r.value.usage,
+    });
+  }
+
+  async embed(req: EmbedRequest): Promise<LlmResult<EmbedResponse>> {
+    const model = req.model ?? this.#opts.model_name;
+    const r = await this.#call(() => this.#client.embeddings.create({ model, input: req.inputs, encoding_format: "float" }));
+    if (!r.ok) return r;
+    const data = [...r.value.data].sort((a, b) => a.index - b.index);
+    if (data.length !== req.inputs.length) {
+      return invalidOutput(`expected ${req.inputs.length} embeddings, got ${data.length}`, JSON.stringify(data.map((d) => d.index)));
+    }
+    const input = r.value.usage?.prompt_tokens ?? 0;
+    return ok({
+      vectors: data.map((d) => d.embedding),
+      usage: { input_tokens: input, output_tokens: 0, total_tokens: r.value.usage?.total_tokens ?? input, model: r.value.model || model },
+    });
+  }
+
+  /** One chat completion; the first choice, its message and mapped usage. */
+  async #complete(body: Omit<ChatCompletionCreateParamsNonStreaming, "model">) {
+    const r = await this.#call(() => this.#client.chat.completions.create({ ...body, model: this.#opts.model_name }));
+    if (!r.ok) return r;
+    const choice = r.value.choices?.[0];
+    if (!choice?.message) return invalidOutput<never>("the response has no choices", JSON.stringify(r.value));
+    return ok({ choice, message: choice.message, usage: this.#usage(r.value) });
+  }
+
+  async #call<R>(fn: () => Promise<R>): Promise<LlmResult<R>> {
+    try {
+      return ok(await fn());
+    } catch (e) {
+      return fail(openaiError(e, { secrets: [this.#opts.apiKey], now: (this.#opts.now ?? Date.now)() }));
+    }
+  }
+
+  #sampling(req: { temperature?: number; max_tokens?: number }): Sampling {
+    const temperature = req.temperature ?? this.#opts.temperature;
+    const maxTokens = req.max_tokens ?? this.#opts.max_tokens;
+    const out: Sampling = {};
+    if (temperature !== undefined) out.temperature = temperature;
+    if (maxTokens !== undefined) {
+      if (this.#opts.interface === "openai") out.max_completion_tokens = maxTokens;
+      else out.max_tokens = maxTokens;
+    }
+    return out;
+  }
+
+  #usage(c: ChatCompletion): Usage {
+    const input = c.usage?.prompt_tokens ?? 0;
+    const output = c.usage?.completion_tokens ?? 0;
+    return {
+      input_tokens: input,
+      output_tokens: output,
+      total_tokens: c.usage?.total_tokens ?? input + output,
+      model: c.model || this.#opts.model_name,
+    };
+  }
+}
+
+/** The one place OpenAI SDK errors become `LlmError`s. */
+export function openaiError(e: unknown, ctx: { secrets: readonly string[]; now: number }): LlmError {
+  if (e instanceof APIConnectionTimeoutError) return { kind: "timeout", message: "request timed out" };
+  if (e instanceof APIUserAbortError) return { kind: "timeout", message: "request aborted" };
+  if (e instanceof APIConnectionError) return { kind: "connection", message: scrub(describeThrown(e), ctx.secrets) };
+  if (e instanceof APIError && typeof e.status === "number") return httpError(e.status, e.message, e.headers, ctx);
+  // configuration and client-side checks (e.g. missing credentials)
+  if (e instanceof OpenAIError) return { kind: "bad_request", message: scrub(e.message, ctx.secrets) };
+  // e.g. a 200 whose body is not JSON: the provider misbehaved
+  return { kind: "server_error", message: scrub(`unexpected error: ${describeThrown(e)}`, ctx.secrets) };
+}
+
+function parseArguments(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text.trim() === "") return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function toOpenAIMessages(messages: readonly Message[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    switch (m.role) {
+      case "system":
+        return { role: "system", content: m.content };
+      case "user":
+        return { role: "user", content: m.content };
+      case "tool":
+        return { role: "tool", tool_call_id: m.tool_call_id ?? "", content: m.content };
+      case "assistant": {
+        const calls = m.tool_calls ?? [];
+        if (calls.length === 0) return { role: "assistant", content: m.content };
+        return {
+          role: "assistant",
+          content: m.content === "" ? null : m.content,
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            type: "function" as const,
+            function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) },
+          })),
+        };
+      }
+    }
+  });
+}
