@@ -1,0 +1,81 @@
+/**
+ * Benchmarks: edgeval's native JSON form of a Karenina benchmark (questions with their answer
+ * template and optional rubric, plus a global rubric).
+ *
+ * A question without a template is valid for storage: only that question fails (stage 1,
+ * `template_validation`) when a run needs a template, the rest of the benchmark still runs.
+ * `questionsWithoutTemplate` lets the API warn about it at submit time.
+ */
+import { z } from "zod";
+import { Rubric, traitNames } from "./rubric";
+import { AnswerTemplate } from "./template";
+
+/** Accepts null (Karenina writes None) but hands consumers `undefined` only. */
+const absentAsUndefined = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+
+const NonEmpty = (what: string) => z.string({ error: `${what} is required` }).min(1, { error: `${what} must not be empty` });
+
+export const FewShotExample = z.strictObject({
+  question: NonEmpty("question"),
+  answer: NonEmpty("answer"),
+});
+
+export const Question = z.strictObject({
+  id: NonEmpty("id"),
+  question: NonEmpty("question"),
+  raw_answer: z.string().nullish(),
+  keywords: z.array(z.string(), { error: "keywords must be a list of strings" }).nullish(),
+  few_shot_examples: z.array(FewShotExample).nullish(),
+  custom_metadata: z.record(z.string(), z.unknown(), { error: "custom_metadata must be an object" }).nullish(),
+  template: absentAsUndefined(AnswerTemplate),
+  rubric: absentAsUndefined(Rubric),
+});
+export type Question = z.output<typeof Question>;
+
+export const Benchmark = z
+  .strictObject({
+    name: NonEmpty("name"),
+    rubric: absentAsUndefined(Rubric),
+    questions: z
+      .array(Question, { error: "questions must be a list" })
+      .min(1, { error: "a benchmark needs at least one question" }),
+  })
+  .superRefine((benchmark, ctx) => {
+    const first = new Map<string, number>();
+    benchmark.questions.forEach((q, i) => {
+      const at = first.get(q.id);
+      if (at !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["questions", i, "id"], message: `duplicate question id "${q.id}" (first used by questions[${at}])` });
+      } else first.set(q.id, i);
+    });
+    if (benchmark.rubric) checkRubricMerge(benchmark.rubric, benchmark.questions, ctx);
+  });
+export type Benchmark = z.output<typeof Benchmark>;
+export type BenchmarkInput = z.input<typeof Benchmark>;
+
+/** Karenina merges the global and question rubrics per question and refuses a duplicate name. */
+function checkRubricMerge(global: Rubric, questions: Question[], ctx: z.RefinementCtx): void {
+  const globalNames = new Set(traitNames(global).map((t) => t.name));
+  questions.forEach((q, i) => {
+    if (!q.rubric) return;
+    for (const t of traitNames(q.rubric)) {
+      if (globalNames.has(t.name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["questions", i, "rubric", t.kind, t.index, "name"],
+          message: `trait "${t.name}" is already defined in the benchmark rubric; Karenina cannot merge two traits with one name`,
+        });
+      }
+    }
+  });
+}
+
+/** Why this question cannot be graded in a template mode, or null when it can. */
+export function missingTemplateReason(question: Question): string | null {
+  return question.template ? null : `question "${question.id}" has no answer template; template_only evaluation needs one`;
+}
+
+/** Ids of questions stored without a template (they will fail with template_validation). */
+export function questionsWithoutTemplate(benchmark: Benchmark): string[] {
+  return benchmark.questions.filter((q) => !q.template).map((q) => q.id);
+}

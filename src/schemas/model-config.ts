@@ -1,0 +1,212 @@
+/**
+ * Model configs: edgeval's shape, plus Karenina's `ModelConfig` spellings (`extra="forbid"`).
+ *
+ * Input accepted:
+ *   interface   openai | anthropic | openai_compatible | manual, or Karenina's
+ *               `langchain` (the default when absent; resolved by `model_provider`:
+ *               openai → openai, anthropic → anthropic, anything else is an error) and
+ *               `openai_endpoint` (→ openai_compatible).
+ *   base_url    or Karenina's `endpoint_base_url`.
+ *   max_retries accepted and unused (Karenina uses it for template generation only).
+ *   Karenina fields edgeval does not implement (MCP, agents, per-model keys, …) are accepted
+ *   only when null. `endpoint_api_key` / `anthropic_api_key` in particular can never carry a
+ *   value: keys come from worker secrets, named by `api_key_secret`.
+ * Output: the normalised `ModelConfig` below, with Karenina's defaults (temperature 0.1,
+ * max_tokens 16384; a manual model is id "manual", model_name "manual" unless given).
+ */
+import { z } from "zod";
+
+export const INTERFACES = ["openai", "anthropic", "openai_compatible", "manual"] as const;
+export type Interface = (typeof INTERFACES)[number];
+const ACCEPTED_INTERFACES = [...INTERFACES, "langchain", "openai_endpoint"] as const;
+
+export const DEFAULT_TEMPERATURE = 0.1;
+export const DEFAULT_MAX_TOKENS = 16384;
+
+export const Message = z.strictObject({
+  role: z.enum(["system", "user", "assistant", "tool"], { error: 'role is "system", "user", "assistant" or "tool"' }),
+  content: z.string({ error: "content must be a string" }),
+});
+export type Message = z.output<typeof Message>;
+
+/** A recorded answer: the final text, or a trace of messages. */
+export const ManualAnswer = z.union([z.string(), z.array(Message).min(1, { error: "a trace needs at least one message" })], {
+  error: "a manual answer is a string or a list of {role, content} messages",
+});
+
+const UNSUPPORTED_KARENINA_FIELDS = [
+  "mcp_urls_dict",
+  "mcp_tool_filter",
+  "mcp_tool_description_overrides",
+  "mcp_http_timeout",
+  "mcp_sse_read_timeout",
+  "endpoint_api_key",
+  "anthropic_base_url",
+  "anthropic_api_key",
+  "agent_runtime",
+  "extra_kwargs",
+  "agent_middleware",
+  "max_context_tokens",
+  "agent_timeout",
+  "request_timeout",
+  "retry_policy",
+  "manual_traces",
+] as const;
+
+function nullOnly(field: string) {
+  const why =
+    field === "endpoint_api_key" || field === "anthropic_api_key"
+      ? "API keys are never accepted in a config; store the key as a worker secret and name it in api_key_secret"
+      : "edgeval does not support it yet";
+  return z.null({ error: `${field} is not supported: ${why}; leave it null or omit it` }).optional();
+}
+
+type UnsupportedField = (typeof UNSUPPORTED_KARENINA_FIELDS)[number];
+const unsupportedShape = Object.fromEntries(UNSUPPORTED_KARENINA_FIELDS.map((f) => [f, nullOnly(f)])) as {
+  [K in UnsupportedField]: ReturnType<typeof nullOnly>;
+};
+
+const SECRET_NAME = /^[A-Z][A-Z0-9_]*$/;
+const ApiKeySecret = z
+  .string()
+  .regex(SECRET_NAME, { error: "api_key_secret must be the name of a worker secret, like OPENAI_API_KEY (A-Z, 0-9, _)" })
+  .refine((s) => s !== "EDGEVAL_API_TOKEN", { error: "api_key_secret must not be EDGEVAL_API_TOKEN: that secret guards edgeval's own API" });
+
+const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+const ModelConfigInput = z.strictObject({
+  id: z.string().min(1, { error: "id must not be empty" }).nullish(),
+  interface: z.string().optional(),
+  model_provider: z.string().nullish(),
+  model_name: z.string().min(1, { error: "model_name must not be empty" }).nullish(),
+  base_url: HttpUrl.nullish(),
+  endpoint_base_url: HttpUrl.nullish(),
+  temperature: z.number({ error: "temperature must be a number" }).min(0, { error: "temperature must be ≥ 0" }).default(DEFAULT_TEMPERATURE),
+  max_tokens: z.number().int({ error: "max_tokens must be an integer" }).positive({ error: "max_tokens must be > 0" }).default(DEFAULT_MAX_TOKENS),
+  system_prompt: z.string().nullish(),
+  api_key_secret: ApiKeySecret.nullish(),
+  manual_answers: z.record(z.string(), ManualAnswer, { error: "manual_answers maps question ids to answers" }).nullish(),
+  max_retries: z.number().int().min(0, { error: "max_retries must be an integer ≥ 0" }).nullish(),
+  ...unsupportedShape,
+});
+type RawModelConfig = z.output<typeof ModelConfigInput>;
+
+export interface ModelConfig {
+  id: string;
+  interface: Interface;
+  model_name: string;
+  base_url?: string;
+  temperature: number;
+  max_tokens: number;
+  system_prompt?: string;
+  api_key_secret?: string;
+  manual_answers?: Record<string, string | Message[]>;
+}
+
+type Issue = { path: string; message: string };
+
+/** Karenina's interface aliases → edgeval's interface, or what is wrong. */
+function resolveInterface(raw: RawModelConfig): Interface | Issue {
+  const name = raw.interface ?? "langchain";
+  const provider = raw.model_provider ?? undefined;
+  if (!(ACCEPTED_INTERFACES as readonly string[]).includes(name)) {
+    return { path: "interface", message: `interface "${name}" is not supported; use one of ${INTERFACES.join(", ")} (or Karenina's langchain / openai_endpoint)` };
+  }
+  if (name === "langchain") {
+    if (provider === "openai" || provider === "anthropic") return provider;
+    const got = provider === undefined ? "no model_provider" : `model_provider "${provider}"`;
+    return {
+      path: "model_provider",
+      message: `interface "langchain" (Karenina's default) is resolved by model_provider, which must be "openai" or "anthropic"; got ${got}. For another OpenAI-compatible server use interface "openai_compatible" with base_url`,
+    };
+  }
+  const resolved: Interface = name === "openai_endpoint" ? "openai_compatible" : (name as Interface);
+  if ((resolved === "openai" || resolved === "anthropic") && provider !== undefined && provider !== resolved) {
+    return { path: "model_provider", message: `model_provider "${provider}" contradicts interface "${resolved}"` };
+  }
+  return resolved;
+}
+
+function crossFieldIssues(raw: RawModelConfig, iface: Interface): Issue[] {
+  const issues: Issue[] = [];
+  const baseUrl = raw.base_url ?? raw.endpoint_base_url;
+  if (raw.base_url && raw.endpoint_base_url && raw.base_url !== raw.endpoint_base_url) {
+    issues.push({ path: "endpoint_base_url", message: "give base_url or endpoint_base_url, not two different URLs" });
+  }
+  if (iface === "openai_compatible" && !baseUrl) {
+    issues.push({ path: "base_url", message: 'interface "openai_compatible" needs base_url (Karenina: endpoint_base_url)' });
+  }
+  if (iface === "manual") {
+    if (!raw.manual_answers) issues.push({ path: "manual_answers", message: 'interface "manual" needs manual_answers: {question id: answer}' });
+  } else {
+    if (!raw.id) issues.push({ path: "id", message: "id is required (it names the model in results)" });
+    if (!raw.model_name) issues.push({ path: "model_name", message: `model_name is required for interface "${iface}"` });
+    if (raw.manual_answers) issues.push({ path: "manual_answers", message: 'manual_answers only applies to interface "manual"' });
+  }
+  return issues;
+}
+
+export const ModelConfig = ModelConfigInput.transform((raw, ctx): ModelConfig => {
+  const iface = resolveInterface(raw);
+  const issues = typeof iface === "string" ? crossFieldIssues(raw, iface) : [iface];
+  if (issues.length > 0 || typeof iface !== "string") {
+    for (const i of issues) ctx.issues.push({ code: "custom", path: [i.path], message: i.message, input: raw });
+    return z.NEVER;
+  }
+  const baseUrl = raw.base_url ?? raw.endpoint_base_url;
+  return {
+    id: raw.id ?? "manual",
+    interface: iface,
+    model_name: raw.model_name ?? "manual",
+    ...(baseUrl ? { base_url: baseUrl } : {}),
+    temperature: raw.temperature,
+    max_tokens: raw.max_tokens,
+    ...(raw.system_prompt != null ? { system_prompt: raw.system_prompt } : {}),
+    ...(raw.api_key_secret ? { api_key_secret: raw.api_key_secret } : {}),
+    ...(raw.manual_answers ? { manual_answers: raw.manual_answers } : {}),
+  };
+});
+export type ModelConfigInput = z.input<typeof ModelConfig>;
+
+/**
+ * Karenina's `ModelIdentity`: what a result records about a model. `config_id` is the config's
+ * id when it differs from the model name; `tools` are MCP server names (always [] in edgeval).
+ */
+export const ModelIdentity = z.strictObject({
+  interface: z.string(),
+  model_name: z.string(),
+  tools: z.array(z.string()).default([]),
+  config_id: z.string().nullish(),
+});
+export type ModelIdentity = z.output<typeof ModelIdentity>;
+
+export function modelIdentity(model: ModelConfig): ModelIdentity {
+  return {
+    interface: model.interface,
+    model_name: model.model_name,
+    tools: [],
+    config_id: model.id !== model.model_name ? model.id : null,
+  };
+}
+
+function asIdentity(model: ModelConfig | ModelIdentity): ModelIdentity {
+  return "tools" in model ? model : modelIdentity(model);
+}
+
+/**
+ * Karenina's `canonical_key`: `interface:model_name:tools` or, when the id differs from the
+ * model name, `interface:model_name:id:tools`; tools sorted and joined by `|`. With no tools
+ * (always, in edgeval) the key ends in `:` — e.g. "openai:gpt-4o:" or "anthropic:claude-haiku-4-5:judge:".
+ */
+export function canonicalKey(model: ModelConfig | ModelIdentity): string {
+  const m = asIdentity(model);
+  const tools = [...m.tools].sort().join("|");
+  return m.config_id ? `${m.interface}:${m.model_name}:${m.config_id}:${tools}` : `${m.interface}:${m.model_name}:${tools}`;
+}
+
+/** Karenina's `display_string`: "interface:model_name", then " (id)" and " +[tool, …]" when present. */
+export function displayString(model: ModelConfig | ModelIdentity): string {
+  const m = asIdentity(model);
+  const base = `${m.interface}:${m.model_name}${m.config_id ? ` (${m.config_id})` : ""}`;
+  return m.tools.length ? `${base} +[${m.tools.join(", ")}]` : base;
+}

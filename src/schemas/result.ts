@@ -1,0 +1,144 @@
+/**
+ * VerificationResult: Karenina's nested result (`spec/verification-result.md`, inventory §6),
+ * with Karenina's field names, for the sections edgeval produces now: `metadata`, `template`
+ * and the three root trace fields. The rubric and deep-judgment sections arrive with those
+ * features.
+ *
+ * The failure taxonomy is data: 14 categories in 5 groups. `failure.group` is always computed
+ * from the category (an incoming group is ignored), as in Karenina.
+ */
+import { z } from "zod";
+import { ModelIdentity } from "./model-config";
+import { MATCH_TYPES } from "./template";
+import { EVALUATION_MODES } from "./verification-config";
+
+export const FAILURE_GROUP = {
+  content: "content",
+  recursion_limit: "autofail",
+  trace_validation: "autofail",
+  deep_judgment: "autofail",
+  deep_judgment_rubric: "autofail",
+  timeout: "retry",
+  connection: "retry",
+  rate_limit: "retry",
+  server_error: "retry",
+  abstention: "abstained",
+  sufficiency: "abstained",
+  template_validation: "system",
+  parsing: "system",
+  unexpected_error: "system",
+} as const satisfies Record<string, "content" | "autofail" | "retry" | "abstained" | "system">;
+
+export type FailureCategory = keyof typeof FAILURE_GROUP;
+export type FailureGroup = (typeof FAILURE_GROUP)[FailureCategory];
+export const FAILURE_CATEGORIES = Object.keys(FAILURE_GROUP) as FailureCategory[];
+export const FAILURE_GROUPS = ["content", "autofail", "retry", "abstained", "system"] as const satisfies readonly FailureGroup[];
+
+export const Failure = z
+  .strictObject({
+    category: z.enum(FAILURE_CATEGORIES as [FailureCategory, ...FailureCategory[]]),
+    stage: z.string(),
+    reason: z.string().max(500),
+    details: z.record(z.string(), z.unknown()).nullish(),
+    group: z.enum(FAILURE_GROUPS).optional(),
+  })
+  .transform(({ group: _ignored, ...f }) => ({ ...f, group: FAILURE_GROUP[f.category] }));
+export type Failure = z.output<typeof Failure>;
+
+export const ResultMetadata = z.strictObject({
+  question_id: z.string(),
+  template_id: z.string(),
+  result_id: z.string(),
+  question_text: z.string(),
+  raw_answer: z.string().nullable(),
+  keywords: z.array(z.string()).nullable(),
+  run_name: z.string().nullable(),
+  replicate: z.number().int().nullable(),
+  answering: ModelIdentity,
+  parsing: ModelIdentity,
+  answering_system_prompt: z.string().nullable(),
+  parsing_system_prompt: z.string().nullable(),
+  /** seconds */
+  execution_time: z.number().min(0),
+  timestamp: z.string(),
+  completed_without_errors: z.boolean(),
+  error: z.string().nullable(),
+  failure: Failure.nullable(),
+  caveats: z.array(z.string()),
+  warnings: z.array(z.string()),
+  evaluation_mode: z.enum(EVALUATION_MODES).nullable(),
+  few_shot_enabled: z.boolean(),
+  few_shot_example_count: z.number().int().min(0),
+});
+
+/** Same shape as `RegexCheckDetail` from src/templates/regex-checks.ts. */
+const RegexDetail = z.strictObject({
+  pattern: z.string(),
+  expected: z.union([z.string(), z.number(), z.array(z.string())]),
+  match_type: z.enum(MATCH_TYPES),
+  matches_found: z.array(z.union([z.string(), z.array(z.string())])),
+  match_count: z.number().int(),
+  success_reason: z.string().optional(),
+  failure_reason: z.string().optional(),
+});
+
+/** One stage's token usage; Karenina adds provider-specific details, kept as they come. */
+const StageUsage = z.looseObject({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  total_tokens: z.number(),
+  model: z.string().optional(),
+});
+
+/** A message of the answer's trace (the model port's `Message`). */
+const TraceMessage = z.strictObject({
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.string(),
+  tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.unknown() })).optional(),
+  tool_call_id: z.string().optional(),
+});
+
+export const ResultTemplate = z.strictObject({
+  raw_llm_response: z.string(),
+  trace_messages: z.array(TraceMessage),
+  parsed_llm_response: z.record(z.string(), z.unknown()).nullable(),
+  parsed_gt_response: z.record(z.string(), z.unknown()).nullable(),
+  template_verification_performed: z.boolean(),
+  verify_result: z.boolean().nullable(),
+  verify_granular_result: z.number().nullable(),
+  field_verification_error: z.string().nullable(),
+  field_results: z.record(z.string(), z.boolean().nullable()).nullable(),
+  field_scores: z.record(z.string(), z.number().nullable()).nullable(),
+  composition_strategy: z.string().nullable(),
+  regex_validations_performed: z.boolean(),
+  regex_validation_results: z.record(z.string(), z.boolean()).nullable(),
+  regex_validation_details: z.record(z.string(), RegexDetail).nullable(),
+  regex_overall_success: z.boolean().nullable(),
+  regex_extraction_results: z.record(z.string(), z.unknown()).nullable(),
+  embedding_check_performed: z.boolean(),
+  embedding_similarity_score: z.number().nullable(),
+  embedding_override_applied: z.boolean(),
+  embedding_model_used: z.string().nullable(),
+  abstention_check_performed: z.boolean(),
+  abstention_detected: z.boolean().nullable(),
+  abstention_override_applied: z.boolean(),
+  abstention_reasoning: z.string().nullable(),
+  sufficiency_check_performed: z.boolean(),
+  sufficiency_detected: z.boolean().nullable(),
+  sufficiency_override_applied: z.boolean(),
+  sufficiency_reasoning: z.string().nullable(),
+  recursion_limit_reached: z.boolean(),
+  usage_metadata: z.record(z.string(), StageUsage).nullable(),
+});
+
+export const VerificationResult = z.strictObject({
+  metadata: ResultMetadata,
+  template: ResultTemplate.nullable(),
+  evaluation_input: z.string().nullable(),
+  used_full_trace: z.boolean(),
+  trace_extraction_error: z.string().nullable(),
+});
+export type VerificationResult = z.output<typeof VerificationResult>;
+export type VerificationResultInput = z.input<typeof VerificationResult>;
+export type ResultMetadata = z.output<typeof ResultMetadata>;
+export type ResultTemplate = z.output<typeof ResultTemplate>;

@@ -1,0 +1,209 @@
+/**
+ * VerificationConfig: Karenina's field names, types and defaults (`extra="forbid"` → strict).
+ *
+ * Every field of Karenina's config is accepted, in one of three ways:
+ *
+ * 1. Honoured by edgeval: answering_models, parsing_models, replicate_count, evaluation_mode
+ *    (template_only), include_extraction_hints, use_full_trace_for_template (manual traces),
+ *    plus edgeval's own `question_ids` filter (ids are checked against the benchmark later).
+ * 2. Accepted execution knobs that change nothing in edgeval (Queues fan the work out and the
+ *    shared provider limiter paces it; features they tune are not there yet):
+ *    async_enabled, async_max_workers, max_concurrent_requests, batch_timeout_seconds,
+ *    task_ordering, answerer_concurrency_limits, request_timeout, retry_policy,
+ *    max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
+ *    rubric_trait_names, rubric_evaluation_strategy, use_full_trace_for_rubric,
+ *    allow_partial_trace_scoring, embedding_check_model, embedding_check_threshold,
+ *    deep_judgment_* tuning numbers and search tool names, deep_judgment_rubric_global_excerpts,
+ *    agentic_judge_context, agentic_parsing_max_turns, agentic_parsing_timeout,
+ *    agentic_rubric_strategy, agentic_rubric_parallel, workspace_copy, workspace_cleanup,
+ *    workspace_output_exclude_patterns. Legacy keys Karenina strips (rubric_enabled,
+ *    deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
+ * 3. Features not implemented yet: accepted only at their off value, otherwise an issue at
+ *    that field saying so (parsing_only, abstention, sufficiency, embedding check, deep
+ *    judgment, agentic parsing, few-shot, prompt_config and its instruction shortcuts,
+ *    workspace output, db_config, replay_store, skip_triples, custom_error_patterns, and
+ *    evaluation modes other than template_only).
+ *
+ * Karenina's side effect is kept: an answering model without a system prompt gets
+ * DEFAULT_ANSWERING_SYSTEM_PROMPT; parsing models keep none.
+ */
+import { z } from "zod";
+import { ModelConfig } from "./model-config";
+
+export const DEFAULT_ANSWERING_SYSTEM_PROMPT = "You are an expert assistant. Answer the question accurately and concisely.";
+export const EVALUATION_MODES = ["template_only", "template_and_rubric", "rubric_only"] as const;
+
+const notYet = (field: string, feature: string, off: string) => `${field}: ${feature} is not supported yet (only ${off} is accepted)`;
+
+/** A feature flag edgeval cannot honour yet: only `false`. */
+const offFlag = (field: string, feature: string) =>
+  z.boolean({ error: `${field} must be true or false` }).refine((v) => !v, { error: notYet(field, feature, "false") }).default(false);
+
+/** An object-valued feature edgeval cannot honour yet: only null. */
+const nullOnly = (field: string, feature: string) => z.null({ error: notYet(field, feature, "null") }).nullish();
+
+const int = (min: number) => z.number().int({ error: `must be an integer ≥ ${min}` }).min(min, { error: `must be an integer ≥ ${min}` });
+const positive = z.number().positive({ error: "must be a number > 0" });
+const unit = z.number().min(0, { error: "must be between 0 and 1" }).max(1, { error: "must be between 0 and 1" });
+
+const CategoryRetry = z.strictObject({
+  max_attempts: int(0).optional(),
+  backoff_min: z.number().min(0).optional(),
+  backoff_max: z.number().min(0).optional(),
+  backoff_multiplier: z.number().min(1).optional(),
+});
+/** Karenina's RetryPolicy, accepted for compatibility; edgeval's retry budgets are its own. */
+const RetryPolicy = z.strictObject({
+  connection: CategoryRetry.optional(),
+  timeout: CategoryRetry.optional(),
+  rate_limit: CategoryRetry.optional(),
+  server_error: CategoryRetry.optional(),
+  timeout_escalation: z
+    .strictObject({
+      strategy: z.enum(["additive", "multiplicative", "linear"]),
+      increment: z.number().min(0).optional(),
+      multiplier: z.number().min(1).optional(),
+      max_timeout: z.number().min(0).nullish(),
+    })
+    .nullish(),
+});
+
+const INSTRUCTION_SHORTCUTS = [
+  "generation_instructions",
+  "parsing_instructions",
+  "abstention_detection_instructions",
+  "sufficiency_detection_instructions",
+  "rubric_evaluation_instructions",
+  "agentic_parsing_instructions",
+  "deep_judgment_instructions",
+] as const;
+const shortcutShape = Object.fromEntries(
+  INSTRUCTION_SHORTCUTS.map((f) => [f, nullOnly(f, "prompt customisation (prompt_config)")]),
+) as { [K in (typeof INSTRUCTION_SHORTCUTS)[number]]: ReturnType<typeof nullOnly> };
+
+const ConfigInput = z.strictObject({
+  answering_models: z.array(ModelConfig, { error: "answering_models must be a list of models" }).default([]),
+  parsing_models: z.array(ModelConfig, { error: "parsing_models is required: a list of at least one judge model" }).min(1, { error: "parsing_models needs at least one model" }),
+  replicate_count: int(1).default(1),
+  parsing_only: offFlag("parsing_only", "parsing-only evaluation (TaskEval)"),
+  question_ids: z.array(z.string().min(1), { error: "question_ids must be a list of question ids" }).min(1, { error: "question_ids must not be empty (omit it to run every question)" }).nullish(),
+
+  evaluation_mode: z
+    .enum(EVALUATION_MODES, { error: `evaluation_mode is one of ${EVALUATION_MODES.join(", ")}` })
+    .refine((m) => m === "template_only", { error: "evaluation_mode: rubric evaluation is not supported yet (only template_only is accepted)" })
+    .default("template_only"),
+  rubric_trait_names: z.array(z.string()).nullish(),
+  rubric_evaluation_strategy: z.enum(["batch", "sequential"]).nullable().default("batch"),
+  use_full_trace_for_template: z.boolean().default(false),
+  use_full_trace_for_rubric: z.boolean().default(true),
+  allow_partial_trace_scoring: z.boolean().default(true),
+  include_extraction_hints: z.boolean().default(true),
+
+  abstention_enabled: offFlag("abstention_enabled", "abstention"),
+  sufficiency_enabled: offFlag("sufficiency_enabled", "sufficiency"),
+  embedding_check_enabled: offFlag("embedding_check_enabled", "the embedding check"),
+  embedding_check_model: z.string().default("all-MiniLM-L6-v2"),
+  embedding_check_threshold: unit.default(0.85),
+
+  async_enabled: z.boolean().default(true),
+  async_max_workers: int(1).default(2),
+  max_concurrent_requests: int(1).nullable().default(null),
+  batch_timeout_seconds: positive.nullable().default(null),
+  task_ordering: z.enum(["auto", "prefix_cache", "distribute_answerers", "generation_order", "random"]).default("auto"),
+  answerer_concurrency_limits: z.union([int(1), z.record(z.string(), int(1))]).nullable().default(null),
+
+  deep_judgment_mode: z
+    .enum(["disabled", "reasoning_only", "full"])
+    .refine((m) => m === "disabled", { error: notYet("deep_judgment_mode", "deep judgment", '"disabled"') })
+    .default("disabled"),
+  deep_judgment_max_excerpts_per_attribute: int(1).default(3),
+  deep_judgment_fuzzy_match_threshold: unit.default(0.8),
+  deep_judgment_excerpt_retry_attempts: int(0).default(2),
+  deep_judgment_search_enabled: offFlag("deep_judgment_search_enabled", "deep-judgment search"),
+  deep_judgment_search_tool: z.string().default("tavily"),
+  deep_judgment_rubric_mode: z
+    .enum(["disabled", "enable_all", "use_checkpoint", "custom"])
+    .refine((m) => m === "disabled", { error: notYet("deep_judgment_rubric_mode", "deep judgment for rubrics", '"disabled"') })
+    .default("disabled"),
+  deep_judgment_rubric_global_excerpts: z.boolean().default(true),
+  deep_judgment_rubric_config: nullOnly("deep_judgment_rubric_config", "deep judgment for rubrics"),
+  deep_judgment_rubric_max_excerpts_default: int(1).default(7),
+  deep_judgment_rubric_fuzzy_match_threshold_default: unit.default(0.8),
+  deep_judgment_rubric_excerpt_retry_attempts_default: int(0).default(2),
+  deep_judgment_rubric_search_tool: z.string().default("tavily"),
+
+  few_shot_config: nullOnly("few_shot_config", "few-shot prompting"),
+  prompt_config: nullOnly("prompt_config", "prompt customisation"),
+  ...shortcutShape,
+
+  agentic_parsing: offFlag("agentic_parsing", "agentic parsing"),
+  agentic_parsing_trigger: z
+    .enum(["always", "dynamic"])
+    .refine((t) => t === "always", { error: notYet("agentic_parsing_trigger", "dynamic agentic parsing", '"always"') })
+    .default("always"),
+  agentic_judge_context: z.enum(["workspace_only", "trace_and_workspace", "trace_only"]).default("workspace_only"),
+  agentic_parsing_max_turns: int(1).default(15),
+  agentic_parsing_timeout: positive.default(120),
+  agentic_parsing_materialize_trace: offFlag("agentic_parsing_materialize_trace", "agentic parsing"),
+  agentic_parsing_persist_trace: offFlag("agentic_parsing_persist_trace", "agentic parsing"),
+  agentic_rubric_strategy: z.enum(["individual", "shared"]).default("individual"),
+  agentic_rubric_parallel: z.boolean().default(false),
+
+  workspace_copy: z.boolean().default(true),
+  workspace_cleanup: z.boolean().default(true),
+  workspace_output_mode: z
+    .enum(["none", "full", "produced"])
+    .refine((m) => m === "none", { error: notYet("workspace_output_mode", "workspace output", '"none"') })
+    .default("none"),
+  workspace_output_dir: nullOnly("workspace_output_dir", "workspace output"),
+  workspace_output_exclude_patterns: z.array(z.string()).default([]),
+
+  db_config: nullOnly("db_config", "database persistence (edgeval stores results itself)"),
+  request_timeout: positive.default(120),
+  scenario_turn_limit: int(1).default(20),
+  replay_store: nullOnly("replay_store", "replay"),
+  replay_parse_on_hydration_mismatch: z.enum(["fall_through", "strict"]).default("fall_through"),
+  skip_triples: nullOnly("skip_triples", "resume"),
+  retry_policy: RetryPolicy.nullish(),
+  custom_error_patterns: z
+    .array(z.unknown())
+    .refine((p) => p.length === 0, { error: notYet("custom_error_patterns", "custom error classification", "[]") })
+    .default([]),
+  max_requeue_count: int(1).default(5),
+
+  rubric_enabled: z.boolean().optional(),
+  deep_judgment_rubric_search_enabled: z.boolean().optional(),
+});
+
+const STRIPPED = ["rubric_enabled", "deep_judgment_rubric_search_enabled", ...INSTRUCTION_SHORTCUTS] as const;
+
+export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
+  if (!config.parsing_only && config.answering_models.length === 0) {
+    ctx.addIssue({ code: "custom", path: ["answering_models"], message: "answering_models needs at least one model" });
+  }
+  config.parsing_models.forEach((m, i) => {
+    if (m.interface === "manual") {
+      ctx.addIssue({ code: "custom", path: ["parsing_models", i, "interface"], message: "a manual model cannot judge: parsing models must call an LLM" });
+    }
+  });
+  for (const list of ["answering_models", "parsing_models"] as const) {
+    const first = new Map<string, number>();
+    config[list].forEach((m, i) => {
+      const at = first.get(m.id);
+      // Result ids are derived from the model ids, so two models with one id would overwrite each other.
+      if (at !== undefined) ctx.addIssue({ code: "custom", path: [list, i, "id"], message: `duplicate model id "${m.id}" (first used by ${list}[${at}])` });
+      else first.set(m.id, i);
+    });
+  }
+}).transform((config) => {
+  const out: Record<string, unknown> = { ...config };
+  for (const key of STRIPPED) delete out[key];
+  const rest = out as Omit<typeof config, (typeof STRIPPED)[number]>;
+  return {
+    ...rest,
+    question_ids: config.question_ids ?? undefined,
+    answering_models: config.answering_models.map((m) => (m.system_prompt ? m : { ...m, system_prompt: DEFAULT_ANSWERING_SYSTEM_PROMPT })),
+  };
+});
+export type VerificationConfig = z.output<typeof VerificationConfig>;
+export type VerificationConfigInput = z.input<typeof VerificationConfig>;
