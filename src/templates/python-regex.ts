@@ -10,8 +10,8 @@
  * - `(?P<n>…)`, `(?P=n)`, `(?#…)`, `{,m}`, `(?x)` verbose mode, Python-only escapes (`\Z`, `\A`,
  *   `\a`, `\U…`, octal) and literal `{ } ]` are rewritten.
  * - What JS cannot express — atomic groups, possessive quantifiers, conditionals, scoped or
- *   mid-pattern flags, `\N{…}`, `\W`/`\D`-style negations inside a Unicode class — is refused
- *   with a message naming the construct, never approximated.
+ *   mid-pattern flags, `\N{…}` — is refused with a message naming the construct, never
+ *   approximated. `\W` inside a set is rewritten as an alternation (see `charClass`).
  */
 
 export type TranslatedRegex =
@@ -173,7 +173,8 @@ class Walker {
       if (end < 0) fail("missing ) to close a (?#...) comment");
       return void (this.i = end + 1);
     }
-    for (const prefix of [":", "=", "!", "<=", "<!", "<"]) {
+    if (/^<[^=!]/.test(rest)) fail(`"(?<name>" is not Python syntax; write (?P<name>...) at position ${this.i - 1}`);
+    for (const prefix of [":", "=", "!", "<=", "<!"]) {
       if (rest.startsWith(prefix)) {
         this.i += 1 + prefix.length;
         return void (this.out += `(?${prefix}`);
@@ -188,25 +189,42 @@ class Walker {
     fail(`unknown extension "(?${rest.slice(0, 2)}" at position ${this.i - 1}`);
   }
 
+  /**
+   * A `[...]` set. `\W` has no in-set JS form with Unicode word rules, so a set holding it is
+   * rewritten as an alternation: `[X\W]` → `(?:[X]|[^word])`, `[^X\W]` → `(?:(?![X])[word])`.
+   */
   private charClass(): void {
-    this.out += "[";
+    let negated = false;
+    let body = "";
+    let hasNonWord = false;
     if (this.p[this.i] === "^") {
-      this.out += "^";
+      negated = true;
       this.i++;
     }
     // Python reads a `]` right after `[` or `[^` as a literal.
     if (this.p[this.i] === "]") {
-      this.out += "\\]";
+      body += "\\]";
       this.i++;
     }
     while (this.i < this.p.length) {
       const c = this.p[this.i++]!;
-      if (c === "]") return void (this.out += "]");
-      if (c === "\\") this.out += this.escape(true);
-      else if (c === "[") this.out += "\\[";
-      else this.out += c;
+      if (c === "]") return void (this.out += this.setSource(negated, body, hasNonWord));
+      if (c === "\\" && this.p[this.i] === "W" && !this.flags.a) {
+        hasNonWord = true;
+        this.i++;
+      } else if (c === "\\") body += this.escape(true);
+      else if (c === "[") body += "\\[";
+      else body += c;
     }
     fail("unterminated character set");
+  }
+
+  private setSource(negated: boolean, body: string, hasNonWord: boolean): string {
+    if (!hasNonWord) return `[${negated ? "^" : ""}${body}]`;
+    const word = String.raw`[\p{L}\p{N}_]`;
+    const nonWord = String.raw`[^\p{L}\p{N}_]`;
+    if (negated) return body ? `(?:(?![${body}])${word})` : word;
+    return body ? `(?:[${body}]|${nonWord})` : nonWord;
   }
 
   /** The text after a backslash; `this.i` points past the backslash. */
@@ -253,7 +271,6 @@ class Walker {
     if (c === "d") return String.raw`\p{Nd}`;
     if (c === "D") return String.raw`\P{Nd}`;
     if (c === "w") return String.raw`\p{L}\p{N}_`;
-    if (c === "W") fail("\\W inside [...] has no JS equivalent with Python's Unicode word rules; start the pattern with (?a) or rewrite the set");
     return fail(`bad escape \\${c} in a character set at position ${this.i - 2}`);
   }
 
