@@ -1,0 +1,314 @@
+// The local stack: the fake LLM server (optional) plus `wrangler dev` with every binding local.
+//
+//   const stack = await startLocalStack({ fake: { script: "examples/basic/fake-script.json" },
+//                                         secrets: { OPENAI_API_KEY: key } });
+//   … stack.url, stack.token, stack.fake?.url …
+//   await stack.stop();
+//
+// - D1 migrations are applied to the same --persist-to directory wrangler dev then uses; by default
+//   that is a fresh temp dir, so every run starts from an empty database, queue, DO and bucket.
+// - Secrets (provider keys) go to the worker through a temporary env file (mode 0600, in its own
+//   temp dir) passed with --env-file, next to .dev.vars; it is deleted on stop, on exit and on
+//   SIGINT/SIGTERM. Their values are masked in any wrangler output we print.
+// - wrangler runs as `<node22> node_modules/wrangler/bin/wrangler.js` in its own process group;
+//   stop() signals it by PID, waits for it to exit, then kills what is left of that group.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const WRANGLER_JS = path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js");
+const LOCAL_NODE = path.join(REPO_ROOT, "node_modules/.bin/node");
+const PROVIDER_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CLOUDFLARE_INCLUDE_PROCESS_ENV"];
+
+/** The Node that runs wrangler: ours if it is ≥22 (npm run puts node_modules/.bin first), else the bundled one. */
+export function nodeBinary() {
+  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
+  if (fs.existsSync(LOCAL_NODE)) return LOCAL_NODE;
+  throw new Error(
+    `wrangler needs Node >= 22 but this is ${process.version} and ${path.relative(process.cwd(), LOCAL_NODE)} is missing; run "npm ci" and use "npm run …"`,
+  );
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = /** @type {net.AddressInfo} */ (srv.address());
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Parses a dotenv-style file (KEY=value, # comments, optional quotes). */
+export function readEnvFile(file) {
+  if (!fs.existsSync(file)) return {};
+  const out = {};
+  for (const line of fs.readFileSync(file, "utf8").split(/\r?\n/)) {
+    const m = line.match(/^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/);
+    if (!m) continue;
+    out[m[1]] = m[2].replace(/^(["'])(.*)\1$/, "$2");
+  }
+  return out;
+}
+
+/** The API token the local worker accepts (from .dev.vars unless overridden). */
+export const localToken = () => readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_API_TOKEN ?? "edgeval-local-dev-token";
+
+function childEnv() {
+  const env = { ...process.env };
+  for (const k of PROVIDER_ENV) delete env[k]; // secrets reach the worker only through the env file
+  env.PATH = `${path.dirname(nodeBinary())}${path.delimiter}${path.join(REPO_ROOT, "node_modules/.bin")}${path.delimiter}${env.PATH ?? ""}`;
+  env.WRANGLER_SEND_METRICS = "false";
+  env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  env.FORCE_COLOR = "0";
+  env.NO_COLOR = "1";
+  return env;
+}
+
+// ---- process-wide cleanup: every live stack is stopped on exit and on Ctrl-C -------------------
+
+const live = new Set();
+let handlersInstalled = false;
+function installExitHandlers() {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  // Last resort, synchronous: kill what we started and delete temp files.
+  process.on("exit", () => {
+    for (const s of live) s.stopSync();
+  });
+  for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]]) {
+    process.once(sig, () => {
+      process.stderr.write(`\n${sig}: stopping the local stack…\n`);
+      Promise.allSettled([...live].map((s) => s.stop())).finally(() => process.exit(code));
+    });
+  }
+}
+
+// ---- wrangler subprocesses ---------------------------------------------------------------------
+
+/** Keeps the last lines a process printed, secrets masked. */
+function lineSink({ mask, onLine, keep = 300 }) {
+  const lines = [];
+  let partial = "";
+  const push = (chunk) => {
+    const text = partial + chunk.toString("utf8");
+    const parts = text.split(/\r?\n/);
+    partial = parts.pop() ?? "";
+    for (let line of parts) {
+      line = mask(line);
+      lines.push(line);
+      if (lines.length > keep) lines.shift();
+      onLine?.(line);
+    }
+  };
+  return { push, tail: (n = 40) => [...lines, ...(partial ? [mask(partial)] : [])].slice(-n).join("\n") };
+}
+
+function makeMask(secretValues) {
+  const values = secretValues.filter((v) => typeof v === "string" && v.length >= 4);
+  return (line) => values.reduce((l, v) => l.split(v).join("***"), line);
+}
+
+function runWrangler(args, { mask, onLine, detached = false }) {
+  const sink = lineSink({ mask, onLine });
+  const child = spawn(nodeBinary(), [WRANGLER_JS, ...args], {
+    cwd: REPO_ROOT,
+    env: childEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached,
+  });
+  child.stdout.on("data", sink.push);
+  child.stderr.on("data", sink.push);
+  const exited = new Promise((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.once("error", (err) => resolve({ code: null, signal: null, error: err }));
+  });
+  return { child, exited, tail: sink.tail };
+}
+
+/** Applies the D1 migrations to the local database kept in `persistTo`. */
+export async function applyMigrations({ persistTo, onLine, mask = (l) => l }) {
+  const args = ["d1", "migrations", "apply", "edgeval-db", "--local"];
+  if (persistTo) args.push("--persist-to", persistTo);
+  const run = runWrangler(args, { mask, onLine });
+  const { code, signal, error } = await run.exited;
+  if (code !== 0) {
+    throw new Error(`wrangler d1 migrations apply failed (${error?.message ?? `exit ${code ?? signal}`}):\n${run.tail()}`);
+  }
+}
+
+async function waitForHealth(url, { timeoutMs, exited, tail, failed = () => false }) {
+  const deadline = Date.now() + timeoutMs;
+  let early = null;
+  exited.then((r) => (early = r));
+  while (Date.now() < deadline) {
+    if (early) throw new Error(`wrangler dev exited before it was ready (exit ${early.code ?? early.signal}):\n${tail()}`);
+    if (failed()) {
+      await sleep(500); // let the rest of the error report arrive
+      throw new Error(`wrangler dev could not build the worker:\n${tail(60)}`);
+    }
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`wrangler dev was not ready within ${Math.round(timeoutMs / 1000)} s:\n${tail()}`);
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the fake LLM (when `fake` is given) and `wrangler dev`, and waits for GET /health.
+ *
+ * @param {object} [opts]
+ * @param {false | { script?: string | object, port?: number, latencyMs?: number }} [opts.fake] start the fake LLM server
+ * @param {Record<string, string>} [opts.secrets] worker secrets (e.g. OPENAI_API_KEY); never printed, never left on disk
+ * @param {Record<string, string>} [opts.vars] extra plain worker vars (--var)
+ * @param {number} [opts.port] worker port (default: a free one)
+ * @param {string} [opts.persistTo] local state dir (default: a fresh temp dir, deleted on stop)
+ * @param {number} [opts.readyTimeoutMs]
+ * @param {(line: string) => void} [opts.onLog] every wrangler output line (masked)
+ * @param {(msg: string) => void} [opts.say] progress lines of the stack itself
+ */
+export async function startLocalStack(opts = {}) {
+  const { fake: fakeOpts = false, secrets = {}, vars = {}, readyTimeoutMs = 120_000, onLog, say = () => {} } = opts;
+  for (const [k, v] of Object.entries(secrets)) {
+    if (typeof v !== "string" || /[\r\n]/.test(v) || (v.includes("'") && v.includes('"'))) {
+      throw new Error(`secret ${k}: value must be a single line`);
+    }
+  }
+  installExitHandlers();
+  const mask = makeMask(Object.values(secrets));
+  const ownState = !opts.persistTo;
+  const persistTo = opts.persistTo ?? fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-state-"));
+  const token = secrets.EDGEVAL_API_TOKEN ?? localToken();
+
+  /** @type {{ child?: import("node:child_process").ChildProcess, exited?: Promise<unknown>, secretsDir?: string, fake?: any, stopped?: Promise<void> }} */
+  const st = {};
+  const stack = {
+    url: "",
+    port: 0,
+    token,
+    persistTo,
+    /** @type {null | { url: string, port: number, stats: () => any, close: () => Promise<void> }} */
+    fake: null,
+    tail: (n = 40) => "",
+    stopSync() {
+      if (st.child?.pid && alive(st.child.pid)) {
+        try {
+          process.kill(-st.child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+      removeTemp();
+      live.delete(stack);
+    },
+    /** Stops wrangler (SIGTERM by PID, then SIGKILL to its group), the fake, and deletes temp files. */
+    stop() {
+      st.stopped ??= (async () => {
+        const child = st.child;
+        if (child?.pid && child.exitCode === null && child.signalCode === null) {
+          child.kill("SIGTERM");
+          const timedOut = await Promise.race([st.exited.then(() => false), sleep(8000).then(() => true)]);
+          if (timedOut) say(`wrangler (pid ${child.pid}) ignored SIGTERM for 8 s; killing its process group`);
+        }
+        if (child?.pid) {
+          try {
+            process.kill(-child.pid, "SIGKILL"); // workerd and anything else wrangler left in its group
+          } catch {
+            // the group is already empty
+          }
+          await st.exited;
+        }
+        if (st.fake) await st.fake.close();
+        removeTemp();
+        live.delete(stack);
+      })();
+      return st.stopped;
+    },
+  };
+  function removeTemp() {
+    if (st.secretsDir) fs.rmSync(st.secretsDir, { recursive: true, force: true });
+    if (ownState) fs.rmSync(persistTo, { recursive: true, force: true });
+  }
+  live.add(stack);
+
+  try {
+    if (fakeOpts) {
+      const { startFakeLlm } = await import("../../test/fake-llm/server.mjs");
+      const script = typeof fakeOpts.script === "string" ? path.resolve(REPO_ROOT, fakeOpts.script) : fakeOpts.script;
+      st.fake = await startFakeLlm({ port: fakeOpts.port ?? 0, host: "127.0.0.1", script, latencyMs: fakeOpts.latencyMs ?? 0 });
+      stack.fake = st.fake;
+      say(`fake LLM on ${st.fake.url}`);
+    }
+
+    const t0 = Date.now();
+    await applyMigrations({ persistTo, mask, onLine: onLog });
+    say(`D1 migrations applied to ${persistTo} (${Date.now() - t0} ms)`);
+
+    const port = opts.port ?? (await freePort());
+    const args = [
+      "dev",
+      "--local",
+      "--ip", "127.0.0.1",
+      "--port", String(port),
+      "--inspector-port", String(await freePort()),
+      "--persist-to", persistTo,
+      "--show-interactive-dev-session=false",
+      "--log-level", "info",
+    ];
+    for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+    if (Object.keys(secrets).length > 0) {
+      // --env-file replaces wrangler's own .dev.vars lookup, so pass .dev.vars first, then the secrets.
+      st.secretsDir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-secrets-"));
+      fs.chmodSync(st.secretsDir, 0o700);
+      const file = path.join(st.secretsDir, "worker.env");
+      const body = Object.entries(secrets).map(([k, v]) => (v.includes("'") ? `${k}="${v}"` : `${k}='${v}'`));
+      fs.writeFileSync(file, `${body.join("\n")}\n`, { mode: 0o600 });
+      const devVars = path.join(REPO_ROOT, ".dev.vars");
+      if (fs.existsSync(devVars)) args.push("--env-file", devVars);
+      args.push("--env-file", file);
+    }
+    const t1 = Date.now();
+    // wrangler dev keeps watching after a failed build instead of exiting; fail fast instead of
+    // waiting for the ready timeout.
+    let buildFailed = false;
+    const onLine = (line) => {
+      if (!stack.readyMs) buildFailed ||= /Build failed|Could not resolve/.test(line);
+      onLog?.(line);
+    };
+    const run = runWrangler(args, { mask, onLine, detached: true });
+    st.child = run.child;
+    st.exited = run.exited;
+    stack.tail = run.tail;
+    stack.port = port;
+    stack.url = `http://127.0.0.1:${port}`;
+    await waitForHealth(stack.url, { timeoutMs: readyTimeoutMs, exited: run.exited, tail: run.tail, failed: () => buildFailed });
+    stack.readyMs = Date.now() - t1;
+    say(`wrangler dev ready on ${stack.url} in ${(stack.readyMs / 1000).toFixed(1)} s (pid ${run.child.pid})`);
+    return stack;
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+}
+
+/** A delay that does not keep the process alive on its own. */
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms).unref());
