@@ -27,6 +27,7 @@ export default defineConfig(async () => {
                   FAKE_LLM_URL: `http://127.0.0.1:${inject("fakeLlmPort")}`,
                   EDGEVAL_API_TOKEN: "test-token",
                   JOB_MAX_ATTEMPTS: "3",
+                  JOB_RETRY_BASE_DELAY_SECONDS: "0",
                 },
                 // An entry here REPLACES the wrangler.toml consumer settings for that queue.
                 queueConsumers: {

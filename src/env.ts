@@ -11,5 +11,7 @@ export interface Env {
   OPENAI_API_KEY?: string;
   ANTHROPIC_API_KEY?: string;
   JOB_MAX_ATTEMPTS?: string;
+  /** Base of the exponential backoff between deliveries of a job (seconds). */
+  JOB_RETRY_BASE_DELAY_SECONDS?: string;
   [secretOrVar: string]: unknown;
 }

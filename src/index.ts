@@ -1,13 +1,13 @@
-import { Hono } from "hono";
+/** Worker entry: the HTTP API, the queue consumer, and the Durable Object classes. */
 import type { Env } from "./env";
+import { buildApp } from "./http/app";
+import { handleQueueBatch } from "./run/consumer";
+
 export { RunCoordinator } from "./run/coordinator";
 
-const app = new Hono<{ Bindings: Env }>();
-app.get("/health", (c) => c.json({ ok: true }));
+const app = buildApp();
 
 export default {
   fetch: app.fetch,
-  async queue(batch: MessageBatch<unknown>, _env: Env) {
-    for (const m of batch.messages) m.ack();
-  },
+  queue: (batch: MessageBatch<unknown>, env: Env) => handleQueueBatch(batch, env),
 } satisfies ExportedHandler<Env>;

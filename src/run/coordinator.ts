@@ -1,9 +1,231 @@
+/**
+ * RunCoordinator — one Durable Object per run (SQLite-backed). It owns the run's job states and
+ * the set of recorded results; counters and summaries are derived from those rows, so recording
+ * the same result twice cannot count it twice. Every write is synchronous SQL with no await in
+ * between, so a call never interleaves half-way.
+ *
+ * It also watches for lost work: an alarm re-enqueues jobs that have made no progress for a
+ * while (a message lost at submit, a consumer evicted mid-job). Re-enqueuing is safe because
+ * every job effect is idempotent.
+ */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { setRunStatus, type RunStatus } from "../storage/runs-repo";
+import type { Verdict } from "../pipeline/verdict";
+import { summarize, type PairSummary, statusOf } from "./progress";
 
-/** One per run: spec reference, job states, counters. (Skeleton; filled in by the run layer.) */
+export interface InitRun {
+  run_id: string;
+  job_ids: string[];
+  answering_ids: string[];
+  parsing_ids: string[];
+  /** Results each (answering, parsing) pair will have: questions × replicates. */
+  results_per_pair: number;
+}
+
+export interface RecordedResult {
+  result_id: string;
+  job_id: string;
+  answering_id: string;
+  parsing_id: string;
+  verdict: Verdict;
+}
+
+export type Claim =
+  | { kind: "run"; recorded: string[]; attempts: number }
+  | { kind: "busy"; retry_in_seconds: number }
+  | { kind: "finished"; state: "done" | "dead" }
+  | { kind: "unknown" };
+
+export interface RunSnapshot {
+  run_id: string;
+  status: RunStatus;
+  progress: { total: number; done: number };
+  summary: PairSummary[];
+  jobs: { total: number; done: number; dead: number };
+  finished_at: string | null;
+}
+
+/**
+ * A job with no progress for this long is presumed lost and sent again. Longer than a queue
+ * consumer's 15-minute wall clock, so the job cannot still be running somewhere.
+ */
+const STALL_MS = 16 * 60_000;
+const WATCH_EVERY_MS = 5 * 60_000;
+/**
+ * A claimed job is leased: a duplicate delivery arriving while another consumer works on it
+ * waits instead of paying for the same model calls. Each recorded result renews the lease; a
+ * consumer that gives the job back (retry) releases it at once.
+ */
+const LEASE_MS = 5 * 60_000;
+
 export class RunCoordinator extends DurableObject<Env> {
-  async ping(): Promise<string> {
-    return "pong";
+  private sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS jobs (
+        job_id TEXT PRIMARY KEY, state TEXT NOT NULL, attempts INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS results (
+        result_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL,
+        parsing_id TEXT NOT NULL, verdict TEXT NOT NULL);
+    `);
+  }
+
+  /** Idempotent: a second init of the same run changes nothing. */
+  async init(run: InitRun): Promise<void> {
+    if (this.meta("run_id")) return;
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      this.setMeta("run_id", run.run_id);
+      this.setMeta("answering_ids", JSON.stringify(run.answering_ids));
+      this.setMeta("parsing_ids", JSON.stringify(run.parsing_ids));
+      this.setMeta("results_per_pair", String(run.results_per_pair));
+      this.setMeta("started", "0");
+      for (const id of run.job_ids) {
+        this.sql.exec("INSERT INTO jobs (job_id, state, attempts, updated_at) VALUES (?, 'pending', 0, ?)", id, now);
+      }
+    });
+    await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
+  }
+
+  /** A consumer is about to work on a job: tells it what is already recorded, or to skip it. */
+  async claim(jobId: string): Promise<Claim> {
+    const job = this.sql.exec<{ state: string; attempts: number; updated_at: number }>(
+      "SELECT state, attempts, updated_at FROM jobs WHERE job_id = ?",
+      jobId,
+    ).toArray()[0];
+    if (!job) return { kind: "unknown" };
+    if (job.state === "done" || job.state === "dead") return { kind: "finished", state: job.state };
+    const now = Date.now();
+    if (job.state === "running" && job.updated_at > now - LEASE_MS) {
+      return { kind: "busy", retry_in_seconds: Math.ceil((job.updated_at + LEASE_MS - now) / 1000) };
+    }
+    const attempts = job.attempts + 1;
+    this.sql.exec("UPDATE jobs SET state = 'running', attempts = ?, updated_at = ? WHERE job_id = ?", attempts, now, jobId);
+    const recorded = this.sql
+      .exec<{ result_id: string }>("SELECT result_id FROM results WHERE job_id = ?", jobId)
+      .toArray()
+      .map((r) => r.result_id);
+    if (this.meta("started") === "0") {
+      this.setMeta("started", "1");
+      await this.syncD1Status("running", null);
+    }
+    return { kind: "run", recorded, attempts };
+  }
+
+  /** Records one finished result. Recording it again is a no-op. */
+  async record(result: RecordedResult): Promise<void> {
+    this.sql.exec(
+      `INSERT INTO results (result_id, job_id, answering_id, parsing_id, verdict) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(result_id) DO NOTHING`,
+      result.result_id,
+      result.job_id,
+      result.answering_id,
+      result.parsing_id,
+      result.verdict,
+    );
+    this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", Date.now(), result.job_id);
+  }
+
+  /** The consumer gives a claimed job back (it will be redelivered later). */
+  async release(jobId: string): Promise<void> {
+    this.sql.exec("UPDATE jobs SET state = 'pending', updated_at = ? WHERE job_id = ? AND state = 'running'", Date.now(), jobId);
+  }
+
+  async completeJob(jobId: string): Promise<RunSnapshot> {
+    return this.finishJob(jobId, "done");
+  }
+
+  /** A job whose message exhausted its deliveries (dead-letter queue). */
+  async markDead(jobId: string): Promise<RunSnapshot> {
+    return this.finishJob(jobId, "dead");
+  }
+
+  async snapshot(): Promise<RunSnapshot | null> {
+    const runId = this.meta("run_id");
+    if (!runId) return null;
+    const jobs = this.jobCounts();
+    const results = this.sql
+      .exec<{ answering_id: string; parsing_id: string; verdict: Verdict; n: number }>(
+        "SELECT answering_id, parsing_id, verdict, COUNT(*) AS n FROM results GROUP BY answering_id, parsing_id, verdict",
+      )
+      .toArray();
+    const answering = JSON.parse(this.meta("answering_ids")!) as string[];
+    const parsing = JSON.parse(this.meta("parsing_ids")!) as string[];
+    const perPair = Number(this.meta("results_per_pair"));
+    const summary = summarize(answering, parsing, perPair, results);
+    return {
+      run_id: runId,
+      status: statusOf({ ...jobs, started: this.meta("started") === "1" }),
+      progress: { total: answering.length * parsing.length * perPair, done: results.reduce((a, r) => a + r.n, 0) },
+      summary,
+      jobs,
+      finished_at: this.meta("finished_at") ?? null,
+    };
+  }
+
+  async alarm(): Promise<void> {
+    const jobs = this.jobCounts();
+    if (jobs.done + jobs.dead >= jobs.total) return;
+    const runId = this.meta("run_id")!;
+    const cutoff = Date.now() - STALL_MS;
+    const stalled = this.sql
+      .exec<{ job_id: string }>(
+        "SELECT job_id FROM jobs WHERE state IN ('pending', 'running') AND updated_at < ? LIMIT 1000",
+        cutoff,
+      )
+      .toArray();
+    for (let i = 0; i < stalled.length; i += 100) {
+      const group = stalled.slice(i, i + 100);
+      await this.env.JOBS.sendBatch(group.map((j) => ({ body: { run_id: runId, job_id: j.job_id } })));
+    }
+    const now = Date.now();
+    for (const j of stalled) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", now, j.job_id);
+    await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
+  }
+
+  private async finishJob(jobId: string, state: "done" | "dead"): Promise<RunSnapshot> {
+    this.sql.exec(
+      "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead')",
+      state,
+      Date.now(),
+      jobId,
+    );
+    const jobs = this.jobCounts();
+    if (jobs.done + jobs.dead >= jobs.total && !this.meta("finished_at")) {
+      const finishedAt = new Date().toISOString();
+      this.setMeta("finished_at", finishedAt);
+      await this.ctx.storage.deleteAlarm();
+      const snap = (await this.snapshot())!;
+      await this.syncD1Status(snap.status, finishedAt);
+      return snap;
+    }
+    return (await this.snapshot())!;
+  }
+
+  /** D1's runs row mirrors the status for listings; the object stays the source of truth. */
+  private async syncD1Status(status: RunStatus, finishedAt: string | null): Promise<void> {
+    await setRunStatus(this.env.DB, this.meta("run_id")!, status, finishedAt);
+  }
+
+  private jobCounts(): { total: number; done: number; dead: number } {
+    const row = this.sql
+      .exec<{ total: number; done: number; dead: number }>(
+        `SELECT COUNT(*) AS total, COALESCE(SUM(state = 'done'), 0) AS done, COALESCE(SUM(state = 'dead'), 0) AS dead FROM jobs`,
+      )
+      .one();
+    return row;
+  }
+
+  private meta(k: string): string | undefined {
+    return this.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", k).toArray()[0]?.v;
+  }
+
+  private setMeta(k: string, v: string): void {
+    this.sql.exec("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", k, v);
   }
 }

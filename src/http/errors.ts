@@ -1,0 +1,67 @@
+/**
+ * API errors: one tagged union, mapped to status codes in one table. Messages are written for
+ * the caller (what failed, what to do); internal detail stays in logs.
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export interface FieldIssue {
+  /** Dotted path into the request body, e.g. `benchmark.questions[3].template.fields[0].type`. */
+  path: string;
+  message: string;
+}
+
+export type ApiError =
+  | { code: "invalid_body"; message: string; issues: FieldIssue[] }
+  | { code: "invalid_json"; message: string }
+  | { code: "body_too_large"; message: string }
+  | { code: "unsupported_media_type"; message: string }
+  | { code: "unauthorized"; message: string }
+  | { code: "not_found"; message: string }
+  | { code: "idempotency_conflict"; message: string }
+  | { code: "not_configured"; message: string }
+  | { code: "internal"; message: string };
+
+const STATUS: Record<ApiError["code"], ContentfulStatusCode> = {
+  invalid_body: 400,
+  invalid_json: 400,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  unauthorized: 401,
+  not_found: 404,
+  idempotency_conflict: 409,
+  not_configured: 503,
+  internal: 500,
+};
+
+/** Thrown inside handlers; the app's error handler turns it into the wire shape. */
+export class ApiFailure extends Error {
+  constructor(readonly error: ApiError) {
+    super(error.message);
+  }
+}
+
+export function errorResponse(c: Context, error: ApiError): Response {
+  const requestId = c.get("requestId" as never) as string | undefined;
+  return c.json({ error: { ...error, request_id: requestId } }, STATUS[error.code]);
+}
+
+/** zod path segments → `a.b[2].c` */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${String(seg)}` : String(seg);
+  }
+  return out || "(body)";
+}
+
+export function invalidBody(issues: FieldIssue[]): ApiFailure {
+  const first = issues[0];
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  return new ApiFailure({
+    code: "invalid_body",
+    message: first ? `${first.path}: ${first.message}${more}` : "invalid body",
+    issues,
+  });
+}

@@ -1,0 +1,125 @@
+/** /v1/runs: submit, list, status, results. */
+import { Hono } from "hono";
+import type { Env } from "../env";
+import { sha256Hex } from "../pipeline/ids";
+import { CreateRunBody, ListQuery } from "../schemas/api";
+import { planRun } from "../run/plan";
+import { startRun } from "../run/submit";
+import { getResultKey, listResultJson } from "../storage/results-repo";
+import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
+import { readJson, validate } from "./body";
+import { ApiFailure, invalidBody } from "./errors";
+import { decodeCursor, encodeCursor } from "./cursor";
+
+/** Large enough for 1,000 questions with manual answers from several models. */
+export const MAX_RUN_BODY_BYTES = 32_000_000;
+
+export const runs = new Hono<{ Bindings: Env }>();
+
+runs.post("/", async (c) => {
+  const raw = await readJson(c, MAX_RUN_BODY_BYTES);
+  const idemKey = idempotencyKey(c.req.header("idempotency-key"));
+  const body = validate(CreateRunBody, raw.value);
+  const runId = crypto.randomUUID();
+  const createdAt = new Date().toISOString();
+  const secret = (name: string) => (typeof c.env[name] === "string" ? (c.env[name] as string) : undefined);
+  const plan = planRun(body, { run_id: runId, created_at: createdAt }, secret);
+  if (!plan.ok) throw invalidBody(plan.issues);
+
+  if (idemKey) {
+    const bodyHash = await sha256Hex(raw.text);
+    const holder = await reserveIdempotencyKey(c.env.DB, { key: idemKey, body_hash: bodyHash, run_id: runId }, createdAt);
+    if (holder.run_id !== runId) {
+      if (holder.body_hash !== bodyHash) {
+        throw new ApiFailure({
+          code: "idempotency_conflict",
+          message: "this Idempotency-Key was already used with a different body; use a new key for a new run",
+        });
+      }
+      return c.json({ run_id: holder.run_id, status_url: statusUrl(holder.run_id) }, 202);
+    }
+  }
+  try {
+    await startRun(c.env, plan.spec, plan.jobIds);
+  } catch (err) {
+    if (idemKey) await releaseIdempotencyKey(c.env.DB, idemKey, runId);
+    throw err;
+  }
+  c.header("Location", statusUrl(runId));
+  return c.json({ run_id: runId, status_url: statusUrl(runId) }, 202);
+});
+
+runs.get("/", async (c) => {
+  const q = validate(ListQuery, c.req.query());
+  const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "run_id"]) : null;
+  const rows = await listRuns(c.env.DB, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! });
+  const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
+  return c.json({
+    runs: rows.map((r) => ({
+      run_id: r.run_id,
+      run_name: r.run_name,
+      benchmark_name: r.benchmark_name,
+      status: r.status,
+      total_results: r.total_results,
+      created_at: r.created_at,
+      finished_at: r.finished_at,
+      status_url: statusUrl(r.run_id),
+    })),
+    next_cursor: last ? encodeCursor([last.created_at, last.run_id]) : null,
+  });
+});
+
+runs.get("/:id", async (c) => {
+  const run = await requireRun(c.env, c.req.param("id"));
+  const snap = await c.env.RUNS.getByName(run.run_id).snapshot();
+  if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
+  return c.json({
+    run_id: run.run_id,
+    run_name: run.run_name,
+    benchmark_name: run.benchmark_name,
+    status: snap.status,
+    progress: snap.progress,
+    summary: snap.summary,
+    created_at: run.created_at,
+    finished_at: snap.finished_at,
+  });
+});
+
+runs.get("/:id/results", async (c) => {
+  const run = await requireRun(c.env, c.req.param("id"));
+  const q = validate(ListQuery, c.req.query());
+  const after = q.cursor ? decodeCursor(q.cursor, ["result_id"])[0]! : null;
+  const rows = await listResultJson(c.env.DB, run.run_id, q.limit, after);
+  const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
+  // compact_json is already serialised: splice it in rather than parse and re-serialise.
+  const results = `[${rows.map((r) => r.compact_json).join(",")}]`;
+  const next = last ? JSON.stringify(encodeCursor([last.result_id])) : "null";
+  return c.body(`{"results":${results},"next_cursor":${next}}`, 200, { "content-type": "application/json" });
+});
+
+runs.get("/:id/results/:result_id", async (c) => {
+  const run = await requireRun(c.env, c.req.param("id"));
+  const key = await getResultKey(c.env.DB, run.run_id, c.req.param("result_id"));
+  const obj = key ? await c.env.BLOBS.get(key) : null;
+  if (!obj) throw new ApiFailure({ code: "not_found", message: `no result ${c.req.param("result_id")} in run ${run.run_id}` });
+  return c.body(obj.body, 200, { "content-type": "application/json" });
+});
+
+async function requireRun(env: Env, runId: string) {
+  const run = await getRun(env.DB, runId);
+  if (!run) throw new ApiFailure({ code: "not_found", message: `no run ${runId}; list runs with GET /v1/runs` });
+  return run;
+}
+
+function statusUrl(runId: string): string {
+  return `/v1/runs/${runId}`;
+}
+
+function idempotencyKey(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  const key = header.trim();
+  if (key.length === 0 || key.length > 255) {
+    throw invalidBody([{ path: "header Idempotency-Key", message: "must be 1 to 255 characters" }]);
+  }
+  return key;
+}

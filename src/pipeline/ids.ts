@@ -1,0 +1,52 @@
+/**
+ * Deterministic ids. `result_id` deliberately leaves out Karenina's timestamp: a redelivered job
+ * must map to the same id so it overwrites its row instead of adding a second one.
+ */
+import type { ModelConfig } from "../schemas/model-config";
+import { canonicalKey } from "../schemas/model-config";
+import type { AnswerTemplate } from "../schemas/template";
+
+/** JSON with object keys sorted at every depth, so equal values always hash equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) out[k] = sortKeys((value as Record<string, unknown>)[k]);
+    return out;
+  }
+  return value;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export interface ResultIdParts {
+  run_id: string;
+  question_id: string;
+  answering: ModelConfig;
+  parsing: ModelConfig;
+  replicate: number;
+}
+
+export async function computeResultId(p: ResultIdParts): Promise<string> {
+  const material = canonicalJson({
+    run_id: p.run_id,
+    question_id: p.question_id,
+    answering: canonicalKey(p.answering),
+    parsing: canonicalKey(p.parsing),
+    replicate: p.replicate,
+  });
+  return (await sha256Hex(material)).slice(0, 16);
+}
+
+/** Karenina hashes the template's Python source (MD5); native templates hash their canonical JSON. */
+export async function computeTemplateId(template: AnswerTemplate | undefined): Promise<string> {
+  if (!template) return "no_template";
+  return (await sha256Hex(canonicalJson(template))).slice(0, 32);
+}

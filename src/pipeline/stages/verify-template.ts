@@ -1,0 +1,32 @@
+/**
+ * Stage 8 — VerifyTemplate. Deterministic: primitives compare the judge's fields with the ground
+ * truth, regex checks run on the raw answer; verify_result = fields AND regex. Calls no model.
+ */
+import { runRegexChecks, verifyFields } from "../../templates";
+import type { Stage } from "../types";
+
+export const verifyTemplate: Stage = {
+  name: "verify_template",
+  shouldRun: (state) => !state.error && state.parsed !== undefined,
+  async run(state, input) {
+    const template = input.question.template!;
+    const fields = verifyFields(template, state.parsed!);
+    const checks = template.regex ?? [];
+    const regex = checks.length ? runRegexChecks(checks, state.answer!.raw_llm_response) : null;
+    return {
+      verification: {
+        verify_result: fields.verify_result && (regex?.success ?? true),
+        verify_granular_result: fields.verify_granular_result,
+        field_results: fields.field_results,
+        field_scores: fields.field_scores,
+        composition_strategy: fields.composition_strategy,
+        field_verification_error: fields.field_verification_error,
+        regex_validations_performed: regex !== null,
+        regex_validation_results: regex?.results ?? null,
+        regex_validation_details: regex?.details ?? null,
+        regex_overall_success: regex?.success ?? null,
+        regex_extraction_results: regex?.extraction_results ?? null,
+      },
+    };
+  },
+};

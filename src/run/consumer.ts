@@ -1,0 +1,97 @@
+/**
+ * Queue consumer. Each message is acked or retried on its own; the batch never throws (locally a
+ * throw redelivers the whole batch, acked messages included). Unexpected errors retry the message
+ * with backoff; after the queue's max_retries it lands in the dead-letter queue, whose handler
+ * marks the job dead so the run can still finish (as `partial`).
+ */
+import type { Env } from "../env";
+import { createModelPort } from "../llm/factory";
+import type { ModelPort } from "../llm/port";
+import type { ModelConfig } from "../schemas/model-config";
+import { JobMessage } from "../schemas/queue";
+import { log } from "../log";
+import { type JobDeps, runJob } from "./job-runner";
+
+/** Jobs of one batch run side by side, within the 6 simultaneous connections of an invocation. */
+const JOB_CONCURRENCY = 4;
+
+export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const deadLetters = batch.queue.endsWith("-dlq");
+  const deps = jobDeps(env);
+  await forEachLimited(batch.messages, JOB_CONCURRENCY, (msg) =>
+    deadLetters ? handleDeadLetter(msg, env) : handleJobMessage(msg, deps),
+  );
+}
+
+async function handleJobMessage(msg: Message<unknown>, deps: JobDeps): Promise<void> {
+  const parsed = JobMessage.safeParse(msg.body);
+  if (!parsed.success) {
+    log.warn("queue_message_malformed", { id: msg.id });
+    msg.ack(); // a malformed message will never succeed; retrying it only burns deliveries
+    return;
+  }
+  try {
+    const outcome = await runJob(parsed.data, deps);
+    if (outcome.kind === "retry") {
+      log.info("job_retry", { ...parsed.data, delay_s: outcome.delaySeconds, note: outcome.note });
+      msg.retry({ delaySeconds: outcome.delaySeconds });
+    } else {
+      msg.ack();
+    }
+  } catch (err) {
+    log.warn("job_threw", { ...parsed.data, attempts: msg.attempts, error: String(err) });
+    msg.retry({ delaySeconds: Math.min(60, deps.retryBaseDelaySeconds * 2 ** (msg.attempts - 1)) });
+  }
+}
+
+async function handleDeadLetter(msg: Message<unknown>, env: Env): Promise<void> {
+  const parsed = JobMessage.safeParse(msg.body);
+  try {
+    if (parsed.success) {
+      log.warn("job_dead", parsed.data);
+      await env.RUNS.getByName(parsed.data.run_id).markDead(parsed.data.job_id);
+    }
+    msg.ack();
+  } catch (err) {
+    log.warn("dead_letter_threw", { error: String(err) });
+    msg.retry();
+  }
+}
+
+function jobDeps(env: Env): JobDeps {
+  const ports = new Map<string, ModelPort>();
+  const secret = (name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
+  return {
+    blobs: env.BLOBS,
+    db: env.DB,
+    coordinator: (runId) => env.RUNS.getByName(runId),
+    portFor: (model: ModelConfig) => {
+      const key = JSON.stringify(model);
+      let port = ports.get(key);
+      if (!port) ports.set(key, (port = createModelPort(model, secret, { timeoutMs: 120_000 })));
+      return port;
+    },
+    clock: { now: () => Date.now() },
+    log,
+    maxAttempts: positiveInt(env.JOB_MAX_ATTEMPTS, 4),
+    retryBaseDelaySeconds: nonNegativeInt(env.JOB_RETRY_BASE_DELAY_SECONDS, 2),
+  };
+}
+
+function positiveInt(raw: unknown, fallback: number): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+function nonNegativeInt(raw: unknown, fallback: number): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>) {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(workers);
+}

@@ -1,0 +1,170 @@
+/**
+ * Runs one job (question × answering model × replicate): the answer is produced once and judged
+ * by every parsing model, one result each.
+ *
+ * Checkpoints make redelivery cheap and exact: the answer is saved to R2 before the first judge
+ * call, and each result is saved (R2 → D1 → coordinator) before the next judge call. A redelivered
+ * job skips recorded results, re-records results that reached R2 but not the coordinator, reuses
+ * the saved answer, and so never pays for a call twice.
+ *
+ * Transient model failures (rate limit, 5xx, timeout, connection) ask the queue to redeliver the
+ * job later, until the job's last attempt; then they are recorded as results in Karenina's retry
+ * group. Nothing is lost and nothing is counted twice.
+ */
+import type { ModelPort } from "../llm/port";
+import { isRetryable } from "../llm/port";
+import { produceAnswer } from "../pipeline/stages/generate-answer";
+import { computeResultId } from "../pipeline/ids";
+import { runPipeline } from "../pipeline/orchestrator";
+import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
+import type { ModelConfig } from "../schemas/model-config";
+import type { JobMessage } from "../schemas/queue";
+import type { VerificationResult } from "../schemas/result";
+import { r2Keys } from "../storage/r2-keys";
+import type { Claim, RecordedResult, RunSnapshot } from "./coordinator";
+import { type JobRef, loadSpec, resolveJob, type RunSpec } from "./spec";
+import { saveResult, readSavedResult } from "./result-store";
+
+export interface CoordinatorPort {
+  claim(jobId: string): Promise<Claim>;
+  record(result: RecordedResult): Promise<void>;
+  release(jobId: string): Promise<void>;
+  completeJob(jobId: string): Promise<RunSnapshot>;
+}
+
+export interface JobDeps {
+  blobs: R2Bucket;
+  db: D1Database;
+  coordinator: (runId: string) => CoordinatorPort;
+  portFor: (model: ModelConfig) => ModelPort;
+  clock: Clock;
+  log: PipelineLog;
+  /** Deliveries a job gets before transient failures are recorded as results. */
+  maxAttempts: number;
+  retryBaseDelaySeconds: number;
+}
+
+export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string };
+
+export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome> {
+  const coordinator = deps.coordinator(msg.run_id);
+  const claim = await coordinator.claim(msg.job_id);
+  if (claim.kind === "unknown") return { kind: "ack", note: "job unknown to its run: dropped" };
+  if (claim.kind === "finished") return { kind: "ack", note: `job already ${claim.state}` };
+  if (claim.kind === "busy") {
+    return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "another delivery is working on this job" };
+  }
+  try {
+    const outcome = await runClaimedJob(msg, claim.attempts, claim.recorded, deps, coordinator);
+    if (outcome.kind === "retry") await coordinator.release(msg.job_id);
+    return outcome;
+  } catch (err) {
+    await coordinator.release(msg.job_id).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function runClaimedJob(
+  msg: JobMessage,
+  attempts: number,
+  recorded: string[],
+  deps: JobDeps,
+  coordinator: CoordinatorPort,
+): Promise<JobOutcome> {
+  const claim = { attempts, recorded };
+  const spec = await loadSpec(deps.blobs, msg.run_id);
+  if (!spec) return retryLater(deps, claim.attempts, "run spec not readable yet");
+  const job = resolveJob(spec, msg.job_id);
+  if (!job) return { kind: "ack", note: "job id outside the run spec: dropped" };
+
+  const pending = await pendingParsers(spec, job, claim.recorded, deps, coordinator);
+  const finalAttempt = claim.attempts >= deps.maxAttempts;
+  if (pending.length > 0) {
+    const answer = await answerFor(spec, job, deps);
+    if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !finalAttempt) {
+      return retryLater(deps, claim.attempts, answer.error.reason, answer.error.llm.retryAfterMs);
+    }
+    for (const parsing of pending) {
+      const outcome = await runPipeline(
+        {
+          run_id: spec.run_id,
+          run_name: spec.run_name,
+          question: job.question,
+          answering: job.answering,
+          parsing,
+          replicate: job.replicate,
+          settings: spec.settings,
+          answer,
+        },
+        { answerer: deps.portFor(job.answering), judge: deps.portFor(parsing), clock: deps.clock, log: deps.log },
+      );
+      if (outcome.retryable && !finalAttempt) {
+        return retryLater(deps, claim.attempts, outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
+      }
+      await saveAndRecord(spec, job, parsing, outcome.result, deps, coordinator);
+    }
+  }
+  await coordinator.completeJob(msg.job_id);
+  return { kind: "ack", note: "job complete" };
+}
+
+/** Parsing models whose result is not yet recorded; results found in R2 are recorded on the way. */
+async function pendingParsers(
+  spec: RunSpec,
+  job: JobRef,
+  recorded: readonly string[],
+  deps: JobDeps,
+  coordinator: CoordinatorPort,
+): Promise<ModelConfig[]> {
+  const pending: ModelConfig[] = [];
+  for (const parsing of spec.parsing_models) {
+    const resultId = await computeResultId({
+      run_id: spec.run_id,
+      question_id: job.question.id,
+      answering: job.answering,
+      parsing,
+      replicate: job.replicate,
+    });
+    if (recorded.includes(resultId)) continue;
+    const saved = await readSavedResult(deps.blobs, spec.run_id, resultId);
+    if (saved) await saveAndRecord(spec, job, parsing, saved, deps, coordinator);
+    else pending.push(parsing);
+  }
+  return pending;
+}
+
+/** The job's answer: the checkpoint if there is one, else generated now and checkpointed. */
+async function answerFor(spec: RunSpec, job: JobRef, deps: JobDeps): Promise<AnswerOutcome> {
+  // Manual answers live in the spec already; there is nothing to save.
+  if (job.answering.interface === "manual") return produceAnswer(job, { answerer: deps.portFor(job.answering) });
+  const key = r2Keys.answerCheckpoint(spec.run_id, job.job_id);
+  const saved = await deps.blobs.get(key);
+  if (saved) return { ok: true, answer: await saved.json() };
+  const outcome = await produceAnswer(job, { answerer: deps.portFor(job.answering) });
+  if (outcome.ok) await deps.blobs.put(key, JSON.stringify(outcome.answer));
+  return outcome;
+}
+
+async function saveAndRecord(
+  spec: RunSpec,
+  job: JobRef,
+  parsing: ModelConfig,
+  result: VerificationResult,
+  deps: JobDeps,
+  coordinator: CoordinatorPort,
+): Promise<void> {
+  const verdict = await saveResult(deps.blobs, deps.db, spec.run_id, job, parsing, result, deps.clock);
+  await coordinator.record({
+    result_id: result.metadata.result_id,
+    job_id: job.job_id,
+    answering_id: job.answering.id,
+    parsing_id: parsing.id,
+    verdict,
+  });
+}
+
+function retryLater(deps: JobDeps, attempts: number, note: string, retryAfterMs?: number): JobOutcome {
+  const backoff = deps.retryBaseDelaySeconds * 2 ** Math.max(0, attempts - 1);
+  const fromProvider = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : 0;
+  return { kind: "retry", delaySeconds: Math.min(300, Math.max(backoff, fromProvider)), note };
+}

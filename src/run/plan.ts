@@ -1,0 +1,71 @@
+/**
+ * Turns a validated run request into a run spec, with the checks that need more than one field:
+ * question_ids must exist, manual models must answer every selected question, and every model
+ * whose provider needs a key must find its secret. Pure: nothing is written here.
+ */
+import type { FieldIssue } from "../http/errors";
+import { missingSecret } from "../llm/factory";
+import type { CreateRunBody } from "../schemas/api";
+import { jobIds, type RunSpec } from "./spec";
+
+/** A run larger than this is refused: split it (keeps submit within one request's limits). */
+export const MAX_RESULTS_PER_RUN = 100_000;
+
+export type Plan = { ok: true; spec: RunSpec; jobIds: string[] } | { ok: false; issues: FieldIssue[] };
+
+export function planRun(
+  body: CreateRunBody,
+  ids: { run_id: string; created_at: string },
+  secret: (name: string) => string | undefined,
+): Plan {
+  const { benchmark, config } = body;
+  const issues: FieldIssue[] = [];
+
+  const known = new Set(benchmark.questions.map((q) => q.id));
+  (config.question_ids ?? []).forEach((id, i) => {
+    if (!known.has(id)) issues.push({ path: `config.question_ids[${i}]`, message: `no question with id ${JSON.stringify(id)} in the benchmark` });
+  });
+  const wanted = config.question_ids ? new Set(config.question_ids) : null;
+  const questions = benchmark.questions.filter((q) => !wanted || wanted.has(q.id));
+
+  config.answering_models.forEach((m, i) => {
+    if (m.interface !== "manual") return;
+    const missing = questions.filter((q) => m.manual_answers?.[q.id] === undefined).map((q) => q.id);
+    if (missing.length) {
+      issues.push({
+        path: `config.answering_models[${i}].manual_answers`,
+        message: `no answer for ${missing.length} selected question(s): ${missing.slice(0, 5).map((q) => JSON.stringify(q)).join(", ")}${missing.length > 5 ? ", …" : ""}`,
+      });
+    }
+  });
+  for (const [list, models] of [["answering_models", config.answering_models], ["parsing_models", config.parsing_models]] as const) {
+    models.forEach((m, i) => {
+      const name = missingSecret(m, secret);
+      if (name) {
+        issues.push({
+          path: `config.${list}[${i}]`,
+          message: `model ${JSON.stringify(m.id)} needs the worker secret ${name}, which is not set (wrangler secret put ${name})`,
+        });
+      }
+    });
+  }
+
+  const totalResults = questions.length * config.answering_models.length * config.replicate_count * config.parsing_models.length;
+  if (totalResults > MAX_RESULTS_PER_RUN) {
+    issues.push({ path: "config", message: `this run would produce ${totalResults} results; the limit is ${MAX_RESULTS_PER_RUN} per run` });
+  }
+  if (issues.length) return { ok: false, issues };
+
+  const spec: RunSpec = {
+    run_id: ids.run_id,
+    run_name: body.run_name ?? null,
+    benchmark_name: benchmark.name,
+    created_at: ids.created_at,
+    questions,
+    answering_models: config.answering_models,
+    parsing_models: config.parsing_models,
+    replicate_count: config.replicate_count,
+    settings: { evaluation_mode: config.evaluation_mode, include_extraction_hints: config.include_extraction_hints },
+  };
+  return { ok: true, spec, jobIds: jobIds(spec) };
+}

@@ -1,0 +1,46 @@
+/** Run status and per-pair summaries, derived from the coordinator's rows (pure, unit-tested). */
+import type { Verdict } from "../pipeline/verdict";
+import type { RunStatus } from "../storage/runs-repo";
+
+export interface PairSummary {
+  answering_model: string;
+  parsing_model: string;
+  /** Results this pair will have when the run is over. */
+  total: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  /** passed / (passed + failed): judge failures are not held against the answer. Null when undefined. */
+  pass_rate: number | null;
+}
+
+export function summarize(
+  answeringIds: readonly string[],
+  parsingIds: readonly string[],
+  resultsPerPair: number,
+  counts: readonly { answering_id: string; parsing_id: string; verdict: Verdict; n: number }[],
+): PairSummary[] {
+  return answeringIds.flatMap((a) =>
+    parsingIds.map((p) => {
+      const n = (v: Verdict) =>
+        counts.find((c) => c.answering_id === a && c.parsing_id === p && c.verdict === v)?.n ?? 0;
+      const passed = n("pass");
+      const failed = n("fail");
+      return {
+        answering_model: a,
+        parsing_model: p,
+        total: resultsPerPair,
+        passed,
+        failed,
+        errored: n("error"),
+        pass_rate: passed + failed > 0 ? passed / (passed + failed) : null,
+      };
+    }),
+  );
+}
+
+export function statusOf(jobs: { total: number; done: number; dead: number; started: boolean }): RunStatus {
+  if (jobs.done + jobs.dead < jobs.total) return jobs.started ? "running" : "queued";
+  if (jobs.dead === 0) return "completed";
+  return jobs.done === 0 ? "failed" : "partial";
+}

@@ -1,0 +1,66 @@
+/**
+ * Saving one result: the full result and its trace to R2 (deterministic keys), then the D1 row
+ * (upsert on result_id). Both overwrite on redelivery, so saving twice leaves one of each.
+ */
+import type { Clock } from "../pipeline/types";
+import { verdictOf, type Verdict } from "../pipeline/verdict";
+import type { ModelConfig } from "../schemas/model-config";
+import type { VerificationResult } from "../schemas/result";
+import { r2Keys } from "../storage/r2-keys";
+import { upsertResults } from "../storage/results-repo";
+import type { JobRef } from "./spec";
+
+export async function saveResult(
+  blobs: R2Bucket,
+  db: D1Database,
+  runId: string,
+  job: JobRef,
+  parsing: ModelConfig,
+  result: VerificationResult,
+  clock: Clock,
+): Promise<Verdict> {
+  const resultId = result.metadata.result_id;
+  const verdict = verdictOf(result);
+  const resultKey = r2Keys.result(runId, resultId);
+  const json = { httpMetadata: { contentType: "application/json" } };
+  await blobs.put(
+    r2Keys.trace(runId, resultId),
+    JSON.stringify({
+      raw_llm_response: result.template?.raw_llm_response ?? null,
+      trace_messages: result.template?.trace_messages ?? [],
+    }),
+    json,
+  );
+  await blobs.put(resultKey, JSON.stringify(result), json);
+  await upsertResults(db, [
+    {
+      result_id: resultId,
+      run_id: runId,
+      question_id: job.question.id,
+      answering_model: job.answering.id,
+      parsing_model: parsing.id,
+      replicate: job.replicate,
+      verdict,
+      verify_result: result.template?.verify_result ?? null,
+      failure_category: result.metadata.failure?.category ?? null,
+      r2_key: resultKey,
+      compact_json: JSON.stringify(compact(result)),
+      created_at: new Date(clock.now()).toISOString(),
+    },
+  ]);
+  return verdict;
+}
+
+/** The listing form: the trace messages stay in R2 (GET …/results/:result_id has them). */
+export function compact(result: VerificationResult): VerificationResult {
+  return result.template ? { ...result, template: { ...result.template, trace_messages: [] } } : result;
+}
+
+export async function readSavedResult(
+  blobs: R2Bucket,
+  runId: string,
+  resultId: string,
+): Promise<VerificationResult | null> {
+  const obj = await blobs.get(r2Keys.result(runId, resultId));
+  return obj ? ((await obj.json()) as VerificationResult) : null;
+}

@@ -1,0 +1,73 @@
+/**
+ * The run spec: what a run grades, stored once in R2 at submit (Durable Object values stop at
+ * 2 MB; a 1,000-question benchmark with manual answers is larger) and read by every job.
+ * It holds model configs with secret *names* only; keys are read from worker secrets at call time.
+ */
+import type { Question } from "../schemas/benchmark";
+import type { ModelConfig } from "../schemas/model-config";
+import type { PipelineSettings } from "../pipeline/types";
+import { r2Keys } from "../storage/r2-keys";
+
+export interface RunSpec {
+  run_id: string;
+  run_name: string | null;
+  benchmark_name: string;
+  created_at: string;
+  /** Only the selected questions (config.question_ids), in benchmark order. */
+  questions: Question[];
+  answering_models: ModelConfig[];
+  parsing_models: ModelConfig[];
+  replicate_count: number;
+  settings: PipelineSettings;
+}
+
+export interface JobRef {
+  job_id: string;
+  question: Question;
+  answering: ModelConfig;
+  replicate: number;
+}
+
+export function jobIds(spec: Pick<RunSpec, "questions" | "answering_models" | "replicate_count">): string[] {
+  const ids: string[] = [];
+  spec.questions.forEach((_, qi) =>
+    spec.answering_models.forEach((_, ai) => {
+      for (let r = 1; r <= spec.replicate_count; r++) ids.push(`${qi}.${ai}.${r}`);
+    }),
+  );
+  return ids;
+}
+
+export function resolveJob(spec: RunSpec, jobId: string): JobRef | null {
+  const [qi, ai, r] = jobId.split(".").map(Number) as [number, number, number];
+  const question = spec.questions[qi];
+  const answering = spec.answering_models[ai];
+  if (!question || !answering || !(r >= 1 && r <= spec.replicate_count)) return null;
+  return { job_id: jobId, question, answering, replicate: r };
+}
+
+export async function saveSpec(blobs: R2Bucket, spec: RunSpec): Promise<string> {
+  const key = r2Keys.spec(spec.run_id);
+  await blobs.put(key, JSON.stringify(spec), { httpMetadata: { contentType: "application/json" } });
+  return key;
+}
+
+/**
+ * Specs are immutable once written, so each isolate keeps the few it has parsed recently:
+ * a batch of jobs from one run parses its spec once.
+ */
+const cache = new Map<string, Promise<RunSpec | null>>();
+const CACHE_LIMIT = 8;
+
+export function loadSpec(blobs: R2Bucket, runId: string): Promise<RunSpec | null> {
+  const hit = cache.get(runId);
+  if (hit) return hit;
+  const pending = (async () => {
+    const obj = await blobs.get(r2Keys.spec(runId));
+    return obj ? ((await obj.json()) as RunSpec) : null;
+  })();
+  cache.set(runId, pending);
+  pending.then((s) => s ?? cache.delete(runId)).catch(() => cache.delete(runId));
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  return pending;
+}

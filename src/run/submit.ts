@@ -1,0 +1,38 @@
+/**
+ * Creating a run, in an order that never loses it: spec to R2, job list to the coordinator,
+ * the runs row to D1, then the job messages (ids only, 100 per send). If sending stops half-way,
+ * the coordinator's stall alarm re-sends what never started.
+ */
+import type { Env } from "../env";
+import { insertRun } from "../storage/runs-repo";
+import type { JobMessage } from "../schemas/queue";
+import { saveSpec, type RunSpec } from "./spec";
+
+const SEND_BATCH = 100;
+
+export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promise<void> {
+  const specKey = await saveSpec(env.BLOBS, spec);
+  const perPair = spec.questions.length * spec.replicate_count;
+  await env.RUNS.getByName(spec.run_id).init({
+    run_id: spec.run_id,
+    job_ids: jobIds,
+    answering_ids: spec.answering_models.map((m) => m.id),
+    parsing_ids: spec.parsing_models.map((m) => m.id),
+    results_per_pair: perPair,
+  });
+  await insertRun(env.DB, {
+    run_id: spec.run_id,
+    run_name: spec.run_name,
+    benchmark_name: spec.benchmark_name,
+    status: "queued",
+    total_results: perPair * spec.answering_models.length * spec.parsing_models.length,
+    total_jobs: jobIds.length,
+    spec_key: specKey,
+    created_at: spec.created_at,
+    finished_at: null,
+  }).run();
+  for (let i = 0; i < jobIds.length; i += SEND_BATCH) {
+    const messages = jobIds.slice(i, i + SEND_BATCH).map((job_id) => ({ body: { run_id: spec.run_id, job_id } satisfies JobMessage }));
+    await env.JOBS.sendBatch(messages);
+  }
+}

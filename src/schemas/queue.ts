@@ -1,0 +1,11 @@
+/**
+ * Queue message: ids only (a message holds at most 128 KB; the spec lives in R2).
+ * job_id = "<question index>.<answering model index>.<replicate>" into the stored run spec.
+ */
+import { z } from "zod";
+
+export const JobMessage = z.strictObject({
+  run_id: z.string().min(1).max(64),
+  job_id: z.string().regex(/^\d+\.\d+\.\d+$/),
+});
+export type JobMessage = z.infer<typeof JobMessage>;

@@ -1,0 +1,14 @@
+/**
+ * R2 layout. Every key is derived from ids only, so a redelivered job overwrites its own
+ * objects instead of adding new ones. See storage/SCHEMA.md.
+ */
+export const r2Keys = {
+  /** The submitted benchmark + config (no secrets: configs name secrets, never hold them). */
+  spec: (runId: string) => `runs/${runId}/spec.json`,
+  /** A job's generated answer, saved before any judge call so a redelivery never regenerates it. */
+  answerCheckpoint: (runId: string, jobId: string) => `runs/${runId}/checkpoints/${jobId}/answer.json`,
+  /** The full VerificationResult, one object per results row. */
+  result: (runId: string, resultId: string) => `runs/${runId}/results/${resultId}.json`,
+  /** The raw trace (answer text + messages) behind one result. */
+  trace: (runId: string, resultId: string) => `runs/${runId}/traces/${resultId}.json`,
+} as const;

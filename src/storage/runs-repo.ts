@@ -1,0 +1,124 @@
+/** D1 access to `runs` and `idempotency_keys`; rows are mapped to domain records here only. */
+import { z } from "zod";
+
+export const RUN_STATUSES = [
+  "queued",
+  "running",
+  "completed",
+  "partial",
+  "failed",
+  "cancelled",
+  "budget_exceeded",
+] as const;
+export const RunStatus = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export interface RunRecord {
+  run_id: string;
+  run_name: string | null;
+  benchmark_name: string;
+  status: RunStatus;
+  total_results: number;
+  total_jobs: number;
+  spec_key: string;
+  created_at: string;
+  finished_at: string | null;
+}
+
+const RunRow = z.object({
+  run_id: z.string(),
+  run_name: z.string().nullable(),
+  benchmark_name: z.string(),
+  status: RunStatus,
+  total_results: z.number(),
+  total_jobs: z.number(),
+  spec_key: z.string(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+
+export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO runs (run_id, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(
+      run.run_id,
+      run.run_name,
+      run.benchmark_name,
+      run.status,
+      run.total_results,
+      run.total_jobs,
+      run.spec_key,
+      run.created_at,
+      run.finished_at,
+    );
+}
+
+export async function getRun(db: D1Database, runId: string): Promise<RunRecord | null> {
+  const row = await db.prepare("SELECT * FROM runs WHERE run_id = ?").bind(runId).first();
+  return row ? RunRow.parse(row) : null;
+}
+
+/** Newest first; the cursor is the last row's `created_at|run_id`. */
+export async function listRuns(
+  db: D1Database,
+  limit: number,
+  cursor: { created_at: string; run_id: string } | null,
+): Promise<RunRecord[]> {
+  const stmt = cursor
+    ? db
+        .prepare(
+          `SELECT * FROM runs WHERE (created_at, run_id) < (?, ?) ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+        )
+        .bind(cursor.created_at, cursor.run_id, limit)
+    : db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?`).bind(limit);
+  const { results } = await stmt.all();
+  return results.map((r) => RunRow.parse(r));
+}
+
+export async function setRunStatus(
+  db: D1Database,
+  runId: string,
+  status: RunStatus,
+  finishedAt: string | null,
+): Promise<void> {
+  await db
+    .prepare("UPDATE runs SET status = ?, finished_at = COALESCE(?, finished_at) WHERE run_id = ?")
+    .bind(status, finishedAt, runId)
+    .run();
+}
+
+export interface IdempotencyRecord {
+  key: string;
+  body_hash: string;
+  run_id: string;
+}
+
+/**
+ * Reserves `key` for `run_id`. Returns the record that holds the key afterwards: ours if the
+ * key was free, the earlier one otherwise (same body → same run; other body → the caller's 409).
+ */
+export async function reserveIdempotencyKey(
+  db: D1Database,
+  rec: IdempotencyRecord,
+  now: string,
+): Promise<IdempotencyRecord> {
+  await db
+    .prepare(
+      "INSERT INTO idempotency_keys (key, body_hash, run_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO NOTHING",
+    )
+    .bind(rec.key, rec.body_hash, rec.run_id, now)
+    .run();
+  const row = await db
+    .prepare("SELECT key, body_hash, run_id FROM idempotency_keys WHERE key = ?")
+    .bind(rec.key)
+    .first<IdempotencyRecord>();
+  if (!row) throw new Error("idempotency key vanished right after insert");
+  return row;
+}
+
+export async function releaseIdempotencyKey(db: D1Database, key: string, runId: string): Promise<void> {
+  await db.prepare("DELETE FROM idempotency_keys WHERE key = ? AND run_id = ?").bind(key, runId).run();
+}

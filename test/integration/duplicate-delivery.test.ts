@@ -1,0 +1,65 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { planRun } from "../../src/run/plan";
+import { startRun } from "../../src/run/submit";
+import { CreateRunBody } from "../../src/schemas/api";
+import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel, type RunView } from "./helpers";
+
+/** Starts a run whose messages are captured instead of queued, so the test delivers them itself. */
+async function startCapturedRun(body: unknown) {
+  const sent: { body: { run_id: string; job_id: string } }[] = [];
+  const jobs = { sendBatch: async (msgs: typeof sent) => void sent.push(...msgs) } as unknown as Queue<unknown>;
+  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), created_at: new Date().toISOString() }, () => undefined);
+  if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
+  await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
+  return { runId: plan.spec.run_id, sent };
+}
+
+async function deliver(bodies: { run_id: string; job_id: string }[]) {
+  const batch = createMessageBatch(
+    "edgeval-jobs",
+    bodies.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  return getQueueResult(batch, ctx);
+}
+
+describe("at-least-once delivery", () => {
+  it("leaves one row and unchanged counters when the same message arrives twice", async () => {
+    const answerer = uniqueModel("dup-answerer");
+    const judge = uniqueModel("dup-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const { runId, sent } = await startCapturedRun({
+      benchmark: { name: "dup", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], replicate_count: 2 },
+    });
+    expect(sent.map((m) => m.body.job_id)).toEqual(["0.0.1", "0.0.2"]);
+
+    const first = await deliver(sent.map((m) => m.body));
+    expect(first.explicitAcks).toHaveLength(2);
+    const before = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
+    expect(before).toMatchObject({ status: "completed", progress: { total: 2, done: 2 } });
+    const callsBefore = (await fakeStats(answerer)).total + (await fakeStats(judge)).total;
+
+    const again = await deliver([sent[0]!.body, sent[0]!.body, sent[1]!.body]);
+    expect(again.explicitAcks).toHaveLength(3);
+    expect(again.retryMessages).toEqual([]);
+    const after = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
+    expect(after).toEqual(before);
+    expect(await d1ResultRows(runId)).toHaveLength(2);
+    expect(await r2Keys(`runs/${runId}/results/`)).toHaveLength(2);
+    expect((await fakeStats(answerer)).total + (await fakeStats(judge)).total).toBe(callsBefore);
+  });
+
+  it("acks a malformed message instead of retrying it forever", async () => {
+    const result = await deliver([{ run_id: "x", job_id: "not-a-job" } as never]);
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(result.retryMessages).toEqual([]);
+  });
+});

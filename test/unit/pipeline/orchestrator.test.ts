@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { runPipeline } from "../../../src/pipeline/orchestrator";
+import type { PipelineInput } from "../../../src/pipeline/types";
+import { Question } from "../../../src/schemas/benchmark";
+import { ModelConfig } from "../../../src/schemas/model-config";
+import { scriptedPort } from "../../support/scripted-port";
+
+const answering = ModelConfig.parse({ id: "ans", interface: "openai_compatible", model_name: "m-ans", base_url: "http://x/v1" });
+const parsing = ModelConfig.parse({ id: "judge", interface: "openai_compatible", model_name: "m-judge", base_url: "http://x/v1" });
+const clock = (start = 1_000) => {
+  let t = start;
+  return { now: () => (t += 250) };
+};
+
+function question(overrides: Record<string, unknown> = {}) {
+  return Question.parse({
+    id: "q1",
+    question: "Which organelle makes ATP?",
+    template: {
+      fields: [
+        { name: "organelle", type: "str", description: "Organelle named as the ATP source", ground_truth: "mitochondrion", verify_with: { type: "ExactMatch" } },
+      ],
+    },
+    ...overrides,
+  });
+}
+
+function input(overrides: Partial<PipelineInput> = {}): PipelineInput {
+  return {
+    run_id: "run-1",
+    run_name: null,
+    question: question(),
+    answering,
+    parsing,
+    replicate: 1,
+    settings: { evaluation_mode: "template_only", include_extraction_hints: true },
+    ...overrides,
+  };
+}
+
+describe("runPipeline (template_only)", () => {
+  it("passes when the judge extracts the ground truth, and the judge never sees it", async () => {
+    const answerer = scriptedPort({ chat: () => "The powerhouse: mitochondria." });
+    const judge = scriptedPort({ structured: () => ({ organelle: "Mitochondrion" }) });
+    const { result, retryable } = await runPipeline(input(), { answerer, judge, clock: clock() });
+    expect(retryable).toBeNull();
+    expect(result.metadata.failure).toBeNull();
+    expect(result.metadata.completed_without_errors).toBe(true);
+    expect(result.template).toMatchObject({
+      raw_llm_response: "The powerhouse: mitochondria.",
+      parsed_llm_response: { organelle: "Mitochondrion" },
+      parsed_gt_response: { organelle: "mitochondrion" },
+      verify_result: true,
+      field_results: { organelle: true },
+    });
+    expect(judge.calls).toHaveLength(1);
+    const judgeSaw = judge.calls[0]!.messages.map((m) => m.content).join("\n");
+    expect(judgeSaw).toContain("The powerhouse: mitochondria.");
+    expect(judgeSaw).not.toContain("mitochondrion");
+  });
+
+  it("fails on content when the extracted value differs", async () => {
+    const { result } = await runPipeline(input(), {
+      answerer: scriptedPort({ chat: () => "Chloroplasts." }),
+      judge: scriptedPort({ structured: () => ({ organelle: "chloroplast" }) }),
+      clock: clock(),
+    });
+    expect(result.template?.verify_result).toBe(false);
+    expect(result.metadata.failure).toMatchObject({ category: "content", group: "content", stage: "verify_template" });
+  });
+
+  it("makes judge output that does not fit the schema a parsing failure, never a verdict", async () => {
+    const { result, retryable } = await runPipeline(input(), {
+      answerer: scriptedPort(),
+      judge: scriptedPort({ structured: () => ({ organelle: 42 }) }),
+      clock: clock(),
+    });
+    expect(retryable).toBeNull();
+    expect(result.template?.verify_result).toBeNull();
+    expect(result.template?.template_verification_performed).toBe(false);
+    expect(result.metadata.failure).toMatchObject({ category: "parsing", group: "system", stage: "parse_template" });
+  });
+
+  it("reports a transient judge failure as retryable, in the retry group", async () => {
+    const { result, retryable } = await runPipeline(input(), {
+      answerer: scriptedPort(),
+      judge: scriptedPort({ structured: () => ({ kind: "rate_limit", message: "slow down", status: 429, retryAfterMs: 2000 }) }),
+      clock: clock(),
+    });
+    expect(retryable).toMatchObject({ kind: "rate_limit", retryAfterMs: 2000 });
+    expect(result.metadata.failure).toMatchObject({ category: "rate_limit", group: "retry" });
+  });
+
+  it("fails a question without a template at ValidateTemplate and calls no model", async () => {
+    const answerer = scriptedPort();
+    const judge = scriptedPort();
+    const { result } = await runPipeline(input({ question: question({ template: undefined }) }), { answerer, judge, clock: clock() });
+    expect(result.metadata.failure).toMatchObject({ category: "template_validation", stage: "validate_template" });
+    expect(result.metadata.template_id).toBe("no_template");
+    expect(answerer.calls).toHaveLength(0);
+    expect(judge.calls).toHaveLength(0);
+  });
+
+  it("grades a regex-only template without a judge call", async () => {
+    const judge = scriptedPort();
+    const q = question({
+      template: { fields: [], regex: [{ name: "cites_nct", pattern: "NCT\\d{8}", expected: 1, match_type: "count" }] },
+    });
+    const { result } = await runPipeline(input({ question: q }), {
+      answerer: scriptedPort({ chat: () => "See trial NCT01234567." }),
+      judge,
+      clock: clock(),
+    });
+    expect(judge.calls).toHaveLength(0);
+    expect(result.template).toMatchObject({ verify_result: true, regex_validations_performed: true, regex_overall_success: true });
+  });
+
+  it("uses a supplied answer without calling the answering model", async () => {
+    const answerer = scriptedPort();
+    const { result } = await runPipeline(
+      input({ answer: { ok: true, answer: { raw_llm_response: "mitochondrion", trace_messages: [], usage: null } } }),
+      { answerer, judge: scriptedPort({ structured: () => ({ organelle: "mitochondrion" }) }), clock: clock() },
+    );
+    expect(answerer.calls).toHaveLength(0);
+    expect(result.template?.verify_result).toBe(true);
+  });
+
+  it("contains a stage that throws as unexpected_error", async () => {
+    const judge = scriptedPort();
+    judge.structured = () => {
+      throw new Error("adapter bug");
+    };
+    const { result } = await runPipeline(input(), { answerer: scriptedPort(), judge, clock: clock() });
+    expect(result.metadata.failure).toMatchObject({ category: "unexpected_error", group: "system", stage: "parse_template" });
+    expect(result.metadata.error).toContain("adapter bug");
+  });
+
+  it("derives result_id from run, question, models and replicate only (not time)", async () => {
+    const ports = () => ({ answerer: scriptedPort(), judge: scriptedPort({ structured: () => ({ organelle: "x" }) }) });
+    const a = await runPipeline(input(), { ...ports(), clock: clock(0) });
+    const b = await runPipeline(input(), { ...ports(), clock: clock(9_999_999) });
+    const c = await runPipeline(input({ replicate: 2 }), { ...ports(), clock: clock(0) });
+    expect(a.result.metadata.result_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(b.result.metadata.result_id).toBe(a.result.metadata.result_id);
+    expect(c.result.metadata.result_id).not.toBe(a.result.metadata.result_id);
+  });
+});
