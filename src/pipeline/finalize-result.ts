@@ -4,7 +4,7 @@
  */
 import type { Usage } from "../llm/port";
 import { groundTruthOf } from "../templates";
-import type { ModelConfig } from "../schemas/model-config";
+import { modelIdentity } from "../schemas/model-config";
 import type { VerificationResult } from "../schemas/result";
 import { classifyFailure } from "./failure";
 import { computeResultId, computeTemplateId } from "./ids";
@@ -36,8 +36,8 @@ export async function finalizeResult(
       keywords: question.keywords ?? null,
       run_name: input.run_name,
       replicate: input.replicate,
-      answering: identity(answering),
-      parsing: identity(parsing),
+      answering: modelIdentity(answering),
+      parsing: modelIdentity(parsing),
       answering_system_prompt: answering.system_prompt ?? null,
       parsing_system_prompt: parsing.system_prompt ?? null,
       execution_time: Math.max(0, nowMs - state.started_at_ms) / 1000,
@@ -86,16 +86,6 @@ export async function finalizeResult(
     evaluation_input: state.answer?.raw_llm_response ?? null,
     used_full_trace: false,
     trace_extraction_error: null,
-  };
-}
-
-/** Karenina's ModelIdentity; `config_id` only when it differs from the model name. */
-function identity(model: ModelConfig) {
-  return {
-    interface: model.interface,
-    model_name: model.model_name,
-    tools: [] as string[],
-    ...(model.id !== model.model_name ? { config_id: model.id } : {}),
   };
 }
 

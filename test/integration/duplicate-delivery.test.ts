@@ -63,3 +63,53 @@ describe("at-least-once delivery", () => {
     expect(result.retryMessages).toEqual([]);
   });
 });
+
+describe("a consumer that crashes mid-job", () => {
+  it("completes on redelivery from its checkpoints: both results, one answering call, judge 1 not asked again", async () => {
+    const answerer = uniqueModel("crash-answerer");
+    const judge1 = uniqueModel("crash-judge1");
+    const judge2 = uniqueModel("crash-judge2");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: judge1 }, reply: { json: { answer: "Paris" } } },
+      { match: { model: judge2 }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const { runId, sent } = await startCapturedRun({
+      benchmark: { name: "crash", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: {
+        answering_models: [fakeModel("a", answerer)],
+        parsing_models: [fakeModel("j1", judge1), fakeModel("j2", judge2)],
+      },
+    });
+    // R2 dies on the second result write: after judge 1's result is saved, before judge 2's.
+    let resultWrites = 0;
+    const flakyBlobs = new Proxy(env.BLOBS, {
+      get(target, prop) {
+        if (prop === "put") {
+          return (key: string, ...rest: unknown[]) => {
+            if (key.includes("/results/") && ++resultWrites === 2) throw new Error("R2 went away");
+            return (target.put as (...a: unknown[]) => unknown).call(target, key, ...rest);
+          };
+        }
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const batch = createMessageBatch("edgeval-jobs", [{ id: "crash-1", timestamp: new Date(), attempts: 1, body: sent[0]!.body }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, { ...env, BLOBS: flakyBlobs });
+    expect((await getQueueResult(batch, ctx)).retryMessages).toMatchObject([{ msgId: "crash-1" }]);
+    expect(await d1ResultRows(runId)).toHaveLength(1);
+
+    const redelivered = await deliver([sent[0]!.body]);
+    expect(redelivered.explicitAcks).toHaveLength(1);
+    const rows = await d1ResultRows(runId);
+    expect(rows.map((r) => r.parsing_model).sort()).toEqual(["j1", "j2"]);
+    const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
+    expect(view).toMatchObject({ status: "completed", progress: { total: 2, done: 2 } });
+    expect((await fakeStats(answerer)).total).toBe(1);
+    expect((await fakeStats(judge1)).total).toBe(1);
+    // Judge 2 had answered, but its result died with the crash before it was saved: asked again.
+    expect((await fakeStats(judge2)).total).toBe(2);
+  });
+});

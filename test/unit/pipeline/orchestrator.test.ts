@@ -3,6 +3,7 @@ import { runPipeline } from "../../../src/pipeline/orchestrator";
 import type { PipelineInput } from "../../../src/pipeline/types";
 import { Question } from "../../../src/schemas/benchmark";
 import { ModelConfig } from "../../../src/schemas/model-config";
+import { VerificationResult } from "../../../src/schemas/result";
 import { scriptedPort } from "../../support/scripted-port";
 
 const answering = ModelConfig.parse({ id: "ans", interface: "openai_compatible", model_name: "m-ans", base_url: "http://x/v1" });
@@ -53,6 +54,7 @@ describe("runPipeline (template_only)", () => {
       verify_result: true,
       field_results: { organelle: true },
     });
+    expect(VerificationResult.parse(result)).toEqual(result);
     expect(judge.calls).toHaveLength(1);
     const judgeSaw = judge.calls[0]!.messages.map((m) => m.content).join("\n");
     expect(judgeSaw).toContain("The powerhouse: mitochondria.");
@@ -79,6 +81,7 @@ describe("runPipeline (template_only)", () => {
     expect(result.template?.verify_result).toBeNull();
     expect(result.template?.template_verification_performed).toBe(false);
     expect(result.metadata.failure).toMatchObject({ category: "parsing", group: "system", stage: "parse_template" });
+    expect(VerificationResult.parse(result)).toEqual(result);
   });
 
   it("reports a transient judge failure as retryable, in the retry group", async () => {
