@@ -59,16 +59,17 @@ async function handleDeadLetter(msg: Message<unknown>, env: Env): Promise<void> 
 }
 
 function jobDeps(env: Env): JobDeps {
-  const ports = new Map<string, ModelPort>();
+  // Keyed by the config object itself: spec objects are cached per isolate, so one port serves a
+  // model for the whole batch without serialising configs (manual answers can be megabytes).
+  const ports = new WeakMap<ModelConfig, ModelPort>();
   const secret = (name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
   return {
     blobs: env.BLOBS,
     db: env.DB,
     coordinator: (runId) => env.RUNS.getByName(runId),
     portFor: (model: ModelConfig) => {
-      const key = JSON.stringify(model);
-      let port = ports.get(key);
-      if (!port) ports.set(key, (port = createModelPort(model, secret, { timeoutMs: 120_000 })));
+      let port = ports.get(model);
+      if (!port) ports.set(model, (port = createModelPort(model, secret, { timeoutMs: 120_000 })));
       return port;
     },
     clock: { now: () => Date.now() },
