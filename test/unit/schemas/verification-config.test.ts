@@ -1,0 +1,95 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_ANSWERING_SYSTEM_PROMPT, VerificationConfig } from "../../../src/schemas/verification-config";
+import { expectIssue, parseOk } from "./issues";
+
+const preset = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../fixtures/karenina/preset_full.json"), "utf8")) as {
+  config: Record<string, unknown>;
+};
+const answerer = { id: "gpt", interface: "openai", model_name: "gpt-4o" };
+const judge = { id: "judge", interface: "anthropic", model_name: "claude-haiku-4-5" };
+const minimal = { answering_models: [answerer], parsing_models: [judge] };
+
+describe("Karenina's preset_full.json", () => {
+  const shared = path.resolve(__dirname, "../../../../shared/reference/karenina-data/preset_full.json");
+  it.skipIf(!fs.existsSync(shared))("the fixture is an unchanged copy of shared/reference/karenina-data/preset_full.json", () => {
+    expect(JSON.parse(fs.readFileSync(shared, "utf8"))).toEqual(preset);
+  });
+
+  const config = parseOk(VerificationConfig, preset.config);
+  it("validates and normalises its langchain + anthropic models to anthropic", () => {
+    expect(config.answering_models[0]).toEqual({
+      id: "answerer",
+      interface: "anthropic",
+      model_name: "claude-sonnet-4-6",
+      temperature: 0.1,
+      max_tokens: 16384,
+      system_prompt: "You are an expert assistant. Answer the question accurately and concisely.",
+    });
+    expect(config.parsing_models[0]).toMatchObject({ id: "judge", interface: "anthropic", model_name: "claude-haiku-4-5", temperature: 0 });
+  });
+  it("keeps its settings under Karenina's names", () => {
+    expect(config).toMatchObject({ replicate_count: 1, evaluation_mode: "template_only", include_extraction_hints: true, request_timeout: 120, deep_judgment_mode: "disabled" });
+  });
+});
+
+describe("defaults", () => {
+  const config = parseOk(VerificationConfig, minimal);
+  it("applies Karenina's defaults", () => {
+    expect(config).toMatchObject({
+      replicate_count: 1,
+      evaluation_mode: "template_only",
+      parsing_only: false,
+      abstention_enabled: false,
+      include_extraction_hints: true,
+      embedding_check_threshold: 0.85,
+      async_max_workers: 2,
+      rubric_evaluation_strategy: "batch",
+      use_full_trace_for_template: false,
+      request_timeout: 120,
+    });
+    expect(config.question_ids).toBeUndefined();
+  });
+  it("gives answering models without a system prompt Karenina's default, and parsing models none", () => {
+    expect(config.answering_models[0]!.system_prompt).toBe(DEFAULT_ANSWERING_SYSTEM_PROMPT);
+    expect(config.parsing_models[0]!.system_prompt).toBeUndefined();
+  });
+  it("accepts and drops the legacy keys Karenina strips", () => {
+    const c = parseOk(VerificationConfig, { ...minimal, rubric_enabled: true, deep_judgment_rubric_search_enabled: false, generation_instructions: null });
+    expect(c).not.toHaveProperty("rubric_enabled");
+    expect(c).not.toHaveProperty("generation_instructions");
+  });
+  it("accepts execution knobs at any valid value", () => {
+    parseOk(VerificationConfig, { ...minimal, async_enabled: false, async_max_workers: 8, task_ordering: "random", answerer_concurrency_limits: { gpt: 2 }, batch_timeout_seconds: 60, retry_policy: { rate_limit: { max_attempts: 3 } } });
+  });
+});
+
+describe("VerificationConfig rejects, at the exact path", () => {
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    ["a manual parsing model", { ...minimal, parsing_models: [{ interface: "manual", manual_answers: { q1: "x" } }] }, "parsing_models[0].interface", /manual model cannot judge/],
+    ["no parsing models", { answering_models: [answerer] }, "parsing_models", /parsing_models is required/],
+    ["an empty parsing model list", { ...minimal, parsing_models: [] }, "parsing_models", /at least one model/],
+    ["no answering models", { parsing_models: [judge] }, "answering_models", /at least one model/],
+    ["a duplicate model id", { ...minimal, answering_models: [answerer, answerer] }, "answering_models[1].id", /duplicate model id "gpt"/],
+    ["a replicate_count of 0", { ...minimal, replicate_count: 0 }, "replicate_count", /integer ≥ 1/],
+    ["a rubric evaluation mode", { ...minimal, evaluation_mode: "template_and_rubric" }, "evaluation_mode", /not supported yet/],
+    ["an unknown evaluation mode", { ...minimal, evaluation_mode: "fast" }, "evaluation_mode", /template_only, template_and_rubric, rubric_only/],
+    ["abstention enabled", { ...minimal, abstention_enabled: true }, "abstention_enabled", /abstention is not supported yet/],
+    ["deep judgment", { ...minimal, deep_judgment_mode: "full" }, "deep_judgment_mode", /deep judgment is not supported yet \(only "disabled"/],
+    ["a few-shot config", { ...minimal, few_shot_config: { source: "global" } }, "few_shot_config", /few-shot prompting is not supported yet/],
+    ["a prompt config", { ...minimal, prompt_config: { generation: "Be brief" } }, "prompt_config", /not supported yet/],
+    ["a db config", { ...minimal, db_config: { url: "sqlite://" } }, "db_config", /not supported yet/],
+    ["agentic parsing", { ...minimal, agentic_parsing: true }, "agentic_parsing", /agentic parsing is not supported yet/],
+    ["parsing_only", { ...minimal, parsing_only: true }, "parsing_only", /not supported yet/],
+    ["an instruction shortcut", { ...minimal, parsing_instructions: "Be strict" }, "parsing_instructions", /prompt customisation/],
+    ["an unknown key", { ...minimal, temperature: 0 }, "", /Unrecognized key: "temperature"/],
+    ["an unknown key inside a model", { ...minimal, answering_models: [{ ...answerer, provider: "openai" }] }, "answering_models[0]", /Unrecognized key: "provider"/],
+    ["a non-null unsupported model field", { ...minimal, answering_models: [{ ...answerer, agent_timeout: 30 }] }, "answering_models[0].agent_timeout", /agent_timeout is not supported/],
+    ["openai_compatible without base_url", { ...minimal, answering_models: [{ ...answerer, interface: "openai_compatible" }] }, "answering_models[0].base_url", /needs base_url/],
+    ["an empty question_ids", { ...minimal, question_ids: [] }, "question_ids", /must not be empty/],
+    ["an embedding threshold above 1", { ...minimal, embedding_check_threshold: 1.5 }, "embedding_check_threshold", /between 0 and 1/],
+  ])("%s", (_what, input, path, message) => {
+    expectIssue(VerificationConfig, input, path, message);
+  });
+});
