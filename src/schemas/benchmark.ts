@@ -40,18 +40,27 @@ export const Benchmark = z
       .array(Question, { error: "questions must be a list" })
       .min(1, { error: "a benchmark needs at least one question" }),
   })
+  // Runs even when a question is malformed, so duplicate ids are reported with the other problems.
+  .check(z.superRefine((benchmark, ctx) => reportDuplicateIds(benchmark.questions, ctx), { when: () => true }))
   .superRefine((benchmark, ctx) => {
-    const first = new Map<string, number>();
-    benchmark.questions.forEach((q, i) => {
-      const at = first.get(q.id);
-      if (at !== undefined) {
-        ctx.addIssue({ code: "custom", path: ["questions", i, "id"], message: `duplicate question id "${q.id}" (first used by questions[${at}])` });
-      } else first.set(q.id, i);
-    });
     if (benchmark.rubric) checkRubricMerge(benchmark.rubric, benchmark.questions, ctx);
   });
 export type Benchmark = z.output<typeof Benchmark>;
 export type BenchmarkInput = z.input<typeof Benchmark>;
+
+/** Reads ids defensively: the questions may not all have parsed. */
+function reportDuplicateIds(questions: unknown, ctx: z.RefinementCtx): void {
+  if (!Array.isArray(questions)) return;
+  const first = new Map<string, number>();
+  questions.forEach((q: unknown, i) => {
+    const id = q && typeof q === "object" ? (q as { id?: unknown }).id : undefined;
+    if (typeof id !== "string") return;
+    const at = first.get(id);
+    if (at !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["questions", i, "id"], message: `duplicate question id "${id}" (first used by questions[${at}])` });
+    } else first.set(id, i);
+  });
+}
 
 /** Karenina merges the global and question rubrics per question and refuses a duplicate name. */
 function checkRubricMerge(global: Rubric, questions: Question[], ctx: z.RefinementCtx): void {

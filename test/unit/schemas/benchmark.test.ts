@@ -31,6 +31,9 @@ describe("Benchmark", () => {
   it("rejects a duplicate question id at the second occurrence, naming the id", () => {
     expectIssue(Benchmark, { name: "b", questions: [q("q1"), q("q2"), q("q1")] }, "questions[2].id", /duplicate question id "q1" \(first used by questions\[0\]\)/);
   });
+  it("reports a duplicate id even when another question is malformed", () => {
+    expectIssue(Benchmark, { name: "b", questions: [q("q1"), q("q1", { template: { fields: [] } })] }, "questions[1].id", /duplicate question id "q1"/);
+  });
   it("rejects unknown keys on a question and a few-shot example", () => {
     expectIssue(Benchmark, { name: "b", questions: [q("q1", { author: "me" })] }, "questions[0]", /Unrecognized key: "author"/);
     expectIssue(Benchmark, { name: "b", questions: [q("q1", { few_shot_examples: [{ question: "Q", answer: "A", score: 1 }] })] }, "questions[0].few_shot_examples[0]", /Unrecognized key: "score"/);
