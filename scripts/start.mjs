@@ -12,7 +12,7 @@
 // Exit 0 only if the run completed and every verdict matches examples/basic/expected.json.
 import fs from "node:fs";
 import path from "node:path";
-import { REPO_ROOT, startLocalStack } from "./lib/local-stack.mjs";
+import { REPO_ROOT, reloadHint, startLocalStack } from "./lib/local-stack.mjs";
 import { apiClient, compareVerdicts, formatSummary, summarize } from "./lib/runs.mjs";
 
 const EXAMPLE = path.join(REPO_ROOT, "examples/basic");
@@ -140,6 +140,7 @@ async function main() {
     } catch (err) {
       console.error(`\nFAILED: ${err.message}`);
       console.error("Last lines of wrangler dev:\n" + stack.tail(30));
+      if (stack.reloads) console.error(reloadHint(stack));
       return 1;
     }
     console.log(`Run ${runId} ${run.status} in ${((Date.now() - t0) / 1000).toFixed(1)} s since start.`);
@@ -159,6 +160,7 @@ async function main() {
     ok = run.status === "completed";
     if (!ok) console.error(`FAILED: run ended with status ${run.status}, not completed.`);
     if (opts.expect) ok = reportComparison(results, expected, provider) && ok;
+    if (!ok && stack.reloads) console.error(reloadHint(stack));
     return ok ? 0 : 1;
   } finally {
     await stack.stop();

@@ -93,7 +93,7 @@ function installExitHandlers() {
 // ---- wrangler subprocesses ---------------------------------------------------------------------
 
 /** Keeps the last lines a process printed, secrets masked. */
-function lineSink({ mask, onLine, keep = 300 }) {
+function lineSink({ mask, onLine, keep = 2000 }) {
   const lines = [];
   let partial = "";
   const push = (chunk) => {
@@ -107,7 +107,13 @@ function lineSink({ mask, onLine, keep = 300 }) {
       onLine?.(line);
     }
   };
-  return { push, tail: (n = 40) => [...lines, ...(partial ? [mask(partial)] : [])].slice(-n).join("\n") };
+  /** The last n lines, leaving out our own status polling. */
+  const tail = (n = 40) =>
+    [...lines, ...(partial ? [mask(partial)] : [])]
+      .filter((l) => !/\] GET \/v1\/runs\/[^/ ]+ 200/.test(l))
+      .slice(-n)
+      .join("\n");
+  return { push, tail };
 }
 
 function makeMask(secretValues) {
@@ -115,8 +121,22 @@ function makeMask(secretValues) {
   return (line) => values.reduce((l, v) => l.split(v).join("***"), line);
 }
 
+/** EDGEVAL_WRANGLER_LOG=<file> appends every (masked) wrangler line to that file, for debugging. */
+function logFileWriter() {
+  const file = process.env.EDGEVAL_WRANGLER_LOG;
+  if (!file) return undefined;
+  return (line) => fs.appendFileSync(file, `${line}\n`);
+}
+
 function runWrangler(args, { mask, onLine, detached = false }) {
-  const sink = lineSink({ mask, onLine });
+  const toFile = logFileWriter();
+  const sink = lineSink({
+    mask,
+    onLine: (line) => {
+      toFile?.(line);
+      onLine?.(line);
+    },
+  });
   const child = spawn(nodeBinary(), [WRANGLER_JS, ...args], {
     cwd: REPO_ROOT,
     env: childEnv(),
@@ -206,6 +226,8 @@ export async function startLocalStack(opts = {}) {
     port: 0,
     token,
     persistTo,
+    /** How often wrangler dev restarted the worker after it was ready (source files changed). */
+    reloads: 0,
     /** @type {null | { url: string, port: number, stats: () => any, close: () => Promise<void> }} */
     fake: null,
     tail: (n = 40) => "",
@@ -292,12 +314,16 @@ export async function startLocalStack(opts = {}) {
     let buildFailed = false;
     const onLine = (line) => {
       if (!stack.readyMs) buildFailed ||= /Build failed|Could not resolve/.test(line);
+      // wrangler dev rebuilds and restarts the worker when a source file changes, which can drop
+      // queued jobs; scripts mention it when a run stalls or fails.
+      else if (/Reloading local server|Detected changes, restarted server/.test(line)) stack.reloads += 1;
       onLog?.(line);
     };
     const run = runWrangler(args, { mask, onLine, detached: true });
     st.child = run.child;
     st.exited = run.exited;
     stack.tail = run.tail;
+    stack.exited = run.exited;
     stack.port = port;
     stack.url = `http://127.0.0.1:${port}`;
     await waitForHealth(stack.url, { timeoutMs: readyTimeoutMs, exited: run.exited, tail: run.tail, failed: () => buildFailed });
@@ -311,4 +337,10 @@ export async function startLocalStack(opts = {}) {
 }
 
 /** A delay that does not keep the process alive on its own. */
+/** A hint for failure messages when wrangler restarted the worker during a run. */
+export const reloadHint = (stack) =>
+  stack.reloads > 0
+    ? `Note: wrangler dev restarted the worker ${stack.reloads} time(s) during the run because source files changed; queued jobs may have been lost. Re-run when the tree is quiet.`
+    : "";
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms).unref());

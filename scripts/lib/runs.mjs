@@ -25,7 +25,7 @@ export function resultKey(result) {
   return `${md.question_id}|${modelIdOf(md.answering)}|${md.replicate ?? 1}`;
 }
 
-/** Counts per (answering, parsing) pair, in first-seen order. */
+/** Counts per (answering, parsing) pair, sorted by model ids. */
 export function summarize(results) {
   const rows = new Map();
   for (const r of results) {
@@ -40,7 +40,8 @@ export function summarize(results) {
     else if (v === "fail") row.failed += 1;
     else row.errored += 1;
   }
-  return [...rows.values()].map((row) => ({
+  const byIds = (a, b) => a.answering_model.localeCompare(b.answering_model) || a.parsing_model.localeCompare(b.parsing_model);
+  return [...rows.values()].sort(byIds).map((row) => ({
     ...row,
     pass_rate: row.passed + row.failed > 0 ? row.passed / (row.passed + row.failed) : null,
   }));
