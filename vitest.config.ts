@@ -56,6 +56,17 @@ export default defineConfig(async () => {
             },
           },
         },
+        {
+          // npm start as a subprocess (offline, and against a fake behind the openai/anthropic
+          // interfaces): each case starts wrangler dev, so the timeouts are long.
+          test: {
+            name: "e2e",
+            environment: "node",
+            include: ["test/e2e/**/*.test.ts"],
+            testTimeout: 150_000,
+            hookTimeout: 60_000,
+          },
+        },
       ],
     },
   };
