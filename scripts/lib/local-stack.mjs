@@ -219,7 +219,7 @@ export async function startLocalStack(opts = {}) {
   const persistTo = opts.persistTo ?? fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-state-"));
   const token = secrets.EDGEVAL_API_TOKEN ?? localToken();
 
-  /** @type {{ child?: import("node:child_process").ChildProcess, exited?: Promise<unknown>, secretsDir?: string, fake?: any, stopped?: Promise<void> }} */
+  /** @type {{ child?: import("node:child_process").ChildProcess, exited?: Promise<unknown>, secretsDir?: string, stopped?: Promise<void> }} */
   const st = {};
   const stack = {
     url: "",
@@ -228,6 +228,10 @@ export async function startLocalStack(opts = {}) {
     persistTo,
     /** How often wrangler dev restarted the worker after it was ready (source files changed). */
     reloads: 0,
+    /** Milliseconds from spawning wrangler dev to a healthy /health (0 until then). */
+    readyMs: 0,
+    /** Resolves with {code, signal} when wrangler dev exits. */
+    exited: null,
     /** @type {null | { url: string, port: number, stats: () => any, close: () => Promise<void> }} */
     fake: null,
     tail: (n = 40) => "",
@@ -259,7 +263,7 @@ export async function startLocalStack(opts = {}) {
           }
           await st.exited;
         }
-        if (st.fake) await st.fake.close();
+        if (stack.fake) await stack.fake.close();
         removeTemp();
         live.delete(stack);
       })();
@@ -276,9 +280,8 @@ export async function startLocalStack(opts = {}) {
     if (fakeOpts) {
       const { startFakeLlm } = await import("../../test/fake-llm/server.mjs");
       const script = typeof fakeOpts.script === "string" ? path.resolve(REPO_ROOT, fakeOpts.script) : fakeOpts.script;
-      st.fake = await startFakeLlm({ port: fakeOpts.port ?? 0, host: "127.0.0.1", script, latencyMs: fakeOpts.latencyMs ?? 0 });
-      stack.fake = st.fake;
-      say(`fake LLM on ${st.fake.url}`);
+      stack.fake = await startFakeLlm({ port: fakeOpts.port ?? 0, host: "127.0.0.1", script, latencyMs: fakeOpts.latencyMs ?? 0 });
+      say(`fake LLM on ${stack.fake.url}`);
     }
 
     const t0 = Date.now();
@@ -336,11 +339,11 @@ export async function startLocalStack(opts = {}) {
   }
 }
 
-/** A delay that does not keep the process alive on its own. */
 /** A hint for failure messages when wrangler restarted the worker during a run. */
 export const reloadHint = (stack) =>
   stack.reloads > 0
     ? `Note: wrangler dev restarted the worker ${stack.reloads} time(s) during the run because source files changed; queued jobs may have been lost. Re-run when the tree is quiet.`
     : "";
 
+/** A delay that does not keep the process alive on its own. */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms).unref());
