@@ -41,7 +41,12 @@ export const Benchmark = z
       .min(1, { error: "a benchmark needs at least one question" }),
   })
   // Runs even when a question is malformed, so duplicate ids are reported with the other problems.
-  .check(z.superRefine((benchmark, ctx) => reportDuplicateIds(benchmark.questions, ctx), { when: () => true }))
+  .check(
+    z.superRefine((benchmark, ctx) => reportDuplicateIds((benchmark as { questions?: unknown } | undefined)?.questions, ctx), {
+      // `when` also fires when the benchmark itself is missing or not an object: read defensively.
+      when: (payload) => typeof payload.value === "object" && payload.value !== null,
+    }),
+  )
   .superRefine((benchmark, ctx) => {
     if (benchmark.rubric) checkRubricMerge(benchmark.rubric, benchmark.questions, ctx);
   });
