@@ -77,7 +77,7 @@ async function runClaimedJob(
   const job = resolveJob(spec, msg.job_id);
   if (!job) return { kind: "ack", note: "job id outside the run spec: dropped" };
 
-  const pending = await pendingParsers(spec, job, claim.recorded, deps, coordinator);
+  const pending = await pendingParsers(spec, job, claim, deps, coordinator);
   const finalAttempt = claim.attempts >= deps.maxAttempts;
   if (pending.length > 0) {
     const answer = await answerFor(spec, job, deps);
@@ -108,14 +108,18 @@ async function runClaimedJob(
   return { kind: "ack", note: "job complete" };
 }
 
-/** Parsing models whose result is not yet recorded; results found in R2 are recorded on the way. */
+/**
+ * Parsing models whose result is not yet recorded; results found in R2 are recorded on the way.
+ * On a job's first attempt nothing can have been saved yet, so R2 is not asked.
+ */
 async function pendingParsers(
   spec: RunSpec,
   job: JobRef,
-  recorded: readonly string[],
+  claim: { attempts: number; recorded: readonly string[] },
   deps: JobDeps,
   coordinator: CoordinatorPort,
 ): Promise<ModelConfig[]> {
+  const { recorded } = claim;
   const pending: ModelConfig[] = [];
   for (const parsing of spec.parsing_models) {
     const resultId = await computeResultId({
@@ -126,7 +130,7 @@ async function pendingParsers(
       replicate: job.replicate,
     });
     if (recorded.includes(resultId)) continue;
-    const saved = await readSavedResult(deps.blobs, spec.run_id, resultId);
+    const saved = claim.attempts > 1 ? await readSavedResult(deps.blobs, spec.run_id, resultId) : null;
     if (saved) await saveAndRecord(spec, job, parsing, saved, deps, coordinator);
     else pending.push(parsing);
   }

@@ -113,3 +113,43 @@ describe("a consumer that crashes mid-job", () => {
     expect((await fakeStats(judge2)).total).toBe(2);
   });
 });
+
+describe("a result that reached R2 but not D1 or the coordinator", () => {
+  it("is recorded from R2 on redelivery without asking its judge again", async () => {
+    const answerer = uniqueModel("half-answerer");
+    const judge = uniqueModel("half-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const { runId, sent } = await startCapturedRun({
+      benchmark: { name: "half", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
+    });
+    // D1 refuses the first results write: the result is in R2 only when the job dies.
+    let failed = false;
+    const flakyDb = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "batch" && !failed) {
+          return async () => {
+            failed = true;
+            throw new Error("D1 went away");
+          };
+        }
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const batch = createMessageBatch("edgeval-jobs", [{ id: "half-1", timestamp: new Date(), attempts: 1, body: sent[0]!.body }]);
+    await worker.queue(batch, { ...env, DB: flakyDb });
+    expect(await r2Keys(`runs/${runId}/results/`)).toHaveLength(1);
+    expect(await d1ResultRows(runId)).toHaveLength(0);
+
+    await deliver([sent[0]!.body]);
+    expect(await d1ResultRows(runId)).toHaveLength(1);
+    const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
+    expect(view).toMatchObject({ status: "completed", progress: { total: 1, done: 1 } });
+    expect((await fakeStats(judge)).total).toBe(1);
+    expect((await fakeStats(answerer)).total).toBe(1);
+  });
+});
