@@ -5,6 +5,7 @@
 import type { LlmError, Message, ModelPort, Usage } from "../llm/port";
 import type { Question } from "../schemas/benchmark";
 import type { ModelConfig } from "../schemas/model-config";
+import type { CodeVerifierPort } from "../templates/code-verify";
 import type { FailureCategory, VerificationResult } from "../schemas/result";
 
 export type EvaluationMode = "template_only" | "template_and_rubric" | "rubric_only";
@@ -65,6 +66,8 @@ export interface PipelinePorts {
   judge: ModelPort;
   clock: Clock;
   log?: PipelineLog;
+  /** Runs a template's custom_verify code; without it such templates fail verification (never pass). */
+  codeVerifier?: CodeVerifierPort;
 }
 
 type TemplateSection = NonNullable<VerificationResult["template"]>;

@@ -10,6 +10,7 @@ import type { ModelPort } from "../llm/port";
 import type { ModelConfig } from "../schemas/model-config";
 import { JobMessage } from "../schemas/queue";
 import { log } from "../log";
+import { createCodeVerifier } from "./code-verifier";
 import { type JobDeps, runJob } from "./job-runner";
 
 /** Jobs of one batch run side by side, within the 6 simultaneous connections of an invocation. */
@@ -74,6 +75,7 @@ function jobDeps(env: Env): JobDeps {
     },
     clock: { now: () => Date.now() },
     log,
+    codeVerifier: createCodeVerifier(),
     maxAttempts: positiveInt(env.JOB_MAX_ATTEMPTS, 4),
     retryBaseDelaySeconds: nonNegativeInt(env.JOB_RETRY_BASE_DELAY_SECONDS, 2),
   };

@@ -18,6 +18,7 @@ import { computeResultId } from "../pipeline/ids";
 import { runPipeline } from "../pipeline/orchestrator";
 import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
+import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
 import { r2Keys } from "../storage/r2-keys";
@@ -39,6 +40,8 @@ export interface JobDeps {
   portFor: (model: ModelConfig) => ModelPort;
   clock: Clock;
   log: PipelineLog;
+  /** Runs custom_verify code (JavaScript sandbox, Python subset). */
+  codeVerifier?: CodeVerifierPort;
   /** Deliveries a job gets before transient failures are recorded as results. */
   maxAttempts: number;
   retryBaseDelaySeconds: number;
@@ -96,7 +99,13 @@ async function runClaimedJob(
           settings: spec.settings,
           answer,
         },
-        { answerer: deps.portFor(job.answering), judge: deps.portFor(parsing), clock: deps.clock, log: deps.log },
+        {
+          answerer: deps.portFor(job.answering),
+          judge: deps.portFor(parsing),
+          clock: deps.clock,
+          log: deps.log,
+          codeVerifier: deps.codeVerifier,
+        },
       );
       if (outcome.retryable && !finalAttempt) {
         return retryLater(deps, claim.attempts, outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);

@@ -42,7 +42,8 @@ export const TemplateField = z
       .refine((d) => d.trim().length > 0, { error: "description must not be empty (Karenina's VerifiedField refuses it)" }),
     extraction_hint: z.string().nullish(),
     ground_truth: JsonValue,
-    verify_with: VerifyWithSchema,
+    /** Required unless the template has `custom_verify` (then forbidden: the code decides). */
+    verify_with: VerifyWithSchema.optional(),
     weight: z.number({ error: "weight must be a number > 0" }).positive({ error: "weight must be > 0" }).finite().default(1),
     /** TemplateSpec compatibility: trace fields arrive with the trace primitives. */
     is_trace: z
@@ -156,6 +157,21 @@ export const RegexCheck = z
   });
 export type RegexCheck = z.output<typeof RegexCheck>;
 
+/** Karenina's hand-written `verify()`, as source run in a sandbox (JS) or interpreter (Python subset). */
+export const CUSTOM_VERIFY_LANGUAGES = ["javascript", "python"] as const;
+const CUSTOM_VERIFY_MAX_BYTES = 200 * 1024;
+
+export const CustomVerify = z.strictObject({
+  language: z.enum(CUSTOM_VERIFY_LANGUAGES, { error: `language is one of ${CUSTOM_VERIFY_LANGUAGES.join(", ")}` }),
+  source: z
+    .string({ error: "source is required: code defining verify(answer, ground_truth, context)" })
+    .refine((s) => s.trim().length > 0, { error: "source must not be empty" })
+    .refine((s) => new TextEncoder().encode(s).length <= CUSTOM_VERIFY_MAX_BYTES, {
+      error: `source must be at most ${CUSTOM_VERIFY_MAX_BYTES / 1024} KB`,
+    }),
+});
+export type CustomVerify = z.output<typeof CustomVerify>;
+
 export const AnswerTemplate = z
   .strictObject({
     /** TemplateSpec compatibility; also the judge schema's title. */
@@ -163,11 +179,13 @@ export const AnswerTemplate = z
     fields: z.array(TemplateField, { error: "fields must be a list of fields" }).default([]),
     verify_strategy: VerifyStrategy.nullish(),
     regex: z.array(RegexCheck, { error: "regex must be a list of checks" }).optional(),
+    custom_verify: CustomVerify.optional(),
   })
   .superRefine((template, ctx) => {
-    if (template.fields.length === 0 && (template.regex ?? []).length === 0) {
-      ctx.addIssue({ code: "custom", path: ["fields"], message: "a template needs at least one field or one regex check" });
+    if (template.fields.length === 0 && (template.regex ?? []).length === 0 && !template.custom_verify) {
+      ctx.addIssue({ code: "custom", path: ["fields"], message: "a template needs at least one field or one regex check (or custom_verify)" });
     }
+    checkCustomVerifyRules(template, ctx);
     reportDuplicates(template.fields.map((f) => f.name), "fields", "field", ctx);
     reportDuplicates((template.regex ?? []).map((r) => r.name), "regex", "regex check", ctx);
     if (template.verify_strategy) {
@@ -177,6 +195,23 @@ export const AnswerTemplate = z
   });
 export type AnswerTemplate = z.output<typeof AnswerTemplate>;
 export type AnswerTemplateInput = z.input<typeof AnswerTemplate>;
+
+/** With custom_verify the code gives the field verdicts, so primitives and a strategy would be ignored: refuse them. */
+function checkCustomVerifyRules(template: AnswerTemplate, ctx: z.RefinementCtx): void {
+  const custom = template.custom_verify !== undefined;
+  template.fields.forEach((field, i) => {
+    const path = ["fields", i, "verify_with"];
+    if (custom && field.verify_with) {
+      ctx.addIssue({ code: "custom", path, message: "verify_with is not allowed with custom_verify: the custom verify code decides every field" });
+    }
+    if (!custom && !field.verify_with) {
+      ctx.addIssue({ code: "custom", path, message: "verify_with is required: the primitive that checks this field (or give the template custom_verify)" });
+    }
+  });
+  if (custom && template.verify_strategy) {
+    ctx.addIssue({ code: "custom", path: ["verify_strategy"], message: "verify_strategy is not allowed with custom_verify: the custom verify code decides the verdict" });
+  }
+}
 
 function reportDuplicates(names: string[], list: string, what: string, ctx: z.RefinementCtx): void {
   const first = new Map<string, number>();

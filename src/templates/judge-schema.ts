@@ -22,9 +22,12 @@ export interface JudgeSchema {
   schema: z.ZodType<ParsedAnswer>;
 }
 
-/** Fields the judge fills: those verified by a "parsed" primitive (trace ones read the raw answer). */
+/**
+ * Fields the judge fills: those verified by a "parsed" primitive (trace ones read the raw answer),
+ * and every field of a custom_verify template (no primitive: the code reads them all).
+ */
 export function judgeVisibleFields(template: AnswerTemplate): TemplateField[] {
-  return template.fields.filter((f) => PRIMITIVES[f.verify_with.type].kind === "parsed");
+  return template.fields.filter((f) => !f.verify_with || PRIMITIVES[f.verify_with.type].kind === "parsed");
 }
 
 export function buildJudgeSchema(template: AnswerTemplate): JudgeSchema {

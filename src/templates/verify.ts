@@ -47,15 +47,18 @@ export function verifyFields(template: AnswerTemplate, parsed: Record<string, un
       scores[field.name] = null;
       continue;
     }
+    // Only a custom_verify template has fields without verify_with, and it never comes here.
+    const verifyWith = field.verify_with;
     try {
-      const primitive = primitiveFor(field.verify_with);
-      const passed = primitive.check(value, field.ground_truth, field.verify_with.params);
+      if (!verifyWith) throw new Error("no verify_with (a custom_verify field verified as a primitive one)");
+      const primitive = primitiveFor(verifyWith);
+      const passed = primitive.check(value, field.ground_truth, verifyWith.params);
       results[field.name] = passed;
-      scores[field.name] = safeScore(() => primitive.score(value, field.ground_truth, field.verify_with.params), passed);
+      scores[field.name] = safeScore(() => primitive.score(value, field.ground_truth, verifyWith.params), passed);
     } catch (e) {
       results[field.name] = null;
       scores[field.name] = null;
-      errors.push(`${field.name} (${field.verify_with.type}): ${e instanceof Error ? e.message : String(e)}`);
+      errors.push(`${field.name} (${verifyWith?.type ?? "no verify_with"}): ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   const root = template.verify_strategy ?? defaultStrategy(fields);

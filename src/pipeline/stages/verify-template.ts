@@ -1,16 +1,21 @@
 /**
- * Stage 8 — VerifyTemplate. Deterministic: primitives compare the judge's fields with the ground
- * truth, regex checks run on the raw answer; verify_result = fields AND regex. Calls no model.
+ * Stage 8 — VerifyTemplate. Deterministic: primitives (or the template's custom_verify code, via
+ * the codeVerifier port) compare the judge's fields with the ground truth, regex checks run on the
+ * raw answer; verify_result = fields AND regex. Calls no model.
  */
 import { runRegexChecks, verifyFields } from "../../templates";
+import { verifyWithCode } from "../../templates/code-verify";
 import type { Stage } from "../types";
 
 export const verifyTemplate: Stage = {
   name: "verify_template",
   shouldRun: (state) => !state.error && state.parsed !== undefined,
-  async run(state, input) {
+  async run(state, input, ports) {
     const template = input.question.template!;
-    const fields = verifyFields(template, state.parsed!);
+    // custom_verify: the template's code decides the field part (see templates/code-verify.ts).
+    const fields = template.custom_verify
+      ? await verifyWithCode(template, template.custom_verify, state.parsed!, state.answer!.raw_llm_response, ports.codeVerifier)
+      : verifyFields(template, state.parsed!);
     const checks = template.regex ?? [];
     const regex = checks.length ? runRegexChecks(checks, state.answer!.raw_llm_response) : null;
     return {
