@@ -1,0 +1,360 @@
+/**
+ * The evaluator. Every statement and expression costs one step from a fixed budget, so a template
+ * cannot run away (the budget does not depend on a clock, which may stand still in workerd).
+ */
+import type { Expr, Stmt, Target } from "./ast";
+import { BUILTINS, iterate, MAX_SEQUENCE, num, unboundMethod } from "./builtins";
+import { methodOf } from "./methods";
+import { hashable, isCallable, isTuple, type PyCallable, PyError, pyEq, pyLess, PyObject, pyRepr, pyStr, type PyValue, truthy, tuple, typeName } from "./values";
+
+export const DEFAULT_STEP_BUDGET = 200_000;
+
+class Return {
+  constructor(readonly value: PyValue) {}
+}
+class Break {}
+class Continue {}
+
+export class Interpreter {
+  private steps = 0;
+  constructor(
+    readonly globals: Map<string, PyValue>,
+    private readonly budget = DEFAULT_STEP_BUDGET,
+  ) {}
+
+  private tick(line: number): void {
+    if (++this.steps > this.budget) throw new PyError("StepLimitExceeded", `the template ran more than ${this.budget} steps; the subset stops runaway code`, line);
+  }
+
+  /** Calls a template method with `self` bound; returns what it returns (None at the end). */
+  callFunction(fn: { params: string[]; body: Stmt[] }, args: PyValue[]): PyValue {
+    const scope = new Map<string, PyValue>();
+    fn.params.forEach((p, i) => scope.set(p, args[i] ?? null));
+    try {
+      this.block(fn.body, scope);
+    } catch (e) {
+      if (e instanceof Return) return e.value;
+      throw e;
+    }
+    return null;
+  }
+
+  block(stmts: Stmt[], scope: Map<string, PyValue>): void {
+    for (const s of stmts) this.stmt(s, scope);
+  }
+
+  private stmt(s: Stmt, scope: Map<string, PyValue>): void {
+    this.tick(s.line);
+    try {
+      this.exec(s, scope);
+    } catch (e) {
+      if (e instanceof PyError && e.line === null) e.line = s.line;
+      throw e;
+    }
+  }
+
+  private exec(s: Stmt, scope: Map<string, PyValue>): void {
+    switch (s.k) {
+      case "expr":
+        this.eval(s.e, scope);
+        return;
+      case "assign": {
+        const v = this.eval(s.value, scope);
+        for (const t of s.targets) this.assign(t, v, scope);
+        return;
+      }
+      case "annassign":
+        if (s.value) this.assign(s.target, this.eval(s.value, scope), scope);
+        return;
+      case "augassign": {
+        const cur = this.eval(s.target as Expr, scope);
+        this.assign(s.target, this.binop(s.op, cur, this.eval(s.value, scope), s.line), scope);
+        return;
+      }
+      case "if":
+        this.block(truthy(this.eval(s.test, scope)) ? s.body : s.orelse, scope);
+        return;
+      case "for":
+        for (const item of [...iterate(this.eval(s.iter, scope))]) {
+          this.assign(s.target, item, scope);
+          try {
+            this.block(s.body, scope);
+          } catch (e) {
+            if (e instanceof Break) break;
+            if (e instanceof Continue) continue;
+            throw e;
+          }
+        }
+        return;
+      case "return":
+        throw new Return(s.value ? this.eval(s.value, scope) : null);
+      case "break":
+        throw new Break();
+      case "continue":
+        throw new Continue();
+      case "pass":
+      case "import":
+        return;
+      case "def":
+      case "class":
+        throw new PyError("SyntaxError", `nested ${s.k} is outside the subset`, s.line);
+    }
+  }
+
+  assign(t: Target, v: PyValue, scope: Map<string, PyValue>): void {
+    if (t.k === "name") scope.set(t.id, v);
+    else if (t.k === "tuple") {
+      const items = iterate(v);
+      if (items.length !== t.items.length) throw new PyError("ValueError", `expected ${t.items.length} values to unpack, got ${items.length}`, t.line);
+      t.items.forEach((sub, i) => this.assign(sub, items[i]!, scope));
+    } else if (t.k === "attr") {
+      const obj = this.eval(t.obj, scope);
+      if (!(obj instanceof PyObject)) throw new PyError("AttributeError", `cannot set attributes on '${typeName(obj)}'`, t.line);
+      obj.attrs.set(t.name, v);
+    } else {
+      const obj = this.eval(t.obj, scope);
+      const key = this.eval(t.index, scope);
+      if (obj instanceof Map) obj.set(hashable(key, t.line), v);
+      else if (Array.isArray(obj) && !isTuple(obj)) obj[this.seqIndex(obj, key, t.line)] = v;
+      else throw new PyError("TypeError", `'${typeName(obj)}' object does not support item assignment`, t.line);
+    }
+  }
+
+  eval(e: Expr, scope: Map<string, PyValue>): PyValue {
+    this.tick(e.line);
+    switch (e.k) {
+      case "const":
+        return e.v;
+      case "name":
+        return this.lookup(e.id, scope, e.line);
+      case "attr":
+        return this.attribute(this.eval(e.obj, scope), e.name, e.line);
+      case "index":
+        return this.item(this.eval(e.obj, scope), this.eval(e.index, scope), e.line);
+      case "slice":
+        return this.slice(e, scope);
+      case "call":
+        return this.call(e, scope);
+      case "unary": {
+        const v = this.eval(e.e, scope);
+        if (e.op === "not") return !truthy(v);
+        const n = num(v, `unary ${e.op}`);
+        return e.op === "-" ? -n : n;
+      }
+      case "bin":
+        return this.binop(e.op, this.eval(e.l, scope), this.eval(e.r, scope), e.line);
+      case "bool": {
+        const l = this.eval(e.l, scope);
+        return (e.op === "and" ? !truthy(l) : truthy(l)) ? l : this.eval(e.r, scope);
+      }
+      case "cmp": {
+        let left = this.eval(e.first, scope);
+        for (let i = 0; i < e.ops.length; i++) {
+          const right = this.eval(e.rest[i]!, scope);
+          if (!this.compare(e.ops[i]!, left, right, e.line)) return false;
+          left = right;
+        }
+        return true;
+      }
+      case "ifexp":
+        return truthy(this.eval(e.test, scope)) ? this.eval(e.body, scope) : this.eval(e.orelse, scope);
+      case "list":
+        return e.items.map((x) => this.eval(x, scope));
+      case "tuple":
+        return tuple(e.items.map((x) => this.eval(x, scope)));
+      case "set":
+        return new Set(e.items.map((x) => hashable(this.eval(x, scope), e.line)));
+      case "dict":
+        return new Map(e.entries.map(([k, v]) => [hashable(this.eval(k, scope), e.line), this.eval(v, scope)]));
+      case "fstring":
+        return e.parts.map((p) => (typeof p === "string" ? p : p.conv === "r" ? pyRepr(this.eval(p.e, scope)) : pyStr(this.eval(p.e, scope)))).join("");
+      case "comp":
+        return this.comprehension(e, scope);
+    }
+  }
+
+  private lookup(id: string, scope: Map<string, PyValue>, line: number): PyValue {
+    if (scope.has(id)) return scope.get(id)!;
+    if (this.globals.has(id)) return this.globals.get(id)!;
+    if (Object.hasOwn(BUILTINS, id)) return BUILTINS[id]!;
+    throw new PyError("NameError", `name '${id}' is not defined`, line);
+  }
+
+  private attribute(obj: PyValue, name: string, line: number): PyValue {
+    if (obj instanceof PyObject) {
+      if (obj.attrs.has(name)) return obj.attrs.get(name)!;
+      const m = obj.methods.get(name);
+      if (m) return { callable: true, name, call: (args) => this.callFunction(m, [obj, ...args]) };
+      throw new PyError("AttributeError", `'${obj.className}' object has no attribute '${name}'`, line);
+    }
+    if (isCallable(obj) && obj.typeName) {
+      const m = unboundMethod(obj.typeName, name);
+      if (m) return m;
+    }
+    return methodOf(obj, name);
+  }
+
+  private seqIndex(seq: { length: number }, key: PyValue, line: number): number {
+    if (typeof key !== "number" || !Number.isInteger(key)) throw new PyError("TypeError", `indices must be integers, not '${typeName(key)}'`, line);
+    const i = key < 0 ? key + seq.length : key;
+    if (i < 0 || i >= seq.length) throw new PyError("IndexError", "index out of range", line);
+    return i;
+  }
+
+  private item(obj: PyValue, key: PyValue, line: number): PyValue {
+    if (obj instanceof Map) {
+      if (!obj.has(hashable(key, line))) throw new PyError("KeyError", pyRepr(key), line);
+      return obj.get(key)!;
+    }
+    if (typeof obj === "string" || Array.isArray(obj)) return obj[this.seqIndex(obj, key, line)]!;
+    throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`, line);
+  }
+
+  private slice(e: Extract<Expr, { k: "slice" }>, scope: Map<string, PyValue>): PyValue {
+    const obj = this.eval(e.obj, scope);
+    if (typeof obj !== "string" && !Array.isArray(obj)) throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`, e.line);
+    const opt = (x: Expr | null) => (x ? this.eval(x, scope) : null);
+    const step = opt(e.step) === null ? 1 : num(opt(e.step), "slice step");
+    if (step === 0) throw new PyError("ValueError", "slice step cannot be zero", e.line);
+    const n = obj.length;
+    const norm = (v: PyValue, dflt: number) => {
+      if (v === null) return dflt;
+      const i = num(v, "slice index");
+      return i < 0 ? Math.max(i + n, step > 0 ? 0 : -1) : Math.min(i, step > 0 ? n : n - 1);
+    };
+    const lo = norm(opt(e.lo), step > 0 ? 0 : n - 1);
+    const hi = norm(opt(e.hi), step > 0 ? n : -1);
+    const items: PyValue[] = [];
+    for (let i = lo; step > 0 ? i < hi : i > hi; i += step) items.push(obj[i]!);
+    if (typeof obj === "string") return items.join("");
+    return isTuple(obj) ? tuple(items) : items;
+  }
+
+  private call(e: Extract<Expr, { k: "call" }>, scope: Map<string, PyValue>): PyValue {
+    const fn = this.eval(e.fn, scope);
+    if (!isCallable(fn)) throw new PyError("TypeError", `'${typeName(fn)}' object is not callable`, e.line);
+    const args = e.args.map((a) => this.eval(a, scope));
+    const kwargs = new Map(e.kwargs.map(([k, v]) => [k, this.eval(v, scope)] as [string, PyValue]));
+    return (fn as PyCallable).call(args, kwargs);
+  }
+
+  private comprehension(e: Extract<Expr, { k: "comp" }>, outer: Map<string, PyValue>): PyValue {
+    // Comprehension variables live in their own scope, as in Python 3.
+    const scope = new Map(outer);
+    const out: PyValue[] = [];
+    const dict = new Map<PyValue, PyValue>();
+    const loop = (g: number) => {
+      if (g === e.gens.length) {
+        if (e.kind === "dict") dict.set(hashable(this.eval(e.elt, scope), e.line), this.eval(e.val!, scope));
+        else if (out.length >= MAX_SEQUENCE) throw new PyError("MemoryError", "comprehension exceeds the subset's size limit", e.line);
+        else out.push(this.eval(e.elt, scope));
+        return;
+      }
+      const gen = e.gens[g]!;
+      for (const item of [...iterate(this.eval(gen.iter, scope))]) {
+        this.assign(gen.target, item, scope);
+        if (gen.ifs.every((c) => truthy(this.eval(c, scope)))) loop(g + 1);
+      }
+    };
+    loop(0);
+    if (e.kind === "dict") return dict;
+    if (e.kind === "set") return new Set(out.map((x) => hashable(x, e.line)));
+    return out;
+  }
+
+  private compare(op: string, a: PyValue, b: PyValue, line: number): boolean {
+    switch (op) {
+      case "==":
+        return pyEq(a, b);
+      case "!=":
+        return !pyEq(a, b);
+      case "<":
+        return pyLess(a, b, line);
+      case ">":
+        return pyLess(b, a, line);
+      case "<=":
+        return pyLess(a, b, line) || pyEq(a, b);
+      case ">=":
+        return pyLess(b, a, line) || pyEq(a, b);
+      case "is":
+        return a === b || (a instanceof Object ? false : pyEq(a, b) && typeof a === typeof b);
+      case "is not":
+        return !this.compare("is", a, b, line);
+      case "in":
+        return this.contains(b, a, line);
+      case "not in":
+        return !this.contains(b, a, line);
+    }
+    throw new PyError("SyntaxError", `unknown comparison ${op}`, line);
+  }
+
+  private contains(container: PyValue, x: PyValue, line: number): boolean {
+    if (typeof container === "string") {
+      if (typeof x !== "string") throw new PyError("TypeError", `'in <string>' requires string as left operand, not ${typeName(x)}`, line);
+      return container.includes(x);
+    }
+    if (container instanceof Map) return container.has(hashable(x, line));
+    if (container instanceof Set) return container.has(hashable(x, line));
+    return iterate(container).some((y) => pyEq(y, x));
+  }
+
+  binop(op: string, a: PyValue, b: PyValue, line: number): PyValue {
+    return binaryOp(op, a, b, line);
+  }
+}
+
+function binaryOp(op: string, a: PyValue, b: PyValue, line: number): PyValue {
+  if (op === "+" && typeof a === "string" && typeof b === "string") return capped(a + b, line);
+  if (op === "+" && Array.isArray(a) && Array.isArray(b) && isTuple(a) === isTuple(b)) {
+    const out = capped([...a, ...b], line);
+    return isTuple(a) ? tuple(out) : out;
+  }
+  if (op === "*" && (typeof a === "string" || Array.isArray(a)) && typeof b === "number") return repeat(a, b, line);
+  if (op === "*" && (typeof b === "string" || Array.isArray(b)) && typeof a === "number") return repeat(b, a, line);
+  if (a instanceof Set && b instanceof Set) {
+    if (op === "|") return new Set([...a, ...b]);
+    if (op === "&") return new Set([...a].filter((x) => b.has(x)));
+    if (op === "-") return new Set([...a].filter((x) => !b.has(x)));
+  }
+  if (op === "%" && typeof a === "string") throw new PyError("TypeError", "%-formatting is outside the subset; use an f-string", line);
+  const isNum = (v: PyValue) => typeof v === "number" || typeof v === "boolean";
+  if (!isNum(a) || !isNum(b)) {
+    throw new PyError("TypeError", `unsupported operand type(s) for ${op}: '${typeName(a)}' and '${typeName(b)}'`, line);
+  }
+  const x = Number(a);
+  const y = Number(b);
+  const zero = () => new PyError("ZeroDivisionError", "division by zero", line);
+  switch (op) {
+    case "+":
+      return x + y;
+    case "-":
+      return x - y;
+    case "*":
+      return x * y;
+    case "/":
+      if (y === 0) throw zero();
+      return x / y;
+    case "//":
+      if (y === 0) throw zero();
+      return Math.floor(x / y);
+    case "%":
+      if (y === 0) throw zero();
+      return ((x % y) + y) % y;
+    case "**":
+      return x ** y;
+  }
+  throw new PyError("TypeError", `operator ${op} is outside the subset for numbers`, line);
+}
+
+function capped<T extends { length: number }>(v: T, line: number): T {
+  if (v.length > MAX_SEQUENCE) throw new PyError("MemoryError", `result longer than ${MAX_SEQUENCE} exceeds the subset's limit`, line);
+  return v;
+}
+
+function repeat(seq: string | PyValue[], times: number, line: number): PyValue {
+  const n = Math.max(0, Math.trunc(times));
+  capped({ length: seq.length * n }, line);
+  if (typeof seq === "string") return seq.repeat(n);
+  const out = Array.from({ length: n }, () => seq).flat();
+  return isTuple(seq) ? tuple(out) : out;
+}

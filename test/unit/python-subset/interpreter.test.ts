@@ -1,0 +1,185 @@
+import { describe, expect, it } from "vitest";
+import { compileTemplate, runVerify, staticState, verifyPython } from "../../../src/templates/python-subset";
+
+const HEADER = "from karenina.schemas.entities import BaseAnswer\nfrom pydantic import Field\nfrom typing import List, Optional\n\n";
+
+function template(body: string, fields = "    x: str = Field(description=\"x\")\n") {
+  const src = `${HEADER}class Answer(BaseAnswer):\n${fields}\n${body}`;
+  const c = compileTemplate(src);
+  if (!c.ok) throw new Error(c.error);
+  return c.template;
+}
+
+/** Runs `verify()` whose body returns `expr`, with the given parsed fields. */
+function evalExpr(expr: string, parsed: Record<string, unknown> = {}, setup = "") {
+  const t = template(`    def verify(self):\n${setup.split("\n").filter(Boolean).map((l) => `        ${l}\n`).join("")}        return ${expr}\n`);
+  const { interp, self } = (await_instance(t, parsed));
+  return interp.callFunction(t.methods.get("verify")!, [self]);
+}
+import { instantiate } from "../../../src/templates/python-subset";
+import { toJson } from "../../../src/templates/python-subset/values";
+function await_instance(t: ReturnType<typeof template>, parsed: Record<string, unknown>) {
+  return instantiate(t, parsed);
+}
+const py = (expr: string, parsed: Record<string, unknown> = {}, setup = "") => toJson(evalExpr(expr, parsed, setup));
+
+describe("Python subset: expressions", () => {
+  it.each([
+    ["1 + 2 * 3", 7],
+    ["7 // 2", 3],
+    ["-7 // 2", -4],
+    ["-7 % 3", 2],
+    ["7 / 2", 3.5],
+    ["2 ** 10", 1024],
+    ["-2 ** 2", -4],
+    ["1 < 2 <= 2 < 3", true],
+    ["1 < 3 < 2", false],
+    ["'a' in 'cat' and 'z' not in 'cat'", true],
+    ["None is None and 1 is not None", true],
+    ["not [] and not {} and not ''", true],
+    ["0 or '' or 'x'", "x"],
+    ["'yes' if 2 > 1 else 'no'", "yes"],
+    ["[i * 2 for i in [1, 2, 3] if i != 2]", [2, 6]],
+    ["sorted({c.lower() for c in ['A', 'a', 'B']})", ["a", "b"]],
+    ["{k: v for k, v in [('a', 1), ('b', 2)]}", { a: 1, b: 2 }],
+    ["sum(i for i in range(5) if i % 2 == 0)", 6],
+    ["any(x > 2 for x in [1, 3])", true],
+    ["all([])", true],
+    ["len('héllo'), abs(-3), min(3, 1, 2), max([4, 9])", [5, 3, 1, 9]],
+    ["round(2.5), round(3.5), round(2.675, 2), round(-0.5), round(0.125, 2), round(1234.5, -1)", [2, 4, 2.67, 0, 0.12, 1230]],
+    ["int('42') + int(3.9) + float('1.5')", 46.5],
+    ["str(3) + str(True) + str(None) + str([1, 'a'])", "3TrueNone[1, 'a']"],
+    ["list(set([1, 1, 2]))", [1, 2]],
+    ["'  Hello World  '.strip().lower().replace('world', 'there')", "hello there"],
+    ["'a,b,,c'.split(',')", ["a", "b", "", "c"]],
+    ["' a  b '.split()", ["a", "b"]],
+    ["'-'.join(['x', 'y'])", "x-y"],
+    ["'Abc'.startswith(('x', 'A')) and 'abc'.endswith('bc')", true],
+    ["'xxhixx'.strip('x')", "hi"],
+    ["'abc'[::-1] + 'abcdef'[1:3] + 'abc'[-1]", "cbabcc"],
+    ["[1, 2, 3][1:]", [2, 3]],
+    ["f'{1 + 1} and {\"q\"!r}'", "2 and 'q'"],
+    ["'ab' 'cd'", "abcd"],
+    ["r'\\d+'", "\\d+"],
+    ["'\\x41\\n'", "A\n"],
+    ["{1, 2} | {3}", [1, 2, 3]],
+    ["{'a': 1}.get('b', 5)", 5],
+    ["isinstance('s', str) and isinstance(1, (int, float)) and not isinstance(1, str)", true],
+    ["[a + b for a, b in zip([1, 2], [10, 20])]", [11, 22]],
+    ["list(enumerate(['a']))", [[0, "a"]]],
+    ["1 == 1.0 == True", true],
+    ["[1, [2]] == [1, [2]] and (1, 2) != [1, 2]", true],
+  ])("evaluates %s", (expr, want) => {
+    expect(py(expr)).toEqual(want);
+  });
+
+  it("reads fields and self.correct, and runs local assignment, if/elif/else and for", () => {
+    const t = template(
+      [
+        "    def model_post_init(self, __context):",
+        "        self.correct = {'x': 'Paris', 'n': [1, 2, 3]}",
+        "    def verify(self):",
+        "        total = 0",
+        "        for v in self.correct['n']:",
+        "            if v == 2:",
+        "                continue",
+        "            elif v > 2:",
+        "                total += v * 10",
+        "            else:",
+        "                total += v",
+        "        self.total = total",
+        "        return self.x.strip().lower() == self.correct['x'].lower() and self.total == 31",
+        "",
+      ].join("\n"),
+    );
+    expect(runVerify(t, { x: " paris " })).toEqual({ ok: true, verify_result: true, verify_granular_result: null });
+    expect(runVerify(t, { x: "Lyon" })).toEqual({ ok: true, verify_result: false, verify_granular_result: null });
+  });
+
+  it("returns verify_granular() clamped to [0, 1] and accepts ground_truth() returning the dict", () => {
+    const t = template(
+      [
+        "    def ground_truth(self):",
+        "        return {'x': 'a'}",
+        "    def verify(self):",
+        "        return self.x == self.correct['x']",
+        "    def verify_granular(self):",
+        "        return 0.5 if self.helper() else 0",
+        "    def helper(self):",
+        "        return self.x is not None",
+        "",
+      ].join("\n"),
+    );
+    expect(runVerify(t, { x: "a" })).toEqual({ ok: true, verify_result: true, verify_granular_result: 0.5 });
+    expect(runVerify(t, {})).toEqual({ ok: true, verify_result: false, verify_granular_result: 0 });
+  });
+
+  it("reads self.correct and self.regex statically, with every field None", () => {
+    const t = template(
+      "    def model_post_init(self, __context):\n        self.correct = {'x': 'BCL2'}\n        self.regex = {'ids': {'pattern': r'NCT\\d{8}', 'expected': 2, 'match_type': 'count'}}\n    def verify(self):\n        return True\n",
+    );
+    expect(staticState(t)).toEqual({ correct: { x: "BCL2" }, regex: { ids: { pattern: "NCT\\d{8}", expected: 2, match_type: "count" } } });
+  });
+});
+
+describe("Python subset: failures are outcomes, never passes", () => {
+  it("turns a Python exception into an error naming its type and line", () => {
+    const t = template("    def verify(self):\n        return self.x.lower() == 'a'\n");
+    const out = runVerify(t, { x: null });
+    expect(out.ok).toBe(false);
+    expect(!out.ok && out.error).toMatch(/AttributeError: 'NoneType' object has no attribute 'lower'.*line 9/);
+    const z = runVerify(template("    def verify(self):\n        return 1 / 0\n"), {});
+    expect(!z.ok && z.error).toMatch(/ZeroDivisionError/);
+    const k = runVerify(template("    def verify(self):\n        return {}['missing']\n"), {});
+    expect(!k.ok && k.error).toMatch(/KeyError: 'missing'/);
+  });
+
+  it("stops a runaway loop with the step budget, without a clock", () => {
+    const t = template("    def verify(self):\n        n = 0\n        for i in range(1000000):\n            for j in range(1000000):\n                n += 1\n        return True\n");
+    const out = runVerify(t, {}, 10_000);
+    expect(out).toEqual({ ok: false, error: expect.stringMatching(/StepLimitExceeded/) });
+  });
+
+  it("refuses unbounded allocation", () => {
+    const t = template("    def verify(self):\n        return len('x' * 10 ** 9) > 0\n");
+    expect(runVerify(t, {})).toEqual({ ok: false, error: expect.stringMatching(/MemoryError/) });
+  });
+
+  it("refuses recursion past the step budget", () => {
+    const t = template("    def verify(self):\n        return self.loop()\n    def loop(self):\n        return self.loop()\n");
+    const out = runVerify(t, {});
+    expect(out.ok).toBe(false);
+  });
+
+  it.each([
+    ["    def verify(self):\n        while True:\n            pass\n", "while loop", 9],
+    ["    def verify(self):\n        f = lambda q: q\n        return f(1)\n", "lambda", 9],
+    ["    def verify(self):\n        try:\n            return 1\n        except Exception:\n            return 0\n", "try/except", 9],
+    ["    def verify(self):\n        import re\n        return True\n", "import of re", 9],
+    ["    @property\n    def verify(self):\n        return True\n", "decorator", 8],
+    ["    def verify(self):\n        return foo(*args)\n", "argument unpacking (* or **)", 9],
+    ["    def verify(self)\n        return True\n", "syntax error", 8],
+  ])("names the line and construct outside the subset (%#)", (body, construct, line) => {
+    const c = compileTemplate(`${HEADER}class Answer(BaseAnswer):\n    x: str = Field(description="x")\n\n${body}`);
+    expect(c.ok).toBe(false);
+    if (!c.ok) {
+      expect(c.construct).toBe(construct);
+      expect(c.line).toBe(line);
+      expect(c.error).toContain(`line ${line}`);
+    }
+  });
+
+  it("refuses a nested model class", () => {
+    const c = compileTemplate(`${HEADER}class Citation(BaseModel):\n    doi: str\n\nclass Answer(BaseAnswer):\n    c: Citation = Field(description="c")\n    def verify(self):\n        return True\n`);
+    expect(c.ok).toBe(false);
+    if (!c.ok) expect(c.error).toMatch(/line 5: class Citation/);
+  });
+
+  it("serves the code verifier port: compile errors and runtime errors are ok:false", () => {
+    const good = `${HEADER}class Answer(BaseAnswer):\n    n: int = Field(description="n")\n    def model_post_init(self, __context):\n        self.correct = {"n": 4}\n    def verify(self) -> bool:\n        return self.n == self.correct["n"]\n`;
+    const req = { language: "python" as const, source: good, parsed: { n: 4 }, ground_truth: {}, raw_trace: "" };
+    expect(verifyPython(req)).toEqual({ ok: true, verify_result: true, verify_granular_result: null, field_results: null });
+    expect(verifyPython({ ...req, parsed: { n: 5 } })).toMatchObject({ ok: true, verify_result: false });
+    expect(verifyPython({ ...req, source: good.replace("return self.n", "while 1: pass\n        return self.n") })).toMatchObject({ ok: false, error: expect.stringMatching(/while loop/) });
+  });
+});
