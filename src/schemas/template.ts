@@ -9,6 +9,7 @@
  * field), regex patterns (Python syntax edgeval can honour) and `expected` per `match_type`.
  */
 import { z } from "zod";
+import { PRIMITIVES, isPrimitiveName } from "../templates/primitives/registry";
 import { VerifyWithSchema } from "../templates/primitives/verify-with";
 import { validateRegexPattern } from "../templates/python-regex";
 
@@ -45,11 +46,8 @@ export const TemplateField = z
     /** Required unless the template has `custom_verify` (then forbidden: the code decides). */
     verify_with: VerifyWithSchema.optional(),
     weight: z.number({ error: "weight must be a number > 0" }).positive({ error: "weight must be > 0" }).finite().default(1),
-    /** TemplateSpec compatibility: trace fields arrive with the trace primitives. */
-    is_trace: z
-      .boolean()
-      .refine((v) => !v, { error: "is_trace: trace fields (TraceRegex, TraceContains, TraceLength) are not supported yet" })
-      .optional(),
+    /** TemplateSpec compatibility: true exactly when `verify_with` is a trace primitive (optional). */
+    is_trace: z.boolean({ error: "is_trace must be true or false" }).optional(),
   })
   .superRefine((field, ctx) => {
     const hasValues = field.literal_values != null;
@@ -64,8 +62,26 @@ export const TemplateField = z
     }
     const problem = groundTruthProblem(field.type, field.ground_truth, field.literal_values ?? []);
     if (problem) ctx.addIssue({ code: "custom", path: ["ground_truth"], message: problem });
+    traceProblems(field, ctx);
   });
 export type TemplateField = z.output<typeof TemplateField>;
+
+/**
+ * Trace primitives (Karenina's TracePrimitive) read the raw answer, so their field is a bool
+ * stating whether the condition should hold, and TemplateSpec's `is_trace` must agree.
+ */
+function traceProblems(field: { type: FieldType; is_trace?: boolean; verify_with?: { type: string } }, ctx: z.RefinementCtx): void {
+  if (!field.verify_with || !isPrimitiveName(field.verify_with.type)) return;
+  const name = field.verify_with.type;
+  const isTrace = PRIMITIVES[name].kind === "trace";
+  if (isTrace && field.type !== "bool") {
+    ctx.addIssue({ code: "custom", path: ["type"], message: `a ${name} field must have type "bool" (whether the raw answer should satisfy it), not "${field.type}"` });
+  }
+  if (field.is_trace !== undefined && field.is_trace !== isTrace) {
+    const message = isTrace ? `is_trace must be true (or left out) for the trace primitive ${name}` : `is_trace is true but ${name} is not a trace primitive (TraceRegex, TraceContains, TraceLength)`;
+    ctx.addIssue({ code: "custom", path: ["is_trace"], message });
+  }
+}
 
 function groundTruthProblem(type: FieldType, gt: unknown, literalValues: string[]): string | null {
   if (gt === null) return null;

@@ -50,7 +50,12 @@ export function granularScore(root: VerifyStrategy, fields: readonly TemplateFie
   }
 }
 
-/** `composition_strategy` as Karenina records it: "all_of", "any_of", "at_least_n(N)". */
+/**
+ * `composition_strategy` as Karenina's FinalizeResult records an explicit strategy: "all_of",
+ * "any_of", "at_least_n(N)", and for a FieldCheck root its lower-cased class name "fieldcheck".
+ * A template without a strategy records null (the implicit all-of is not labelled).
+ */
 export function strategyLabel(root: VerifyStrategy): string {
-  return root.type === "at_least_n" ? `at_least_n(${root.n ?? 0})` : root.type;
+  if (root.type === "at_least_n") return `at_least_n(${root.n ?? 0})`;
+  return root.type === "field_check" ? "fieldcheck" : root.type;
 }

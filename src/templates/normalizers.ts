@@ -5,6 +5,7 @@
  * so put "lowercase" before it when the keys are lower-case).
  */
 import { z } from "zod";
+import { PY_WHITESPACE, pyStrip } from "./python";
 
 export const NORMALIZER_NAMES = ["lowercase", "strip", "remove_punctuation", "collapse_whitespace"] as const;
 export type NormalizerName = (typeof NORMALIZER_NAMES)[number];
@@ -25,11 +26,14 @@ export type Normalizer = z.output<typeof Normalizer>;
 /** Python's `string.punctuation` (ASCII only, as in Karenina). */
 const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
 
+/** Python's whitespace, not JS's: `str.strip()` and `re`'s `\s` keep U+FEFF and drop \x1c-\x1f, \x85. */
+const WHITESPACE_RUN = new RegExp(`[${PY_WHITESPACE}]+`, "g");
+
 const NAMED: Record<NormalizerName, (text: string) => string> = {
   lowercase: (t) => t.toLowerCase(),
-  strip: (t) => t.trim(),
+  strip: pyStrip,
   remove_punctuation: (t) => t.replace(PUNCTUATION, ""),
-  collapse_whitespace: (t) => t.replace(/\s+/g, " ").trim(),
+  collapse_whitespace: (t) => pyStrip(t.replace(WHITESPACE_RUN, " ")),
 };
 
 export function applyNormalizer(normalizer: Normalizer, text: string): string {

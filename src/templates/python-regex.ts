@@ -63,9 +63,26 @@ export function translatePythonRegex(pattern: string): TranslatedRegex {
   }
 }
 
+/**
+ * `translatePythonRegex`, memoised: templates repeat the same few patterns for every result, and
+ * translation costs far more than matching. The RegExp is shared, so callers must use it through
+ * stateless entry points (`matchAll`, `search`), never `exec`/`test` with its `lastIndex`.
+ */
+export function compilePythonRegex(pattern: string): TranslatedRegex {
+  let t = COMPILED.get(pattern);
+  if (t === undefined) {
+    if (COMPILED.size >= MAX_COMPILED) COMPILED.clear();
+    t = translatePythonRegex(pattern);
+    COMPILED.set(pattern, t);
+  }
+  return t;
+}
+const COMPILED = new Map<string, TranslatedRegex>();
+const MAX_COMPILED = 512;
+
 /** `null` when the pattern can be honoured, else what is wrong with it (for submit-time checks). */
 export function validateRegexPattern(pattern: string): string | null {
-  const t = translatePythonRegex(pattern);
+  const t = compilePythonRegex(pattern);
   return t.ok ? null : t.error;
 }
 

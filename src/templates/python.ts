@@ -114,3 +114,60 @@ export function pyTitle(name: string): string {
   }
   return out.replace(/_/g, " ");
 }
+
+/** Python's whitespace (`str.isspace`, `str.split()`, `str.strip()`, `re`'s `\s` on str): JS `\s` minus U+FEFF plus \x1c-\x1f and \x85. */
+export const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const PY_SPLIT = new RegExp(`[${PY_WHITESPACE}]+`);
+const PY_STRIP = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, "g");
+
+/** Python `s.strip()` with no argument. */
+export function pyStrip(s: string): string {
+  return s.replace(PY_STRIP, "");
+}
+
+/** Python `s.split()` with no argument: runs of whitespace separate, no empty items. */
+export function pySplit(s: string): string[] {
+  const t = pyStrip(s);
+  return t === "" ? [] : t.split(PY_SPLIT);
+}
+
+/** Python `len(s)` of a str: code points, not UTF-16 units. */
+export function pyStrLen(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** The items Python iterates over for `len(x)` / `zip(x, …)`: a list's items, a string's characters; anything else raises. */
+export function pySequence(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === "string") return [...value];
+  throw new Error(`object of type '${pyTypeName(value)}' has no len()`);
+}
+
+export function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (typeof value === "string") return "str";
+  return Array.isArray(value) ? "list" : "dict";
+}
+
+/** Python `a == b` on JSON values: `1 == 1.0 == True`, lists and dicts compared deeply, no coercion from strings. */
+export function pyEquals(a: unknown, b: unknown): boolean {
+  const num = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v);
+  const x = num(a);
+  const y = num(b);
+  if (typeof x === "number" && typeof y === "number") return x === y;
+  if (x === null || x === undefined || y === null || y === undefined) return (x ?? null) === (y ?? null);
+  if (typeof x !== "object" || typeof y !== "object") return x === y;
+  if (Array.isArray(x) !== Array.isArray(y)) return false;
+  if (Array.isArray(x)) {
+    const ys = y as unknown[];
+    return x.length === ys.length && x.every((v, i) => pyEquals(v, ys[i]));
+  }
+  const xo = x as Record<string, unknown>;
+  const yo = y as Record<string, unknown>;
+  const keys = Object.keys(xo);
+  return keys.length === Object.keys(yo).length && keys.every((k) => Object.hasOwn(yo, k) && pyEquals(xo[k], yo[k]));
+}

@@ -13,7 +13,7 @@
  */
 import type { RegexCheck } from "../schemas/template";
 import { pyRepr } from "./python";
-import { translatePythonRegex } from "./python-regex";
+import { compilePythonRegex } from "./python-regex";
 
 export type RegexMatch = string | string[];
 
@@ -49,7 +49,7 @@ export function runRegexChecks(checks: readonly RegexCheck[], rawTrace: string):
 
 /** Python `re.findall` over `text`; throws only for patterns that cannot be translated. */
 export function findAll(pattern: string, text: string): RegexMatch[] {
-  const t = translatePythonRegex(pattern);
+  const t = compilePythonRegex(pattern);
   if (!t.ok) throw new Error(t.error);
   return collect(t.regex, t.groupCount, text);
 }
@@ -66,7 +66,7 @@ function collect(regex: RegExp, groupCount: number, text: string): RegexMatch[] 
 
 function runOne(check: RegexCheck, text: string): RegexCheckDetail {
   const base = { pattern: check.pattern, expected: check.expected, match_type: check.match_type };
-  const t = translatePythonRegex(check.pattern);
+  const t = compilePythonRegex(check.pattern);
   if (!t.ok) return { ...base, matches_found: [], match_count: 0, failure_reason: `invalid pattern: ${t.error}` };
   const matches = collect(t.regex, t.groupCount, text);
   const detail: RegexCheckDetail = { ...base, matches_found: matches, match_count: matches.length };

@@ -7,12 +7,22 @@
  * - A primitive that throws gives a null result for that field and a `field_verification_error`;
  *   as in Karenina, the field verdict is then false and the granular score is not computed
  *   (null), so the two never contradict each other.
+ * - Trace fields (TraceRegex, TraceContains, TraceLength) ignore the parsed answer: they pass
+ *   when the primitive's condition on the raw answer equals `bool(ground_truth)`, so a false
+ *   ground truth means "must be absent". They need `options.rawTrace`; without it they are a
+ *   field error, never a guess.
  * - No fields (a regex-only template): the field part is true and nothing else is recorded.
  * Pure: reads only its arguments.
  */
 import type { AnswerTemplate } from "../schemas/template";
 import { type FieldResults, type FieldScores, defaultStrategy, evaluateStrategy, granularScore, strategyLabel } from "./composition";
 import { primitiveFor } from "./primitives/registry";
+import { pyTruthy } from "./python";
+
+export interface VerifyOptions {
+  /** The answering model's raw response, read by trace primitives. */
+  rawTrace?: string;
+}
 
 export interface FieldVerification {
   field_results: FieldResults;
@@ -20,12 +30,12 @@ export interface FieldVerification {
   verify_result: boolean;
   /** null when there are no fields or a primitive failed (Karenina skips verify_granular then). */
   verify_granular_result: number | null;
-  /** "all_of" | "any_of" | "at_least_n(N)" | "field_check"; null for a template without fields. */
+  /** Karenina's label of the template's own strategy: "all_of" | "any_of" | "at_least_n(N)" | "fieldcheck"; null without one. */
   composition_strategy: string | null;
   field_verification_error: string | null;
 }
 
-export function verifyFields(template: AnswerTemplate, parsed: Record<string, unknown>): FieldVerification {
+export function verifyFields(template: AnswerTemplate, parsed: Record<string, unknown>, options: VerifyOptions = {}): FieldVerification {
   const { fields } = template;
   if (fields.length === 0) {
     return {
@@ -41,17 +51,24 @@ export function verifyFields(template: AnswerTemplate, parsed: Record<string, un
   const scores: FieldScores = {};
   const errors: string[] = [];
   for (const field of fields) {
-    const value = parsed[field.name];
-    if (value === null || value === undefined) {
-      results[field.name] = null;
-      scores[field.name] = null;
-      continue;
-    }
     // Only a custom_verify template has fields without verify_with, and it never comes here.
     const verifyWith = field.verify_with;
     try {
       if (!verifyWith) throw new Error("no verify_with (a custom_verify field verified as a primitive one)");
       const primitive = primitiveFor(verifyWith);
+      if (primitive.kind === "trace") {
+        if (options.rawTrace === undefined) throw new Error("a trace primitive needs the raw answer, and none was given");
+        const passed = primitive.checkTrace!(options.rawTrace, verifyWith.params) === pyTruthy(field.ground_truth);
+        results[field.name] = passed;
+        scores[field.name] = passed ? 1 : 0;
+        continue;
+      }
+      const value = parsed[field.name];
+      if (value === null || value === undefined) {
+        results[field.name] = null;
+        scores[field.name] = null;
+        continue;
+      }
       const passed = primitive.check(value, field.ground_truth, verifyWith.params);
       results[field.name] = passed;
       scores[field.name] = safeScore(() => primitive.score(value, field.ground_truth, verifyWith.params), passed);
@@ -62,22 +79,26 @@ export function verifyFields(template: AnswerTemplate, parsed: Record<string, un
     }
   }
   const root = template.verify_strategy ?? defaultStrategy(fields);
+
   const failed = errors.length > 0;
   return {
     field_results: results,
     field_scores: scores,
     verify_result: !failed && evaluateStrategy(root, results),
     verify_granular_result: failed ? null : granularScore(root, fields, scores),
-    composition_strategy: strategyLabel(root),
+    composition_strategy: template.verify_strategy ? strategyLabel(template.verify_strategy) : null,
     field_verification_error: failed ? `Field verification failed: ${errors.join("; ")}` : null,
   };
 }
 
-/** Karenina clamps score() to [0, 1] and falls back to the binary outcome if score() raises. */
+/**
+ * Karenina clamps score() to [0, 1] (`min(1, max(0, s))`, which turns NaN into 0) and falls back
+ * to the binary outcome if score() raises.
+ */
 function safeScore(score: () => number, passed: boolean): number {
   try {
     const s = score();
-    return Number.isNaN(s) ? (passed ? 1 : 0) : Math.min(1, Math.max(0, s));
+    return Number.isNaN(s) ? 0 : Math.min(1, Math.max(0, s));
   } catch {
     return passed ? 1 : 0;
   }

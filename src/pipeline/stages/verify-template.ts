@@ -15,7 +15,7 @@ export const verifyTemplate: Stage = {
     // custom_verify: the template's code decides the field part (see templates/code-verify.ts).
     const fields = template.custom_verify
       ? await verifyWithCode(template, template.custom_verify, state.parsed!, state.answer!.raw_llm_response, ports.codeVerifier)
-      : verifyFields(template, state.parsed!);
+      : verifyFields(template, state.parsed!, { rawTrace: state.answer!.raw_llm_response });
     const checks = template.regex ?? [];
     const regex = checks.length ? runRegexChecks(checks, state.answer!.raw_llm_response) : null;
     return {

@@ -21,6 +21,11 @@ describe("AnswerTemplate accepts", () => {
     const t = parseOk(AnswerTemplate, { fields: [], regex: [{ name: "nct", pattern: "NCT\\d{8}", expected: 1, match_type: "count" }] });
     expect(t.fields).toEqual([]);
   });
+  it("a trace field: bool, is_trace true or left out", () => {
+    const t = parseOk(AnswerTemplate, { fields: [field({ type: "bool", ground_truth: false, is_trace: true, verify_with: { type: "TraceContains", substring: "I cannot" } })] });
+    expect(t.fields[0]!.verify_with).toEqual({ type: "TraceContains", params: { substring: "I cannot" } });
+    parseOk(AnswerTemplate, { fields: [field({ type: "bool", ground_truth: true, verify_with: { type: "TraceLength", params: { max: 200, unit: "words" } } })] });
+  });
   it("a null ground truth for any type, and Karenina TemplateSpec's class_name / is_trace: false", () => {
     parseOk(AnswerTemplate, { class_name: "Answer", fields: [field({ ground_truth: null, is_trace: false, extraction_hint: null })] });
   });
@@ -50,10 +55,13 @@ describe("AnswerTemplate rejects, at the exact path", () => {
     ["literal_values on a non-literal field", withField({ literal_values: ["a"] }), "fields[0].literal_values", /only applies to type "literal"/],
     ["a literal ground truth outside its values", withField({ type: "literal", literal_values: ["I", "II"], ground_truth: "III" }), "fields[0].ground_truth", /one of literal_values \("I", "II"\)/],
     ["a weight of 0", withField({ weight: 0 }), "fields[0].weight", /weight must be > 0/],
-    ["an unknown primitive", withField({ verify_with: { type: "Levenshtein" } }), "fields[0].verify_with.type", /unknown primitive "Levenshtein"; known primitives: BooleanMatch, ExactMatch, ContainsAny, NumericTolerance, SetContainment/],
+    ["an unknown primitive", withField({ verify_with: { type: "Levenshtein" } }), "fields[0].verify_with.type", /unknown primitive "Levenshtein"; known primitives: BooleanMatch, ExactMatch, ContainsAny, ContainsAll, RegexMatch, SemanticMatch, NumericExact, NumericTolerance, NumericGraded, NumericRange, NumericRangeGraded, NumericMinimum, NumericMaximum, NumericThresholdGraded, SetContainment, OrderedMatch, LiteralMatch, DateMatch, DateTolerance, DateRange, TraceRegex, TraceContains, TraceLength$/],
     ["an unknown param", withField({ verify_with: { type: "ExactMatch", params: { case_sensitive: true } } }), "fields[0].verify_with.params", /ExactMatch has no parameter "case_sensitive"; its parameters are normalize/],
     ["a param of the wrong type", withField({ type: "float", ground_truth: 1, verify_with: { type: "NumericTolerance", params: { tolerance: "5%" } } }), "fields[0].verify_with.params.tolerance", /tolerance is required: a number/],
-    ["a trace field", withField({ is_trace: true }), "fields[0].is_trace", /not supported yet/],
+    ["is_trace on a parsed primitive", withField({ is_trace: true }), "fields[0].is_trace", /is_trace is true but ExactMatch is not a trace primitive/],
+    ["is_trace: false on a trace primitive", withField({ type: "bool", ground_truth: true, is_trace: false, verify_with: { type: "TraceContains", substring: "NCT" } }), "fields[0].is_trace", /is_trace must be true \(or left out\) for the trace primitive TraceContains/],
+    ["a trace primitive on a non-bool field", withField({ verify_with: { type: "TraceRegex", pattern: "NCT\\d{8}" } }), "fields[0].type", /a TraceRegex field must have type "bool".*not "str"/],
+    ["a trace primitive with a pattern edgeval cannot honour", withField({ type: "bool", ground_truth: true, verify_with: { type: "TraceRegex", pattern: "a++" } }), "fields[0].verify_with.pattern", /possessive quantifier/],
     ["field_check naming a missing field", { fields: [field()], verify_strategy: { type: "any_of", conditions: [{ type: "all_of", conditions: [{ type: "field_check", field_name: "chromosome" }] }] } }, "verify_strategy.conditions[0].conditions[0].field_name", /"chromosome", which is not a field of this template \(fields: gene_symbol\)/],
     ["at_least_n without n", { fields: [field()], verify_strategy: { type: "at_least_n", conditions: [] } }, "verify_strategy.n", /at_least_n needs n/],
     ["field_check without field_name", { fields: [field()], verify_strategy: { type: "field_check" } }, "verify_strategy.field_name", /needs field_name/],

@@ -29,7 +29,7 @@ describe("Karenina's mRNA example (weights 2, 2, 1)", () => {
       field_scores: { delivery_mechanism: 1, target_protein: 0, mentions_immune_response: 1 },
       verify_result: false,
       verify_granular_result: 0.6,
-      composition_strategy: "all_of",
+      composition_strategy: null, // Karenina labels only an explicit VerificationStrategy
       field_verification_error: null,
     });
   });
@@ -96,10 +96,10 @@ describe("composition trees", () => {
     expect(verifyFields(allEmpty, { a: false }).verify_result).toBe(true);
     expect(verifyFields(anyEmpty, { a: true }).verify_result).toBe(false);
   });
-  it("a field_check root looks at one field and scores like all_of", () => {
+  it("a field_check root looks at one field, scores like all_of and is labelled as Karenina does (\"fieldcheck\")", () => {
     const t3 = template({ fields: [bool("a"), bool("b")], verify_strategy: fc("a") });
     const v = verifyFields(t3, { a: true, b: false });
-    expect([v.verify_result, v.verify_granular_result, v.composition_strategy]).toEqual([true, 0.5, "field_check"]);
+    expect([v.verify_result, v.verify_granular_result, v.composition_strategy]).toEqual([true, 0.5, "fieldcheck"]);
   });
 });
 

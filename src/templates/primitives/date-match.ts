@@ -1,0 +1,44 @@
+/**
+ * DateMatch: both values parse to the same calendar date (`.date()`, time and zone ignored).
+ * Parsing is dateutil's (see `dates.ts`), or `strptime(value, format)` on both sides when
+ * `format` is set. A value that does not parse fails the field (false, not an error), as in
+ * Karenina.
+ */
+import { z } from "zod";
+import { DateParseError, type PyDateTime, dateKey, parseDateutil } from "../dates";
+import { pyStr } from "../python";
+import { compileFormat, strptime } from "../strptime";
+import { definePrimitive } from "./types";
+
+/** Karenina's `_parse_date`: strptime with a format, dateutil without. */
+export function parseDate(value: unknown, format: string | null = null): PyDateTime {
+  const text = pyStr(value);
+  return format ? strptime(text, format) : parseDateutil(text);
+}
+
+/** Runs a date comparison the way Karenina does: ValueError / TypeError mean "no match". */
+export function dateVerdict(compare: () => boolean): boolean {
+  try {
+    return compare();
+  } catch (e) {
+    if (e instanceof DateParseError || e instanceof TypeError) return false;
+    throw e;
+  }
+}
+
+export const DateMatch = definePrimitive({
+  summary: "same calendar date (dateutil parsing, or strptime with `format`); unparseable → false",
+  paramsSchema: z.strictObject({
+    format: z
+      .string({ error: "format must be a strptime format string or null" })
+      .superRefine((f, ctx) => {
+        const c = compileFormat(f);
+        if (typeof c === "string") ctx.addIssue({ code: "custom", message: c });
+      })
+      .nullable()
+      .default(null),
+  }),
+  check(extracted, groundTruth, { format }) {
+    return dateVerdict(() => dateKey(parseDate(extracted, format)) === dateKey(parseDate(groundTruth, format)));
+  },
+});
