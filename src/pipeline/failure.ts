@@ -1,32 +1,71 @@
 /**
- * Karenina's failure classifier: the first matching rule wins.
- *  1. an autofail stage (none in this stage set yet)
+ * Karenina's failure classifier and caveats (failure_classifier.py), over the final pipeline
+ * state. First matching rule wins:
+ *  1. an autofail stage (recursion limit, trace validation, deep judgment) — decisive
  *  2. template verification ran and said false → content (beats retry exhaustion)
- *  3. a stage error, already categorised where it happened (retry group, template_validation,
- *     parsing, unexpected_error)
- *  4. otherwise a pass: no failure.
+ *  3. a transient model error (timeout, connection, rate_limit, server_error); it only reaches a
+ *     result on the job's last delivery, i.e. when its retries are exhausted
+ *  4. abstention, then sufficiency (the guards forced verify_result false)
+ *  5. template_validation
+ *  6. an error in parse_template → parsing
+ *  7. any other error → unexpected_error
+ *  8. otherwise a pass: no failure.
+ * "The judge failed" never lands in content: a judge failure is an error (rules 3, 6, 7).
  */
 import { FAILURE_GROUP } from "../schemas/result";
-import type { VerificationResult } from "../schemas/result";
-import type { PipelineState } from "./types";
+import type { FailureCategory, VerificationResult } from "../schemas/result";
+import { truncate } from "./llm-failure";
+import type { PipelineInput, PipelineState } from "./types";
 
 export type Failure = NonNullable<VerificationResult["metadata"]["failure"]>;
 
+const RETRY_CATEGORIES: ReadonlySet<FailureCategory> = new Set(["timeout", "connection", "rate_limit", "server_error"]);
+
+const make = (category: FailureCategory, stage: string, reason: string, details?: Record<string, unknown>): Failure => ({
+  category,
+  group: FAILURE_GROUP[category],
+  stage,
+  reason: truncate(reason.trim() || category),
+  ...(details ? { details } : {}),
+});
+
 export function classifyFailure(state: PipelineState): Failure | null {
+  if (state.autofail) return make(state.autofail.category, state.autofail.stage, state.autofail.reason);
+
   const v = state.verification;
   if (v && !v.verify_result) {
-    return {
-      category: "content",
-      group: FAILURE_GROUP.content,
-      stage: "verify_template",
-      reason: contentReason(v.field_results, v.regex_validation_results, v.field_verification_error),
-    };
+    return make("content", "verify_template", contentReason(v.field_results, v.regex_validation_results, v.field_verification_error));
   }
-  if (state.error) {
-    const { category, stage, reason } = state.error;
-    return { category, group: FAILURE_GROUP[category], stage, reason };
+  const error = state.error;
+  if (error && RETRY_CATEGORIES.has(error.category)) {
+    return make(error.category, error.stage, `${error.category} retries exhausted: ${error.reason}`, { error_message: error.reason });
   }
-  return null;
+  if (state.abstention?.override_applied) {
+    return make("abstention", "abstention_check", state.abstention.reasoning ?? "model abstained");
+  }
+  if (state.sufficiency?.override_applied) {
+    return make("sufficiency", "sufficiency_check", state.sufficiency.reasoning ?? "insufficient response");
+  }
+  if (!error) return null;
+  if (error.category === "template_validation") return make("template_validation", error.stage, error.reason);
+  if (error.stage === "parse_template" && error.category === "parsing") {
+    return make("parsing", "parse_template", error.reason, { error_message: error.reason });
+  }
+  return make("unexpected_error", error.stage, error.reason, { error_message: error.reason });
+}
+
+export type Caveat = "partial_content" | "embedding_override" | "parse_decision_malformed" | "retries_used";
+
+/**
+ * Informational caveats, in Karenina's order. `partial_content` (agent timeouts) and
+ * `parse_decision_malformed` (dynamic parsing) come from features edgeval does not have, so
+ * they never fire.
+ */
+export function collectCaveats(state: PipelineState, input: Pick<PipelineInput, "retries_used">): Caveat[] {
+  const caveats: Caveat[] = [];
+  if (state.embedding?.override_applied) caveats.push("embedding_override");
+  if ((input.retries_used ?? 0) > 0) caveats.push("retries_used");
+  return caveats;
 }
 
 function contentReason(

@@ -1,12 +1,18 @@
 /**
  * Stage 13 — FinalizeResult. Always runs, last. Turns the pipeline state into Karenina's nested
- * VerificationResult (metadata + template sections) and classifies the outcome.
+ * VerificationResult (metadata, template, deep_judgment, root trace fields), classifies the
+ * outcome and appends caveats.
+ *
+ * verify_result: an autofail, an abstention or an insufficient response forces false; otherwise
+ * it is VerifyTemplate's verdict (after any embedding override), or null when verification did
+ * not run.
  */
 import type { Usage } from "../llm/port";
 import { groundTruthOf } from "../templates";
 import { modelIdentity } from "../schemas/model-config";
-import type { VerificationResult } from "../schemas/result";
-import { classifyFailure } from "./failure";
+import type { ResultDeepJudgment, VerificationResult } from "../schemas/result";
+import { classifyFailure, collectCaveats } from "./failure";
+import { resolveFewShotExamples } from "./few-shot";
 import { computeResultId, computeTemplateId } from "./ids";
 import type { PipelineInput, PipelinePorts, PipelineState } from "./types";
 
@@ -18,8 +24,8 @@ export async function finalizeResult(
   const { question, answering, parsing } = input;
   const failure = classifyFailure(state);
   const nowMs = ports.clock.now();
-  const v = state.verification;
   const template = question.template;
+  const fewShot = answering.interface === "manual" ? 0 : resolveFewShotExamples(input.settings.few_shot_config, question.id, question.few_shot_examples).length;
   return {
     metadata: {
       question_id: question.id,
@@ -45,48 +51,85 @@ export async function finalizeResult(
       completed_without_errors: !state.error,
       error: state.error?.reason ?? null,
       failure,
-      caveats: [],
-      warnings: [],
+      caveats: collectCaveats(state, input),
+      warnings: state.warnings ?? [],
       evaluation_mode: input.settings.evaluation_mode,
-      few_shot_enabled: false,
-      few_shot_example_count: 0,
+      few_shot_enabled: fewShot > 0,
+      few_shot_example_count: fewShot,
     },
-    template: {
-      raw_llm_response: state.answer?.raw_llm_response ?? "",
-      trace_messages: state.answer?.trace_messages ?? [],
-      parsed_llm_response: state.parsed ?? null,
-      parsed_gt_response: template ? groundTruthOf(template) : null,
-      template_verification_performed: v !== undefined,
-      verify_result: v ? v.verify_result : null,
-      verify_granular_result: v?.verify_granular_result ?? null,
-      field_verification_error: v?.field_verification_error ?? null,
-      field_results: v?.field_results ?? null,
-      field_scores: v?.field_scores ?? null,
-      composition_strategy: v?.composition_strategy ?? null,
-      regex_validations_performed: v?.regex_validations_performed ?? false,
-      regex_validation_results: v?.regex_validation_results ?? null,
-      regex_validation_details: v?.regex_validation_details ?? null,
-      regex_overall_success: v?.regex_overall_success ?? null,
-      regex_extraction_results: v?.regex_extraction_results ?? null,
-      embedding_check_performed: false,
-      embedding_similarity_score: null,
-      embedding_override_applied: false,
-      embedding_model_used: null,
-      abstention_check_performed: false,
-      abstention_detected: null,
-      abstention_override_applied: false,
-      abstention_reasoning: null,
-      sufficiency_check_performed: false,
-      sufficiency_detected: null,
-      sufficiency_override_applied: false,
-      sufficiency_reasoning: null,
-      recursion_limit_reached: false,
-      usage_metadata: usageMetadata(state.usage),
-    },
-    evaluation_input: state.answer?.raw_llm_response ?? null,
-    used_full_trace: false,
-    trace_extraction_error: null,
+    template: templateSection(state, template ? groundTruthOf(template) : null),
+    deep_judgment: deepJudgmentSection(state, input),
+    evaluation_input: state.evaluation?.text ?? null,
+    used_full_trace: state.evaluation?.used_full_trace ?? (input.settings.use_full_trace_for_template ?? false),
+    trace_extraction_error: state.evaluation?.trace_extraction_error ?? null,
   };
+}
+
+function finalVerdict(state: PipelineState): boolean | null {
+  if (state.autofail || state.abstention?.override_applied || state.sufficiency?.override_applied) return false;
+  return state.verification ? state.verification.verify_result : null;
+}
+
+function templateSection(state: PipelineState, groundTruth: Record<string, unknown> | null): NonNullable<VerificationResult["template"]> {
+  const v = state.verification;
+  const abst = state.abstention;
+  const suff = state.sufficiency;
+  const emb = state.embedding;
+  return {
+    raw_llm_response: state.answer?.raw_llm_response ?? "",
+    trace_messages: state.answer?.trace_messages ?? [],
+    parsed_llm_response: state.parsed ?? null,
+    parsed_gt_response: groundTruth,
+    template_verification_performed: v !== undefined,
+    verify_result: finalVerdict(state),
+    verify_granular_result: v?.verify_granular_result ?? null,
+    field_verification_error: v?.field_verification_error ?? null,
+    field_results: v?.field_results ?? null,
+    field_scores: v?.field_scores ?? null,
+    composition_strategy: v?.composition_strategy ?? null,
+    regex_validations_performed: v?.regex_validations_performed ?? false,
+    regex_validation_results: v?.regex_validation_results ?? null,
+    regex_validation_details: v?.regex_validation_details ?? null,
+    regex_overall_success: v?.regex_overall_success ?? null,
+    regex_extraction_results: v?.regex_extraction_results ?? null,
+    embedding_check_performed: emb?.performed ?? false,
+    embedding_similarity_score: emb?.similarity_score ?? null,
+    embedding_override_applied: emb?.override_applied ?? false,
+    embedding_model_used: emb?.model_used ?? null,
+    abstention_check_performed: abst?.performed ?? false,
+    abstention_detected: abst?.detected ?? null,
+    abstention_override_applied: abst?.override_applied ?? false,
+    abstention_reasoning: abst?.reasoning ?? null,
+    sufficiency_check_performed: suff?.performed ?? false,
+    sufficiency_detected: suff?.detected ?? null,
+    sufficiency_override_applied: suff?.override_applied ?? false,
+    sufficiency_reasoning: suff?.reasoning ?? null,
+    recursion_limit_reached: state.answer?.recursion_limit_reached ?? false,
+    answering_mcp_servers: null,
+    agent_metrics: null,
+    usage_metadata: usageMetadata(state.usage),
+  };
+}
+
+/** Present whenever deep judgment is enabled for the run, even if it did not get to run. */
+function deepJudgmentSection(state: PipelineState, input: PipelineInput): ResultDeepJudgment | null {
+  const dj = input.settings.deep_judgment;
+  if (!dj || dj.mode === "disabled") return null;
+  return (
+    state.deep_judgment ?? {
+      deep_judgment_enabled: true,
+      deep_judgment_mode: dj.mode,
+      deep_judgment_performed: false,
+      extracted_excerpts: null,
+      attribute_reasoning: null,
+      deep_judgment_stages_completed: null,
+      deep_judgment_model_calls: 0,
+      deep_judgment_excerpt_retry_count: 0,
+      attributes_without_excerpts: null,
+      deep_judgment_search_enabled: dj.search_enabled,
+      hallucination_risk_assessment: null,
+    }
+  );
 }
 
 function usageMetadata(usage: PipelineState["usage"]) {

@@ -1,17 +1,22 @@
 /**
- * The verification pipeline: ONE ordered stage list, filtered by the evaluation-mode matrix
- * (data, below), run with early skip on error; FinalizeResult always runs last.
+ * The verification pipeline: ONE ordered stage list, filtered by the evaluation-mode matrix and
+ * the run's switches (data, below), run with early skip on error; FinalizeResult always runs last.
  *
- * Karenina numbering, with the places later issues fill:
- *   1 ValidateTemplate · 2 GenerateAnswer · [3 RecursionLimitAutoFail · 4 TraceValidationAutoFail ·
- *   5 AbstentionCheck · 6 SufficiencyCheck] · 7 ParseTemplate · 8 VerifyTemplate ·
- *   [9 EmbeddingCheck · 10 DeepJudgmentAutoFail · 11 RubricEvaluation · 12 DeepJudgmentRubricAutoFail ·
- *   11b AgenticRubricEvaluation] · 13 FinalizeResult
+ * Karenina numbering:
+ *   1 ValidateTemplate · 2 GenerateAnswer · 3 RecursionLimitAutoFail · 4 TraceValidationAutoFail ·
+ *   5 AbstentionCheck · 6 SufficiencyCheck · 7 ParseTemplate · 8 VerifyTemplate ·
+ *   9 EmbeddingCheck · 10 DeepJudgmentAutoFail · [11 RubricEvaluation · 12 DeepJudgmentRubricAutoFail ·
+ *   11b AgenticRubricEvaluation: a later issue] · 13 FinalizeResult
+ * Each stage's own `shouldRun` carries the runtime skip cascade (abstention → no parse, …).
  * A stage that throws is contained: its error becomes `unexpected_error` and later stages skip.
  */
 import { isRetryable } from "../llm/port";
 import { finalizeResult } from "./finalize-result";
+import { recursionLimitAutoFail, traceValidationAutoFail } from "./stages/autofail-guards";
+import { deepJudgmentAutoFail } from "./stages/deep-judgment-autofail";
+import { embeddingCheck } from "./stages/embedding-check";
 import { generateAnswer } from "./stages/generate-answer";
+import { abstentionCheck, sufficiencyCheck } from "./stages/guard-checks";
 import { parseTemplate } from "./stages/parse-template";
 import { validateTemplate } from "./stages/validate-template";
 import { verifyTemplate } from "./stages/verify-template";
@@ -21,6 +26,7 @@ import type {
   PipelineInput,
   PipelineOutcome,
   PipelinePorts,
+  PipelineSettings,
   PipelineState,
   Stage,
   StageName,
@@ -29,16 +35,29 @@ import type {
 const TEMPLATE_MODES: readonly EvaluationMode[] = ["template_only", "template_and_rubric"];
 const ALL_MODES: readonly EvaluationMode[] = ["template_only", "template_and_rubric", "rubric_only"];
 
-/** The stage list and the mode matrix, in one place. */
-export const STAGES: readonly { stage: Stage; modes: readonly EvaluationMode[] }[] = [
+interface StageEntry {
+  stage: Stage;
+  modes: readonly EvaluationMode[];
+  /** Included only when the run switches it on (Karenina builds its list from the config). */
+  when?: (s: PipelineSettings) => boolean;
+}
+
+/** The stage list, the mode matrix and the config switches, in one place. */
+export const STAGES: readonly StageEntry[] = [
   { stage: validateTemplate, modes: TEMPLATE_MODES },
   { stage: generateAnswer, modes: ALL_MODES },
+  { stage: recursionLimitAutoFail, modes: ALL_MODES },
+  { stage: traceValidationAutoFail, modes: ALL_MODES },
+  { stage: abstentionCheck, modes: ALL_MODES, when: (s) => s.abstention_enabled === true },
+  { stage: sufficiencyCheck, modes: TEMPLATE_MODES, when: (s) => s.sufficiency_enabled === true },
   { stage: parseTemplate, modes: TEMPLATE_MODES },
   { stage: verifyTemplate, modes: TEMPLATE_MODES },
+  { stage: embeddingCheck, modes: TEMPLATE_MODES },
+  { stage: deepJudgmentAutoFail, modes: TEMPLATE_MODES, when: (s) => (s.deep_judgment?.mode ?? "disabled") !== "disabled" },
 ];
 
-export function stagesFor(mode: EvaluationMode): Stage[] {
-  return STAGES.filter((s) => s.modes.includes(mode)).map((s) => s.stage);
+export function stagesFor(settings: PipelineSettings): Stage[] {
+  return STAGES.filter((s) => s.modes.includes(settings.evaluation_mode) && (s.when?.(settings) ?? true)).map((s) => s.stage);
 }
 
 export async function runPipeline(input: PipelineInput, ports: PipelinePorts): Promise<PipelineOutcome> {
@@ -48,7 +67,7 @@ export async function runPipeline(input: PipelineInput, ports: PipelinePorts): P
     usage: {},
     stages_run: [],
   };
-  for (const stage of stagesFor(input.settings.evaluation_mode)) {
+  for (const stage of stagesFor(input.settings)) {
     if (!stage.shouldRun(state, input)) continue;
     const patch = await runContained(stage, state, input, ports);
     state = { ...state, ...patch, stages_run: [...state.stages_run, stage.name] };

@@ -7,21 +7,50 @@ import type { Question } from "../schemas/benchmark";
 import type { ModelConfig } from "../schemas/model-config";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { FailureCategory, VerificationResult } from "../schemas/result";
+import type {
+  AutofailArtifact,
+  CheckSettings,
+  DeepJudgmentArtifact,
+  EmbeddingArtifact,
+  GuardArtifact,
+  SearchPort,
+} from "./artifacts";
+import type { EvaluationInput } from "./trace";
 
 export type EvaluationMode = "template_only" | "template_and_rubric" | "rubric_only";
 
 export type StageName =
   | "validate_template"
   | "generate_answer"
+  | "recursion_limit_autofail"
+  | "trace_validation_autofail"
+  | "abstention_check"
+  | "sufficiency_check"
   | "parse_template"
   | "verify_template"
+  | "embedding_check"
+  | "deep_judgment_autofail"
   | "finalize_result";
+
+/** usage_metadata keys (Karenina's stage names for token accounting). */
+export type UsageStage =
+  | "answer_generation"
+  | "abstention_check"
+  | "sufficiency_check"
+  | "parsing"
+  | "deep_judgment_excerpts"
+  | "deep_judgment_reasoning"
+  | "embedding_check";
 
 /** The generated (or supplied) answer: produced once per job and shared by every judge. */
 export interface AnswerArtifact {
   raw_llm_response: string;
   trace_messages: Message[];
   usage: Usage | null;
+  /** The caller supplied a message trace (manual interface): judges read it as a trace. */
+  is_trace?: boolean;
+  /** An agent stopped at its turn limit (no agents yet; a supplied answer may say so). */
+  recursion_limit_reached?: boolean;
 }
 
 /** A stage's failure, already in Karenina's taxonomy. `llm` keeps the model error for retry decisions. */
@@ -34,7 +63,7 @@ export interface StageError {
 
 export type AnswerOutcome = { ok: true; answer: AnswerArtifact } | { ok: false; error: StageError };
 
-export interface PipelineSettings {
+export interface PipelineSettings extends CheckSettings {
   evaluation_mode: EvaluationMode;
   include_extraction_hints: boolean;
 }
@@ -49,6 +78,8 @@ export interface PipelineInput {
   settings: PipelineSettings;
   /** Answer already produced for this job (answer cache / checkpoint): generation is skipped. */
   answer?: AnswerOutcome;
+  /** Earlier deliveries of this job that ended on a transient failure (caveat `retries_used`). */
+  retries_used?: number;
 }
 
 export interface Clock {
@@ -68,6 +99,10 @@ export interface PipelinePorts {
   log?: PipelineLog;
   /** Runs a template's custom_verify code; without it such templates fail verification (never pass). */
   codeVerifier?: CodeVerifierPort;
+  /** Embeddings for the embedding check; defaults to the judge's port (its `/embeddings`). */
+  embedder?: ModelPort;
+  /** Web search for deep judgment's hallucination check; without it search is skipped with a warning. */
+  search?: SearchPort;
 }
 
 type TemplateSection = NonNullable<VerificationResult["template"]>;
@@ -84,6 +119,8 @@ export interface VerificationArtifact {
   regex_validation_details: TemplateSection["regex_validation_details"];
   regex_overall_success: boolean | null;
   regex_extraction_results: Record<string, unknown> | null;
+  /** The field part alone (before AND-ing regex): what the embedding check may override. */
+  field_verification_result?: boolean;
 }
 
 /** Everything the stages have produced so far. Stages return patches; the orchestrator merges. */
@@ -94,8 +131,17 @@ export interface PipelineState {
   parse_performed: boolean;
   verification?: VerificationArtifact;
   error?: StageError;
-  usage: Partial<Record<"answer_generation" | "parsing", Usage>>;
+  usage: Partial<Record<UsageStage, Usage>>;
   stages_run: StageName[];
+  /** What template judges read (final AI message or full trace), set once the answer exists. */
+  evaluation?: EvaluationInput;
+  autofail?: AutofailArtifact;
+  abstention?: GuardArtifact;
+  sufficiency?: GuardArtifact;
+  embedding?: EmbeddingArtifact;
+  deep_judgment?: DeepJudgmentArtifact;
+  /** Non-fatal problems (a check whose judge failed), recorded in metadata.warnings. */
+  warnings?: string[];
 }
 
 export type StagePatch = Partial<Omit<PipelineState, "started_at_ms" | "stages_run">>;

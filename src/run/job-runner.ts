@@ -98,6 +98,8 @@ async function runClaimedJob(
           replicate: job.replicate,
           settings: spec.settings,
           answer,
+          // A redelivered job has used retries (caveat retries_used).
+          retries_used: Math.max(0, claim.attempts - 1),
         },
         {
           answerer: deps.portFor(job.answering),
@@ -149,11 +151,11 @@ async function pendingParsers(
 /** The job's answer: the checkpoint if there is one, else generated now and checkpointed. */
 async function answerFor(spec: RunSpec, job: JobRef, deps: JobDeps): Promise<AnswerOutcome> {
   // Manual answers live in the spec already; there is nothing to save.
-  if (job.answering.interface === "manual") return produceAnswer(job, { answerer: deps.portFor(job.answering) });
+  if (job.answering.interface === "manual") return produceAnswer({ ...job, settings: spec.settings }, { answerer: deps.portFor(job.answering) });
   const key = r2Keys.answerCheckpoint(spec.run_id, job.job_id);
   const saved = await deps.blobs.get(key);
   if (saved) return { ok: true, answer: await saved.json() };
-  const outcome = await produceAnswer(job, { answerer: deps.portFor(job.answering) });
+  const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: deps.portFor(job.answering) });
   if (outcome.ok) await deps.blobs.put(key, JSON.stringify(outcome.answer));
   return outcome;
 }

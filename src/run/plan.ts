@@ -6,6 +6,8 @@
 import type { FieldIssue } from "../http/errors";
 import { missingSecret } from "../llm/factory";
 import type { CreateRunBody } from "../schemas/api";
+import type { PipelineSettings } from "../pipeline/types";
+import type { VerificationConfig } from "../schemas/verification-config";
 import { jobIds, type RunSpec } from "./spec";
 
 /** A run larger than this is refused: split it (keeps submit within one request's limits). */
@@ -65,7 +67,34 @@ export function planRun(
     answering_models: config.answering_models,
     parsing_models: config.parsing_models,
     replicate_count: config.replicate_count,
-    settings: { evaluation_mode: config.evaluation_mode, include_extraction_hints: config.include_extraction_hints },
+    settings: pipelineSettings(config),
   };
   return { ok: true, spec, jobIds: jobIds(spec) };
+}
+
+/** The config fields the pipeline reads, under the pipeline's names; nothing else reaches a job. */
+export function pipelineSettings(config: VerificationConfig): PipelineSettings {
+  return {
+    evaluation_mode: config.evaluation_mode,
+    include_extraction_hints: config.include_extraction_hints,
+    use_full_trace_for_template: config.use_full_trace_for_template,
+    use_full_trace_for_rubric: config.use_full_trace_for_rubric,
+    abstention_enabled: config.abstention_enabled,
+    sufficiency_enabled: config.sufficiency_enabled,
+    embedding_check: {
+      enabled: config.embedding_check_enabled,
+      model: config.embedding_check_model,
+      threshold: config.embedding_check_threshold,
+    },
+    deep_judgment: {
+      mode: config.deep_judgment_mode,
+      max_excerpts_per_attribute: config.deep_judgment_max_excerpts_per_attribute,
+      fuzzy_match_threshold: config.deep_judgment_fuzzy_match_threshold,
+      excerpt_retry_attempts: config.deep_judgment_excerpt_retry_attempts,
+      search_enabled: config.deep_judgment_search_enabled,
+      search_tool: config.deep_judgment_search_tool,
+    },
+    few_shot_config: config.few_shot_config ?? null,
+    prompt_config: config.prompt_config,
+  };
 }

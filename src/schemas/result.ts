@@ -1,8 +1,8 @@
 /**
  * VerificationResult: Karenina's nested result (`spec/verification-result.md`, inventory §6),
- * with Karenina's field names, for the sections edgeval produces now: `metadata`, `template`
- * and the three root trace fields. The rubric and deep-judgment sections arrive with those
- * features.
+ * with Karenina's field names, for the sections edgeval produces now: `metadata`, `template`,
+ * `deep_judgment` (null unless deep judgment is enabled) and the three root trace fields. The
+ * rubric sections arrive with rubric evaluation.
  *
  * The failure taxonomy is data: 14 categories in 5 groups. `failure.group` is always computed
  * from the category (an incoming group is ignored), as in Karenina.
@@ -128,12 +128,41 @@ export const ResultTemplate = z.strictObject({
   sufficiency_override_applied: z.boolean(),
   sufficiency_reasoning: z.string().nullable(),
   recursion_limit_reached: z.boolean(),
+  /** MCP servers of the answering model and agent metrics: edgeval has no agents, so null. */
+  answering_mcp_servers: z.array(z.string()).nullish(),
+  agent_metrics: z.record(z.string(), z.unknown()).nullish(),
   usage_metadata: z.record(z.string(), StageUsage).nullable(),
+});
+
+const Excerpt = z.strictObject({
+  text: z.string(),
+  confidence: z.enum(["high", "medium", "low", "none"]),
+  similarity_score: z.number().min(0).max(1),
+  explanation: z.string().optional(),
+  search_results: z.string().optional(),
+  hallucination_risk: z.enum(["none", "low", "medium", "high"]).optional(),
+  hallucination_justification: z.string().optional(),
+});
+
+/** Karenina's VerificationResultDeepJudgment (templates); present when deep judgment is enabled. */
+export const ResultDeepJudgment = z.strictObject({
+  deep_judgment_enabled: z.boolean(),
+  deep_judgment_mode: z.enum(["disabled", "reasoning_only", "full"]),
+  deep_judgment_performed: z.boolean(),
+  extracted_excerpts: z.record(z.string(), z.array(Excerpt)).nullable(),
+  attribute_reasoning: z.record(z.string(), z.string()).nullable(),
+  deep_judgment_stages_completed: z.array(z.string()).nullable(),
+  deep_judgment_model_calls: z.number().int().min(0),
+  deep_judgment_excerpt_retry_count: z.number().int().min(0),
+  attributes_without_excerpts: z.array(z.string()).nullable(),
+  deep_judgment_search_enabled: z.boolean(),
+  hallucination_risk_assessment: z.record(z.string(), z.enum(["none", "low", "medium", "high"])).nullable(),
 });
 
 export const VerificationResult = z.strictObject({
   metadata: ResultMetadata,
   template: ResultTemplate.nullable(),
+  deep_judgment: ResultDeepJudgment.nullish(),
   evaluation_input: z.string().nullable(),
   used_full_trace: z.boolean(),
   trace_extraction_error: z.string().nullable(),
@@ -142,3 +171,4 @@ export type VerificationResult = z.output<typeof VerificationResult>;
 export type VerificationResultInput = z.input<typeof VerificationResult>;
 export type ResultMetadata = z.output<typeof ResultMetadata>;
 export type ResultTemplate = z.output<typeof ResultTemplate>;
+export type ResultDeepJudgment = z.output<typeof ResultDeepJudgment>;

@@ -4,30 +4,32 @@
  * Every field of Karenina's config is accepted, in one of three ways:
  *
  * 1. Honoured by edgeval: answering_models, parsing_models, replicate_count, evaluation_mode
- *    (template_only), include_extraction_hints, use_full_trace_for_template (manual traces),
- *    plus edgeval's own `question_ids` filter (ids are checked against the benchmark later).
+ *    (template_only), include_extraction_hints, use_full_trace_for_template /
+ *    use_full_trace_for_rubric, abstention_enabled, sufficiency_enabled, embedding_check_enabled /
+ *    _model / _threshold, deep_judgment_mode and its tuning numbers (max excerpts, fuzzy
+ *    threshold, retries), few_shot_config, prompt_config (the *_instructions shortcuts fold into
+ *    it), plus edgeval's own `question_ids` filter (ids are checked against the benchmark later).
  * 2. Accepted execution knobs that change nothing in edgeval (Queues fan the work out and the
  *    shared provider limiter paces it; features they tune are not there yet):
  *    async_enabled, async_max_workers, max_concurrent_requests, batch_timeout_seconds,
  *    task_ordering, answerer_concurrency_limits, request_timeout, retry_policy,
  *    max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
- *    rubric_trait_names, rubric_evaluation_strategy, use_full_trace_for_rubric,
- *    allow_partial_trace_scoring, embedding_check_model, embedding_check_threshold,
- *    deep_judgment_* tuning numbers and search tool names, deep_judgment_rubric_global_excerpts,
- *    agentic_judge_context, agentic_parsing_max_turns, agentic_parsing_timeout,
- *    agentic_rubric_strategy, agentic_rubric_parallel, workspace_copy, workspace_cleanup,
- *    workspace_output_exclude_patterns. Legacy keys Karenina strips (rubric_enabled,
- *    deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
+ *    rubric_trait_names, rubric_evaluation_strategy, allow_partial_trace_scoring,
+ *    deep_judgment_search_tool, deep_judgment_rubric_* tuning numbers,
+ *    deep_judgment_rubric_global_excerpts, agentic_judge_context, agentic_parsing_max_turns,
+ *    agentic_parsing_timeout, agentic_rubric_strategy, agentic_rubric_parallel, workspace_copy,
+ *    workspace_cleanup, workspace_output_exclude_patterns. Legacy keys Karenina strips
+ *    (rubric_enabled, deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
  * 3. Features not implemented yet: accepted only at their off value, otherwise an issue at
- *    that field saying so (parsing_only, abstention, sufficiency, embedding check, deep
- *    judgment, agentic parsing, few-shot, prompt_config and its instruction shortcuts,
- *    workspace output, db_config, replay_store, skip_triples, custom_error_patterns, and
- *    evaluation modes other than template_only).
+ *    that field saying so (parsing_only, deep-judgment search, deep judgment for rubrics,
+ *    agentic parsing, workspace output, db_config, replay_store, skip_triples,
+ *    custom_error_patterns, and evaluation modes other than template_only).
  *
  * Karenina's side effect is kept: an answering model without a system prompt gets
  * DEFAULT_ANSWERING_SYSTEM_PROMPT; parsing models keep none.
  */
 import { z } from "zod";
+import { FewShotExample } from "./benchmark";
 import { ModelConfig } from "./model-config";
 
 export const DEFAULT_ANSWERING_SYSTEM_PROMPT = "You are an expert assistant. Answer the question accurately and concisely.";
@@ -68,18 +70,50 @@ const RetryPolicy = z.strictObject({
     .nullish(),
 });
 
-const INSTRUCTION_SHORTCUTS = [
-  "generation_instructions",
-  "parsing_instructions",
-  "abstention_detection_instructions",
-  "sufficiency_detection_instructions",
-  "rubric_evaluation_instructions",
-  "agentic_parsing_instructions",
-  "deep_judgment_instructions",
-] as const;
-const shortcutShape = Object.fromEntries(
-  INSTRUCTION_SHORTCUTS.map((f) => [f, nullOnly(f, "prompt customisation (prompt_config)")]),
-) as { [K in (typeof INSTRUCTION_SHORTCUTS)[number]]: ReturnType<typeof nullOnly> };
+/** Karenina's PromptConfig: per-task instructions appended to that task's system prompt. */
+const PROMPT_TASKS = ["generation", "parsing", "abstention_detection", "sufficiency_detection", "rubric_evaluation", "agentic_parsing", "deep_judgment"] as const;
+export const PromptConfig = z.strictObject(
+  Object.fromEntries(PROMPT_TASKS.map((t) => [t, z.string({ error: `${t} must be a string` }).nullish()])) as {
+    [K in (typeof PROMPT_TASKS)[number]]: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  },
+);
+export type PromptConfig = z.output<typeof PromptConfig>;
+
+/** Constructor shortcuts Karenina folds into prompt_config (`parsing_instructions` → `prompt_config.parsing`). */
+const INSTRUCTION_SHORTCUTS = {
+  generation_instructions: "generation",
+  parsing_instructions: "parsing",
+  abstention_detection_instructions: "abstention_detection",
+  sufficiency_detection_instructions: "sufficiency_detection",
+  rubric_evaluation_instructions: "rubric_evaluation",
+  agentic_parsing_instructions: "agentic_parsing",
+  deep_judgment_instructions: "deep_judgment",
+} as const satisfies Record<string, (typeof PROMPT_TASKS)[number]>;
+type Shortcut = keyof typeof INSTRUCTION_SHORTCUTS;
+const SHORTCUT_NAMES = Object.keys(INSTRUCTION_SHORTCUTS) as Shortcut[];
+const shortcutShape = Object.fromEntries(SHORTCUT_NAMES.map((f) => [f, z.string({ error: `${f} must be a string` }).nullish()])) as {
+  [K in Shortcut]: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+};
+
+const FEW_SHOT_MODES = ["all", "k-shot", "custom", "none"] as const;
+/** An example named by its index in the question's list, or by the MD5 of its question text. */
+const ExampleRef = z.union([int(0), z.string().regex(/^[0-9a-f]{32}$/, { error: "an example is named by its index or the MD5 hex of its question" })]);
+const QuestionFewShotConfig = z.strictObject({
+  mode: z.enum([...FEW_SHOT_MODES, "inherit"]).default("inherit"),
+  k: int(1).nullish(),
+  selected_examples: z.array(ExampleRef).nullish(),
+  external_examples: z.array(FewShotExample).nullish(),
+  excluded_examples: z.array(ExampleRef).nullish(),
+});
+/** Karenina's FewShotConfig (global mode + per-question overrides + external examples). */
+export const FewShotConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  global_mode: z.enum(FEW_SHOT_MODES, { error: `global_mode is one of ${FEW_SHOT_MODES.join(", ")}` }).default("all"),
+  global_k: int(1).default(3),
+  question_configs: z.record(z.string(), QuestionFewShotConfig).default({}),
+  global_external_examples: z.array(FewShotExample).default([]),
+});
+export type FewShotConfig = z.output<typeof FewShotConfig>;
 
 const ConfigInput = z.strictObject({
   answering_models: z.array(ModelConfig, { error: "answering_models must be a list of models" }).default([]),
@@ -99,9 +133,9 @@ const ConfigInput = z.strictObject({
   allow_partial_trace_scoring: z.boolean().default(true),
   include_extraction_hints: z.boolean().default(true),
 
-  abstention_enabled: offFlag("abstention_enabled", "abstention"),
-  sufficiency_enabled: offFlag("sufficiency_enabled", "sufficiency"),
-  embedding_check_enabled: offFlag("embedding_check_enabled", "the embedding check"),
+  abstention_enabled: z.boolean().default(false),
+  sufficiency_enabled: z.boolean().default(false),
+  embedding_check_enabled: z.boolean().default(false),
   embedding_check_model: z.string().default("all-MiniLM-L6-v2"),
   embedding_check_threshold: unit.default(0.85),
 
@@ -113,7 +147,7 @@ const ConfigInput = z.strictObject({
   answerer_concurrency_limits: z.union([int(1), z.record(z.string(), int(1))]).nullable().default(null),
 
   deep_judgment_mode: z
-    .enum(["disabled", "reasoning_only", "full"])
+    .enum(["disabled", "reasoning_only", "full"], { error: "deep_judgment_mode is one of disabled, reasoning_only, full" })
     .refine((m) => m === "disabled", { error: notYet("deep_judgment_mode", "deep judgment", '"disabled"') })
     .default("disabled"),
   deep_judgment_max_excerpts_per_attribute: int(1).default(3),
@@ -132,8 +166,8 @@ const ConfigInput = z.strictObject({
   deep_judgment_rubric_excerpt_retry_attempts_default: int(0).default(2),
   deep_judgment_rubric_search_tool: z.string().default("tavily"),
 
-  few_shot_config: nullOnly("few_shot_config", "few-shot prompting"),
-  prompt_config: nullOnly("prompt_config", "prompt customisation"),
+  few_shot_config: FewShotConfig.nullish(),
+  prompt_config: PromptConfig.nullish(),
   ...shortcutShape,
 
   agentic_parsing: offFlag("agentic_parsing", "agentic parsing"),
@@ -175,9 +209,15 @@ const ConfigInput = z.strictObject({
   deep_judgment_rubric_search_enabled: z.boolean().optional(),
 });
 
-const STRIPPED = ["rubric_enabled", "deep_judgment_rubric_search_enabled", ...INSTRUCTION_SHORTCUTS] as const;
+const STRIPPED = ["rubric_enabled", "deep_judgment_rubric_search_enabled", ...SHORTCUT_NAMES] as const;
 
 export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
+  for (const shortcut of SHORTCUT_NAMES) {
+    const task = INSTRUCTION_SHORTCUTS[shortcut];
+    if (config[shortcut] && config.prompt_config?.[task]) {
+      ctx.addIssue({ code: "custom", path: [shortcut], message: `${shortcut} and prompt_config.${task} both set the ${task} instructions; give one` });
+    }
+  }
   if (!config.parsing_only && config.answering_models.length === 0) {
     ctx.addIssue({ code: "custom", path: ["answering_models"], message: "answering_models needs at least one model" });
   }
@@ -202,8 +242,19 @@ export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
   return {
     ...rest,
     question_ids: config.question_ids ?? undefined,
+    prompt_config: mergeShortcuts(config),
     answering_models: config.answering_models.map((m) => (m.system_prompt ? m : { ...m, system_prompt: DEFAULT_ANSWERING_SYSTEM_PROMPT })),
   };
 });
 export type VerificationConfig = z.output<typeof VerificationConfig>;
 export type VerificationConfigInput = z.input<typeof VerificationConfig>;
+
+/** prompt_config with the shortcut fields folded in (null when nothing is customised). */
+function mergeShortcuts(config: z.output<typeof ConfigInput>): PromptConfig | null {
+  const merged: PromptConfig = { ...(config.prompt_config ?? {}) };
+  for (const shortcut of SHORTCUT_NAMES) {
+    const text = config[shortcut];
+    if (text) merged[INSTRUCTION_SHORTCUTS[shortcut]] = text;
+  }
+  return Object.values(merged).some((v) => v) ? merged : null;
+}

@@ -45,6 +45,10 @@ export interface ParsingPromptInput {
   /** field name → extraction hint; rendered only when non-empty. */
   extractionHints: Record<string, string>;
   systemPrompt?: string;
+  /** `prompt_config.parsing`, appended to the system text. */
+  instructions?: string;
+  /** Deep judgment's per-attribute reasoning, given to the final parse as extra evidence. */
+  reasoning?: Record<string, string>;
 }
 
 export function buildParsingMessages(input: ParsingPromptInput): Message[] {
@@ -52,14 +56,18 @@ export function buildParsingMessages(input: ParsingPromptInput): Message[] {
   const hintSection = hints.length
     ? `\n\n# Field Extraction Guidance\n\n${hints.map(([f, h]) => `- **${f}**: ${h}`).join("\n")}`
     : "";
-  const system = [input.systemPrompt, SYSTEM + hintSection].filter(Boolean).join("\n\n");
+  const system = [input.systemPrompt, SYSTEM + hintSection, input.instructions].filter(Boolean).join("\n\n");
+  const reasoning = Object.entries(input.reasoning ?? {});
+  const reasoningSection = reasoning.length
+    ? `\n\n**DEEP JUDGMENT REASONING (per attribute, from verbatim excerpts of the response):**\n${reasoning.map(([a, r]) => `- ${a}: ${r}`).join("\n")}`
+    : "";
   const user = `Parse the following response and extract structured information.
 
 **ORIGINAL QUESTION:**
 ${input.question}
 
 **RESPONSE TO PARSE:**
-${input.response}
+${input.response}${reasoningSection}
 
 **JSON SCHEMA (your response MUST conform to this):**
 \`\`\`json

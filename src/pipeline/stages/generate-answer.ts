@@ -1,12 +1,16 @@
 /**
  * Stage 2 — GenerateAnswer. Calls the answering model once (or reads the caller's manual answer).
  * When the input already carries an answer (the job's checkpoint, shared by every judge of the
- * job) it is used as is and no call is made.
+ * job) it is used as is and no call is made. Either way it then fixes what the template judges
+ * read: the final AI message of a trace, or the full trace (`use_full_trace_for_template`).
  */
 import type { Message } from "../../llm/port";
+import { resolveFewShotExamples } from "../few-shot";
+import { instructionsFor } from "../prompts/instructions";
 import { buildGenerationMessages } from "../prompts/generation";
 import { stageErrorFromLlm } from "../llm-failure";
-import type { AnswerOutcome, PipelineInput, PipelinePorts, Stage } from "../types";
+import { formatTrace, prepareEvaluationInput } from "../trace";
+import type { AnswerOutcome, PipelineInput, PipelinePorts, PipelineSettings, Stage } from "../types";
 
 export const generateAnswer: Stage = {
   name: "generate_answer",
@@ -14,19 +18,28 @@ export const generateAnswer: Stage = {
   async run(_state, input, ports) {
     const outcome = input.answer ?? (await produceAnswer(input, ports));
     if (!outcome.ok) return { error: outcome.error };
-    const usage = outcome.answer.usage;
-    return { answer: outcome.answer, usage: usage ? { answer_generation: usage } : {} };
+    const { answer } = outcome;
+    const evaluation = prepareEvaluationInput(
+      answer.raw_llm_response,
+      answer.is_trace ? answer.trace_messages : null,
+      input.settings.use_full_trace_for_template ?? false,
+    );
+    return { answer, evaluation, usage: answer.usage ? { answer_generation: answer.usage } : {} };
   },
 };
 
+export type AnswerRequest = Pick<PipelineInput, "question" | "answering"> & {
+  settings?: Pick<PipelineSettings, "few_shot_config" | "prompt_config">;
+};
+
 /** Produces the job's answer; exported so the job runner can checkpoint it before judging. */
-export async function produceAnswer(
-  input: Pick<PipelineInput, "question" | "answering">,
-  ports: Pick<PipelinePorts, "answerer">,
-): Promise<AnswerOutcome> {
-  const { question, answering } = input;
+export async function produceAnswer(input: AnswerRequest, ports: Pick<PipelinePorts, "answerer">): Promise<AnswerOutcome> {
+  const { question, answering, settings } = input;
   if (answering.interface === "manual") return manualAnswer(question.id, answering.manual_answers);
-  const messages = buildGenerationMessages(question.question, answering.system_prompt);
+  const messages = buildGenerationMessages(question.question, answering.system_prompt, {
+    examples: resolveFewShotExamples(settings?.few_shot_config, question.id, question.few_shot_examples),
+    instructions: instructionsFor(settings?.prompt_config, "generation"),
+  });
   const res = await ports.answerer.chat({ messages });
   if (!res.ok) {
     return { ok: false, error: stageErrorFromLlm("generate_answer", res.error, "answering model failed") };
@@ -41,10 +54,12 @@ export async function produceAnswer(
   };
 }
 
-function manualAnswer(
-  questionId: string,
-  answers: Record<string, string | Message[]> | undefined,
-): AnswerOutcome {
+/**
+ * A manual answer is graded as if the caller's own system produced it. A string is the AI
+ * message; a message list is a trace, recorded whole (Karenina's `--- AI Message ---` text) and
+ * read by the judges as the guard stages and `use_full_trace_for_template` decide.
+ */
+function manualAnswer(questionId: string, answers: Record<string, string | Message[]> | undefined): AnswerOutcome {
   const given = answers?.[questionId];
   if (given === undefined) {
     return {
@@ -59,10 +74,8 @@ function manualAnswer(
   if (typeof given === "string") {
     return { ok: true, answer: { raw_llm_response: given, trace_messages: [], usage: null } };
   }
-  // A trace: the judge reads the final AI message (use_full_trace_for_template = false).
-  const finalAi = [...given].reverse().find((m) => m.role === "assistant");
   return {
     ok: true,
-    answer: { raw_llm_response: finalAi?.content ?? "", trace_messages: given, usage: null },
+    answer: { raw_llm_response: formatTrace(given), trace_messages: given, usage: null, is_trace: true },
   };
 }

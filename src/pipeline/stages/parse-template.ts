@@ -1,33 +1,37 @@
 /**
- * Stage 7 — ParseTemplate. The judge fills the template's fields from the answer. It sees the
- * template's JSON schema with the ground truth hidden. Output that does not validate is a
- * `parsing` failure (the judge failed), never a verdict. A template with no judge-visible field
- * (regex-only) makes no call.
+ * Stage 7 — ParseTemplate. The judge fills the template's fields from the evaluation input (the
+ * final AI message, or the full trace). It sees the template's JSON schema with the ground truth
+ * hidden. Output that does not validate is a `parsing` failure (the judge failed), never a
+ * verdict. A template with no judge-visible field (regex-only) makes no call.
+ *
+ * Skipped after an autofail, an abstention or an insufficient response (the spec's cascade).
  */
 import { buildJudgeSchema, judgeVisibleFields } from "../../templates";
 import { buildParsingMessages } from "../prompts/parsing";
+import { instructionsFor } from "../prompts/instructions";
 import { stageErrorFromLlm } from "../llm-failure";
-import type { Stage } from "../types";
+import type { PipelineInput, PipelineState, Stage } from "../types";
+
+export function parsingBlocked(state: PipelineState): boolean {
+  return !!state.autofail || !!state.abstention?.override_applied || !!state.sufficiency?.override_applied;
+}
 
 export const parseTemplate: Stage = {
   name: "parse_template",
-  shouldRun: (state) => !state.error && state.answer !== undefined,
+  shouldRun: (state) => !state.error && state.answer !== undefined && !parsingBlocked(state),
   async run(state, input, ports) {
     const template = input.question.template!;
     const visible = judgeVisibleFields(template);
     if (visible.length === 0) return { parsed: {}, parse_performed: false };
 
     const { jsonSchema, schema } = buildJudgeSchema(template);
-    const hints: Record<string, string> = {};
-    if (input.settings.include_extraction_hints) {
-      for (const f of visible) if (f.extraction_hint) hints[f.name] = f.extraction_hint;
-    }
     const messages = buildParsingMessages({
       question: input.question.question,
-      response: state.answer!.raw_llm_response,
+      response: evaluationText(state),
       jsonSchema,
-      extractionHints: hints,
+      extractionHints: extractionHints(input),
       systemPrompt: input.parsing.system_prompt,
+      instructions: instructionsFor(input.settings.prompt_config, "parsing"),
     });
     const res = await ports.judge.structured({ messages, schemaName: "Answer", jsonSchema, schema });
     if (!res.ok) {
@@ -40,3 +44,14 @@ export const parseTemplate: Stage = {
     };
   },
 };
+
+export function evaluationText(state: PipelineState): string {
+  return state.evaluation?.text ?? state.answer!.raw_llm_response;
+}
+
+export function extractionHints(input: PipelineInput): Record<string, string> {
+  const hints: Record<string, string> = {};
+  if (!input.settings.include_extraction_hints) return hints;
+  for (const f of judgeVisibleFields(input.question.template!)) if (f.extraction_hint) hints[f.name] = f.extraction_hint;
+  return hints;
+}

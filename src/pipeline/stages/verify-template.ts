@@ -21,6 +21,7 @@ export const verifyTemplate: Stage = {
     return {
       verification: {
         verify_result: fields.verify_result && (regex?.success ?? true),
+        field_verification_result: fields.verify_result,
         verify_granular_result: fields.verify_granular_result,
         field_results: fields.field_results,
         field_scores: fields.field_scores,

@@ -60,6 +60,22 @@ describe("defaults", () => {
     expect(c).not.toHaveProperty("rubric_enabled");
     expect(c).not.toHaveProperty("generation_instructions");
   });
+  it("switches on the checks and folds instruction shortcuts into prompt_config", () => {
+    const c = parseOk(VerificationConfig, {
+      ...minimal,
+      abstention_enabled: true,
+      sufficiency_enabled: true,
+      embedding_check_enabled: true,
+      few_shot_config: { global_mode: "k-shot", global_k: 2, question_configs: { q1: { mode: "custom", selected_examples: [0, "0123456789abcdef0123456789abcdef"] } } },
+      prompt_config: { generation: "Be brief." },
+      parsing_instructions: "Be strict.",
+    });
+    expect(c).toMatchObject({ abstention_enabled: true, sufficiency_enabled: true, embedding_check_enabled: true });
+    expect(c.prompt_config).toEqual({ generation: "Be brief.", parsing: "Be strict." });
+    expect(c.few_shot_config).toMatchObject({ enabled: true, global_mode: "k-shot", global_k: 2, question_configs: { q1: { mode: "custom" } } });
+    expect(c).not.toHaveProperty("parsing_instructions");
+    expect(parseOk(VerificationConfig, minimal).prompt_config).toBeNull();
+  });
   it("accepts execution knobs at any valid value", () => {
     parseOk(VerificationConfig, { ...minimal, async_enabled: false, async_max_workers: 8, task_ordering: "random", answerer_concurrency_limits: { gpt: 2 }, batch_timeout_seconds: 60, retry_policy: { rate_limit: { max_attempts: 3 } } });
   });
@@ -75,14 +91,15 @@ describe("VerificationConfig rejects, at the exact path", () => {
     ["a replicate_count of 0", { ...minimal, replicate_count: 0 }, "replicate_count", /integer ≥ 1/],
     ["a rubric evaluation mode", { ...minimal, evaluation_mode: "template_and_rubric" }, "evaluation_mode", /not supported yet/],
     ["an unknown evaluation mode", { ...minimal, evaluation_mode: "fast" }, "evaluation_mode", /template_only, template_and_rubric, rubric_only/],
-    ["abstention enabled", { ...minimal, abstention_enabled: true }, "abstention_enabled", /abstention is not supported yet/],
-    ["deep judgment", { ...minimal, deep_judgment_mode: "full" }, "deep_judgment_mode", /deep judgment is not supported yet \(only "disabled"/],
-    ["a few-shot config", { ...minimal, few_shot_config: { source: "global" } }, "few_shot_config", /few-shot prompting is not supported yet/],
-    ["a prompt config", { ...minimal, prompt_config: { generation: "Be brief" } }, "prompt_config", /not supported yet/],
+    ["deep-judgment search", { ...minimal, deep_judgment_search_enabled: true }, "deep_judgment_search_enabled", /deep-judgment search is not supported yet/],
+    ["an unknown deep judgment mode", { ...minimal, deep_judgment_mode: "deep" }, "deep_judgment_mode", /disabled, reasoning_only, full/],
+    ["a few-shot config with Karenina's old keys", { ...minimal, few_shot_config: { source: "global" } }, "few_shot_config", /Unrecognized key: "source"/],
+    ["a few-shot k of 0", { ...minimal, few_shot_config: { global_mode: "k-shot", global_k: 0 } }, "few_shot_config.global_k", /integer ≥ 1/],
+    ["an unknown prompt task", { ...minimal, prompt_config: { answering: "Be brief" } }, "prompt_config", /Unrecognized key: "answering"/],
+    ["a shortcut and prompt_config naming one task", { ...minimal, parsing_instructions: "a", prompt_config: { parsing: "b" } }, "parsing_instructions", /both set the parsing instructions/],
     ["a db config", { ...minimal, db_config: { url: "sqlite://" } }, "db_config", /not supported yet/],
     ["agentic parsing", { ...minimal, agentic_parsing: true }, "agentic_parsing", /agentic parsing is not supported yet/],
     ["parsing_only", { ...minimal, parsing_only: true }, "parsing_only", /not supported yet/],
-    ["an instruction shortcut", { ...minimal, parsing_instructions: "Be strict" }, "parsing_instructions", /prompt customisation/],
     ["an unknown key", { ...minimal, temperature: 0 }, "", /Unrecognized key: "temperature"/],
     ["an unknown key inside a model", { ...minimal, answering_models: [{ ...answerer, provider: "openai" }] }, "answering_models[0]", /Unrecognized key: "provider"/],
     ["a non-null unsupported model field", { ...minimal, answering_models: [{ ...answerer, agent_timeout: 30 }] }, "answering_models[0].agent_timeout", /agent_timeout is not supported/],

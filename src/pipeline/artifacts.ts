@@ -1,0 +1,101 @@
+/**
+ * What the checks around parsing record (guards, embedding check, deep judgment, autofails) and
+ * the settings that switch them on. Kept apart from types.ts so each check's shape sits in one
+ * place; types.ts composes them into the pipeline state.
+ */
+import type { FewShotConfig } from "./few-shot";
+import type { PromptConfig } from "./prompts/instructions";
+
+/** Abstention or sufficiency check, as recorded in the result's template section. */
+export interface GuardArtifact {
+  performed: boolean;
+  /** abstention: true = abstained; sufficiency: true = sufficient (Karenina's naming). */
+  detected: boolean | null;
+  /** verify_result was forced to false by this check. */
+  override_applied: boolean;
+  reasoning: string | null;
+}
+
+export interface EmbeddingArtifact {
+  performed: boolean;
+  similarity_score: number | null;
+  override_applied: boolean;
+  model_used: string | null;
+}
+
+/** A guard stage that failed the answer outright (Karenina's autofail group). */
+export interface AutofailArtifact {
+  category: "recursion_limit" | "trace_validation" | "deep_judgment" | "deep_judgment_rubric";
+  /** deep_judgment_rubric_autofail is stage 12, which arrives with rubric evaluation. */
+  stage: "recursion_limit_autofail" | "trace_validation_autofail" | "deep_judgment_autofail" | "deep_judgment_rubric_autofail";
+  reason: string;
+}
+
+export type DeepJudgmentMode = "disabled" | "reasoning_only" | "full";
+export type Confidence = "high" | "medium" | "low" | "none";
+export type HallucinationRisk = "none" | "low" | "medium" | "high";
+
+export interface Excerpt {
+  text: string;
+  confidence: Confidence;
+  similarity_score: number;
+  explanation?: string;
+  search_results?: string;
+  hallucination_risk?: HallucinationRisk;
+  hallucination_justification?: string;
+}
+
+export interface DeepJudgmentArtifact {
+  deep_judgment_enabled: boolean;
+  deep_judgment_mode: DeepJudgmentMode;
+  deep_judgment_performed: boolean;
+  extracted_excerpts: Record<string, Excerpt[]> | null;
+  attribute_reasoning: Record<string, string> | null;
+  deep_judgment_stages_completed: string[] | null;
+  deep_judgment_model_calls: number;
+  deep_judgment_excerpt_retry_count: number;
+  attributes_without_excerpts: string[] | null;
+  deep_judgment_search_enabled: boolean;
+  hallucination_risk_assessment: Record<string, HallucinationRisk> | null;
+}
+
+export interface DeepJudgmentSettings {
+  mode: DeepJudgmentMode;
+  max_excerpts_per_attribute: number;
+  fuzzy_match_threshold: number;
+  excerpt_retry_attempts: number;
+  search_enabled: boolean;
+  search_tool: string;
+}
+
+export interface EmbeddingCheckSettings {
+  enabled: boolean;
+  model: string;
+  threshold: number;
+}
+
+/** Optional so run specs written before these features still load (absent = Karenina's default). */
+export interface CheckSettings {
+  use_full_trace_for_template?: boolean;
+  use_full_trace_for_rubric?: boolean;
+  abstention_enabled?: boolean;
+  sufficiency_enabled?: boolean;
+  embedding_check?: EmbeddingCheckSettings;
+  deep_judgment?: DeepJudgmentSettings;
+  few_shot_config?: FewShotConfig | null;
+  prompt_config?: PromptConfig | null;
+}
+
+export const DEFAULT_DEEP_JUDGMENT: DeepJudgmentSettings = {
+  mode: "disabled",
+  max_excerpts_per_attribute: 3,
+  fuzzy_match_threshold: 0.8,
+  excerpt_retry_attempts: 2,
+  search_enabled: false,
+  search_tool: "tavily",
+};
+
+/** Web search for deep judgment's hallucination check (Tavily-compatible at the edge). */
+export interface SearchPort {
+  search(query: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+}

@@ -1,0 +1,26 @@
+/**
+ * Every change a stage makes to verify_result goes through here, so each one is logged (Karenina
+ * logs overrides at WARNING) as well as recorded in the result (`*_override_applied`, autofail).
+ */
+import type { PipelineInput, PipelinePorts } from "./types";
+
+export function logOverride(
+  ports: Pick<PipelinePorts, "log">,
+  input: Pick<PipelineInput, "question">,
+  stage: string,
+  to: boolean,
+  why: string,
+): void {
+  ports.log?.warn("verify_result_override", { stage, question_id: input.question.id, verify_result: to, why });
+}
+
+/** A check that could not run: the pipeline goes on, the result says so in metadata.warnings. */
+export function warn(
+  ports: Pick<PipelinePorts, "log">,
+  existing: readonly string[] | undefined,
+  event: string,
+  message: string,
+): string[] {
+  ports.log?.warn(event, { message });
+  return [...(existing ?? []), message];
+}
