@@ -63,6 +63,9 @@ export function makeDateTime(p: Omit<PyDateTime, "offsetMinutes">, offsetMinutes
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
+/** Basic-format ISO date-time, "20210305T103000" (dateutil reads it; the token walk would not). */
+const COMPACT = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})?$/;
+
 /** `dateutil.parser.parse(text)`; throws DateParseError where dateutil raises. */
 export function parseDateutil(text: string): PyDateTime {
   const iso = ISO.exec(text.trim());
@@ -70,6 +73,11 @@ export function parseDateutil(text: string): PyDateTime {
     const [, y, mo, d, h, mi, s, frac, tz] = iso;
     const time = { hour: Number(h ?? 0), minute: Number(mi ?? 0), second: Number(s ?? 0), microsecond: fraction(frac) };
     return makeDateTime({ year: Number(y), month: Number(mo), day: Number(d), ...time }, tz === undefined ? null : isoOffset(tz));
+  }
+  const compact = COMPACT.exec(text.trim());
+  if (compact) {
+    const [, y, mo, d, h, mi, sec] = compact.map(Number);
+    return makeDateTime({ year: y!, month: mo!, day: d!, hour: h!, minute: mi!, second: Number.isNaN(sec) ? 0 : sec!, microsecond: 0 }, null);
   }
   return new Tokens(text).parse();
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import dateutilCases from "./dateutil-cases.json";
 import { parseDateutil } from "../../../src/templates/dates";
 import { strptime } from "../../../src/templates/strptime";
 import { VerifyWithSchema } from "../../../src/templates/primitives/verify-with";
@@ -42,6 +43,22 @@ describe("dateutil-like parsing", () => {
   });
   it.each(["sometime in spring", "None", "", "2021-02-30", "March 5, 2021 at noonish", "1/2/3/4"])("refuses %j", (text) => {
     expect(() => parseDateutil(text)).toThrow();
+  });
+});
+
+/**
+ * `dateutil-cases.json` is real dateutil 2.9.0 output: `parser.parse(s, default=datetime(2000, 1, 1))`
+ * → [year, month, day, hour, minute, second, microsecond, utc offset minutes | null], or "ERR <type>"
+ * where dateutil raises. (The fixed default stands in for "today", which verification cannot read.)
+ */
+describe("parseDateutil agrees with python-dateutil", () => {
+  it.each(dateutilCases as [string, unknown][])("%j", (text, expected) => {
+    if (typeof expected === "string") {
+      expect(() => parseDateutil(text)).toThrow();
+      return;
+    }
+    const d = parseDateutil(text);
+    expect([d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond, d.offsetMinutes]).toEqual(expected);
   });
 });
 
