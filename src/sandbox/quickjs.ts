@@ -1,0 +1,200 @@
+/**
+ * A QuickJS sandbox for untrusted JavaScript (custom verify code). Edge code: QuickJS is a wasm
+ * interpreter, the only way to run user code in workerd (no eval / new Function there).
+ *
+ * Every call gets a fresh runtime and context, disposed in `finally`, so nothing survives between
+ * calls. The guest sees no host function at all: inputs go in as one JSON string, the result
+ * comes out as one JSON string. Limits per call:
+ * - memory (QuickJS heap) and stack size;
+ * - an interrupt cap that counts interrupt-handler calls, because on the edge `Date.now()` does
+ *   not advance during synchronous CPU work, so a clock deadline alone may never fire there;
+ * - a deadline from an injected clock as well (it does fire locally and whenever time moves).
+ */
+import variant from "@jitl/quickjs-wasmfile-release-sync";
+import wasmModule from "@jitl/quickjs-wasmfile-release-sync/wasm";
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSWASMModule,
+} from "quickjs-emscripten-core";
+
+export interface SandboxLimits {
+  /** QuickJS heap cap. Near the cap QuickJS garbage-collects hard, so a large cap makes OOM slow. */
+  memoryBytes: number;
+  stackBytes: number;
+  /** Interrupt-handler calls allowed (QuickJS calls it every few thousand bytecode steps). */
+  maxInterrupts: number;
+  /** Deadline on the injected clock. */
+  timeoutMs: number;
+}
+
+/**
+ * Measured in workerd locally: a bytecode loop makes ~50k interrupt calls per second, so 50k is
+ * about a second of CPU; an object-allocating loop hits a 16 MB cap in 0.2–0.6 s.
+ */
+export const DEFAULT_LIMITS: SandboxLimits = {
+  memoryBytes: 16 * 1024 * 1024,
+  stackBytes: 256 * 1024,
+  maxInterrupts: 50_000,
+  timeoutMs: 1_000,
+};
+
+export interface SandboxOptions {
+  limits?: Partial<SandboxLimits>;
+  clock?: { now(): number };
+}
+
+export type SandboxFailure = "threw" | "interrupted" | "out_of_memory" | "bad_return" | "engine";
+
+export type SandboxOutcome =
+  | { ok: true; value: unknown }
+  | { ok: false; kind: SandboxFailure; error: string };
+
+let modulePromise: Promise<QuickJSWASMModule> | undefined;
+const quickjs = () => (modulePromise ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule })));
+
+/** Global name the inputs travel under; removed before the guest's function runs. */
+const INPUT_GLOBAL = "__edgeval_input__";
+
+/**
+ * Evaluates `source` as a script, then calls the global function `entry` with `args` (plain JSON
+ * data) and returns what it returned, as JSON data. `undefined`, functions, symbols, promises and
+ * values JSON cannot carry come back as a `bad_return` naming what was returned.
+ */
+export async function callInSandbox(source: string, entry: string, args: unknown[], options: SandboxOptions = {}): Promise<SandboxOutcome> {
+  if (!/^[A-Za-z_$][\w$]*$/.test(entry)) throw new Error(`entry must be an identifier, got ${JSON.stringify(entry)}`);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const clock = options.clock ?? { now: () => Date.now() };
+  let input: string;
+  try {
+    input = JSON.stringify(args);
+  } catch (e) {
+    return { ok: false, kind: "engine", error: `inputs are not JSON: ${messageOf(e)}` };
+  }
+  const engine = await quickjs();
+  const runtime = engine.newRuntime();
+  let stopped: string | null = null;
+  try {
+    runtime.setMemoryLimit(limits.memoryBytes);
+    runtime.setMaxStackSize(limits.stackBytes);
+    const deadline = clock.now() + limits.timeoutMs;
+    let interrupts = 0;
+    runtime.setInterruptHandler(() => {
+      interrupts += 1;
+      if (interrupts > limits.maxInterrupts) stopped = `it ran past ${limits.maxInterrupts} interrupt checks (runaway loop?)`;
+      else if (clock.now() > deadline) stopped = `it ran longer than ${limits.timeoutMs} ms`;
+      return stopped !== null;
+    });
+    const vm = runtime.newContext();
+    try {
+      const outcome = runGuest(vm, source, entry, input, limits);
+      if (stopped !== null) return { ok: false, kind: "interrupted", error: `stopped: ${stopped}` };
+      return outcome;
+    } finally {
+      vm.dispose();
+    }
+  } catch (e) {
+    // The engine itself failed (a wasm trap, a leaked handle): start the next call on a new one.
+    modulePromise = undefined;
+    if (stopped !== null) return { ok: false, kind: "interrupted", error: `stopped: ${stopped}` };
+    return { ok: false, kind: "engine", error: `sandbox failed: ${messageOf(e)}` };
+  } finally {
+    try {
+      runtime.dispose();
+    } catch {
+      modulePromise = undefined;
+    }
+  }
+}
+
+/** The guest side: define, check, call, serialise. Every handle is disposed before returning. */
+function runGuest(vm: QuickJSContext, source: string, entry: string, input: string, limits: SandboxLimits): SandboxOutcome {
+  const defined = vm.evalCode(source, "verify.js", { type: "global" });
+  if (defined.error) return guestError(vm, defined.error, "evaluating the source", limits);
+  defined.value.dispose();
+
+  const inputHandle = vm.newString(input);
+  vm.setProp(vm.global, INPUT_GLOBAL, inputHandle);
+  inputHandle.dispose();
+
+  const call = vm.evalCode(callerScript(entry), "call.js", { type: "global", strict: true });
+  if (call.error) return guestError(vm, call.error, entry, limits);
+  const text = vm.typeof(call.value) === "string" ? vm.getString(call.value) : null;
+  call.value.dispose();
+  if (text === null) return { ok: false, kind: "engine", error: "the sandbox returned no result" };
+  return decodeReply(text, entry);
+}
+
+/**
+ * Runs inside the guest. Reports how the call went as one JSON string:
+ * {missing} | {value} | {unserialisable: kind}. Errors thrown by the function propagate.
+ */
+function callerScript(entry: string): string {
+  const name = JSON.stringify(entry);
+  const g = JSON.stringify(INPUT_GLOBAL);
+  return `(() => {
+  const args = JSON.parse(globalThis[${g}]);
+  delete globalThis[${g}];
+  const fn = globalThis[${name}] ?? (typeof ${entry} === "function" ? ${entry} : undefined);
+  if (typeof fn !== "function") return JSON.stringify({ missing: typeof fn });
+  const r = fn(...args);
+  if (r === undefined) return JSON.stringify({ unserialisable: "undefined (nothing)" });
+  if (typeof r === "function" || typeof r === "symbol" || typeof r === "bigint") return JSON.stringify({ unserialisable: "a " + typeof r });
+  if (r instanceof Promise) return JSON.stringify({ unserialisable: "a Promise (${entry} must return synchronously)" });
+  let text;
+  try { text = JSON.stringify({ value: r }); } catch (e) { return JSON.stringify({ unserialisable: "a value JSON cannot hold (" + e + ")" }); }
+  return text;
+})()`;
+}
+
+function decodeReply(text: string, entry: string): SandboxOutcome {
+  // The guest can redefine JSON and friends; a reply it garbled is its own bad return, nothing more.
+  let reply: { missing?: string; unserialisable?: string; value?: unknown };
+  try {
+    reply = JSON.parse(text);
+  } catch {
+    reply = {};
+  }
+  if (typeof reply !== "object" || reply === null) reply = {};
+  if (reply.missing !== undefined) {
+    return { ok: false, kind: "bad_return", error: `the source must define function ${entry}(...); ${entry} is ${reply.missing}` };
+  }
+  if (reply.unserialisable !== undefined) {
+    return { ok: false, kind: "bad_return", error: `${entry} returned ${reply.unserialisable}` };
+  }
+  return { ok: true, value: reply.value };
+}
+
+function guestError(vm: QuickJSContext, handle: QuickJSHandle, what: string, limits: SandboxLimits): SandboxOutcome {
+  let text: string;
+  try {
+    text = describeGuestError(vm.dump(handle));
+  } catch {
+    text = "an error that could not be read (out of memory?)";
+  } finally {
+    handle.dispose();
+  }
+  if (/out of memory/i.test(text)) {
+    return { ok: false, kind: "out_of_memory", error: `${what} ran out of memory (cap ${formatBytes(limits.memoryBytes)})` };
+  }
+  return { ok: false, kind: "threw", error: `${what} threw: ${text}` };
+}
+
+const formatBytes = (n: number) => (n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MB` : `${n} bytes`);
+
+function describeGuestError(dumped: unknown): string {
+  if (dumped && typeof dumped === "object" && "message" in dumped) {
+    const e = dumped as { name?: unknown; message?: unknown };
+    return `${typeof e.name === "string" ? e.name : "Error"}: ${String(e.message)}`;
+  }
+  // QuickJS throws a bare null when it runs out of memory while building the error object.
+  if (dumped === null) return "threw null (a guest `throw null`, or memory ran out while QuickJS built the error)";
+  const text = JSON.stringify(dumped) ?? String(dumped);
+  return `threw ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
