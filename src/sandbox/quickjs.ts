@@ -17,6 +17,7 @@ import {
   newVariant,
   type QuickJSContext,
   type QuickJSHandle,
+  type QuickJSRuntime,
   type QuickJSWASMModule,
 } from "quickjs-emscripten-core";
 
@@ -73,8 +74,13 @@ export async function callInSandbox(source: string, entry: string, args: unknown
   } catch (e) {
     return { ok: false, kind: "engine", error: `inputs are not JSON: ${messageOf(e)}` };
   }
-  const engine = await quickjs();
-  const runtime = engine.newRuntime();
+  let runtime: QuickJSRuntime;
+  try {
+    runtime = (await quickjs()).newRuntime();
+  } catch (e) {
+    modulePromise = undefined; // a failed start must not stick: the next call tries again
+    return { ok: false, kind: "engine", error: `sandbox could not start: ${messageOf(e)}` };
+  }
   let stopped: string | null = null;
   try {
     runtime.setMemoryLimit(limits.memoryBytes);
