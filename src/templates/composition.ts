@@ -38,16 +38,19 @@ export function defaultStrategy(fields: readonly TemplateField[]): VerifyStrateg
 export function granularScore(root: VerifyStrategy, fields: readonly TemplateField[], scores: FieldScores): number {
   const total = fields.reduce((acc, f) => acc + f.weight, 0);
   if (total === 0) return 0;
-  const contributions = fields.map((f) => f.weight * (scores[f.name] ?? 0)).sort((a, b) => b - a);
+  const inFieldOrder = fields.map((f) => f.weight * (scores[f.name] ?? 0));
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  switch (root.type) {
-    case "any_of":
-      return (contributions[0] ?? 0) / total;
-    case "at_least_n":
-      return sum(contributions.slice(0, root.n ?? 0)) / total;
-    default:
-      return sum(contributions) / total;
+  let score: number;
+  if (root.type === "any_of" || root.type === "at_least_n") {
+    const sorted = [...inFieldOrder].sort((a, b) => b - a);
+    score = sum(root.type === "any_of" ? sorted.slice(0, 1) : sorted.slice(0, root.n ?? 0)) / total;
+  } else {
+    // Summed in field order, like the denominator, so every field passing gives exactly 1.
+    score = sum(inFieldOrder) / total;
   }
+  // Summing in another order than the denominator can overshoot 1 by an ulp (Karenina's sorted
+  // sum does); a score is never above 1.
+  return Math.min(1, score);
 }
 
 /**

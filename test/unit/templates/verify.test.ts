@@ -90,6 +90,15 @@ describe("composition trees", () => {
     expect(v.verify_granular_result).toBe(0.5); // (2 + 1) / 6
     expect(verifyFields(t2, { a: true, b: false, c: false }).verify_result).toBe(false);
   });
+  it("never reports a granular score above 1, whatever the weights' rounding", () => {
+    // Summed largest-first these weights exceed their field-order total by one ulp.
+    const weights = [79.64, 35.559999999999995, 74.38000000000001, 27.470000000000002, 86.4];
+    const fields = ["a", "b", "c", "d", "e"].map((n, i) => bool(n, weights[i]));
+    const all = { a: true, b: true, c: true, d: true, e: true };
+    expect(verifyFields(template({ fields }), all).verify_granular_result).toBe(1);
+    const atLeast5 = template({ fields, verify_strategy: { type: "at_least_n", n: 5, conditions: ["a", "b", "c", "d", "e"].map(fc) } });
+    expect(verifyFields(atLeast5, all).verify_granular_result).toBe(1);
+  });
   it("AllOf([]) is true and AnyOf([]) is false", () => {
     const allEmpty = template({ fields: [bool("a")], verify_strategy: { type: "all_of", conditions: [] } });
     const anyEmpty = template({ fields: [bool("a")], verify_strategy: { type: "any_of" } });
