@@ -148,7 +148,6 @@ const ConfigInput = z.strictObject({
 
   deep_judgment_mode: z
     .enum(["disabled", "reasoning_only", "full"], { error: "deep_judgment_mode is one of disabled, reasoning_only, full" })
-    .refine((m) => m === "disabled", { error: notYet("deep_judgment_mode", "deep judgment", '"disabled"') })
     .default("disabled"),
   deep_judgment_max_excerpts_per_attribute: int(1).default(3),
   deep_judgment_fuzzy_match_threshold: unit.default(0.8),

@@ -4,13 +4,16 @@
  * hidden. Output that does not validate is a `parsing` failure (the judge failed), never a
  * verdict. A template with no judge-visible field (regex-only) makes no call.
  *
+ * With deep judgment on, the judge first quotes and reasons, then parses (deep-judgment/run.ts).
  * Skipped after an autofail, an abstention or an insufficient response (the spec's cascade).
  */
 import { buildJudgeSchema, judgeVisibleFields } from "../../templates";
 import { buildParsingMessages } from "../prompts/parsing";
 import { instructionsFor } from "../prompts/instructions";
+import { parseWithDeepJudgment } from "../deep-judgment/run";
 import { stageErrorFromLlm } from "../llm-failure";
-import type { PipelineInput, PipelineState, Stage } from "../types";
+import type { PipelineState, Stage } from "../types";
+import { evaluationText, extractionHints } from "./parse-inputs";
 
 export function parsingBlocked(state: PipelineState): boolean {
   return !!state.autofail || !!state.abstention?.override_applied || !!state.sufficiency?.override_applied;
@@ -23,6 +26,9 @@ export const parseTemplate: Stage = {
     const template = input.question.template!;
     const visible = judgeVisibleFields(template);
     if (visible.length === 0) return { parsed: {}, parse_performed: false };
+
+    const dj = input.settings.deep_judgment;
+    if (dj && dj.mode !== "disabled") return parseWithDeepJudgment(state, input, ports, dj);
 
     const { jsonSchema, schema } = buildJudgeSchema(template);
     const messages = buildParsingMessages({
@@ -44,14 +50,3 @@ export const parseTemplate: Stage = {
     };
   },
 };
-
-export function evaluationText(state: PipelineState): string {
-  return state.evaluation?.text ?? state.answer!.raw_llm_response;
-}
-
-export function extractionHints(input: PipelineInput): Record<string, string> {
-  const hints: Record<string, string> = {};
-  if (!input.settings.include_extraction_hints) return hints;
-  for (const f of judgeVisibleFields(input.question.template!)) if (f.extraction_hint) hints[f.name] = f.extraction_hint;
-  return hints;
-}

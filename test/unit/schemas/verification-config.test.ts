@@ -66,11 +66,12 @@ describe("defaults", () => {
       abstention_enabled: true,
       sufficiency_enabled: true,
       embedding_check_enabled: true,
+      deep_judgment_mode: "full",
       few_shot_config: { global_mode: "k-shot", global_k: 2, question_configs: { q1: { mode: "custom", selected_examples: [0, "0123456789abcdef0123456789abcdef"] } } },
       prompt_config: { generation: "Be brief." },
       parsing_instructions: "Be strict.",
     });
-    expect(c).toMatchObject({ abstention_enabled: true, sufficiency_enabled: true, embedding_check_enabled: true });
+    expect(c).toMatchObject({ abstention_enabled: true, sufficiency_enabled: true, embedding_check_enabled: true, deep_judgment_mode: "full" });
     expect(c.prompt_config).toEqual({ generation: "Be brief.", parsing: "Be strict." });
     expect(c.few_shot_config).toMatchObject({ enabled: true, global_mode: "k-shot", global_k: 2, question_configs: { q1: { mode: "custom" } } });
     expect(c).not.toHaveProperty("parsing_instructions");
