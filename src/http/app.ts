@@ -4,6 +4,7 @@ import { requestId } from "hono/request-id";
 import type { Env } from "../env";
 import { log } from "../log";
 import { bearerAuth } from "./auth";
+import { benchmarks } from "./benchmarks";
 import { ApiFailure, errorResponse } from "./errors";
 import { runs } from "./runs";
 
@@ -13,6 +14,7 @@ export function buildApp() {
   app.get("/health", (c) => c.json({ ok: true }));
   app.use("/v1/*", bearerAuth);
   app.route("/v1/runs", runs);
+  app.route("/v1/benchmarks", benchmarks);
   app.notFound((c) => errorResponse(c, { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` }));
   app.onError((err, c) => {
     if (err instanceof ApiFailure) return errorResponse(c, err.error);

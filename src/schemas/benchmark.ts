@@ -39,6 +39,12 @@ export const Benchmark = z
     questions: z
       .array(Question, { error: "questions must be a list" })
       .min(1, { error: "a benchmark needs at least one question" }),
+    /**
+     * Karenina checkpoint data edgeval keeps but does not grade with (description, version,
+     * dates, scenarios, per-question properties such as `finished`): written back on export.
+     * Shape: src/karenina/README.md.
+     */
+    karenina: z.record(z.string(), z.unknown(), { error: "karenina must be an object" }).optional(),
   })
   // Runs even when a question is malformed, so duplicate ids are reported with the other problems.
   .check(

@@ -10,6 +10,7 @@ export { compileTemplate, instantiate, runVerify, staticState, type CompiledTemp
 export { parseModule } from "./parse";
 export { UnsupportedConstruct, type Expr, type Stmt } from "./ast";
 export { DEFAULT_STEP_BUDGET } from "./interpret";
+export { PyError } from "./values";
 
 /** Compiled templates by source: a run grades the same template many times. */
 const cache = new Map<string, CompiledTemplate | string>();

@@ -9,7 +9,7 @@ import { type Expr, type Stmt, UnsupportedConstruct } from "./ast";
 import { children, expr, operands, Src, targetOf, unsupported } from "./parse-expr";
 
 /** Modules whose imports a template may carry: their names are provided (or ignored) here. */
-const IGNORED_IMPORT_ROOTS = new Set(["karenina", "pydantic", "typing", "typing_extensions", "__future__"]);
+const IGNORED_IMPORT_ROOTS = new Set(["karenina", "pydantic", "typing", "typing_extensions", "__future__", "datetime"]);
 
 export function parseModule(source: string): Stmt[] {
   const src = new Src(source);

@@ -1,0 +1,80 @@
+/** /v1/benchmarks: store native benchmarks, import and export Karenina checkpoints, list, read. */
+import { Hono } from "hono";
+import type { Env } from "../env";
+import { exportCheckpoint } from "../karenina/export";
+import { Checkpoint, importCheckpoint } from "../karenina/import";
+import { ListQuery } from "../schemas/api";
+import { Benchmark } from "../schemas/benchmark";
+import { type BenchmarkRecord, type BenchmarkSource, listBenchmarks, loadBenchmark, saveBenchmark } from "../storage/benchmarks-repo";
+import { readJson, validate } from "./body";
+import { decodeCursor, encodeCursor } from "./cursor";
+import { ApiFailure, formatPath, invalidBody } from "./errors";
+
+/** The same cap as a run body: a stored benchmark is what a run would have carried inline. */
+export const MAX_BENCHMARK_BODY_BYTES = 32_000_000;
+
+export const benchmarks = new Hono<{ Bindings: Env }>();
+
+const view = (r: BenchmarkRecord) => ({
+  benchmark_id: r.benchmark_id,
+  name: r.name,
+  question_count: r.question_count,
+  source: r.source,
+  created_at: r.created_at,
+  url: `/v1/benchmarks/${r.benchmark_id}`,
+});
+
+async function store(env: Env, benchmark: Benchmark, source: BenchmarkSource): Promise<BenchmarkRecord> {
+  return saveBenchmark(env.DB, env.BLOBS, { benchmark_id: crypto.randomUUID(), created_at: new Date().toISOString(), source }, benchmark);
+}
+
+benchmarks.post("/", async (c) => {
+  const raw = await readJson(c, MAX_BENCHMARK_BODY_BYTES);
+  const benchmark = validate(Benchmark, raw.value);
+  const record = await store(c.env, benchmark, "native");
+  c.header("Location", view(record).url);
+  return c.json(view(record), 201);
+});
+
+benchmarks.post("/import", async (c) => {
+  const raw = await readJson(c, MAX_BENCHMARK_BODY_BYTES);
+  const checkpoint = validate(Checkpoint, raw.value);
+  const { benchmark, warnings, errors } = importCheckpoint(checkpoint);
+  const parsed = Benchmark.safeParse(benchmark);
+  if (!parsed.success) {
+    // Rare: the checkpoint is well formed but breaks a benchmark rule (e.g. duplicate trait names).
+    throw invalidBody(parsed.error.issues.map((i) => ({ path: `(imported benchmark) ${formatPath(i.path)}`, message: i.message })));
+  }
+  const record = await store(c.env, parsed.data, "karenina_checkpoint");
+  c.header("Location", view(record).url);
+  return c.json({ benchmark_id: record.benchmark_id, imported: parsed.data.questions.length, warnings, errors, url: view(record).url }, 201);
+});
+
+benchmarks.get("/", async (c) => {
+  const q = validate(ListQuery, c.req.query());
+  const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "benchmark_id"]) : null;
+  const rows = await listBenchmarks(c.env.DB, q.limit, cursor && { created_at: cursor[0]!, benchmark_id: cursor[1]! });
+  const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
+  return c.json({ benchmarks: rows.map(view), next_cursor: last ? encodeCursor([last.created_at, last.benchmark_id]) : null });
+});
+
+benchmarks.get("/:id", async (c) => {
+  const { record, benchmark } = await requireBenchmark(c.env, c.req.param("id"));
+  return c.json({ ...view(record), benchmark });
+});
+
+benchmarks.get("/:id/checkpoint", async (c) => {
+  const { record, benchmark } = await requireBenchmark(c.env, c.req.param("id"));
+  const { checkpoint, warnings } = exportCheckpoint(benchmark, record.benchmark_id, record.created_at);
+  if (warnings.length) c.header("X-Edgeval-Export-Warnings", String(warnings.length));
+  return c.body(JSON.stringify(checkpoint, null, 2), 200, {
+    "content-type": "application/ld+json",
+    "content-disposition": `attachment; filename="${record.benchmark_id}.jsonld"`,
+  });
+});
+
+export async function requireBenchmark(env: Env, id: string) {
+  const found = await loadBenchmark(env.DB, env.BLOBS, id);
+  if (!found) throw new ApiFailure({ code: "not_found", message: `no benchmark ${id}; list benchmarks with GET /v1/benchmarks` });
+  return found;
+}

@@ -1,0 +1,165 @@
+/**
+ * Karenina JSON-LD checkpoint → edgeval benchmark (inventory §4).
+ *
+ * Questions keep the DataFeedItem `@id` as their id. Everything edgeval does not grade with (dates,
+ * versions, `finished`, authors, scenarios, …) is kept in `benchmark.karenina`, so an export
+ * writes it back. A template that cannot be read is a per-question error: the question stays,
+ * without a template (every run fails it with `template_validation`), and its source is kept for
+ * export. Problems that lose nothing essential are warnings.
+ */
+import { z } from "zod";
+import type { BenchmarkInput } from "../schemas/benchmark";
+import { type RubricInput, TRAIT_KINDS } from "../schemas/rubric";
+import { importTemplate } from "./template-import";
+import { type Rating, ratingToTrait } from "./traits";
+
+export interface ImportIssue {
+  path: string;
+  question_id?: string;
+  message: string;
+}
+
+export interface CheckpointImport {
+  benchmark: BenchmarkInput;
+  warnings: ImportIssue[];
+  errors: ImportIssue[];
+}
+
+const PropertyValue = z.looseObject({ name: z.string(), value: z.unknown() });
+const RatingShape = z.looseObject({ additionalType: z.unknown().optional() });
+
+const QuestionItem = z.looseObject({
+  "@id": z.string().optional(),
+  text: z.string({ error: "text is required (the question)" }),
+  acceptedAnswer: z.looseObject({ text: z.string().nullish() }).nullish(),
+  hasPart: z.looseObject({ text: z.string().nullish(), name: z.string().nullish() }).nullish(),
+  rating: z.array(RatingShape).nullish(),
+  additionalProperty: z.array(PropertyValue).nullish(),
+  keywords: z.array(z.string()).nullish(),
+});
+
+export const Checkpoint = z.looseObject({
+  "@type": z.literal("DataFeed", { error: '@type must be "DataFeed" (a Karenina JSON-LD checkpoint)' }),
+  "@id": z.string().optional(),
+  name: z.string({ error: "name is required" }).min(1),
+  rating: z.array(RatingShape).nullish(),
+  dataFeedElement: z
+    .array(z.looseObject({ "@id": z.string().optional(), item: QuestionItem }))
+    .min(1, { error: "a checkpoint needs at least one question (dataFeedElement)" }),
+  hasPart: z.array(z.unknown()).nullish(),
+  additionalProperty: z.array(PropertyValue).nullish(),
+});
+export type Checkpoint = z.output<typeof Checkpoint>;
+
+/** Root keys read into the benchmark itself; the rest of the root is kept verbatim. */
+const ROOT_READ = new Set(["@context", "@type", "name", "rating", "dataFeedElement", "hasPart", "additionalProperty"]);
+const ITEM_READ = new Set(["@type", "text", "acceptedAnswer", "hasPart", "rating", "additionalProperty", "keywords"]);
+const FORMAT_VERSION = "benchmark_format_version";
+
+export function importCheckpoint(cp: Checkpoint): CheckpointImport {
+  const warnings: ImportIssue[] = [];
+  const errors: ImportIssue[] = [];
+  const root: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(cp)) if (!ROOT_READ.has(k)) root[k] = v;
+  const rootProps = (cp.additionalProperty ?? []).filter((p) => p.name !== FORMAT_VERSION);
+  const questionsMeta: Record<string, unknown> = {};
+
+  const rubric = ratingsToRubric(cp.rating ?? [], "rating", warnings);
+  const questions = cp.dataFeedElement.map((el, i) => {
+    const path = `dataFeedElement[${i}]`;
+    const item = el.item;
+    const id = el["@id"] ?? item["@id"] ?? `question-${i + 1}`;
+    const meta: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(el)) if (k !== "item" && k !== "@id" && k !== "@type") meta[k] = v;
+    const itemExtra: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(item)) if (!ITEM_READ.has(k)) itemExtra[k] = v;
+    if (Object.keys(itemExtra).length) meta.item = itemExtra;
+    if (item.acceptedAnswer && Object.keys(item.acceptedAnswer).some((k) => k !== "text" && k !== "@type")) {
+      meta.accepted_answer = Object.fromEntries(Object.entries(item.acceptedAnswer).filter(([k]) => k !== "text" && k !== "@type"));
+    }
+
+    const custom: Record<string, unknown> = {};
+    const props: { name: string; value: unknown }[] = [];
+    let fewShot: unknown;
+    for (const p of item.additionalProperty ?? []) {
+      if (p.name.startsWith("custom_")) custom[p.name.slice("custom_".length)] = p.value;
+      else if (p.name === "few_shot_examples") fewShot = readFewShot(p.value, `${path}.item.additionalProperty.few_shot_examples`, warnings, props, p);
+      else props.push({ name: p.name, value: p.value });
+    }
+    if (props.length) meta.properties = props;
+
+    const part = item.hasPart;
+    if (part) {
+      const partExtra = Object.fromEntries(Object.entries(part).filter(([k]) => k !== "text"));
+      if (Object.keys(partExtra).length) meta.template_part = partExtra;
+    }
+    let template: unknown;
+    const source = part?.text;
+    if (source && source.trim()) {
+      const t = importTemplate(source);
+      if (t.ok) {
+        template = t.template;
+        for (const w of t.warnings) warnings.push({ path: `${path}.item.hasPart.text`, question_id: id, message: w });
+      } else {
+        meta.template_source = source;
+        meta.template_error = t.error;
+        errors.push({ path: `${path}.item.hasPart.text`, question_id: id, message: `template not imported: ${t.error}; the question is kept and fails with template_validation until the template is fixed` });
+      }
+    }
+    const qRubric = ratingsToRubric(item.rating ?? [], `${path}.item.rating`, warnings, id);
+    if (Object.keys(meta).length) questionsMeta[id] = meta;
+    return {
+      id,
+      question: item.text,
+      ...(item.acceptedAnswer?.text != null ? { raw_answer: item.acceptedAnswer.text } : {}),
+      ...(item.keywords?.length ? { keywords: item.keywords } : {}),
+      ...(fewShot ? { few_shot_examples: fewShot } : {}),
+      ...(Object.keys(custom).length ? { custom_metadata: custom } : {}),
+      ...(template ? { template } : {}),
+      ...(qRubric ? { rubric: qRubric } : {}),
+    };
+  });
+
+  const karenina: Record<string, unknown> = { ...root };
+  if (rootProps.length) karenina.additional_properties = rootProps;
+  if (cp.hasPart?.length) karenina.scenarios = cp.hasPart;
+  if (Object.keys(questionsMeta).length) karenina.questions = questionsMeta;
+  const benchmark = {
+    name: cp.name,
+    ...(rubric ? { rubric } : {}),
+    questions,
+    ...(Object.keys(karenina).length ? { karenina } : {}),
+  } as BenchmarkInput;
+  return { benchmark, warnings, errors };
+}
+
+function readFewShot(value: unknown, path: string, warnings: ImportIssue[], props: { name: string; value: unknown }[], p: { name: string; value: unknown }): unknown {
+  let v = value;
+  if (typeof v === "string") {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      v = undefined;
+    }
+  }
+  const ok = Array.isArray(v) && v.every((x) => x && typeof x === "object" && typeof x.question === "string" && typeof x.answer === "string");
+  if (ok) return (v as { question: string; answer: string }[]).map(({ question, answer }) => ({ question, answer }));
+  warnings.push({ path, message: "few_shot_examples is not a list of {question, answer}; kept as a property, not used" });
+  props.push({ name: p.name, value: p.value });
+  return undefined;
+}
+
+function ratingsToRubric(ratings: unknown[], path: string, warnings: ImportIssue[], questionId?: string): RubricInput | undefined {
+  const rubric: Record<string, Record<string, unknown>[]> = {};
+  ratings.forEach((r, i) => {
+    const t = ratingToTrait(r as Rating);
+    const where = { path: `${path}[${i}]`, ...(questionId ? { question_id: questionId } : {}) };
+    if (!t.ok) {
+      warnings.push({ ...where, message: t.message });
+      return;
+    }
+    if (t.warning) warnings.push({ ...where, message: t.warning });
+    (rubric[t.kind] ??= []).push(t.trait);
+  });
+  return TRAIT_KINDS.some((k) => rubric[k]?.length) ? (rubric as RubricInput) : undefined;
+}

@@ -1,0 +1,83 @@
+/**
+ * Stored benchmarks: the validated benchmark JSON in R2 (key derived from the id), one D1 row per
+ * benchmark for listings. Written R2 first, then D1, so a listed benchmark always has its body;
+ * a crash in between leaves only an unlisted object that a retry with a new id never reuses.
+ */
+import { z } from "zod";
+import { sha256Hex } from "../pipeline/ids";
+import { Benchmark } from "../schemas/benchmark";
+
+export const BENCHMARK_SOURCES = ["native", "karenina_checkpoint"] as const;
+export type BenchmarkSource = (typeof BENCHMARK_SOURCES)[number];
+
+/** R2 key of a stored benchmark's body (see storage/SCHEMA.md). */
+export const benchmarkKey = (benchmarkId: string) => `benchmarks/${benchmarkId}/benchmark.json`;
+
+const BenchmarkRow = z.object({
+  benchmark_id: z.string(),
+  name: z.string(),
+  question_count: z.number(),
+  source: z.enum(BENCHMARK_SOURCES),
+  body_key: z.string(),
+  body_sha256: z.string(),
+  created_at: z.string(),
+});
+export type BenchmarkRecord = z.infer<typeof BenchmarkRow>;
+
+export async function saveBenchmark(
+  db: D1Database,
+  blobs: R2Bucket,
+  ids: { benchmark_id: string; created_at: string; source: BenchmarkSource },
+  benchmark: Benchmark,
+): Promise<BenchmarkRecord> {
+  const body = JSON.stringify(benchmark);
+  const record: BenchmarkRecord = {
+    benchmark_id: ids.benchmark_id,
+    name: benchmark.name,
+    question_count: benchmark.questions.length,
+    source: ids.source,
+    body_key: benchmarkKey(ids.benchmark_id),
+    body_sha256: await sha256Hex(body),
+    created_at: ids.created_at,
+  };
+  await blobs.put(record.body_key, body, { httpMetadata: { contentType: "application/json" } });
+  await db
+    .prepare(
+      `INSERT INTO benchmarks (benchmark_id, name, question_count, source, body_key, body_sha256, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(record.benchmark_id, record.name, record.question_count, record.source, record.body_key, record.body_sha256, record.created_at)
+    .run();
+  return record;
+}
+
+export async function getBenchmarkRecord(db: D1Database, benchmarkId: string): Promise<BenchmarkRecord | null> {
+  const row = await db.prepare("SELECT * FROM benchmarks WHERE benchmark_id = ?").bind(benchmarkId).first();
+  return row ? BenchmarkRow.parse(row) : null;
+}
+
+/** The stored benchmark, validated again (the schema may have grown since it was written). */
+export async function loadBenchmark(db: D1Database, blobs: R2Bucket, benchmarkId: string): Promise<{ record: BenchmarkRecord; benchmark: Benchmark } | null> {
+  const record = await getBenchmarkRecord(db, benchmarkId);
+  if (!record) return null;
+  const obj = await blobs.get(record.body_key);
+  if (!obj) throw new Error(`benchmark ${benchmarkId} has a row but no body at ${record.body_key}`);
+  return { record, benchmark: Benchmark.parse(await obj.json()) };
+}
+
+/** Newest first; the cursor is the last row's `created_at|benchmark_id`. */
+export async function listBenchmarks(
+  db: D1Database,
+  limit: number,
+  cursor: { created_at: string; benchmark_id: string } | null,
+): Promise<BenchmarkRecord[]> {
+  const stmt = cursor
+    ? db
+        .prepare(
+          `SELECT * FROM benchmarks WHERE (created_at, benchmark_id) < (?, ?) ORDER BY created_at DESC, benchmark_id DESC LIMIT ?`,
+        )
+        .bind(cursor.created_at, cursor.benchmark_id, limit)
+    : db.prepare("SELECT * FROM benchmarks ORDER BY created_at DESC, benchmark_id DESC LIMIT ?").bind(limit);
+  const { results } = await stmt.all();
+  return results.map((r) => BenchmarkRow.parse(r));
+}
