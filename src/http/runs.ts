@@ -2,10 +2,11 @@
 import { Hono } from "hono";
 import type { Env } from "../env";
 import { sha256Hex } from "../pipeline/ids";
-import { CreateRunBody, ListQuery } from "../schemas/api";
+import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
 import { planRun } from "../run/plan";
 import { startRun } from "../run/submit";
 import { getResultKey, listResultJson } from "../storage/results-repo";
+import { loadBenchmark } from "../storage/benchmarks-repo";
 import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
 import { readJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
@@ -19,7 +20,7 @@ export const runs = new Hono<{ Bindings: Env }>();
 runs.post("/", async (c) => {
   const raw = await readJson(c, MAX_RUN_BODY_BYTES);
   const idemKey = idempotencyKey(c.req.header("idempotency-key"));
-  const body = validate(CreateRunBody, raw.value);
+  const body = await withBenchmark(c.env, validate(CreateRunRequest, raw.value));
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
   const secret = (name: string) => (typeof c.env[name] === "string" ? (c.env[name] as string) : undefined);
@@ -104,6 +105,17 @@ runs.get("/:id/results/:result_id", async (c) => {
   if (!obj) throw new ApiFailure({ code: "not_found", message: `no result ${c.req.param("result_id")} in run ${run.run_id}` });
   return c.body(obj.body, 200, { "content-type": "application/json" });
 });
+
+/** Resolves `benchmark_id` to the stored benchmark; an unknown id is the caller's 400. */
+async function withBenchmark(env: Env, req: CreateRunRequest): Promise<CreateRunBody> {
+  const { benchmark_id, benchmark, ...rest } = req;
+  if (benchmark) return { ...rest, benchmark };
+  const stored = await loadBenchmark(env.DB, env.BLOBS, benchmark_id!);
+  if (!stored) {
+    throw invalidBody([{ path: "benchmark_id", message: `no stored benchmark ${JSON.stringify(benchmark_id)}; list them with GET /v1/benchmarks` }]);
+  }
+  return { ...rest, benchmark: stored.benchmark };
+}
 
 async function requireRun(env: Env, runId: string) {
   const run = await getRun(env.DB, runId);

@@ -10,6 +10,23 @@ export const CreateRunBody = z.strictObject({
 });
 export type CreateRunBody = z.output<typeof CreateRunBody>;
 
+/** What POST /v1/runs accepts: the benchmark inline, or the id of a stored one (exactly one). */
+export const CreateRunRequest = z
+  .strictObject({
+    benchmark: Benchmark.optional(),
+    benchmark_id: z.string().min(1, { error: "benchmark_id must not be empty" }).max(100).optional(),
+    config: VerificationConfig,
+    run_name: z.string().min(1).max(200).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.benchmark === undefined && body.benchmark_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["benchmark"], message: "send the benchmark inline, or benchmark_id naming a stored one (POST /v1/benchmarks)" });
+    } else if (body.benchmark !== undefined && body.benchmark_id !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["benchmark_id"], message: "send either benchmark or benchmark_id, not both" });
+    }
+  });
+export type CreateRunRequest = z.output<typeof CreateRunRequest>;
+
 export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   cursor: z.string().min(1).max(512).optional(),

@@ -1,0 +1,128 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import minimal from "../fixtures/karenina/checkpoint_minimal.jsonld?raw";
+import multi from "../fixtures/karenina/checkpoint_multi_question.jsonld?raw";
+import withResults from "../fixtures/karenina/checkpoint_with_results.jsonld?raw";
+import withRubrics from "../fixtures/karenina/checkpoint_with_rubrics.jsonld?raw";
+import { addFakeRules, allResults, api, exactTemplate, fakeModel, submitRun, uniqueModel, waitForRun } from "./helpers";
+
+const FIXTURES = { minimal, multi, withResults, withRubrics };
+
+const native = (name: string) => ({
+  name,
+  questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }],
+});
+
+async function count(table: string): Promise<number> {
+  return (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
+}
+
+describe("/v1/benchmarks", () => {
+  it("stores a native benchmark (R2 body, D1 row) and reads it back", async () => {
+    const res = await api("/v1/benchmarks", { method: "POST", json: native("stored-1") });
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as { benchmark_id: string; question_count: number; source: string };
+    expect(created).toMatchObject({ question_count: 1, source: "native" });
+    expect(await env.BLOBS.head(`benchmarks/${created.benchmark_id}/benchmark.json`)).not.toBeNull();
+    const got = (await (await api(`/v1/benchmarks/${created.benchmark_id}`)).json()) as { benchmark: { name: string; questions: unknown[] } };
+    expect(got.benchmark.name).toBe("stored-1");
+    expect(got.benchmark.questions).toHaveLength(1);
+  });
+
+  it("refuses a bad benchmark with 400 naming the field, and writes nothing", async () => {
+    const before = await count("benchmarks");
+    const bad = native("bad");
+    (bad.questions[0]!.template.fields[0] as { type: string }).type = "number";
+    const res = await api("/v1/benchmarks", { method: "POST", json: bad });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { issues: { path: string }[] } };
+    expect(body.error.issues.map((i) => i.path)).toContain("questions[0].template.fields[0].type");
+    expect(await count("benchmarks")).toBe(before);
+  });
+
+  it("lists newest first with a cursor", async () => {
+    for (const n of ["list-a", "list-b", "list-c"]) await api("/v1/benchmarks", { method: "POST", json: native(n) });
+    const page1 = (await (await api("/v1/benchmarks?limit=2")).json()) as { benchmarks: { name: string; created_at: string }[]; next_cursor: string };
+    expect(page1.benchmarks.map((b) => b.name)).toEqual(["list-c", "list-b"]);
+    const page2 = (await (await api(`/v1/benchmarks?limit=2&cursor=${page1.next_cursor}`)).json()) as { benchmarks: { name: string }[] };
+    expect(page2.benchmarks[0]!.name).toBe("list-a");
+  });
+
+  it("404s an unknown benchmark", async () => {
+    expect((await api("/v1/benchmarks/nope")).status).toBe(404);
+    expect((await api("/v1/benchmarks/nope/checkpoint")).status).toBe(404);
+  });
+
+  it.each(Object.entries(FIXTURES))("imports the %s checkpoint and exports it back to an equal benchmark", async (_name, text) => {
+    const res = await api("/v1/benchmarks/import", { method: "POST", body: text, headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(201);
+    const out = (await res.json()) as { benchmark_id: string; imported: number; warnings: unknown[]; errors: unknown[] };
+    expect(out.imported).toBe((JSON.parse(text) as { dataFeedElement: unknown[] }).dataFeedElement.length);
+    expect(out.errors).toEqual([]);
+    const exported = await api(`/v1/benchmarks/${out.benchmark_id}/checkpoint`);
+    expect(exported.headers.get("content-type")).toContain("application/ld+json");
+    const again = await api("/v1/benchmarks/import", { method: "POST", body: await exported.text(), headers: { "content-type": "application/json" } });
+    const againId = ((await again.json()) as { benchmark_id: string }).benchmark_id;
+    const a = ((await (await api(`/v1/benchmarks/${out.benchmark_id}`)).json()) as { benchmark: unknown }).benchmark;
+    const b = ((await (await api(`/v1/benchmarks/${againId}`)).json()) as { benchmark: unknown }).benchmark;
+    expect(b).toEqual(a);
+  });
+
+  it("refuses a body that is not a checkpoint, naming the field", async () => {
+    const res = await api("/v1/benchmarks/import", { method: "POST", json: { "@type": "DataFeed", name: "x", dataFeedElement: [{ item: {} }] } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { issues: { path: string }[] } };
+    expect(body.error.issues.map((i) => i.path)).toContain("dataFeedElement[0].item.text");
+  });
+});
+
+describe("runs with benchmark_id", () => {
+  it("refuses an unknown benchmark_id, and both or neither of benchmark / benchmark_id, at the field", async () => {
+    const config = { answering_models: [{ id: "m", interface: "manual", manual_answers: { q1: "x" } }], parsing_models: [fakeModel("j", "judge")] };
+    const cases: [unknown, string][] = [
+      [{ benchmark_id: "no-such-benchmark", config }, "benchmark_id"],
+      [{ config }, "benchmark"],
+      [{ benchmark: native("both"), benchmark_id: "x", config }, "benchmark_id"],
+    ];
+    for (const [body, path] of cases) {
+      const res = await api("/v1/runs", { method: "POST", json: body });
+      expect(res.status).toBe(400);
+      const err = (await res.json()) as { error: { issues: { path: string }[] } };
+      expect(err.error.issues.map((i) => i.path)).toEqual([path]);
+    }
+  });
+
+  it("grades an imported classic checkpoint through the Python subset: right answers pass, wrong ones fail", async () => {
+    const imported = await api("/v1/benchmarks/import", { method: "POST", body: multi, headers: { "content-type": "application/json" } });
+    const { benchmark_id } = (await imported.json()) as { benchmark_id: string };
+    const judge = uniqueModel("kjudge");
+    await addFakeRules([
+      { match: { model: judge, contains: "RIGHT boiling" }, reply: { json: { temperature: 100 } } },
+      { match: { model: judge, contains: "WRONG boiling" }, reply: { json: { temperature: 90 } } },
+      { match: { model: judge, contains: "RIGHT colors" }, reply: { json: { colors: ["Red", "Green", "Blue"] } } },
+      { match: { model: judge, contains: "WRONG colors" }, reply: { json: { colors: ["red"] } } },
+    ]);
+    const ids = ["urn:karenina:test:mq001", "urn:karenina:test:mq002"];
+    const manual = (tag: string) => ({ [ids[0]!]: `${tag} boiling`, [ids[1]!]: `${tag} colors` });
+    const runId = await submitRun({
+      benchmark_id,
+      config: {
+        question_ids: ids,
+        answering_models: [
+          { id: "right", interface: "manual", manual_answers: manual("RIGHT") },
+          { id: "wrong", interface: "manual", manual_answers: manual("WRONG") },
+        ],
+        parsing_models: [fakeModel("judge", judge)],
+      },
+    });
+    await waitForRun(runId);
+    const results = await allResults(runId);
+    expect(results).toHaveLength(4);
+    for (const r of results) {
+      const right = String(r.template.raw_llm_response).startsWith("RIGHT");
+      expect(r.template.verify_result, r.template.raw_llm_response).toBe(right);
+      expect(r.metadata.failure ?? null).toEqual(right ? null : expect.objectContaining({ category: "content" }));
+    }
+    for (const r of results) expect(r.template.field_verification_error ?? null).toBeNull();
+  });
+});
