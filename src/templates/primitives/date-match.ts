@@ -16,6 +16,22 @@ export function parseDate(value: unknown, format: string | null = null): PyDateT
   return format ? strptime(text, format) : parseDateutil(text);
 }
 
+/**
+ * The same, memoised, for template constants (ground truths, DateRange bounds) that every result
+ * re-reads; answers are parsed fresh. Parsed values are never mutated, so sharing them is safe.
+ */
+export function parseConstantDate(value: unknown, format: string | null = null): PyDateTime {
+  const key = `${format ?? ""}\u0000${pyStr(value)}`;
+  let d = CONSTANTS.get(key);
+  if (d === undefined) {
+    d = parseDate(value, format);
+    if (CONSTANTS.size >= 1024) CONSTANTS.clear();
+    CONSTANTS.set(key, d);
+  }
+  return d;
+}
+const CONSTANTS = new Map<string, PyDateTime>();
+
 /** Runs a date comparison the way Karenina does: ValueError / TypeError mean "no match". */
 export function dateVerdict(compare: () => boolean): boolean {
   try {
@@ -39,6 +55,6 @@ export const DateMatch = definePrimitive({
       .default(null),
   }),
   check(extracted, groundTruth, { format }) {
-    return dateVerdict(() => dateKey(parseDate(extracted, format)) === dateKey(parseDate(groundTruth, format)));
+    return dateVerdict(() => dateKey(parseDate(extracted, format)) === dateKey(parseConstantDate(groundTruth, format)));
   },
 });

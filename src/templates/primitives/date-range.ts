@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { DateParseError, diffMicros, parseDateutil } from "../dates";
-import { dateVerdict, parseDate } from "./date-match";
+import { dateVerdict, parseConstantDate, parseDate } from "./date-match";
 import { definePrimitive } from "./types";
 
 const bound = (name: string) =>
@@ -29,8 +29,8 @@ export const DateRange = definePrimitive({
   check(extracted, _groundTruth, { min, max }) {
     return dateVerdict(() => {
       const d = parseDate(extracted);
-      if (min !== null && diffMicros(d, parseDateutil(min)) < 0) return false;
-      return !(max !== null && diffMicros(d, parseDateutil(max)) > 0);
+      if (min !== null && diffMicros(d, parseConstantDate(min)) < 0) return false;
+      return !(max !== null && diffMicros(d, parseConstantDate(max)) > 0);
     });
   },
 });

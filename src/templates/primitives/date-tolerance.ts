@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { diffMicros } from "../dates";
-import { dateVerdict, parseDate } from "./date-match";
+import { dateVerdict, parseConstantDate, parseDate } from "./date-match";
 import { definePrimitive } from "./types";
 
 const UNIT_MICROS = { days: 86_400_000_000, hours: 3_600_000_000, minutes: 60_000_000 } as const;
@@ -17,6 +17,6 @@ export const DateTolerance = definePrimitive({
     unit: z.enum(["days", "hours", "minutes"], { error: 'unit is "days", "hours" or "minutes"' }).default("days"),
   }),
   check(extracted, groundTruth, { tolerance, unit }) {
-    return dateVerdict(() => Math.abs(diffMicros(parseDate(extracted), parseDate(groundTruth))) <= tolerance * UNIT_MICROS[unit]);
+    return dateVerdict(() => Math.abs(diffMicros(parseDate(extracted), parseConstantDate(groundTruth))) <= tolerance * UNIT_MICROS[unit]);
   },
 });
