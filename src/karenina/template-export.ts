@@ -7,14 +7,7 @@ import type { AnswerTemplate, TemplateField, VerifyStrategy } from "../schemas/t
 
 export function exportTemplate(t: AnswerTemplate): string | null {
   if (t.custom_verify) return t.custom_verify.language === "python" ? t.custom_verify.source : null;
-  const lines = [
-    "from karenina.schemas.entities import BaseAnswer, VerifiedField",
-    "from karenina.schemas.primitives import *  # noqa: F403 (primitives, AllOf/AnyOf/AtLeastN/FieldCheck, SynonymMap)",
-    "from typing import List, Literal, Optional",
-    "",
-    "",
-    `class ${t.class_name ?? "Answer"}(BaseAnswer):`,
-  ];
+  const lines = [...imports(t), "", "", `class ${t.class_name ?? "Answer"}(BaseAnswer):`];
   for (const f of t.fields) lines.push(...fieldLines(f));
   if (t.verify_strategy) {
     lines.push("", "    class VerificationStrategy:", `        verify_strategy = ${strategy(t.verify_strategy)}`);
@@ -28,6 +21,25 @@ export function exportTemplate(t: AnswerTemplate): string | null {
   }
   if (t.fields.length === 0 && !t.regex?.length) lines.push("    pass");
   return lines.join("\n") + "\n";
+}
+
+/** Exactly the names the class uses, from where Karenina exports them. */
+function imports(t: AnswerTemplate): string[] {
+  const entities = new Set(["BaseAnswer"]);
+  if (t.fields.length) entities.add("VerifiedField");
+  const walk = (n: VerifyStrategy) => {
+    entities.add({ all_of: "AllOf", any_of: "AnyOf", at_least_n: "AtLeastN", field_check: "FieldCheck" }[n.type]);
+    n.conditions.forEach(walk);
+  };
+  if (t.verify_strategy) walk(t.verify_strategy);
+  const primitives = new Set(t.fields.map((f) => f.verify_with!.type as string));
+  if (JSON.stringify(t.fields.map((f) => f.verify_with)).includes('"mapping"')) primitives.add("SynonymMap");
+  const out: string[] = [];
+  if (t.fields.some((f) => f.type === "date")) out.push("from datetime import date");
+  if (t.fields.some((f) => f.type === "literal")) out.push("from typing import Literal");
+  out.push(`from karenina.schemas.entities import ${[...entities].sort().join(", ")}`);
+  if (primitives.size) out.push(`from karenina.schemas.primitives import ${[...primitives].sort().join(", ")}`);
+  return out;
 }
 
 function annotation(f: TemplateField): string {

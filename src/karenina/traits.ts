@@ -49,14 +49,16 @@ function maybeJson(v: unknown): unknown {
 export function ratingToTrait(r: Rating): TraitImport {
   const name = typeof r.name === "string" ? r.name : "(unnamed)";
   const type = String(r.additionalType ?? "").replace(/^karenina:/, "");
-  const suffix = type.replace(/^(Global|QuestionSpecific)/, "");
+  // Karenina reads a Rating without additionalType as an LLM trait.
+  const suffix = type.replace(/^(Global|QuestionSpecific)/, "") || "RubricTrait";
   if (/Dynamic/.test(suffix)) return { ok: false, message: `trait "${name}": dynamic rubric traits (${type}) are not supported yet; not imported` };
   const kind = KIND_BY_SUFFIX[suffix];
   if (!kind) return { ok: false, message: `trait "${name}": unknown additionalType ${JSON.stringify(r.additionalType)}; not imported` };
   const props: Record<string, unknown> = {};
   for (const p of r.additionalProperty ?? []) if (typeof p.name === "string") props[p.name] = maybeJson(p.value);
   const trait: Record<string, unknown> = { name, ...(typeof r.description === "string" ? { description: r.description } : {}), ...props };
-  if (kind === "llm_traits" && suffix === "RubricTrait") {
+  // An explicit kind wins; otherwise (legacy) best 1 / worst 0 means boolean, anything else score.
+  if (kind === "llm_traits" && trait.kind === undefined) {
     const [best, worst] = [Number(r.bestRating), Number(r.worstRating)];
     if (best === 1 && worst === 0) trait.kind = "boolean";
     else {
@@ -103,7 +105,8 @@ export function traitToRating(kind: TraitKind, trait: Record<string, unknown>, s
   if (trait.kind === "score") {
     best = Number(trait.max_score ?? 5);
     worst = Number(trait.min_score ?? 1);
-    if (suffix !== "RubricTrait") Object.assign(props, { min_score: trait.min_score, max_score: trait.max_score });
+    // Karenina reads the score range from these properties, not from best/worst.
+    Object.assign(props, { min_score: trait.min_score, max_score: trait.max_score });
   } else if (trait.kind === "literal" && trait.classes && typeof trait.classes === "object") {
     best = Object.keys(trait.classes).length - 1;
   } else if (typeof trait.kind === "object") best = 0;
