@@ -39,6 +39,7 @@ export type UsageStage =
   | "sufficiency_check"
   | "parsing"
   | "deep_judgment_excerpts"
+  | "deep_judgment_hallucination"
   | "deep_judgment_reasoning"
   | "embedding_check";
 

@@ -12,6 +12,7 @@ import { JobMessage } from "../schemas/queue";
 import { log } from "../log";
 import { createCodeVerifier } from "./code-verifier";
 import { type JobDeps, runJob } from "./job-runner";
+import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
 
 /** Jobs of one batch run side by side, within the 6 simultaneous connections of an invocation. */
 const JOB_CONCURRENCY = 4;
@@ -76,9 +77,18 @@ function jobDeps(env: Env): JobDeps {
     clock: { now: () => Date.now() },
     log,
     codeVerifier: createCodeVerifier(),
+    search: searchPort(secret, env),
     maxAttempts: positiveInt(env.JOB_MAX_ATTEMPTS, 4),
     retryBaseDelaySeconds: nonNegativeInt(env.JOB_RETRY_BASE_DELAY_SECONDS, 2),
   };
+}
+
+/** Tavily-compatible search when its key is set; TAVILY_BASE_URL (a var) points it elsewhere. */
+function searchPort(secret: (name: string) => string | undefined, env: Env) {
+  const apiKey = secret(TAVILY_SECRET);
+  if (!apiKey) return undefined;
+  const baseUrl = typeof env.TAVILY_BASE_URL === "string" ? env.TAVILY_BASE_URL : undefined;
+  return createTavilySearch({ apiKey, baseUrl });
 }
 
 function positiveInt(raw: unknown, fallback: number): number {

@@ -16,6 +16,7 @@ import { isRetryable } from "../llm/port";
 import { produceAnswer } from "../pipeline/stages/generate-answer";
 import { computeResultId } from "../pipeline/ids";
 import { runPipeline } from "../pipeline/orchestrator";
+import type { SearchPort } from "../pipeline/artifacts";
 import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
 import type { CodeVerifierPort } from "../templates/code-verify";
@@ -42,6 +43,8 @@ export interface JobDeps {
   log: PipelineLog;
   /** Runs custom_verify code (JavaScript sandbox, Python subset). */
   codeVerifier?: CodeVerifierPort;
+  /** Web search for deep judgment's hallucination check (present when TAVILY_API_KEY is set). */
+  search?: SearchPort;
   /** Deliveries a job gets before transient failures are recorded as results. */
   maxAttempts: number;
   retryBaseDelaySeconds: number;
@@ -107,6 +110,7 @@ async function runClaimedJob(
           clock: deps.clock,
           log: deps.log,
           codeVerifier: deps.codeVerifier,
+          search: deps.search,
         },
       );
       if (outcome.retryable && !finalAttempt) {

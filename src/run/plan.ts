@@ -8,6 +8,7 @@ import { missingSecret } from "../llm/factory";
 import type { CreateRunBody } from "../schemas/api";
 import type { PipelineSettings } from "../pipeline/types";
 import type { VerificationConfig } from "../schemas/verification-config";
+import { TAVILY_SECRET } from "./search-tavily";
 import { jobIds, type RunSpec } from "./spec";
 
 /** A run larger than this is refused: split it (keeps submit within one request's limits). */
@@ -49,6 +50,13 @@ export function planRun(
           message: `model ${JSON.stringify(m.id)} needs the worker secret ${name}, which is not set (wrangler secret put ${name})`,
         });
       }
+    });
+  }
+
+  if (config.deep_judgment_search_enabled && !secret(TAVILY_SECRET)) {
+    issues.push({
+      path: "config.deep_judgment_search_enabled",
+      message: `deep-judgment search needs the worker secret ${TAVILY_SECRET}, which is not set (wrangler secret put ${TAVILY_SECRET})`,
     });
   }
 

@@ -7,7 +7,7 @@
  *    (template_only), include_extraction_hints, use_full_trace_for_template /
  *    use_full_trace_for_rubric, abstention_enabled, sufficiency_enabled, embedding_check_enabled /
  *    _model / _threshold, deep_judgment_mode and its tuning numbers (max excerpts, fuzzy
- *    threshold, retries), few_shot_config, prompt_config (the *_instructions shortcuts fold into
+ *    threshold, retries) and deep_judgment_search_enabled (Tavily), few_shot_config, prompt_config (the *_instructions shortcuts fold into
  *    it), plus edgeval's own `question_ids` filter (ids are checked against the benchmark later).
  * 2. Accepted execution knobs that change nothing in edgeval (Queues fan the work out and the
  *    shared provider limiter paces it; features they tune are not there yet):
@@ -15,13 +15,13 @@
  *    task_ordering, answerer_concurrency_limits, request_timeout, retry_policy,
  *    max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
  *    rubric_trait_names, rubric_evaluation_strategy, allow_partial_trace_scoring,
- *    deep_judgment_search_tool, deep_judgment_rubric_* tuning numbers,
+ *    deep_judgment_rubric_* tuning numbers,
  *    deep_judgment_rubric_global_excerpts, agentic_judge_context, agentic_parsing_max_turns,
  *    agentic_parsing_timeout, agentic_rubric_strategy, agentic_rubric_parallel, workspace_copy,
  *    workspace_cleanup, workspace_output_exclude_patterns. Legacy keys Karenina strips
  *    (rubric_enabled, deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
  * 3. Features not implemented yet: accepted only at their off value, otherwise an issue at
- *    that field saying so (parsing_only, deep-judgment search, deep judgment for rubrics,
+ *    that field saying so (parsing_only, deep judgment for rubrics,
  *    agentic parsing, workspace output, db_config, replay_store, skip_triples,
  *    custom_error_patterns, and evaluation modes other than template_only).
  *
@@ -152,7 +152,7 @@ const ConfigInput = z.strictObject({
   deep_judgment_max_excerpts_per_attribute: int(1).default(3),
   deep_judgment_fuzzy_match_threshold: unit.default(0.8),
   deep_judgment_excerpt_retry_attempts: int(0).default(2),
-  deep_judgment_search_enabled: offFlag("deep_judgment_search_enabled", "deep-judgment search"),
+  deep_judgment_search_enabled: z.boolean().default(false),
   deep_judgment_search_tool: z.string().default("tavily"),
   deep_judgment_rubric_mode: z
     .enum(["disabled", "enable_all", "use_checkpoint", "custom"])
@@ -211,6 +211,14 @@ const ConfigInput = z.strictObject({
 const STRIPPED = ["rubric_enabled", "deep_judgment_rubric_search_enabled", ...SHORTCUT_NAMES] as const;
 
 export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
+  if (config.deep_judgment_search_enabled) {
+    if (config.deep_judgment_mode === "reasoning_only") {
+      ctx.addIssue({ code: "custom", path: ["deep_judgment_search_enabled"], message: 'deep-judgment search needs excerpts: it cannot be used with deep_judgment_mode "reasoning_only"' });
+    }
+    if (config.deep_judgment_search_tool !== "tavily") {
+      ctx.addIssue({ code: "custom", path: ["deep_judgment_search_tool"], message: 'deep_judgment_search_tool: only "tavily" (a Tavily-compatible search API) is supported' });
+    }
+  }
   for (const shortcut of SHORTCUT_NAMES) {
     const task = INSTRUCTION_SHORTCUTS[shortcut];
     if (config[shortcut] && config.prompt_config?.[task]) {

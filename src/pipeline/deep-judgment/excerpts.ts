@@ -86,7 +86,7 @@ export function formatExcerpts(excerpts: Record<string, Excerpt[]>): string {
   return Object.entries(excerpts)
     .map(([attr, list]) =>
       list.length
-        ? `${attr}:\n${list.map((e, i) => `  ${i + 1}. "${e.text}" (confidence: ${e.confidence}, similarity: ${e.similarity_score.toFixed(2)})`).join("\n")}`
+        ? `${attr}:\n${list.map((e, i) => `  ${i + 1}. "${e.text}" (confidence: ${e.confidence}, similarity: ${e.similarity_score.toFixed(2)}${e.hallucination_risk ? `, hallucination risk: ${e.hallucination_risk.toUpperCase()} — ${e.hallucination_justification}` : ""})`).join("\n")}`
         : `${attr}:\n  (no verbatim excerpt found in the response)`,
     )
     .join("\n\n");

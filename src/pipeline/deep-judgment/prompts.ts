@@ -92,7 +92,7 @@ ${guidance(attrs)}
 
 # Reasoning Protocol
 
-For each attribute, write 2-3 sentences on how the excerpts relate to it, what value it should have based on the evidence, and any ambiguity. When an attribute has no excerpts, say why and how that affects it.
+For each attribute, write 2-3 sentences on how the excerpts relate to it, what value it should have based on the evidence, and any ambiguity. When an attribute has no excerpts, say why and how that affects it. When an excerpt carries a hallucination risk from external search, factor that risk into your confidence.
 
 Generate reasoning for EVERY attribute. Return ONLY a JSON object mapping each attribute name to its reasoning text - no markdown fences.`;
   return [

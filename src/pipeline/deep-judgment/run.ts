@@ -1,7 +1,8 @@
 /**
  * Deep judgment for templates, run inside ParseTemplate (Karenina's evaluators/template/
  * deep_judgment.py):
- *   full:           excerpts (validated, retried) → reasoning from the excerpts → final parse
+ *   full:           excerpts (validated, retried) → [search + hallucination risk, if enabled] →
+ *                   reasoning from the excerpts → final parse
  *   reasoning_only: reasoning straight from the response → final parse
  * The final parse is the ordinary parsing call with the reasoning added as evidence. A judge
  * call that fails fails parsing (the judge failed, not the answer); the deep_judgment section
@@ -17,6 +18,8 @@ import { buildParsingMessages } from "../prompts/parsing";
 import { evaluationText, extractionHints } from "../stages/parse-inputs";
 import type { PipelineInput, PipelinePorts, PipelineState, StagePatch } from "../types";
 import { extractExcerpts, formatExcerpts } from "./excerpts";
+import { assessHallucination } from "./hallucination";
+import { warn } from "../overrides";
 import type { Attribute } from "./prompts";
 import { buildReasoningMessages, buildReasoningOnlyMessages } from "./prompts";
 
@@ -45,6 +48,7 @@ export async function parseWithDeepJudgment(
     hallucination_risk_assessment: null,
   };
   const usage = { ...state.usage };
+  let warnings = state.warnings;
   const failed = (error: Parameters<typeof stageErrorFromLlm>[1], what: string): StagePatch => ({
     deep_judgment: dj,
     usage,
@@ -70,7 +74,21 @@ export async function parseWithDeepJudgment(
     dj.deep_judgment_excerpt_retry_count = ex.retries;
     dj.deep_judgment_stages_completed!.push("excerpts");
     if (ex.missing.length) ports.log?.warn("deep_judgment_missing_excerpts", { question_id: input.question.id, attributes: ex.missing, retries: ex.retries });
-    reasoningMessages = buildReasoningMessages(question, formatExcerpts(ex.excerpts), attributes, extra);
+    if (settings.search_enabled) {
+      if (!ports.search) {
+        warnings = warn(ports, warnings, "deep_judgment_search_unavailable", "deep judgment search is enabled but no search port is configured; hallucination risk not assessed");
+      } else {
+        const h = await assessHallucination(ports.judge, ports.search, question, ex.excerpts, extra);
+        dj.deep_judgment_model_calls++;
+        for (const w of h.warnings) warnings = warn(ports, warnings, "deep_judgment_search_failed", w);
+        if (!h.ok) return { ...failed(h.error, "hallucination assessment failed"), warnings };
+        usage.deep_judgment_hallucination = h.usage;
+        dj.extracted_excerpts = h.excerpts;
+        dj.hallucination_risk_assessment = h.risk;
+        dj.deep_judgment_stages_completed!.push("hallucination");
+      }
+    }
+    reasoningMessages = buildReasoningMessages(question, formatExcerpts(dj.extracted_excerpts!), attributes, extra);
   } else {
     reasoningMessages = buildReasoningOnlyMessages(question, response, attributes, extra);
   }
@@ -83,7 +101,7 @@ export async function parseWithDeepJudgment(
     schema: z.object(Object.fromEntries(names.map((n) => [n, z.string().nullish()]))),
   });
   dj.deep_judgment_model_calls++;
-  if (!reasoning.ok) return failed(reasoning.error, "reasoning failed");
+  if (!reasoning.ok) return { ...failed(reasoning.error, "reasoning failed"), warnings };
   usage.deep_judgment_reasoning = reasoning.value.usage;
   dj.attribute_reasoning = Object.fromEntries(names.map((n) => [n, (reasoning.value.value[n] as string | null | undefined) ?? ""]));
   dj.deep_judgment_stages_completed!.push("reasoning");
@@ -100,9 +118,9 @@ export async function parseWithDeepJudgment(
   });
   const parsed = await ports.judge.structured({ messages, schemaName: "Answer", jsonSchema, schema });
   dj.deep_judgment_model_calls++;
-  if (!parsed.ok) return failed(parsed.error, "final parse failed");
+  if (!parsed.ok) return { ...failed(parsed.error, "final parse failed"), warnings };
   usage.parsing = parsed.value.usage;
   dj.deep_judgment_stages_completed!.push("parameters");
   dj.deep_judgment_performed = true;
-  return { parsed: parsed.value.value as Record<string, unknown>, parse_performed: true, usage, deep_judgment: dj };
+  return { parsed: parsed.value.value as Record<string, unknown>, parse_performed: true, usage, deep_judgment: dj, warnings };
 }

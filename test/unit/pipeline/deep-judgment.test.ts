@@ -154,3 +154,77 @@ describe("deep judgment for templates", () => {
     expect(result.deep_judgment).toBeNull();
   });
 });
+
+describe("deep judgment with search (hallucination risk)", () => {
+  const SEARCH = { deep_judgment: { ...DEFAULT_DEEP_JUDGMENT, mode: "full" as const, search_enabled: true } };
+  const excerpts = () => ({
+    celsius: [{ text: "Water boils at 100 degrees Celsius", confidence: "high" }],
+    fahrenheit: [
+      { text: "212 degrees Fahrenheit", confidence: "high" },
+      { text: "equivalent to 212 degrees Fahrenheit", confidence: "medium" },
+    ],
+  });
+
+  it("searches each excerpt, records per-excerpt risk and the highest risk per attribute", async () => {
+    const queries: string[] = [];
+    const search = { search: async (q: string) => (queries.push(q), { ok: true as const, text: `results for ${q}` }) };
+    const judge = judgeBy({
+      DeepJudgmentExcerpts: excerpts,
+      HallucinationAssessment: (prompt) => {
+        expect(prompt).toContain("[fahrenheit#2] attribute: fahrenheit");
+        expect(prompt).toContain("results for 212 degrees Fahrenheit");
+        return {
+          assessments: [
+            { excerpt_id: "celsius#1", hallucination_risk: "none", justification: "textbook fact" },
+            { excerpt_id: "fahrenheit#1", hallucination_risk: "low", justification: "supported" },
+            { excerpt_id: "fahrenheit#2", hallucination_risk: "medium", justification: "partly" },
+          ],
+        };
+      },
+      DeepJudgmentReasoning: (prompt) => {
+        expect(prompt).toContain("hallucination risk: MEDIUM — partly");
+        return reasoning();
+      },
+      Answer: parse,
+    });
+    const { result } = await runPipeline(input({ question: q }, SEARCH), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock(), search });
+    expect(queries).toEqual(["Water boils at 100 degrees Celsius", "212 degrees Fahrenheit", "equivalent to 212 degrees Fahrenheit"]);
+    expect(result.deep_judgment).toMatchObject({
+      deep_judgment_search_enabled: true,
+      hallucination_risk_assessment: { celsius: "none", fahrenheit: "medium" },
+      deep_judgment_stages_completed: ["excerpts", "hallucination", "reasoning", "parameters"],
+      deep_judgment_model_calls: 4,
+    });
+    expect(result.deep_judgment!.extracted_excerpts!.celsius![0]).toEqual({
+      text: "Water boils at 100 degrees Celsius",
+      confidence: "high",
+      similarity_score: 1,
+      search_results: "results for Water boils at 100 degrees Celsius",
+      hallucination_risk: "none",
+      hallucination_justification: "textbook fact",
+    });
+    expect(result.template?.verify_result).toBe(true);
+    expect(VerificationResult.parse(result)).toEqual(result);
+  });
+
+  it("rates an excerpt the judge skipped as high risk, and notes failed searches as warnings", async () => {
+    const search = { search: async (q: string) => (q.startsWith("Water") ? { ok: false as const, error: "HTTP 503" } : { ok: true as const, text: "ok" }) };
+    const judge = judgeBy({
+      DeepJudgmentExcerpts: excerpts,
+      HallucinationAssessment: () => ({ assessments: [{ excerpt_id: "fahrenheit#1", hallucination_risk: "low", justification: "ok" }] }),
+      DeepJudgmentReasoning: reasoning,
+      Answer: parse,
+    });
+    const { result } = await runPipeline(input({ question: q }, SEARCH), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock(), search });
+    expect(result.deep_judgment!.hallucination_risk_assessment).toEqual({ celsius: "high", fahrenheit: "high" });
+    expect(result.deep_judgment!.extracted_excerpts!.celsius![0]!.search_results).toBe("(search failed: HTTP 503)");
+    expect(result.metadata.warnings).toEqual([expect.stringContaining("search failed for an excerpt of celsius: HTTP 503")]);
+  });
+
+  it("without a search port: a warning, no risk assessment, the rest of deep judgment runs", async () => {
+    const judge = judgeBy({ DeepJudgmentExcerpts: excerpts, DeepJudgmentReasoning: reasoning, Answer: parse });
+    const { result } = await runPipeline(input({ question: q }, SEARCH), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock() });
+    expect(result.deep_judgment).toMatchObject({ deep_judgment_search_enabled: true, hallucination_risk_assessment: null, deep_judgment_performed: true });
+    expect(result.metadata.warnings).toEqual([expect.stringContaining("no search port is configured")]);
+  });
+});
