@@ -184,7 +184,7 @@ describe("a run using every primitive and every strategy", () => {
   it("SemanticMatch without the embedding check is a field_verification_error and a failed verdict, never a pass", async () => {
     const { t } = await grade(TEMPLATES.semantic, { summary: "blocks BCL2 to restore apoptosis", approved: true });
     expect(t.verify_result).toBe(false);
-    expect(t.field_verification_error).toContain("SemanticMatch needs the embedding check (issue 4)");
+    expect(t.field_verification_error).toContain("SemanticMatch is decided by the embedding check");
     expect(t.verify_granular_result).toBeNull();
     expect(t.field_results).toEqual({ summary: null, approved: true });
   });

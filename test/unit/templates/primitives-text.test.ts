@@ -50,7 +50,7 @@ describe("SemanticMatch", () => {
     expectIssue(VerifyWithSchema, { type: "SemanticMatch", threshold: 1.5 }, "threshold", /\[0, 1\]/);
   });
   it("never passes on its own: it throws so the field becomes a field_verification_error", () => {
-    expect(() => check("SemanticMatch", {}, "same", "same")).toThrow("SemanticMatch needs the embedding check (issue 4)");
+    expect(() => check("SemanticMatch", {}, "same", "same")).toThrow("SemanticMatch is decided by the embedding check");
   });
 });
 
