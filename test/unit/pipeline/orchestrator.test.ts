@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runPipeline } from "../../../src/pipeline/orchestrator";
+import { runPipeline, stagesFor } from "../../../src/pipeline/orchestrator";
 import type { PipelineInput } from "../../../src/pipeline/types";
 import { Question } from "../../../src/schemas/benchmark";
 import { ModelConfig } from "../../../src/schemas/model-config";
@@ -146,5 +146,51 @@ describe("runPipeline (template_only)", () => {
     expect(a.result.metadata.result_id).toMatch(/^[0-9a-f]{16}$/);
     expect(b.result.metadata.result_id).toBe(a.result.metadata.result_id);
     expect(c.result.metadata.result_id).not.toBe(a.result.metadata.result_id);
+  });
+});
+
+describe("the stage list and its matrix (data)", () => {
+  const names = (settings: Parameters<typeof stagesFor>[0]) => stagesFor(settings).map((s) => s.name);
+  const base = { include_extraction_hints: true } as const;
+
+  it("runs Karenina's template stages in order, with the optional checks only when switched on", () => {
+    expect(names({ ...base, evaluation_mode: "template_only" })).toEqual([
+      "validate_template",
+      "generate_answer",
+      "recursion_limit_autofail",
+      "trace_validation_autofail",
+      "parse_template",
+      "verify_template",
+      "embedding_check",
+    ]);
+    expect(
+      names({
+        ...base,
+        evaluation_mode: "template_only",
+        abstention_enabled: true,
+        sufficiency_enabled: true,
+        deep_judgment: { mode: "full", max_excerpts_per_attribute: 3, fuzzy_match_threshold: 0.8, excerpt_retry_attempts: 2, search_enabled: false, search_tool: "tavily" },
+      }),
+    ).toEqual([
+      "validate_template",
+      "generate_answer",
+      "recursion_limit_autofail",
+      "trace_validation_autofail",
+      "abstention_check",
+      "sufficiency_check",
+      "parse_template",
+      "verify_template",
+      "embedding_check",
+      "deep_judgment_autofail",
+    ]);
+  });
+
+  it("keeps only the answer, guards and abstention in rubric_only (no template stages, no sufficiency)", () => {
+    expect(names({ ...base, evaluation_mode: "rubric_only", abstention_enabled: true, sufficiency_enabled: true })).toEqual([
+      "generate_answer",
+      "recursion_limit_autofail",
+      "trace_validation_autofail",
+      "abstention_check",
+    ]);
   });
 });
