@@ -10,6 +10,7 @@
 import { z } from "zod";
 import type { BenchmarkInput } from "../schemas/benchmark";
 import { type RubricInput, TRAIT_KINDS } from "../schemas/rubric";
+import { kareninaQuestionId } from "./question-id";
 import { importTemplate } from "./template-import";
 import { type Rating, ratingToTrait } from "./traits";
 
@@ -68,7 +69,8 @@ export function importCheckpoint(cp: Checkpoint): CheckpointImport {
   const questions = cp.dataFeedElement.map((el, i) => {
     const path = `dataFeedElement[${i}]`;
     const item = el.item;
-    const id = el["@id"] ?? item["@id"] ?? `question-${i + 1}`;
+    // Karenina keys a question by its DataFeedItem @id, or derives one from the text.
+    const id = el["@id"] ?? kareninaQuestionId(item.text);
     const meta: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(el)) if (k !== "item" && k !== "@id" && k !== "@type") meta[k] = v;
     const itemExtra: Record<string, unknown> = {};

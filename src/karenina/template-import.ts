@@ -26,6 +26,7 @@ export function importTemplate(source: string): TemplateImport {
     if (e instanceof UnsupportedConstruct) return { ok: false, error: e.message };
     // ground_truth()/model_post_init() raised while reading self.correct statically.
     if (e instanceof PyError) return { ok: false, error: `reading self.correct: ${e.describe()}` };
+    if (e instanceof RangeError) return { ok: false, error: "reading self.correct: RecursionError (the template recursed too deeply)" };
     throw e;
   }
   const checked = AnswerTemplate.safeParse(template);

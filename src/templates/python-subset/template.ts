@@ -39,6 +39,8 @@ export function compileTemplate(source: string): CompileResult {
     return { ok: true, template: compile(parseModule(source)) };
   } catch (e) {
     if (e instanceof UnsupportedConstruct) return { ok: false, line: e.line, construct: e.construct, error: e.message };
+    // The tree walk recurses: absurd nesting ends here, not in a crashed request.
+    if (e instanceof RangeError) return { ok: false, line: 1, construct: "deep nesting", error: "the template nests expressions too deeply to read" };
     throw e;
   }
 }
@@ -68,9 +70,12 @@ function compile(module: Stmt[]): CompiledTemplate {
   const leaves = answers.filter((c) => !answers.some((o) => o.bases.some((b) => b.k === "name" && b.id === c.name)));
   const other = classes.find((c) => !answerish.has(c.name));
   if (other) throw new UnsupportedConstruct(other.line, `class ${other.name} (nested models)`, "only the answer class is supported");
-  if (leaves.length !== 1) {
-    throw new UnsupportedConstruct(leaves[1]?.line ?? 1, leaves.length ? "several answer classes" : "template without a BaseAnswer class");
+  if (leaves.length > 1) {
+    // Usually a nested model deriving from BaseAnswer next to the answer class.
+    const extra = leaves.find((c) => c.name !== "Answer") ?? leaves[1]!;
+    throw new UnsupportedConstruct(extra.line, `class ${extra.name} (nested models, or a second answer class)`);
   }
+  if (leaves.length === 0) throw new UnsupportedConstruct(1, "template without a BaseAnswer class");
   // Fields and methods of every class in the chain, base first, so the leaf overrides.
   const chain: Extract<Stmt, { k: "class" }>[] = [];
   for (let c: (typeof classes)[number] | undefined = leaves[0]; c; ) {

@@ -183,3 +183,11 @@ describe("Python subset: failures are outcomes, never passes", () => {
     expect(verifyPython({ ...req, source: good.replace("return self.n", "while 1: pass\n        return self.n") })).toMatchObject({ ok: false, error: expect.stringMatching(/while loop/) });
   });
 });
+
+describe("Python subset: hostile sources", () => {
+  it("refuses absurdly nested expressions instead of crashing", () => {
+    const deep = `${"(".repeat(20000)}1${")".repeat(20000)}`;
+    const c = compileTemplate(`class Answer(BaseAnswer):\n    def verify(self):\n        return ${deep}\n`);
+    expect(c.ok).toBe(false);
+  });
+});

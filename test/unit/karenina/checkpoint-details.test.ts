@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { exportCheckpoint } from "../../../src/karenina/export";
+import { Checkpoint, importCheckpoint } from "../../../src/karenina/import";
+import { kareninaQuestionId, md5Hex } from "../../../src/karenina/question-id";
+import { Benchmark } from "../../../src/schemas/benchmark";
+
+const prop = (name: string, value: unknown) => ({ "@type": "PropertyValue", name, value });
+
+/** A checkpoint exercising what the fixtures do not: few-shot, custom metadata, literal and template traits, scenarios. */
+const RICH = {
+  "@context": { "@version": 1.1 },
+  "@type": "DataFeed",
+  "@id": "urn:uuid:karenina-checkpoint-1",
+  name: "rich",
+  description: "everything",
+  version: "1.0.0",
+  creator: { "@type": "Person", name: "Curator" },
+  dateCreated: "2026-01-12T00:00:00",
+  dateModified: "2026-01-12T00:00:00",
+  rating: [
+    { "@type": "Rating", name: "mechanism_level", bestRating: 2, worstRating: 0, additionalType: "karenina:GlobalLLMRubricTrait",
+      additionalProperty: [prop("kind", "literal"), prop("classes", JSON.stringify({ none: "no", partial: "some", full: "all" })), prop("include_ground_truth", true)] },
+    { "@type": "Rating", name: "structured", bestRating: 0, worstRating: 0, additionalType: "karenina:GlobalLLMRubricTrait",
+      additionalProperty: [prop("kind", { type: "template", schema: { type: "object", properties: { x: { type: "string" } } } })] },
+    { "@type": "Rating", name: "recall", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalMetricRubricTrait",
+      additionalProperty: [prop("metrics", ["recall"]), prop("tp_instructions", ["mentions BCL2"]), prop("evaluation_mode", "tp_only")] },
+    { "@type": "Rating", name: "dyn", additionalType: "karenina:GlobalDynamicRubricTrait" },
+  ],
+  dataFeedElement: [
+    {
+      "@type": "DataFeedItem",
+      dateCreated: "2026-01-12T00:00:00",
+      dateModified: "2026-01-13T00:00:00",
+      item: {
+        "@type": "Question",
+        text: "What is the capital of France?",
+        acceptedAnswer: { "@type": "Answer", text: "Paris" },
+        hasPart: { "@type": "SoftwareSourceCode", name: "t", programmingLanguage: "Python",
+          text: "class Answer(BaseAnswer):\n    capital: str = VerifiedField(description='The capital', ground_truth='Paris', verify_with=ExactMatch())\n" },
+        additionalProperty: [
+          prop("finished", true),
+          prop("author", '{"name": "Curator"}'),
+          prop("custom_difficulty", "easy"),
+          prop("few_shot_examples", JSON.stringify([{ question: "Capital of Italy?", answer: "Rome" }])),
+        ],
+        keywords: ["geo"],
+      },
+    },
+  ],
+  hasPart: [{ "@type": "karenina:Scenario", name: "s1", nodes: {}, edges: [] }],
+  additionalProperty: [prop("benchmark_format_version", "3.0.0-jsonld"), prop("project", "x")],
+};
+
+describe("checkpoint details", () => {
+  it("gives a question without @id Karenina's generate_question_id", () => {
+    expect(md5Hex("")).toBe("d41d8cd98f00b204e9800998ecf8427e");
+    expect(md5Hex("abc")).toBe("900150983cd24fb0d6963f7d28e17f72");
+    expect(md5Hex("héllo wörld ü".repeat(10))).toBe("77fe67b9d1ced7b1f46e851e82d3ccd7");
+    expect(kareninaQuestionId("What is the capital of France?")).toBe("urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf");
+    const { benchmark } = importCheckpoint(Checkpoint.parse(RICH));
+    expect(benchmark.questions[0]!.id).toBe("urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf");
+  });
+
+  it("maps few-shot examples, custom metadata, keywords, a VerifiedField template and every kept trait", () => {
+    const { benchmark, warnings, errors } = importCheckpoint(Checkpoint.parse(RICH));
+    expect(errors).toEqual([]);
+    const b = Benchmark.parse(benchmark);
+    const q = b.questions[0]!;
+    expect(q).toMatchObject({ raw_answer: "Paris", keywords: ["geo"], custom_metadata: { difficulty: "easy" }, few_shot_examples: [{ question: "Capital of Italy?", answer: "Rome" }] });
+    expect(q.template).toMatchObject({ fields: [{ name: "capital", ground_truth: "Paris", verify_with: { type: "ExactMatch" } }] });
+    expect(q.template!.custom_verify).toBeUndefined();
+    expect(b.rubric!.llm_traits).toMatchObject([
+      { name: "mechanism_level", kind: "literal", classes: { none: "no", partial: "some", full: "all" }, include_ground_truth: true },
+      { name: "structured", kind: { type: "template" } },
+    ]);
+    expect(b.rubric!.metric_traits).toMatchObject([{ name: "recall", tp_instructions: ["mentions BCL2"] }]);
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/"dyn": dynamic rubric traits .* not supported yet/)]);
+    expect(b.karenina).toMatchObject({ description: "everything", scenarios: [{ name: "s1" }], additional_properties: [{ name: "project", value: "x" }] });
+  });
+
+  it("round-trips it: include_ground_truth, scenarios and question properties survive export", () => {
+    const first = Benchmark.parse(importCheckpoint(Checkpoint.parse(RICH)).benchmark);
+    const { checkpoint } = exportCheckpoint(first, "b1", "2026-02-01T00:00:00Z");
+    const text = JSON.stringify(checkpoint);
+    expect(text).toContain('"include_ground_truth"');
+    expect(text).toContain("VerifiedField(");
+    const again = Benchmark.parse(importCheckpoint(Checkpoint.parse(JSON.parse(text))).benchmark);
+    expect(again).toEqual(first);
+  });
+});
