@@ -73,7 +73,7 @@ export async function runPipeline(input: PipelineInput, ports: PipelinePorts): P
     state = { ...state, ...patch, stages_run: [...state.stages_run, stage.name] };
   }
   const result = await finalizeResult(state, input, ports);
-  const llm = state.error?.llm;
+  const llm = state.error?.llm ?? state.transient_error;
   return { result, retryable: llm && isRetryable(llm) ? llm : null };
 }
 

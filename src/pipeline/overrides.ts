@@ -2,7 +2,8 @@
  * Every change a stage makes to verify_result goes through here, so each one is logged (Karenina
  * logs overrides at WARNING) as well as recorded in the result (`*_override_applied`, autofail).
  */
-import type { PipelineInput, PipelinePorts } from "./types";
+import { isRetryable, type LlmError } from "../llm/port";
+import type { PipelineInput, PipelinePorts, PipelineState, StagePatch } from "./types";
 
 export function logOverride(
   ports: Pick<PipelinePorts, "log">,
@@ -23,4 +24,19 @@ export function warn(
 ): string[] {
   ports.log?.warn(event, { message });
   return [...(existing ?? []), message];
+}
+
+/**
+ * A non-fatal check whose model call failed: a warning, and — when the failure is transient —
+ * the error, so the job is retried while it has deliveries left (the check may then run).
+ */
+export function checkFailed(
+  ports: Pick<PipelinePorts, "log">,
+  state: Pick<PipelineState, "warnings" | "transient_error">,
+  event: string,
+  message: string,
+  error?: LlmError,
+): Pick<StagePatch, "warnings" | "transient_error"> {
+  const transient = error && isRetryable(error) ? error : state.transient_error;
+  return { warnings: warn(ports, state.warnings, event, message), ...(transient ? { transient_error: transient } : {}) };
 }

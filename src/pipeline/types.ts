@@ -143,6 +143,11 @@ export interface PipelineState {
   deep_judgment?: DeepJudgmentArtifact;
   /** Non-fatal problems (a check whose judge failed), recorded in metadata.warnings. */
   warnings?: string[];
+  /**
+   * A non-fatal check failed on a transient model error: the result stands, but a later
+   * delivery could run the check, so the job runner retries while it has attempts left.
+   */
+  transient_error?: LlmError;
 }
 
 export type StagePatch = Partial<Omit<PipelineState, "started_at_ms" | "stages_run">>;
@@ -156,6 +161,6 @@ export interface Stage {
 
 export interface PipelineOutcome {
   result: VerificationResult;
-  /** Set when the run ended on a transient model failure that a later attempt may not hit. */
+  /** Set when the run ended on (or a non-fatal check hit) a transient model failure that a later attempt may not hit. */
   retryable: LlmError | null;
 }

@@ -11,7 +11,7 @@
  */
 import { groundTruthOf } from "../../templates";
 import { buildEquivalenceMessages, isYes } from "../prompts/embedding";
-import { logOverride, warn } from "../overrides";
+import { checkFailed, logOverride } from "../overrides";
 import type { PipelineState, Stage } from "../types";
 import { addUsage } from "../usage";
 
@@ -33,7 +33,7 @@ export const embeddingCheck: Stage = {
     if (!emb.ok || emb.value.vectors.length !== 2) {
       const why = emb.ok ? `expected 2 vectors, got ${emb.value.vectors.length}` : `${emb.error.kind}: ${emb.error.message}`;
       return {
-        warnings: warn(ports, state.warnings, "embedding_check_failed", `embedding check failed (${why})`),
+        ...checkFailed(ports, state, "embedding_check_failed", `embedding check failed (${why})`, emb.ok ? undefined : emb.error),
         embedding: { performed: false, similarity_score: null, override_applied: false, model_used: settings.model },
       };
     }
@@ -46,7 +46,7 @@ export const embeddingCheck: Stage = {
     if (!reply.ok) {
       return {
         usage,
-        warnings: warn(ports, state.warnings, "embedding_check_failed", `embedding check: the equivalence judge failed (${reply.error.kind}: ${reply.error.message})`),
+        ...checkFailed(ports, state, "embedding_check_failed", `embedding check: the equivalence judge failed (${reply.error.kind}: ${reply.error.message})`, reply.error),
         embedding: { ...base, override_applied: false },
       };
     }

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { buildJudgeSchema, judgeVisibleFields } from "../../templates";
 import { buildAbstentionMessages, buildSufficiencyMessages } from "../prompts/guards";
 import { instructionsFor } from "../prompts/instructions";
-import { logOverride, warn } from "../overrides";
+import { checkFailed, logOverride } from "../overrides";
 import type { Stage } from "../types";
 
 const AbstentionResult = z.object({ reasoning: z.string(), abstention_detected: z.boolean() });
@@ -33,8 +33,10 @@ export const abstentionCheck: Stage = {
       schema: AbstentionResult,
     });
     if (!res.ok) {
-      const warnings = warn(ports, state.warnings, "abstention_check_failed", `abstention check failed (${res.error.kind}): ${res.error.message}`);
-      return { warnings, abstention: { performed: false, detected: null, override_applied: false, reasoning: null } };
+      return {
+        ...checkFailed(ports, state, "abstention_check_failed", `abstention check failed (${res.error.kind}): ${res.error.message}`, res.error),
+        abstention: { performed: false, detected: null, override_applied: false, reasoning: null },
+      };
     }
     const { reasoning, abstention_detected } = res.value.value;
     if (abstention_detected) logOverride(ports, input, "abstention_check", false, "the model abstained");
@@ -71,8 +73,10 @@ export const sufficiencyCheck: Stage = {
       schema: SufficiencyResult,
     });
     if (!res.ok) {
-      const warnings = warn(ports, state.warnings, "sufficiency_check_failed", `sufficiency check failed (${res.error.kind}): ${res.error.message}`);
-      return { warnings, sufficiency: { performed: false, detected: null, override_applied: false, reasoning: null } };
+      return {
+        ...checkFailed(ports, state, "sufficiency_check_failed", `sufficiency check failed (${res.error.kind}): ${res.error.message}`, res.error),
+        sufficiency: { performed: false, detected: null, override_applied: false, reasoning: null },
+      };
     }
     const { reasoning, sufficient } = res.value.value;
     if (!sufficient) logOverride(ports, input, "sufficiency_check", false, "the response cannot fill every required field");

@@ -64,6 +64,18 @@ describe("AbstentionCheck (stage 5)", () => {
     expect(result.metadata.failure).toBeNull();
   });
 
+  it("asks for a later delivery when its judge failed transiently, and records the result meanwhile", async () => {
+    const judge = judgeBy({
+      AbstentionResult: () => ({ kind: "rate_limit", message: "slow down", status: 429, retryAfterMs: 1000 }),
+      Answer: () => ({ organelle: "mitochondrion" }),
+    });
+    const { result, retryable } = await runPipeline(input({}, { abstention_enabled: true }), { answerer: scriptedPort(), judge, clock: clock() });
+    expect(retryable).toMatchObject({ kind: "rate_limit", retryAfterMs: 1000 });
+    expect(result.metadata.failure).toBeNull();
+    expect(result.template).toMatchObject({ abstention_check_performed: false, verify_result: true });
+    expect(result.metadata.warnings).toEqual([expect.stringContaining("abstention check failed (rate_limit)")]);
+  });
+
   it("appends prompt_config.abstention_detection to the judge's system prompt", async () => {
     const judge = judgeBy({ AbstentionResult: () => ({ reasoning: "r", abstention_detected: false }), Answer: () => ({ organelle: "x" }) });
     await runPipeline(input({}, { abstention_enabled: true, prompt_config: { abstention_detection: "Treat 'unclear' as a refusal." } }), {
