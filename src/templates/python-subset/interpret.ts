@@ -5,6 +5,7 @@
 import type { Expr, Stmt, Target } from "./ast";
 import { BUILTINS, iterate, MAX_SEQUENCE, num, unboundMethod } from "./builtins";
 import { methodOf } from "./methods";
+import { reModule } from "./re-module";
 import { hashable, isCallable, isTuple, type PyCallable, PyError, pyEq, pyLess, PyObject, pyRepr, pyStr, type PyValue, truthy, tuple, typeName } from "./values";
 
 export const DEFAULT_STEP_BUDGET = 200_000;
@@ -92,8 +93,10 @@ export class Interpreter {
         throw new Break();
       case "continue":
         throw new Continue();
-      case "pass":
       case "import":
+        if (s.module === "re") scope.set("re", reModule());
+        return;
+      case "pass":
         return;
       case "def":
       case "class":

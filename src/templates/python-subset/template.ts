@@ -49,7 +49,7 @@ function compile(module: Stmt[]): CompiledTemplate {
   const classes = module.filter((s): s is Extract<Stmt, { k: "class" }> => s.k === "class");
   const moduleCode: Stmt[] = [];
   for (const s of module) {
-    if (s.k === "assign" || s.k === "def" || s.k === "annassign") moduleCode.push(s);
+    if (s.k === "assign" || s.k === "def" || s.k === "annassign" || (s.k === "import" && s.module === "re")) moduleCode.push(s);
     else if (s.k !== "class" && s.k !== "import" && !(s.k === "expr" && s.e.k === "const")) {
       throw new UnsupportedConstruct(s.line, `module-level ${s.k} statement`);
     }
