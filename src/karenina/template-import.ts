@@ -107,7 +107,9 @@ const VERIFIED_FIELD_ARGS = ["description", "ground_truth", "verify_with", "weig
 function verifiedField(f: FieldDecl): AnswerTemplateInput["fields"] extends (infer F)[] | undefined ? F : never {
   const call = staticValue(f.value!) as StaticCall;
   const args = kwargsOf(call, VERIFIED_FIELD_ARGS);
-  const extra = Object.keys(args).filter((k) => !VERIFIED_FIELD_ARGS.includes(k));
+  // Pydantic defaults only matter when the judge leaves a field out; edgeval's judge schema
+  // makes every field optional anyway, so they carry nothing to keep.
+  const extra = Object.keys(args).filter((k) => !VERIFIED_FIELD_ARGS.includes(k) && k !== "default" && k !== "default_factory");
   if (extra.length) throw new UnsupportedConstruct(f.line, `VerifiedField argument ${extra[0]}`);
   const gt = args.ground_truth ?? null;
   if (isCall(gt)) throw new UnsupportedConstruct(gt.line, `${gt.call} ground truth`, "conditional ground truth (scenarios) is not supported yet");

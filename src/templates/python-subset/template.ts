@@ -121,6 +121,8 @@ export function instantiate(t: CompiledTemplate, parsed: Record<string, unknown>
   const self = new PyObject(t.className, t.methods);
   self.attrs.set("id", null);
   for (const f of t.fields) self.attrs.set(f.name, fromJson(parsed[f.name]));
+  const declared = verifiedGroundTruths(t, interp, globals);
+  if (declared) self.attrs.set("correct", declared);
   const gt = t.methods.get("ground_truth");
   if (gt) {
     const returned = interp.callFunction(gt, [self]);
@@ -129,6 +131,22 @@ export function instantiate(t: CompiledTemplate, parsed: Record<string, unknown>
   const post = t.methods.get("model_post_init");
   if (post) interp.callFunction(post, [self, null]);
   return { interp, self };
+}
+
+/**
+ * Karenina fills `self.correct` with `{field: ground_truth}` for VerifiedField fields before
+ * `model_post_init` runs (conditional ground truths excluded); a classic `verify()` may read it.
+ */
+function verifiedGroundTruths(t: CompiledTemplate, interp: Interpreter, globals: Map<string, PyValue>): Map<PyValue, PyValue> | null {
+  let out: Map<PyValue, PyValue> | null = null;
+  for (const f of t.fields) {
+    const v = f.value;
+    if (v?.k !== "call" || v.fn.k !== "name" || v.fn.id !== "VerifiedField") continue;
+    const gt = v.kwargs.find(([k]) => k === "ground_truth")?.[1] ?? v.args[1];
+    if (!gt || (gt.k === "call" && gt.fn.k === "name" && gt.fn.id === "ConditionalGroundTruth")) continue;
+    (out ??= new Map()).set(f.name, interp.eval(gt, globals));
+  }
+  return out;
 }
 
 /** `self.correct` and `self.regex` as JSON, from a run with every field None (import time). */

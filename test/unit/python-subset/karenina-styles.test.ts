@@ -126,4 +126,25 @@ describe("classic templates in Karenina's styles", () => {
     const r = importTemplate(NESTED_MODEL);
     expect(r).toEqual({ ok: false, error: "line 5: class Citation (nested models, or a second answer class) is outside the supported Python subset" });
   });
+
+  it("fills self.correct from VerifiedField ground truths when a template also overrides verify()", () => {
+    const src = `class Answer(BaseAnswer):
+    city: str = VerifiedField(
+        description="Capital city",
+        verify_with=RegexMatch(pattern="(?i)paris"),
+        ground_truth="Paris",
+        default="",
+    )
+
+    def verify(self) -> bool:
+        return self.city.strip().lower() == self.correct["city"].lower()
+`;
+    const r = importTemplate(src);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.template).toMatchObject({ fields: [{ name: "city", type: "str", description: "Capital city", ground_truth: "Paris" }], custom_verify: { language: "python" } });
+    const t = compiled(src);
+    expect(runVerify(t, { city: " paris " })).toMatchObject({ ok: true, verify_result: true });
+    expect(runVerify(t, { city: "Rome" })).toMatchObject({ ok: true, verify_result: false });
+  });
 });
+
