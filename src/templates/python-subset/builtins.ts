@@ -1,4 +1,5 @@
 /** The subset's builtin functions (len, min, sorted, …) and type constructors (str, int, set, …). */
+import { pyStrLen } from "../python";
 import { methodOf } from "./methods";
 import { hashable, isCallable, isTuple, type PyCallable, PyError, pyEq, pyLess, PyObject, pyRepr, pyStr, type PyValue, truthy, tuple, typeName } from "./values";
 
@@ -109,7 +110,8 @@ function range(args: PyValue[]): PyValue[] {
 
 export const BUILTINS: Record<string, PyCallable> = {
   len: fn("len", ([v]) => {
-    if (typeof v === "string" || Array.isArray(v)) return v.length;
+    if (typeof v === "string") return pyStrLen(v);
+    if (Array.isArray(v)) return v.length;
     if (v instanceof Map || v instanceof Set) return v.size;
     throw new PyError("TypeError", `object of type '${typeName(v ?? null)}' has no len()`);
   }),

@@ -209,13 +209,18 @@ export class Interpreter {
       if (!obj.has(hashable(key, line))) throw new PyError("KeyError", pyRepr(key), line);
       return obj.get(key)!;
     }
-    if (typeof obj === "string" || Array.isArray(obj)) return obj[this.seqIndex(obj, key, line)]!;
+    if (typeof obj === "string") {
+      const chars = codePoints(obj);
+      return chars[this.seqIndex(chars, key, line)]!;
+    }
+    if (Array.isArray(obj)) return obj[this.seqIndex(obj, key, line)]!;
     throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`, line);
   }
 
   private slice(e: Extract<Expr, { k: "slice" }>, scope: Map<string, PyValue>): PyValue {
-    const obj = this.eval(e.obj, scope);
-    if (typeof obj !== "string" && !Array.isArray(obj)) throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`, e.line);
+    const target = this.eval(e.obj, scope);
+    if (typeof target !== "string" && !Array.isArray(target)) throw new PyError("TypeError", `'${typeName(target)}' object is not subscriptable`, e.line);
+    const obj = typeof target === "string" ? codePoints(target) : target;
     const opt = (x: Expr | null) => (x ? this.eval(x, scope) : null);
     const step = opt(e.step) === null ? 1 : num(opt(e.step), "slice step");
     if (step === 0) throw new PyError("ValueError", "slice step cannot be zero", e.line);
@@ -229,7 +234,7 @@ export class Interpreter {
     const hi = norm(opt(e.hi), step > 0 ? n : -1);
     const items: PyValue[] = [];
     for (let i = lo; step > 0 ? i < hi : i > hi; i += step) items.push(obj[i]!);
-    if (typeof obj === "string") return items.join("");
+    if (typeof target === "string") return items.join("");
     return isTuple(obj) ? tuple(items) : items;
   }
 
@@ -360,4 +365,9 @@ function repeat(seq: string | PyValue[], times: number, line: number): PyValue {
   if (typeof seq === "string") return seq.repeat(n);
   const out = Array.from({ length: n }, () => seq).flat();
   return isTuple(seq) ? tuple(out) : out;
+}
+
+/** Python indexes str by code point; JS by UTF-16 unit. Only astral text needs the split. */
+function codePoints(s: string): string[] | string {
+  return /[\uD800-\uDFFF]/.test(s) ? [...s] : s;
 }

@@ -1,4 +1,5 @@
 /** Methods of builtin values: the common str methods, and list / dict / set basics. */
+import { PY_WHITESPACE, pySplit } from "../python";
 import { iterate, MAX_SEQUENCE, num, sortValues } from "./builtins";
 import { hashable, type PyCallable, PyError, pyEq, pyStr, type PyValue, tuple, typeName } from "./values";
 
@@ -9,7 +10,8 @@ const str = (v: PyValue | undefined, what: string): string => {
   return v;
 };
 const escapeClass = (chars: string) => chars.replace(/[\\\]^-]/g, "\\$&");
-const WS = " \\t\\n\\r\\x0b\\x0c";
+/** Python's whitespace set, shared with the normalizers (not JS's `\s`). */
+const WS = PY_WHITESPACE;
 
 function stripper(side: "both" | "l" | "r"): Impl<string> {
   return (s, [chars]) => {
@@ -31,13 +33,13 @@ function prefixTest(kind: "start" | "end"): Impl<string> {
 function split(s: string, [sep, maxsplit]: PyValue[]): PyValue[] {
   const limit = maxsplit == null ? -1 : num(maxsplit, "split()");
   if (sep == null) {
-    const parts = s.trim().split(/\s+/).filter((p) => p.length > 0);
+    const parts = pySplit(s);
     if (limit < 0 || parts.length <= limit + 1) return parts;
     // Re-split keeping the remainder intact after `limit` splits.
     const out: string[] = [];
-    let rest = s.replace(/^\s+/, "");
+    let rest = s.replace(new RegExp(`^[${WS}]+`), "");
     for (let i = 0; i < limit; i++) {
-      const m = /\s+/.exec(rest);
+      const m = new RegExp(`[${WS}]+`).exec(rest);
       if (!m) break;
       out.push(rest.slice(0, m.index));
       rest = rest.slice(m.index + m[0].length);
@@ -98,7 +100,7 @@ const STR_METHODS: Record<string, Impl<string>> = {
   isdecimal: (s) => /^\d+$/u.test(s),
   isalpha: (s) => /^\p{L}+$/u.test(s),
   isalnum: (s) => /^[\p{L}\p{N}]+$/u.test(s),
-  isspace: (s) => /^\s+$/u.test(s),
+  isspace: (s) => new RegExp(`^[${WS}]+$`, "u").test(s),
   islower: (s) => /\p{Ll}/u.test(s) && s === s.toLowerCase(),
   isupper: (s) => /\p{Lu}/u.test(s) && s === s.toUpperCase(),
   title: (s) => s.toLowerCase().replace(/(^|[^\p{L}])(\p{L})/gu, (_, a: string, b: string) => a + b.toUpperCase()),

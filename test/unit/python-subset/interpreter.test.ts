@@ -68,6 +68,9 @@ describe("Python subset: expressions", () => {
     ["[a + b for a, b in zip([1, 2], [10, 20])]", [11, 22]],
     ["list(enumerate(['a']))", [[0, "a"]]],
     ["1 == 1.0 == True", true],
+    ["len('a😀b'), 'a😀b'[1], 'a😀b'[-1], 'a😀b'[1:]", [3, "😀", "b", "😀b"]],
+    ["'a\x1cb\ufeffc'.split()", ["a", "b\ufeffc"]],
+    ["'\x85 x \xa0'.strip()", "x"],
     ["[1, [2]] == [1, [2]] and (1, 2) != [1, 2]", true],
   ])("evaluates %s", (expr, want) => {
     expect(py(expr)).toEqual(want);
