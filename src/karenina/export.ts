@@ -61,9 +61,8 @@ function questionElement(q: Benchmark["questions"][number], meta: Obj, now: stri
     source = exportTemplate(q.template);
     if (source === null) warnings.push(`question ${q.id}: its JavaScript custom verify has no Karenina form; exported without a template`);
   }
-  if (source !== null) {
-    item.hasPart = { "@type": "SoftwareSourceCode", name: `${q.question.slice(0, 30)}... Answer Template`, programmingLanguage: "Python", ...obj(template_part), text: source };
-  }
+  // Karenina's loader requires hasPart (name, text) and acceptedAnswer.text: empty when absent.
+  item.hasPart = { "@type": "SoftwareSourceCode", name: `${q.question.slice(0, 30)}... Answer Template`, programmingLanguage: "Python", ...obj(template_part), text: source ?? "" };
   const ratings = rubricToRatings(q.rubric, "QuestionSpecific");
   if (ratings.length) item.rating = ratings;
   const props: Obj[] = Array.isArray(properties) ? (properties as Obj[]).map((p) => ({ "@type": "PropertyValue", ...p })) : [];

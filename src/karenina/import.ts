@@ -113,7 +113,8 @@ export function importCheckpoint(cp: Checkpoint): CheckpointImport {
     return {
       id,
       question: item.text,
-      ...(item.acceptedAnswer?.text != null ? { raw_answer: item.acceptedAnswer.text } : {}),
+      // Karenina requires an answer text, so "" is how it writes "no raw answer".
+      ...(item.acceptedAnswer?.text ? { raw_answer: item.acceptedAnswer.text } : {}),
       ...(item.keywords?.length ? { keywords: item.keywords } : {}),
       ...(fewShot ? { few_shot_examples: fewShot } : {}),
       ...(Object.keys(custom).length ? { custom_metadata: custom } : {}),
