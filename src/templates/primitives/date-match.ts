@@ -5,7 +5,8 @@
  * Karenina.
  */
 import { z } from "zod";
-import { DateParseError, type PyDateTime, dateKey, parseDateutil } from "../dates";
+import { DateParseError, type PyDateTime, dateKey } from "../dates";
+import { parseDateutil } from "../dateutil";
 import { pyStr } from "../python";
 import { compileFormat, strptime } from "../strptime";
 import { definePrimitive } from "./types";

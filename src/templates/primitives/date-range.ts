@@ -5,7 +5,8 @@
  * against naive bounds, fails the field.
  */
 import { z } from "zod";
-import { DateParseError, diffMicros, parseDateutil } from "../dates";
+import { DateParseError, diffMicros } from "../dates";
+import { parseDateutil } from "../dateutil";
 import { dateVerdict, parseConstantDate, parseDate } from "./date-match";
 import { definePrimitive } from "./types";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import dateutilCases from "./dateutil-cases.json";
-import { parseDateutil } from "../../../src/templates/dates";
+import { parseDateutil } from "../../../src/templates/dateutil";
 import { strptime } from "../../../src/templates/strptime";
 import { VerifyWithSchema } from "../../../src/templates/primitives/verify-with";
 import { expectIssue } from "../schemas/issues";
