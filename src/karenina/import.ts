@@ -33,7 +33,8 @@ const QuestionItem = z.looseObject({
   "@id": z.string().optional(),
   text: z.string({ error: "text is required (the question)" }),
   acceptedAnswer: z.looseObject({ text: z.string().nullish() }).nullish(),
-  hasPart: z.looseObject({ text: z.string().nullish(), name: z.string().nullish() }).nullish(),
+  // A JSON-LD processor may write the @set-typed hasPart as a one-element array.
+  hasPart: z.preprocess((v) => (Array.isArray(v) && v.length === 1 ? v[0] : v), z.looseObject({ text: z.string().nullish(), name: z.string().nullish() }).nullish()),
   rating: z.array(RatingShape).nullish(),
   additionalProperty: z.array(PropertyValue).nullish(),
   keywords: z.array(z.string()).nullish(),
@@ -125,7 +126,10 @@ export function importCheckpoint(cp: Checkpoint): CheckpointImport {
 
   const karenina: Record<string, unknown> = { ...root };
   if (rootProps.length) karenina.additional_properties = rootProps;
-  if (cp.hasPart?.length) karenina.scenarios = cp.hasPart;
+  if (cp.hasPart?.length) {
+    karenina.scenarios = cp.hasPart;
+    warnings.push({ path: "hasPart", message: `${cp.hasPart.length} scenario(s) kept as data and exported back; edgeval does not run scenarios yet` });
+  }
   if (Object.keys(questionsMeta).length) karenina.questions = questionsMeta;
   const benchmark = {
     name: cp.name,

@@ -74,7 +74,10 @@ describe("checkpoint details", () => {
       { name: "structured", kind: { type: "template" } },
     ]);
     expect(b.rubric!.metric_traits).toMatchObject([{ name: "recall", tp_instructions: ["mentions BCL2"] }]);
-    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/"dyn": dynamic rubric traits .* not supported yet/)]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/"dyn": dynamic rubric traits .* not supported yet/),
+      "1 scenario(s) kept as data and exported back; edgeval does not run scenarios yet",
+    ]);
     expect(b.karenina).toMatchObject({ description: "everything", scenarios: [{ name: "s1" }], additional_properties: [{ name: "project", value: "x" }] });
   });
 
@@ -87,4 +90,13 @@ describe("checkpoint details", () => {
     const again = Benchmark.parse(importCheckpoint(Checkpoint.parse(JSON.parse(text))).benchmark);
     expect(again).toEqual(first);
   });
+
+  it("accepts a question's hasPart written as a one-element array", () => {
+    const cp = structuredClone(RICH) as unknown as { dataFeedElement: { item: { hasPart: unknown } }[] };
+    cp.dataFeedElement[0]!.item.hasPart = [cp.dataFeedElement[0]!.item.hasPart];
+    const { benchmark, errors } = importCheckpoint(Checkpoint.parse(cp));
+    expect(errors).toEqual([]);
+    expect(benchmark.questions[0]!.template).toBeDefined();
+  });
 });
+
