@@ -47,10 +47,17 @@ export type Stmt =
   | { k: "return"; line: number; value: Expr | null }
   | { k: "expr"; line: number; e: Expr }
   | { k: "pass" | "break" | "continue"; line: number }
-  | { k: "def"; line: number; name: string; params: string[]; body: Stmt[] }
+  | ({ k: "def"; line: number; name: string } & FunctionDef)
   | { k: "class"; line: number; name: string; bases: Expr[]; body: Stmt[] }
   /** Imports from karenina, pydantic and typing: kept only so a module reads as written. */
   | { k: "import"; line: number; module: string };
+
+/** A function or method: parameter names, their default expressions (null: required), body. */
+export interface FunctionDef {
+  params: string[];
+  defaults: (Expr | null)[];
+  body: Stmt[];
+}
 
 /** A construct outside the subset, found while parsing: the import error names it and its line. */
 export class UnsupportedConstruct extends Error {

@@ -2,7 +2,7 @@
  * The evaluator. Every statement and expression costs one step from a fixed budget, so a template
  * cannot run away (the budget does not depend on a clock, which may stand still in workerd).
  */
-import type { Expr, Stmt, Target } from "./ast";
+import type { Expr, FunctionDef, Stmt, Target } from "./ast";
 import { BUILTINS, iterate, MAX_SEQUENCE, num, unboundMethod } from "./builtins";
 import { binaryOp, compare } from "./operators";
 import { methodOf } from "./methods";
@@ -28,10 +28,19 @@ export class Interpreter {
     if (++this.steps > this.budget) throw new PyError("StepLimitExceeded", `the template ran more than ${this.budget} steps; the subset stops runaway code`, line);
   }
 
-  /** Calls a template method with `self` bound; returns what it returns (None at the end). */
-  callFunction(fn: { params: string[]; body: Stmt[] }, args: PyValue[]): PyValue {
+  /** Calls a function (a method gets `self` first in `args`); returns what it returns (None at the end). */
+  callFunction(fn: FunctionDef, args: PyValue[], kwargs: Map<string, PyValue> = new Map()): PyValue {
     const scope = new Map<string, PyValue>();
-    fn.params.forEach((p, i) => scope.set(p, args[i] ?? null));
+    if (args.length > fn.params.length) throw new PyError("TypeError", `takes ${fn.params.length} positional arguments but ${args.length} were given`);
+    for (const k of kwargs.keys()) if (!fn.params.includes(k)) throw new PyError("TypeError", `got an unexpected keyword argument '${k}'`);
+    fn.params.forEach((p, i) => {
+      if (i < args.length) {
+        if (kwargs.has(p)) throw new PyError("TypeError", `got multiple values for argument '${p}'`);
+        scope.set(p, args[i]!);
+      } else if (kwargs.has(p)) scope.set(p, kwargs.get(p)!);
+      else if (fn.defaults[i]) scope.set(p, this.eval(fn.defaults[i]!, this.globals));
+      else throw new PyError("TypeError", `missing required argument '${p}'`);
+    });
     try {
       this.block(fn.body, scope);
     } catch (e) {
@@ -188,7 +197,7 @@ export class Interpreter {
     if (obj instanceof PyObject) {
       if (obj.attrs.has(name)) return obj.attrs.get(name)!;
       const m = obj.methods.get(name);
-      if (m) return { callable: true, name, call: (args) => this.callFunction(m, [obj, ...args]) };
+      if (m) return { callable: true, name, call: (args, kwargs) => this.callFunction(m, [obj, ...args], kwargs) };
       throw new PyError("AttributeError", `'${obj.className}' object has no attribute '${name}'`, line);
     }
     if (isCallable(obj) && obj.typeName) {

@@ -147,13 +147,18 @@ function functionDef(src: Src, node: SyntaxNode, kids: SyntaxNode[], line: numbe
   if (kids[0]?.name === "async") throw new UnsupportedConstruct(line, "async def");
   const name = src.of(kids.find((c) => c.name === "VariableName")!);
   const params: string[] = [];
+  const defaults: (Expr | null)[] = [];
   const paramKids = children(kids.find((c) => c.name === "ParamList")!);
   for (let i = 0; i < paramKids.length; i++) {
     const p = paramKids[i]!;
-    if (p.name === "VariableName") params.push(src.of(p));
-    else if (p.name === "AssignOp") i++; // a default value: the subset calls with positional arguments only
-    else if (src.of(p) === "*" || src.of(p) === "**") throw new UnsupportedConstruct(src.line(p.from), "*args/**kwargs parameters");
+    if (p.name === "VariableName") {
+      params.push(src.of(p));
+      defaults.push(null);
+    } else if (p.name === "AssignOp") defaults[defaults.length - 1] = expr(src, paramKids[++i]!);
+    else if (src.of(p) === "*" || src.of(p) === "**" || src.of(p) === "/") {
+      throw new UnsupportedConstruct(src.line(p.from), "*args/**kwargs parameters");
+    }
   }
   void node;
-  return { k: "def", line, name, params, body: body(src, kids.find((c) => c.name === "Body")) };
+  return { k: "def", line, name, params, defaults, body: body(src, kids.find((c) => c.name === "Body")) };
 }

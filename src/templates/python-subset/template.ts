@@ -5,7 +5,7 @@
  * run `ground_truth()` / `model_post_init()` (which set `self.correct`, maybe `self.regex`), then
  * call `verify()` and, if defined, `verify_granular()`.
  */
-import { type Expr, type Stmt, UnsupportedConstruct } from "./ast";
+import { type Expr, type FunctionDef, type Stmt, UnsupportedConstruct } from "./ast";
 import { DEFAULT_STEP_BUDGET, Interpreter } from "./interpret";
 import { parseModule } from "./parse";
 import { fromJson, PyError, PyObject, type PyValue, toJson, truthy, typeName } from "./values";
@@ -21,7 +21,7 @@ export interface FieldDecl {
 export interface CompiledTemplate {
   className: string;
   fields: FieldDecl[];
-  methods: Map<string, { params: string[]; body: Stmt[] }>;
+  methods: Map<string, FunctionDef>;
   /** The body of the nested `class VerificationStrategy`, if any. */
   strategy: Stmt[] | null;
   /** Module-level assignments and functions, run once per instance to build the globals. */
@@ -49,6 +49,7 @@ function compile(module: Stmt[]): CompiledTemplate {
   const classes = module.filter((s): s is Extract<Stmt, { k: "class" }> => s.k === "class");
   const moduleCode: Stmt[] = [];
   for (const s of module) {
+    if (s.k === "def") refuseNestedDefinitions(s.body);
     if (s.k === "assign" || s.k === "def" || s.k === "annassign" || (s.k === "import" && s.module === "re")) moduleCode.push(s);
     else if (s.k !== "class" && s.k !== "import" && !(s.k === "expr" && s.e.k === "const")) {
       throw new UnsupportedConstruct(s.line, `module-level ${s.k} statement`);
@@ -84,13 +85,13 @@ function compile(module: Stmt[]): CompiledTemplate {
     c = base && base.k === "name" ? classes.find((x) => x.name === base.id) : undefined;
   }
   const fields = new Map<string, FieldDecl>();
-  const methods = new Map<string, { params: string[]; body: Stmt[] }>();
+  const methods = new Map<string, FunctionDef>();
   let strategy: Stmt[] | null = null;
   for (const cls of chain) {
     for (const s of cls.body) {
       if (s.k === "annassign" && s.target.k === "name") {
         fields.set(s.target.id, { name: s.target.id, annotation: s.annotation, value: s.value, line: s.line });
-      } else if (s.k === "def") methods.set(s.name, { params: s.params, body: s.body });
+      } else if (s.k === "def") methods.set(s.name, functionOf(s));
       else if (s.k === "class" && CONFIG_CLASSES.has(s.name)) {
         if (s.name === "VerificationStrategy") strategy = s.body;
       } else if (s.k === "class") throw new UnsupportedConstruct(s.line, `nested class ${s.name}`);
@@ -101,6 +102,22 @@ function compile(module: Stmt[]): CompiledTemplate {
     }
   }
   return { className: leaves[0]!.name, fields: [...fields.values()], methods, strategy, moduleCode };
+}
+
+/** A method as the interpreter runs it; nested definitions are refused here, at compile time. */
+function functionOf(s: Extract<Stmt, { k: "def" }>): FunctionDef {
+  refuseNestedDefinitions(s.body);
+  return { params: s.params, defaults: s.defaults, body: s.body };
+}
+
+function refuseNestedDefinitions(body: Stmt[]): void {
+  for (const s of body) {
+    if (s.k === "def" || s.k === "class") throw new UnsupportedConstruct(s.line, s.k === "def" ? "nested function definition" : "class inside a function");
+    if (s.k === "if") {
+      refuseNestedDefinitions(s.body);
+      refuseNestedDefinitions(s.orelse);
+    } else if (s.k === "for") refuseNestedDefinitions(s.body);
+  }
 }
 
 export interface Instance {
@@ -114,8 +131,8 @@ export function instantiate(t: CompiledTemplate, parsed: Record<string, unknown>
   const interp = new Interpreter(globals, budget);
   for (const s of t.moduleCode) {
     if (s.k === "def") {
-      const fn = { params: s.params, body: s.body };
-      globals.set(s.name, { callable: true, name: s.name, call: (args) => interp.callFunction(fn, args) });
+      const fn = s;
+      globals.set(s.name, { callable: true, name: s.name, call: (args, kwargs) => interp.callFunction(fn, args, kwargs) });
     } else interp.block([s], globals);
   }
   const self = new PyObject(t.className, t.methods);

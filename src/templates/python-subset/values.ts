@@ -3,7 +3,7 @@
  * subset does not tell 1 from 1.0, see README), str → string, list → array, tuple → frozen array,
  * dict → Map, set → Set (of hashable scalars), the template instance → `PyObject`.
  */
-import type { Stmt } from "./ast";
+import type { FunctionDef } from "./ast";
 
 export type PyValue =
   | null
@@ -20,7 +20,7 @@ export class PyObject {
   readonly attrs = new Map<string, PyValue>();
   constructor(
     readonly className: string,
-    readonly methods: Map<string, { params: string[]; body: Stmt[] }>,
+    readonly methods: Map<string, FunctionDef>,
   ) {}
 }
 

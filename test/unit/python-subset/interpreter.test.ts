@@ -228,3 +228,39 @@ describe("Python subset: the re module", () => {
     expect(runVerify(t, {})).toEqual({ ok: false, error: expect.stringMatching(/NameError: name 're' is not defined/) });
   });
 });
+
+describe("Python subset: functions", () => {
+  it("calls helper methods and module functions with keyword arguments and default values", () => {
+    const src = `TOLERANCE = 0.5
+
+def close(a, b, tol=TOLERANCE):
+    return abs(a - b) <= tol
+
+class Answer(BaseAnswer):
+    x: float = Field(description="x")
+
+    def scaled(self, factor=2, offset=0):
+        return self.x * factor + offset
+
+    def verify(self):
+        return close(self.scaled(offset=1), 7) and close(self.x, 3.4, tol=0.5) and self.scaled(3) == 9
+`;
+    const c = compileTemplate(src);
+    if (!c.ok) throw new Error(c.error);
+    expect(runVerify(c.template, { x: 3 })).toMatchObject({ ok: true, verify_result: true });
+    expect(runVerify(c.template, { x: 4 })).toMatchObject({ ok: true, verify_result: false });
+  });
+
+  it("reports a wrong call as a TypeError", () => {
+    const t = template("    def verify(self):\n        return self.helper(nope=1)\n    def helper(self, a):\n        return a\n");
+    expect(runVerify(t, {})).toEqual({ ok: false, error: expect.stringMatching(/TypeError: got an unexpected keyword argument 'nope'/) });
+    const m = template("    def verify(self):\n        return self.helper()\n    def helper(self, a):\n        return a\n");
+    expect(runVerify(m, {})).toEqual({ ok: false, error: expect.stringMatching(/TypeError: missing required argument 'a'/) });
+  });
+
+  it("refuses a function defined inside a method at compile time", () => {
+    const c = compileTemplate("class Answer(BaseAnswer):\n    def verify(self):\n        if True:\n            def inner():\n                return 1\n        return inner()\n");
+    expect(c.ok).toBe(false);
+    if (!c.ok) expect(c.error).toBe("line 4: nested function definition is outside the supported Python subset");
+  });
+});
