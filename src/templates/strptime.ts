@@ -86,6 +86,8 @@ export function strptime(value: string, format: string): PyDateTime {
   if (!m) throw new DateParseError(`time data ${JSON.stringify(value)} does not match format ${JSON.stringify(format)}`);
   const got: Record<string, string> = {};
   c.directives.forEach((d, i) => (got[d] = m[i + 1]!));
+  // Python matches %z's "Z" case-sensitively inside an otherwise case-insensitive pattern.
+  if (got.z === "z") throw new DateParseError(`time data ${JSON.stringify(value)} does not match format ${JSON.stringify(format)}`);
   let year = 1900;
   if (got.Y !== undefined) year = Number(got.Y);
   else if (got.y !== undefined) year = Number(got.y) <= 68 ? 2000 + Number(got.y) : 1900 + Number(got.y);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import dateutilCases from "./dateutil-cases.json";
+import strptimeCases from "./strptime-cases.json";
 import { parseDateutil } from "../../../src/templates/dateutil";
 import { strptime } from "../../../src/templates/strptime";
 import { VerifyWithSchema } from "../../../src/templates/primitives/verify-with";
@@ -58,6 +59,18 @@ describe("parseDateutil agrees with python-dateutil", () => {
       return;
     }
     const d = parseDateutil(text);
+    expect([d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond, d.offsetMinutes]).toEqual(expected);
+  });
+});
+
+/** `strptime-cases.json`: CPython 3.11 `datetime.strptime(value, format)` on generated values, or "ERR". */
+describe("strptime agrees with CPython", () => {
+  it.each(strptimeCases as [string, string, unknown][])("%j with %j", (value, format, expected) => {
+    if (expected === "ERR") {
+      expect(() => strptime(value, format)).toThrow();
+      return;
+    }
+    const d = strptime(value, format);
     expect([d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond, d.offsetMinutes]).toEqual(expected);
   });
 });
