@@ -4,7 +4,7 @@ import { callInSandbox } from "../../src/sandbox/quickjs";
 import type { CodeVerifyRequest } from "../../src/templates/code-verify";
 
 const frozen = { now: () => 1_700_000_000_000 };
-/** Small heap so the runaway-allocation test reaches the cap fast (near a 16 MB cap QuickJS GC-thrashes for seconds). */
+/** The edge's frozen clock, a small heap and a small interrupt cap: runaway tests end in ~0.1 s. */
 const verifier = createCodeVerifier({ javascript: { clock: frozen, limits: { memoryBytes: 4 * 1024 * 1024, maxInterrupts: 2_000 } } });
 
 const req = (source: string, over: Partial<CodeVerifyRequest> = {}): CodeVerifyRequest => ({
