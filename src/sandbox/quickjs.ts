@@ -32,8 +32,8 @@ export interface SandboxLimits {
 }
 
 /**
- * Measured in workerd locally: a bytecode loop makes ~50k interrupt calls per second, so 50k is
- * about a second of CPU; an object-allocating loop hits a 16 MB cap in 0.2–0.6 s.
+ * bench/sandbox.mjs: a bytecode loop makes 25–50k interrupt calls a second, so 50k is 1–2 s of
+ * CPU; an object-allocating loop hits a 16 MB cap in ~0.2 s.
  */
 export const DEFAULT_LIMITS: SandboxLimits = {
   memoryBytes: 16 * 1024 * 1024,
