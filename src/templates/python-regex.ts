@@ -12,6 +12,13 @@
  * - What JS cannot express — atomic groups, possessive quantifiers, conditionals, scoped or
  *   mid-pattern flags, `\N{…}` — is refused with a message naming the construct, never
  *   approximated. `\W` inside a set is rewritten as an alternation (see `charClass`).
+ *
+ * One known difference remains, in `findall` rather than in the pattern: after an EMPTY match,
+ * Python 3.7+ may return a non-empty match starting at the same position (`\w??` on "ab" gives
+ * ['', 'a', '', 'b', '']), while JS moves one character on (['', '', '']). It takes a pattern that
+ * can match the empty string AND prefers to (a lazy `*?`/`??` or an empty-first alternation);
+ * patterns that cannot match empty are unaffected. Emulating it exactly costs O(text) per empty
+ * match in JS, so it is documented instead.
  */
 
 export type TranslatedRegex =
@@ -278,6 +285,10 @@ class Walker {
     if (inClass) return this.classLetterEscape(c);
     if (c === "A") return String.raw`(?<![\s\S])`;
     if (c === "Z") return String.raw`(?![\s\S])`;
+    if (c === "B") {
+      // Python's \B never matches in an empty string (JS's does, at position 0).
+      return `(?:${this.flags.a ? "\\B" : UNICODE_ESCAPES.B}(?:(?<=[\\s\\S])|(?=[\\s\\S])))`;
+    }
     if (c in UNICODE_ESCAPES) return this.flags.a ? `\\${c}` : UNICODE_ESCAPES[c]!;
     return fail(`bad escape \\${c} at position ${this.i - 2}`);
   }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { findAll, runRegexChecks, validateRegexPattern } from "../../../src/templates";
+import findallCases from "./python-findall-cases.json";
 import { checkTrace } from "./run-primitive";
 
 const TRIALS = "NCT01328626 and NCT02203773";
@@ -48,5 +49,17 @@ describe("a pattern Python accepts but JS cannot express", () => {
     // Python 3.11 accepts atomic groups; JS has none, and approximating one would change matches.
     expect(validateRegexPattern("NCT(?>\\d+)")).toBe('atomic group "(?>" at position 3 has no JS equivalent');
     expect(() => findAll("NCT(?>\\d+)", TRIALS)).toThrow(/atomic group/);
+  });
+});
+
+/**
+ * `python-findall-cases.json`: CPython 3.11 `re.findall` on 275 generated patterns (sets, classes,
+ * anchors, \b/\B, groups, named groups, quantifiers, inline flags i/m/s/a/x) over mixed-script
+ * texts. Patterns with lazy quantifiers or alternations are left out: there Python 3.7+ may return
+ * a non-empty match at the very position of an empty one, where JS moves on (see python-regex.ts).
+ */
+describe("generated patterns agree with CPython's re.findall", () => {
+  it.each(findallCases as [string, string, unknown[]][])("%j on %j", (pattern, text, expected) => {
+    expect(findAll(pattern, text)).toEqual(expected);
   });
 });
