@@ -128,13 +128,13 @@ describe("runs with benchmark_id", () => {
 
   it("keeps a question whose template is outside the subset: an import error naming the line, then template_validation in every run", async () => {
     const checkpoint = JSON.parse(minimal) as { dataFeedElement: { item: { hasPart: { text: string } } }[] };
-    const src = checkpoint.dataFeedElement[0]!.item.hasPart.text.replace("return self.result", "while True:\n            pass\n        return self.result");
+    const src = checkpoint.dataFeedElement[0]!.item.hasPart.text.replace("return self.result", "with open('x') as f:\n            pass\n        return self.result");
     checkpoint.dataFeedElement[0]!.item.hasPart.text = src;
     const res = await api("/v1/benchmarks/import", { method: "POST", json: checkpoint });
     expect(res.status).toBe(201);
     const out = (await res.json()) as { benchmark_id: string; imported: number; errors: { question_id: string; message: string }[] };
     expect(out.imported).toBe(1);
-    expect(out.errors).toEqual([{ path: "dataFeedElement[0].item.hasPart.text", question_id: "urn:karenina:test:q001", message: expect.stringMatching(/line 12: while loop is outside the supported Python subset/) }]);
+    expect(out.errors).toEqual([{ path: "dataFeedElement[0].item.hasPart.text", question_id: "urn:karenina:test:q001", message: expect.stringMatching(/line 12: with statement is outside the supported Python subset/) }]);
     const runId = await submitRun({
       benchmark_id: out.benchmark_id,
       config: {

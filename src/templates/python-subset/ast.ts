@@ -44,6 +44,11 @@ export type Stmt =
   | { k: "annassign"; line: number; target: Target; annotation: Expr; value: Expr | null }
   | { k: "if"; line: number; test: Expr; body: Stmt[]; orelse: Stmt[] }
   | { k: "for"; line: number; target: Target; iter: Expr; body: Stmt[] }
+  /** Bounded like everything else by the step budget. */
+  | { k: "while"; line: number; test: Expr; body: Stmt[] }
+  | { k: "try"; line: number; body: Stmt[]; handlers: Handler[]; orelse: Stmt[]; final: Stmt[] }
+  | { k: "raise"; line: number; exc: Expr | null }
+  | { k: "assert"; line: number; test: Expr; msg: Expr | null }
   | { k: "return"; line: number; value: Expr | null }
   | { k: "expr"; line: number; e: Expr }
   | { k: "pass" | "break" | "continue"; line: number }
@@ -51,6 +56,13 @@ export type Stmt =
   | { k: "class"; line: number; name: string; bases: Expr[]; body: Stmt[] }
   /** Imports from karenina, pydantic and typing: kept only so a module reads as written. */
   | { k: "import"; line: number; module: string };
+
+/** `except [types] [as name]:` — types null catches every catchable error. */
+export interface Handler {
+  types: Expr | null;
+  name: string | null;
+  body: Stmt[];
+}
 
 /** A function or method: parameter names, their default expressions (null: required), body. */
 export interface FunctionDef {

@@ -3,7 +3,9 @@
  * cannot run away (the budget does not depend on a clock, which may stand still in workerd).
  */
 import type { Expr, FunctionDef, Stmt, Target } from "./ast";
+import { itemOf, seqIndex, sliceOf } from "./access";
 import { BUILTINS, iterate, MAX_SEQUENCE, num, unboundMethod } from "./builtins";
+import { caughtValue, catches, EXCEPTIONS, toRaised } from "./exceptions";
 import { binaryOp, compare } from "./operators";
 import { methodOf } from "./methods";
 import { reModule } from "./re-module";
@@ -103,6 +105,29 @@ export class Interpreter {
         throw new Break();
       case "continue":
         throw new Continue();
+      case "while":
+        while (truthy(this.eval(s.test, scope))) {
+          try {
+            this.block(s.body, scope);
+          } catch (e) {
+            if (e instanceof Break) break;
+            if (e instanceof Continue) continue;
+            throw e;
+          }
+        }
+        return;
+      case "try":
+        this.execTry(s, scope);
+        return;
+      case "raise": {
+        if (s.exc) throw toRaised(this.eval(s.exc, scope), s.line);
+        const current = this.handling[this.handling.length - 1];
+        if (!current) throw new PyError("RuntimeError", "No active exception to reraise", s.line);
+        throw current;
+      }
+      case "assert":
+        if (!truthy(this.eval(s.test, scope))) throw new PyError("AssertionError", s.msg ? pyStr(this.eval(s.msg, scope)) : "", s.line);
+        return;
       case "import":
         if (s.module === "re") scope.set("re", reModule());
         return;
@@ -111,6 +136,33 @@ export class Interpreter {
       case "def":
       case "class":
         throw new PyError("SyntaxError", `nested ${s.k} is outside the subset`, s.line);
+    }
+  }
+
+  /** The errors being handled, innermost last: a bare `raise` re-raises the last one. */
+  private readonly handling: PyError[] = [];
+
+  private execTry(s: Extract<Stmt, { k: "try" }>, scope: Map<string, PyValue>): void {
+    try {
+      let raised = false;
+      try {
+        this.block(s.body, scope);
+      } catch (e) {
+        if (!(e instanceof PyError)) throw e;
+        const handler = s.handlers.find((h) => catches(e, h.types ? this.eval(h.types, scope) : null));
+        if (!handler) throw e;
+        raised = true;
+        if (handler.name) scope.set(handler.name, caughtValue(e));
+        this.handling.push(e);
+        try {
+          this.block(handler.body, scope);
+        } finally {
+          this.handling.pop();
+        }
+      }
+      if (!raised) this.block(s.orelse, scope);
+    } finally {
+      if (s.final.length) this.block(s.final, scope);
     }
   }
 
@@ -128,7 +180,7 @@ export class Interpreter {
       const obj = this.eval(t.obj, scope);
       const key = this.eval(t.index, scope);
       if (obj instanceof Map) obj.set(hashable(key, t.line), v);
-      else if (Array.isArray(obj) && !isTuple(obj)) obj[this.seqIndex(obj, key, t.line)] = v;
+      else if (Array.isArray(obj) && !isTuple(obj)) obj[seqIndex(obj, key, t.line)] = v;
       else throw new PyError("TypeError", `'${typeName(obj)}' object does not support item assignment`, t.line);
     }
   }
@@ -143,7 +195,7 @@ export class Interpreter {
       case "attr":
         return this.attribute(this.eval(e.obj, scope), e.name, e.line);
       case "index":
-        return this.item(this.eval(e.obj, scope), this.eval(e.index, scope), e.line);
+        return itemOf(this.eval(e.obj, scope), this.eval(e.index, scope), e.line);
       case "slice":
         return this.slice(e, scope);
       case "call":
@@ -190,6 +242,7 @@ export class Interpreter {
     if (scope.has(id)) return scope.get(id)!;
     if (this.globals.has(id)) return this.globals.get(id)!;
     if (Object.hasOwn(BUILTINS, id)) return BUILTINS[id]!;
+    if (Object.hasOwn(EXCEPTIONS, id)) return EXCEPTIONS[id]!;
     throw new PyError("NameError", `name '${id}' is not defined`, line);
   }
 
@@ -207,45 +260,9 @@ export class Interpreter {
     return methodOf(obj, name);
   }
 
-  private seqIndex(seq: { length: number }, key: PyValue, line: number): number {
-    if (typeof key !== "number" || !Number.isInteger(key)) throw new PyError("TypeError", `indices must be integers, not '${typeName(key)}'`, line);
-    const i = key < 0 ? key + seq.length : key;
-    if (i < 0 || i >= seq.length) throw new PyError("IndexError", "index out of range", line);
-    return i;
-  }
-
-  private item(obj: PyValue, key: PyValue, line: number): PyValue {
-    if (obj instanceof Map) {
-      if (!obj.has(hashable(key, line))) throw new PyError("KeyError", pyRepr(key), line);
-      return obj.get(key)!;
-    }
-    if (typeof obj === "string") {
-      const chars = codePoints(obj);
-      return chars[this.seqIndex(chars, key, line)]!;
-    }
-    if (Array.isArray(obj)) return obj[this.seqIndex(obj, key, line)]!;
-    throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`, line);
-  }
-
   private slice(e: Extract<Expr, { k: "slice" }>, scope: Map<string, PyValue>): PyValue {
-    const target = this.eval(e.obj, scope);
-    if (typeof target !== "string" && !Array.isArray(target)) throw new PyError("TypeError", `'${typeName(target)}' object is not subscriptable`, e.line);
-    const obj = typeof target === "string" ? codePoints(target) : target;
     const opt = (x: Expr | null) => (x ? this.eval(x, scope) : null);
-    const step = opt(e.step) === null ? 1 : num(opt(e.step), "slice step");
-    if (step === 0) throw new PyError("ValueError", "slice step cannot be zero", e.line);
-    const n = obj.length;
-    const norm = (v: PyValue, dflt: number) => {
-      if (v === null) return dflt;
-      const i = num(v, "slice index");
-      return i < 0 ? Math.max(i + n, step > 0 ? 0 : -1) : Math.min(i, step > 0 ? n : n - 1);
-    };
-    const lo = norm(opt(e.lo), step > 0 ? 0 : n - 1);
-    const hi = norm(opt(e.hi), step > 0 ? n : -1);
-    const items: PyValue[] = [];
-    for (let i = lo; step > 0 ? i < hi : i > hi; i += step) items.push(obj[i]!);
-    if (typeof target === "string") return items.join("");
-    return isTuple(obj) ? tuple(items) : items;
+    return sliceOf(this.eval(e.obj, scope), opt(e.lo), opt(e.hi), opt(e.step), e.line);
   }
 
   private call(e: Extract<Expr, { k: "call" }>, scope: Map<string, PyValue>): PyValue {
@@ -283,9 +300,4 @@ export class Interpreter {
   binop(op: string, a: PyValue, b: PyValue, line: number): PyValue {
     return binaryOp(op, a, b, line);
   }
-}
-
-/** Python indexes str by code point; JS by UTF-16 unit. Only astral text needs the split. */
-function codePoints(s: string): string[] | string {
-  return /[\uD800-\uDFFF]/.test(s) ? [...s] : s;
 }

@@ -62,6 +62,21 @@ function statement(src: Src, node: SyntaxNode): Stmt[] {
       const iter: Expr = iters.length === 1 ? expr(src, iters[0]!) : { k: "tuple", line, items: iters.map((c) => expr(src, c)) };
       return [{ k: "for", line, target: targetOf(src, targets), iter, body: body(src, kids[kids.length - 1]) }];
     }
+    case "WhileStatement": {
+      if (kids.some((c) => c.name === "else")) throw new UnsupportedConstruct(line, "while/else");
+      return [{ k: "while", line, test: expr(src, kids[1]!), body: body(src, kids[2]) }];
+    }
+    case "TryStatement":
+      return [tryStatement(src, kids, line)];
+    case "RaiseStatement": {
+      const es = operands(node);
+      if (kids.some((c) => c.name === "from")) throw new UnsupportedConstruct(line, "raise … from");
+      return [{ k: "raise", line, exc: es[0] ? expr(src, es[0]) : null }];
+    }
+    case "AssertStatement": {
+      const es = operands(node);
+      return [{ k: "assert", line, test: expr(src, es[0]!), msg: es[1] ? expr(src, es[1]) : null }];
+    }
     case "ReturnStatement": {
       const es = operands(node);
       const value: Expr | null =
@@ -161,4 +176,27 @@ function functionDef(src: Src, node: SyntaxNode, kids: SyntaxNode[], line: numbe
   }
   void node;
   return { k: "def", line, name, params, defaults, body: body(src, kids.find((c) => c.name === "Body")) };
+}
+
+/** try Body (except [types [as name]] Body)* [else Body] [finally Body] */
+function tryStatement(src: Src, kids: SyntaxNode[], line: number): Stmt {
+  const out: Extract<Stmt, { k: "try" }> = { k: "try", line, body: body(src, kids[1]), handlers: [], orelse: [], final: [] };
+  for (let i = 2; i < kids.length; i++) {
+    const k = kids[i]!;
+    if (k.name === "except") {
+      if (kids[i + 1]?.name === "*") throw new UnsupportedConstruct(src.line(k.from), "except*");
+      let types: Expr | null = null;
+      let name: string | null = null;
+      let j = i + 1;
+      if (kids[j] && kids[j]!.name !== "Body" && kids[j]!.name !== "as") types = expr(src, kids[j++]!);
+      if (kids[j]?.name === "as") {
+        name = src.of(kids[j + 1]!);
+        j += 2;
+      }
+      out.handlers.push({ types, name, body: body(src, kids[j]) });
+      i = j;
+    } else if (k.name === "else") out.orelse = body(src, kids[++i]);
+    else if (k.name === "finally") out.final = body(src, kids[++i]);
+  }
+  return out;
 }

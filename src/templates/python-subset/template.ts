@@ -116,7 +116,10 @@ function refuseNestedDefinitions(body: Stmt[]): void {
     if (s.k === "if") {
       refuseNestedDefinitions(s.body);
       refuseNestedDefinitions(s.orelse);
-    } else if (s.k === "for") refuseNestedDefinitions(s.body);
+    } else if (s.k === "for" || s.k === "while") refuseNestedDefinitions(s.body);
+    else if (s.k === "try") {
+      for (const b of [s.body, s.orelse, s.final, ...s.handlers.map((h) => h.body)]) refuseNestedDefinitions(b);
+    }
   }
 }
 

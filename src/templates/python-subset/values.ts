@@ -135,7 +135,12 @@ export function pyStr(v: PyValue): string {
   }
   if (v instanceof Map) return `{${[...v].map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(", ")}}`;
   if (v instanceof Set) return v.size ? `{${[...v].map(pyRepr).join(", ")}}` : "set()";
-  if (v instanceof PyObject) return `${v.className}(...)`;
+  if (v instanceof PyObject) {
+    // An exception object: str(e) is its message, as in Python.
+    const args = v.attrs.get("args");
+    if (Array.isArray(args) && /(Error|Exception)$/.test(v.className)) return args.length === 1 ? pyStr(args[0]!) : args.length ? pyStr(args) : "";
+    return `${v.className}(...)`;
+  }
   return `<built-in function ${v.name}>`;
 }
 

@@ -155,9 +155,9 @@ describe("Python subset: failures are outcomes, never passes", () => {
   });
 
   it.each([
-    ["    def verify(self):\n        while True:\n            pass\n", "while loop", 9],
+    ["    def verify(self):\n        with open('f') as f:\n            pass\n", "with statement", 9],
     ["    def verify(self):\n        f = lambda q: q\n        return f(1)\n", "lambda", 9],
-    ["    def verify(self):\n        try:\n            return 1\n        except Exception:\n            return 0\n", "try/except", 9],
+    ["    def verify(self):\n        global q\n        return q\n", "global/nonlocal", 9],
     ["    def verify(self):\n        import os\n        return True\n", "import of os", 9],
     ["    @property\n    def verify(self):\n        return True\n", "decorator", 8],
     ["    def verify(self):\n        return foo(*args)\n", "argument unpacking (* or **)", 9],
@@ -183,7 +183,7 @@ describe("Python subset: failures are outcomes, never passes", () => {
     const req = { language: "python" as const, source: good, parsed: { n: 4 }, ground_truth: {}, raw_trace: "" };
     expect(verifyPython(req)).toEqual({ ok: true, verify_result: true, verify_granular_result: null, field_results: null });
     expect(verifyPython({ ...req, parsed: { n: 5 } })).toMatchObject({ ok: true, verify_result: false });
-    expect(verifyPython({ ...req, source: good.replace("return self.n", "while 1: pass\n        return self.n") })).toMatchObject({ ok: false, error: expect.stringMatching(/while loop/) });
+    expect(verifyPython({ ...req, source: good.replace("return self.n", "with x: pass\n        return self.n") })).toMatchObject({ ok: false, error: expect.stringMatching(/with statement/) });
   });
 });
 
@@ -262,5 +262,36 @@ class Answer(BaseAnswer):
     const c = compileTemplate("class Answer(BaseAnswer):\n    def verify(self):\n        if True:\n            def inner():\n                return 1\n        return inner()\n");
     expect(c.ok).toBe(false);
     if (!c.ok) expect(c.error).toBe("line 4: nested function definition is outside the supported Python subset");
+  });
+});
+
+describe("Python subset: while, try/except, raise, assert", () => {
+  const body = (lines: string[]) => template(`    def verify(self):\n${lines.map((l) => `        ${l}\n`).join("")}`);
+  const value = (lines: string[], parsed: Record<string, unknown> = {}) => {
+    const t = body(lines);
+    const { interp, self } = instantiate(t, parsed);
+    return toJson(interp.callFunction(t.methods.get("verify")!, [self]));
+  };
+
+  it("runs while loops with break and continue", () => {
+    expect(value(["n, out = 0, []", "while True:", "    n += 1", "    if n % 2:", "        continue", "    out.append(n)", "    if n >= 6:", "        break", "return out"])).toEqual([2, 4, 6]);
+  });
+
+  it("catches by class and base class, binds the exception, runs else and finally", () => {
+    expect(value(["try:", "    v = float(self.x)", "except ValueError as e:", "    return 'bad: ' + str(e)", "return v"], { x: "abc" })).toBe("bad: could not convert string to float: 'abc'");
+    expect(value(["try:", "    v = float(self.x)", "except (TypeError, ValueError):", "    return -1", "else:", "    v += 1", "finally:", "    self.done = True", "return [v, self.done]"], { x: "2.5" })).toEqual([3.5, true]);
+    expect(value(["try:", "    return {}['k']", "except LookupError:", "    return 'lookup'"])).toBe("lookup");
+    expect(value(["try:", "    return 1 / 0", "except KeyError:", "    return 'no'", "except Exception as e:", "    return type_name(e)"].map((l) => l.replace("type_name(e)", "'caught'")))).toBe("caught");
+  });
+
+  it("raises and re-raises: an uncaught raise is a verify error naming the class and message", () => {
+    expect(runVerify(body(["raise ValueError('gene symbol missing')"]), {})).toEqual({ ok: false, error: "ValueError: gene symbol missing (line 9)" });
+    expect(runVerify(body(["try:", "    raise KeyError('k')", "except KeyError:", "    raise"]), {})).toEqual({ ok: false, error: "KeyError: k (line 10)" });
+    expect(runVerify(body(["assert self.x, 'x is required'", "return True"]), {})).toEqual({ ok: false, error: "AssertionError: x is required (line 9)" });
+  });
+
+  it("never lets an except swallow the step budget: a runaway loop inside try still ends the run", () => {
+    const t = body(["try:", "    while True:", "        pass", "except:", "    return True", "return True"]);
+    expect(runVerify(t, {}, 5_000)).toEqual({ ok: false, error: expect.stringMatching(/^StepLimitExceeded/) });
   });
 });
