@@ -22,7 +22,7 @@ import {
 } from "quickjs-emscripten-core";
 
 export interface SandboxLimits {
-  /** QuickJS heap cap. Near the cap QuickJS garbage-collects hard, so a large cap makes OOM slow. */
+  /** QuickJS heap cap; it also bounds how much data one native builtin call can work through. */
   memoryBytes: number;
   stackBytes: number;
   /** Interrupt-handler calls allowed (QuickJS calls it every few thousand bytecode steps). */
@@ -190,16 +190,19 @@ function guestError(vm: QuickJSContext, handle: QuickJSHandle, what: string, lim
 
 const formatBytes = (n: number) => (n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MB` : `${n} bytes`);
 
+/** What the guest threw, cut short: the message ends up in every result's field_verification_error. */
 function describeGuestError(dumped: unknown): string {
   if (dumped && typeof dumped === "object" && "message" in dumped) {
     const e = dumped as { name?: unknown; message?: unknown };
-    return `${typeof e.name === "string" ? e.name : "Error"}: ${String(e.message)}`;
+    return clip(`${typeof e.name === "string" ? e.name : "Error"}: ${String(e.message)}`);
   }
   // QuickJS throws a bare null when it runs out of memory while building the error object.
-  if (dumped === null) return "threw null (a guest `throw null`, or memory ran out while QuickJS built the error)";
-  const text = JSON.stringify(dumped) ?? String(dumped);
-  return `threw ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+  if (dumped === null) return "null (a guest `throw null`, or memory ran out while QuickJS built the error)";
+  return clip(JSON.stringify(dumped) ?? String(dumped));
 }
+
+const MAX_ERROR_CHARS = 500;
+const clip = (text: string) => (text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text);
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

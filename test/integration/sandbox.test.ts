@@ -49,6 +49,12 @@ describe("custom verify in JavaScript, inside workerd", () => {
     expect(out).toEqual({ ok: false, error: expect.stringMatching(/^verify threw: TypeError: .*(undefined|length)/) });
   });
 
+  it("reports a thrown non-error, and cuts a huge message short", async () => {
+    expect(await verifier.verify(req("function verify() { throw 42; }"))).toEqual({ ok: false, error: "verify threw: 42" });
+    const out = await verifier.verify(req("function verify() { throw new Error('x'.repeat(100000)); }"));
+    expect(out).toEqual({ ok: false, error: `verify threw: Error: ${"x".repeat(493)}…` });
+  });
+
   it("reports a syntax error in the source", async () => {
     const out = await verifier.verify(req("function verify( {"));
     expect(out).toEqual({ ok: false, error: expect.stringMatching(/^evaluating the source threw: SyntaxError/) });
