@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { PRIMITIVES, isPrimitiveName } from "../templates/primitives/registry";
+import type { AnyPrimitive } from "../templates/primitives/types";
 import { VerifyWithSchema } from "../templates/primitives/verify-with";
 import { validateRegexPattern } from "../templates/python-regex";
 
@@ -63,6 +64,7 @@ export const TemplateField = z
     const problem = groundTruthProblem(field.type, field.ground_truth, field.literal_values ?? []);
     if (problem) ctx.addIssue({ code: "custom", path: ["ground_truth"], message: problem });
     traceProblems(field, ctx);
+    groundTruthFitsPrimitive(field, ctx);
   });
 export type TemplateField = z.output<typeof TemplateField>;
 
@@ -81,6 +83,14 @@ function traceProblems(field: { type: FieldType; is_trace?: boolean; verify_with
     const message = isTrace ? `is_trace must be true (or left out) for the trace primitive ${name}` : `is_trace is true but ${name} is not a trace primitive (TraceRegex, TraceContains, TraceLength)`;
     ctx.addIssue({ code: "custom", path: ["is_trace"], message });
   }
+}
+
+/** A ground truth the primitive could never compare (e.g. null for NumericTolerance, "soon" for DateMatch). */
+function groundTruthFitsPrimitive(field: { ground_truth?: unknown; verify_with?: { type: string; params: unknown } }, ctx: z.RefinementCtx): void {
+  if (!field.verify_with || !isPrimitiveName(field.verify_with.type)) return;
+  const primitive = PRIMITIVES[field.verify_with.type] as unknown as AnyPrimitive;
+  const problem = primitive.groundTruthProblem?.(field.ground_truth, field.verify_with.params);
+  if (problem) ctx.addIssue({ code: "custom", path: ["ground_truth"], message: problem });
 }
 
 function groundTruthProblem(type: FieldType, gt: unknown, literalValues: string[]): string | null {

@@ -9,6 +9,7 @@ import { DateParseError, type PyDateTime, dateKey } from "../dates";
 import { parseDateutil } from "../dateutil";
 import { pyStr } from "../python";
 import { compileFormat, strptime } from "../strptime";
+import { groundTruthProbe } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 /** Karenina's `_parse_date`: strptime with a format, dateutil without. */
@@ -55,6 +56,10 @@ export const DateMatch = definePrimitive({
       .nullable()
       .default(null),
   }),
+  groundTruthProblem(gt, { format }) {
+    const what = format ? `a date in the format ${JSON.stringify(format)}` : "a date";
+    return groundTruthProbe("DateMatch", what, (v) => parseConstantDate(v, format))(gt);
+  },
   check(extracted, groundTruth, { format }) {
     return dateVerdict(() => dateKey(parseDate(extracted, format)) === dateKey(parseConstantDate(groundTruth, format)));
   },

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { diffMicros } from "../dates";
 import { dateVerdict, parseConstantDate, parseDate } from "./date-match";
+import { groundTruthProbe } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 const UNIT_MICROS = { days: 86_400_000_000, hours: 3_600_000_000, minutes: 60_000_000 } as const;
@@ -16,6 +17,7 @@ export const DateTolerance = definePrimitive({
     tolerance: z.number({ error: "tolerance is required: an integer" }).int({ error: "tolerance must be an integer" }),
     unit: z.enum(["days", "hours", "minutes"], { error: 'unit is "days", "hours" or "minutes"' }).default("days"),
   }),
+  groundTruthProblem: groundTruthProbe("DateTolerance", "a date", (v) => parseConstantDate(v)),
   check(extracted, groundTruth, { tolerance, unit }) {
     return dateVerdict(() => Math.abs(diffMicros(parseDate(extracted), parseConstantDate(groundTruth))) <= tolerance * UNIT_MICROS[unit]);
   },

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { pyFloat } from "../python";
 import { DecaySchema, ModeSchema, decayed } from "./graded";
+import { numericGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 function distance(extracted: unknown, groundTruth: unknown, mode: "relative" | "absolute"): number | null {
@@ -35,6 +36,7 @@ export const NumericGraded = definePrimitive({
       error: "full_credit must satisfy 0 ≤ full_credit < cutoff",
       path: ["full_credit"],
     }),
+  groundTruthProblem: numericGroundTruth("NumericGraded"),
   check(extracted, groundTruth, { cutoff, full_credit, mode }) {
     const d = distance(extracted, groundTruth, mode);
     return d !== null && d <= (full_credit ?? cutoff);

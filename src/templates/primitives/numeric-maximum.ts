@@ -1,6 +1,7 @@
 /** NumericMaximum: `x ≤ gt` (`x < gt` with `exclusive`); the ground truth is the threshold. */
 import { z } from "zod";
 import { pyFloat } from "../python";
+import { numericGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 export const NumericMaximum = definePrimitive({
@@ -8,6 +9,7 @@ export const NumericMaximum = definePrimitive({
   paramsSchema: z.strictObject({
     exclusive: z.boolean({ error: "exclusive must be true or false" }).default(false),
   }),
+  groundTruthProblem: numericGroundTruth("NumericMaximum"),
   check(extracted, groundTruth, { exclusive }) {
     const val = pyFloat(extracted);
     const threshold = pyFloat(groundTruth);

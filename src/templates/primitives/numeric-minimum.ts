@@ -1,6 +1,7 @@
 /** NumericMinimum: `x ≥ gt` (`x > gt` with `exclusive`); the ground truth is the threshold. */
 import { z } from "zod";
 import { pyFloat } from "../python";
+import { numericGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 export const NumericMinimum = definePrimitive({
@@ -8,6 +9,7 @@ export const NumericMinimum = definePrimitive({
   paramsSchema: z.strictObject({
     exclusive: z.boolean({ error: "exclusive must be true or false" }).default(false),
   }),
+  groundTruthProblem: numericGroundTruth("NumericMinimum"),
   check(extracted, groundTruth, { exclusive }) {
     const val = pyFloat(extracted);
     const threshold = pyFloat(groundTruth);

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { pyFloat } from "../python";
 import { DecaySchema, ModeSchema, decayed } from "./graded";
+import { numericGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 export const NumericThresholdGraded = definePrimitive({
@@ -19,6 +20,7 @@ export const NumericThresholdGraded = definePrimitive({
     decay: DecaySchema,
     exclusive: z.boolean({ error: "exclusive must be true or false" }).default(false),
   }),
+  groundTruthProblem: numericGroundTruth("NumericThresholdGraded"),
   check(extracted, groundTruth, { direction, exclusive }) {
     const val = pyFloat(extracted);
     const threshold = pyFloat(groundTruth);

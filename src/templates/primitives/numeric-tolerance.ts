@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { pyFloat } from "../python";
+import { numericGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 export const NumericTolerance = definePrimitive({
@@ -15,6 +16,7 @@ export const NumericTolerance = definePrimitive({
       .nonnegative({ error: "tolerance must be ≥ 0" }),
     mode: z.enum(["relative", "absolute"], { error: 'mode is "relative" or "absolute"' }).default("relative"),
   }),
+  groundTruthProblem: numericGroundTruth("NumericTolerance"),
   check(extracted, groundTruth, { tolerance, mode }) {
     const x = pyFloat(extracted);
     const gt = pyFloat(groundTruth);

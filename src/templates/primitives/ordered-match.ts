@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { Normalizer, applyNormalizers } from "../normalizers";
 import { pySequence, pyStr } from "../python";
+import { sequenceGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 export const OrderedMatch = definePrimitive({
@@ -13,6 +14,7 @@ export const OrderedMatch = definePrimitive({
   paramsSchema: z.strictObject({
     normalize: z.array(Normalizer).default(["lowercase", "strip"]),
   }),
+  groundTruthProblem: sequenceGroundTruth("OrderedMatch"),
   check(extracted, groundTruth, { normalize }) {
     const xs = pySequence(extracted);
     const gts = pySequence(groundTruth);

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { pySetKeys } from "../python";
+import { setGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";
 
 export const SetContainment = definePrimitive({
@@ -22,6 +23,7 @@ export const SetContainment = definePrimitive({
       .nullable()
       .default(null),
   }),
+  groundTruthProblem: setGroundTruth("SetContainment"),
   check(extracted, groundTruth, { mode, min_overlap }) {
     const x = pySetKeys(extracted);
     const gt = pySetKeys(groundTruth);

@@ -24,6 +24,11 @@ export interface Primitive<S extends z.ZodObject = z.ZodObject> {
   score(extracted: unknown, groundTruth: unknown, params: z.output<S>): number;
   /** Trace primitives only: the condition on the raw answer. */
   checkTrace?(rawTrace: string, params: z.output<S>): boolean;
+  /**
+   * Why this ground truth could never be compared (every answer would raise or fail), checked
+   * when the template is submitted; null when it is fine. Absent: any ground truth goes.
+   */
+  groundTruthProblem?(groundTruth: unknown, params: z.output<S>): string | null;
 }
 
 /** A registry entry seen from outside, once its params have been validated by its own schema. */
@@ -34,10 +39,11 @@ export interface AnyPrimitive {
   check(extracted: unknown, groundTruth: unknown, params: unknown): boolean;
   score(extracted: unknown, groundTruth: unknown, params: unknown): number;
   checkTrace?(rawTrace: string, params: unknown): boolean;
+  groundTruthProblem?(groundTruth: unknown, params: unknown): string | null;
 }
 
 type PrimitiveSpec<S extends z.ZodObject> = Pick<Primitive<S>, "summary" | "paramsSchema" | "check"> &
-  Partial<Pick<Primitive<S>, "score">>;
+  Partial<Pick<Primitive<S>, "score" | "groundTruthProblem">>;
 
 /** A parsed primitive, with Karenina's default score = check ? 1 : 0. */
 export function definePrimitive<S extends z.ZodObject>(spec: PrimitiveSpec<S>): Primitive<S> {
@@ -47,6 +53,7 @@ export function definePrimitive<S extends z.ZodObject>(spec: PrimitiveSpec<S>): 
     paramsSchema: spec.paramsSchema,
     check: spec.check,
     score: spec.score ?? ((x, gt, p) => (spec.check(x, gt, p) ? 1 : 0)),
+    ...(spec.groundTruthProblem ? { groundTruthProblem: spec.groundTruthProblem } : {}),
   };
 }
 
