@@ -23,7 +23,8 @@ export type Expr =
   | { k: "list" | "tuple" | "set"; line: number; items: Expr[] }
   | { k: "dict"; line: number; entries: [Expr, Expr][] }
   | { k: "fstring"; line: number; parts: (string | { e: Expr; conv: "s" | "r" | null })[] }
-  | { k: "comp"; line: number; kind: "list" | "set" | "gen" | "dict"; elt: Expr; val: Expr | null; gens: Generator[] };
+  | { k: "comp"; line: number; kind: "list" | "set" | "gen" | "dict"; elt: Expr; val: Expr | null; gens: Generator[] }
+  | { k: "lambda"; line: number; params: string[]; defaults: (Expr | null)[]; body: Expr };
 
 export interface Generator {
   target: Target;

@@ -28,15 +28,28 @@ function noKwargs(name: string, kwargs: Map<string, PyValue>, allowed: string[] 
   for (const k of kwargs.keys()) if (!allowed.includes(k)) throw new PyError("TypeError", `${name}() got an unexpected keyword argument '${k}'`);
 }
 
+/** `key=` of sorted/min/max: a callable applied to each item, or identity. */
+function keyOf(name: string, kwargs: Map<string, PyValue>): (v: PyValue) => PyValue {
+  const k = kwargs.get("key");
+  if (k === undefined || k === null) return (v) => v;
+  if (!isCallable(k)) throw new PyError("TypeError", `${name}() key must be callable, not '${typeName(k)}'`);
+  return (v) => k.call([v], new Map());
+}
+
 function extreme(name: "min" | "max", args: PyValue[], kwargs: Map<string, PyValue>): PyValue {
-  noKwargs(name, kwargs, ["default"]);
+  noKwargs(name, kwargs, ["default", "key"]);
+  const key = keyOf(name, kwargs);
   const items = args.length === 1 ? iterate(args[0]!) : args;
   if (items.length === 0) {
     if (kwargs.has("default")) return kwargs.get("default")!;
     throw new PyError("ValueError", `${name}() arg is an empty sequence`);
   }
   let best: PyValue = items[0] as PyValue;
-  for (const x of items.slice(1)) if (name === "min" ? pyLess(x, best, null) : pyLess(best, x, null)) best = x;
+  let bestKey = key(best);
+  for (const x of items.slice(1)) {
+    const k = key(x);
+    if (name === "min" ? pyLess(k, bestKey, null) : pyLess(bestKey, k, null)) [best, bestKey] = [x, k];
+  }
   return best;
 }
 
@@ -81,10 +94,14 @@ function toFloat(v: PyValue): number {
   return num(v, "float()");
 }
 
+/** Stable, as Python's sort: equal keys keep their order, also with reverse=True. */
 function sortValues(items: PyValue[], kwargs: Map<string, PyValue>): PyValue[] {
-  noKwargs("sorted", kwargs, ["reverse"]);
-  const out = [...items].sort((a, b) => (pyLess(a, b, null) ? -1 : pyLess(b, a, null) ? 1 : 0));
-  return truthy(kwargs.get("reverse") ?? false) ? out.reverse() : out;
+  noKwargs("sorted", kwargs, ["reverse", "key"]);
+  const key = keyOf("sorted", kwargs);
+  const sign = truthy(kwargs.get("reverse") ?? false) ? -1 : 1;
+  const keyed = items.map((v) => ({ k: key(v), v }));
+  keyed.sort((a, b) => sign * (pyLess(a.k, b.k, null) ? -1 : pyLess(b.k, a.k, null) ? 1 : 0));
+  return keyed.map((x) => x.v);
 }
 export { sortValues };
 
@@ -148,6 +165,13 @@ export const BUILTINS: Record<string, PyCallable> = {
     return Array.from({ length: n }, (_, i) => tuple(lists.map((l) => l[i]!)));
   }),
   range: fn("range", (args) => range(args)),
+  map: fn("map", ([f, ...its]) => {
+    if (!f || !isCallable(f)) throw new PyError("TypeError", "map() needs a function");
+    const lists = its.map(iterate);
+    const n = lists.length ? Math.min(...lists.map((l) => l.length)) : 0;
+    return Array.from({ length: n }, (_, i) => f.call(lists.map((l) => l[i]!), new Map()));
+  }),
+  filter: fn("filter", ([f, it]) => iterate(it ?? null).filter((x) => truthy(f == null ? x : isCallable(f) ? f.call([x], new Map()) : x))),
   isinstance: fn("isinstance", ([v, t]) => isinstance(v ?? null, t ?? null)),
   hasattr: fn("hasattr", ([o, name]) => o instanceof PyObject && typeof name === "string" && (o.attrs.has(name) || o.methods.has(name))),
   getattr: fn("getattr", ([o, name, dflt]) => {

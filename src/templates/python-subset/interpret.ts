@@ -31,8 +31,8 @@ export class Interpreter {
   }
 
   /** Calls a function (a method gets `self` first in `args`); returns what it returns (None at the end). */
-  callFunction(fn: FunctionDef, args: PyValue[], kwargs: Map<string, PyValue> = new Map()): PyValue {
-    const scope = new Map<string, PyValue>();
+  callFunction(fn: FunctionDef, args: PyValue[], kwargs: Map<string, PyValue> = new Map(), closure?: Map<string, PyValue>): PyValue {
+    const scope = new Map<string, PyValue>(closure ?? []);
     if (args.length > fn.params.length) throw new PyError("TypeError", `takes ${fn.params.length} positional arguments but ${args.length} were given`);
     for (const k of kwargs.keys()) if (!fn.params.includes(k)) throw new PyError("TypeError", `got an unexpected keyword argument '${k}'`);
     fn.params.forEach((p, i) => {
@@ -235,6 +235,11 @@ export class Interpreter {
         return e.parts.map((p) => (typeof p === "string" ? p : p.conv === "r" ? pyRepr(this.eval(p.e, scope)) : pyStr(this.eval(p.e, scope)))).join("");
       case "comp":
         return this.comprehension(e, scope);
+      case "lambda": {
+        // Closes over the defining scope (read at call time, as Python's closures do).
+        const fn: FunctionDef = { params: e.params, defaults: e.defaults, body: [{ k: "return", line: e.line, value: e.body }] };
+        return { callable: true, name: "<lambda>", call: (args, kwargs) => this.callFunction(fn, args, kwargs, scope) };
+      }
     }
   }
 

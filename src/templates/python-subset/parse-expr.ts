@@ -40,7 +40,6 @@ export const operands = (node: SyntaxNode) => children(node).filter((c) => !isTo
 
 /** Python's names for what a node is, for error messages a template author recognises. */
 const CONSTRUCT_NAMES: Record<string, string> = {
-  LambdaExpression: "lambda",
   AwaitExpression: "await",
   YieldExpression: "yield",
   NamedExpression: "assignment expression (:=)",
@@ -109,6 +108,11 @@ export function expr(src: Src, node: SyntaxNode): Expr {
       return unary(src, node);
     case "BinaryExpression":
       return binary(src, node);
+    case "LambdaExpression": {
+      const kids = children(node);
+      const { params, defaults } = paramsOf(src, children(kids.find((c) => c.name === "ParamList")!));
+      return { k: "lambda", line, params, defaults, body: expr(src, kids[kids.length - 1]!) };
+    }
     case "ConditionalExpression": {
       const [body, test, orelse] = kids();
       if (!body || !test || !orelse) throw unsupported(src, node);
@@ -295,4 +299,21 @@ export function targetOf(src: Src, nodes: SyntaxNode[]): Target {
   const e = expr(src, node);
   if (e.k === "name" || e.k === "attr" || e.k === "index") return e;
   throw new UnsupportedConstruct(src.line(node.from), "assignment target", src.of(node).slice(0, 30));
+}
+
+/** A parameter list (def or lambda): names and default expressions; `*args`, `**kw`, `/` refused. */
+export function paramsOf(src: Src, paramKids: SyntaxNode[]): { params: string[]; defaults: (Expr | null)[] } {
+  const params: string[] = [];
+  const defaults: (Expr | null)[] = [];
+  for (let i = 0; i < paramKids.length; i++) {
+    const p = paramKids[i]!;
+    if (p.name === "VariableName") {
+      params.push(src.of(p));
+      defaults.push(null);
+    } else if (p.name === "AssignOp") defaults[defaults.length - 1] = expr(src, paramKids[++i]!);
+    else if (src.of(p) === "*" || src.of(p) === "**" || src.of(p) === "/") {
+      throw new UnsupportedConstruct(src.line(p.from), "*args/**kwargs parameters");
+    }
+  }
+  return { params, defaults };
 }

@@ -6,7 +6,7 @@
 import { parser } from "@lezer/python";
 import type { SyntaxNode } from "@lezer/common";
 import { type Expr, type Stmt, UnsupportedConstruct } from "./ast";
-import { children, expr, operands, Src, targetOf, unsupported } from "./parse-expr";
+import { children, expr, operands, paramsOf, Src, targetOf, unsupported } from "./parse-expr";
 
 /** Modules whose imports a template may carry: their names are provided (or ignored) here. */
 const IGNORED_IMPORT_ROOTS = new Set(["karenina", "pydantic", "typing", "typing_extensions", "__future__", "datetime"]);
@@ -161,19 +161,7 @@ function ifStatement(src: Src, kids: SyntaxNode[], line: number): Stmt {
 function functionDef(src: Src, node: SyntaxNode, kids: SyntaxNode[], line: number): Stmt {
   if (kids[0]?.name === "async") throw new UnsupportedConstruct(line, "async def");
   const name = src.of(kids.find((c) => c.name === "VariableName")!);
-  const params: string[] = [];
-  const defaults: (Expr | null)[] = [];
-  const paramKids = children(kids.find((c) => c.name === "ParamList")!);
-  for (let i = 0; i < paramKids.length; i++) {
-    const p = paramKids[i]!;
-    if (p.name === "VariableName") {
-      params.push(src.of(p));
-      defaults.push(null);
-    } else if (p.name === "AssignOp") defaults[defaults.length - 1] = expr(src, paramKids[++i]!);
-    else if (src.of(p) === "*" || src.of(p) === "**" || src.of(p) === "/") {
-      throw new UnsupportedConstruct(src.line(p.from), "*args/**kwargs parameters");
-    }
-  }
+  const { params, defaults } = paramsOf(src, children(kids.find((c) => c.name === "ParamList")!));
   void node;
   return { k: "def", line, name, params, defaults, body: body(src, kids.find((c) => c.name === "Body")) };
 }

@@ -115,7 +115,7 @@ describe("templates outside what can be imported", () => {
 
   it.each([
     ["    c: dict[str, int] = Field(description='c')\n    def verify(self):\n        return True\n", /line 2: field type dict\[str, int\]/],
-    ["    x: str = Field(description='x')\n    def verify(self):\n        return (lambda: 1)()\n", /line 4: lambda/],
+    ["    x: str = Field(description='x')\n    def verify(self):\n        with open('f') as f:\n            return True\n", /line 4: with statement/],
     ["    x: str = VerifiedField(description='x', ground_truth=ConditionalGroundTruth(source='a', cases={}), verify_with=ExactMatch())\n", /ConditionalGroundTruth ground truth/],
     ["    x: str = VerifiedField(description='x', ground_truth='a', verify_with=NoSuchPrimitive())\n", /NoSuchPrimitive/],
   ])("refuses %#", (body, message) => {
