@@ -106,7 +106,21 @@ const STR_METHODS: Record<string, Impl<string>> = {
   title: (s) => s.toLowerCase().replace(/(^|[^\p{L}])(\p{L})/gu, (_, a: string, b: string) => a + b.toUpperCase()),
   capitalize: (s) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase(),
   zfill: (s, [w]) => s.padStart(num(w ?? null, "zfill()"), "0"),
+  format: (s, args, kwargs) => formatString(s, args, kwargs),
 };
+
+/** `str.format` with `{}`, `{0}`, `{name}` and `{{ }}`; format specs and conversions are refused. */
+function formatString(s: string, args: PyValue[], kwargs: Map<string, PyValue>): string {
+  let auto = 0;
+  return s.replace(/\{\{|\}\}|\{([^{}]*)\}/g, (m, field: string | undefined) => {
+    if (m === "{{") return "{";
+    if (m === "}}") return "}";
+    if (/[:!]/.test(field!)) throw new PyError("ValueError", `format field {${field}}: format specs and conversions are outside the subset`);
+    const v = field === "" ? args[auto++] : /^\d+$/.test(field!) ? args[Number(field)] : kwargs.get(field!);
+    if (v === undefined) throw new PyError(field === "" || /^\d+$/.test(field!) ? "IndexError" : "KeyError", `format field {${field}} has no value`);
+    return pyStr(v);
+  });
+}
 
 const LIST_METHODS: Record<string, Impl<PyValue[]>> = {
   append: (l, [x]) => {

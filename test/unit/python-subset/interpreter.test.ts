@@ -64,6 +64,7 @@ describe("Python subset: expressions", () => {
     ["[1, 2, 3][1:]", [2, 3]],
     ["f'{1 + 1} and {\"q\"!r}'", "2 and 'q'"],
     ["'ab' 'cd'", "abcd"],
+    ["'{} is {}; {0}/{name} {{x}}'.format('a', 2, name=None)", "a is 2; a/None {x}"],
     ["r'\\d+'", "\\d+"],
     ["'\\x41\\n'", "A\n"],
     ["{1, 2} | {3}", [1, 2, 3]],
