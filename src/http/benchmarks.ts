@@ -1,5 +1,5 @@
 /** /v1/benchmarks: store native benchmarks, import and export Karenina checkpoints, list, read. */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { Env } from "../env";
 import { exportCheckpoint } from "../karenina/export";
 import { Checkpoint, importCheckpoint } from "../karenina/import";
@@ -37,7 +37,7 @@ benchmarks.post("/", async (c) => {
 });
 
 benchmarks.post("/import", async (c) => {
-  const raw = await readJson(c, MAX_BENCHMARK_BODY_BYTES);
+  const raw = await readJson(jsonLdAsJson(c), MAX_BENCHMARK_BODY_BYTES);
   const checkpoint = validate(Checkpoint, raw.value);
   const { benchmark, warnings, errors } = importCheckpoint(checkpoint);
   const parsed = Benchmark.safeParse(benchmark);
@@ -77,4 +77,11 @@ export async function requireBenchmark(env: Env, id: string) {
   const found = await loadBenchmark(env.DB, env.BLOBS, id);
   if (!found) throw new ApiFailure({ code: "not_found", message: `no benchmark ${id}; list benchmarks with GET /v1/benchmarks` });
   return found;
+}
+
+/** A checkpoint may arrive as `application/ld+json`: read it like JSON (same caps and errors). */
+function jsonLdAsJson(c: Context): Context {
+  if (!/^application\/ld\+json\b/i.test(c.req.header("content-type") ?? "")) return c;
+  const header = (name: string) => (name.toLowerCase() === "content-type" ? "application/json" : c.req.header(name));
+  return { req: { header, raw: c.req.raw } } as unknown as Context;
 }

@@ -68,6 +68,11 @@ describe("/v1/benchmarks", () => {
     expect(b).toEqual(a);
   });
 
+  it("accepts a checkpoint sent as application/ld+json", async () => {
+    const res = await api("/v1/benchmarks/import", { method: "POST", body: minimal, headers: { "content-type": "application/ld+json" } });
+    expect(res.status).toBe(201);
+  });
+
   it("refuses a body that is not a checkpoint, naming the field", async () => {
     const res = await api("/v1/benchmarks/import", { method: "POST", json: { "@type": "DataFeed", name: "x", dataFeedElement: [{ item: {} }] } });
     expect(res.status).toBe(400);
