@@ -6,7 +6,8 @@
 //   verify  — one result's deterministic verification: the judge's reply through the judge
 //             schema (the parsed answer), verifyFields (primitives, composition, granular score)
 //             and the regex checks on the raw answer. The judge schema is built once per template.
-//   schema  — building the judge schema for a template (ParseTemplate does it once per job).
+//   schema  — building the judge schema for a new template object (memoised per object after
+//             that: the guard, parsing and deep-judgment stages of one job share it).
 //   import  — AnswerTemplate.parse of the template JSON (submit / import validation).
 // Each figure is the median and p95 over batches of 200 calls, in µs per call, after a warm-up.
 // Target: verify ≤ 30 µs median per result. Prints a table; asserts nothing.
@@ -148,7 +149,7 @@ for (const [name, shape] of Object.entries(SHAPES)) {
     const r = checks.length ? core.runRegexChecks(checks, TRACE) : null;
     sink += (v.verify_granular_result ?? 0) + (v.verify_result && (r?.success ?? true) ? 1 : 0);
   });
-  const judgeSchema = time(() => core.buildJudgeSchema(template));
+  const judgeSchema = time(() => core.buildJudgeSchema({ ...template })); // a new object: not memoised
   const imp = time(() => core.AnswerTemplate.parse(shape.template));
   if (Number.isNaN(sink)) throw new Error("unreachable: keeps the work observable");
   rows.push({ name, verify, judgeSchema, imp });

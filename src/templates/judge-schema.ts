@@ -30,7 +30,23 @@ export function judgeVisibleFields(template: AnswerTemplate): TemplateField[] {
   return template.fields.filter((f) => !f.verify_with || PRIMITIVES[f.verify_with.type].kind === "parsed");
 }
 
+/**
+ * Memoised per template object: a job builds it in up to three stages (guards, parsing, deep
+ * judgment), and building the zod schema costs far more than verifying an answer (bench/templates).
+ * Callers must not mutate the returned objects; they are shared.
+ */
+const BUILT = new WeakMap<AnswerTemplate, JudgeSchema>();
+
 export function buildJudgeSchema(template: AnswerTemplate): JudgeSchema {
+  let built = BUILT.get(template);
+  if (!built) {
+    built = buildUncached(template);
+    BUILT.set(template, built);
+  }
+  return built;
+}
+
+function buildUncached(template: AnswerTemplate): JudgeSchema {
   const fields = judgeVisibleFields(template);
   const properties: Record<string, unknown> = {};
   const shape: Record<string, z.ZodType> = {};
@@ -41,7 +57,7 @@ export function buildJudgeSchema(template: AnswerTemplate): JudgeSchema {
       description: field.description,
       title: pyTitle(field.name),
     };
-    shape[field.name] = valueSchemaOf(field).nullish();
+    shape[field.name] = nullishValueSchemaOf(field);
   }
   const jsonSchema = {
     additionalProperties: true,
@@ -80,20 +96,18 @@ function jsonTypeOf(field: TemplateField): Record<string, unknown> {
 const numericString = (v: unknown) => (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : v);
 const boolString = (v: unknown) => (v === "true" || v === "True" ? true : v === "false" || v === "False" ? false : v);
 
-function valueSchemaOf(field: TemplateField): z.ZodType {
-  switch (field.type) {
-    case "bool":
-      return z.preprocess(boolString, z.boolean());
-    case "int":
-      return z.preprocess(numericString, z.number().int());
-    case "float":
-      return z.preprocess(numericString, z.number());
-    case "str":
-    case "date":
-      return z.string();
-    case "list_str":
-      return z.array(z.string());
-    case "literal":
-      return z.enum(field.literal_values as [string, ...string[]]);
-  }
+/** Stateless, so shared by every template: building zod schemas dominates the judge-schema cost. */
+const NULLISH_VALUE = {
+  bool: z.preprocess(boolString, z.boolean()).nullish(),
+  int: z.preprocess(numericString, z.number().int()).nullish(),
+  float: z.preprocess(numericString, z.number()).nullish(),
+  str: z.string().nullish(),
+  date: z.string().nullish(),
+  list_str: z.array(z.string()).nullish(),
+} as const;
+
+/** The field's value schema, null or missing allowed. */
+function nullishValueSchemaOf(field: TemplateField): z.ZodType {
+  if (field.type === "literal") return z.enum(field.literal_values as [string, ...string[]]).nullish();
+  return NULLISH_VALUE[field.type];
 }

@@ -79,3 +79,16 @@ it("a regex-only template has no judge-visible field", () => {
   expect(judgeVisibleFields(regexOnly)).toEqual([]);
   expect(judgeVisibleFields(t).map((f) => f.name)).toHaveLength(7);
 });
+
+describe("judge schema reuse", () => {
+  const make = (type: "int" | "str") =>
+    parseOk(AnswerTemplate, { fields: [{ name: "x", type, description: "x", ground_truth: type === "int" ? 1 : "a", verify_with: { type: "ExactMatch" } }] });
+  it("is built once per template object and never leaks between templates with the same field names", () => {
+    const asInt = make("int");
+    const asStr = make("str");
+    expect(buildJudgeSchema(asInt)).toBe(buildJudgeSchema(asInt));
+    expect(buildJudgeSchema(asInt).schema.safeParse({ x: "3" }).data).toEqual({ x: 3 });
+    expect(buildJudgeSchema(asStr).schema.safeParse({ x: "3" }).data).toEqual({ x: "3" });
+    expect(buildJudgeSchema(asStr).schema.safeParse({ x: 3 }).success).toBe(false);
+  });
+});
