@@ -96,6 +96,7 @@ export function validateRegexPattern(pattern: string): string | null {
 /** Python accepts global inline flag groups only at the very start: `(?i)`, `(?im)(?s)…`. */
 function leadingFlags(pattern: string): { flags: Flags; rest: string } {
   const flags: Flags = { i: false, m: false, s: false, x: false, a: false };
+  let unicode = false;
   let rest = pattern;
   for (let m = /^\(\?([a-zA-Z]+)\)/.exec(rest); m; m = /^\(\?([a-zA-Z]+)\)/.exec(rest)) {
     for (const f of m[1]!) {
@@ -105,6 +106,8 @@ function leadingFlags(pattern: string): { flags: Flags; rest: string } {
       else fail(`unknown inline flag "${f}" in (?${m[1]})`);
     }
     rest = rest.slice(m[0].length);
+    unicode ||= m[1]!.includes("u");
+    if (unicode && flags.a) fail("flags 'a' (ASCII) and 'u' (UNICODE) are incompatible, as in Python");
   }
   return { flags, rest };
 }
