@@ -59,76 +59,23 @@ const ITEM_READ = new Set(["@type", "text", "acceptedAnswer", "hasPart", "rating
 const FORMAT_VERSION = "benchmark_format_version";
 
 export function importCheckpoint(cp: Checkpoint): CheckpointImport {
-  const warnings: ImportIssue[] = [];
-  const errors: ImportIssue[] = [];
+  const issues: Issues = { warnings: [], errors: [] };
   const root: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(cp)) if (!ROOT_READ.has(k)) root[k] = v;
   const rootProps = (cp.additionalProperty ?? []).filter((p) => p.name !== FORMAT_VERSION);
+  const rubric = ratingsToRubric(cp.rating ?? [], "rating", issues.warnings);
   const questionsMeta: Record<string, unknown> = {};
-
-  const rubric = ratingsToRubric(cp.rating ?? [], "rating", warnings);
   const questions = cp.dataFeedElement.map((el, i) => {
-    const path = `dataFeedElement[${i}]`;
-    const item = el.item;
-    // Karenina keys a question by its DataFeedItem @id, or derives one from the text.
-    const id = el["@id"] ?? kareninaQuestionId(item.text);
-    const meta: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(el)) if (k !== "item" && k !== "@id" && k !== "@type") meta[k] = v;
-    const itemExtra: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(item)) if (!ITEM_READ.has(k)) itemExtra[k] = v;
-    if (Object.keys(itemExtra).length) meta.item = itemExtra;
-    if (item.acceptedAnswer && Object.keys(item.acceptedAnswer).some((k) => k !== "text" && k !== "@type")) {
-      meta.accepted_answer = Object.fromEntries(Object.entries(item.acceptedAnswer).filter(([k]) => k !== "text" && k !== "@type"));
-    }
-
-    const custom: Record<string, unknown> = {};
-    const props: { name: string; value: unknown }[] = [];
-    let fewShot: unknown;
-    for (const p of item.additionalProperty ?? []) {
-      if (p.name.startsWith("custom_")) custom[p.name.slice("custom_".length)] = p.value;
-      else if (p.name === "few_shot_examples") fewShot = readFewShot(p.value, `${path}.item.additionalProperty.few_shot_examples`, warnings, props, p);
-      else props.push({ name: p.name, value: p.value });
-    }
-    if (props.length) meta.properties = props;
-
-    const part = item.hasPart;
-    if (part) {
-      const partExtra = Object.fromEntries(Object.entries(part).filter(([k]) => k !== "text"));
-      if (Object.keys(partExtra).length) meta.template_part = partExtra;
-    }
-    let template: unknown;
-    const source = part?.text;
-    if (source && source.trim()) {
-      const t = importTemplate(source);
-      if (t.ok) {
-        template = t.template;
-        for (const w of t.warnings) warnings.push({ path: `${path}.item.hasPart.text`, question_id: id, message: w });
-      } else {
-        meta.template_source = source;
-        meta.template_error = t.error;
-        errors.push({ path: `${path}.item.hasPart.text`, question_id: id, message: `template not imported: ${t.error}; the question is kept and fails with template_validation until the template is fixed` });
-      }
-    }
-    const qRubric = ratingsToRubric(item.rating ?? [], `${path}.item.rating`, warnings, id);
-    if (Object.keys(meta).length) questionsMeta[id] = meta;
-    return {
-      id,
-      question: item.text,
-      // Karenina requires an answer text, so "" is how it writes "no raw answer".
-      ...(item.acceptedAnswer?.text ? { raw_answer: item.acceptedAnswer.text } : {}),
-      ...(item.keywords?.length ? { keywords: item.keywords } : {}),
-      ...(fewShot ? { few_shot_examples: fewShot } : {}),
-      ...(Object.keys(custom).length ? { custom_metadata: custom } : {}),
-      ...(template ? { template } : {}),
-      ...(qRubric ? { rubric: qRubric } : {}),
-    };
+    const { question, meta } = importQuestion(el, `dataFeedElement[${i}]`, issues);
+    if (Object.keys(meta).length) questionsMeta[question.id] = meta;
+    return question;
   });
 
   const karenina: Record<string, unknown> = { ...root };
   if (rootProps.length) karenina.additional_properties = rootProps;
   if (cp.hasPart?.length) {
     karenina.scenarios = cp.hasPart;
-    warnings.push({ path: "hasPart", message: `${cp.hasPart.length} scenario(s) kept as data and exported back; edgeval does not run scenarios yet` });
+    issues.warnings.push({ path: "hasPart", message: `${cp.hasPart.length} scenario(s) kept as data and exported back; edgeval does not run scenarios yet` });
   }
   if (Object.keys(questionsMeta).length) karenina.questions = questionsMeta;
   const benchmark = {
@@ -137,7 +84,75 @@ export function importCheckpoint(cp: Checkpoint): CheckpointImport {
     questions,
     ...(Object.keys(karenina).length ? { karenina } : {}),
   } as BenchmarkInput;
-  return { benchmark, warnings, errors };
+  return { benchmark, ...issues };
+}
+
+interface Issues {
+  warnings: ImportIssue[];
+  errors: ImportIssue[];
+}
+
+type Element = Checkpoint["dataFeedElement"][number];
+const without = (o: Record<string, unknown>, keys: Set<string>) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.has(k)));
+const ELEMENT_READ = new Set(["item", "@id", "@type"]);
+const ANSWER_READ = new Set(["text", "@type"]);
+
+/** One DataFeedItem → a question, and what it carries that the question has no field for. */
+function importQuestion(el: Element, path: string, issues: Issues) {
+  const item = el.item;
+  // Karenina keys a question by its DataFeedItem @id, or derives one from the text.
+  const id = el["@id"] ?? kareninaQuestionId(item.text);
+  const meta: Record<string, unknown> = without(el, ELEMENT_READ);
+  const itemExtra = without(item, ITEM_READ);
+  if (Object.keys(itemExtra).length) meta.item = itemExtra;
+  const answerExtra = item.acceptedAnswer ? without(item.acceptedAnswer, ANSWER_READ) : {};
+  if (Object.keys(answerExtra).length) meta.accepted_answer = answerExtra;
+
+  const custom: Record<string, unknown> = {};
+  const props: { name: string; value: unknown }[] = [];
+  let fewShot: unknown;
+  for (const p of item.additionalProperty ?? []) {
+    if (p.name.startsWith("custom_")) custom[p.name.slice("custom_".length)] = p.value;
+    else if (p.name === "few_shot_examples") fewShot = readFewShot(p.value, `${path}.item.additionalProperty.few_shot_examples`, issues.warnings, props, p);
+    else props.push({ name: p.name, value: p.value });
+  }
+  if (props.length) meta.properties = props;
+  const template = readTemplate(item.hasPart, id, `${path}.item.hasPart`, meta, issues);
+  const rubric = ratingsToRubric(item.rating ?? [], `${path}.item.rating`, issues.warnings, id);
+  const question = {
+    id,
+    question: item.text,
+    // Karenina requires an answer text, so "" is how it writes "no raw answer".
+    ...(item.acceptedAnswer?.text ? { raw_answer: item.acceptedAnswer.text } : {}),
+    ...(item.keywords?.length ? { keywords: item.keywords } : {}),
+    ...(fewShot ? { few_shot_examples: fewShot } : {}),
+    ...(Object.keys(custom).length ? { custom_metadata: custom } : {}),
+    ...(template ? { template } : {}),
+    ...(rubric ? { rubric } : {}),
+  };
+  return { question, meta };
+}
+
+/** The question's template, or an error that keeps its source (in `meta`) for export. */
+function readTemplate(part: Element["item"]["hasPart"], id: string, path: string, meta: Record<string, unknown>, issues: Issues): unknown {
+  if (!part) return undefined;
+  const partExtra = without(part, new Set(["text"]));
+  if (Object.keys(partExtra).length) meta.template_part = partExtra;
+  const source = part.text;
+  if (!source || !source.trim()) return undefined;
+  const t = importTemplate(source);
+  if (t.ok) {
+    for (const w of t.warnings) issues.warnings.push({ path: `${path}.text`, question_id: id, message: w });
+    return t.template;
+  }
+  meta.template_source = source;
+  meta.template_error = t.error;
+  issues.errors.push({
+    path: `${path}.text`,
+    question_id: id,
+    message: `template not imported: ${t.error}; the question is kept and fails with template_validation until the template is fixed`,
+  });
+  return undefined;
 }
 
 function readFewShot(value: unknown, path: string, warnings: ImportIssue[], props: { name: string; value: unknown }[], p: { name: string; value: unknown }): unknown {
