@@ -14,7 +14,7 @@
  * - No fields (a regex-only template): the field part is true and nothing else is recorded.
  * Pure: reads only its arguments.
  */
-import type { AnswerTemplate } from "../schemas/template";
+import type { AnswerTemplate, TemplateField } from "../schemas/template";
 import { type FieldResults, type FieldScores, defaultStrategy, evaluateStrategy, granularScore, strategyLabel } from "./composition";
 import { primitiveFor } from "./primitives/registry";
 import { pyTruthy } from "./python";
@@ -51,35 +51,15 @@ export function verifyFields(template: AnswerTemplate, parsed: Record<string, un
   const scores: FieldScores = {};
   const errors: string[] = [];
   for (const field of fields) {
-    // Only a custom_verify template has fields without verify_with, and it never comes here.
-    const verifyWith = field.verify_with;
     try {
-      if (!verifyWith) throw new Error("no verify_with (a custom_verify field verified as a primitive one)");
-      const primitive = primitiveFor(verifyWith);
-      if (primitive.kind === "trace") {
-        if (options.rawTrace === undefined) throw new Error("a trace primitive needs the raw answer, and none was given");
-        const passed = primitive.checkTrace!(options.rawTrace, verifyWith.params) === pyTruthy(field.ground_truth);
-        results[field.name] = passed;
-        scores[field.name] = passed ? 1 : 0;
-        continue;
-      }
-      const value = parsed[field.name];
-      if (value === null || value === undefined) {
-        results[field.name] = null;
-        scores[field.name] = null;
-        continue;
-      }
-      const passed = primitive.check(value, field.ground_truth, verifyWith.params);
-      results[field.name] = passed;
-      scores[field.name] = safeScore(() => primitive.score(value, field.ground_truth, verifyWith.params), passed);
+      [results[field.name], scores[field.name]] = verifyOne(field, parsed, options);
     } catch (e) {
       results[field.name] = null;
       scores[field.name] = null;
-      errors.push(`${field.name} (${verifyWith?.type ?? "no verify_with"}): ${e instanceof Error ? e.message : String(e)}`);
+      errors.push(`${field.name} (${field.verify_with?.type ?? "no verify_with"}): ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   const root = template.verify_strategy ?? defaultStrategy(fields);
-
   const failed = errors.length > 0;
   return {
     field_results: results,
@@ -89,6 +69,23 @@ export function verifyFields(template: AnswerTemplate, parsed: Record<string, un
     composition_strategy: template.verify_strategy ? strategyLabel(template.verify_strategy) : null,
     field_verification_error: failed ? `Field verification failed: ${errors.join("; ")}` : null,
   };
+}
+
+/** One field's tri-valued result and score; throws what the primitive (Python) would raise. */
+function verifyOne(field: TemplateField, parsed: Record<string, unknown>, options: VerifyOptions): [boolean | null, number | null] {
+  // Only a custom_verify template has fields without verify_with, and it never comes here.
+  const verifyWith = field.verify_with;
+  if (!verifyWith) throw new Error("no verify_with (a custom_verify field verified as a primitive one)");
+  const primitive = primitiveFor(verifyWith);
+  if (primitive.kind === "trace") {
+    if (options.rawTrace === undefined) throw new Error("a trace primitive needs the raw answer, and none was given");
+    const passed = primitive.checkTrace!(options.rawTrace, verifyWith.params) === pyTruthy(field.ground_truth);
+    return [passed, passed ? 1 : 0];
+  }
+  const value = parsed[field.name];
+  if (value === null || value === undefined) return [null, null];
+  const passed = primitive.check(value, field.ground_truth, verifyWith.params);
+  return [passed, safeScore(() => primitive.score(value, field.ground_truth, verifyWith.params), passed)];
 }
 
 /**
