@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileTemplate, instantiate } from "../../../src/templates/python-subset";
+import { compileTemplate, instantiate, runVerify } from "../../../src/templates/python-subset";
 import { fromJson, toJson } from "../../../src/templates/python-subset/values";
 
 /** Evaluates `expr` with the given locals (as verify()'s body sees them). */
@@ -42,6 +42,27 @@ describe("Python subset: properties", () => {
         expect(run("(a < b <= c) == (a < b and b <= c)", { a, b, c })).toBe(true);
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe("Python subset: hostile input never crashes", () => {
+  const TOKENS = ["x", "self", ".", "correct", "[", "]", "(", ")", "{", "}", ":", ",", "'a'", "1", "0", "-", "+", "*", "/", "//", "%", "**", "==", "<", "in", "not", "and", "or", "if", "else", "for", "lambda", "None", "True", "len", "sorted", "re", "import", "=", "\n        ", " "];
+  const soup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 25 }).map((ts) => ts.join(" "));
+
+  it("compiles or refuses any token soup, and a compiled one runs to an outcome, never a throw", () => {
+    fc.assert(
+      fc.property(soup, soup, (a, b) => {
+        const src = `import re\nclass Answer(BaseAnswer):\n    x: str = Field(description="x")\n    def model_post_init(self, __context):\n        self.correct = {"x": 1}\n    def verify(self):\n        v = ${a}\n        return ${b}\n`;
+        const c = compileTemplate(src);
+        if (!c.ok) {
+          expect(c.error).toMatch(/^line \d+: /);
+          return;
+        }
+        const out = runVerify(c.template, { x: "abc" }, 20_000);
+        expect(typeof out.ok).toBe("boolean");
+      }),
+      { numRuns: 300 },
     );
   });
 });
