@@ -1,0 +1,177 @@
+/**
+ * Compound-judge configs (Verdict style) as the spec writes them: a single unit
+ * (`{type: categorical | likert | pairwise | …, prompt, …}`) or `{pipeline: [step, …]}` where a step
+ * is `{layer: {unit | units, repeat, inner, outer, leaf, root}}` or a bare unit / pool.
+ * Field meanings per unit type, and what is refused, are checked by `src/judges/graph.ts`
+ * (which reports paths); this file is the wire shape only.
+ */
+import { z } from "zod";
+import { ModelConfig } from "./model-config";
+
+export const JUDGE_UNIT_TYPES = [
+  "judge",
+  "likert",
+  "direct-score",
+  "categorical",
+  "categorical-judge",
+  "pairwise",
+  "pairwise-judge",
+  "best-of-k",
+  "ranker",
+  "verify",
+  "debate-for",
+  "debate-against",
+  "conversational",
+  "cot",
+  "chain-of-thought",
+  "map",
+] as const;
+export const POOL_TYPES = [
+  "max-pool",
+  "max",
+  "mean-pool",
+  "mean",
+  "weighted-mean",
+  "weighted-mean-pool",
+  "min-pool",
+  "min",
+  "mean-variance",
+  "mean-variance-pool",
+] as const;
+export const UNIT_TYPES = [...JUDGE_UNIT_TYPES, ...POOL_TYPES] as const;
+export type UnitType = (typeof UNIT_TYPES)[number];
+
+const Num = z.number({ error: "must be a number" });
+const Value = z.union([z.string(), z.number(), z.boolean()]);
+
+export const ScaleSpec = z.union(
+  [
+    z.array(z.union([z.string(), z.number()])).min(2, { error: "a scale needs at least two values" }),
+    z.strictObject({
+      type: z.literal("discrete"),
+      values: z.array(z.union([z.string(), z.number()])).optional(),
+      range: z.union([z.tuple([Num, Num]), z.tuple([Num, Num, Num])]).optional(),
+      end_is_worst: z.boolean().optional(),
+    }),
+    z.strictObject({ type: z.literal("likert"), min: z.int().optional(), max: z.int().optional(), end_is_worst: z.boolean().optional() }),
+    z.strictObject({ type: z.literal("boolean") }),
+    z.strictObject({ type: z.literal("continuous"), min: Num, max: Num }),
+  ],
+  {
+    error:
+      "scale is [min, max] (a numeric range), [min, max, step], a list of values, or {type: discrete | likert | boolean | continuous, …}",
+  },
+);
+export type ScaleSpec = z.output<typeof ScaleSpec>;
+
+/** One model, or an ordered fallback list tried in turn when a model keeps failing. */
+export const ModelRef = z.union([ModelConfig, z.array(ModelConfig).min(1)]);
+export type ModelRef = z.output<typeof ModelRef>;
+
+export const ExtractorSpec = z.union(
+  [
+    z.strictObject({ type: z.literal("structured") }),
+    z.strictObject({ type: z.literal("regex"), pattern: z.enum(["first_int", "first_float"]) }),
+    z.strictObject({ type: z.literal("post-hoc"), provider: ModelRef.optional() }),
+    z.strictObject({
+      type: z.literal("token-probability"),
+      mode: z.enum(["argmax", "sample", "weighted"]).default("argmax"),
+      top_logprobs: z.int().min(1).max(20).default(20),
+    }),
+  ],
+  { error: "extractor is {type: structured | regex | post-hoc | token-probability, …}" },
+);
+export type ExtractorSpec = z.output<typeof ExtractorSpec>;
+
+const unitFields = {
+  name: z.string().regex(/^[A-Za-z_][\w-]*$/, { error: "name is letters, digits, _ and - (it is used in {{previous.NAME.field}})" }).optional(),
+  prompt: z.string().optional(),
+  scale: ScaleSpec.optional(),
+  categories: z.array(z.string()).min(2, { error: "categories needs at least two labels" }).optional(),
+  /** The label that passes (categorical); the first category when absent. */
+  pass_value: Value.optional(),
+  explanation: z.boolean().optional(),
+  /** pairwise / best-of-k / ranker: the candidates, as prompt templates. */
+  options: z.array(z.string()).min(2).max(10).optional(),
+  k: z.int().min(2).max(10).optional(),
+  /** pairwise: also run B-before-A and report disagreement. */
+  swap: z.boolean().optional(),
+  /** conversational: the role's name. */
+  role: z.string().optional(),
+  /** map: the pure transform. */
+  op: z.enum(["invert", "normalize"]).optional(),
+  weights: z.record(z.string(), Num).optional(),
+  threshold: Num.optional(),
+  provider: ModelRef.optional(),
+  extractor: ExtractorSpec.optional(),
+  retries: z.int().min(0).max(5).optional(),
+  temperature: Num.min(0).optional(),
+  max_tokens: z.int().positive().optional(),
+  repeat: z.int().min(1).max(16).optional(),
+  metric: z.string().optional(),
+};
+
+export const UnitConfig = z.strictObject({
+  type: z.enum(UNIT_TYPES, { error: `type is one of ${UNIT_TYPES.join(", ")}` }),
+  ...unitFields,
+});
+export type UnitConfig = z.output<typeof UnitConfig>;
+
+export const LayerConfig = z.strictObject({
+  unit: UnitConfig.optional(),
+  units: z.array(UnitConfig).min(1).optional(),
+  repeat: z.int().min(1).max(16).default(1),
+  inner: z.enum(["none", "chain"]).optional(),
+  outer: z.enum(["dense", "broadcast", "cumulative", "last"]).default("dense"),
+  /** Which units (0-based, after repeat) feed the next layer. */
+  leaf: z.array(z.int().min(0)).min(1).optional(),
+  /** Which units (0-based, after repeat) receive the previous layer. */
+  root: z.array(z.int().min(0)).min(1).optional(),
+});
+export type LayerConfig = z.output<typeof LayerConfig>;
+
+export const PipelineStep = z.union([z.strictObject({ layer: LayerConfig }), UnitConfig], {
+  error: "a pipeline step is {layer: {unit | units, repeat, …}} or a unit / pool {type, …}",
+});
+export type PipelineStep = z.output<typeof PipelineStep>;
+
+export const JudgeConfig = z
+  .strictObject({
+    type: z.enum(UNIT_TYPES, { error: `type is one of ${UNIT_TYPES.join(", ")}` }).optional(),
+    ...unitFields,
+    pipeline: z.array(PipelineStep).min(1).max(32).optional(),
+    /** A pool appended after the pipeline (spec: `aggregate: max`). */
+    aggregate: z.enum(["max", "mean", "min", "weighted-mean", "mean-variance"]).optional(),
+    /** Seeds the RNG of sampling extractors, so a run is reproducible. */
+    seed: z.int().optional(),
+  })
+  .refine((c) => (c.type === undefined) !== (c.pipeline === undefined), {
+    error: "give either type (a single unit) or pipeline (a list of steps), not both and not neither",
+  });
+export type JudgeConfig = z.output<typeof JudgeConfig>;
+
+export const JudgeSample = {
+  input: z.string().default(""),
+  output: z.string({ error: "output (the text being judged) is required" }),
+  reference: z.string().optional(),
+  vars: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+};
+
+export const JudgeRequest = z.strictObject({ ...JudgeSample, config: JudgeConfig });
+export type JudgeRequest = z.output<typeof JudgeRequest>;
+
+export const CalibrationItem = z.strictObject({
+  ...JudgeSample,
+  /** The human label: pass/fail, or a score on the judge's scale. */
+  label: z.union([z.boolean(), z.number()]),
+});
+
+export const CalibrateRequest = z.strictObject({
+  config: JudgeConfig,
+  items: z.array(CalibrationItem).min(2, { error: "calibration needs at least two items" }).max(200),
+  /** Each item is judged this many times (flip rate needs ≥ 2). */
+  repeats: z.int().min(1).max(5).default(1),
+  /** A numeric human label passes at ≥ this (default: the judge's threshold). */
+  label_threshold: Num.optional(),
+});
+export type CalibrateRequest = z.output<typeof CalibrateRequest>;
