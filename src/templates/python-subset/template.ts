@@ -172,6 +172,11 @@ function verifiedGroundTruths(t: CompiledTemplate, interp: Interpreter, globals:
 /** `self.correct` and `self.regex` as JSON, from a run with every field None (import time). */
 export function staticState(t: CompiledTemplate): { correct: Record<string, unknown> | null; regex: Record<string, unknown> | null } {
   const { self } = instantiate(t, {});
+  const correct = self.attrs.get("correct");
+  // Karenina's template validation refuses the same thing.
+  if (correct !== undefined && correct !== null && !(correct instanceof Map)) {
+    throw new PyError("TypeError", `ground_truth/model_post_init must assign 'self.correct' as a dictionary, not '${typeName(correct)}'`);
+  }
   const json = (name: string) => {
     const v = self.attrs.get(name);
     return v instanceof Map ? (toJson(v) as Record<string, unknown>) : null;

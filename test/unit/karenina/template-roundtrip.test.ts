@@ -118,6 +118,8 @@ describe("templates outside what can be imported", () => {
     ["    x: str = Field(description='x')\n    def verify(self):\n        with open('f') as f:\n            return True\n", /line 4: with statement/],
     ["    x: str = VerifiedField(description='x', ground_truth=ConditionalGroundTruth(source='a', cases={}), verify_with=ExactMatch())\n", /ConditionalGroundTruth ground truth/],
     ["    x: str = VerifiedField(description='x', ground_truth='a', verify_with=NoSuchPrimitive())\n", /NoSuchPrimitive/],
+    ["    x: str = Field(description='x')\n    def model_post_init(self, __context):\n        self.correct = ['x']\n    def verify(self):\n        return True\n", /reading self.correct: TypeError: .*'self.correct' as a dictionary, not 'list'/],
+    ["    x: str = Field(description='x')\n    def model_post_init(self, __context):\n        self.correct = {'x': 1 / 0}\n    def verify(self):\n        return True\n", /reading self.correct: ZeroDivisionError: division by zero \(line 4\)/],
   ])("refuses %#", (body, message) => {
     const r = importTemplate(`class Answer(BaseAnswer):\n${body}`);
     expect(r.ok).toBe(false);
