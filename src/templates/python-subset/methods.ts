@@ -107,6 +107,14 @@ const STR_METHODS: Record<string, Impl<string>> = {
   capitalize: (s) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase(),
   zfill: (s, [w]) => s.padStart(num(w ?? null, "zfill()"), "0"),
   format: (s, args, kwargs) => formatString(s, args, kwargs),
+  removeprefix: (s, [p]) => (s.startsWith(str(p, "removeprefix()")) ? s.slice((p as string).length) : s),
+  removesuffix: (s, [p]) => (str(p, "removesuffix()") && s.endsWith(p as string) ? s.slice(0, s.length - (p as string).length) : s),
+  partition: (s, [sep]) => {
+    const at = s.indexOf(str(sep, "partition()"));
+    return at < 0 ? tuple([s, "", ""]) : tuple([s.slice(0, at), sep as string, s.slice(at + (sep as string).length)]);
+  },
+  ljust: (s, [w, fill]) => s.padEnd(num(w ?? null, "ljust()"), fill == null ? " " : str(fill, "ljust()")),
+  rjust: (s, [w, fill]) => s.padStart(num(w ?? null, "rjust()"), fill == null ? " " : str(fill, "rjust()")),
 };
 
 /** `str.format` with `{}`, `{0}`, `{name}` and `{{ }}`; format specs and conversions are refused. */
@@ -163,10 +171,35 @@ const LIST_METHODS: Record<string, Impl<PyValue[]>> = {
     l.reverse();
     return null;
   },
+  clear: (l) => {
+    l.length = 0;
+    return null;
+  },
 };
 
 const DICT_METHODS: Record<string, Impl<Map<PyValue, PyValue>>> = {
   get: (d, [k, dflt]) => (d.has(hashable(k ?? null)) ? d.get(k ?? null)! : (dflt ?? null)),
+  pop: (d, [k, dflt]) => {
+    const key = hashable(k ?? null);
+    if (!d.has(key)) {
+      if (dflt === undefined) throw new PyError("KeyError", pyStr(key));
+      return dflt;
+    }
+    const v = d.get(key)!;
+    d.delete(key);
+    return v;
+  },
+  setdefault: (d, [k, dflt]) => {
+    const key = hashable(k ?? null);
+    if (!d.has(key)) d.set(key, dflt ?? null);
+    return d.get(key)!;
+  },
+  update: (d, [o], kw) => {
+    if (o instanceof Map) for (const [k, v] of o) d.set(k, v);
+    else if (o != null) throw new PyError("TypeError", "dict.update() takes a dict in the subset");
+    for (const [k, v] of kw) d.set(k, v);
+    return null;
+  },
   keys: (d) => [...d.keys()],
   values: (d) => [...d.values()],
   items: (d) => [...d].map(([k, v]) => tuple([k, v])),

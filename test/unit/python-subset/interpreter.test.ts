@@ -69,6 +69,7 @@ describe("Python subset: expressions", () => {
     ["'\\x41\\n'", "A\n"],
     ["{1, 2} | {3}", [1, 2, 3]],
     ["{'a': 1}.get('b', 5)", 5],
+    ["'BCL2-human'.partition('-'), 'v1.2'.removeprefix('v'), 'a.txt'.removesuffix('.txt'), '7'.rjust(3, '0')", [["BCL2", "-", "human"], "1.2", "a", "007"]],
     ["isinstance('s', str) and isinstance(1, (int, float)) and not isinstance(1, str)", true],
     ["[a + b for a, b in zip([1, 2], [10, 20])]", [11, 22]],
     ["list(enumerate(['a']))", [[0, "a"]]],
@@ -298,5 +299,13 @@ describe("Python subset: while, try/except, raise, assert", () => {
   it("never lets an except swallow the step budget: a runaway loop inside try still ends the run", () => {
     const t = body(["try:", "    while True:", "        pass", "except:", "    return True", "return True"]);
     expect(runVerify(t, {}, 5_000)).toEqual({ ok: false, error: expect.stringMatching(/^StepLimitExceeded/) });
+  });
+});
+
+describe("Python subset: mutating dicts and lists", () => {
+  it("supports dict pop/setdefault/update and list clear", () => {
+    const t = template("    def verify(self):\n        d = {'a': 1}\n        d.update({'b': 2}, c=3)\n        d.setdefault('a', 9)\n        d.setdefault('z', [])\n        d['z'].append(d.pop('b'))\n        l = [1]\n        l.clear()\n        return [d, l, d.pop('nope', 'dflt')]\n");
+    const { interp, self } = instantiate(t, {});
+    expect(toJson(interp.callFunction(t.methods.get("verify")!, [self]))).toEqual([{ a: 1, c: 3, z: [2] }, [], "dflt"]);
   });
 });
