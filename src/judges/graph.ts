@@ -1,0 +1,218 @@
+/**
+ * Config → a validated DAG of unit instances, before any model call.
+ *
+ * Steps become layers: `{layer}` as given, a bare unit as a one-unit layer (its `repeat` kept),
+ * `aggregate` as a final pool. A layer's units repeat as a whole (A0 B0 A1 B1 …). Edges:
+ * - inner `chain` links each instance to the one after it; the default is `chain` when every unit
+ *   of the layer is conversational (a debate takes turns), else `none`.
+ * - outer (how layer L feeds L+1, over L's `leaf` selection and L+1's `root` selection):
+ *   dense = all to all; broadcast = i → i (equal sizes); cumulative = target j receives sources
+ *   0..j; last = only the last source, to every target.
+ * Every problem is reported with its config path; the caller turns them into a 400.
+ */
+import type { JudgeConfig, LayerConfig, PipelineStep, UnitConfig } from "../schemas/judge";
+import type { ModelConfig } from "../schemas/model-config";
+import { checkNodes } from "./check";
+import type { GraphIssue, JudgeGraph, JudgeNode, Kind, Outer, PoolOp } from "./types";
+
+interface FlatLayer {
+  path: string;
+  units: { unit: UnitConfig; path: string }[];
+  repeat: number;
+  inner?: "none" | "chain";
+  outer: Outer;
+  leaf?: number[];
+  root?: number[];
+}
+
+const KIND: Record<string, Kind> = {
+  judge: "judge",
+  likert: "judge",
+  "direct-score": "judge",
+  categorical: "categorical",
+  "categorical-judge": "categorical",
+  pairwise: "pairwise",
+  "pairwise-judge": "pairwise",
+  "best-of-k": "best-of-k",
+  ranker: "ranker",
+  verify: "verify",
+  "debate-for": "conversational",
+  "debate-against": "conversational",
+  conversational: "conversational",
+  cot: "cot",
+  "chain-of-thought": "cot",
+  map: "map",
+};
+
+export const POOL_OP: Record<string, PoolOp> = {
+  "max-pool": "max",
+  max: "max",
+  "mean-pool": "mean",
+  mean: "mean",
+  "weighted-mean": "weighted-mean",
+  "weighted-mean-pool": "weighted-mean",
+  "min-pool": "min",
+  min: "min",
+  "mean-variance": "mean-variance",
+  "mean-variance-pool": "mean-variance",
+};
+
+export function kindOf(unit: UnitConfig): Kind {
+  if (POOL_OP[unit.type]) return "pool";
+  const k = KIND[unit.type]!;
+  // The spec's debate example ends in `{type: judge, categories: [yes, no]}`: a categorical judge.
+  return k === "judge" && unit.categories ? "categorical" : k;
+}
+
+function flatten(config: JudgeConfig): FlatLayer[] {
+  const single = (unit: UnitConfig, path: string): FlatLayer => ({
+    path,
+    units: [{ unit, path }],
+    repeat: unit.repeat ?? 1,
+    outer: "dense",
+  });
+  const layers: FlatLayer[] = [];
+  if (config.type) {
+    const { pipeline: _p, aggregate: _a, seed: _s, ...unit } = config;
+    layers.push(single(unit as UnitConfig, "config"));
+  } else {
+    config.pipeline!.forEach((step: PipelineStep, i) => {
+      const path = `pipeline[${i}]`;
+      if ("layer" in step) layers.push(fromLayer(step.layer, `${path}.layer`));
+      else layers.push(single(step, path));
+    });
+  }
+  if (config.aggregate) {
+    const type = config.aggregate === "max" ? "max-pool" : config.aggregate === "mean" ? "mean-pool" : config.aggregate;
+    layers.push(single({ type, ...(config.weights ? { weights: config.weights } : {}) } as UnitConfig, "aggregate"));
+  }
+  return layers;
+}
+
+function fromLayer(layer: LayerConfig, path: string): FlatLayer {
+  const units = layer.units
+    ? layer.units.map((unit, j) => ({ unit, path: `${path}.units[${j}]` }))
+    : layer.unit
+      ? [{ unit: layer.unit, path: `${path}.unit` }]
+      : [];
+  return { path, units, repeat: layer.repeat, inner: layer.inner, outer: layer.outer, leaf: layer.leaf, root: layer.root };
+}
+
+export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issues: GraphIssue[] } {
+  const issues: GraphIssue[] = [];
+  const layers = flatten(config);
+  const defaultModels = modelsOf(config.provider);
+  const nodes: JudgeNode[] = [];
+  const byLayer: JudgeNode[][] = [];
+  const names = nameUnits(layers, issues);
+
+  layers.forEach((layer, L) => {
+    if (layer.units.length === 0) issues.push({ path: layer.path, message: "a layer needs unit or units" });
+    const instances: JudgeNode[] = [];
+    for (let r = 0; r < layer.repeat; r++) {
+      for (const { unit, path } of layer.units) {
+        const base = names.get(path)!;
+        const kind = kindOf(unit);
+        const own = modelsOf(unit.provider);
+        instances.push({
+          id: `${path}#${r}`,
+          path,
+          name: layer.repeat > 1 ? `${base}[${r}]` : base,
+          base,
+          type: unit.type,
+          kind,
+          unit,
+          layer: L,
+          index: instances.length,
+          repeat: r,
+          deps: [],
+          ...(kind === "pool" ? { pool: POOL_OP[unit.type] } : {}),
+          ...(kind === "conversational" ? { role: roleOf(unit) } : {}),
+          models: kind === "pool" || kind === "map" ? [] : own.length ? own : defaultModels,
+          range: [0, 1],
+        });
+      }
+    }
+    const inner = layer.inner ?? (layer.units.every((u) => kindOf(u.unit) === "conversational") ? "chain" : "none");
+    if (inner === "chain") instances.forEach((n, i) => i > 0 && n.deps.push(instances[i - 1]!.id));
+    for (const [key, sel] of [["leaf", layer.leaf], ["root", layer.root]] as const) {
+      const bad = sel?.find((i) => i >= instances.length);
+      if (bad !== undefined) issues.push({ path: `${layer.path}.${key}`, message: `index ${bad} is past the layer's ${instances.length} units` });
+    }
+    byLayer.push(instances);
+    nodes.push(...instances);
+  });
+
+  for (let L = 0; L + 1 < layers.length; L++) {
+    const from = pick(byLayer[L]!, layers[L]!.leaf);
+    const to = pick(byLayer[L + 1]!, layers[L + 1]!.root);
+    const err = connect(from, to, layers[L]!.outer);
+    if (err) issues.push({ path: `${layers[L]!.path}.outer`, message: err });
+  }
+  issues.push(...checkNodes(nodes, byLayer));
+  const last = byLayer[byLayer.length - 1] ?? [];
+  const threshold = config.threshold ?? lastThreshold(last) ?? defaultThreshold(last);
+  if (issues.length) return { issues };
+  return { graph: { nodes, roots: last.map((n) => n.id), threshold, seed: config.seed ?? 0 } };
+}
+
+function pick(nodes: JudgeNode[], sel?: number[]): JudgeNode[] {
+  return sel ? sel.filter((i) => i < nodes.length).map((i) => nodes[i]!) : nodes;
+}
+
+/** Adds the edges of one outer pattern; returns an error message when the sizes cannot connect. */
+export function connect(from: JudgeNode[], to: JudgeNode[], outer: Outer): string | undefined {
+  if (outer === "broadcast" && from.length !== to.length) {
+    return `broadcast connects unit i to unit i, so both sides need the same size (here ${from.length} → ${to.length}); use dense, or select with leaf/root`;
+  }
+  to.forEach((t, j) => {
+    const sources =
+      outer === "dense" ? from : outer === "broadcast" ? [from[j]!] : outer === "cumulative" ? from.slice(0, j + 1) : from.slice(-1);
+    for (const s of sources) if (!t.deps.includes(s.id)) t.deps.push(s.id);
+  });
+  return undefined;
+}
+
+/** Declared names must be unique (so `{{previous.NAME.…}}` is unambiguous); defaults get a suffix. */
+function nameUnits(layers: FlatLayer[], issues: GraphIssue[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const l of layers) {
+    for (const { unit, path } of l.units) {
+      if (!unit.name) continue;
+      if (taken.has(unit.name)) issues.push({ path: `${path}.name`, message: `unit name "${unit.name}" is used twice; names must be unique` });
+      taken.add(unit.name);
+      names.set(path, unit.name);
+    }
+  }
+  for (const l of layers) {
+    for (const { unit, path } of l.units) {
+      if (names.has(path)) continue;
+      let name: string = unit.type;
+      for (let k = 2; taken.has(name); k++) name = `${unit.type}_${k}`;
+      taken.add(name);
+      names.set(path, name);
+    }
+  }
+  return names;
+}
+
+function modelsOf(ref: ModelConfig | ModelConfig[] | undefined): ModelConfig[] {
+  return ref === undefined ? [] : Array.isArray(ref) ? ref : [ref];
+}
+
+function lastThreshold(last: JudgeNode[]): number | undefined {
+  return last.length === 1 ? last[0]!.unit.threshold : undefined;
+}
+
+/** The midpoint of the root's value range: 0.5 for labels and choices, (min+max)/2 for scores. */
+function defaultThreshold(last: JudgeNode[]): number {
+  const r = last[0]?.range ?? [0, 1];
+  return (r[0] + r[1]) / 2;
+}
+
+function roleOf(unit: UnitConfig): string {
+  if (unit.type === "debate-for") return unit.role ?? "argue that the response is good";
+  if (unit.type === "debate-against") return unit.role ?? "argue that the response is bad";
+  return unit.role ?? "participant";
+}

@@ -1,0 +1,81 @@
+/**
+ * Compound judges (Verdict style): `runCompoundJudge(config, sample, ports)` validates the whole
+ * graph, then runs it and pools the roots into `{pass, score, reason, units}`.
+ * Models arrive through `ports.model(config)`; the core never builds an adapter.
+ * pass ⇔ score ≥ threshold; when a unit fails (after retries and fallbacks) pass and score are
+ * null and `error` names the unit: the judge failing is never the answer failing.
+ */
+import type { JudgeConfig } from "../schemas/judge";
+import { execute } from "./executor";
+import { buildGraph } from "./graph";
+import { missingInSample } from "./template";
+import type { GraphIssue, JudgeGraph, JudgeOutcome, JudgePorts, JudgeSampleInput, UnitOutput } from "./types";
+import { emptyUsage } from "./units";
+
+export type * from "./types";
+export { buildGraph } from "./graph";
+
+export class JudgeConfigError extends Error {
+  constructor(readonly issues: GraphIssue[]) {
+    super(issues.map((i) => `${i.path}: ${i.message}`).join("; "));
+  }
+}
+
+/** Every problem with a config (and, when given, the sample it would run on), before any call. */
+export function validateJudge(config: JudgeConfig, sample?: JudgeSampleInput): { graph: JudgeGraph } | { issues: GraphIssue[] } {
+  const built = buildGraph(config);
+  if ("issues" in built || !sample) return built;
+  const issues: GraphIssue[] = [];
+  for (const n of built.graph.nodes) {
+    const texts: [string, string | undefined][] = [["prompt", n.unit.prompt], ...(n.options ?? []).map((o, i) => [`options[${i}]`, o] as [string, string])];
+    for (const [field, text] of texts) {
+      for (const m of text ? missingInSample(text, sample) : []) {
+        const path = `${n.path}.${field}`;
+        const message = `uses {{${m}}}, which this request does not give`;
+        if (!issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
+      }
+    }
+  }
+  return issues.length ? { issues } : built;
+}
+
+export async function runCompoundJudge(config: JudgeConfig, sample: JudgeSampleInput, ports: JudgePorts): Promise<JudgeOutcome> {
+  const v = validateJudge(config, sample);
+  if ("issues" in v) throw new JudgeConfigError(v.issues);
+  return runGraph(v.graph, sample, ports);
+}
+
+export async function runGraph(graph: JudgeGraph, sample: JudgeSampleInput, ports: JudgePorts): Promise<JudgeOutcome> {
+  const units = await execute(graph, sample, ports);
+  const usage = emptyUsage();
+  for (const u of units) {
+    usage.calls += u.usage.calls;
+    usage.input_tokens += u.usage.input_tokens;
+    usage.output_tokens += u.usage.output_tokens;
+    usage.total_tokens += u.usage.total_tokens;
+    for (const m of u.usage.models) if (!usage.models.includes(m)) usage.models.push(m);
+  }
+  const roots = units.filter((u) => graph.roots.includes(u.id));
+  const failed = units.find((u) => u.status === "error");
+  if (failed || roots.some((r) => r.value === null)) {
+    const f = failed ?? roots.find((r) => r.value === null)!;
+    const error = { unit: f.name, kind: f.error?.kind ?? "no_value", message: f.error?.message ?? "no score" };
+    return { pass: null, score: null, threshold: graph.threshold, reason: `the judge failed at unit ${f.name}: ${error.message}`, units, error, usage };
+  }
+  // Several root units (no final pool) are averaged.
+  const score = roots.reduce((s, r) => s + r.value!, 0) / roots.length;
+  const pass = score >= graph.threshold;
+  return { pass, score, threshold: graph.threshold, reason: reasonOf(roots, units, score, graph.threshold, pass), units, usage };
+}
+
+function reasonOf(roots: UnitOutput[], units: UnitOutput[], score: number, threshold: number, pass: boolean): string {
+  const head = `score ${round(score)} ${pass ? "≥" : "<"} threshold ${round(threshold)}`;
+  const root = roots.length === 1 ? roots[0]! : undefined;
+  const what = root?.votes
+    ? `${root.name}: votes ${Object.entries(root.votes).map(([k, n]) => `${k}×${n}`).join(", ")}`
+    : roots.map((r) => `${r.name}: ${r.answer ?? r.chosen ?? round(r.value!)}`).join(", ");
+  const why = [...units].reverse().find((u) => u.explanation)?.explanation;
+  return `${head} (${what})${why ? `. ${why}` : ""}`;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
