@@ -4,11 +4,13 @@
  * Every field of Karenina's config is accepted, in one of three ways:
  *
  * 1. Honoured by edgeval: answering_models, parsing_models, replicate_count, evaluation_mode
- *    (template_only), include_extraction_hints, use_full_trace_for_template /
- *    use_full_trace_for_rubric, abstention_enabled, sufficiency_enabled, embedding_check_enabled /
- *    _model / _threshold, deep_judgment_mode and its tuning numbers (max excerpts, fuzzy
- *    threshold, retries) and deep_judgment_search_enabled (Tavily), few_shot_config, prompt_config (the *_instructions shortcuts fold into
- *    it), plus edgeval's own `question_ids` filter (ids are checked against the benchmark later).
+ *    (template_only), include_extraction_hints, use_full_trace_for_template,
+ *    abstention_enabled, sufficiency_enabled, embedding_check_enabled / _model / _threshold,
+ *    deep_judgment_mode and its tuning numbers (max excerpts, fuzzy threshold, retries) and
+ *    deep_judgment_search_enabled (Tavily), few_shot_config, prompt_config (the *_instructions
+ *    shortcuts fold into it; its rubric_evaluation and agentic_parsing tasks wait for those
+ *    calls), plus edgeval's own `question_ids` filter (ids are checked against the benchmark
+ *    later). use_full_trace_for_rubric is carried to the jobs for rubric evaluation.
  * 2. Accepted execution knobs that change nothing in edgeval (Queues fan the work out and the
  *    shared provider limiter paces it; features they tune are not there yet):
  *    async_enabled, async_max_workers, max_concurrent_requests, batch_timeout_seconds,
