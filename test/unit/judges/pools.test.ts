@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { runCompoundJudge } from "../../../src/judges";
+import { majority } from "../../../src/judges/pools";
+import type { UnitOutput } from "../../../src/judges/types";
+import { JudgeConfig } from "../../../src/schemas/judge";
+import { judgePorts, testModel } from "../../support/judge-port";
+
+const provider = testModel();
+const sample = { input: "", output: "x", vars: {} };
+/** Answers scripted per repeat index (the call-site id ends in #r). */
+const byRepeat = (answers: unknown[]) => (c: { call_site?: string }) => answers[Number(c.call_site!.split("#")[1])];
+
+async function pooled(unit: object, pool: object, answers: unknown[]) {
+  const h = judgePorts(byRepeat(answers));
+  const cfg = JudgeConfig.parse({ provider, pipeline: [{ layer: { unit, repeat: answers.length } }, pool] });
+  return runCompoundJudge(cfg, sample, h.ports);
+}
+const likert = { type: "likert", prompt: "Rate" };
+const errors = { type: "categorical-judge", prompt: "Errors?", categories: ["yes", "no"], pass_value: "no" };
+const out = (answer: string | number, value: number, pass_value?: string): UnitOutput =>
+  ({ name: "u", id: "u", type: "judge", status: "ok", value, answer, ...(pass_value ? { pass_value } : {}), inputs: [], attempts: 1, usage: { calls: 1, input_tokens: 0, output_tokens: 0, total_tokens: 0, models: [] } }) as UnitOutput;
+
+describe("pools", () => {
+  it("max-pool is a majority vote over scores", async () => {
+    const r = await pooled(likert, { type: "max-pool" }, [{ answer: 4 }, { answer: 2 }, { answer: 4 }]);
+    expect(r.score).toBe(4);
+    expect(r.units.at(-1)).toMatchObject({ answer: 4, votes: { "4": 2, "2": 1 } });
+  });
+
+  it("tie rule: equally frequent scores go to the lower score, in any input order", () => {
+    expect(majority([out(5, 5), out(2, 2), out(2, 2), out(5, 5)]).value).toBe(2);
+    expect(majority([out(2, 2), out(5, 5), out(5, 5), out(2, 2)]).value).toBe(2);
+  });
+
+  it("tie rule: equally frequent labels go to the label that does not pass, in any input order", () => {
+    expect(majority([out("no", 1, "no"), out("yes", 0, "no")]).answer).toBe("yes");
+    expect(majority([out("yes", 0, "no"), out("no", 1, "no")]).answer).toBe("yes");
+  });
+
+  it("labels pool as the vote share of pass_value; pass ⇔ share ≥ threshold (spec: max-pool threshold 0.7)", async () => {
+    const two = await pooled(errors, { type: "max-pool", threshold: 0.7 }, [{ answer: "no" }, { answer: "yes" }, { answer: "no" }]);
+    expect(two).toMatchObject({ pass: false, threshold: 0.7 });
+    expect(two.score).toBeCloseTo(2 / 3);
+    expect(two.units.at(-1)).toMatchObject({ answer: "no", votes: { no: 2, yes: 1 } });
+    const three = await pooled(errors, { type: "max-pool", threshold: 0.7 }, [{ answer: "no" }, { answer: "no" }, { answer: "no" }]);
+    expect(three).toMatchObject({ pass: true, score: 1 });
+  });
+
+  it("mean, min and mean-variance over scores", async () => {
+    const answers = [{ answer: 1 }, { answer: 3 }, { answer: 5 }];
+    expect((await pooled(likert, { type: "mean-pool" }, answers)).score).toBe(3);
+    expect((await pooled(likert, { type: "min-pool" }, answers)).score).toBe(1);
+    const mv = await pooled(likert, { type: "mean-variance" }, answers);
+    expect(mv.score).toBe(3);
+    expect(mv.units.at(-1)!.variance).toBeCloseTo(8 / 3);
+  });
+
+  it("weighted mean weighs each criterion by its unit name (spec's multi-criteria example)", async () => {
+    const scores: Record<string, number> = { accuracy: 5, clarity: 3, completeness: 1 };
+    const h = judgePorts((c) => ({ answer: scores[/Rate (\w+)/.exec(c.user)![1]!] }));
+    const cfg = JudgeConfig.parse({
+      provider,
+      pipeline: [
+        { layer: { units: Object.keys(scores).map((name) => ({ type: "likert", name, prompt: `Rate ${name} (1-5)`, scale: [1, 5] })) } },
+        { type: "weighted-mean", weights: { accuracy: 0.5, clarity: 0.3, completeness: 0.2 } },
+      ],
+      threshold: 4.0,
+    });
+    const r = await runCompoundJudge(cfg, sample, h.ports);
+    expect(r.score).toBeCloseTo(5 * 0.5 + 3 * 0.3 + 1 * 0.2);
+    expect(r).toMatchObject({ pass: false, threshold: 4 });
+  });
+
+  it("a failed input makes the pool skip and the judge report failure, never a fail verdict", async () => {
+    const r = await pooled({ ...likert, retries: 0 }, { type: "mean" }, [{ answer: 4 }, { kind: "server_error", message: "boom" }]);
+    expect(r).toMatchObject({ pass: null, score: null, error: { unit: "likert[1]", kind: "server_error" } });
+    expect(r.units.at(-1)).toMatchObject({ status: "skipped" });
+  });
+});
