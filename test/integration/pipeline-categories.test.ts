@@ -1,6 +1,7 @@
 /**
  * The failure taxonomy end to end, through the real queue, the SDK adapters and the fake LLM
- * server: one result per category reachable with the pipeline as it stands, and a run with every
+ * server: one result per category reachable with the pipeline as it stands (the retry group
+ * included), the retries_used caveat, and a run with every
  * check enabled whose result carries every template and deep_judgment field.
  */
 import { describe, expect, it } from "vitest";
@@ -70,6 +71,33 @@ describe("failure categories through the real queue", () => {
     expect(result.deep_judgment).toMatchObject({ deep_judgment_performed: true, attributes_without_excerpts: ["answer"], deep_judgment_excerpt_retry_count: 2 });
     expect(result.template).toMatchObject({ field_results: { answer: true }, verify_result: false });
     expect(result.metadata.failure).toMatchObject({ category: "deep_judgment", group: "autofail", stage: "deep_judgment_autofail" });
+  });
+});
+
+describe("the retry group and the retries_used caveat", () => {
+  it("records rate_limit once the job's deliveries are spent, and retries_used when a retry succeeded", async () => {
+    const answerer = uniqueModel("retry-ans");
+    const judge = uniqueModel("retry-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "ANSWER: Paris" } },
+      { match: { model: judge, contains: "Q-ALWAYS-429" }, reply: { fault: "429" } },
+      { match: { model: judge, contains: "Q-ONCE-500" }, reply: { fault: "500" }, times: 1 },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const byId = await run(
+      [
+        { id: "exhausted", question: "Q-ALWAYS-429 What is the capital of France?", template: exactTemplate("Paris") },
+        { id: "recovered", question: "Q-ONCE-500 What is the capital of France?", template: exactTemplate("Paris") },
+      ],
+      answerer,
+      judge,
+      {},
+    );
+    expect(byId.exhausted.metadata.failure).toMatchObject({ category: "rate_limit", group: "retry", stage: "parse_template" });
+    expect(byId.exhausted.metadata.caveats).toEqual(["retries_used"]);
+    expect(byId.recovered.metadata.failure).toBeNull();
+    expect(byId.recovered.template.verify_result).toBe(true);
+    expect(byId.recovered.metadata.caveats).toEqual(["retries_used"]);
   });
 });
 
