@@ -10,8 +10,10 @@ import { instructionsFor } from "../prompts/instructions";
 import { checkFailed, logOverride } from "../overrides";
 import type { Stage } from "../types";
 
-const AbstentionResult = z.object({ reasoning: z.string(), abstention_detected: z.boolean() });
-const SufficiencyResult = z.object({ reasoning: z.string(), sufficient: z.boolean() });
+/** Pydantic reads "true"/"false" as booleans from a JSON reply; so do we. */
+const laxBoolean = z.union([z.boolean(), z.enum(["true", "false", "True", "False"]).transform((v) => v.toLowerCase() === "true")]);
+const AbstentionResult = z.object({ reasoning: z.string(), abstention_detected: laxBoolean });
+const SufficiencyResult = z.object({ reasoning: z.string(), sufficient: laxBoolean });
 
 const objectSchema = (props: Record<string, unknown>) => ({
   type: "object",

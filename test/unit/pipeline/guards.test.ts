@@ -43,9 +43,9 @@ describe("AbstentionCheck (stage 5)", () => {
     expect(VerificationResult.parse(result)).toEqual(result);
   });
 
-  it("lets a committed answer through to parsing", async () => {
+  it("lets a committed answer through to parsing (a \"false\" string reads as false, as in Pydantic)", async () => {
     const judge = judgeBy({
-      AbstentionResult: () => ({ reasoning: "No disclaimer.", abstention_detected: false }),
+      AbstentionResult: () => ({ reasoning: "No disclaimer.", abstention_detected: "false" }),
       Answer: () => ({ organelle: "mitochondrion" }),
     });
     const { result } = await runPipeline(input({}, { abstention_enabled: true }), { answerer: scriptedPort(), judge, clock: clock() });
