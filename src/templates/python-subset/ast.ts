@@ -22,7 +22,7 @@ export type Expr =
   | { k: "ifexp"; line: number; test: Expr; body: Expr; orelse: Expr }
   | { k: "list" | "tuple" | "set"; line: number; items: Expr[] }
   | { k: "dict"; line: number; entries: [Expr, Expr][] }
-  | { k: "fstring"; line: number; parts: (string | { e: Expr; conv: "s" | "r" | null })[] }
+  | { k: "fstring"; line: number; parts: (string | { e: Expr; conv: "s" | "r" | null; spec: string })[] }
   | { k: "comp"; line: number; kind: "list" | "set" | "gen" | "dict"; elt: Expr; val: Expr | null; gens: Generator[] }
   | { k: "lambda"; line: number; params: string[]; defaults: (Expr | null)[]; body: Expr };
 

@@ -6,6 +6,7 @@ import type { Expr, FunctionDef, Stmt, Target } from "./ast";
 import { itemOf, seqIndex, sliceOf } from "./access";
 import { BUILTINS, iterate, MAX_SEQUENCE, num, unboundMethod } from "./builtins";
 import { caughtValue, catches, EXCEPTIONS, toRaised } from "./exceptions";
+import { formatValue } from "./format-spec";
 import { binaryOp, compare } from "./operators";
 import { methodOf } from "./methods";
 import { reModule } from "./re-module";
@@ -232,7 +233,13 @@ export class Interpreter {
       case "dict":
         return new Map(e.entries.map(([k, v]) => [hashable(this.eval(k, scope), e.line), this.eval(v, scope)]));
       case "fstring":
-        return e.parts.map((p) => (typeof p === "string" ? p : p.conv === "r" ? pyRepr(this.eval(p.e, scope)) : pyStr(this.eval(p.e, scope)))).join("");
+        return e.parts
+          .map((p) => {
+            if (typeof p === "string") return p;
+            const v = this.eval(p.e, scope);
+            return formatValue(p.conv === "r" ? pyRepr(v) : p.conv === "s" ? pyStr(v) : v, p.spec);
+          })
+          .join("");
       case "comp":
         return this.comprehension(e, scope);
       case "lambda": {

@@ -1,7 +1,8 @@
 /** Methods of builtin values: the common str methods, and list / dict / set basics. */
 import { PY_WHITESPACE, pySplit } from "../python";
 import { iterate, MAX_SEQUENCE, num, sortValues } from "./builtins";
-import { hashable, type PyCallable, PyError, pyEq, pyStr, type PyValue, tuple, typeName } from "./values";
+import { formatValue } from "./format-spec";
+import { hashable, type PyCallable, PyError, pyEq, pyRepr, pyStr, type PyValue, tuple, typeName } from "./values";
 
 type Impl<T> = (self: T, args: PyValue[], kwargs: Map<string, PyValue>) => PyValue;
 
@@ -117,16 +118,17 @@ const STR_METHODS: Record<string, Impl<string>> = {
   rjust: (s, [w, fill]) => s.padStart(num(w ?? null, "rjust()"), fill == null ? " " : str(fill, "rjust()")),
 };
 
-/** `str.format` with `{}`, `{0}`, `{name}` and `{{ }}`; format specs and conversions are refused. */
+/** `str.format` with `{}`, `{0}`, `{name}`, `!r` / `!s`, format specs (format-spec.ts) and `{{ }}`. */
 function formatString(s: string, args: PyValue[], kwargs: Map<string, PyValue>): string {
   let auto = 0;
   return s.replace(/\{\{|\}\}|\{([^{}]*)\}/g, (m, field: string | undefined) => {
     if (m === "{{") return "{";
     if (m === "}}") return "}";
-    if (/[:!]/.test(field!)) throw new PyError("ValueError", `format field {${field}}: format specs and conversions are outside the subset`);
-    const v = field === "" ? args[auto++] : /^\d+$/.test(field!) ? args[Number(field)] : kwargs.get(field!);
-    if (v === undefined) throw new PyError(field === "" || /^\d+$/.test(field!) ? "IndexError" : "KeyError", `format field {${field}} has no value`);
-    return pyStr(v);
+    const [, name, conv, spec] = /^([^!:]*)(?:!([rs]))?(?::(.*))?$/s.exec(field!) ?? [];
+    if (name === undefined) throw new PyError("ValueError", `format field {${field}} is outside the subset`);
+    const v = name === "" ? args[auto++] : /^\d+$/.test(name) ? args[Number(name)] : kwargs.get(name);
+    if (v === undefined) throw new PyError(name === "" || /^\d+$/.test(name) ? "IndexError" : "KeyError", `format field {${field}} has no value`);
+    return formatValue(conv === "r" ? pyRepr(v) : conv === "s" ? pyStr(v) : v, spec ?? "");
   });
 }
 

@@ -252,7 +252,7 @@ function binary(src: Src, node: SyntaxNode): Expr {
 function strings(src: Src, node: SyntaxNode): Expr {
   const line = src.line(node.from);
   const pieces = node.name === "ContinuedString" ? children(node) : [node];
-  const parts: (string | { e: Expr; conv: "s" | "r" | null })[] = [];
+  const parts: (string | { e: Expr; conv: "s" | "r" | null; spec: string })[] = [];
   for (const piece of pieces) {
     if (piece.name === "String") {
       parts.push(decodeStringLiteral(src.of(piece), line));
@@ -272,13 +272,15 @@ function strings(src: Src, node: SyntaxNode): Expr {
     for (const rep of children(piece).filter((c) => c.name === "FormatReplacement")) {
       lit(rep.from);
       const inner = children(rep).filter((c) => c.name !== "{" && c.name !== "}");
-      if (inner.some((c) => c.name === "FormatSpec")) throw new UnsupportedConstruct(src.line(rep.from), "f-string format spec");
+      const specNode = inner.find((c) => c.name === "FormatSpec");
+      const spec = specNode ? src.of(specNode).slice(1) : "";
+      if (spec.includes("{")) throw new UnsupportedConstruct(src.line(rep.from), "nested replacement field in an f-string format spec");
       const conv = inner.find((c) => c.name === "FormatConversion");
-      const e = inner.find((c) => c.name !== "FormatConversion");
+      const e = inner.find((c) => c.name !== "FormatConversion" && c.name !== "FormatSpec");
       if (!e) throw unsupported(src, rep);
       const convText = conv ? src.of(conv).slice(1) : null;
       if (convText !== null && convText !== "s" && convText !== "r") throw new UnsupportedConstruct(src.line(rep.from), `f-string conversion !${convText}`);
-      parts.push({ e: expr(src, e), conv: convText });
+      parts.push({ e: expr(src, e), conv: convText, spec });
       at = rep.to;
     }
     lit(piece.to - q);

@@ -309,3 +309,40 @@ describe("Python subset: mutating dicts and lists", () => {
     expect(toJson(interp.callFunction(t.methods.get("verify")!, [self]))).toEqual([{ a: 1, c: 3, z: [2] }, [], "dflt"]);
   });
 });
+
+describe("Python subset: format specs in f-strings and str.format", () => {
+  it.each([
+    ["f'{3.14159:.2f}'", "3.14"],
+    ["f'{0.125:.2f}'", "0.12"],
+    ["f'{2.675:.2f}'", "2.67"],
+    ["f'{42:5d}'", "   42"],
+    ["f'{42:<5d}|'", "42   |"],
+    ["f'{42:^6}|'", "  42  |"],
+    ["f'{-42:06d}'", "-00042"],
+    ["f'{1234567.891:,.1f}'", "1,234,567.9"],
+    ["f'{0.256:.1%}'", "25.6%"],
+    ["f'{12345.678:e}'", "1.234568e+04"],
+    ["f'{12345.678:.2E}'", "1.23E+04"],
+    ["f'{\"ab\":>4}'", "  ab"],
+    ["f'{\"abcdef\":.3}'", "abc"],
+    ["f'{\"x\":*^5}'", "**x**"],
+    ["f'{7:+d}'", "+7"],
+    ["f'{7: d}'", " 7"],
+    ["f'{3.0:.0f}'", "3"],
+    ["f'{-0.0:.1f}'", "-0.0"],
+    ["f'{1e22:.1f}'", "10000000000000000000000.0"],
+    ["f'{5!r:>4}'", "   5"],
+    ["f'{\"q\"!r:>5}'", "  'q'"],
+    ["'{:.3f} {name:>3}'.format(1/3, name='x')", "0.333   x"],
+    ["f'{1_000_000:_d}'", "1_000_000"],
+    ["f'{True:d}'", "1"],
+  ])("formats %s as CPython does", (expr, want) => {
+    expect(py(expr)).toBe(want);
+  });
+
+  it("refuses a format type outside the subset as a ValueError", () => {
+    const t = template("    def verify(self):\n        return f'{255:x}'\n");
+    expect(runVerify(t, {})).toEqual({ ok: false, error: expect.stringMatching(/^ValueError: format spec "x" is outside the subset/) });
+  });
+});
+
