@@ -113,6 +113,11 @@ export interface JudgePorts {
   model(config: ModelConfig): ModelPort;
   /** Uniform [0, 1) source for sampling extractors; default a PRNG seeded by config.seed. */
   rng?: () => number;
+  /**
+   * Prefixed to every call-site id, so separate runs of one config on one sample (calibration
+   * repeats) stay separate calls for a response cache keyed on the call site.
+   */
+  scope?: string;
 }
 
 export interface JudgeOutcome {

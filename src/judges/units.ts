@@ -26,10 +26,11 @@ export async function runUnit(n: JudgeNode, { ctx, deps, ports, rng }: UnitConte
     return out;
   }
   const tokenOnly = n.unit.extractor?.type === "token-probability";
-  const first = await extract(n, buildMessages(n, ctx, undefined, tokenOnly), n.id, ports, rng);
+  const site = (ports.scope ?? "") + n.id;
+  const first = await extract(n, buildMessages(n, ctx, undefined, tokenOnly), site, ports, rng);
   const runs: ExtractResult[] = [first];
   if (n.kind === "pairwise" && n.unit.swap && first.result.ok) {
-    runs.push(await extract(n, buildMessages(n, ctx, [1, 0]), `${n.id}/swap`, ports, rng));
+    runs.push(await extract(n, buildMessages(n, ctx, [1, 0]), `${site}/swap`, ports, rng));
   }
   const out: UnitOutput = {
     ...base,
