@@ -13,6 +13,10 @@ import { reModule } from "./re-module";
 import { hashable, isCallable, isTuple, type PyCallable, PyError, PyObject, pyRepr, pyStr, type PyValue, truthy, tuple, typeName } from "./values";
 
 export const DEFAULT_STEP_BUDGET = 200_000;
+/** Characters + collection slots a run may build in total (≈ tens of MB at most). */
+export const MAX_ALLOCATED = 4_000_000;
+/** Expressions that build a new value (a name or attribute read only returns an existing one). */
+const ALLOCATING = new Set<Expr["k"]>(["bin", "call", "list", "tuple", "set", "dict", "comp", "fstring", "slice"]);
 
 class Return {
   constructor(readonly value: PyValue) {}
@@ -188,6 +192,25 @@ export class Interpreter {
 
   eval(e: Expr, scope: Map<string, PyValue>): PyValue {
     this.tick(e.line);
+    const v = this.evalNode(e, scope);
+    if (ALLOCATING.has(e.k)) this.charge(v, e.line);
+    return v;
+  }
+
+  /**
+   * Memory is bounded like time: every value an expression builds (string, list, dict, set)
+   * counts its size against one allowance per run, so keeping many large values fails cleanly
+   * (MemoryError) instead of exhausting the isolate. Values re-read by name cost nothing.
+   */
+  private allocated = 0;
+  private charge(v: PyValue, line: number): void {
+    const size = typeof v === "string" || Array.isArray(v) ? v.length : v instanceof Map || v instanceof Set ? v.size : 0;
+    if (size === 0) return;
+    this.allocated += size;
+    if (this.allocated > MAX_ALLOCATED) throw new PyError("MemoryError", `the template built more than ${MAX_ALLOCATED} items of strings and collections; the subset stops runaway allocation`, line);
+  }
+
+  private evalNode(e: Expr, scope: Map<string, PyValue>): PyValue {
     switch (e.k) {
       case "const":
         return e.v;

@@ -346,3 +346,15 @@ describe("Python subset: format specs in f-strings and str.format", () => {
   });
 });
 
+
+describe("Python subset: memory is bounded across a run", () => {
+  it("stops a template that keeps building large values, with MemoryError that except cannot catch", () => {
+    const t = template("    def verify(self):\n        keep = []\n        try:\n            for i in range(1000):\n                keep.append('x' * 100000 + str(i))\n        except:\n            return True\n        return len(keep) > 0\n");
+    expect(runVerify(t, {})).toEqual({ ok: false, error: expect.stringMatching(/^MemoryError: the template built more than/) });
+  });
+
+  it("leaves ordinary templates far below the allowance", () => {
+    const t = template("    def verify(self):\n        words = [w.lower() for w in ('lorem ipsum ' * 2000).split()]\n        return len(set(words)) == 2\n");
+    expect(runVerify(t, {})).toMatchObject({ ok: true, verify_result: true });
+  });
+});
