@@ -6,6 +6,7 @@ import { log } from "../log";
 import { bearerAuth } from "./auth";
 import { benchmarks } from "./benchmarks";
 import { ApiFailure, errorResponse } from "./errors";
+import { judge } from "./judge";
 import { runs } from "./runs";
 
 export function buildApp() {
@@ -15,6 +16,7 @@ export function buildApp() {
   app.use("/v1/*", bearerAuth);
   app.route("/v1/runs", runs);
   app.route("/v1/benchmarks", benchmarks);
+  app.route("/v1/judge", judge);
   app.notFound((c) => errorResponse(c, { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` }));
   app.onError((err, c) => {
     if (err instanceof ApiFailure) return errorResponse(c, err.error);

@@ -1,0 +1,80 @@
+/**
+ * /v1/judge: grade one output with a compound judge, synchronously; /v1/judge/calibrate: run a
+ * judge over human-labelled items and report agreement. Both validate the whole judge graph (and
+ * the secrets its models need) before any model call: problems are a 400 naming the config path.
+ * A judge that fails (a model keeps failing) answers 200 with `pass: null` and `error`: the
+ * judge failing is not the output failing.
+ */
+import { Hono } from "hono";
+import type { Env } from "../env";
+import { validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
+import { calibrate } from "../judges/calibrate";
+import { createModelPort, missingSecret } from "../llm/factory";
+import type { ModelPort } from "../llm/port";
+import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
+import type { ModelConfig } from "../schemas/model-config";
+import { readJson, validate } from "./body";
+import { invalidBody, type FieldIssue } from "./errors";
+
+const MAX_JUDGE_BODY_BYTES = 1_000_000;
+const MAX_CALIBRATE_BODY_BYTES = 8_000_000;
+
+export const judge = new Hono<{ Bindings: Env }>();
+
+judge.post("/", async (c) => {
+  const body = validate(JudgeRequest, (await readJson(c, MAX_JUDGE_BODY_BYTES)).value);
+  const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
+  const graph = checked(validateJudge(body.config, sample), "");
+  const ports = edgePorts(c.env, graph);
+  const outcome = await runGraph(graph, sample, ports);
+  return c.json(outcome);
+});
+
+judge.post("/calibrate", async (c) => {
+  const body = validate(CalibrateRequest, (await readJson(c, MAX_CALIBRATE_BODY_BYTES)).value);
+  let graph: JudgeGraph | undefined;
+  body.items.forEach((item, i) => {
+    graph = checked(validateJudge(body.config, item), ` (items[${i}])`);
+  });
+  const ports = edgePorts(c.env, graph!);
+  const report = await calibrate(
+    graph!,
+    body.items,
+    { repeats: body.repeats, ...(body.label_threshold !== undefined ? { labelThreshold: body.label_threshold } : {}) },
+    ports,
+  );
+  return c.json(report);
+});
+
+const configPath = (p: string) => (p === "config" || p.startsWith("config.") ? p : `config.${p}`);
+
+function checked(v: { graph: JudgeGraph } | { issues: GraphIssue[] }, where: string): JudgeGraph {
+  if ("issues" in v) throw invalidBody(v.issues.map((i): FieldIssue => ({ path: configPath(i.path), message: i.message + where })));
+  return v.graph;
+}
+
+/** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
+function edgePorts(env: Env, graph: JudgeGraph): JudgePorts {
+  const secret = (name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
+  const issues: FieldIssue[] = [];
+  for (const n of graph.nodes) {
+    const e = n.unit.extractor;
+    const extra = e?.type === "post-hoc" && e.provider ? (Array.isArray(e.provider) ? e.provider : [e.provider]) : [];
+    for (const m of [...n.models, ...extra]) {
+      const name = missingSecret(m, secret);
+      const path = configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider");
+      const message = `model ${m.id} needs the worker secret ${name}, which is not set`;
+      if (name && !issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
+    }
+  }
+  if (issues.length) throw invalidBody(issues);
+  const ports = new Map<string, ModelPort>();
+  return {
+    model(config: ModelConfig) {
+      const key = JSON.stringify(config);
+      let port = ports.get(key);
+      if (!port) ports.set(key, (port = createModelPort(config, secret, { timeoutMs: 120_000 })));
+      return port;
+    },
+  };
+}
