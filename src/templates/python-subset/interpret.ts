@@ -4,8 +4,9 @@
  */
 import type { Expr, FunctionDef, Stmt, Target } from "./ast";
 import { itemOf, seqIndex, sliceOf } from "./access";
-import { BUILTINS, iterate, MAX_SEQUENCE, num, unboundMethod } from "./builtins";
-import { caughtValue, catches, EXCEPTIONS, toRaised } from "./exceptions";
+import { BUILTINS, iterate, num, unboundMethod } from "./builtins";
+import { EXCEPTIONS, toRaised } from "./exceptions";
+import { comprehension, execTry } from "./control";
 import { formatValue } from "./format-spec";
 import { binaryOp, compare } from "./operators";
 import { methodOf } from "./methods";
@@ -122,7 +123,7 @@ export class Interpreter {
         }
         return;
       case "try":
-        this.execTry(s, scope);
+        execTry(this, s, scope);
         return;
       case "raise": {
         if (s.exc) throw toRaised(this.eval(s.exc, scope), s.line);
@@ -145,31 +146,7 @@ export class Interpreter {
   }
 
   /** The errors being handled, innermost last: a bare `raise` re-raises the last one. */
-  private readonly handling: PyError[] = [];
-
-  private execTry(s: Extract<Stmt, { k: "try" }>, scope: Map<string, PyValue>): void {
-    try {
-      let raised = false;
-      try {
-        this.block(s.body, scope);
-      } catch (e) {
-        if (!(e instanceof PyError)) throw e;
-        const handler = s.handlers.find((h) => catches(e, h.types ? this.eval(h.types, scope) : null));
-        if (!handler) throw e;
-        raised = true;
-        if (handler.name) scope.set(handler.name, caughtValue(e));
-        this.handling.push(e);
-        try {
-          this.block(handler.body, scope);
-        } finally {
-          this.handling.pop();
-        }
-      }
-      if (!raised) this.block(s.orelse, scope);
-    } finally {
-      if (s.final.length) this.block(s.final, scope);
-    }
-  }
+  readonly handling: PyError[] = [];
 
   assign(t: Target, v: PyValue, scope: Map<string, PyValue>): void {
     if (t.k === "name") scope.set(t.id, v);
@@ -264,7 +241,7 @@ export class Interpreter {
           })
           .join("");
       case "comp":
-        return this.comprehension(e, scope);
+        return comprehension(this, e, scope);
       case "lambda": {
         // Closes over the defining scope (read at call time, as Python's closures do).
         const fn: FunctionDef = { params: e.params, defaults: e.defaults, body: [{ k: "return", line: e.line, value: e.body }] };
@@ -308,29 +285,7 @@ export class Interpreter {
     return (fn as PyCallable).call(args, kwargs);
   }
 
-  private comprehension(e: Extract<Expr, { k: "comp" }>, outer: Map<string, PyValue>): PyValue {
-    // Comprehension variables live in their own scope, as in Python 3.
-    const scope = new Map(outer);
-    const out: PyValue[] = [];
-    const dict = new Map<PyValue, PyValue>();
-    const loop = (g: number) => {
-      if (g === e.gens.length) {
-        if (e.kind === "dict") dict.set(hashable(this.eval(e.elt, scope), e.line), this.eval(e.val!, scope));
-        else if (out.length >= MAX_SEQUENCE) throw new PyError("MemoryError", "comprehension exceeds the subset's size limit", e.line);
-        else out.push(this.eval(e.elt, scope));
-        return;
-      }
-      const gen = e.gens[g]!;
-      for (const item of [...iterate(this.eval(gen.iter, scope))]) {
-        this.assign(gen.target, item, scope);
-        if (gen.ifs.every((c) => truthy(this.eval(c, scope)))) loop(g + 1);
-      }
-    };
-    loop(0);
-    if (e.kind === "dict") return dict;
-    if (e.kind === "set") return new Set(out.map((x) => hashable(x, e.line)));
-    return out;
-  }
+
 
   binop(op: string, a: PyValue, b: PyValue, line: number): PyValue {
     return binaryOp(op, a, b, line);
