@@ -152,5 +152,38 @@ describe("runs with benchmark_id", () => {
     expect(result.metadata.failure).toMatchObject({ category: "template_validation" });
     expect(result.template?.verify_result ?? null).not.toBe(true);
   });
+
+  it("ends a runaway Python verify and a memory hog with field_verification_error; the worker keeps serving", async () => {
+    const source = (body: string) =>
+      `class Answer(BaseAnswer):\n    n: int = Field(description="n")\n    def verify(self):\n${body}`;
+    const question = (id: string, body: string) => ({
+      id,
+      question: `${id}?`,
+      template: { fields: [{ name: "n", type: "int", description: "n", ground_truth: 1 }], custom_verify: { language: "python", source: source(body) } },
+    });
+    const stored = await api("/v1/benchmarks", {
+      method: "POST",
+      json: {
+        name: "hostile-python",
+        questions: [
+          question("loop", "        while True:\n            pass\n"),
+          question("hog", "        keep = []\n        while True:\n            keep.append('x' * 100000)\n"),
+        ],
+      },
+    });
+    const { benchmark_id } = (await stored.json()) as { benchmark_id: string };
+    const judge = uniqueModel("hostile-judge");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { n: 1 } } }]);
+    const runId = await submitRun({
+      benchmark_id,
+      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { loop: "1", hog: "1" } }], parsing_models: [fakeModel("judge", judge)] },
+    });
+    await waitForRun(runId);
+    const results = await allResults(runId);
+    const byQuestion = Object.fromEntries(results.map((r) => [r.metadata.question_id, r.template]));
+    expect(byQuestion.loop).toMatchObject({ verify_result: false, field_verification_error: expect.stringMatching(/StepLimitExceeded/) });
+    expect(byQuestion.hog).toMatchObject({ verify_result: false, field_verification_error: expect.stringMatching(/MemoryError/) });
+    expect((await api("/v1/benchmarks?limit=1")).status).toBe(200);
+  });
 });
 
