@@ -149,6 +149,8 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
     const err = connect(from, to, layers[L]!.outer);
     if (err) issues.push({ path: `${layers[L]!.path}.outer`, message: err });
   }
+  // Unit checks read the edges; after a connection error they would only repeat it in other words.
+  if (issues.length) return { issues };
   issues.push(...checkNodes(nodes, byLayer));
   const last = byLayer[byLayer.length - 1] ?? [];
   const threshold = config.threshold ?? lastThreshold(last) ?? defaultThreshold(last);

@@ -1,0 +1,99 @@
+/** POST /v1/judge and /v1/judge/calibrate in workerd, through the real SDK adapters and the fake LLM. */
+import { describe, expect, it } from "vitest";
+import { addFakeRules, api, fakeModel, fakeStats, uniqueModel } from "./helpers";
+
+const post = async (path: string, json: unknown) => {
+  const res = await api(path, { method: "POST", json });
+  return { status: res.status, body: (await res.json()) as any };
+};
+const sample = { input: "q", output: "an answer" };
+
+describe("POST /v1/judge", () => {
+  it("refuses an invalid graph with 400 at the config path, before any model call", async () => {
+    const model = uniqueModel("judge-400");
+    const { status, body } = await post("/v1/judge", {
+      ...sample,
+      config: {
+        provider: fakeModel("j", model),
+        pipeline: [{ layer: { unit: { type: "judge", prompt: "p" }, repeat: 3, outer: "broadcast" } }, { layer: { unit: { type: "verify" }, repeat: 2 } }, { type: "max-pool" }],
+      },
+    });
+    expect(status).toBe(400);
+    expect(body.error.issues).toEqual([{ path: "config.pipeline[0].layer.outer", message: expect.stringContaining("same size (here 3 → 2)") }]);
+    expect((await fakeStats(model)).total).toBe(0);
+  });
+
+  it("names a var the prompt needs but the request lacks, and an unknown key", async () => {
+    const provider = fakeModel("j", uniqueModel("judge-vars"));
+    const missing = await post("/v1/judge", { ...sample, config: { provider, type: "likert", prompt: "{{vars.requirements}}" } });
+    expect(missing.body.error.issues).toEqual([{ path: "config.prompt", message: "uses {{vars.requirements}}, which this request does not give" }]);
+    const unknown = await post("/v1/judge", { ...sample, config: { provider, type: "likert", scael: [1, 5] } });
+    expect(unknown.body.error.issues[0].path).toBe("config.scael");
+  });
+
+  it("a model whose key secret is not set is a 400 naming the secret, not a failed judgment", async () => {
+    const provider = fakeModel("j", uniqueModel("judge-secret"), { api_key_secret: "JUDGE_TEST_UNSET_KEY" });
+    const { status, body } = await post("/v1/judge", { ...sample, config: { provider, type: "likert" } });
+    expect(status).toBe(400);
+    expect(body.error.issues).toEqual([{ path: "config.provider", message: "model j needs the worker secret JUDGE_TEST_UNSET_KEY, which is not set" }]);
+  });
+
+  it("a model that keeps failing gives pass: null with the failing unit, never pass: false", async () => {
+    const model = uniqueModel("judge-down");
+    await addFakeRules([{ match: { model }, reply: { fault: "500" } }]);
+    const { status, body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert", retries: 1 } });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ pass: null, score: null, error: { unit: "likert", kind: "server_error" } });
+    expect((await fakeStats(model)).total).toBe(2);
+  });
+
+  it("falls back to the next model in the provider list", async () => {
+    const [down, up] = [uniqueModel("judge-fb-down"), uniqueModel("judge-fb-up")];
+    await addFakeRules([{ match: { model: down }, reply: { fault: "500" } }, { match: { model: up }, reply: { json: { answer: 5 } } }]);
+    const { body } = await post("/v1/judge", { ...sample, config: { provider: [fakeModel("a", down), fakeModel("b", up)], type: "likert", retries: 0 } });
+    expect(body).toMatchObject({ pass: true, score: 5, units: [{ attempts: 2, usage: { models: [up] } }] });
+  });
+
+  it("token-probability reads the first token's logprobs from the OpenAI-compatible adapter", async () => {
+    const model = uniqueModel("judge-tp");
+    await addFakeRules([{ match: { model }, reply: { text: "4" } }]);
+    const { body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert", extractor: { type: "token-probability", mode: "argmax" } } });
+    expect(body).toMatchObject({ pass: true, score: 4, units: [{ answer: 4, distribution: { "4": 1 } }] });
+  });
+
+  it("post-hoc: free text from the judge model, structured by a second model", async () => {
+    const [main, cheap] = [uniqueModel("judge-ph-main"), uniqueModel("judge-ph-cheap")];
+    await addFakeRules([
+      { match: { model: main, kind: "chat" }, reply: { text: "I would say yes, it is helpful." } },
+      { match: { model: cheap, kind: "structured", contains: "I would say yes" }, reply: { json: { answer: "yes" } } },
+    ]);
+    const config = { provider: fakeModel("j", main), type: "categorical", categories: ["yes", "no"], extractor: { type: "post-hoc", provider: fakeModel("c", cheap) } };
+    const { body } = await post("/v1/judge", { ...sample, config });
+    expect(body).toMatchObject({ pass: true, score: 1, usage: { calls: 2 } });
+  });
+});
+
+describe("POST /v1/judge/calibrate", () => {
+  it("reports accuracy and Cohen's κ as computed by hand: p_o = 3/5, p_e = 0.52, κ = 0.08 / 0.48 = 1/6", async () => {
+    const model = uniqueModel("judge-cal");
+    const judged = ["yes", "yes", "no", "no", "yes"];
+    await addFakeRules(judged.map((answer, i) => ({ match: { model, contains: `answer number ${i}.` }, reply: { json: { answer } } })));
+    const human = [true, true, true, false, false];
+    const items = human.map((label, i) => ({ output: `answer number ${i}.`, label }));
+    const { status, body } = await post("/v1/judge/calibrate", { config: { provider: fakeModel("j", model), type: "categorical", categories: ["yes", "no"] }, items });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ n: 5, judged: 5, errored: 0, accuracy: 0.6 });
+    expect(body.cohen_kappa).toBeCloseTo(1 / 6, 12);
+    expect(body.items.map((i: any) => i.pass[0])).toEqual([true, true, false, false, true]);
+  });
+
+  it("reports flip rate across repeats and position-swap conflicts for a position-biased pairwise judge", async () => {
+    const model = uniqueModel("judge-cal-swap");
+    await addFakeRules([{ match: { model }, reply: { json: { choice: "A" } } }]);
+    const items = [0, 1, 2].map((i) => ({ output: `o${i}`, label: true }));
+    const config = { provider: fakeModel("j", model), type: "pairwise", swap: true, options: ["{{output}}", "baseline"] };
+    const { body } = await post("/v1/judge/calibrate", { config, items, repeats: 2 });
+    expect(body).toMatchObject({ position_swap_conflict_rate: 1, flip_rate: 0 });
+    expect((await fakeStats(model)).total).toBe(12);
+  });
+});
