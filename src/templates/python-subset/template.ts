@@ -169,9 +169,29 @@ function verifiedGroundTruths(t: CompiledTemplate, interp: Interpreter, globals:
   return out;
 }
 
-/** `self.correct` and `self.regex` as JSON, from a run with every field None (import time). */
+/**
+ * The placeholder Karenina gives a field when it builds a test instance to read `self.correct`
+ * (`create_test_instance_from_answer_class`): 0, "", 0.0, False, [], a Literal's first value,
+ * and "" for anything else (Optional[...] included).
+ */
+function placeholder(annotation: Expr): unknown {
+  if (annotation.k === "name") {
+    const byName: Record<string, unknown> = { int: 0, float: 0, str: "", bool: false, list: [] };
+    return annotation.id in byName ? byName[annotation.id] : "";
+  }
+  if (annotation.k === "index" && annotation.obj.k === "name") {
+    if (annotation.obj.id === "Literal") {
+      const first = annotation.index.k === "tuple" ? annotation.index.items[0] : annotation.index;
+      return first?.k === "const" ? first.v : "";
+    }
+    if (annotation.obj.id === "list" || annotation.obj.id === "List") return [];
+  }
+  return "";
+}
+
+/** `self.correct` and `self.regex` as JSON, from a test instance built as Karenina builds it (import time). */
 export function staticState(t: CompiledTemplate): { correct: Record<string, unknown> | null; regex: Record<string, unknown> | null } {
-  const { self } = instantiate(t, {});
+  const { self } = instantiate(t, Object.fromEntries(t.fields.map((f) => [f.name, placeholder(f.annotation)])));
   const correct = self.attrs.get("correct");
   // Karenina's template validation refuses the same thing.
   if (correct !== undefined && correct !== null && !(correct instanceof Map)) {

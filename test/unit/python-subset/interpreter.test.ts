@@ -123,7 +123,7 @@ describe("Python subset: expressions", () => {
     expect(runVerify(t, {})).toEqual({ ok: true, verify_result: false, verify_granular_result: 0 });
   });
 
-  it("reads self.correct and self.regex statically, with every field None", () => {
+  it("reads self.correct and self.regex statically, from a test instance", () => {
     const t = template(
       "    def model_post_init(self, __context):\n        self.correct = {'x': 'BCL2'}\n        self.regex = {'ids': {'pattern': r'NCT\\d{8}', 'expected': 2, 'match_type': 'count'}}\n    def verify(self):\n        return True\n",
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { importTemplate } from "../../../src/karenina/template-import";
-import { compileTemplate, runVerify } from "../../../src/templates/python-subset";
+import { compileTemplate, runVerify, staticState } from "../../../src/templates/python-subset";
 
 /** Classic templates written the ways Karenina's docs and tests write them. */
 const CORRECT_DICT = `"""Ground truth in a dict set by model_post_init."""
@@ -148,3 +148,21 @@ describe("classic templates in Karenina's styles", () => {
   });
 });
 
+
+describe("reading self.correct at import", () => {
+  it("builds the test instance with Karenina's placeholders, so model_post_init may read fields", () => {
+    const src = `class Answer(BaseAnswer):
+    name: str = Field(description="n")
+    count: int = Field(description="c")
+    tags: list[str] = Field(description="t")
+    phase: Literal["II", "III"] = Field(description="p")
+
+    def model_post_init(self, __context):
+        self.correct = {"name": "BCL2", "seen": [self.name.lower(), self.count + 1, len(self.tags), self.phase]}
+
+    def verify(self):
+        return self.name == self.correct["name"]
+`;
+    expect(staticState(compiled(src))).toEqual({ correct: { name: "BCL2", seen: ["", 1, 0, "II"] }, regex: null });
+  });
+});
