@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import type { Env } from "../env";
-import { validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
+import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
 import { calibrate } from "../judges/calibrate";
 import { createModelPort, missingSecret } from "../llm/factory";
 import type { ModelPort } from "../llm/port";
@@ -18,6 +18,12 @@ import { invalidBody, type FieldIssue } from "./errors";
 
 const MAX_JUDGE_BODY_BYTES = 1_000_000;
 const MAX_CALIBRATE_BODY_BYTES = 8_000_000;
+/**
+ * Model calls one request may plan (before retries): each is a fetch subrequest, and a Worker
+ * invocation has a subrequest budget (1,000 on the paid plan by default).
+ */
+export const MAX_JUDGE_CALLS = 200;
+export const MAX_CALIBRATE_CALLS = 800;
 
 export const judge = new Hono<{ Bindings: Env }>();
 
@@ -25,6 +31,7 @@ judge.post("/", async (c) => {
   const body = validate(JudgeRequest, (await readJson(c, MAX_JUDGE_BODY_BYTES)).value);
   const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
   const graph = checked(validateJudge(body.config, sample), "");
+  capCalls(estimateCalls(graph), MAX_JUDGE_CALLS, "config", "this judge plans");
   const ports = edgePorts(c.env, graph);
   const outcome = await runGraph(graph, sample, ports);
   return c.json(outcome);
@@ -36,6 +43,8 @@ judge.post("/calibrate", async (c) => {
   body.items.forEach((item, i) => {
     graph = checked(validateJudge(body.config, item), ` (items[${i}])`);
   });
+  const planned = estimateCalls(graph!) * body.items.length * body.repeats;
+  capCalls(planned, MAX_CALIBRATE_CALLS, "items", "items × repeats × the judge's calls come to");
   const ports = edgePorts(c.env, graph!);
   const report = await calibrate(
     graph!,
@@ -45,6 +54,10 @@ judge.post("/calibrate", async (c) => {
   );
   return c.json(report);
 });
+
+function capCalls(planned: number, max: number, path: string, what: string): void {
+  if (planned > max) throw invalidBody([{ path, message: `${what} ${planned} model calls; one request may make at most ${max} — split the work` }]);
+}
 
 const configPath = (p: string) => (p === "config" || p.startsWith("config.") ? p : `config.${p}`);
 

@@ -101,6 +101,7 @@ function fromLayer(layer: LayerConfig, path: string): FlatLayer {
 export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issues: GraphIssue[] } {
   const issues: GraphIssue[] = [];
   const layers = flatten(config);
+  if (config.pipeline) issues.push(...pipelineTopLevel(config));
   const defaultModels = modelsOf(config.provider);
   const nodes: JudgeNode[] = [];
   const byLayer: JudgeNode[][] = [];
@@ -149,6 +150,11 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
     const err = connect(from, to, layers[L]!.outer);
     if (err) issues.push({ path: `${layers[L]!.path}.outer`, message: err });
   }
+  layers.slice(0, -1).forEach((l) => {
+    for (const { unit, path } of l.units) {
+      if (unit.threshold !== undefined) issues.push({ path: `${path}.threshold`, message: "threshold applies to the last step only (pass ⇔ final score ≥ threshold)" });
+    }
+  });
   // Unit checks read the edges; after a connection error they would only repeat it in other words.
   if (issues.length) return { issues };
   issues.push(...checkNodes(nodes, byLayer));
@@ -217,4 +223,24 @@ function roleOf(unit: UnitConfig): string {
   if (unit.type === "debate-for") return unit.role ?? "argue that the response is good";
   if (unit.type === "debate-against") return unit.role ?? "argue that the response is bad";
   return unit.role ?? "participant";
+}
+
+/** With `pipeline`, the top level holds only what applies to the whole graph. */
+const PIPELINE_TOP = ["pipeline", "provider", "threshold", "aggregate", "seed", "metric", "weights"];
+
+function pipelineTopLevel(config: JudgeConfig): GraphIssue[] {
+  const out: GraphIssue[] = [];
+  for (const [k, v] of Object.entries(config)) {
+    if (v !== undefined && !PIPELINE_TOP.includes(k)) out.push({ path: k, message: `${k} describes a single unit; with pipeline, set it on the unit` });
+  }
+  if (config.weights && config.aggregate !== "weighted-mean") out.push({ path: "weights", message: "top-level weights go with aggregate: weighted-mean" });
+  return out;
+}
+
+/** Upper bound of model calls one run makes (retries and fallbacks aside): swap and post-hoc double a unit. */
+export function estimateCalls(graph: JudgeGraph): number {
+  return graph.nodes.reduce((s, n) => {
+    if (n.kind === "pool" || n.kind === "map") return s;
+    return s + (n.unit.swap ? 2 : 1) * (n.unit.extractor?.type === "post-hoc" ? 2 : 1);
+  }, 0);
 }

@@ -13,7 +13,7 @@ import type { GraphIssue, JudgeGraph, JudgeOutcome, JudgePorts, JudgeSampleInput
 import { emptyUsage } from "./units";
 
 export type * from "./types";
-export { buildGraph } from "./graph";
+export { buildGraph, estimateCalls } from "./graph";
 
 export class JudgeConfigError extends Error {
   constructor(readonly issues: GraphIssue[]) {

@@ -107,13 +107,13 @@ export function answerShape(n: JudgeNode): AnswerShape {
     shape.answer = z.unknown().refine((v) => scale.parse(v) !== undefined, { error: `answer must be on the scale: ${scale.prompt()}` });
   } else if (n.kind === "ranker") {
     const L = letters(n.options!.length);
-    props.ranking = { type: "array", items: { enum: L }, minItems: L.length, maxItems: L.length };
+    props.ranking = { type: "array", items: { type: "string", enum: L }, minItems: L.length, maxItems: L.length };
     shape.ranking = z.array(z.enum(L as [string, ...string[]])).refine((r) => new Set(r).size === L.length && r.length === L.length, {
       error: `ranking must list each of ${L.join(", ")} once`,
     });
   } else if (n.options) {
     const L = letters(n.options.length);
-    props.choice = { enum: L };
+    props.choice = { type: "string", enum: L };
     shape.choice = z.enum(L as [string, ...string[]]);
   }
   return {

@@ -59,7 +59,10 @@ function discrete(values: ScaleValue[], endIsWorst: boolean): Scale {
       const s = String(raw).trim();
       return values.find((v) => String(v) === s) ?? values.find((v) => String(v).toLowerCase() === s.toLowerCase());
     },
-    jsonSchema: () => ({ enum: values }),
+    jsonSchema: () =>
+      numericValues
+        ? { type: nums.every(Number.isInteger) ? "integer" : "number", enum: values }
+        : { type: "string", enum: values.map(String) },
     numeric: (v, passValue) => (numericValues ? (v as number) : v === passValue ? 1 : 0),
   };
 }

@@ -31,6 +31,14 @@ describe("POST /v1/judge", () => {
     expect(unknown.body.error.issues[0].path).toBe("config.scael");
   });
 
+  it("refuses a judge that plans more model calls than one request may make", async () => {
+    const provider = fakeModel("j", uniqueModel("judge-cap"));
+    const units = Array.from({ length: 13 }, (_, i) => ({ type: "judge", name: `u${i}` }));
+    const { status, body } = await post("/v1/judge", { ...sample, config: { provider, pipeline: [{ layer: { units, repeat: 16 } }, { type: "mean" }] } });
+    expect(status).toBe(400);
+    expect(body.error.issues).toEqual([{ path: "config", message: "this judge plans 208 model calls; one request may make at most 200 — split the work" }]);
+  });
+
   it("a model whose key secret is not set is a 400 naming the secret, not a failed judgment", async () => {
     const provider = fakeModel("j", uniqueModel("judge-secret"), { api_key_secret: "JUDGE_TEST_UNSET_KEY" });
     const { status, body } = await post("/v1/judge", { ...sample, config: { provider, type: "likert" } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildGraph } from "../../../src/judges/graph";
+import { buildGraph, estimateCalls } from "../../../src/judges/graph";
 import type { JudgeGraph } from "../../../src/judges/types";
 import { JudgeConfig } from "../../../src/schemas/judge";
 import { testModel } from "../../support/judge-port";
@@ -145,5 +145,24 @@ describe("graph: names, ids and validation before any call", () => {
     expect(graph({ provider, type: "categorical", categories: ["yes", "no"] }).threshold).toBe(0.5);
     expect(graph({ provider, pipeline: [{ layer: { unit: judge("a"), repeat: 3 } }, { type: "max-pool", threshold: 0.7 }] }).threshold).toBe(0.7);
     expect(graph({ provider, type: "likert", threshold: 4 }).threshold).toBe(4);
+  });
+
+  it("with pipeline, single-unit fields at the top level and thresholds before the last step are refused", () => {
+    const found = issues({ provider, scale: [1, 5], pipeline: [{ type: "judge", threshold: 3 }, { type: "mean" }] });
+    expect(found).toEqual([
+      { path: "scale", message: "scale describes a single unit; with pipeline, set it on the unit" },
+      { path: "pipeline[0].threshold", message: "threshold applies to the last step only (pass ⇔ final score ≥ threshold)" },
+    ]);
+  });
+
+  it("estimates the model calls a run plans: swap and post-hoc count twice, pools and maps not at all", () => {
+    const g = graph({
+      provider,
+      pipeline: [
+        { layer: { units: [{ type: "pairwise", swap: true, options: ["a", "b"] }, { type: "judge", extractor: { type: "post-hoc" } }, { type: "judge" }], repeat: 2 } },
+        { type: "mean" },
+      ],
+    });
+    expect(estimateCalls(g)).toBe(2 * (2 + 2 + 1));
   });
 });
