@@ -5,6 +5,7 @@ import { sha256Hex } from "../pipeline/ids";
 import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
 import { planRun } from "../run/plan";
 import { startRun } from "../run/submit";
+import { estimateRun } from "../run/estimate";
 import { getResultKey, listResultJson } from "../storage/results-repo";
 import { loadBenchmark } from "../storage/benchmarks-repo";
 import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
@@ -26,6 +27,8 @@ runs.post("/", async (c) => {
   const secret = (name: string) => (typeof c.env[name] === "string" ? (c.env[name] as string) : undefined);
   const plan = planRun(body, { run_id: runId, created_at: createdAt }, secret);
   if (!plan.ok) throw invalidBody(plan.issues);
+  // A dry run stops here: nothing written, no model called, no idempotency key taken.
+  if (body.dry_run) return c.json({ estimate: estimateRun(plan.spec, body.prices) }, 200);
 
   if (idemKey) {
     const bodyHash = await sha256Hex(raw.text);
@@ -81,6 +84,8 @@ runs.get("/:id", async (c) => {
     status: snap.status,
     progress: snap.progress,
     summary: snap.summary,
+    usage: snap.usage,
+    budget_usd: snap.budget_usd,
     created_at: run.created_at,
     finished_at: snap.finished_at,
   });

@@ -13,6 +13,7 @@ import type { Env } from "../env";
 import { setRunStatus, type RunStatus } from "../storage/runs-repo";
 import type { Verdict } from "../pipeline/verdict";
 import { summarize, type PairSummary, statusOf } from "./progress";
+import { runUsage, type RunUsage, type UsageGroup, type UsageRow } from "./cost";
 
 export interface InitRun {
   run_id: string;
@@ -21,6 +22,8 @@ export interface InitRun {
   parsing_ids: string[];
   /** Results each (answering, parsing) pair will have: questions × replicates. */
   results_per_pair: number;
+  /** Once recorded cost reaches this, no further job starts (the run ends budget_exceeded). */
+  budget_usd?: number;
 }
 
 export interface RecordedResult {
@@ -29,22 +32,29 @@ export interface RecordedResult {
   answering_id: string;
   parsing_id: string;
   verdict: Verdict;
+  /** Token and cost rows of this result (cost.ts); kept idempotently with the result. */
+  usage?: UsageRow[];
 }
 
 export type Claim =
   | { kind: "run"; recorded: string[]; attempts: number }
   | { kind: "busy"; retry_in_seconds: number }
-  | { kind: "finished"; state: "done" | "dead" }
+  | { kind: "finished"; state: "done" | "dead" | "skipped" }
   | { kind: "unknown" };
 
 export interface RunSnapshot {
   run_id: string;
   status: RunStatus;
   progress: { total: number; done: number };
-  summary: PairSummary[];
-  jobs: { total: number; done: number; dead: number };
+  summary: (PairSummary & { usage: RunUsage })[];
+  jobs: JobCounts;
+  usage: RunUsage & { unpriced_models: string[] };
+  budget_usd: number | null;
   finished_at: string | null;
 }
+
+/** `skipped`: jobs never started because the run's budget was spent. */
+type JobCounts = { total: number; done: number; dead: number; skipped: number };
 
 /**
  * A job with no progress for this long is presumed lost and sent again. Longer than a queue
@@ -72,6 +82,10 @@ export class RunCoordinator extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS results (
         result_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL,
         parsing_id TEXT NOT NULL, verdict TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS usage_rows (
+        key TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
+        stage TEXT NOT NULL, model TEXT NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+        cost_usd REAL);
     `);
   }
 
@@ -85,6 +99,7 @@ export class RunCoordinator extends DurableObject<Env> {
       this.setMeta("parsing_ids", JSON.stringify(run.parsing_ids));
       this.setMeta("results_per_pair", String(run.results_per_pair));
       this.setMeta("started", "0");
+      if (run.budget_usd !== undefined) this.setMeta("budget_usd", String(run.budget_usd));
       for (const id of run.job_ids) {
         this.sql.exec("INSERT INTO jobs (job_id, state, attempts, updated_at) VALUES (?, 'pending', 0, ?)", id, now);
       }
@@ -99,8 +114,14 @@ export class RunCoordinator extends DurableObject<Env> {
       jobId,
     ).toArray()[0];
     if (!job) return { kind: "unknown" };
-    if (job.state === "done" || job.state === "dead") return { kind: "finished", state: job.state };
+    if (job.state === "done" || job.state === "dead" || job.state === "skipped") return { kind: "finished", state: job.state };
     const now = Date.now();
+    // The budget check every job makes before its first model call: once spent, nothing starts.
+    if (this.budgetSpent()) {
+      this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ?", now, jobId);
+      await this.finishIfDone();
+      return { kind: "finished", state: "skipped" };
+    }
     if (job.state === "running" && job.updated_at > now - LEASE_MS) {
       return { kind: "busy", retry_in_seconds: Math.ceil((job.updated_at + LEASE_MS - now) / 1000) };
     }
@@ -117,8 +138,14 @@ export class RunCoordinator extends DurableObject<Env> {
     return { kind: "run", recorded, attempts };
   }
 
-  /** Records one finished result. Recording it again is a no-op. */
+  /** Records one finished result with its usage. Recording it again is a no-op. */
   async record(result: RecordedResult): Promise<void> {
+    this.ctx.storage.transactionSync(() => this.insertResult(result));
+    // Queued jobs will not start once the budget is spent; jobs running now still finish.
+    if (this.budgetSpent()) this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending'", Date.now());
+  }
+
+  private insertResult(result: RecordedResult): void {
     this.sql.exec(
       `INSERT INTO results (result_id, job_id, answering_id, parsing_id, verdict) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(result_id) DO NOTHING`,
@@ -128,6 +155,13 @@ export class RunCoordinator extends DurableObject<Env> {
       result.parsing_id,
       result.verdict,
     );
+    for (const u of result.usage ?? []) {
+      this.sql.exec(
+        `INSERT INTO usage_rows (key, job_id, answering_id, parsing_id, stage, model, input_tokens, output_tokens, cost_usd)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING`,
+        u.key, u.job_id, u.answering_id, u.parsing_id, u.stage, u.model, u.input_tokens, u.output_tokens, u.cost_usd,
+      );
+    }
     this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", Date.now(), result.job_id);
   }
 
@@ -157,20 +191,28 @@ export class RunCoordinator extends DurableObject<Env> {
     const answering = JSON.parse(this.meta("answering_ids")!) as string[];
     const parsing = JSON.parse(this.meta("parsing_ids")!) as string[];
     const perPair = Number(this.meta("results_per_pair"));
-    const summary = summarize(answering, parsing, perPair, results);
+    const groups = this.usageGroups();
+    const summary = summarize(answering, parsing, perPair, results).map((s) => ({
+      ...s,
+      usage: runUsage(groups, { answering_id: s.answering_model, parsing_id: s.parsing_model }),
+    }));
+    const unpriced = this.sql.exec<{ model: string }>("SELECT DISTINCT model FROM usage_rows WHERE cost_usd IS NULL ORDER BY model").toArray();
+    const budget = this.meta("budget_usd");
     return {
       run_id: runId,
       status: statusOf({ ...jobs, started: this.meta("started") === "1" }),
       progress: { total: answering.length * parsing.length * perPair, done: results.reduce((a, r) => a + r.n, 0) },
       summary,
       jobs,
+      usage: { ...runUsage(groups), unpriced_models: unpriced.map((u) => u.model) },
+      budget_usd: budget === undefined ? null : Number(budget),
       finished_at: this.meta("finished_at") ?? null,
     };
   }
 
   async alarm(): Promise<void> {
     const jobs = this.jobCounts();
-    if (jobs.done + jobs.dead >= jobs.total) return;
+    if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) return;
     const runId = this.meta("run_id")!;
     const cutoff = Date.now() - STALL_MS;
     const stalled = this.sql
@@ -190,21 +232,40 @@ export class RunCoordinator extends DurableObject<Env> {
 
   private async finishJob(jobId: string, state: "done" | "dead"): Promise<RunSnapshot> {
     this.sql.exec(
-      "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead')",
+      "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead', 'skipped')",
       state,
       Date.now(),
       jobId,
     );
+    return (await this.finishIfDone()) ?? (await this.snapshot())!;
+  }
+
+  /** When every job is done, dead or skipped: stamps the end once and mirrors the status to D1. */
+  private async finishIfDone(): Promise<RunSnapshot | null> {
     const jobs = this.jobCounts();
-    if (jobs.done + jobs.dead >= jobs.total && !this.meta("finished_at")) {
-      const finishedAt = new Date().toISOString();
-      this.setMeta("finished_at", finishedAt);
-      await this.ctx.storage.deleteAlarm();
-      const snap = (await this.snapshot())!;
-      await this.syncD1Status(snap.status, finishedAt);
-      return snap;
-    }
-    return (await this.snapshot())!;
+    if (jobs.done + jobs.dead + jobs.skipped < jobs.total || this.meta("finished_at")) return null;
+    const finishedAt = new Date().toISOString();
+    this.setMeta("finished_at", finishedAt);
+    await this.ctx.storage.deleteAlarm();
+    const snap = (await this.snapshot())!;
+    await this.syncD1Status(snap.status, finishedAt);
+    return snap;
+  }
+
+  private budgetSpent(): boolean {
+    const budget = this.meta("budget_usd");
+    if (budget === undefined) return false;
+    const spent = this.sql.exec<{ c: number }>("SELECT COALESCE(SUM(cost_usd), 0) AS c FROM usage_rows").one().c;
+    return spent >= Number(budget);
+  }
+
+  private usageGroups(): UsageGroup[] {
+    return this.sql
+      .exec<UsageGroup>(
+        `SELECT answering_id, parsing_id, stage, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+           COALESCE(SUM(cost_usd), 0) AS cost_usd FROM usage_rows GROUP BY answering_id, parsing_id, stage`,
+      )
+      .toArray();
   }
 
   /** D1's runs row mirrors the status for listings; the object stays the source of truth. */
@@ -212,10 +273,11 @@ export class RunCoordinator extends DurableObject<Env> {
     await setRunStatus(this.env.DB, this.meta("run_id")!, status, finishedAt);
   }
 
-  private jobCounts(): { total: number; done: number; dead: number } {
+  private jobCounts(): JobCounts {
     const row = this.sql
-      .exec<{ total: number; done: number; dead: number }>(
-        `SELECT COUNT(*) AS total, COALESCE(SUM(state = 'done'), 0) AS done, COALESCE(SUM(state = 'dead'), 0) AS dead FROM jobs`,
+      .exec<JobCounts>(
+        `SELECT COUNT(*) AS total, COALESCE(SUM(state = 'done'), 0) AS done, COALESCE(SUM(state = 'dead'), 0) AS dead,
+           COALESCE(SUM(state = 'skipped'), 0) AS skipped FROM jobs`,
       )
       .one();
     return row;

@@ -9,6 +9,7 @@ import type { CreateRunBody } from "../schemas/api";
 import type { PipelineSettings } from "../pipeline/types";
 import type { VerificationConfig } from "../schemas/verification-config";
 import { TAVILY_SECRET } from "./search-tavily";
+import { priceFor, priceTable } from "../llm/prices";
 import { jobIds, type RunSpec } from "./spec";
 
 /** A run larger than this is refused: split it (keeps submit within one request's limits). */
@@ -60,6 +61,8 @@ export function planRun(
     });
   }
 
+  issues.push(...budgetIssues(body));
+
   const totalResults = questions.length * config.answering_models.length * config.replicate_count * config.parsing_models.length;
   if (totalResults > MAX_RESULTS_PER_RUN) {
     issues.push({ path: "config", message: `this run would produce ${totalResults} results; the limit is ${MAX_RESULTS_PER_RUN} per run` });
@@ -76,8 +79,27 @@ export function planRun(
     parsing_models: config.parsing_models,
     replicate_count: config.replicate_count,
     settings: pipelineSettings(config),
+    ...(body.prices ? { prices: body.prices } : {}),
+    ...(body.budget_usd !== undefined ? { budget_usd: body.budget_usd } : {}),
   };
   return { ok: true, spec, jobIds: jobIds(spec) };
+}
+
+/** A budget can only bind if every model that is called has a price. */
+function budgetIssues(body: CreateRunBody): FieldIssue[] {
+  if (body.budget_usd === undefined) return [];
+  const table = priceTable(body.prices);
+  const issues: FieldIssue[] = [];
+  for (const [list, models] of [["answering_models", body.config.answering_models], ["parsing_models", body.config.parsing_models]] as const) {
+    models.forEach((m, i) => {
+      if (m.interface === "manual" || priceFor(table, m.interface, m.model_name)) return;
+      issues.push({
+        path: `config.${list}[${i}]`,
+        message: `budget_usd needs a price for model ${JSON.stringify(`${m.interface}:${m.model_name}`)}; add it to prices as {input_per_mtok, output_per_mtok}`,
+      });
+    });
+  }
+  return issues;
 }
 
 /** The config fields the pipeline reads, under the pipeline's names; nothing else reaches a job. */

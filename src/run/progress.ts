@@ -39,8 +39,11 @@ export function summarize(
   );
 }
 
-export function statusOf(jobs: { total: number; done: number; dead: number; started: boolean }): RunStatus {
-  if (jobs.done + jobs.dead < jobs.total) return jobs.started ? "running" : "queued";
+export function statusOf(jobs: { total: number; done: number; dead: number; skipped?: number; started: boolean }): RunStatus {
+  const skipped = jobs.skipped ?? 0;
+  if (jobs.done + jobs.dead + skipped < jobs.total) return jobs.started ? "running" : "queued";
+  // Jobs skipped for the budget: the run stopped early, with what it finished.
+  if (skipped > 0) return "budget_exceeded";
   if (jobs.dead === 0) return "completed";
   return jobs.done === 0 ? "failed" : "partial";
 }

@@ -7,6 +7,7 @@ import type { Question } from "../schemas/benchmark";
 import type { ModelConfig } from "../schemas/model-config";
 import type { PipelineSettings } from "../pipeline/types";
 import { r2Keys } from "../storage/r2-keys";
+import type { PriceOverrides } from "../llm/prices";
 
 export interface RunSpec {
   run_id: string;
@@ -19,6 +20,9 @@ export interface RunSpec {
   parsing_models: ModelConfig[];
   replicate_count: number;
   settings: PipelineSettings;
+  /** Price overrides for this run's cost accounting (over src/llm/prices.ts). */
+  prices?: PriceOverrides;
+  budget_usd?: number;
 }
 
 export interface JobRef {

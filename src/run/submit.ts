@@ -19,6 +19,7 @@ export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promi
     answering_ids: spec.answering_models.map((m) => m.id),
     parsing_ids: spec.parsing_models.map((m) => m.id),
     results_per_pair: perPair,
+    ...(spec.budget_usd !== undefined ? { budget_usd: spec.budget_usd } : {}),
   });
   await insertRun(env.DB, {
     run_id: spec.run_id,

@@ -2,11 +2,23 @@
 import { z } from "zod";
 import { Benchmark } from "./benchmark";
 import { VerificationConfig } from "./verification-config";
+import { PriceOverrides } from "../llm/prices";
+
+/** Run options about money: a spending cap, a cost estimate instead of a run, price overrides. */
+const RunCostOptions = {
+  /** Stop starting jobs once recorded cost reaches this (the run ends budget_exceeded). */
+  budget_usd: z.number({ error: "budget_usd must be a number" }).positive({ error: "budget_usd must be > 0" }).optional(),
+  /** Estimate calls, tokens and cost; nothing is written and no model is called. */
+  dry_run: z.boolean({ error: "dry_run must be true or false" }).optional(),
+  /** Per-model prices (USD per million tokens) over the shipped table (src/llm/prices.ts). */
+  prices: PriceOverrides.optional(),
+};
 
 export const CreateRunBody = z.strictObject({
   benchmark: Benchmark,
   config: VerificationConfig,
   run_name: z.string().min(1).max(200).optional(),
+  ...RunCostOptions,
 });
 export type CreateRunBody = z.output<typeof CreateRunBody>;
 
@@ -17,6 +29,7 @@ export const CreateRunRequest = z
     benchmark_id: z.string().min(1, { error: "benchmark_id must not be empty" }).max(100).optional(),
     config: VerificationConfig,
     run_name: z.string().min(1).max(200).optional(),
+    ...RunCostOptions,
   })
   .superRefine((body, ctx) => {
     if (body.benchmark === undefined && body.benchmark_id === undefined) {

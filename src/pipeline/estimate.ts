@@ -1,0 +1,144 @@
+/**
+ * Dry-run estimate of a run's model calls and tokens, per stage and per model, without calling
+ * anything (pure). It builds the very prompts the stages send, with a stand-in answer, and
+ * counts tokens as ~4 characters each (message text only; a provider's schema overhead is not
+ * counted).
+ *
+ * Assumptions (stated in the response as `assumptions`):
+ * - Model answers are `assumed_answer_tokens` long (manual answers: their real text).
+ * - The expected path: no abstention found, the response is sufficient, so parsing runs; deep
+ *   judgment's excerpts pass validation first time (no excerpt retries); the embedding check,
+ *   which runs only after a failed field verification, makes no call. `calls_max` counts every
+ *   conditional call (excerpt retries, embedding + equivalence judge) instead.
+ * - Only calls that return a completion are counted: a 429 or 5xx that produced no tokens is not
+ *   a billed call, and neither is a redelivery's repeat of work.
+ */
+import { judgeVisibleFields, buildJudgeSchema } from "../templates";
+import type { Message } from "../llm/port";
+import type { Question } from "../schemas/benchmark";
+import type { ModelConfig } from "../schemas/model-config";
+import { formatExcerpts } from "./deep-judgment/excerpts";
+import { buildExcerptMessages, buildReasoningMessages, buildReasoningOnlyMessages } from "./deep-judgment/prompts";
+import { resolveFewShotExamples } from "./few-shot";
+import { buildGenerationMessages } from "./prompts/generation";
+import { buildAbstentionMessages, buildSufficiencyMessages } from "./prompts/guards";
+import { instructionsFor } from "./prompts/instructions";
+import { buildParsingMessages } from "./prompts/parsing";
+import { formatTrace } from "./trace";
+import type { PipelineSettings, UsageStage } from "./types";
+
+export const ASSUMED_ANSWER_TOKENS = 150;
+/** Output of a structured judge call, per judge-visible field (a short value plus JSON syntax). */
+const TOKENS_PER_FIELD = 8;
+/** A sentence of reasoning (abstention/sufficiency reasoning, per-attribute deep-judgment reasoning). */
+const REASONING_TOKENS = 40;
+/** One excerpt with its confidence, in the excerpt call's JSON output. */
+const EXCERPT_TOKENS = 40;
+
+export interface StageEstimate {
+  calls: number;
+  calls_max: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** Estimates keyed by `<role>|<model id>|<stage>`; role is "answering" or "judging". */
+export type CallEstimate = Map<string, StageEstimate & { role: "answering" | "judging"; model: ModelConfig; stage: UsageStage }>;
+
+export interface EstimateInput {
+  questions: readonly Question[];
+  answering_models: readonly ModelConfig[];
+  parsing_models: readonly ModelConfig[];
+  replicate_count: number;
+  settings: PipelineSettings;
+  assumed_answer_tokens?: number;
+}
+
+export const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
+const messageTokens = (messages: readonly Message[]): number => tokensOf(messages.map((m) => m.content).join("\n"));
+
+export function estimateCalls(input: EstimateInput): CallEstimate {
+  const out: CallEstimate = new Map();
+  const answerTokens = input.assumed_answer_tokens ?? ASSUMED_ANSWER_TOKENS;
+  const add = (role: "answering" | "judging", model: ModelConfig, stage: UsageStage, e: Partial<StageEstimate> & { input_tokens: number; output_tokens: number }, times: number) => {
+    const key = `${role}|${model.id}|${stage}`;
+    const cur = out.get(key) ?? { role, model, stage, calls: 0, calls_max: 0, input_tokens: 0, output_tokens: 0 };
+    const calls = e.calls ?? 1;
+    cur.calls += calls * times;
+    cur.calls_max += (e.calls_max ?? calls) * times;
+    cur.input_tokens += e.input_tokens * times;
+    cur.output_tokens += e.output_tokens * times;
+    out.set(key, cur);
+  };
+  for (const q of input.questions) {
+    for (const answering of input.answering_models) {
+      const answer = answerFor(q, answering, input.settings, answerTokens);
+      if (answer.call) add("answering", answering, "answer_generation", answer.call, input.replicate_count);
+      for (const parsing of input.parsing_models) {
+        for (const [stage, e] of judgeCalls(q, parsing, input.settings, answer.text)) add("judging", parsing, stage, e, input.replicate_count);
+      }
+    }
+  }
+  return out;
+}
+
+function answerFor(q: Question, model: ModelConfig, settings: PipelineSettings, answerTokens: number) {
+  if (model.interface === "manual") {
+    const given = model.manual_answers?.[q.id] ?? "";
+    return { text: typeof given === "string" ? given : formatTrace(given), call: null };
+  }
+  const messages = buildGenerationMessages(q.question, model.system_prompt, {
+    examples: resolveFewShotExamples(settings.few_shot_config, q.id, q.few_shot_examples),
+    instructions: instructionsFor(settings.prompt_config, "generation"),
+  });
+  return { text: "x".repeat(answerTokens * 4), call: { input_tokens: messageTokens(messages), output_tokens: answerTokens } };
+}
+
+type Est = Partial<StageEstimate> & { input_tokens: number; output_tokens: number };
+
+function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, response: string): [UsageStage, Est][] {
+  const calls: [UsageStage, Est][] = [];
+  const pc = s.prompt_config;
+  const templateMode = s.evaluation_mode !== "rubric_only";
+  if (s.abstention_enabled) {
+    calls.push(["abstention_check", { input_tokens: messageTokens(buildAbstentionMessages(q.question, response, instructionsFor(pc, "abstention_detection"))), output_tokens: REASONING_TOKENS }]);
+  }
+  const template = q.template;
+  if (!templateMode || !template) return calls;
+  const fields = judgeVisibleFields(template);
+  const { jsonSchema } = buildJudgeSchema(template);
+  if (s.sufficiency_enabled) {
+    const msgs = buildSufficiencyMessages(q.question, response, { ...jsonSchema, required: fields.map((f) => f.name) }, instructionsFor(pc, "sufficiency_detection"));
+    calls.push(["sufficiency_check", { input_tokens: messageTokens(msgs), output_tokens: REASONING_TOKENS }]);
+  }
+  if (fields.length === 0) return calls;
+  const attrs = fields.map((f) => ({ name: f.name, description: f.description }));
+  const hints = s.include_extraction_hints ? Object.fromEntries(fields.filter((f) => f.extraction_hint).map((f) => [f.name, f.extraction_hint!])) : {};
+  const parseOut = fields.length * TOKENS_PER_FIELD;
+  const dj = s.deep_judgment;
+  let reasoning: Record<string, string> | undefined;
+  if (dj && dj.mode !== "disabled") {
+    const extra = instructionsFor(pc, "deep_judgment");
+    let reasoningMsgs: Message[];
+    if (dj.mode === "full") {
+      const excerptMsgs = buildExcerptMessages(q.question, response, attrs, dj.max_excerpts_per_attribute, extra);
+      calls.push(["deep_judgment_excerpts", { calls: 1, calls_max: 1 + dj.excerpt_retry_attempts, input_tokens: messageTokens(excerptMsgs), output_tokens: attrs.length * EXCERPT_TOKENS }]);
+      const sample = "y".repeat(EXCERPT_TOKENS * 4);
+      const excerpts = Object.fromEntries(attrs.map((a) => [a.name, [{ text: sample, confidence: "high" as const, similarity_score: 1 }]]));
+      if (dj.search_enabled) {
+        calls.push(["deep_judgment_hallucination", { input_tokens: tokensOf(formatExcerpts(excerpts)) + attrs.length * 500, output_tokens: attrs.length * REASONING_TOKENS }]);
+      }
+      reasoningMsgs = buildReasoningMessages(q.question, formatExcerpts(excerpts), attrs, extra);
+    } else {
+      reasoningMsgs = buildReasoningOnlyMessages(q.question, response, attrs, extra);
+    }
+    calls.push(["deep_judgment_reasoning", { input_tokens: messageTokens(reasoningMsgs), output_tokens: attrs.length * REASONING_TOKENS }]);
+    reasoning = Object.fromEntries(attrs.map((a) => [a.name, "z".repeat(REASONING_TOKENS * 4)]));
+  }
+  const parseMsgs = buildParsingMessages({ question: q.question, response, jsonSchema, extractionHints: hints, systemPrompt: parsing.system_prompt, instructions: instructionsFor(pc, "parsing"), reasoning });
+  calls.push(["parsing", { input_tokens: messageTokens(parseMsgs), output_tokens: parseOut }]);
+  // Runs only after a failed field verification: its two calls (embed, equivalence judge) count in
+  // calls_max only, and their tokens (a few dozen) are left out of the expected path.
+  if (s.embedding_check?.enabled) calls.push(["embedding_check", { calls: 0, calls_max: 2, input_tokens: 0, output_tokens: 0 }]);
+  return calls;
+}

@@ -1,0 +1,61 @@
+/**
+ * POST /v1/runs with dry_run: the pipeline's call/token estimate (pipeline/estimate.ts), priced
+ * with the run's price table. Nothing is written and no model is called.
+ */
+import { estimateCalls, ASSUMED_ANSWER_TOKENS } from "../pipeline/estimate";
+import { costOf, priceFor, priceTable, PRICES_AS_OF, type PriceOverrides } from "../llm/prices";
+import type { RunSpec } from "./spec";
+
+interface Totals {
+  calls: number;
+  calls_max: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+export interface RunEstimate extends Totals {
+  per_stage: Record<string, Totals>;
+  per_model: Record<string, Totals & { role: "answering" | "judging" }>;
+  unpriced_models: string[];
+  prices_as_of: string;
+  assumptions: string[];
+}
+
+const zero = (): Totals => ({ calls: 0, calls_max: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+
+function add(t: Totals, e: Totals): void {
+  t.calls += e.calls;
+  t.calls_max += e.calls_max;
+  t.input_tokens += e.input_tokens;
+  t.output_tokens += e.output_tokens;
+  t.cost_usd += e.cost_usd;
+}
+
+export function estimateRun(spec: Pick<RunSpec, "questions" | "answering_models" | "parsing_models" | "replicate_count" | "settings">, prices?: PriceOverrides): RunEstimate {
+  const table = priceTable(prices);
+  const total = zero();
+  const per_stage: Record<string, Totals> = {};
+  const per_model: RunEstimate["per_model"] = {};
+  const unpriced = new Set<string>();
+  for (const e of estimateCalls(spec).values()) {
+    const price = priceFor(table, e.model.interface, e.model.model_name);
+    if (!price && e.calls > 0) unpriced.add(`${e.model.interface}:${e.model.model_name}`);
+    const row = { ...e, cost_usd: costOf(price, e) ?? 0 };
+    add(total, row);
+    add((per_stage[e.stage] ??= zero()), row);
+    add((per_model[`${e.role}:${e.model.id}`] ??= { ...zero(), role: e.role }), row);
+  }
+  return {
+    ...total,
+    per_stage,
+    per_model,
+    unpriced_models: [...unpriced].sort(),
+    prices_as_of: PRICES_AS_OF,
+    assumptions: [
+      `generated answers are ${ASSUMED_ANSWER_TOKENS} tokens; tokens are ~4 characters of message text`,
+      "expected path: no abstention, sufficient response, deep-judgment excerpts valid first time, no embedding-check call (calls_max counts those)",
+      "calls are billed calls: rate-limit and server errors that return no tokens are not counted",
+    ],
+  };
+}

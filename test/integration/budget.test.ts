@@ -1,0 +1,94 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { addFakeRules, allResults, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, submitRun, uniqueModel, waitForRun } from "./helpers";
+
+const price = (usd: number) => ({ input_per_mtok: usd * 1_000_000, output_per_mtok: usd * 1_000_000 });
+
+describe("usage and cost of a run", () => {
+  it("GET /v1/runs/:id shows tokens and cost for answering, judging per stage, the total and each pair", async () => {
+    const ans = uniqueModel("cost-ans");
+    const judge = uniqueModel("cost-judge");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
+    const runId = await submitRun({
+      benchmark: { name: "cost", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("ans", ans)], parsing_models: [fakeModel("j1", judge), fakeModel("j2", judge)], replicate_count: 2 },
+      // $1 per 1,000 tokens either way, so cost = tokens / 1000.
+      prices: { [ans]: price(0.001), [judge]: price(0.001) },
+    });
+    await waitForRun(runId);
+    const view = (await (await api(`/v1/runs/${runId}`)).json()) as any;
+    const results = await allResults(runId);
+    expect(results).toHaveLength(4);
+    // One answer per job (2 replicates) although two judges read each: answers are paid once.
+    const answerTokens = new Map(results.map((r) => [r.metadata.replicate, r.template.usage_metadata.answer_generation.total_tokens]));
+    const answering = [...answerTokens.values()].reduce((a, b) => a + b, 0);
+    const judging = results.reduce((a, r) => a + r.template.usage_metadata.parsing.total_tokens, 0);
+    expect(view.usage.answering.total_tokens).toBe(answering);
+    expect(view.usage.judging.total_tokens).toBe(judging);
+    expect(view.usage.judging.per_stage.parsing.total_tokens).toBe(judging);
+    expect(view.usage.total.cost_usd).toBeCloseTo((answering + judging) / 1000, 9);
+    expect(view.usage.unpriced_models).toEqual([]);
+    const pair = view.summary.find((s: any) => s.parsing_model === "j2");
+    expect(pair.usage.answering.total_tokens).toBe(answering);
+    expect(pair.usage.judging.total_tokens).toBe(judging / 2);
+  });
+
+  it("recording the same result twice counts its tokens and cost once", async () => {
+    const stub = env.RUNS.getByName(`cost-idem-${crypto.randomUUID()}`);
+    await stub.init({ run_id: "r", job_ids: ["0.0.1"], answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 1 });
+    const usage = [
+      { key: "0.0.1|answer_generation", job_id: "0.0.1", answering_id: "a", parsing_id: "", stage: "answer_generation", model: "m", input_tokens: 10, output_tokens: 5, cost_usd: 0.5 },
+      { key: "res|parsing", job_id: "0.0.1", answering_id: "a", parsing_id: "p", stage: "parsing", model: "m", input_tokens: 100, output_tokens: 1, cost_usd: 0.25 },
+    ];
+    const rec = { result_id: "res", job_id: "0.0.1", answering_id: "a", parsing_id: "p", verdict: "pass" as const, usage };
+    await stub.record(rec);
+    await stub.record(rec);
+    const snap = (await stub.snapshot())!;
+    expect(snap.usage.total).toEqual({ input_tokens: 110, output_tokens: 6, total_tokens: 116, cost_usd: 0.75 });
+  });
+});
+
+describe("budget_usd", () => {
+  it("a run whose budget is below its cost stops starting jobs, ends budget_exceeded, and keeps every finished result", async () => {
+    const ans = uniqueModel("budget-ans");
+    const judge = uniqueModel("budget-judge");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
+    const questions = Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, question: `Question number ${i}?`, template: exactTemplate("x") }));
+    const runId = await submitRun({
+      benchmark: { name: "budget", questions },
+      config: { answering_models: [fakeModel("ans", ans)], parsing_models: [fakeModel("judge", judge)], replicate_count: 3 },
+      prices: { [ans]: price(0.01), [judge]: price(0.01) },
+      // One result costs well over a dollar (≥ 100 tokens at $0.01 each).
+      budget_usd: 1,
+    });
+    const view = (await waitForRun(runId, ["completed", "partial", "failed", "budget_exceeded"])) as any;
+    expect(view.status).toBe("budget_exceeded");
+    expect(view.progress.done).toBeGreaterThan(0);
+    expect(view.progress.done).toBeLessThan(30);
+    const full = (await (await api(`/v1/runs/${runId}`)).json()) as any;
+    expect(full.budget_usd).toBe(1);
+    expect(full.usage.total.cost_usd).toBeGreaterThanOrEqual(1);
+    // Nothing finished is lost: every recorded result is in D1, R2 and the results API.
+    const rows = await d1ResultRows(runId);
+    expect(rows).toHaveLength(view.progress.done);
+    expect((await r2Keys(`runs/${runId}/results/`)).length).toBe(view.progress.done);
+    expect((await allResults(runId)).every((r) => r.template.verify_result === true)).toBe(true);
+    // No job started beyond those that finished: one answer call per finished job.
+    expect((await fakeStats(ans)).total).toBe(view.progress.done);
+    const d1 = await env.DB.prepare("SELECT status FROM runs WHERE run_id = ?").bind(runId).first<{ status: string }>();
+    expect(d1?.status).toBe("budget_exceeded");
+  });
+
+  it("is refused up front when a model it would call has no price", async () => {
+    const res = await api("/v1/runs", {
+      method: "POST",
+      json: {
+        benchmark: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
+        config: { answering_models: [fakeModel("ans", "unpriced-model")], parsing_models: [fakeModel("judge", "unpriced-model")] },
+        budget_usd: 5,
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain("budget_usd needs a price");
+  });
+});
