@@ -161,7 +161,8 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
   const last = byLayer[byLayer.length - 1] ?? [];
   const threshold = config.threshold ?? lastThreshold(last) ?? defaultThreshold(last);
   if (issues.length) return { issues };
-  return { graph: { nodes, roots: last.map((n) => n.id), threshold, seed: config.seed ?? 0 } };
+  const metric = config.metric !== undefined ? { metric: config.metric } : {};
+  return { graph: { nodes, roots: last.map((n) => n.id), threshold, seed: config.seed ?? 0, ...metric } };
 }
 
 function pick(nodes: JudgeNode[], sel?: number[]): JudgeNode[] {

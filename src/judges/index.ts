@@ -30,8 +30,11 @@ export function validateJudge(config: JudgeConfig, sample?: JudgeSampleInput): {
     const texts: [string, string | undefined][] = [["prompt", n.unit.prompt], ...(n.options ?? []).map((o, i) => [`options[${i}]`, o] as [string, string])];
     for (const [field, text] of texts) {
       for (const m of text ? missingInSample(text, sample) : []) {
-        const path = `${n.path}.${field}`;
-        const message = `uses {{${m}}}, which this request does not give`;
+        const defaulted = field.startsWith("options") && !n.unit.options;
+        const path = defaulted ? n.path : `${n.path}.${field}`;
+        const message = defaulted
+          ? "pairwise compares the output with {{reference}} unless options are given, and this request has no reference"
+          : `uses {{${m}}}, which this request does not give`;
         if (!issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
       }
     }
@@ -65,7 +68,8 @@ export async function runGraph(graph: JudgeGraph, sample: JudgeSampleInput, port
   // Several root units (no final pool) are averaged.
   const score = roots.reduce((s, r) => s + r.value!, 0) / roots.length;
   const pass = score >= graph.threshold;
-  return { pass, score, threshold: graph.threshold, reason: reasonOf(roots, units, score, graph.threshold, pass), units, usage };
+  const metric = graph.metric !== undefined ? { metric: graph.metric } : {};
+  return { pass, score, threshold: graph.threshold, ...metric, reason: reasonOf(roots, units, score, graph.threshold, pass), units, usage };
 }
 
 function reasonOf(roots: UnitOutput[], units: UnitOutput[], score: number, threshold: number, pass: boolean): string {

@@ -52,6 +52,8 @@ export interface JudgeGraph {
   roots: string[];
   threshold: number;
   seed: number;
+  /** The config's `metric`: a name for the score (spec: `metric: requirement-satisfaction`). */
+  metric?: string;
 }
 
 export interface GraphIssue {
@@ -125,6 +127,7 @@ export interface JudgeOutcome {
   pass: boolean | null;
   score: number | null;
   threshold: number;
+  metric?: string;
   reason: string;
   units: UnitOutput[];
   error?: UnitError & { unit: string };
