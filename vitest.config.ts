@@ -28,6 +28,10 @@ export default defineConfig(async () => {
                   EDGEVAL_API_TOKEN: "test-token",
                   JOB_MAX_ATTEMPTS: "3",
                   JOB_RETRY_BASE_DELAY_SECONDS: "0",
+                  // Retry backoffs at 1 % (Karenina's 1-30 s become 10-300 ms); retry-after is never scaled.
+                  RETRY_DELAY_SCALE: "0.01",
+                  // Hangs injected by the fault tests end in 5 s, not Karenina's 120 s.
+                  MODEL_TIMEOUT_MS: "5000",
                 },
                 // An entry here REPLACES the wrangler.toml consumer settings for that queue.
                 queueConsumers: {

@@ -7,11 +7,17 @@ export interface Env {
   BLOBS: R2Bucket;
   JOBS: Queue<unknown>;
   RUNS: DurableObjectNamespace<import("./run/coordinator").RunCoordinator>;
+  /** One per (provider, base URL, key hash, model): the shared rate budget of every model call. */
+  LIMITER: DurableObjectNamespace<import("./run/provider-limiter").ProviderLimiter>;
   EDGEVAL_API_TOKEN?: string;
   OPENAI_API_KEY?: string;
   ANTHROPIC_API_KEY?: string;
   JOB_MAX_ATTEMPTS?: string;
   /** Base of the exponential backoff between deliveries of a job (seconds). */
   JOB_RETRY_BASE_DELAY_SECONDS?: string;
+  /** Per-call timeout of model calls (ms); default 120000 (Karenina's request_timeout). */
+  MODEL_TIMEOUT_MS?: string;
+  /** Multiplies every retry backoff (default 1; tests use 0.01). Provider retry-after is never scaled. */
+  RETRY_DELAY_SCALE?: string;
   [secretOrVar: string]: unknown;
 }

@@ -4,6 +4,7 @@ import { buildApp } from "./http/app";
 import { handleQueueBatch } from "./run/consumer";
 
 export { RunCoordinator } from "./run/coordinator";
+export { ProviderLimiter } from "./run/provider-limiter";
 
 const app = buildApp();
 

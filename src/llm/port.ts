@@ -31,9 +31,19 @@ export interface Usage {
   output_tokens: number;
   total_tokens: number;
   model: string;
+  /** The response came from the run's response cache: no provider call was made. */
+  cached?: boolean;
 }
 
-export interface ChatRequest {
+/**
+ * Where in a job a call is made (stage, judge unit path, repeat index). Two calls with the same
+ * request but different call sites are different votes: the response cache keys on it.
+ */
+export interface CallSite {
+  call_site?: string;
+}
+
+export interface ChatRequest extends CallSite {
   messages: Message[];
   temperature?: number;
   max_tokens?: number;
@@ -44,7 +54,7 @@ export interface ChatResponse {
   usage: Usage;
 }
 
-export interface StructuredRequest<T> {
+export interface StructuredRequest<T> extends CallSite {
   messages: Message[];
   /** Name given to the schema on the wire (OpenAI json_schema name / Anthropic tool name). */
   schemaName: string;
@@ -63,7 +73,7 @@ export interface StructuredResponse<T> {
   usage: Usage;
 }
 
-export interface EmbedRequest {
+export interface EmbedRequest extends CallSite {
   inputs: string[];
   /** Embedding model; defaults to the adapter's model_name. */
   model?: string;
@@ -80,7 +90,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-export interface ToolTurnRequest {
+export interface ToolTurnRequest extends CallSite {
   messages: Message[];
   tools: ToolSpec[];
   temperature?: number;
@@ -94,7 +104,7 @@ export interface ToolTurnResponse {
   usage: Usage;
 }
 
-export interface LogprobsRequest {
+export interface LogprobsRequest extends CallSite {
   messages: Message[];
   top_logprobs: number;
   max_tokens?: number;
@@ -135,6 +145,16 @@ export interface LlmError {
   retryAfterMs?: number;
   /** For invalid_output: what the model actually said (truncated). */
   raw?: string;
+  /**
+   * Set by the retry decorator when this error's class has used its whole retry budget: the job
+   * must not be handed back to the queue for it again (Karenina's retry failure group).
+   */
+  exhausted?: boolean;
+  /**
+   * The call was never made: the key's shared limiter asked for a wait longer than a consumer
+   * should hold. Handed back to the queue without spending a retry (no provider refused it).
+   */
+  deferred?: boolean;
 }
 
 export type LlmResult<T> = { ok: true; value: T } | { ok: false; error: LlmError };

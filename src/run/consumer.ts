@@ -5,7 +5,9 @@
  * marks the job dead so the run can still finish (as `partial`).
  */
 import type { Env } from "../env";
-import { createModelPort } from "../llm/factory";
+import { createModelPort, NO_KEY_PLACEHOLDER, requiredSecretName } from "../llm/factory";
+import { limitedPort } from "../llm/limited";
+import { DEFAULT_RETRY_POLICY, scaledPolicy } from "../llm/retrying";
 import type { ModelPort } from "../llm/port";
 import type { ModelConfig } from "../schemas/model-config";
 import { JobMessage } from "../schemas/queue";
@@ -13,6 +15,7 @@ import { log } from "../log";
 import { createCodeVerifier } from "./code-verifier";
 import { type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
+import { limiterClient } from "./limiter-client";
 
 /** Jobs of one batch run side by side, within the 6 simultaneous connections of an invocation. */
 const JOB_CONCURRENCY = 4;
@@ -65,13 +68,23 @@ function jobDeps(env: Env): JobDeps {
   // model for the whole batch without serialising configs (manual answers can be megabytes).
   const ports = new WeakMap<ModelConfig, ModelPort>();
   const secret = (name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
+  const timeoutMs = positiveInt(env.MODEL_TIMEOUT_MS, 120_000);
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   return {
     blobs: env.BLOBS,
     db: env.DB,
     coordinator: (runId) => env.RUNS.getByName(runId),
     portFor: (model: ModelConfig) => {
       let port = ports.get(model);
-      if (!port) ports.set(model, (port = createModelPort(model, secret, { timeoutMs: 120_000 })));
+      if (port) return port;
+      port = createModelPort(model, secret, { timeoutMs });
+      // Every call of every consumer on this key draws on one shared limiter (manual makes no calls).
+      if (model.interface !== "manual") {
+        const name = requiredSecretName(model);
+        const key = (name === null ? NO_KEY_PLACEHOLDER : secret(name)) ?? "";
+        port = limitedPort(port, limiterClient(env.LIMITER, model, key), { sleep });
+      }
+      ports.set(model, port);
       return port;
     },
     clock: { now: () => Date.now() },
@@ -80,6 +93,8 @@ function jobDeps(env: Env): JobDeps {
     search: searchPort(secret, env),
     maxAttempts: positiveInt(env.JOB_MAX_ATTEMPTS, 4),
     retryBaseDelaySeconds: nonNegativeInt(env.JOB_RETRY_BASE_DELAY_SECONDS, 2),
+    retryPolicy: scaledPolicy(DEFAULT_RETRY_POLICY, nonNegativeNumber(env.RETRY_DELAY_SCALE, 1)),
+    retryEnv: { sleep, random: Math.random },
   };
 }
 
@@ -94,6 +109,11 @@ function searchPort(secret: (name: string) => string | undefined, env: Env) {
 function positiveInt(raw: unknown, fallback: number): number {
   const n = Number(raw);
   return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+function nonNegativeNumber(raw: unknown, fallback: number): number {
+  const n = Number(raw);
+  return raw !== undefined && Number.isFinite(n) && n >= 0 ? n : fallback;
 }
 
 function nonNegativeInt(raw: unknown, fallback: number): number {

@@ -26,6 +26,9 @@ import { r2Keys } from "../storage/r2-keys";
 import type { Claim, RecordedResult, RunSnapshot } from "./coordinator";
 import { type JobRef, loadSpec, resolveJob, type RunSpec } from "./spec";
 import { saveResult, readSavedResult } from "./result-store";
+import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
+import { retriesUsed, RETRY_CLASSES } from "../llm/retrying";
+import { jobPorts, loadLedger, saveLedger } from "./job-ports";
 import { usageRows } from "./cost";
 import { priceTable } from "../llm/prices";
 
@@ -50,6 +53,9 @@ export interface JobDeps {
   /** Deliveries a job gets before transient failures are recorded as results. */
   maxAttempts: number;
   retryBaseDelaySeconds: number;
+  /** Per-class retry budgets and in-place waits (src/llm/retrying.ts). */
+  retryPolicy: RetryPolicy;
+  retryEnv: RetryEnv;
 }
 
 export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string };
@@ -88,9 +94,16 @@ async function runClaimedJob(
   const pending = await pendingParsers(spec, job, claim, deps, coordinator);
   const finalAttempt = claim.attempts >= deps.maxAttempts;
   if (pending.length > 0) {
-    const answer = await answerFor(spec, job, deps);
-    if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !finalAttempt) {
-      return retryLater(deps, claim.attempts, answer.error.reason, answer.error.llm.retryAfterMs);
+    // Retries used on earlier deliveries count against the same budgets.
+    const ledger = await loadLedger(deps.blobs, spec.run_id, job.job_id, claim.attempts);
+    const portFor = jobPorts(spec, job, ledger, deps);
+    const handBack = async (note: string, retryAfterMs?: number) => {
+      await saveLedger(deps.blobs, spec.run_id, job.job_id, ledger);
+      return retryLater(deps, claim.attempts, note, retryAfterMs);
+    };
+    const answer = await answerFor(spec, job, deps, portFor);
+    if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !finalAttempt) {
+      return handBack(answer.error.reason, answer.error.llm.retryAfterMs);
     }
     for (const parsing of pending) {
       const outcome = await runPipeline(
@@ -103,21 +116,22 @@ async function runClaimedJob(
           replicate: job.replicate,
           settings: spec.settings,
           answer,
-          // A redelivered job has used retries (caveat retries_used).
-          retries_used: Math.max(0, claim.attempts - 1),
+          // Retries of this job's calls so far, in place or across deliveries (caveat retries_used).
+          retries_used: retriesUsed(ledger),
         },
         {
-          answerer: deps.portFor(job.answering),
-          judge: deps.portFor(parsing),
+          answerer: portFor(job.answering),
+          judge: portFor(parsing),
           clock: deps.clock,
           log: deps.log,
           codeVerifier: deps.codeVerifier,
           search: deps.search,
         },
       );
-      if (outcome.retryable && !finalAttempt) {
-        return retryLater(deps, claim.attempts, outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
+      if (outcome.retryable && !outcome.retryable.exhausted && !finalAttempt) {
+        return handBack(outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
       }
+      outcome.result.metadata.retry_counts = retryCounts(ledger, deps.retryPolicy);
       await saveAndRecord(spec, job, parsing, outcome.result, deps, coordinator);
     }
   }
@@ -155,13 +169,13 @@ async function pendingParsers(
 }
 
 /** The job's answer: the checkpoint if there is one, else generated now and checkpointed. */
-async function answerFor(spec: RunSpec, job: JobRef, deps: JobDeps): Promise<AnswerOutcome> {
+async function answerFor(spec: RunSpec, job: JobRef, deps: JobDeps, portFor: (m: ModelConfig) => ModelPort): Promise<AnswerOutcome> {
   // Manual answers live in the spec already; there is nothing to save.
-  if (job.answering.interface === "manual") return produceAnswer({ ...job, settings: spec.settings }, { answerer: deps.portFor(job.answering) });
+  if (job.answering.interface === "manual") return produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
   const key = r2Keys.answerCheckpoint(spec.run_id, job.job_id);
   const saved = await deps.blobs.get(key);
   if (saved) return { ok: true, answer: await saved.json() };
-  const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: deps.portFor(job.answering) });
+  const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
   if (outcome.ok) await deps.blobs.put(key, JSON.stringify(outcome.answer));
   return outcome;
 }
@@ -184,6 +198,13 @@ async function saveAndRecord(
     // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
     usage: usageRows(result, job, parsing, priceTable(spec.prices)),
   });
+}
+
+/** Karenina's metadata.retry_counts {class: {used, budget}}, for the classes the job retried. */
+function retryCounts(ledger: RetryLedger, policy: RetryPolicy): Record<string, { used: number; budget: number }> {
+  return Object.fromEntries(
+    RETRY_CLASSES.filter((c) => ledger[c] > 0).map((c) => [c, { used: ledger[c], budget: policy.budgets[c] }]),
+  );
 }
 
 function retryLater(deps: JobDeps, attempts: number, note: string, retryAfterMs?: number): JobOutcome {

@@ -69,6 +69,8 @@ export const ResultMetadata = z.strictObject({
   evaluation_mode: z.enum(EVALUATION_MODES).nullable(),
   few_shot_enabled: z.boolean(),
   few_shot_example_count: z.number().int().min(0),
+  /** Karenina's retry_counts: per retried error class, retries used by the job and its budget. */
+  retry_counts: z.record(z.string(), z.strictObject({ used: z.number().int().min(0), budget: z.number().int().min(0) })).optional(),
 });
 
 /** Same shape as `RegexCheckDetail` from src/templates/regex-checks.ts. */

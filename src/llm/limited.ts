@@ -1,0 +1,98 @@
+/**
+ * Every call through a shared limiter: acquire a lease (waiting in place for short waits), call,
+ * release with what happened (tokens used, a 429 and its retry-after). The limiter itself is a
+ * port too (`LimiterClient`), so this file stays platform-free; at the edge it is the
+ * ProviderLimiter Durable Object.
+ *
+ * When the limiter asks for a wait longer than `maxWaitMs`, the call is not made: the result is a
+ * `rate_limit` error marked `deferred` with the wait as `retryAfterMs`, which the retry decorator
+ * hands back to the queue without spending the job's rate-limit budget (no provider said no).
+ */
+import type { LlmResult, Message, ModelPort } from "./port";
+
+export type LimiterGrant = { granted: true; lease_id: string } | { granted: false; wait_ms: number };
+
+export interface LimiterClient {
+  acquire(estimatedTokens: number): Promise<LimiterGrant>;
+  release(report: { lease_id: string; rate_limited?: boolean; retry_after_ms?: number; tokens_used?: number }): Promise<void>;
+}
+
+export interface LimitedEnv {
+  sleep(ms: number): Promise<void>;
+}
+
+export interface LimitedOptions {
+  /** Longest total wait for a lease held in place. */
+  maxWaitMs: number;
+  /** Output tokens assumed when a request does not say (for the tokens-per-minute bucket). */
+  defaultOutputTokens: number;
+}
+
+export const DEFAULT_LIMITED_OPTIONS: LimitedOptions = { maxWaitMs: 5_000, defaultOutputTokens: 1_000 };
+
+/** ~4 characters a token: the same rule the providers' own estimators start from. */
+export function estimateTokens(messages: readonly Message[] | undefined, inputs: readonly string[] | undefined, maxTokens: number): number {
+  let chars = 0;
+  for (const m of messages ?? []) chars += m.content.length;
+  for (const s of inputs ?? []) chars += s.length;
+  return Math.ceil(chars / 4) + maxTokens;
+}
+
+export async function limitedCall<T>(
+  client: LimiterClient,
+  estimated: number,
+  call: () => Promise<LlmResult<T>>,
+  env: LimitedEnv,
+  opts: LimitedOptions,
+): Promise<LlmResult<T>> {
+  let waited = 0;
+  for (;;) {
+    const grant = await client.acquire(estimated);
+    if (grant.granted) return runLeased(client, grant.lease_id, call);
+    if (waited + grant.wait_ms > opts.maxWaitMs) {
+      return {
+        ok: false,
+        error: {
+          kind: "rate_limit",
+          message: `the provider key's shared limit asks to wait ${grant.wait_ms} ms`,
+          retryAfterMs: grant.wait_ms,
+          deferred: true,
+        },
+      };
+    }
+    await env.sleep(grant.wait_ms);
+    waited += grant.wait_ms;
+  }
+}
+
+async function runLeased<T>(client: LimiterClient, lease_id: string, call: () => Promise<LlmResult<T>>): Promise<LlmResult<T>> {
+  let result: LlmResult<T> | undefined;
+  try {
+    result = await call();
+    return result;
+  } finally {
+    const report: Parameters<LimiterClient["release"]>[0] = { lease_id };
+    if (result?.ok) {
+      const usage = (result.value as { usage?: { total_tokens?: number } }).usage;
+      if (usage?.total_tokens !== undefined) report.tokens_used = usage.total_tokens;
+    } else if (result && result.error.kind === "rate_limit") {
+      report.rate_limited = true;
+      if (result.error.retryAfterMs !== undefined) report.retry_after_ms = result.error.retryAfterMs;
+    }
+    // A limiter that cannot be told is not a reason to lose the call's result; its lease expires.
+    await client.release(report).catch(() => undefined);
+  }
+}
+
+export function limitedPort(inner: ModelPort, client: LimiterClient, env: LimitedEnv, opts = DEFAULT_LIMITED_OPTIONS): ModelPort {
+  const out = opts.defaultOutputTokens;
+  const run = <T>(est: number, call: () => Promise<LlmResult<T>>) => limitedCall(client, est, call, env, opts);
+  return {
+    identity: inner.identity,
+    chat: (req) => run(estimateTokens(req.messages, undefined, req.max_tokens ?? out), () => inner.chat(req)),
+    structured: (req) => run(estimateTokens(req.messages, undefined, req.max_tokens ?? out), () => inner.structured(req)),
+    embed: (req) => run(estimateTokens(undefined, req.inputs, 0), () => inner.embed(req)),
+    toolTurn: (req) => run(estimateTokens(req.messages, undefined, req.max_tokens ?? out), () => inner.toolTurn(req)),
+    logprobs: (req) => run(estimateTokens(req.messages, undefined, req.max_tokens ?? out), () => inner.logprobs(req)),
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * The edge side of the shared limiter: which ProviderLimiter object a model's calls go through,
+ * and a `LimiterClient` over it. Objects are named by a hash of (interface, base URL, key, model):
+ * providers limit per key and per model, and the name must never reveal the key.
+ */
+import type { LimiterClient } from "../llm/limited";
+import type { ResolvedModel } from "../llm/factory";
+import type { ProviderLimiter } from "./provider-limiter";
+import type { LimitSettings } from "./limiter-state";
+
+export async function limiterName(model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string): Promise<string> {
+  const text = JSON.stringify([model.interface, model.base_url ?? "", key, model.model_name]);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function limiterClient(
+  ns: DurableObjectNamespace<ProviderLimiter>,
+  model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
+  key: string,
+  limits?: LimitSettings,
+): LimiterClient {
+  let stub: DurableObjectStub<ProviderLimiter> | undefined;
+  const get = async () => (stub ??= ns.getByName(await limiterName(model, key)));
+  return {
+    acquire: async (estimated_tokens) => {
+      const r = await (await get()).acquire({ provider: model.interface, estimated_tokens, ...(limits ? { limits } : {}) });
+      return r.granted ? { granted: true, lease_id: r.lease_id } : { granted: false, wait_ms: r.wait_ms };
+    },
+    release: async (report) => void (await (await get()).release(report)),
+  };
+}

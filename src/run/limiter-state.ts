@@ -1,0 +1,161 @@
+/**
+ * The arithmetic of one provider limiter (one key of one provider): token buckets for requests
+ * and tokens per minute, a concurrency cap held as leases, and additive-increase /
+ * multiplicative-decrease on 429s. Plain data and an injected `now`, so it is tested without a
+ * Durable Object; `provider-limiter.ts` holds one of these per object.
+ *
+ * - A lease expires (`leaseMs`) so a caller that crashed cannot hold a slot forever.
+ * - A 429 halves the allowance (rpm, tpm and concurrency together) at most once per "generation":
+ *   the 429s of calls that were already in flight when the allowance last shrank do not shrink
+ *   it again (they report the old overload, not a new one).
+ * - Every `increaseEveryMs` without a 429 the allowance grows by one concurrency slot's worth, up
+ *   to the configured limits.
+ * - A retry-after blocks the key for every caller until it has passed.
+ */
+
+export interface LimitSettings {
+  /** requests per minute */
+  rpm: number;
+  /** input + output tokens per minute */
+  tpm: number;
+  /** calls in flight at once */
+  concurrency: number;
+}
+
+export interface LimiterTuning {
+  leaseMs: number;
+  increaseEveryMs: number;
+  /** The allowance never shrinks below this share of the configured limits. */
+  minFactor: number;
+}
+
+export const DEFAULT_TUNING: LimiterTuning = { leaseMs: 150_000, increaseEveryMs: 10_000, minFactor: 1 / 64 };
+
+/**
+ * Conservative defaults per provider interface (a tier-1 key's order of magnitude); a run may
+ * override them. Self-hosted OpenAI-compatible servers get a concurrency cap but loose rates.
+ */
+export const PROVIDER_DEFAULTS: Readonly<Record<string, LimitSettings>> = {
+  openai: { rpm: 500, tpm: 200_000, concurrency: 64 },
+  anthropic: { rpm: 50, tpm: 40_000, concurrency: 32 },
+  openai_compatible: { rpm: 6_000, tpm: 10_000_000, concurrency: 64 },
+};
+
+export type Acquire = { granted: true; lease_id: string; expires_at: number } | { granted: false; wait_ms: number };
+
+export interface ReleaseReport {
+  lease_id: string;
+  /** The call got a 429. */
+  rate_limited?: boolean;
+  retry_after_ms?: number;
+  /** Tokens the call actually used (corrects the estimate taken at acquire). */
+  tokens_used?: number;
+}
+
+interface Lease {
+  expires_at: number;
+  tokens: number;
+  generation: number;
+}
+
+export class LimiterState {
+  private factor = 1;
+  private generation = 0;
+  private lastChangeAt: number;
+  private requests: number;
+  private tokens: number;
+  private refilledAt: number;
+  private blockedUntil = 0;
+  private leases = new Map<string, Lease>();
+  private nextLease = 0;
+
+  constructor(
+    private limits: LimitSettings,
+    now: number,
+    private tuning: LimiterTuning = DEFAULT_TUNING,
+  ) {
+    this.requests = limits.rpm;
+    this.tokens = limits.tpm;
+    this.refilledAt = now;
+    this.lastChangeAt = now;
+  }
+
+  /** Current allowance (after AIMD): what the key may use now. */
+  allowance(): LimitSettings {
+    const f = this.factor;
+    return {
+      rpm: Math.max(1, this.limits.rpm * f),
+      tpm: Math.max(1, this.limits.tpm * f),
+      concurrency: Math.max(1, Math.floor(this.limits.concurrency * f)),
+    };
+  }
+
+  inFlight(): number {
+    return this.leases.size;
+  }
+
+  setLimits(limits: LimitSettings): void {
+    this.limits = limits;
+  }
+
+  acquire(now: number, estimatedTokens: number): Acquire {
+    this.expireLeases(now);
+    this.grow(now);
+    this.refill(now);
+    if (now < this.blockedUntil) return { granted: false, wait_ms: this.blockedUntil - now };
+    const a = this.allowance();
+    if (this.leases.size >= a.concurrency) return { granted: false, wait_ms: this.nextExpiryWait(now) };
+    if (this.requests < 1) return { granted: false, wait_ms: Math.ceil((1 - this.requests) / (a.rpm / 60_000)) };
+    // A request bigger than the whole bucket still runs once the bucket is full.
+    const need = Math.min(estimatedTokens, a.tpm);
+    if (this.tokens < need) return { granted: false, wait_ms: Math.ceil((need - this.tokens) / (a.tpm / 60_000)) };
+    this.requests -= 1;
+    this.tokens -= need;
+    const lease_id = `l${++this.nextLease}`;
+    const expires_at = now + this.tuning.leaseMs;
+    this.leases.set(lease_id, { expires_at, tokens: need, generation: this.generation });
+    return { granted: true, lease_id, expires_at };
+  }
+
+  release(now: number, report: ReleaseReport): void {
+    const lease = this.leases.get(report.lease_id);
+    this.leases.delete(report.lease_id);
+    if (lease && report.tokens_used !== undefined) this.tokens -= report.tokens_used - lease.tokens;
+    if (!report.rate_limited) return;
+    if (report.retry_after_ms !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + report.retry_after_ms);
+    // Only a call started under the current allowance is news about it.
+    if (lease && lease.generation < this.generation) return;
+    this.factor = Math.max(this.tuning.minFactor, this.factor / 2);
+    this.generation += 1;
+    this.lastChangeAt = now;
+    const a = this.allowance();
+    this.requests = Math.min(this.requests, a.rpm);
+    this.tokens = Math.min(this.tokens, a.tpm);
+  }
+
+  private grow(now: number): void {
+    const steps = Math.floor((now - this.lastChangeAt) / this.tuning.increaseEveryMs);
+    if (steps <= 0 || this.factor >= 1) return;
+    this.factor = Math.min(1, this.factor + steps / Math.max(1, this.limits.concurrency));
+    this.lastChangeAt += steps * this.tuning.increaseEveryMs;
+  }
+
+  private refill(now: number): void {
+    const a = this.allowance();
+    const dt = Math.max(0, now - this.refilledAt);
+    this.requests = Math.min(a.rpm, this.requests + (dt * a.rpm) / 60_000);
+    this.tokens = Math.min(a.tpm, this.tokens + (dt * a.tpm) / 60_000);
+    this.refilledAt = now;
+  }
+
+  private expireLeases(now: number): void {
+    for (const [id, l] of this.leases) if (l.expires_at <= now) this.leases.delete(id);
+  }
+
+  /** How long until a slot may free up on its own (callers also retry sooner, on their own poll). */
+  private nextExpiryWait(now: number): number {
+    let soonest = Infinity;
+    for (const l of this.leases.values()) soonest = Math.min(soonest, l.expires_at - now);
+    return Math.max(1, Math.min(soonest, 50));
+  }
+}

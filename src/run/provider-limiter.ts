@@ -1,0 +1,44 @@
+/**
+ * ProviderLimiter — one Durable Object per (provider, base URL, key id, model): the shared budget
+ * every consumer draws on before calling that provider, so hundreds of consumers on one key do
+ * not stampede it. The key id is a hash of the key (`limiterName`), never the key.
+ *
+ * State lives in memory: it is soft (buckets refill within a minute, leases expire), and an
+ * object that is evicted is one nobody has called for a while. A crash forgets leases, which at
+ * worst lets a burst through; the 429 that follows shrinks the allowance again.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+import { type Acquire, LimiterState, type LimitSettings, PROVIDER_DEFAULTS, type ReleaseReport } from "./limiter-state";
+
+export interface AcquireRequest {
+  /** Provider interface, for the default limits. */
+  provider: string;
+  /** Limits to use instead of the provider's defaults. */
+  limits?: LimitSettings;
+  estimated_tokens: number;
+}
+
+export interface LimiterView {
+  in_flight: number;
+  allowance: LimitSettings;
+}
+
+export class ProviderLimiter extends DurableObject<Env> {
+  private state: LimiterState | null = null;
+
+  async acquire(req: AcquireRequest): Promise<Acquire> {
+    const limits = req.limits ?? PROVIDER_DEFAULTS[req.provider] ?? PROVIDER_DEFAULTS.openai_compatible!;
+    if (!this.state) this.state = new LimiterState(limits, Date.now());
+    else if (req.limits) this.state.setLimits(limits);
+    return this.state.acquire(Date.now(), req.estimated_tokens);
+  }
+
+  async release(report: ReleaseReport): Promise<void> {
+    this.state?.release(Date.now(), report);
+  }
+
+  async view(): Promise<LimiterView | null> {
+    return this.state ? { in_flight: this.state.inFlight(), allowance: this.state.allowance() } : null;
+  }
+}
