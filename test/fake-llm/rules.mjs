@@ -1,14 +1,14 @@
 // The rule engine of the fake LLM server: validation, matching, `times` bookkeeping.
 //
 // A script is { rules: Rule[] }; the first rule that matches (and still has `times` left) wins.
-// Rule = { match?: { model?, contains?, kind? }, reply: { text?, json?, tool_calls?, fault?,
+// Rule = { match?: { model?, contains?, kind?, probability?, seed?, in_flight_above? }, reply: { text?, json?, tool_calls?, fault?,
 //          retry_after_s?, latency_ms? }, times? }
 // Unknown keys are rejected so that a typo (`contain`) cannot silently turn into "match all".
 
 export const KINDS = ["chat", "structured", "embeddings", "tools"];
 export const FAULTS = ["429", "500", "529", "hang", "malformed", "400", "401"];
 
-const MATCH_KEYS = new Set(["model", "contains", "kind"]);
+const MATCH_KEYS = new Set(["model", "contains", "kind", "probability", "seed", "in_flight_above"]);
 const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms"]);
 const RULE_KEYS = new Set(["match", "reply", "times"]);
 
@@ -26,6 +26,13 @@ export function validateRule(rule, where = "rule") {
     if (match[k] !== undefined && typeof match[k] !== "string") return `${where}.match.${k}: must be a string`;
   }
   if (match.kind !== undefined && !KINDS.includes(match.kind)) return `${where}.match.kind: one of ${KINDS.join("|")}`;
+  if (match.probability !== undefined && !(nonNegNumber(match.probability) && match.probability <= 1)) {
+    return `${where}.match.probability: number in [0, 1]`;
+  }
+  if (match.seed !== undefined && !Number.isInteger(match.seed)) return `${where}.match.seed: integer`;
+  if (match.in_flight_above !== undefined && !(Number.isInteger(match.in_flight_above) && match.in_flight_above >= 0)) {
+    return `${where}.match.in_flight_above: integer >= 0`;
+  }
   if (!isObj(reply)) return `${where}.reply: required object`;
   for (const k of Object.keys(reply)) if (!REPLY_KEYS.has(k)) return `${where}.reply: unknown key "${k}"`;
   if (reply.text !== undefined && typeof reply.text !== "string") return `${where}.reply.text: must be a string`;
@@ -53,16 +60,31 @@ export function validateRules(rules) {
 }
 
 /**
- * @typedef {{ model: string, kind: string, text: string }} CallKey
- *   text = all message texts of the request, joined with "\n"
+ * @typedef {{ model: string, kind: string, text: string, in_flight?: number }} CallKey
+ *   text = all message texts of the request, joined with "\n"; in_flight = the model's requests
+ *   in flight, this one included
  */
+
+/** mulberry32: a small seeded PRNG, so a `probability` rule fires on the same requests every run. */
+function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const entryFor = (rule) => ({ rule, hits: 0, random: seededRandom(rule.match?.seed ?? 1) });
 
 export class RuleBook {
   /** @param {unknown[]} [scriptRules] */
   constructor(scriptRules = []) {
     const err = validateRules(scriptRules);
     if (err) throw new Error(`fake-llm script: ${err}`);
-    this.script = scriptRules.map((rule) => ({ rule, hits: 0 }));
+    this.script = scriptRules.map(entryFor);
     this.added = [];
   }
 
@@ -70,7 +92,7 @@ export class RuleBook {
   add(rules) {
     const err = validateRules(rules);
     if (err) throw new Error(err);
-    for (const rule of rules) this.added.push({ rule, hits: 0 });
+    for (const rule of rules) this.added.push(entryFor(rule));
     return this.size;
   }
 
@@ -81,7 +103,7 @@ export class RuleBook {
   /** Drops added rules and re-arms the script rules' `times`. */
   reset() {
     this.added = [];
-    for (const e of this.script) e.hits = 0;
+    this.script = this.script.map((e) => entryFor(e.rule));
   }
 
   /** @param {CallKey} call @returns {Record<string, any> | null} the reply of the first live matching rule */
@@ -92,6 +114,9 @@ export class RuleBook {
       if (match.model !== undefined && match.model !== call.model) continue;
       if (match.kind !== undefined && match.kind !== call.kind) continue;
       if (match.contains !== undefined && !call.text.includes(match.contains)) continue;
+      if (match.in_flight_above !== undefined && !((call.in_flight ?? 0) > match.in_flight_above)) continue;
+      // Drawn only for requests that match otherwise, so the sequence is per rule and repeatable.
+      if (match.probability !== undefined && !(entry.random() < match.probability)) continue;
       entry.hits += 1;
       return reply;
     }

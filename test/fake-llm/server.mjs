@@ -53,6 +53,9 @@ class Stats {
       for (const c of counters) c.in_flight -= 1;
     };
   }
+  inFlight(model) {
+    return this.models.get(model)?.in_flight ?? 0;
+  }
   snapshot(model) {
     const copy = (c) => ({ ...c, by_endpoint: { ...c.by_endpoint } });
     if (model !== undefined && model !== null) return { model, ...copy(this.models.get(model) ?? newCounter()) };
@@ -121,10 +124,13 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
     const id = ++seq;
     const finished = stats.begin(endpoint, call.model);
     res.once("close", finished);
-    requestLog.push({ seq: id, endpoint, model: call.model, kind: call.kind, body });
+    const entry = { seq: id, at: Date.now(), endpoint, model: call.model, kind: call.kind, body };
+    requestLog.push(entry);
     if (requestLog.length > REQUEST_LOG_SIZE) requestLog.shift();
 
-    const reply = book.match(call);
+    const reply = book.match({ ...call, in_flight: stats.inFlight(call.model) });
+    if (reply?.fault) entry.fault = reply.fault;
+    if (reply?.retry_after_s !== undefined) entry.retry_after_s = reply.retry_after_s;
     await sleep(reply?.latency_ms ?? latencyMs, res);
     if (res.destroyed) return;
 
@@ -132,6 +138,7 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
     if (fault === "hang") return; // never answer; `in_flight` drops when the client goes away
     if (fault && fault !== "malformed") {
       const status = Number(fault);
+      entry.replied_at = Date.now();
       const headers = reply.retry_after_s !== undefined ? { "retry-after": String(reply.retry_after_s) } : {};
       return sendJson(res, status, wire.errorBody(status, `fake-llm injected fault ${fault}`), headers);
     }

@@ -255,6 +255,32 @@ describe("HTTP server", () => {
     expect(http).toMatchObject({ model: "e", total: 1, by_endpoint: { "openai.embeddings": 1 } });
   });
 
+  it("fires a probability rule on a repeatable share of matching requests (seeded)", async () => {
+    const count = () => {
+      const book = new RuleBook([{ match: { model: "p", probability: 0.2, seed: 7 }, reply: { fault: "500" } }]);
+      return Array.from({ length: 1000 }, () => (book.match({ model: "p", kind: "chat", text: "" }) ? 1 : 0));
+    };
+    const a = count();
+    const hits = a.reduce((n: number, x: number) => n + x, 0);
+    expect(hits).toBeGreaterThan(150);
+    expect(hits).toBeLessThan(250);
+    expect(count()).toEqual(a);
+    expect(validateRule({ match: { probability: 1.5 }, reply: {} })).toMatch(/probability/);
+  });
+
+  it("answers 429 only to requests above in_flight_above, and logs arrival time, fault and retry-after", async () => {
+    const f = await start();
+    f.addRules([
+      { match: { model: "cap", in_flight_above: 2 }, reply: { fault: "429", retry_after_s: 1 } },
+      { match: { model: "cap" }, reply: { text: "ok", latency_ms: 100 } },
+    ]);
+    const statuses = await Promise.all([1, 2, 3, 4].map(() => post(f, "/v1/chat/completions", chat("cap", "q")).then((r) => r.status)));
+    expect(statuses.sort()).toEqual([200, 200, 429, 429]);
+    const log = (await (await fetch(`${f.url}/_admin/requests?model=cap`)).json<any>()).requests;
+    expect(log.filter((r: any) => r.fault === "429").every((r: any) => r.retry_after_s === 1 && r.replied_at >= r.at)).toBe(true);
+    expect(log.every((r: any) => typeof r.at === "number")).toBe(true);
+  });
+
   it("applies a rule's latency_ms", async () => {
     const f = await start();
     f.addRules([{ match: { model: "slow" }, reply: { latency_ms: 120 } }]);
