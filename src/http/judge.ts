@@ -11,6 +11,7 @@ import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGrap
 import { calibrate } from "../judges/calibrate";
 import { createModelPort, missingSecret } from "../llm/factory";
 import type { ModelPort } from "../llm/port";
+import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices";
 import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
 import type { ModelConfig } from "../schemas/model-config";
 import { readJson, validate } from "./body";
@@ -32,7 +33,7 @@ judge.post("/", async (c) => {
   const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
   const graph = checked(validateJudge(body.config, sample), "");
   capCalls(estimateCalls(graph), MAX_JUDGE_CALLS, "config", "this judge plans");
-  const ports = edgePorts(c.env, graph);
+  const ports = edgePorts(c.env, graph, body.prices);
   const outcome = await runGraph(graph, sample, ports);
   return c.json(outcome);
 });
@@ -45,7 +46,7 @@ judge.post("/calibrate", async (c) => {
   });
   const planned = estimateCalls(graph!) * body.items.length * body.repeats;
   capCalls(planned, MAX_CALIBRATE_CALLS, "items", "items × repeats × the judge's calls come to");
-  const ports = edgePorts(c.env, graph!);
+  const ports = edgePorts(c.env, graph!, body.prices);
   const report = await calibrate(
     graph!,
     body.items,
@@ -67,7 +68,8 @@ function checked(v: { graph: JudgeGraph } | { issues: GraphIssue[] }, where: str
 }
 
 /** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
-function edgePorts(env: Env, graph: JudgeGraph): JudgePorts {
+function edgePorts(env: Env, graph: JudgeGraph, prices: PriceOverrides | undefined): JudgePorts {
+  const table = priceTable(prices);
   const secret = (name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
   const issues: FieldIssue[] = [];
   for (const n of graph.nodes) {
@@ -83,6 +85,8 @@ function edgePorts(env: Env, graph: JudgeGraph): JudgePorts {
   if (issues.length) throw invalidBody(issues);
   const ports = new Map<string, ModelPort>();
   return {
+    // A response served from the response cache (issue 5 marks it `cached`) was not paid for.
+    cost: (m, usage) => ((usage as { cached?: boolean }).cached ? 0 : costOf(priceFor(table, m.interface, m.model_name), usage)),
     model(config: ModelConfig) {
       const key = JSON.stringify(config);
       let port = ports.get(key);

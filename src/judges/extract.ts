@@ -21,10 +21,14 @@ export type WithCallSite<R> = R & { call_site?: string };
 export type Fields = Record<string, unknown>;
 export type Attempt = { ok: true; fields: Fields } | { ok: false; error: LlmError };
 
+/** One call's usage and its price (null: unpriced). */
+export type PricedUsage = Usage & { cost_usd: number | null };
+type Record_ = (u: Usage) => void;
+
 export interface ExtractResult {
   result: Attempt;
   attempts: number;
-  usage: Usage[];
+  usage: PricedUsage[];
   model?: string;
 }
 
@@ -39,14 +43,15 @@ export async function extract(
   ports: JudgePorts,
   rng: () => number,
 ): Promise<ExtractResult> {
-  const usage: Usage[] = [];
+  const usage: PricedUsage[] = [];
+  const recorder = (m: ModelConfig): Record_ => (u) => usage.push({ ...u, cost_usd: ports.cost ? ports.cost(m, u) : null });
   let attempts = 0;
   let last: LlmError = { kind: "bad_request", message: "no model configured" };
   for (const model of n.models) {
     const port = ports.model(model);
     for (let a = 0; a <= (n.unit.retries ?? DEFAULT_RETRIES); a++) {
       attempts++;
-      const r = await once(n, port, model, messages, callSite, ports, rng, usage);
+      const r = await once(n, port, model, messages, callSite, ports, rng, recorder);
       if (r.ok) return { result: r, attempts, usage, model: model.model_name };
       last = r.error;
       if (!(r.error.kind === "invalid_output" || isRetryable(r.error))) break;
@@ -63,19 +68,20 @@ async function once(
   call_site: string,
   ports: JudgePorts,
   rng: () => number,
-  usage: Usage[],
+  recorder: (m: ModelConfig) => Record_,
 ): Promise<Attempt> {
+  const record = recorder(model);
   const e: ExtractorSpec = n.unit.extractor ?? { type: "structured" };
   const sampling = { ...(n.unit.temperature !== undefined ? { temperature: n.unit.temperature } : {}), ...(n.unit.max_tokens ? { max_tokens: n.unit.max_tokens } : {}) };
   if (n.kind === "conversational" || n.kind === "cot") {
     const r = await port.chat({ messages, ...sampling, call_site } as WithCallSite<ChatRequest>);
-    return r.ok ? (usage.push(r.value.usage), { ok: true, fields: { text: r.value.text } }) : r;
+    return r.ok ? (record(r.value.usage), { ok: true, fields: { text: r.value.text } }) : r;
   }
-  if (e.type === "structured") return structured(n, port, messages, call_site, sampling, usage);
-  if (e.type === "token-probability") return tokenProbability(n, port, model, messages, call_site, e, rng, usage);
+  if (e.type === "structured") return structured(n, port, messages, call_site, sampling, record);
+  if (e.type === "token-probability") return tokenProbability(n, port, model, messages, call_site, e, rng, record);
   const chat = await port.chat({ messages, ...sampling, call_site } as WithCallSite<ChatRequest>);
   if (!chat.ok) return chat;
-  usage.push(chat.value.usage);
+  record(chat.value.usage);
   const text = chat.value.text;
   if (e.type === "regex") {
     const m = text.match(e.pattern === "first_int" ? FIRST_INT : FIRST_FLOAT);
@@ -89,17 +95,17 @@ async function once(
     { role: "system", content: "Extract the evaluator's final answer from its text into the requested fields. Do not judge anything yourself." },
     { role: "user", content: `Evaluator's text:\n${text}` },
   ];
-  const r = await structured(n, ports.model(second), posthoc, `${call_site}/post-hoc`, {}, usage);
+  const r = await structured(n, ports.model(second), posthoc, `${call_site}/post-hoc`, {}, recorder(second));
   if (r.ok && n.unit.explanation && typeof r.fields.explanation !== "string") r.fields.explanation = text;
   return r;
 }
 
-async function structured(n: JudgeNode, port: ModelPort, messages: Message[], call_site: string, sampling: object, usage: Usage[]): Promise<Attempt> {
+async function structured(n: JudgeNode, port: ModelPort, messages: Message[], call_site: string, sampling: object, record: Record_): Promise<Attempt> {
   const shape = answerShape(n);
   const req: WithCallSite<StructuredRequest<Fields>> = { messages, schemaName: "judge_answer", jsonSchema: shape.jsonSchema, schema: shape.schema, ...sampling, call_site };
   const r = await port.structured(req);
   if (!r.ok) return r;
-  usage.push(r.value.usage);
+  record(r.value.usage);
   const fields = { ...r.value.value };
   if (n.scale) fields.answer = n.scale.parse(fields.answer);
   return { ok: true, fields };
@@ -113,7 +119,7 @@ async function tokenProbability(
   call_site: string,
   e: Extract<ExtractorSpec, { type: "token-probability" }>,
   rng: () => number,
-  usage: Usage[],
+  record: Record_,
 ): Promise<Attempt> {
   const r: LlmResult<{ tokens: { token: string; logprob: number; top: { token: string; logprob: number }[] }[]; usage: Usage }> =
     await port.logprobs({ messages, top_logprobs: e.top_logprobs, max_tokens: 1, call_site } as WithCallSite<LogprobsRequest>);
@@ -122,7 +128,7 @@ async function tokenProbability(
     const message = `the token-probability extractor needs logprobs, and the ${model.interface} adapter for model "${model.model_name}" does not provide them; use an OpenAI or OpenAI-compatible model, or extractor structured`;
     return { ok: false, error: { kind: "unsupported", message } };
   }
-  usage.push(r.value.usage);
+  record(r.value.usage);
   const first = r.value.tokens[0];
   const dist = distribution(n, first ? (first.top.length ? first.top : [first]) : []);
   if (dist.length === 0) return invalid("none of the top tokens is a value of the scale", first?.token ?? "");

@@ -56,6 +56,7 @@ export async function runGraph(graph: JudgeGraph, sample: JudgeSampleInput, port
     usage.input_tokens += u.usage.input_tokens;
     usage.output_tokens += u.usage.output_tokens;
     usage.total_tokens += u.usage.total_tokens;
+    usage.cost_usd = usage.cost_usd === null || u.usage.cost_usd === null ? null : usage.cost_usd + u.usage.cost_usd;
     for (const m of u.usage.models) if (!usage.models.includes(m)) usage.models.push(m);
   }
   const roots = units.filter((u) => graph.roots.includes(u.id));

@@ -1,5 +1,5 @@
 /** Shared shapes of the compound-judge core: graph nodes, unit outputs, ports. */
-import type { ModelPort } from "../llm/port";
+import type { ModelPort, Usage } from "../llm/port";
 import type { ModelConfig } from "../schemas/model-config";
 import type { UnitConfig, UnitType } from "../schemas/judge";
 import type { Scale, ScaleValue } from "./scales";
@@ -68,6 +68,8 @@ export interface UnitUsage {
   output_tokens: number;
   total_tokens: number;
   models: string[];
+  /** Dollars, when the edge prices calls; null when a call's model has no price. */
+  cost_usd: number | null;
 }
 
 export interface UnitError {
@@ -115,6 +117,8 @@ export interface JudgePorts {
   model(config: ModelConfig): ModelPort;
   /** Uniform [0, 1) source for sampling extractors; default a PRNG seeded by config.seed. */
   rng?: () => number;
+  /** Dollars for one call's usage, null when the model has no price; without it costs are null. */
+  cost?(model: ModelConfig, usage: Usage): number | null;
   /**
    * Prefixed to every call-site id, so separate runs of one config on one sample (calibration
    * repeats) stay separate calls for a response cache keyed on the call site.

@@ -6,6 +6,7 @@
  * (which reports paths); this file is the wire shape only.
  */
 import { z } from "zod";
+import { PriceOverrides } from "../llm/prices";
 import { ModelConfig } from "./model-config";
 
 export const JUDGE_UNIT_TYPES = [
@@ -157,7 +158,12 @@ export const JudgeSample = {
   vars: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
 };
 
-export const JudgeRequest = z.strictObject({ ...JudgeSample, config: JudgeConfig });
+export const JudgeRequest = z.strictObject({
+  ...JudgeSample,
+  config: JudgeConfig,
+  /** Prices per million tokens over the shipped table, keyed "interface:model_name" or model_name. */
+  prices: PriceOverrides.optional(),
+});
 export type JudgeRequest = z.output<typeof JudgeRequest>;
 
 export const CalibrationItem = z.strictObject({
@@ -173,5 +179,6 @@ export const CalibrateRequest = z.strictObject({
   repeats: z.int().min(1).max(5).default(1),
   /** A numeric human label passes at ≥ this (default: the judge's threshold). */
   label_threshold: Num.optional(),
+  prices: PriceOverrides.optional(),
 });
 export type CalibrateRequest = z.output<typeof CalibrateRequest>;

@@ -62,6 +62,17 @@ describe("POST /v1/judge", () => {
     expect(body).toMatchObject({ pass: true, score: 5, units: [{ attempts: 2, usage: { models: [up] } }] });
   });
 
+  it("reports usage and cost per unit with the request's prices", async () => {
+    const model = uniqueModel("judge-cost");
+    await addFakeRules([{ match: { model }, reply: { json: { answer: 3 } } }]);
+    const { body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert" }, prices: { [model]: { input_per_mtok: 1_000_000, output_per_mtok: 0 } } });
+    const u = body.units[0].usage;
+    expect(u).toMatchObject({ calls: 1, models: [model] });
+    expect(u.input_tokens).toBeGreaterThan(0);
+    expect(u.cost_usd).toBe(u.input_tokens);
+    expect(body.usage.cost_usd).toBe(u.input_tokens);
+  });
+
   it("token-probability reads the first token's logprobs from the OpenAI-compatible adapter", async () => {
     const model = uniqueModel("judge-tp");
     await addFakeRules([{ match: { model }, reply: { text: "4" } }]);

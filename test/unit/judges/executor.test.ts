@@ -67,4 +67,16 @@ describe("DAG executor", () => {
     expect(await once()).toEqual(first);
     expect(new Set(first.slice(0, 5)).size).toBeGreaterThan(1);
   });
+
+  it("prices every call through the port's cost function: per unit and in total; an unpriced model makes the cost null", async () => {
+    const h = judgePorts(() => ({ answer: 4 }));
+    const cost = (m: { model_name: string }) => (m.model_name === "free" ? null : 0.001);
+    const cfg = JudgeConfig.parse({ provider, pipeline: [{ layer: { units: [{ type: "likert", name: "a" }, { type: "likert", name: "b" }] } }, { type: "mean" }] });
+    const r = await runCompoundJudge(cfg, sample, { ...h.ports, cost });
+    expect(r.units.map((u) => u.usage.cost_usd)).toEqual([0.001, 0.001, 0]);
+    expect(r.usage.cost_usd).toBeCloseTo(0.002);
+    const mixed = JudgeConfig.parse({ ...cfg, pipeline: [{ layer: { units: [{ type: "likert", name: "a" }, { type: "likert", name: "b", provider: testModel("free") }] } }, { type: "mean" }] });
+    const r2 = await runCompoundJudge(mixed, sample, { ...h.ports, cost });
+    expect([r2.units[1]!.usage.cost_usd, r2.usage.cost_usd]).toEqual([null, null]);
+  });
 });
