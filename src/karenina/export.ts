@@ -3,7 +3,7 @@
  * import kept in `benchmark.karenina`, so import(export(import(f))) equals import(f).
  */
 import type { Benchmark } from "../schemas/benchmark";
-import { exportTemplate } from "./template-export";
+import { exportTemplate, templateExportProblem } from "./template-export";
 import { rubricToRatings } from "./traits";
 
 export const CHECKPOINT_CONTEXT = {
@@ -59,7 +59,7 @@ function questionElement(q: Benchmark["questions"][number], meta: Obj, now: stri
   let source: string | null = typeof template_source === "string" ? template_source : null;
   if (q.template) {
     source = exportTemplate(q.template);
-    if (source === null) warnings.push(`question ${q.id}: its JavaScript custom verify has no Karenina form; exported without a template`);
+    if (source === null) warnings.push(`question ${q.id}: ${templateExportProblem(q.template)}; exported without a template`);
   }
   // Karenina's loader requires hasPart (name, text) and acceptedAnswer.text: empty when absent.
   item.hasPart = { "@type": "SoftwareSourceCode", name: `${q.question.slice(0, 30)}... Answer Template`, programmingLanguage: "Python", ...obj(template_part), text: source ?? "" };

@@ -5,8 +5,23 @@
  */
 import type { AnswerTemplate, TemplateField, VerifyStrategy } from "../schemas/template";
 
+/** Python's reserved words: a field or class with one of these names cannot be written as Python. */
+const PYTHON_KEYWORDS = new Set(
+  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield".split(" "),
+);
+
+/** Why this template has no Karenina (Python) form, or null when it has one. */
+export function templateExportProblem(t: AnswerTemplate): string | null {
+  if (t.custom_verify?.language === "javascript") return "its JavaScript custom verify has no Karenina form";
+  if (t.custom_verify) return null;
+  const names = [t.class_name ?? "Answer", ...t.fields.map((f) => f.name)];
+  const keyword = names.find((n) => PYTHON_KEYWORDS.has(n));
+  return keyword ? `"${keyword}" is a Python keyword, so it cannot name a field or class in Karenina's Python` : null;
+}
+
 export function exportTemplate(t: AnswerTemplate): string | null {
-  if (t.custom_verify) return t.custom_verify.language === "python" ? t.custom_verify.source : null;
+  if (templateExportProblem(t)) return null;
+  if (t.custom_verify) return t.custom_verify.source;
   const lines = [...imports(t), "", "", `class ${t.class_name ?? "Answer"}(BaseAnswer):`];
   for (const f of t.fields) lines.push(...fieldLines(f));
   if (t.verify_strategy) {

@@ -1,13 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exportTemplate } from "../../../src/karenina/template-export";
+import { exportTemplate, templateExportProblem } from "../../../src/karenina/template-export";
 import { importTemplate } from "../../../src/karenina/template-import";
 import { AnswerTemplate } from "../../../src/schemas/template";
 
 /** Text with what breaks naive code generation: quotes, backslashes, newlines, braces, unicode. */
 const text = fc.string({ unit: fc.constantFrom("a", "Z", " ", "'", '"', "\\", "\n", "\t", "{", "}", "é", "😀", "#", "$1"), minLength: 1, maxLength: 12 })
   .filter((s) => s.trim().length > 0);
-const name = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/).filter((n) => n !== "id" && n !== "correct");
+/** Python keywords cannot name a field in Python at all (export refuses them; tested separately). */
+const KEYWORDS = new Set(["and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
+const name = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/).filter((n) => n !== "id" && n !== "correct" && !KEYWORDS.has(n));
 const normalize = fc.array(fc.oneof(fc.constantFrom("lowercase", "strip", "remove_punctuation", "collapse_whitespace"), fc.record({ mapping: fc.dictionary(text, text, { maxKeys: 2 }) })), { maxLength: 3 });
 
 /** A field of each family, with parameters drawn at random. */
@@ -61,4 +63,11 @@ describe("VerifiedField export", () => {
       { numRuns: 150 },
     );
   });
+
+  it("refuses a field named with a Python keyword instead of writing Python that cannot parse", () => {
+    const t = AnswerTemplate.parse({ fields: [{ name: "as", type: "bool", description: "d", ground_truth: true, verify_with: { type: "BooleanMatch" } }] });
+    expect(exportTemplate(t)).toBeNull();
+    expect(templateExportProblem(t)).toMatch(/"as" is a Python keyword/);
+  });
 });
+
