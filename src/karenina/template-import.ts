@@ -37,14 +37,16 @@ export function importTemplate(source: string): TemplateImport {
   return { ok: true, template, warnings };
 }
 
-const KARENINA_METHODS = new Set(["model_post_init", "ground_truth"]);
-
 function buildTemplate(t: CompiledTemplate, source: string, warnings: string[]): AnswerTemplateInput {
   const verified = t.fields.filter((f) => f.value?.k === "call" && calleeName(f.value) === "VerifiedField");
-  const hasCode = [...t.methods.keys()].some((m) => !KARENINA_METHODS.has(m));
+  // Only an own verify() replaces VerifiedField's declarative verdict; helpers do not.
+  const hasCode = t.methods.has("verify");
   const state = staticState(t);
   const regex = regexChecks(state.regex, warnings);
   if (verified.length > 0 && !hasCode) {
+    if (t.methods.has("verify_granular")) {
+      warnings.push("verify_granular() without verify(): edgeval computes the granular score from the VerifiedFields, as Karenina's default does; the override is not run");
+    }
     if (verified.length !== t.fields.length) {
       const plain = t.fields.find((f) => !verified.includes(f))!;
       throw new UnsupportedConstruct(plain.line, `field ${plain.name} without VerifiedField in a VerifiedField template`);

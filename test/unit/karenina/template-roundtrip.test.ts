@@ -126,3 +126,20 @@ describe("templates outside what can be imported", () => {
     if (!r.ok) expect(r.error).toMatch(message);
   });
 });
+
+describe("VerifiedField templates with methods", () => {
+  it("stay declarative when they only add helpers; a verify_granular override alone is a warning", () => {
+    const r = importTemplate(`class Answer(BaseAnswer):
+    ok: bool = VerifiedField(description="ok", ground_truth=True, verify_with=BooleanMatch())
+
+    def helper(self):
+        return 1
+
+    def verify_granular(self):
+        return 0.5
+`);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.template.custom_verify).toBeUndefined();
+    expect(r.warnings).toEqual([expect.stringMatching(/verify_granular\(\) without verify\(\)/)]);
+  });
+});
