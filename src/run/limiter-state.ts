@@ -5,7 +5,8 @@
  * Durable Object; `provider-limiter.ts` holds one of these per object.
  *
  * - A lease expires (`leaseMs`) so a caller that crashed cannot hold a slot forever.
- * - A 429 halves the allowance (rpm, tpm and concurrency together) at most once per "generation":
+ * - A 429 halves the allowance (rpm, tpm and concurrency together; concurrency from what was in
+ *   use, so a burst far above the provider's cap comes down in one step) at most once per "generation":
  *   the 429s of calls that were already in flight when the allowance last shrank do not shrink
  *   it again (they report the old overload, not a new one).
  * - Every `increaseEveryMs` without a 429 the allowance grows by one concurrency slot's worth, up
@@ -68,6 +69,8 @@ export class LimiterState {
   private blockedUntil = 0;
   private leases = new Map<string, Lease>();
   private nextLease = 0;
+  /** The calls in use when the allowance last shrank, and how many of them were refused. */
+  private burst = { inUse: 0, refused: 0 };
 
   constructor(
     private limits: LimitSettings,
@@ -123,14 +126,31 @@ export class LimiterState {
     if (lease && report.tokens_used !== undefined) this.tokens -= report.tokens_used - lease.tokens;
     if (!report.rate_limited) return;
     if (report.retry_after_ms !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + report.retry_after_ms);
-    // Only a call started under the current allowance is news about it.
-    if (lease && lease.generation < this.generation) return;
-    this.factor = Math.max(this.tuning.minFactor, this.factor / 2);
+    if (lease && lease.generation < this.generation) {
+      // A refusal of the burst that caused the last shrink: the provider took at most what was
+      // in use minus what it refused, so the cap follows that down (never up).
+      if (lease.generation === this.generation - 1) this.narrowToAccepted();
+      return;
+    }
+    // Halve what was in use when the provider said no (this call included), not the configured
+    // cap: 16 in flight against a server that takes 8 goes to 8 at once, not 64 → 32 → 16 → 8.
+    const inUse = Math.min(this.allowance().concurrency, this.leases.size + 1);
+    const halved = Math.max(1, Math.floor(inUse / 2)) / Math.max(1, this.limits.concurrency);
+    this.factor = Math.max(this.tuning.minFactor, Math.min(this.factor / 2, halved));
     this.generation += 1;
+    this.burst = { inUse, refused: 1 };
     this.lastChangeAt = now;
     const a = this.allowance();
     this.requests = Math.min(this.requests, a.rpm);
     this.tokens = Math.min(this.tokens, a.tpm);
+  }
+
+  private narrowToAccepted(): void {
+    this.burst.refused += 1;
+    const accepted = Math.max(1, this.burst.inUse - this.burst.refused);
+    if (accepted < this.allowance().concurrency) {
+      this.factor = Math.max(this.tuning.minFactor, accepted / Math.max(1, this.limits.concurrency));
+    }
   }
 
   private grow(now: number): void {

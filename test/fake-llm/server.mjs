@@ -128,7 +128,8 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
     requestLog.push(entry);
     if (requestLog.length > REQUEST_LOG_SIZE) requestLog.shift();
 
-    const reply = book.match({ ...call, in_flight: stats.inFlight(call.model) });
+    entry.in_flight = stats.inFlight(call.model);
+    const reply = book.match({ ...call, in_flight: entry.in_flight });
     if (reply?.fault) entry.fault = reply.fault;
     if (reply?.retry_after_s !== undefined) entry.retry_after_s = reply.retry_after_s;
     await sleep(reply?.latency_ms ?? latencyMs, res);

@@ -279,6 +279,8 @@ describe("HTTP server", () => {
     const log = (await (await fetch(`${f.url}/_admin/requests?model=cap`)).json<any>()).requests;
     expect(log.filter((r: any) => r.fault === "429").every((r: any) => r.retry_after_s === 1 && r.replied_at >= r.at)).toBe(true);
     expect(log.every((r: any) => typeof r.at === "number")).toBe(true);
+    expect(log.filter((r: any) => r.fault === "429").every((r: any) => r.in_flight > 2)).toBe(true);
+    expect(log.filter((r: any) => r.fault === undefined).every((r: any) => r.in_flight <= 2)).toBe(true);
   });
 
   it("applies a rule's latency_ms", async () => {
