@@ -5,7 +5,8 @@
  *   default (api.openai.com/v1, api.anthropic.com).
  * - Keys come only from `secret(name)`: openai → `api_key_secret ?? "OPENAI_API_KEY"`,
  *   anthropic → `api_key_secret ?? "ANTHROPIC_API_KEY"`, openai_compatible → `api_key_secret` when
- *   given, else no key (a placeholder the SDK accepts is sent), manual → none.
+ *   given, else no key (a placeholder the SDK accepts is sent), manual and workers_ai → none
+ *   (workers_ai needs the `AI` binding, passed as `opts.ai`).
  * - `createModelPort` never throws: a missing key or a client that cannot be configured gives a
  *   port whose every call fails (`auth` / `bad_request`). `missingSecret` lets the HTTP layer
  *   reject such a run up front with a 400.
@@ -15,6 +16,7 @@ import { AnthropicAdapter } from "./anthropic";
 import { describeThrown, scrub } from "./errors";
 import { ManualPort } from "./manual";
 import { OpenAIAdapter } from "./openai";
+import { WorkersAiAdapter, type AiBinding } from "./workers-ai";
 import {
   fail,
   type ChatResponse,
@@ -28,7 +30,7 @@ import {
   type ToolTurnResponse,
 } from "./port";
 
-export type ModelInterface = "openai" | "anthropic" | "openai_compatible" | "manual";
+export type ModelInterface = "openai" | "anthropic" | "openai_compatible" | "manual" | "workers_ai";
 
 /** A model config after normalisation (Karenina aliases resolved by the config schema). */
 export type ResolvedModel = {
@@ -47,6 +49,8 @@ export interface CreateModelPortOptions {
   /** Per-call timeout; default 120 s (Karenina's request_timeout). */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** The worker's `AI` binding, for `workers_ai` models. */
+  ai?: AiBinding;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -63,6 +67,7 @@ export function requiredSecretName(model: Pick<ResolvedModel, "interface" | "api
     case "openai_compatible":
       return model.api_key_secret ?? null;
     case "manual":
+    case "workers_ai":
       return null;
   }
 }
@@ -77,6 +82,11 @@ export function missingSecret(model: Pick<ResolvedModel, "interface" | "api_key_
 export function createModelPort(model: ResolvedModel, secret: SecretLookup, opts: CreateModelPortOptions = {}): ModelPort {
   const identity = { id: model.id, interface: model.interface, model_name: model.model_name };
   if (model.interface === "manual") return new ManualPort(model);
+  if (model.interface === "workers_ai") {
+    if (!opts.ai) return failingPort(identity, { kind: "bad_request", message: `model ${model.id} uses workers_ai, but the worker has no AI binding ([ai] binding = "AI" in wrangler.toml)` });
+    const { temperature, max_tokens } = model;
+    return new WorkersAiAdapter({ id: model.id, model_name: model.model_name, ai: opts.ai, temperature, max_tokens, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+  }
 
   const name = requiredSecretName(model);
   const key = name === null ? NO_KEY_PLACEHOLDER : secret(name);

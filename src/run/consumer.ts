@@ -6,6 +6,7 @@
  */
 import type { Env } from "../env";
 import { createModelPort, NO_KEY_PLACEHOLDER, requiredSecretName } from "../llm/factory";
+import type { AiBinding } from "../llm/workers-ai";
 import { limitedPort } from "../llm/limited";
 import { DEFAULT_RETRY_POLICY, scaledPolicy } from "../llm/retrying";
 import type { ModelPort } from "../llm/port";
@@ -77,7 +78,8 @@ function jobDeps(env: Env): JobDeps {
     portFor: (model: ModelConfig) => {
       let port = ports.get(model);
       if (port) return port;
-      port = createModelPort(model, secret, { timeoutMs });
+      // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
+      port = createModelPort(model, secret, { timeoutMs, ai: env.AI as AiBinding | undefined });
       // Every call of every consumer on this key draws on one shared limiter (manual makes no calls).
       if (model.interface !== "manual") {
         const name = requiredSecretName(model);

@@ -7,6 +7,8 @@
  *               openai → openai, anthropic → anthropic, anything else is an error) and
  *               `openai_endpoint` (→ openai_compatible).
  *   base_url    or Karenina's `endpoint_base_url`.
+ *   workers_ai  Cloudflare Workers AI through the worker's `AI` binding (model_name like
+ *               "@cf/meta/llama-3.1-8b-instruct"; no key).
  *   max_retries accepted and unused (Karenina uses it for template generation only).
  *   Karenina fields edgeval does not implement (MCP, agents, per-model keys, …) are accepted
  *   only when null. `endpoint_api_key` / `anthropic_api_key` in particular can never carry a
@@ -16,7 +18,7 @@
  */
 import { z } from "zod";
 
-export const INTERFACES = ["openai", "anthropic", "openai_compatible", "manual"] as const;
+export const INTERFACES = ["openai", "anthropic", "openai_compatible", "manual", "workers_ai"] as const;
 export type Interface = (typeof INTERFACES)[number];
 const ACCEPTED_INTERFACES = [...INTERFACES, "langchain", "openai_endpoint"] as const;
 
