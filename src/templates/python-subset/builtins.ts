@@ -125,6 +125,8 @@ function range(args: PyValue[]): PyValue[] {
   return Array.from({ length: n }, (_, i) => start + i * step);
 }
 
+const OTHER_TYPES = new Map<string, PyCallable>();
+
 export const BUILTINS: Record<string, PyCallable> = {
   len: fn("len", ([v]) => {
     if (typeof v === "string") return pyStrLen(v);
@@ -173,6 +175,27 @@ export const BUILTINS: Record<string, PyCallable> = {
   }),
   filter: fn("filter", ([f, it]) => iterate(it ?? null).filter((x) => truthy(f == null ? x : isCallable(f) ? f.call([x], new Map()) : x))),
   isinstance: fn("isinstance", ([v, t]) => isinstance(v ?? null, t ?? null)),
+  // Debug output has nowhere to go in a worker; templates often keep a print() or two.
+  print: fn("print", () => null),
+  type: fn("type", ([v]) => {
+    const name = typeName(v ?? null);
+    if (Object.hasOwn(BUILTINS, name) && BUILTINS[name]!.typeName) return BUILTINS[name]!;
+    // One object per type name, so type(a) == type(b) compares as in Python.
+    let t = OTHER_TYPES.get(name);
+    if (!t) OTHER_TYPES.set(name, (t = fn(name, () => null, name)));
+    return t;
+  }),
+  pow: fn("pow", ([a, b]) => num(a ?? null, "pow()") ** num(b ?? null, "pow()")),
+  divmod: fn("divmod", ([a, b]) => {
+    const [x, y] = [num(a ?? null, "divmod()"), num(b ?? null, "divmod()")];
+    if (y === 0) throw new PyError("ZeroDivisionError", "integer division or modulo by zero");
+    return tuple([Math.floor(x / y), ((x % y) + y) % y]);
+  }),
+  chr: fn("chr", ([n]) => String.fromCodePoint(num(n ?? null, "chr()"))),
+  ord: fn("ord", ([c]) => {
+    if (typeof c !== "string" || [...c].length !== 1) throw new PyError("TypeError", "ord() expected a character");
+    return c.codePointAt(0)!;
+  }),
   hasattr: fn("hasattr", ([o, name]) => o instanceof PyObject && typeof name === "string" && (o.attrs.has(name) || o.methods.has(name))),
   getattr: fn("getattr", ([o, name, dflt]) => {
     if (o instanceof PyObject && typeof name === "string" && o.attrs.has(name)) return o.attrs.get(name)!;

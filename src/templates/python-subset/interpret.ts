@@ -10,6 +10,7 @@ import { comprehension, execTry } from "./control";
 import { formatValue } from "./format-spec";
 import { binaryOp, compare } from "./operators";
 import { methodOf } from "./methods";
+import { mathModule } from "./math-module";
 import { reModule } from "./re-module";
 import { hashable, isCallable, isTuple, type PyCallable, PyError, PyObject, pyRepr, pyStr, type PyValue, truthy, tuple, typeName } from "./values";
 
@@ -136,6 +137,7 @@ export class Interpreter {
         return;
       case "import":
         if (s.module === "re") scope.set("re", reModule());
+        else if (s.module === "math") scope.set("math", mathModule());
         return;
       case "pass":
         return;

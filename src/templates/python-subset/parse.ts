@@ -99,10 +99,11 @@ function statement(src: Src, node: SyntaxNode): Stmt[] {
     }
     case "ImportStatement": {
       const module = src.of(node).replace(/^\s*(from|import)\s+/, "").split(/[\s.,]/)[0] ?? "";
-      // `import re` brings the subset's re module (re-module.ts); nothing else from outside.
-      if (/^import\s+re\s*$/.test(src.of(node))) return [{ k: "import", line, module: "re" }];
+      // `import re` / `import math` bring the subset's modules (re-module.ts, math-module.ts).
+      const own = /^import\s+(re|math)\s*$/.exec(src.of(node));
+      if (own) return [{ k: "import", line, module: own[1]! }];
       if (!IGNORED_IMPORT_ROOTS.has(module)) {
-        throw new UnsupportedConstruct(line, `import of ${module}`, "only `import re` and imports from karenina, pydantic and typing are allowed");
+        throw new UnsupportedConstruct(line, `import of ${module}`, "only `import re`, `import math` and imports from karenina, pydantic and typing are allowed");
       }
       return [{ k: "import", line, module }];
     }

@@ -50,7 +50,7 @@ function compile(module: Stmt[]): CompiledTemplate {
   const moduleCode: Stmt[] = [];
   for (const s of module) {
     if (s.k === "def") refuseNestedDefinitions(s.body);
-    if (s.k === "assign" || s.k === "def" || s.k === "annassign" || (s.k === "import" && s.module === "re")) moduleCode.push(s);
+    if (s.k === "assign" || s.k === "def" || s.k === "annassign" || (s.k === "import" && (s.module === "re" || s.module === "math"))) moduleCode.push(s);
     else if (s.k !== "class" && s.k !== "import" && !(s.k === "expr" && s.e.k === "const")) {
       throw new UnsupportedConstruct(s.line, `module-level ${s.k} statement`);
     }

@@ -74,6 +74,8 @@ describe("Python subset: expressions", () => {
     ["[a + b for a, b in zip([1, 2], [10, 20])]", [11, 22]],
     ["list(enumerate(['a']))", [[0, "a"]]],
     ["1 == 1.0 == True", true],
+    ["type('a') == str and type(None) == type(None) and type([]) != type({})", true],
+    ["print('debug', 1), pow(2, 10), divmod(-7, 2), chr(65) + str(ord('a'))", [null, 1024, [-4, 1], "A97"]],
     ["len('a😀b'), 'a😀b'[1], 'a😀b'[-1], 'a😀b'[1:]", [3, "😀", "b", "😀b"]],
     ["'a\x1cb\ufeffc'.split()", ["a", "b\ufeffc"]],
     ["'\x85 x \xa0'.strip()", "x"],
@@ -358,3 +360,16 @@ describe("Python subset: memory is bounded across a run", () => {
     expect(runVerify(t, {})).toMatchObject({ ok: true, verify_result: true });
   });
 });
+
+describe("Python subset: the math module", () => {
+  it("computes what numeric verify() code uses, after import math", () => {
+    const t = template("    def verify(self):\n        import math\n        return [math.isclose(0.1 + 0.2, 0.3), math.isclose(100, 101, rel_tol=0.02), math.isclose(1, 1.5, abs_tol=0.1), math.sqrt(16), math.floor(-2.5), math.ceil(2.1), round(math.log(8, 2)), math.isnan(math.nan), math.pi > 3.14]\n");
+    const { interp, self } = instantiate(t, {});
+    expect(toJson(interp.callFunction(t.methods.get("verify")!, [self]))).toEqual([true, true, false, 4, -3, 3, 3, true, true]);
+  });
+
+  it("raises ValueError for a math domain error", () => {
+    expect(runVerify(template("    def verify(self):\n        import math\n        return math.sqrt(-1)\n"), {})).toEqual({ ok: false, error: expect.stringMatching(/^ValueError: math domain error/) });
+  });
+});
+
