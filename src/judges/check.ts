@@ -25,7 +25,7 @@ const ALLOWED: Record<Kind, string[]> = {
 const SCALED: Kind[] = ["judge", "categorical", "verify"];
 export const TEXT_ONLY: Kind[] = ["conversational", "cot"];
 
-export function checkNodes(nodes: JudgeNode[], byLayer: JudgeNode[][]): GraphIssue[] {
+export function checkNodes(nodes: JudgeNode[], roots: JudgeNode[]): GraphIssue[] {
   const issues: GraphIssue[] = [];
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const ancestors = new Map<string, Set<string>>();
@@ -42,7 +42,7 @@ export function checkNodes(nodes: JudgeNode[], byLayer: JudgeNode[][]): GraphIss
       if (!issues.some((x) => x.path === i.path && x.message === i.message)) issues.push(i);
     }
   }
-  for (const n of byLayer[byLayer.length - 1] ?? []) {
+  for (const n of roots) {
     if (TEXT_ONLY.includes(n.kind)) issues.push({ path: n.path, message: `the pipeline must end with a unit that scores (${n.type} only writes text); add a judge or a pool after it` });
   }
   return issues;
@@ -99,7 +99,8 @@ function resolveScale(n: JudgeNode, deps: JudgeNode[], at: At): void {
   if ("error" in scale) return at(u.categories ? "categories" : "scale", scale.error);
   n.scale = scale;
   if (u.pass_value !== undefined) {
-    const v = scale.isLabel ? scale.parse(u.pass_value) : undefined;
+    if (!scale.isLabel) return at("pass_value", "pass_value applies to labels; a numeric score passes by threshold");
+    const v = scale.parse(u.pass_value);
     if (v === undefined) return at("pass_value", `pass_value must be one of the labels (${scale.values.join(", ")})`);
     n.passValue = v;
   } else if (n.passValue === undefined && scale.isLabel) n.passValue = scale.values[0];

@@ -144,21 +144,23 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
     nodes.push(...instances);
   });
 
+  const before = issues.length;
   for (let L = 0; L + 1 < layers.length; L++) {
     const from = pick(byLayer[L]!, layers[L]!.leaf);
     const to = pick(byLayer[L + 1]!, layers[L + 1]!.root);
     const err = connect(from, to, layers[L]!.outer);
     if (err) issues.push({ path: `${layers[L]!.path}.outer`, message: err });
   }
+  // Unit checks read the edges; after a connection error they would only repeat it in other words.
+  if (issues.length > before) return { issues };
   layers.slice(0, -1).forEach((l) => {
     for (const { unit, path } of l.units) {
       if (unit.threshold !== undefined) issues.push({ path: `${path}.threshold`, message: "threshold applies to the last step only (pass ⇔ final score ≥ threshold)" });
     }
   });
-  // Unit checks read the edges; after a connection error they would only repeat it in other words.
-  if (issues.length) return { issues };
-  issues.push(...checkNodes(nodes, byLayer));
-  const last = byLayer[byLayer.length - 1] ?? [];
+  // The last layer's leaf selection picks the roots (the units whose values make the score).
+  const last = pick(byLayer[byLayer.length - 1] ?? [], layers[layers.length - 1]?.leaf);
+  issues.push(...checkNodes(nodes, last));
   const threshold = config.threshold ?? lastThreshold(last) ?? defaultThreshold(last);
   if (issues.length) return { issues };
   const metric = config.metric !== undefined ? { metric: config.metric } : {};

@@ -165,4 +165,13 @@ describe("graph: names, ids and validation before any call", () => {
     });
     expect(estimateCalls(g)).toBe(2 * (2 + 2 + 1));
   });
+
+  it("the last layer's leaf selection picks the roots that make the score", () => {
+    const g = graph({ provider, pipeline: [{ layer: { units: [judge("a"), judge("b")], repeat: 2, leaf: [1, 3] } }] });
+    expect(g.roots).toEqual(["pipeline[0].layer.units[1]#0", "pipeline[0].layer.units[1]#1"]);
+  });
+
+  it("pass_value on a numeric scale is refused: a score passes by threshold", () => {
+    expect(issues({ provider, type: "likert", pass_value: 5 })).toEqual([{ path: "config.pass_value", message: "pass_value applies to labels; a numeric score passes by threshold" }]);
+  });
 });
