@@ -1,6 +1,7 @@
 /** Python's binary operators and comparisons on subset values. */
 import { iterate, MAX_SEQUENCE } from "./builtins";
-import { hashable, isTuple, PyError, pyEq, pyLess, type PyValue, tuple, typeName } from "./values";
+import { formatValue } from "./format-spec";
+import { hashable, isTuple, PyError, pyEq, pyLess, pyRepr, pyStr, type PyValue, tuple, typeName } from "./values";
 
 export function compare(op: string, a: PyValue, b: PyValue, line: number): boolean {
   switch (op) {
@@ -51,7 +52,7 @@ export function binaryOp(op: string, a: PyValue, b: PyValue, line: number): PyVa
     if (op === "&") return new Set([...a].filter((x) => b.has(x)));
     if (op === "-") return new Set([...a].filter((x) => !b.has(x)));
   }
-  if (op === "%" && typeof a === "string") throw new PyError("TypeError", "%-formatting is outside the subset; use an f-string", line);
+  if (op === "%" && typeof a === "string") return percentFormat(a, b, line);
   const isNum = (v: PyValue) => typeof v === "number" || typeof v === "boolean";
   if (!isNum(a) || !isNum(b)) {
     throw new PyError("TypeError", `unsupported operand type(s) for ${op}: '${typeName(a)}' and '${typeName(b)}'`, line);
@@ -92,4 +93,29 @@ function repeat(seq: string | PyValue[], times: number, line: number): PyValue {
   if (typeof seq === "string") return seq.repeat(n);
   const out = Array.from({ length: n }, () => seq).flat();
   return isTuple(seq) ? tuple(out) : out;
+}
+
+/** printf-style `"%s: %.2f" % (a, b)`: conversions s r d i f F e E % with flags, width, precision. */
+function percentFormat(template: string, args: PyValue, line: number): string {
+  const values = Array.isArray(args) && isTuple(args) ? [...args] : [args];
+  let next = 0;
+  const out = template.replace(/%([-+ 0#]*)(\d+)?(?:\.(\d+))?([srdifFeE%])/g, (_m, flags: string, width?: string, precision?: string, conv?: string) => {
+    if (conv === "%") return "%";
+    if (next >= values.length) throw new PyError("TypeError", "not enough arguments for format string", line);
+    const v = values[next++]!;
+    if ((conv === "d" || conv === "i") && typeof v !== "number" && typeof v !== "boolean") {
+      throw new PyError("TypeError", `%${conv} format: a real number is required, not ${typeName(v)}`, line);
+    }
+    const body = conv === "s" ? pyStr(v) : conv === "r" ? pyRepr(v) : conv === "d" || conv === "i" ? String(Math.trunc(Number(v))) : null;
+    const align = flags.includes("-") ? "<" : "";
+    const sign = flags.includes("+") ? "+" : flags.includes(" ") ? " " : "";
+    const zero = flags.includes("0") && !align ? "0" : "";
+    if (body !== null) {
+      const spec = `${align}${conv === "d" || conv === "i" ? sign + zero : ""}${width ?? ""}`;
+      return formatValue(conv === "d" || conv === "i" ? Math.trunc(Number(v)) : body, spec);
+    }
+    return formatValue(v, `${align}${sign}${zero}${width ?? ""}.${precision ?? "6"}${conv}`);
+  });
+  if (next < values.length) throw new PyError("TypeError", "not all arguments converted during string formatting", line);
+  return out;
 }
