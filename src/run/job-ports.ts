@@ -41,7 +41,7 @@ export async function saveLedger(blobs: R2Bucket, runId: string, jobId: string, 
 
 export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: JobPortDeps): (model: ModelConfig) => ModelPort {
   const ports = new Map<ModelConfig, ModelPort>();
-  const cache = (spec as RunSpec & { cache?: { enabled: boolean; ttl_s?: number } }).cache;
+  const cache = spec.cache;
   const store = cache?.enabled ? r2ResponseStore(deps.blobs, () => deps.clock.now()) : null;
   const jobScope = JSON.stringify([job.question.id, job.answering.id, job.replicate]);
   return (model) => {

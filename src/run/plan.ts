@@ -81,6 +81,7 @@ export function planRun(
     settings: pipelineSettings(config),
     ...(body.prices ? { prices: body.prices } : {}),
     ...(body.budget_usd !== undefined ? { budget_usd: body.budget_usd } : {}),
+    ...(body.cache?.enabled ? { cache: body.cache } : {}),
   };
   return { ok: true, spec, jobIds: jobIds(spec) };
 }

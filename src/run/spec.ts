@@ -23,6 +23,8 @@ export interface RunSpec {
   /** Price overrides for this run's cost accounting (over src/llm/prices.ts). */
   prices?: PriceOverrides;
   budget_usd?: number;
+  /** The response cache (src/run/response-cache.ts); absent = off. */
+  cache?: { enabled: boolean; ttl_s?: number };
 }
 
 export interface JobRef {

@@ -14,11 +14,22 @@ const RunCostOptions = {
   prices: PriceOverrides.optional(),
 };
 
+/**
+ * The response cache, opt-in: a re-run of the same spec is served from it with no provider call.
+ * Replicates and repeated judge units keep their own entries (the call site is part of the key).
+ */
+export const RunCacheOption = z.strictObject({
+  enabled: z.boolean({ error: "cache.enabled must be true or false" }).default(false),
+  /** How long an entry may be served (seconds); default 7 days, at most 30. */
+  ttl_s: z.number().int({ error: "cache.ttl_s must be a whole number of seconds" }).min(1).max(30 * 24 * 3600).optional(),
+});
+
 export const CreateRunBody = z.strictObject({
   benchmark: Benchmark,
   config: VerificationConfig,
   run_name: z.string().min(1).max(200).optional(),
   ...RunCostOptions,
+  cache: RunCacheOption.optional(),
 });
 export type CreateRunBody = z.output<typeof CreateRunBody>;
 
@@ -30,6 +41,7 @@ export const CreateRunRequest = z
     config: VerificationConfig,
     run_name: z.string().min(1).max(200).optional(),
     ...RunCostOptions,
+    cache: RunCacheOption.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.benchmark === undefined && body.benchmark_id === undefined) {
