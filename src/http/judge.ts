@@ -74,7 +74,7 @@ function edgePorts(env: Env, graph: JudgeGraph, prices: PriceOverrides | undefin
   const issues: FieldIssue[] = [];
   for (const n of graph.nodes) {
     const e = n.unit.extractor;
-    const extra = e?.type === "post-hoc" && e.provider ? (Array.isArray(e.provider) ? e.provider : [e.provider]) : [];
+    const extra = e?.type === "post-hoc" && e.provider ? [e.provider] : [];
     for (const m of [...n.models, ...extra]) {
       const name = missingSecret(m, secret);
       const path = configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider");

@@ -51,7 +51,9 @@ export async function extract(
     const port = ports.model(model);
     for (let a = 0; a <= (n.unit.retries ?? DEFAULT_RETRIES); a++) {
       attempts++;
-      const r = await once(n, port, model, messages, callSite, ports, rng, recorder);
+      // A retry is its own call site: a response cache must not hand back the answer that just failed.
+      const site = a === 0 ? callSite : `${callSite}/retry${a}`;
+      const r = await once(n, port, model, messages, site, ports, rng, recorder);
       if (r.ok) return { result: r, attempts, usage, model: model.model_name };
       last = r.error;
       if (!(r.error.kind === "invalid_output" || isRetryable(r.error))) break;
@@ -90,7 +92,7 @@ async function once(
     return { ok: true, fields: { answer: v, ...(n.unit.explanation ? { explanation: text } : {}) } };
   }
   // post-hoc: a second (cheaper) model turns the free text into the answer shape.
-  const second = e.provider ? (Array.isArray(e.provider) ? e.provider[0]! : e.provider) : model;
+  const second = e.provider ?? model;
   const posthoc: Message[] = [
     { role: "system", content: "Extract the evaluator's final answer from its text into the requested fields. Do not judge anything yourself." },
     { role: "user", content: `Evaluator's text:\n${text}` },

@@ -73,7 +73,8 @@ export const ExtractorSpec = z.union(
   [
     z.strictObject({ type: z.literal("structured") }),
     z.strictObject({ type: z.literal("regex"), pattern: z.enum(["first_int", "first_float"]) }),
-    z.strictObject({ type: z.literal("post-hoc"), provider: ModelRef.optional() }),
+    /** provider: the second model that structures the text (default: the unit's own). */
+    z.strictObject({ type: z.literal("post-hoc"), provider: ModelConfig.optional() }),
     z.strictObject({
       type: z.literal("token-probability"),
       mode: z.enum(["argmax", "sample", "weighted"]).default("argmax"),
