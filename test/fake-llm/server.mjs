@@ -25,7 +25,7 @@ const ROUTES = {
 };
 
 const emptyCounts = () => Object.fromEntries(ENDPOINTS.map((e) => [e, 0]));
-const newCounter = () => ({ total: 0, by_endpoint: emptyCounts(), in_flight: 0, peak_in_flight: 0 });
+const newCounter = () => ({ total: 0, by_endpoint: emptyCounts(), in_flight: 0, peak_in_flight: 0, over_cap: 0 });
 
 /** Request counters, overall and per model; `in_flight` falls when the response closes. */
 class Stats {
@@ -55,6 +55,15 @@ class Stats {
   }
   inFlight(model) {
     return this.models.get(model)?.in_flight ?? 0;
+  }
+  /** A request refused by the concurrency cap: counted, never in flight. */
+  refuse(endpoint, model) {
+    if (!this.models.has(model)) this.models.set(model, newCounter());
+    for (const c of [this.all, this.models.get(model)]) {
+      c.total += 1;
+      c.by_endpoint[endpoint] += 1;
+      c.over_cap += 1;
+    }
   }
   snapshot(model) {
     const copy = (c) => ({ ...c, by_endpoint: { ...c.by_endpoint } });
@@ -105,9 +114,10 @@ const sleep = (ms, res) =>
   });
 
 /**
- * @param {{ port?: number, host?: string, script?: string | { rules: unknown[] } | unknown[], latencyMs?: number }} [options]
+ * @param {{ port?: number, host?: string, script?: string | { rules: unknown[] } | unknown[], latencyMs?: number, maxInFlight?: number }} [options]
+ *   maxInFlight: a provider's concurrency cap; a request arriving while that many are in flight gets 429 at once
  */
-export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, latencyMs = 0 } = {}) {
+export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, latencyMs = 0, maxInFlight = Infinity } = {}) {
   const book = new RuleBook(loadScript(script));
   const stats = new Stats();
   const requestLog = [];
@@ -122,6 +132,10 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
           ? openai.describeEmbeddings(body)
           : anthropic.describeMessages(body);
     const id = ++seq;
+    if (stats.all.in_flight >= maxInFlight) {
+      stats.refuse(endpoint, call.model);
+      return sendJson(res, 429, wire.errorBody(429, `fake-llm concurrency cap: ${maxInFlight} requests in flight`));
+    }
     const finished = stats.begin(endpoint, call.model);
     res.once("close", finished);
     const entry = { seq: id, at: Date.now(), endpoint, model: call.model, kind: call.kind, body };
@@ -234,7 +248,8 @@ function parseArgs(argv) {
     else if (flag === "--host") opts.host = value();
     else if (flag === "--script") opts.script = value();
     else if (flag === "--latency-ms") opts.latencyMs = Number(value());
-    else throw new Error(`unknown option ${argv[i]} (use --port, --host, --script, --latency-ms)`);
+    else if (flag === "--max-in-flight") opts.maxInFlight = Number(value());
+    else throw new Error(`unknown option ${argv[i]} (use --port, --host, --script, --latency-ms, --max-in-flight)`);
   }
   return opts;
 }
