@@ -56,6 +56,8 @@ function checkNode(n: JudgeNode, deps: JudgeNode[], ancestors: Set<string>): Gra
     if (v !== undefined && !COMMON.includes(k) && !ALLOWED[n.kind].includes(k)) at(k, `${k} does not apply to a ${u.type} unit`);
   }
   if (n.kind !== "pool" && n.kind !== "map" && n.models.length === 0) at("provider", "no model: set config.provider, or provider on this unit");
+  // A manual model only replays recorded answers; it has nothing to judge with.
+  if (n.models.some((m) => m.interface === "manual")) at("provider", 'a judge needs a model that answers; interface "manual" cannot judge');
   if (SCALED.includes(n.kind)) resolveScale(n, deps, at);
   if (n.kind === "verify" && deps.length === 0) out.push({ path: n.path, message: "verify checks the unit before it; it cannot be in the first layer" });
   if (n.kind === "pairwise") {

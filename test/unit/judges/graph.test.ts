@@ -174,4 +174,9 @@ describe("graph: names, ids and validation before any call", () => {
   it("pass_value on a numeric scale is refused: a score passes by threshold", () => {
     expect(issues({ provider, type: "likert", pass_value: 5 })).toEqual([{ path: "config.pass_value", message: "pass_value applies to labels; a numeric score passes by threshold" }]);
   });
+
+  it("a manual model cannot judge", () => {
+    const manual = { interface: "manual", manual_answers: { q: "a" } };
+    expect(issues({ provider: manual, type: "likert" })).toEqual([{ path: "config.provider", message: 'a judge needs a model that answers; interface "manual" cannot judge' }]);
+  });
 });
