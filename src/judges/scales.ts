@@ -127,7 +127,7 @@ export function buildScale(spec: ScaleSpec): Scale | { error: string } {
     if (spec.every((v) => typeof v === "number") && (spec.length === 2 || spec.length === 3)) {
       const [a, b, step] = spec as number[];
       if (step !== undefined && step <= 0) return { error: "a range step must be > 0" };
-      return discrete(range(a!, b!, step), false);
+      return rangeScale(range(a!, b!, step), false);
     }
     return uniqueValues(spec as ScaleValue[], false);
   }
@@ -137,7 +137,7 @@ export function buildScale(spec: ScaleSpec): Scale | { error: string } {
       if (spec.range) {
         const [a, b, step] = spec.range;
         if (step !== undefined && step <= 0) return { error: "a range step must be > 0" };
-        return discrete(range(a, b, step), spec.end_is_worst ?? false);
+        return rangeScale(range(a, b, step), spec.end_is_worst ?? false);
       }
       return { error: "a discrete scale needs values or range" };
     case "likert":
@@ -147,6 +147,12 @@ export function buildScale(spec: ScaleSpec): Scale | { error: string } {
     case "continuous":
       return spec.min < spec.max ? continuous(spec.min, spec.max) : { error: "continuous min must be < max" };
   }
+}
+
+/** [a, b, step] that yields one value (e.g. [1, 5, 10]) is a mistake, not a one-answer scale. */
+function rangeScale(values: number[], endIsWorst: boolean): Scale | { error: string } {
+  if (values.length < 2) return { error: "this range has fewer than two values; give [min, max] or [min, max, step] with step < max − min" };
+  return discrete(values, endIsWorst);
 }
 
 function uniqueValues(values: ScaleValue[], endIsWorst: boolean): Scale | { error: string } {

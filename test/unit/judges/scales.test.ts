@@ -24,6 +24,7 @@ describe("scales", () => {
     expect(range(0, 1, 0.25)).toEqual([0, 0.25, 0.5, 0.75, 1]);
     expect(scale([0, 1, 0.1]).values).toHaveLength(11);
     expect(buildScale([1, 5, 0])).toEqual({ error: "a range step must be > 0" });
+    expect(buildScale([1, 5, 10])).toEqual({ error: expect.stringContaining("fewer than two values") });
   });
 
   it("end_is_worst flips the wording but not the values", () => {
