@@ -3,7 +3,9 @@
  * A question without a usable template fails here with `template_validation`, and every later
  * stage but FinalizeResult is skipped.
  */
+import type { AnswerTemplate } from "../../schemas/template";
 import { validateRegexPattern } from "../../templates";
+import { pythonSubsetProblem } from "../../templates/python-subset";
 import type { Stage } from "../types";
 
 export const validateTemplate: Stage = {
@@ -20,18 +22,21 @@ export const validateTemplate: Stage = {
         },
       };
     }
-    for (const check of template.regex ?? []) {
-      const problem = validateRegexPattern(check.pattern);
-      if (problem) {
-        return {
-          error: {
-            category: "template_validation",
-            stage: "validate_template",
-            reason: `regex check ${JSON.stringify(check.name)}: ${problem}`,
-          },
-        };
-      }
-    }
-    return {};
+    const problem = templateProblem(template);
+    return problem ? { error: { category: "template_validation", stage: "validate_template", reason: problem } } : {};
   },
 };
+
+/** What makes a template unusable before any model is called: a regex or Python code we cannot run. */
+function templateProblem(template: AnswerTemplate): string | null {
+  for (const check of template.regex ?? []) {
+    const problem = validateRegexPattern(check.pattern);
+    if (problem) return `regex check ${JSON.stringify(check.name)}: ${problem}`;
+  }
+  const code = template.custom_verify;
+  if (code?.language === "python") {
+    const problem = pythonSubsetProblem(code.source);
+    if (problem) return `custom_verify (python): ${problem}`;
+  }
+  return null;
+}
