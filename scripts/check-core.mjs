@@ -6,7 +6,7 @@
 //   - imports a forbidden package: cloudflare:*, openai, @anthropic-ai/sdk, hono (and subpaths),
 //     a .wasm or */wasm specifier, or a QuickJS wasm variant (@jitl/quickjs-*, quickjs-emscripten);
 //   - or reaches an edge module: src/run/**, src/http/**, src/storage/**, src/index.*, or
-//     src/llm/** other than src/llm/port.ts.
+//     src/llm/** other than src/llm/port.ts and src/llm/prices.ts (pure data).
 // Type-only imports (`import type …`, `export type … from`, `import { type A }`) are ignored: they
 // are erased at compile time and load nothing, so they cannot tie the core to a platform.
 //
@@ -31,12 +31,18 @@ export function forbiddenPackage(spec) {
   return null;
 }
 
+/**
+ * Modules of src/llm the core may import: the port contract and the price table (plain data
+ * validated with zod). Everything else there talks to SDKs or bindings.
+ */
+const CORE_SAFE_LLM = new Set(["src/llm/port.ts", "src/llm/prices.ts"]);
+
 /** Why a repository-relative path is an edge module the core must not reach, or null. */
 export function edgeModule(rel) {
   const p = rel.split(path.sep).join("/");
   for (const dir of ["src/run/", "src/http/", "src/storage/"]) if (p.startsWith(dir)) return `edge folder ${dir.slice(0, -1)}`;
   if (/^src\/index\.[cm]?[jt]sx?$/.test(p)) return "worker entry src/index";
-  if (p.startsWith("src/llm/") && p !== "src/llm/port.ts") return "LLM adapter (only src/llm/port.ts is allowed)";
+  if (p.startsWith("src/llm/") && !CORE_SAFE_LLM.has(p)) return "LLM adapter (only src/llm/port.ts and prices.ts are allowed)";
   return null;
 }
 
