@@ -11,6 +11,7 @@ import type { Usage } from "../llm/port";
 import { groundTruthOf } from "../templates";
 import { modelIdentity } from "../schemas/model-config";
 import type { ResultDeepJudgment, VerificationResult } from "../schemas/result";
+import { type DeepJudgmentRubricSection, emptySection } from "../rubric/deep-judgment";
 import { classifyFailure, collectCaveats } from "./failure";
 import { resolveFewShotExamples } from "./few-shot";
 import { computeResultId, computeTemplateId } from "./ids";
@@ -59,6 +60,7 @@ export async function finalizeResult(
     },
     template: templateSection(state, template ? groundTruthOf(template) : null),
     deep_judgment: deepJudgmentSection(state, input),
+    deep_judgment_rubric: deepJudgmentRubricSection(state, input),
     evaluation_input: state.evaluation?.text ?? null,
     used_full_trace: state.evaluation?.used_full_trace ?? (input.settings.use_full_trace_for_template ?? false),
     trace_extraction_error: state.evaluation?.trace_extraction_error ?? null,
@@ -130,6 +132,13 @@ function deepJudgmentSection(state: PipelineState, input: PipelineInput): Result
       hallucination_risk_assessment: null,
     }
   );
+}
+
+/** Present whenever rubric deep judgment is on and rubrics are evaluated, even if it did not get to run. */
+function deepJudgmentRubricSection(state: PipelineState, input: PipelineInput): DeepJudgmentRubricSection | null {
+  if (state.deep_judgment_rubric) return state.deep_judgment_rubric;
+  const mode = input.settings.deep_judgment_rubric?.mode ?? "disabled";
+  return mode !== "disabled" && input.settings.evaluation_mode !== "template_only" ? emptySection(false) : null;
 }
 
 function usageMetadata(usage: PipelineState["usage"]) {

@@ -14,6 +14,7 @@ import { isRetryable } from "../llm/port";
 import { finalizeResult } from "./finalize-result";
 import { recursionLimitAutoFail, traceValidationAutoFail } from "./stages/autofail-guards";
 import { deepJudgmentAutoFail } from "./stages/deep-judgment-autofail";
+import { deepJudgmentRubricAutoFail } from "./stages/deep-judgment-rubric-autofail";
 import { embeddingCheck } from "./stages/embedding-check";
 import { generateAnswer } from "./stages/generate-answer";
 import { abstentionCheck, sufficiencyCheck } from "./stages/guard-checks";
@@ -34,6 +35,7 @@ import type {
 
 const TEMPLATE_MODES: readonly EvaluationMode[] = ["template_only", "template_and_rubric"];
 const ALL_MODES: readonly EvaluationMode[] = ["template_only", "template_and_rubric", "rubric_only"];
+const RUBRIC_MODES: readonly EvaluationMode[] = ["template_and_rubric", "rubric_only"];
 
 interface StageEntry {
   stage: Stage;
@@ -54,6 +56,8 @@ export const STAGES: readonly StageEntry[] = [
   { stage: verifyTemplate, modes: TEMPLATE_MODES },
   { stage: embeddingCheck, modes: TEMPLATE_MODES },
   { stage: deepJudgmentAutoFail, modes: TEMPLATE_MODES, when: (s) => (s.deep_judgment?.mode ?? "disabled") !== "disabled" },
+  // 11 RubricEvaluation goes here (it delegates deep-judged traits to src/rubric/deep-judgment).
+  { stage: deepJudgmentRubricAutoFail, modes: RUBRIC_MODES, when: (s) => (s.deep_judgment_rubric?.mode ?? "disabled") !== "disabled" },
 ];
 
 export function stagesFor(settings: PipelineSettings): Stage[] {

@@ -16,6 +16,8 @@ import type {
   SearchPort,
 } from "./artifacts";
 import type { EvaluationInput } from "./trace";
+import type { DeepJudgmentRubricSection, DeepJudgmentRubricSettings } from "../rubric/deep-judgment";
+import type { AgenticRubricArtifact, AgenticRubricSettings, WorkspacePort } from "../rubric/agentic/types";
 
 export type EvaluationMode = "template_only" | "template_and_rubric" | "rubric_only";
 
@@ -30,6 +32,8 @@ export type StageName =
   | "verify_template"
   | "embedding_check"
   | "deep_judgment_autofail"
+  | "deep_judgment_rubric_autofail"
+  | "agentic_rubric_evaluation"
   | "finalize_result";
 
 /** usage_metadata keys (Karenina's stage names for token accounting). */
@@ -67,6 +71,10 @@ export type AnswerOutcome = { ok: true; answer: AnswerArtifact } | { ok: false; 
 export interface PipelineSettings extends CheckSettings {
   evaluation_mode: EvaluationMode;
   include_extraction_hints: boolean;
+  /** Deep judgment for rubric LLM traits (absent = disabled). */
+  deep_judgment_rubric?: DeepJudgmentRubricSettings;
+  /** Agentic rubric traits, stage 11b (absent = Karenina's defaults). */
+  agentic_rubric?: AgenticRubricSettings;
 }
 
 export interface PipelineInput {
@@ -104,6 +112,8 @@ export interface PipelinePorts {
   embedder?: ModelPort;
   /** Web search for deep judgment's hallucination check; without it search is skipped with a warning. */
   search?: SearchPort;
+  /** The question's workspace (an R2 prefix at the edge) for agentic rubric traits. */
+  workspace?: WorkspacePort;
 }
 
 type TemplateSection = NonNullable<VerificationResult["template"]>;
@@ -141,6 +151,10 @@ export interface PipelineState {
   sufficiency?: GuardArtifact;
   embedding?: EmbeddingArtifact;
   deep_judgment?: DeepJudgmentArtifact;
+  /** Stage 11's deep judgment of rubric traits (read by stage 12 and FinalizeResult). */
+  deep_judgment_rubric?: DeepJudgmentRubricSection;
+  /** Stage 11b's agentic trait scores and investigation traces. */
+  agentic_rubric?: AgenticRubricArtifact;
   /** Non-fatal problems (a check whose judge failed), recorded in metadata.warnings. */
   warnings?: string[];
   /**

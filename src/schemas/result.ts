@@ -161,10 +161,39 @@ export const ResultDeepJudgment = z.strictObject({
   hallucination_risk_assessment: z.record(z.string(), z.enum(["none", "low", "medium", "high"])).nullable(),
 });
 
+const Risk = z.enum(["none", "low", "medium", "high"]);
+
+/** Karenina's VerificationResultDeepJudgmentRubric (11 fields); present when rubric deep judgment is on. */
+export const ResultDeepJudgmentRubric = z.strictObject({
+  deep_judgment_rubric_performed: z.boolean(),
+  extracted_rubric_excerpts: z.record(z.string(), z.array(Excerpt)).nullable(),
+  rubric_trait_reasoning: z.record(z.string(), z.string()).nullable(),
+  deep_judgment_rubric_scores: z.record(z.string(), z.union([z.number(), z.boolean()])).nullable(),
+  standard_rubric_scores: z.record(z.string(), z.union([z.number(), z.boolean()])).nullable(),
+  trait_metadata: z
+    .record(
+      z.string(),
+      z.strictObject({
+        stages_completed: z.array(z.enum(["excerpt_extraction", "hallucination_assessment", "reasoning_generation", "score_extraction"])),
+        model_calls: z.number().int().min(0),
+        had_excerpts: z.boolean(),
+        excerpt_retry_count: z.number().int().min(0),
+        excerpt_validation_failed: z.boolean(),
+      }),
+    )
+    .nullable(),
+  traits_without_valid_excerpts: z.array(z.string()).nullable(),
+  rubric_hallucination_risk_assessment: z.record(z.string(), z.strictObject({ overall_risk: Risk, per_excerpt_risks: z.array(Risk) })).nullable(),
+  total_deep_judgment_model_calls: z.number().int().min(0),
+  total_traits_evaluated: z.number().int().min(0),
+  total_excerpt_retries: z.number().int().min(0),
+});
+
 export const VerificationResult = z.strictObject({
   metadata: ResultMetadata,
   template: ResultTemplate.nullable(),
   deep_judgment: ResultDeepJudgment.nullish(),
+  deep_judgment_rubric: ResultDeepJudgmentRubric.nullish(),
   evaluation_input: z.string().nullable(),
   used_full_trace: z.boolean(),
   trace_extraction_error: z.string().nullable(),
@@ -174,3 +203,4 @@ export type VerificationResultInput = z.input<typeof VerificationResult>;
 export type ResultMetadata = z.output<typeof ResultMetadata>;
 export type ResultTemplate = z.output<typeof ResultTemplate>;
 export type ResultDeepJudgment = z.output<typeof ResultDeepJudgment>;
+export type ResultDeepJudgmentRubric = z.output<typeof ResultDeepJudgmentRubric>;
