@@ -32,6 +32,8 @@ export default defineConfig(async () => {
                   RETRY_DELAY_SCALE: "0.01",
                   // Hangs injected by the fault tests end in 5 s, not Karenina's 120 s.
                   MODEL_TIMEOUT_MS: "5000",
+                  // A key for models whose interface needs one (anthropic) when they point at the fake.
+                  FAKE_PROVIDER_KEY: "fake-provider-key",
                 },
                 // An entry here REPLACES the wrangler.toml consumer settings for that queue.
                 queueConsumers: {

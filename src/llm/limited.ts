@@ -85,14 +85,18 @@ async function runLeased<T>(client: LimiterClient, lease_id: string, call: () =>
 }
 
 export function limitedPort(inner: ModelPort, client: LimiterClient, env: LimitedEnv, opts = DEFAULT_LIMITED_OPTIONS): ModelPort {
+  // Output is estimated at most `defaultOutputTokens`: max_tokens is a ceiling (Karenina's default is
+  // 16,384) and charging it up front would starve the tokens-per-minute bucket; release charges
+  // what the call really used.
   const out = opts.defaultOutputTokens;
+  const cap = (max?: number) => Math.min(max ?? out, out);
   const run = <T>(est: number, call: () => Promise<LlmResult<T>>) => limitedCall(client, est, call, env, opts);
   return {
     identity: inner.identity,
-    chat: (req) => run(estimateTokens(req.messages, undefined, req.max_tokens ?? out), () => inner.chat(req)),
-    structured: (req) => run(estimateTokens(req.messages, undefined, req.max_tokens ?? out), () => inner.structured(req)),
+    chat: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.chat(req)),
+    structured: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.structured(req)),
     embed: (req) => run(estimateTokens(undefined, req.inputs, 0), () => inner.embed(req)),
-    toolTurn: (req) => run(estimateTokens(req.messages, undefined, req.max_tokens ?? out), () => inner.toolTurn(req)),
-    logprobs: (req) => run(estimateTokens(req.messages, undefined, req.max_tokens ?? out), () => inner.logprobs(req)),
+    toolTurn: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.toolTurn(req)),
+    logprobs: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.logprobs(req)),
   };
 }

@@ -9,8 +9,8 @@
  *   use, so a burst far above the provider's cap comes down in one step) at most once per "generation":
  *   the 429s of calls that were already in flight when the allowance last shrank do not shrink
  *   it again (they report the old overload, not a new one).
- * - Every `increaseEveryMs` without a 429 the allowance grows by one concurrency slot's worth, up
- *   to the configured limits.
+ * - Every `increaseEveryMs` without a 429 the allowance grows by one concurrency slot and a tenth
+ *   of the configured rates, up to the configured limits.
  * - A retry-after blocks the key for every caller until it has passed.
  */
 
@@ -26,11 +26,16 @@ export interface LimitSettings {
 export interface LimiterTuning {
   leaseMs: number;
   increaseEveryMs: number;
-  /** The allowance never shrinks below this share of the configured limits. */
+  /** Concurrency never shrinks below this share of the configured cap (nor below 1). */
   minFactor: number;
+  /**
+   * Rates never shrink below this share: a provider that keeps refusing is held off by its
+   * retry-after, which blocks the key; halving rpm without end would only starve the run.
+   */
+  minRateFactor: number;
 }
 
-export const DEFAULT_TUNING: LimiterTuning = { leaseMs: 150_000, increaseEveryMs: 10_000, minFactor: 1 / 64 };
+export const DEFAULT_TUNING: LimiterTuning = { leaseMs: 150_000, increaseEveryMs: 10_000, minFactor: 1 / 64, minRateFactor: 1 / 4 };
 
 /**
  * Conservative defaults per provider interface (a tier-1 key's order of magnitude); a run may
@@ -60,7 +65,11 @@ interface Lease {
 }
 
 export class LimiterState {
-  private factor = 1;
+  /** Share of the configured concurrency allowed now (AIMD). */
+  private concFactor = 1;
+  /** Share of the configured rpm and tpm allowed now (AIMD, separately: a collapse of concurrency
+   * from few calls in flight must not starve the rate buckets). */
+  private rateFactor = 1;
   private generation = 0;
   private lastChangeAt: number;
   private requests: number;
@@ -85,11 +94,10 @@ export class LimiterState {
 
   /** Current allowance (after AIMD): what the key may use now. */
   allowance(): LimitSettings {
-    const f = this.factor;
     return {
-      rpm: Math.max(1, this.limits.rpm * f),
-      tpm: Math.max(1, this.limits.tpm * f),
-      concurrency: Math.max(1, Math.floor(this.limits.concurrency * f)),
+      rpm: Math.max(1, this.limits.rpm * this.rateFactor),
+      tpm: Math.max(1, this.limits.tpm * this.rateFactor),
+      concurrency: Math.max(1, Math.floor(this.limits.concurrency * this.concFactor)),
     };
   }
 
@@ -136,7 +144,8 @@ export class LimiterState {
     // cap: 16 in flight against a server that takes 8 goes to 8 at once, not 64 → 32 → 16 → 8.
     const inUse = Math.min(this.allowance().concurrency, this.leases.size + 1);
     const halved = Math.max(1, Math.floor(inUse / 2)) / Math.max(1, this.limits.concurrency);
-    this.factor = Math.max(this.tuning.minFactor, Math.min(this.factor / 2, halved));
+    this.concFactor = Math.max(this.tuning.minFactor, Math.min(this.concFactor / 2, halved));
+    this.rateFactor = Math.max(this.tuning.minRateFactor, this.rateFactor / 2);
     this.generation += 1;
     this.burst = { inUse, refused: 1 };
     this.lastChangeAt = now;
@@ -149,14 +158,16 @@ export class LimiterState {
     this.burst.refused += 1;
     const accepted = Math.max(1, this.burst.inUse - this.burst.refused);
     if (accepted < this.allowance().concurrency) {
-      this.factor = Math.max(this.tuning.minFactor, accepted / Math.max(1, this.limits.concurrency));
+      this.concFactor = Math.max(this.tuning.minFactor, accepted / Math.max(1, this.limits.concurrency));
     }
   }
 
   private grow(now: number): void {
     const steps = Math.floor((now - this.lastChangeAt) / this.tuning.increaseEveryMs);
-    if (steps <= 0 || this.factor >= 1) return;
-    this.factor = Math.min(1, this.factor + steps / Math.max(1, this.limits.concurrency));
+    if (steps <= 0) return;
+    // One concurrency slot, and a tenth of the configured rates, per quiet interval.
+    this.concFactor = Math.min(1, this.concFactor + steps / Math.max(1, this.limits.concurrency));
+    this.rateFactor = Math.min(1, this.rateFactor + steps / 10);
     this.lastChangeAt += steps * this.tuning.increaseEveryMs;
   }
 

@@ -3,67 +3,9 @@
  * queue delivers one batch at a time, so the test makes the concurrency itself: several batches
  * delivered at once, as several consumer invocations would be in production.
  */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
-import { planRun } from "../../src/run/plan";
-import { startRun } from "../../src/run/submit";
-import { CreateRunBody } from "../../src/schemas/api";
 import { addFakeRules, api, exactTemplate, fakeModel, uniqueModel, type RunView } from "./helpers";
-
-type Body = { run_id: string; job_id: string };
-
-export async function startCapturedRun(body: unknown) {
-  const sent: { body: Body }[] = [];
-  const jobs = { sendBatch: async (msgs: typeof sent) => void sent.push(...msgs) } as unknown as Queue<unknown>;
-  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), created_at: new Date().toISOString() }, () => undefined);
-  if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
-  await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
-  return { runId: plan.spec.run_id, bodies: sent.map((m) => m.body) };
-}
-
-/** Delivers the bodies as `batches` simultaneous batches; returns the bodies the consumer handed back. */
-export async function deliverConcurrently(bodies: Body[], batches: number, attempt = 1): Promise<Body[]> {
-  const groups = Array.from({ length: batches }, (_, i) => bodies.filter((_, j) => j % batches === i)).filter((g) => g.length);
-  const handedBack = await Promise.all(
-    groups.map(async (group) => {
-      const batch = createMessageBatch(
-        "edgeval-jobs",
-        group.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: attempt, body })),
-      );
-      const ctx = createExecutionContext();
-      await worker.queue(batch, env);
-      const result = await getQueueResult(batch, ctx);
-      const retried = new Set(result.retryMessages.map((m) => m.msgId));
-      return batch.messages.filter((m) => retried.has(m.id)).map((m) => m.body as Body);
-    }),
-  );
-  return handedBack.flat();
-}
-
-/** Delivers until no job is handed back, as the queue would (without its delays). */
-export async function deliverUntilDone(bodies: Body[], batches: number): Promise<number> {
-  let pending = bodies;
-  let rounds = 0;
-  for (let attempt = 1; pending.length > 0 && attempt <= 8; attempt++, rounds++) {
-    pending = await deliverConcurrently(pending, batches, attempt);
-  }
-  return rounds;
-}
-
-export interface LoggedRequest {
-  at: number;
-  in_flight: number;
-  fault?: string;
-  retry_after_s?: number;
-  replied_at?: number;
-}
-
-export async function requestLog(model: string): Promise<LoggedRequest[]> {
-  const res = await fetch(`${env.FAKE_LLM_URL}/_admin/requests?model=${encodeURIComponent(model)}`);
-  return ((await res.json()) as { requests: LoggedRequest[] }).requests;
-}
+import { deliverUntilDone, requestLog, startCapturedRun } from "./limits-support";
 
 /** Time between a 429 leaving the server and the limiter knowing of it (local round trips). */
 const NOTICE_SLACK_MS = 150;
