@@ -12,6 +12,7 @@ import { groundTruthOf } from "../templates";
 import { modelIdentity } from "../schemas/model-config";
 import type { ResultDeepJudgment, VerificationResult } from "../schemas/result";
 import { type DeepJudgmentRubricSection, emptySection } from "../rubric/deep-judgment";
+import { emptySection as emptyRubricSection } from "../rubric/evaluate";
 import { classifyFailure, collectCaveats } from "./failure";
 import { resolveFewShotExamples } from "./few-shot";
 import { computeResultId, computeTemplateId } from "./ids";
@@ -60,6 +61,7 @@ export async function finalizeResult(
     },
     template: templateSection(state, template ? groundTruthOf(template) : null),
     deep_judgment: deepJudgmentSection(state, input),
+    rubric: rubricSection(state),
     deep_judgment_rubric: deepJudgmentRubricSection(state, input),
     evaluation_input: state.evaluation?.text ?? null,
     used_full_trace: state.evaluation?.used_full_trace ?? (input.settings.use_full_trace_for_template ?? false),
@@ -132,6 +134,15 @@ function deepJudgmentSection(state: PipelineState, input: PipelineInput): Result
       hallucination_risk_assessment: null,
     }
   );
+}
+
+/** Stage 11's section with stage 11b's agentic scores folded in; null when neither ran. */
+function rubricSection(state: PipelineState): VerificationResult["rubric"] {
+  const ag = state.agentic_rubric;
+  if (!state.rubric && !ag?.agentic_rubric_evaluation_performed) return null;
+  const base = state.rubric ?? { ...emptyRubricSection(null), rubric_evaluation_performed: true };
+  if (!ag?.agentic_rubric_evaluation_performed) return base;
+  return { ...base, agentic_trait_scores: ag.agentic_trait_scores, agentic_trait_investigation_traces: ag.agentic_trait_investigation_traces };
 }
 
 /** Present whenever rubric deep judgment is on and rubrics are evaluated, even if it did not get to run. */

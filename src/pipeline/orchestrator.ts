@@ -13,6 +13,7 @@
 import { isRetryable } from "../llm/port";
 import { finalizeResult } from "./finalize-result";
 import { recursionLimitAutoFail, traceValidationAutoFail } from "./stages/autofail-guards";
+import { rubricEvaluation } from "./stages/rubric-evaluation";
 import { deepJudgmentAutoFail } from "./stages/deep-judgment-autofail";
 import { deepJudgmentRubricAutoFail } from "./stages/deep-judgment-rubric-autofail";
 import { embeddingCheck } from "./stages/embedding-check";
@@ -56,7 +57,8 @@ export const STAGES: readonly StageEntry[] = [
   { stage: verifyTemplate, modes: TEMPLATE_MODES },
   { stage: embeddingCheck, modes: TEMPLATE_MODES },
   { stage: deepJudgmentAutoFail, modes: TEMPLATE_MODES, when: (s) => (s.deep_judgment?.mode ?? "disabled") !== "disabled" },
-  // 11 RubricEvaluation goes here (it delegates deep-judged traits to src/rubric/deep-judgment).
+  // 11 RubricEvaluation: the question may still have no trait (its shouldRun checks the merged rubric).
+  { stage: rubricEvaluation, modes: RUBRIC_MODES },
   { stage: deepJudgmentRubricAutoFail, modes: RUBRIC_MODES, when: (s) => (s.deep_judgment_rubric?.mode ?? "disabled") !== "disabled" },
 ];
 

@@ -16,6 +16,9 @@ import type {
   SearchPort,
 } from "./artifacts";
 import type { EvaluationInput } from "./trace";
+import type { JudgePorts } from "../judges/types";
+import type { Rubric } from "../schemas/rubric";
+import type { CallableTraitPort, RubricSection } from "../rubric/types";
 import type { DeepJudgmentRubricSection, DeepJudgmentRubricSettings } from "../rubric/deep-judgment";
 import type { AgenticRubricArtifact, AgenticRubricSettings, WorkspacePort } from "../rubric/agentic/types";
 
@@ -32,6 +35,7 @@ export type StageName =
   | "verify_template"
   | "embedding_check"
   | "deep_judgment_autofail"
+  | "rubric_evaluation"
   | "deep_judgment_rubric_autofail"
   | "agentic_rubric_evaluation"
   | "finalize_result";
@@ -45,7 +49,9 @@ export type UsageStage =
   | "deep_judgment_excerpts"
   | "deep_judgment_hallucination"
   | "deep_judgment_reasoning"
-  | "embedding_check";
+  | "embedding_check"
+  | "rubric_evaluation"
+  | "dynamic_rubric_presence_check";
 
 /** The generated (or supplied) answer: produced once per job and shared by every judge. */
 export interface AnswerArtifact {
@@ -71,6 +77,11 @@ export type AnswerOutcome = { ok: true; answer: AnswerArtifact } | { ok: false; 
 export interface PipelineSettings extends CheckSettings {
   evaluation_mode: EvaluationMode;
   include_extraction_hints: boolean;
+  /** The benchmark's global rubric, merged with each question's own by stage 11. */
+  global_rubric?: Rubric | null;
+  rubric_evaluation_strategy?: "batch" | "sequential" | null;
+  /** Only these traits are evaluated (null = all). */
+  rubric_trait_names?: string[] | null;
   /** Deep judgment for rubric LLM traits (absent = disabled). */
   deep_judgment_rubric?: DeepJudgmentRubricSettings;
   /** Agentic rubric traits, stage 11b (absent = Karenina's defaults). */
@@ -112,6 +123,10 @@ export interface PipelinePorts {
   embedder?: ModelPort;
   /** Web search for deep judgment's hallucination check; without it search is skipped with a warning. */
   search?: SearchPort;
+  /** Runs callable rubric traits' JavaScript (the QuickJS sandbox at the edge); without it they are null with a warning. */
+  callableTraits?: CallableTraitPort;
+  /** Models for compound rubric traits' units; without it every unit uses `judge`. */
+  judgeModels?: JudgePorts;
   /** The question's workspace (an R2 prefix at the edge) for agentic rubric traits. */
   workspace?: WorkspacePort;
 }
@@ -151,6 +166,8 @@ export interface PipelineState {
   sufficiency?: GuardArtifact;
   embedding?: EmbeddingArtifact;
   deep_judgment?: DeepJudgmentArtifact;
+  /** Stage 11's rubric section. */
+  rubric?: RubricSection;
   /** Stage 11's deep judgment of rubric traits (read by stage 12 and FinalizeResult). */
   deep_judgment_rubric?: DeepJudgmentRubricSection;
   /** Stage 11b's agentic trait scores and investigation traces. */

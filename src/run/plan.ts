@@ -8,6 +8,8 @@ import { missingSecret } from "../llm/factory";
 import type { CreateRunBody } from "../schemas/api";
 import type { PipelineSettings } from "../pipeline/types";
 import type { VerificationConfig } from "../schemas/verification-config";
+import type { Question } from "../schemas/benchmark";
+import { type Rubric, traitNames } from "../schemas/rubric";
 import { TAVILY_SECRET } from "./search-tavily";
 import { priceFor, priceTable } from "../llm/prices";
 import { jobIds, type RunSpec } from "./spec";
@@ -78,12 +80,28 @@ export function planRun(
     answering_models: config.answering_models,
     parsing_models: config.parsing_models,
     replicate_count: config.replicate_count,
-    settings: pipelineSettings(config),
+    settings: { ...pipelineSettings(config), ...rubricSettings(config, benchmark.rubric ?? null, questions) },
     ...(body.prices ? { prices: body.prices } : {}),
     ...(body.budget_usd !== undefined ? { budget_usd: body.budget_usd } : {}),
     ...(body.cache?.enabled ? { cache: body.cache } : {}),
   };
   return { ok: true, spec, jobIds: jobIds(spec) };
+}
+
+/**
+ * The rubric part of the settings. Karenina's quirk is not copied: a template_only run whose
+ * merged rubric (global or any selected question's) has traits is upgraded to
+ * template_and_rubric, and every result's metadata.evaluation_mode records the mode used.
+ */
+export function rubricSettings(config: VerificationConfig, global: Rubric | null, questions: readonly Question[]): Partial<PipelineSettings> {
+  const hasTraits = [global, ...questions.map((q) => q.rubric ?? null)].some((r) => r !== null && traitNames(r).length > 0);
+  const mode = config.evaluation_mode === "template_only" && hasTraits ? "template_and_rubric" : config.evaluation_mode;
+  return {
+    evaluation_mode: mode,
+    global_rubric: global,
+    rubric_evaluation_strategy: config.rubric_evaluation_strategy ?? "batch",
+    rubric_trait_names: config.rubric_trait_names ?? null,
+  };
 }
 
 /** A budget can only bind if every model that is called has a price. */
@@ -127,5 +145,17 @@ export function pipelineSettings(config: VerificationConfig): PipelineSettings {
     },
     few_shot_config: config.few_shot_config ?? null,
     prompt_config: config.prompt_config,
+    deep_judgment_rubric: {
+      mode: config.deep_judgment_rubric_mode,
+      global_excerpts: config.deep_judgment_rubric_global_excerpts,
+      max_excerpts_default: config.deep_judgment_rubric_max_excerpts_default,
+      fuzzy_match_threshold_default: config.deep_judgment_rubric_fuzzy_match_threshold_default,
+      excerpt_retry_attempts_default: config.deep_judgment_rubric_excerpt_retry_attempts_default,
+      // Karenina strips deep_judgment_rubric_search_enabled: search is per trait (use_checkpoint, custom).
+      search_enabled: false,
+      search_tool: config.deep_judgment_rubric_search_tool,
+      config: config.deep_judgment_rubric_config ?? null,
+    },
+    agentic_rubric: { strategy: config.agentic_rubric_strategy },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * VerificationResult: Karenina's nested result (`spec/verification-result.md`, inventory §6),
  * with Karenina's field names, for the sections edgeval produces now: `metadata`, `template`,
- * `deep_judgment` (null unless deep judgment is enabled) and the three root trace fields. The
- * rubric sections arrive with rubric evaluation.
+ * `deep_judgment` (null unless deep judgment is enabled), `rubric`, `deep_judgment_rubric` and
+ * the three root trace fields.
  *
  * The failure taxonomy is data: 14 categories in 5 groups. `failure.group` is always computed
  * from the category (an incoming group is ignored), as in Karenina.
@@ -189,10 +189,39 @@ export const ResultDeepJudgmentRubric = z.strictObject({
   total_excerpt_retries: z.number().int().min(0),
 });
 
+const Score = z.union([z.number(), z.boolean()]).nullable();
+const Confusion = z.strictObject({ tp: z.array(z.string()), fn: z.array(z.string()), fp: z.array(z.string()), tn: z.array(z.string()) });
+
+/**
+ * Karenina's VerificationResultRubric, present when rubric evaluation ran. A score of null is a
+ * trait whose judge failed (never a "no"). edgeval adds compound traits (issue 7): their pooled
+ * score and the unit-by-unit trace.
+ */
+export const ResultRubric = z.strictObject({
+  rubric_evaluation_performed: z.boolean(),
+  rubric_evaluation_strategy: z.enum(["batch", "sequential"]).nullable(),
+  llm_trait_scores: z.record(z.string(), Score).nullable(),
+  llm_trait_labels: z.record(z.string(), z.string()).nullable(),
+  regex_trait_scores: z.record(z.string(), z.boolean()).nullable(),
+  callable_trait_scores: z.record(z.string(), Score).nullable(),
+  metric_trait_scores: z.record(z.string(), z.record(z.string(), z.number())).nullable(),
+  metric_trait_confusion_lists: z.record(z.string(), Confusion).nullable(),
+  agentic_trait_scores: z.record(z.string(), Score).nullable(),
+  agentic_trait_investigation_traces: z.record(z.string(), z.string().nullable()).nullable(),
+  agentic_trait_extraction_metadata: z.record(z.string(), z.unknown()).nullable(),
+  compound_trait_scores: z.record(z.string(), z.number().nullable()).nullable(),
+  compound_trait_traces: z.record(z.string(), z.record(z.string(), z.unknown())).nullable(),
+  dynamic_rubric_promoted_traits: z.array(z.string()).nullable(),
+  dynamic_rubric_skipped_traits: z.record(z.string(), z.string()).nullable(),
+  trait_provenance: z.record(z.string(), z.enum(["global", "question_specific", "dynamic"])).nullable(),
+});
+export type ResultRubric = z.output<typeof ResultRubric>;
+
 export const VerificationResult = z.strictObject({
   metadata: ResultMetadata,
   template: ResultTemplate.nullable(),
   deep_judgment: ResultDeepJudgment.nullish(),
+  rubric: ResultRubric.nullish(),
   deep_judgment_rubric: ResultDeepJudgmentRubric.nullish(),
   evaluation_input: z.string().nullable(),
   used_full_trace: z.boolean(),

@@ -1,5 +1,5 @@
 /**
- * Rubrics (Karenina `Rubric`): stored now, evaluated by a later stage.
+ * Rubrics (Karenina `Rubric`), evaluated by stage 11 (src/rubric/).
  *
  * Each trait kind lists Karenina's main fields with their types; the bodies are loose
  * (`z.looseObject`) so traits exported from Karenina checkpoints, which carry deep-judgment and
@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { validateRegexPattern } from "../templates/python-regex";
+import { JudgeConfig } from "./judge";
 
 const TraitName = z
   .string({ error: "name is required" })
@@ -71,12 +72,22 @@ export const CallableRubricTrait = z
     ...common,
     ...ScoreBounds,
     kind: ScalarKind,
-    /** cloudpickle bytes, base64 in JSON; never executed by edgeval as Python. */
-    callable_code: z.string({ error: "callable_code is required (base64)" }),
+    /** cloudpickle bytes, base64 in JSON; never executed by edgeval as Python (kept for round trips). */
+    callable_code: z.string().optional(),
+    /**
+     * edgeval's runnable form: JavaScript defining `function evaluate(text)`, run in the QuickJS
+     * sandbox. Returns a boolean, a number in [min_score, max_score], or a class name / index.
+     */
+    javascript_code: z.string().min(1).optional(),
     invert_result: z.boolean().default(false),
     classes: Classes,
   })
-  .superRefine(literalNeedsClasses);
+  .superRefine(literalNeedsClasses)
+  .superRefine((t, ctx) => {
+    if (t.callable_code === undefined && t.javascript_code === undefined) {
+      ctx.addIssue({ code: "custom", path: ["callable_code"], message: "callable_code is required (base64), or javascript_code (JavaScript edgeval runs in its sandbox)" });
+    }
+  });
 
 export const MetricRubricTrait = z.looseObject({
   ...common,
@@ -100,32 +111,82 @@ export const AgenticRubricTrait = z
   })
   .superRefine(literalNeedsClasses);
 
+/**
+ * edgeval's `compound` trait (issue 7): a compound judge config (src/schemas/judge.ts) whose pooled
+ * value is the trait's score. Its units see {{input}} = the question, {{output}} = the answer and
+ * {{reference}} = the raw answer when `include_ground_truth` is set. It has no Karenina form.
+ */
+export const CompoundRubricTrait = z.looseObject({
+  ...common,
+  config: JudgeConfig,
+  include_ground_truth: z.boolean().default(false),
+});
+
+/** Karenina's five trait lists; compound traits are edgeval's own (no checkpoint form). */
 export const TRAIT_KINDS = ["llm_traits", "regex_traits", "callable_traits", "metric_traits", "agentic_traits"] as const;
 export type TraitKind = (typeof TRAIT_KINDS)[number];
+export const RUBRIC_LISTS = [...TRAIT_KINDS, "compound_traits"] as const;
+export type RubricList = (typeof RUBRIC_LISTS)[number];
+
+const lists = {
+  llm_traits: z.array(LLMRubricTrait).default([]),
+  regex_traits: z.array(RegexRubricTrait).default([]),
+  callable_traits: z.array(CallableRubricTrait).default([]),
+  metric_traits: z.array(MetricRubricTrait).default([]),
+  agentic_traits: z.array(AgenticRubricTrait).default([]),
+  compound_traits: z.array(CompoundRubricTrait).default([]),
+};
+
+function uniqueNames(rubric: Record<RubricList, { name: string }[]>, ctx: z.RefinementCtx, prefix: (string | number)[] = []): void {
+  const seen = new Map<string, string>();
+  for (const kind of RUBRIC_LISTS) {
+    rubric[kind].forEach((trait, i) => {
+      const where = `${kind}[${i}]`;
+      const first = seen.get(trait.name);
+      if (first) ctx.addIssue({ code: "custom", path: [...prefix, kind, i, "name"], message: `duplicate trait name "${trait.name}" (also at ${first})` });
+      else seen.set(trait.name, where);
+    });
+  }
+}
+
+/**
+ * Karenina's DynamicRubric: traits evaluated only when a presence check says the response engages
+ * with their concept. Every trait needs a summary or a description (that is what is checked).
+ */
+export const DynamicRubric = z.strictObject(lists).superRefine((r, ctx) => {
+  uniqueNames(r, ctx);
+  for (const kind of RUBRIC_LISTS) {
+    r[kind].forEach((t, i) => {
+      if (!t.summary && !t.description) ctx.addIssue({ code: "custom", path: [kind, i, "summary"], message: "a dynamic trait needs a summary or a description (the presence check reads it)" });
+    });
+  }
+});
+export type DynamicRubric = z.output<typeof DynamicRubric>;
 
 export const Rubric = z
-  .strictObject({
-    llm_traits: z.array(LLMRubricTrait).default([]),
-    regex_traits: z.array(RegexRubricTrait).default([]),
-    callable_traits: z.array(CallableRubricTrait).default([]),
-    metric_traits: z.array(MetricRubricTrait).default([]),
-    agentic_traits: z.array(AgenticRubricTrait).default([]),
-  })
+  .strictObject({ ...lists, dynamic: DynamicRubric.optional() })
   .superRefine((rubric, ctx) => {
-    const seen = new Map<string, string>();
-    for (const kind of TRAIT_KINDS) {
-      rubric[kind].forEach((trait, i) => {
-        const where = `${kind}[${i}]`;
-        const first = seen.get(trait.name);
-        if (first) ctx.addIssue({ code: "custom", path: [kind, i, "name"], message: `duplicate trait name "${trait.name}" (also at ${first})` });
-        else seen.set(trait.name, where);
-      });
+    uniqueNames(rubric, ctx);
+    if (rubric.dynamic) {
+      const names = new Set(RUBRIC_LISTS.flatMap((k) => rubric[k].map((t) => t.name)));
+      for (const kind of RUBRIC_LISTS) {
+        rubric.dynamic[kind].forEach((t, i) => {
+          if (names.has(t.name)) ctx.addIssue({ code: "custom", path: ["dynamic", kind, i, "name"], message: `dynamic trait "${t.name}" has the name of a static trait` });
+        });
+      }
     }
   });
 export type Rubric = z.output<typeof Rubric>;
 export type RubricInput = z.input<typeof Rubric>;
+export type LLMRubricTrait = z.output<typeof LLMRubricTrait>;
+export type RegexRubricTrait = z.output<typeof RegexRubricTrait>;
+export type CallableRubricTrait = z.output<typeof CallableRubricTrait>;
+export type MetricRubricTrait = z.output<typeof MetricRubricTrait>;
+export type CompoundRubricTrait = z.output<typeof CompoundRubricTrait>;
 
-/** Every trait name of a rubric with where it sits, for cross-rubric checks. */
-export function traitNames(rubric: Rubric): { name: string; kind: TraitKind; index: number }[] {
-  return TRAIT_KINDS.flatMap((kind) => rubric[kind].map((t, index) => ({ name: t.name, kind, index })));
+/** Every trait name of a rubric (static and dynamic) with where it sits, for cross-rubric checks. */
+export function traitNames(rubric: Rubric): { name: string; kind: RubricList; index: number }[] {
+  const own = RUBRIC_LISTS.flatMap((kind) => rubric[kind].map((t, index) => ({ name: t.name, kind, index })));
+  const dyn = rubric.dynamic ? RUBRIC_LISTS.flatMap((kind) => rubric.dynamic![kind].map((t, index) => ({ name: t.name, kind, index }))) : [];
+  return [...own, ...dyn];
 }

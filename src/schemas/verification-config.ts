@@ -4,33 +4,33 @@
  * Every field of Karenina's config is accepted, in one of three ways:
  *
  * 1. Honoured by edgeval: answering_models, parsing_models, replicate_count, evaluation_mode
- *    (template_only), include_extraction_hints, use_full_trace_for_template,
+ *    (all three), rubric_trait_names, rubric_evaluation_strategy, use_full_trace_for_rubric,
+ *    include_extraction_hints, use_full_trace_for_template,
  *    abstention_enabled, sufficiency_enabled, embedding_check_enabled / _model / _threshold,
  *    deep_judgment_mode and its tuning numbers (max excerpts, fuzzy threshold, retries) and
  *    deep_judgment_search_enabled (Tavily), few_shot_config, prompt_config (the *_instructions
  *    shortcuts fold into it; its rubric_evaluation and agentic_parsing tasks wait for those
- *    calls), plus edgeval's own `question_ids` filter (ids are checked against the benchmark
- *    later). use_full_trace_for_rubric is carried to the jobs for rubric evaluation.
+ *    calls), deep_judgment_rubric_mode / _config / _global_excerpts / _*_default tuning numbers
+ *    (search per trait through the run's search tool), agentic_rubric_strategy, plus edgeval's
+ *    own `question_ids` filter (ids are checked against the benchmark later).
  * 2. Accepted execution knobs that change nothing in edgeval (Queues fan the work out and the
  *    shared provider limiter paces it; features they tune are not there yet):
  *    async_enabled, async_max_workers, max_concurrent_requests, batch_timeout_seconds,
  *    task_ordering, answerer_concurrency_limits, request_timeout, retry_policy,
  *    max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
- *    rubric_trait_names, rubric_evaluation_strategy, allow_partial_trace_scoring,
- *    deep_judgment_rubric_* tuning numbers,
- *    deep_judgment_rubric_global_excerpts, agentic_judge_context, agentic_parsing_max_turns,
- *    agentic_parsing_timeout, agentic_rubric_strategy, agentic_rubric_parallel, workspace_copy,
+ *    allow_partial_trace_scoring, agentic_judge_context, agentic_parsing_max_turns,
+ *    agentic_parsing_timeout, agentic_rubric_parallel (traits run one after another), workspace_copy,
  *    workspace_cleanup, workspace_output_exclude_patterns. Legacy keys Karenina strips
  *    (rubric_enabled, deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
  * 3. Features not implemented yet: accepted only at their off value, otherwise an issue at
- *    that field saying so (parsing_only, deep judgment for rubrics,
- *    agentic parsing, workspace output, db_config, replay_store, skip_triples,
- *    custom_error_patterns, and evaluation modes other than template_only).
+ *    that field saying so (parsing_only, agentic parsing, workspace output, db_config, replay_store, skip_triples,
+ *    custom_error_patterns).
  *
  * Karenina's side effect is kept: an answering model without a system prompt gets
  * DEFAULT_ANSWERING_SYSTEM_PROMPT; parsing models keep none.
  */
 import { z } from "zod";
+import { DEEP_JUDGMENT_RUBRIC_MODES, DeepJudgmentRubricCustomConfig } from "../rubric/deep-judgment/config";
 import { FewShotExample } from "./benchmark";
 import { ModelConfig } from "./model-config";
 
@@ -126,7 +126,6 @@ const ConfigInput = z.strictObject({
 
   evaluation_mode: z
     .enum(EVALUATION_MODES, { error: `evaluation_mode is one of ${EVALUATION_MODES.join(", ")}` })
-    .refine((m) => m === "template_only", { error: "evaluation_mode: rubric evaluation is not supported yet (only template_only is accepted)" })
     .default("template_only"),
   rubric_trait_names: z.array(z.string()).nullish(),
   rubric_evaluation_strategy: z.enum(["batch", "sequential"]).nullable().default("batch"),
@@ -157,11 +156,10 @@ const ConfigInput = z.strictObject({
   deep_judgment_search_enabled: z.boolean().default(false),
   deep_judgment_search_tool: z.string().default("tavily"),
   deep_judgment_rubric_mode: z
-    .enum(["disabled", "enable_all", "use_checkpoint", "custom"])
-    .refine((m) => m === "disabled", { error: notYet("deep_judgment_rubric_mode", "deep judgment for rubrics", '"disabled"') })
+    .enum(DEEP_JUDGMENT_RUBRIC_MODES, { error: `deep_judgment_rubric_mode is one of ${DEEP_JUDGMENT_RUBRIC_MODES.join(", ")}` })
     .default("disabled"),
   deep_judgment_rubric_global_excerpts: z.boolean().default(true),
-  deep_judgment_rubric_config: nullOnly("deep_judgment_rubric_config", "deep judgment for rubrics"),
+  deep_judgment_rubric_config: DeepJudgmentRubricCustomConfig.nullish(),
   deep_judgment_rubric_max_excerpts_default: int(1).default(7),
   deep_judgment_rubric_fuzzy_match_threshold_default: unit.default(0.8),
   deep_judgment_rubric_excerpt_retry_attempts_default: int(0).default(2),

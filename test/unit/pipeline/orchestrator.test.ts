@@ -185,12 +185,13 @@ describe("the stage list and its matrix (data)", () => {
     ]);
   });
 
-  it("keeps only the answer, guards and abstention in rubric_only (no template stages, no sufficiency)", () => {
+  it("keeps only the answer, guards, abstention and rubric evaluation in rubric_only (no template stages, no sufficiency)", () => {
     expect(names({ ...base, evaluation_mode: "rubric_only", abstention_enabled: true, sufficiency_enabled: true })).toEqual([
       "generate_answer",
       "recursion_limit_autofail",
       "trace_validation_autofail",
       "abstention_check",
+      "rubric_evaluation",
     ]);
   });
 });

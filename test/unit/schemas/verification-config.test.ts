@@ -90,7 +90,6 @@ describe("VerificationConfig rejects, at the exact path", () => {
     ["no answering models", { parsing_models: [judge] }, "answering_models", /at least one model/],
     ["a duplicate model id", { ...minimal, answering_models: [answerer, answerer] }, "answering_models[1].id", /duplicate model id "gpt"/],
     ["a replicate_count of 0", { ...minimal, replicate_count: 0 }, "replicate_count", /integer ≥ 1/],
-    ["a rubric evaluation mode", { ...minimal, evaluation_mode: "template_and_rubric" }, "evaluation_mode", /not supported yet/],
     ["an unknown evaluation mode", { ...minimal, evaluation_mode: "fast" }, "evaluation_mode", /template_only, template_and_rubric, rubric_only/],
     ["deep-judgment search with reasoning_only", { ...minimal, deep_judgment_mode: "reasoning_only", deep_judgment_search_enabled: true }, "deep_judgment_search_enabled", /cannot be used with deep_judgment_mode "reasoning_only"/],
     ["a search tool other than tavily", { ...minimal, deep_judgment_mode: "full", deep_judgment_search_enabled: true, deep_judgment_search_tool: "bing" }, "deep_judgment_search_tool", /only "tavily"/],
@@ -110,5 +109,14 @@ describe("VerificationConfig rejects, at the exact path", () => {
     ["an embedding threshold above 1", { ...minimal, embedding_check_threshold: 1.5 }, "embedding_check_threshold", /between 0 and 1/],
   ])("%s", (_what, input, path, message) => {
     expectIssue(VerificationConfig, input, path, message);
+  });
+});
+
+describe("VerificationConfig rubric settings", () => {
+  it("accepts every evaluation mode with the rubric strategy, trait filter and trace switch", () => {
+    for (const mode of ["template_only", "template_and_rubric", "rubric_only"] as const) {
+      const c = parseOk(VerificationConfig, { ...minimal, evaluation_mode: mode, rubric_evaluation_strategy: "sequential", rubric_trait_names: ["clarity"], use_full_trace_for_rubric: false });
+      expect(c).toMatchObject({ evaluation_mode: mode, rubric_evaluation_strategy: "sequential", rubric_trait_names: ["clarity"], use_full_trace_for_rubric: false });
+    }
   });
 });
