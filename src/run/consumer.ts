@@ -18,13 +18,18 @@ import { type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
 import { limiterClient } from "./limiter-client";
 
-/** Jobs of one batch run side by side, within the 6 simultaneous connections of an invocation. */
+/**
+ * Jobs of one batch run side by side, by default within the 6 simultaneous connections of an
+ * invocation. The JOB_CONCURRENCY var raises it (up to the batch size): in production connections
+ * beyond 6 wait, so it mostly matters locally, where one batch is delivered at a time
+ * (bench/throughput sets it to the batch size).
+ */
 const JOB_CONCURRENCY = 4;
 
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const deadLetters = batch.queue.endsWith("-dlq");
   const deps = jobDeps(env);
-  await forEachLimited(batch.messages, JOB_CONCURRENCY, (msg) =>
+  await forEachLimited(batch.messages, positiveInt(env.JOB_CONCURRENCY, JOB_CONCURRENCY), (msg) =>
     deadLetters ? handleDeadLetter(msg, env) : handleJobMessage(msg, deps),
   );
 }
