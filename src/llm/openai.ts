@@ -38,7 +38,9 @@ import {
   type ToolTurnResponse,
   type Usage,
 } from "./port";
-import { invalidOutput, validateText, wireName } from "./structured";
+import { invalidOutput, validateText, validateValue, wireName } from "./structured";
+import { extractJson } from "./json-extract";
+import { dropAddedNulls, toStrictSchema } from "./strict-schema";
 
 /** The SDK's own default, passed explicitly so that no OPENAI_BASE_URL in the environment can move it. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -89,15 +91,28 @@ export class OpenAIAdapter implements ModelPort {
   }
 
   async structured<T>(req: StructuredRequest<T>): Promise<LlmResult<StructuredResponse<T>>> {
+    // OpenAI itself gets strict mode (the output is guaranteed to parse); compatible servers vary in
+    // what they accept, so they get the schema as written and the answer is extracted from text.
+    const strict = this.#opts.interface === "openai" ? toStrictSchema(req.jsonSchema) : null;
+    const json_schema = strict
+      ? { name: wireName(req.schemaName), schema: strict, strict: true }
+      : { name: wireName(req.schemaName), schema: req.jsonSchema };
     const r = await this.#complete({
       messages: toOpenAIMessages(req.messages),
-      response_format: { type: "json_schema", json_schema: { name: wireName(req.schemaName), schema: req.jsonSchema } },
+      response_format: { type: "json_schema", json_schema },
       ...this.#sampling(req),
     });
     if (!r.ok) return r;
     const { message, usage } = r.value;
     if (message.refusal) return invalidOutput(`the model refused: ${message.refusal}`, message.refusal);
-    const v = await validateText(message.content ?? "", req.schema);
+    const text = message.content ?? "";
+    if (strict) {
+      const extracted = extractJson(text);
+      if (!extracted.ok) return invalidOutput(`no JSON in the model output (${extracted.error})`, text);
+      const v = await validateValue(dropAddedNulls(extracted.value, req.jsonSchema), text, req.schema);
+      return v.ok ? ok({ ...v.value, usage }) : v;
+    }
+    const v = await validateText(text, req.schema);
     return v.ok ? ok({ ...v.value, usage }) : v;
   }
 
