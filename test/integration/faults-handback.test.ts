@@ -1,0 +1,39 @@
+/** A retry-after too long to wait in place: the job goes back to the queue and resumes with its budgets. */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { addFakeRules, allResults, exactTemplate, fakeModel, fakeStats, uniqueModel } from "./helpers";
+import { deliverConcurrently, startCapturedRun } from "./limits-support";
+
+describe("long waits go back to the queue", () => {
+  it("hands the job back with the retry-after as its delay, keeps the spent retry, and pays no call twice on redelivery", async () => {
+    const answerer = uniqueModel("handback-answerer");
+    const judge = uniqueModel("handback-judge");
+    await addFakeRules([
+      { match: { model: judge }, reply: { fault: "429", retry_after_s: 6 }, times: 1 },
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const { runId, bodies } = await startCapturedRun({
+      benchmark: { name: "handback", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], replicate_count: 1 },
+    });
+    const handedBack = await deliverConcurrently(bodies, 1);
+    expect(handedBack).toHaveLength(1);
+    const ledger = await env.BLOBS.get(`runs/${runId}/checkpoints/${bodies[0]!.job_id}/retries.json`);
+    expect(await ledger!.json()).toMatchObject({ rate_limit: 1 });
+
+    const blockedAt = Date.now();
+    // The shared limiter still blocks the key, so an early redelivery is handed back without a call.
+    expect(await deliverConcurrently(handedBack, 1, 2)).toHaveLength(1);
+    expect((await fakeStats(judge)).total).toBe(1);
+
+    await new Promise((r) => setTimeout(r, Math.max(0, 6_200 - (Date.now() - blockedAt))));
+    expect(await deliverConcurrently(handedBack, 1, 3)).toEqual([]);
+    const [result] = await allResults(runId);
+    expect(result.template.verify_result).toBe(true);
+    expect(result.metadata.retry_counts).toEqual({ rate_limit: { used: 1, budget: 5 } });
+    expect(result.metadata.caveats).toContain("retries_used");
+    expect((await fakeStats(answerer)).total).toBe(1); // the answer came from its checkpoint
+    expect((await fakeStats(judge)).total).toBe(2);
+  }, 20_000);
+});
