@@ -16,6 +16,7 @@ import { recursionLimitAutoFail, traceValidationAutoFail } from "./stages/autofa
 import { rubricEvaluation } from "./stages/rubric-evaluation";
 import { deepJudgmentAutoFail } from "./stages/deep-judgment-autofail";
 import { deepJudgmentRubricAutoFail } from "./stages/deep-judgment-rubric-autofail";
+import { agenticRubricEvaluation } from "./stages/agentic-rubric-evaluation";
 import { embeddingCheck } from "./stages/embedding-check";
 import { generateAnswer } from "./stages/generate-answer";
 import { abstentionCheck, sufficiencyCheck } from "./stages/guard-checks";
@@ -60,6 +61,8 @@ export const STAGES: readonly StageEntry[] = [
   // 11 RubricEvaluation: the question may still have no trait (its shouldRun checks the merged rubric).
   { stage: rubricEvaluation, modes: RUBRIC_MODES },
   { stage: deepJudgmentRubricAutoFail, modes: RUBRIC_MODES, when: (s) => (s.deep_judgment_rubric?.mode ?? "disabled") !== "disabled" },
+  // 11b AgenticRubricEvaluation: after 12 as in Karenina (disjoint traits); its shouldRun checks for agentic traits.
+  { stage: agenticRubricEvaluation, modes: RUBRIC_MODES },
 ];
 
 export function stagesFor(settings: PipelineSettings): Stage[] {

@@ -51,7 +51,8 @@ export type UsageStage =
   | "deep_judgment_reasoning"
   | "embedding_check"
   | "rubric_evaluation"
-  | "dynamic_rubric_presence_check";
+  | "dynamic_rubric_presence_check"
+  | "agentic_rubric_evaluation";
 
 /** The generated (or supplied) answer: produced once per job and shared by every judge. */
 export interface AnswerArtifact {

@@ -11,6 +11,9 @@
  * job later, until the job's last attempt; then they are recorded as results in Karenina's retry
  * group. Nothing is lost and nothing is counted twice.
  */
+import { traitObservations } from "../rubric/aggregate";
+import type { CallableTraitPort } from "../rubric/types";
+import { createCallableTraitRunner } from "./rubric-callable";
 import type { ModelPort } from "../llm/port";
 import { isRetryable } from "../llm/port";
 import { produceAnswer } from "../pipeline/stages/generate-answer";
@@ -29,6 +32,7 @@ import { saveResult, readSavedResult } from "./result-store";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
 import { retriesUsed, RETRY_CLASSES } from "../llm/retrying";
 import { jobPorts, loadLedger, saveLedger } from "./job-ports";
+import { r2Workspace, workspacePrefix } from "./workspace";
 import { usageRows } from "./cost";
 import { priceTable } from "../llm/prices";
 
@@ -48,6 +52,8 @@ export interface JobDeps {
   log: PipelineLog;
   /** Runs custom_verify code (JavaScript sandbox, Python subset). */
   codeVerifier?: CodeVerifierPort;
+  /** Runs callable rubric traits' JavaScript (default: the QuickJS sandbox). */
+  callableTraits?: CallableTraitPort;
   /** Web search for deep judgment's hallucination check (present when TAVILY_API_KEY is set). */
   search?: SearchPort;
   /** Deliveries a job gets before transient failures are recorded as results. */
@@ -57,6 +63,8 @@ export interface JobDeps {
   retryPolicy: RetryPolicy;
   retryEnv: RetryEnv;
 }
+
+const defaultCallableRunner = createCallableTraitRunner();
 
 export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string };
 
@@ -126,6 +134,11 @@ async function runClaimedJob(
           log: deps.log,
           codeVerifier: deps.codeVerifier,
           search: deps.search,
+          // Callable rubric traits run in the QuickJS sandbox; compound traits' units get their own ports.
+          callableTraits: deps.callableTraits ?? defaultCallableRunner,
+          judgeModels: { model: portFor },
+          // Agentic rubric traits investigate the question's workspace (an R2 prefix per question of the run).
+          workspace: r2Workspace(deps.blobs, workspacePrefix(spec.run_id, job.question.id)),
         },
       );
       if (outcome.retryable && !outcome.retryable.exhausted && !finalAttempt) {
@@ -200,6 +213,7 @@ async function saveAndRecord(
     verdict,
     // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
     usage: usageRows(result, job, parsing, priceTable(spec.prices)),
+    traits: traitObservations(result),
   });
 }
 

@@ -20,6 +20,20 @@ export const FewShotExample = z.strictObject({
   answer: NonEmpty("answer"),
 });
 
+/** Relative, no `..` / `.` segments, no backslashes: a path inside the question's workspace. */
+const WorkspacePath = z
+  .string()
+  .regex(/^(?!\/)(?!.*\\)(?!(?:.*\/)?\.{1,2}(?:\/|$))[^\0]*[^/]$/, { error: "workspace file paths are relative, without '..' or '.' segments" });
+const MAX_WORKSPACE_BYTES = 1024 * 1024;
+
+/**
+ * edgeval's own field: text files an agentic rubric trait's agent may read, seeded into the
+ * question's workspace (Karenina points at a directory on disk instead). At most 1 MB in all.
+ */
+const WorkspaceFiles = z
+  .record(WorkspacePath, z.string())
+  .refine((files) => Object.values(files).reduce((n, c) => n + c.length, 0) <= MAX_WORKSPACE_BYTES, { error: "workspace_files may hold at most 1 MB of text per question" });
+
 export const Question = z.strictObject({
   id: NonEmpty("id"),
   question: NonEmpty("question"),
@@ -29,6 +43,7 @@ export const Question = z.strictObject({
   custom_metadata: z.record(z.string(), z.unknown(), { error: "custom_metadata must be an object" }).nullish(),
   template: absentAsUndefined(AnswerTemplate),
   rubric: absentAsUndefined(Rubric),
+  workspace_files: absentAsUndefined(WorkspaceFiles),
 });
 export type Question = z.output<typeof Question>;
 

@@ -192,6 +192,8 @@ describe("the stage list and its matrix (data)", () => {
       "trace_validation_autofail",
       "abstention_check",
       "rubric_evaluation",
+      // 11b is listed for every rubric run: question-specific agentic traits are known per job only.
+      "agentic_rubric_evaluation",
     ]);
   });
 });

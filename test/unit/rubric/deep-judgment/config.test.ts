@@ -56,3 +56,28 @@ describe("deep judgment rubric mode resolution", () => {
     expect(DeepJudgmentRubricCustomConfig.safeParse({ global: { x: { nonsense: 1 } } }).success).toBe(false);
   });
 });
+
+describe("deep judgment rubric settings from the run config", async () => {
+  const { VerificationConfig } = await import("../../../../src/schemas/verification-config");
+  const { pipelineSettings } = await import("../../../../src/run/plan");
+  const model = { id: "m", interface: "openai_compatible", model_name: "x", base_url: "http://x/v1" };
+  const minimal = { answering_models: [model], parsing_models: [model] };
+
+  it("a config in custom mode carries its per-question and global trait config to the pipeline", () => {
+    const config = VerificationConfig.parse({
+      ...minimal,
+      deep_judgment_rubric_mode: "custom",
+      deep_judgment_rubric_max_excerpts_default: 4,
+      deep_judgment_rubric_config: { global: { safety: { search_enabled: true } }, question_specific: { q9: { safety: { enabled: false } } } },
+    });
+    const s = pipelineSettings(config).deep_judgment_rubric!;
+    expect(s).toMatchObject({ mode: "custom", max_excerpts_default: 4, fuzzy_match_threshold_default: 0.8, excerpt_retry_attempts_default: 2 });
+    expect(resolveTraitConfig(safety, "q1", s)).toMatchObject({ search_enabled: true, max_excerpts: 4 });
+    expect(resolveTraitConfig(safety, "q9", s)).toBeNull();
+  });
+
+  it("an unknown mode or a malformed custom config is refused at submit", () => {
+    expect(VerificationConfig.safeParse({ ...minimal, deep_judgment_rubric_mode: "all" }).success).toBe(false);
+    expect(VerificationConfig.safeParse({ ...minimal, deep_judgment_rubric_config: { global: { t: { max_excerpts: 0 } } } }).success).toBe(false);
+  });
+});
