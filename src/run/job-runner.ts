@@ -11,7 +11,6 @@
  * job later, until the job's last attempt; then they are recorded as results in Karenina's retry
  * group. Nothing is lost and nothing is counted twice.
  */
-import { traitObservations } from "../rubric/aggregate";
 import type { CallableTraitPort } from "../rubric/types";
 import { createCallableTraitRunner } from "./rubric-callable";
 import type { ModelPort } from "../llm/port";
@@ -213,7 +212,6 @@ async function saveAndRecord(
     verdict,
     // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
     usage: usageRows(result, job, parsing, priceTable(spec.prices)),
-    traits: traitObservations(result),
   });
 }
 
