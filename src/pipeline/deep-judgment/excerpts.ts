@@ -49,7 +49,7 @@ export async function extractExcerpts(judge: ModelPort, s: ExcerptSettings): Pro
   let retries = 0;
   let usage: Usage | undefined;
   for (;;) {
-    const res = await judge.structured({ messages, schemaName: "DeepJudgmentExcerpts", jsonSchema, schema });
+    const res = await judge.structured({ messages, schemaName: "DeepJudgmentExcerpts", jsonSchema, schema, call_site: "deep_judgment/excerpts" });
     calls++;
     if (!res.ok) return { ok: false, error: res.error, calls, usage };
     usage = addUsage(usage, res.value.usage);

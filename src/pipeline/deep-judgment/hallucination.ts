@@ -48,6 +48,7 @@ export async function assessHallucination(
   const ids = Object.entries(withResults).flatMap(([attr, list]) => list.map((e, i) => ({ id: `${attr}#${i + 1}`, attr, e })));
   const res = await judge.structured({
     messages: buildMessages(question, ids, instructions),
+    call_site: "deep_judgment/hallucination",
     schemaName: "HallucinationAssessment",
     jsonSchema: {
       type: "object",

@@ -138,6 +138,7 @@ async function reasoningStep(run: Run, messages: Message[]): Promise<Step> {
   const names = run.attributes.map((a) => a.name);
   const res = await run.ports.judge.structured({
     messages,
+    call_site: "deep_judgment/reasoning",
     schemaName: "DeepJudgmentReasoning",
     jsonSchema: { type: "object", properties: Object.fromEntries(names.map((n) => [n, { type: "string" }])), required: names },
     schema: z.object(Object.fromEntries(names.map((n) => [n, z.string().nullish()]))),
@@ -161,7 +162,7 @@ async function finalParse(run: Run): Promise<StagePatch> {
     instructions: instructionsFor(run.input.settings.prompt_config, "parsing"),
     reasoning: run.dj.attribute_reasoning ?? undefined,
   });
-  const parsed = await run.ports.judge.structured({ messages, schemaName: "Answer", jsonSchema, schema });
+  const parsed = await run.ports.judge.structured({ messages, schemaName: "Answer", jsonSchema, schema, call_site: "deep_judgment/parse" });
   run.dj.deep_judgment_model_calls++;
   if (!parsed.ok) return failure(run, { ok: false, error: parsed.error, what: "final parse failed" });
   run.usage.parsing = parsed.value.usage;

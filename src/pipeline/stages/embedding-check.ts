@@ -42,7 +42,7 @@ export const embeddingCheck: Stage = {
     const base = { performed: true, similarity_score: similarity, model_used: settings.model };
     if (similarity < settings.threshold) return { usage, embedding: { ...base, override_applied: false } };
 
-    const reply = await ports.judge.chat({ messages: buildEquivalenceMessages(input.question.question, gt, answer) });
+    const reply = await ports.judge.chat({ messages: buildEquivalenceMessages(input.question.question, gt, answer), call_site: "embedding_check/equivalence" });
     if (!reply.ok) {
       return {
         usage,

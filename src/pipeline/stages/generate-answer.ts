@@ -40,7 +40,7 @@ export async function produceAnswer(input: AnswerRequest, ports: Pick<PipelinePo
     examples: resolveFewShotExamples(settings?.few_shot_config, question.id, question.few_shot_examples),
     instructions: instructionsFor(settings?.prompt_config, "generation"),
   });
-  const res = await ports.answerer.chat({ messages });
+  const res = await ports.answerer.chat({ messages, call_site: "generate_answer" });
   if (!res.ok) {
     return { ok: false, error: stageErrorFromLlm("generate_answer", res.error, "answering model failed") };
   }

@@ -30,6 +30,7 @@ export const abstentionCheck: Stage = {
     const messages = buildAbstentionMessages(input.question.question, state.evaluation!.text, instructionsFor(input.settings.prompt_config, "abstention_detection"));
     const res = await ports.judge.structured({
       messages,
+      call_site: "abstention_check",
       schemaName: "AbstentionResult",
       jsonSchema: objectSchema({ reasoning: { type: "string" }, abstention_detected: { type: "boolean" } }),
       schema: AbstentionResult,
@@ -70,6 +71,7 @@ export const sufficiencyCheck: Stage = {
     );
     const res = await ports.judge.structured({
       messages,
+      call_site: "sufficiency_check",
       schemaName: "SufficiencyResult",
       jsonSchema: objectSchema({ reasoning: { type: "string" }, sufficient: { type: "boolean" } }),
       schema: SufficiencyResult,

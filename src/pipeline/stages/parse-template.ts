@@ -39,7 +39,7 @@ export const parseTemplate: Stage = {
       systemPrompt: input.parsing.system_prompt,
       instructions: instructionsFor(input.settings.prompt_config, "parsing"),
     });
-    const res = await ports.judge.structured({ messages, schemaName: "Answer", jsonSchema, schema });
+    const res = await ports.judge.structured({ messages, schemaName: "Answer", jsonSchema, schema, call_site: "parse_template" });
     if (!res.ok) {
       return { error: stageErrorFromLlm("parse_template", res.error, "judge could not fill the template") };
     }
