@@ -17,6 +17,7 @@ import { createCodeVerifier } from "./code-verifier";
 import { type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
 import { limiterClient } from "./limiter-client";
+import type { PartialLimits } from "./limiter-state";
 
 /**
  * Jobs of one batch run side by side, by default within the 6 simultaneous connections of an
@@ -80,7 +81,7 @@ function jobDeps(env: Env): JobDeps {
     blobs: env.BLOBS,
     db: env.DB,
     coordinator: (runId) => env.RUNS.getByName(runId),
-    portFor: (model: ModelConfig) => {
+    portFor: (model: ModelConfig, limits?: PartialLimits) => {
       let port = ports.get(model);
       if (port) return port;
       // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
@@ -89,7 +90,7 @@ function jobDeps(env: Env): JobDeps {
       if (model.interface !== "manual") {
         const name = requiredSecretName(model);
         const key = (name === null ? NO_KEY_PLACEHOLDER : secret(name)) ?? "";
-        port = limitedPort(port, limiterClient(env.LIMITER, model, key), { sleep });
+        port = limitedPort(port, limiterClient(env.LIMITER, model, key, limits), { sleep });
       }
       ports.set(model, port);
       return port;

@@ -13,10 +13,12 @@ import { emptyLedger, type RetryEnv, type RetryLedger, type RetryPolicy, retryin
 import type { ModelConfig } from "../schemas/model-config";
 import { cacheModelScope, DEFAULT_CACHE_TTL_S, r2ResponseStore } from "./response-cache";
 import type { JobRef, RunSpec } from "./spec";
+import type { PartialLimits } from "./limiter-state";
 
 export interface JobPortDeps {
   blobs: R2Bucket;
-  portFor: (model: ModelConfig) => ModelPort;
+  /** The batch's adapter for a model, its calls through the shared limiter (with the run's limits). */
+  portFor: (model: ModelConfig, limits?: PartialLimits) => ModelPort;
   clock: { now(): number };
   retryPolicy: RetryPolicy;
   retryEnv: RetryEnv;
@@ -47,7 +49,7 @@ export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: 
   return (model) => {
     let port = ports.get(model);
     if (port) return port;
-    port = repairingPort(retryingPort(deps.portFor(model), ledger, deps.retryPolicy, deps.retryEnv));
+    port = repairingPort(retryingPort(deps.portFor(model, spec.limits?.[model.id]), ledger, deps.retryPolicy, deps.retryEnv));
     if (store) {
       port = cachingPort(port, store, {
         model: cacheModelScope(model),

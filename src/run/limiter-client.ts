@@ -6,7 +6,7 @@
 import type { LimiterClient } from "../llm/limited";
 import type { ResolvedModel } from "../llm/factory";
 import type { ProviderLimiter } from "./provider-limiter";
-import type { LimitSettings } from "./limiter-state";
+import type { PartialLimits } from "./limiter-state";
 
 export async function limiterName(model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string): Promise<string> {
   const text = JSON.stringify([model.interface, model.base_url ?? "", key, model.model_name]);
@@ -18,7 +18,7 @@ export function limiterClient(
   ns: DurableObjectNamespace<ProviderLimiter>,
   model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
   key: string,
-  limits?: LimitSettings,
+  limits?: PartialLimits,
 ): LimiterClient {
   let stub: DurableObjectStub<ProviderLimiter> | undefined;
   const get = async () => (stub ??= ns.getByName(await limiterName(model, key)));

@@ -23,6 +23,8 @@ export interface LimitSettings {
   concurrency: number;
 }
 
+export type PartialLimits = Partial<LimitSettings>;
+
 export interface LimiterTuning {
   leaseMs: number;
   increaseEveryMs: number;

@@ -64,6 +64,11 @@ export function planRun(
   }
 
   issues.push(...budgetIssues(body));
+  for (const id of Object.keys(body.limits ?? {})) {
+    if (![...config.answering_models, ...config.parsing_models].some((m) => m.id === id)) {
+      issues.push({ path: `limits.${id}`, message: `no answering or parsing model has id ${JSON.stringify(id)}` });
+    }
+  }
 
   const totalResults = questions.length * config.answering_models.length * config.replicate_count * config.parsing_models.length;
   if (totalResults > MAX_RESULTS_PER_RUN) {
@@ -84,6 +89,7 @@ export function planRun(
     ...(body.prices ? { prices: body.prices } : {}),
     ...(body.budget_usd !== undefined ? { budget_usd: body.budget_usd } : {}),
     ...(body.cache?.enabled ? { cache: body.cache } : {}),
+    ...(body.limits ? { limits: body.limits } : {}),
   };
   return { ok: true, spec, jobIds: jobIds(spec) };
 }

@@ -9,13 +9,13 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { type Acquire, LimiterState, type LimitSettings, PROVIDER_DEFAULTS, type ReleaseReport } from "./limiter-state";
+import { type Acquire, LimiterState, type LimitSettings, type PartialLimits, PROVIDER_DEFAULTS, type ReleaseReport } from "./limiter-state";
 
 export interface AcquireRequest {
   /** Provider interface, for the default limits. */
   provider: string;
-  /** Limits to use instead of the provider's defaults. */
-  limits?: LimitSettings;
+  /** Limits over the provider's defaults (the run's `limits` for this model). */
+  limits?: PartialLimits;
   estimated_tokens: number;
 }
 
@@ -28,7 +28,7 @@ export class ProviderLimiter extends DurableObject<Env> {
   private state: LimiterState | null = null;
 
   async acquire(req: AcquireRequest): Promise<Acquire> {
-    const limits = req.limits ?? PROVIDER_DEFAULTS[req.provider] ?? PROVIDER_DEFAULTS.openai_compatible!;
+    const limits = { ...(PROVIDER_DEFAULTS[req.provider] ?? PROVIDER_DEFAULTS.openai_compatible!), ...req.limits };
     if (!this.state) this.state = new LimiterState(limits, Date.now());
     else if (req.limits) this.state.setLimits(limits);
     return this.state.acquire(Date.now(), req.estimated_tokens);

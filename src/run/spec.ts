@@ -25,6 +25,8 @@ export interface RunSpec {
   budget_usd?: number;
   /** The response cache (src/run/response-cache.ts); absent = off. */
   cache?: { enabled: boolean; ttl_s?: number };
+  /** Per model id: shared rate limits over the interface's defaults. */
+  limits?: Record<string, { rpm?: number; tpm?: number; concurrency?: number }>;
 }
 
 export interface JobRef {

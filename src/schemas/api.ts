@@ -24,12 +24,22 @@ export const RunCacheOption = z.strictObject({
   ttl_s: z.number().int({ error: "cache.ttl_s must be a whole number of seconds" }).min(1).max(30 * 24 * 3600).optional(),
 });
 
+/** A model's shared rate limits, over its interface's defaults (src/run/limiter-state.ts). */
+export const ModelLimits = z.strictObject({
+  rpm: z.number().positive({ error: "limits.rpm must be > 0 (requests per minute)" }).optional(),
+  tpm: z.number().positive({ error: "limits.tpm must be > 0 (tokens per minute)" }).optional(),
+  concurrency: z.number().int().positive({ error: "limits.concurrency must be a whole number > 0" }).optional(),
+});
+/** Keyed by model id (answering or parsing). */
+const RunLimits = z.record(z.string(), ModelLimits);
+
 export const CreateRunBody = z.strictObject({
   benchmark: Benchmark,
   config: VerificationConfig,
   run_name: z.string().min(1).max(200).optional(),
   ...RunCostOptions,
   cache: RunCacheOption.optional(),
+  limits: RunLimits.optional(),
 });
 export type CreateRunBody = z.output<typeof CreateRunBody>;
 
@@ -42,6 +52,7 @@ export const CreateRunRequest = z
     run_name: z.string().min(1).max(200).optional(),
     ...RunCostOptions,
     cache: RunCacheOption.optional(),
+    limits: RunLimits.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.benchmark === undefined && body.benchmark_id === undefined) {

@@ -3,6 +3,7 @@
  * queue delivers one batch at a time, so the test makes the concurrency itself: several batches
  * delivered at once, as several consumer invocations would be in production.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { addFakeRules, api, exactTemplate, fakeModel, uniqueModel, type RunView } from "./helpers";
 import { deliverUntilDone, requestLog, startCapturedRun } from "./limits-support";
@@ -39,5 +40,39 @@ describe("ProviderLimiter against a provider that takes 8 calls at a time", () =
     const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
     expect(view).toMatchObject({ status: "completed", progress: { total: 24, done: 24 } });
     expect(view.summary[0]).toMatchObject({ passed: 24, errored: 0 });
+  });
+});
+
+describe("run-level limits", () => {
+  it("caps a model at the concurrency the run sets for it, over the interface default", async () => {
+    const answerer = uniqueModel("limit2-answerer");
+    const judge = uniqueModel("limit2-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris", latency_ms: 100 } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const { runId, bodies } = await startCapturedRun({
+      benchmark: { name: "limit2", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], replicate_count: 8 },
+      limits: { a: { concurrency: 2 } },
+    });
+    await deliverUntilDone(bodies, 2); // 8 answering calls offered at once
+    const stats = (await (await fetch(`${env.FAKE_LLM_URL}/stats?model=${answerer}`)).json()) as { total: number; peak_in_flight: number };
+    expect(stats).toMatchObject({ total: 8, peak_in_flight: 2 });
+    const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
+    expect(view).toMatchObject({ status: "completed", progress: { total: 8, done: 8 } });
+  });
+
+  it("refuses limits for a model id the run does not have", async () => {
+    const res = await api("/v1/runs", {
+      method: "POST",
+      json: {
+        benchmark: { name: "x", questions: [{ id: "q1", question: "Q?", template: exactTemplate("A") }] },
+        config: { answering_models: [fakeModel("a", "m")], parsing_models: [fakeModel("j", "m")] },
+        limits: { nope: { rpm: 10 } },
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("limits.nope");
   });
 });
