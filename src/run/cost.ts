@@ -111,5 +111,9 @@ export function runUsage(groups: readonly UsageGroup[], pick?: { answering_id: s
   const total = zero();
   add(total, answering);
   add(total, judging);
+  for (const t of [answering, judging, total, ...Object.values(judging.per_stage)]) t.cost_usd = roundUsd(t.cost_usd);
   return { answering, judging, total };
 }
+
+/** Sums of float prices drift (0.1 + 0.2); a nano-dollar is far below any price step. */
+const roundUsd = (usd: number): number => Math.round(usd * 1e9) / 1e9;
