@@ -8,5 +8,7 @@ export function addUsage(a: Usage | undefined, b: Usage): Usage {
     output_tokens: a.output_tokens + b.output_tokens,
     total_tokens: a.total_tokens + b.total_tokens,
     model: a.model,
+    // A stage is marked as served from the response cache only when every call of it was.
+    ...(a.cached && b.cached ? { cached: true } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { cacheKey, cachingPort, canonicalJson, type ResponseStore } from "../../../src/llm/caching";
 import type { ModelPort } from "../../../src/llm/port";
+import { addUsage } from "../../../src/pipeline/usage";
 
 function memoryStore(): ResponseStore & { map: Map<string, unknown> } {
   const map = new Map<string, unknown>();
@@ -64,5 +65,12 @@ describe("response cache decorator", () => {
     const stricter = await cachingPort(port, store, scope("j")).structured({ ...req, schema: z.object({ n: z.number().min(5) }) });
     expect(calls()).toBe(2);
     expect(stricter.ok && stricter.value.usage.cached).toBeFalsy();
+  });
+
+  it("marks a stage of several calls as cached only when every call was a hit", () => {
+    const hit = { input_tokens: 1, output_tokens: 1, total_tokens: 2, model: "m", cached: true };
+    const miss = { input_tokens: 1, output_tokens: 1, total_tokens: 2, model: "m" };
+    expect(addUsage(hit, hit).cached).toBe(true);
+    expect(addUsage(hit, miss).cached).toBeUndefined();
   });
 });
