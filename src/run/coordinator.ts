@@ -8,11 +8,12 @@
  * while (a message lost at submit, a consumer evicted mid-job). Re-enqueuing is safe because
  * every job effect is idempotent.
  */
+import type { TraitAggregate, TraitObservation } from "../rubric/aggregate";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { setRunStatus, type RunStatus } from "../storage/runs-repo";
 import type { Verdict } from "../pipeline/verdict";
-import { summarize, type PairSummary, statusOf } from "./progress";
+import { pairTraits, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, type UsageGroup, type UsageRow } from "./cost";
 
 export interface InitRun {
@@ -34,6 +35,8 @@ export interface RecordedResult {
   verdict: Verdict;
   /** Token and cost rows of this result (cost.ts); kept idempotently with the result. */
   usage?: UsageRow[];
+  /** One observation per rubric trait (src/rubric/aggregate.ts), for the per-trait aggregates. */
+  traits?: TraitObservation[];
 }
 
 export type Claim =
@@ -46,7 +49,7 @@ export interface RunSnapshot {
   run_id: string;
   status: RunStatus;
   progress: { total: number; done: number };
-  summary: (PairSummary & { usage: RunUsage })[];
+  summary: (PairSummary & { usage: RunUsage; traits: Record<string, TraitAggregate> })[];
   jobs: JobCounts;
   usage: RunUsage & { unpriced_models: string[] };
   budget_usd: number | null;
@@ -86,6 +89,9 @@ export class RunCoordinator extends DurableObject<Env> {
         key TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
         stage TEXT NOT NULL, model TEXT NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
         cost_usd REAL);
+      CREATE TABLE IF NOT EXISTS trait_rows (
+        result_id TEXT NOT NULL, trait TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
+        score REAL, pass INTEGER, errored INTEGER NOT NULL, PRIMARY KEY (result_id, trait));
     `);
   }
 
@@ -162,6 +168,13 @@ export class RunCoordinator extends DurableObject<Env> {
         u.key, u.job_id, u.answering_id, u.parsing_id, u.stage, u.model, u.input_tokens, u.output_tokens, u.cost_usd,
       );
     }
+    for (const t of result.traits ?? []) {
+      this.sql.exec(
+        `INSERT INTO trait_rows (result_id, trait, answering_id, parsing_id, score, pass, errored)
+         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(result_id, trait) DO NOTHING`,
+        result.result_id, t.trait, result.answering_id, result.parsing_id, t.score, t.pass === null ? null : Number(t.pass), Number(t.errored),
+      );
+    }
     this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", Date.now(), result.job_id);
   }
 
@@ -192,9 +205,15 @@ export class RunCoordinator extends DurableObject<Env> {
     const parsing = JSON.parse(this.meta("parsing_ids")!) as string[];
     const perPair = Number(this.meta("results_per_pair"));
     const groups = this.usageGroups();
+    const traits = this.sql
+      .exec<{ answering_id: string; parsing_id: string; trait: string; score: number | null; pass: number | null; errored: number }>(
+        "SELECT answering_id, parsing_id, trait, score, pass, errored FROM trait_rows",
+      )
+      .toArray();
     const summary = summarize(answering, parsing, perPair, results).map((s) => ({
       ...s,
       usage: runUsage(groups, { answering_id: s.answering_model, parsing_id: s.parsing_model }),
+      traits: pairTraits(traits, s.answering_model, s.parsing_model),
     }));
     const unpriced = this.sql.exec<{ model: string }>("SELECT DISTINCT model FROM usage_rows WHERE cost_usd IS NULL ORDER BY model").toArray();
     const budget = this.meta("budget_usd");

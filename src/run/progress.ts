@@ -1,5 +1,6 @@
 /** Run status and per-pair summaries, derived from the coordinator's rows (pure, unit-tested). */
 import type { Verdict } from "../pipeline/verdict";
+import { aggregateTraits, type TraitAggregate } from "../rubric/aggregate";
 import type { RunStatus } from "../storage/runs-repo";
 
 export interface PairSummary {
@@ -46,4 +47,17 @@ export function statusOf(jobs: { total: number; done: number; dead: number; skip
   if (skipped > 0) return "budget_exceeded";
   if (jobs.dead === 0) return "completed";
   return jobs.done === 0 ? "failed" : "partial";
+}
+
+/** Per-trait mean score and pass rate of one (answering, parsing) pair, from the coordinator's trait rows. */
+export function pairTraits(
+  rows: readonly { answering_id: string; parsing_id: string; trait: string; score: number | null; pass: number | null; errored: number }[],
+  answering: string,
+  parsing: string,
+): Record<string, TraitAggregate> {
+  return aggregateTraits(
+    rows
+      .filter((r) => r.answering_id === answering && r.parsing_id === parsing)
+      .map((r) => ({ trait: r.trait, score: r.score, pass: r.pass === null ? null : r.pass === 1, errored: r.errored === 1 })),
+  );
 }

@@ -67,7 +67,7 @@ const CASES: Case[] = [
   ["a non-null Karenina field edgeval does not implement", (b) => (b.config.answering_models[0].mcp_urls_dict = { x: "http://x" }), "config.answering_models[0].mcp_urls_dict"],
   ["an API key in the body", (b) => (b.config.answering_models[0].endpoint_api_key = "sk-live"), "config.answering_models[0].endpoint_api_key"],
   ["api_key_secret naming the service token", (b) => (b.config.answering_models[0].api_key_secret = "EDGEVAL_API_TOKEN"), "config.answering_models[0].api_key_secret"],
-  ["an evaluation mode not supported yet", (b) => (b.config.evaluation_mode = "rubric_only"), "config.evaluation_mode"],
+  ["an unknown evaluation mode", (b) => (b.config.evaluation_mode = "fast"), "config.evaluation_mode"],
   ["deep-judgment search without the TAVILY_API_KEY secret", (b) => Object.assign(b.config, { deep_judgment_mode: "full", deep_judgment_search_enabled: true }), "config.deep_judgment_search_enabled"],
   ["unknown config key", (b) => (b.config.judge_everything = true), "config.judge_everything"],
   ["question_ids naming a missing question", (b) => (b.config.question_ids = ["q1", "q9"]), "config.question_ids[1]"],
