@@ -96,6 +96,16 @@ export const MetricRubricTrait = z.looseObject({
   tp_instructions: z.array(z.string(), { error: "tp_instructions is required: a list of strings" }),
   tn_instructions: z.array(z.string()).default([]),
   repeated_extraction: z.boolean().default(true),
+}).superRefine((t, ctx) => {
+  // Karenina's rules: full_matrix needs what should be absent; tp_only cannot compute specificity or accuracy.
+  if (t.evaluation_mode === "full_matrix" && t.tn_instructions.length === 0) {
+    ctx.addIssue({ code: "custom", path: ["tn_instructions"], message: "full_matrix needs tn_instructions (what the answer should not contain)" });
+  }
+  if (t.evaluation_mode === "tp_only") {
+    (t.metrics ?? []).forEach((m, i) => {
+      if (m === "specificity" || m === "accuracy") ctx.addIssue({ code: "custom", path: ["metrics", i], message: `${m} needs true negatives: use evaluation_mode "full_matrix"` });
+    });
+  }
 });
 
 export const AgenticRubricTrait = z

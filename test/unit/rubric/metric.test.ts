@@ -45,3 +45,11 @@ describe("metric trait formulas", () => {
     expect(log.warnings[0]).toMatch(/genes failed \(server_error\)/);
   });
 });
+
+describe("metric trait settings", () => {
+  it("refuses full_matrix without tn_instructions and specificity/accuracy in tp_only", () => {
+    expect(MetricRubricTrait.safeParse({ name: "m", evaluation_mode: "full_matrix", tp_instructions: ["a"] }).success).toBe(false);
+    expect(MetricRubricTrait.safeParse({ name: "m", tp_instructions: ["a"], metrics: ["accuracy"] }).success).toBe(false);
+    expect(MetricRubricTrait.safeParse({ name: "m", evaluation_mode: "full_matrix", tp_instructions: ["a"], tn_instructions: ["b"], metrics: ["accuracy"] }).success).toBe(true);
+  });
+});
