@@ -161,13 +161,20 @@ export class RunCoordinator extends DurableObject<Env> {
       result.parsing_id,
       result.verdict,
     );
+    let added = 0;
     for (const u of result.usage ?? []) {
-      this.sql.exec(
-        `INSERT INTO usage_rows (key, job_id, answering_id, parsing_id, stage, model, input_tokens, output_tokens, cost_usd)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING`,
-        u.key, u.job_id, u.answering_id, u.parsing_id, u.stage, u.model, u.input_tokens, u.output_tokens, u.cost_usd,
-      );
+      // RETURNING yields a row only when the row is new: a repeat adds nothing to the running spend.
+      const inserted = this.sql
+        .exec<{ cost_usd: number | null }>(
+          `INSERT INTO usage_rows (key, job_id, answering_id, parsing_id, stage, model, input_tokens, output_tokens, cost_usd)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING cost_usd`,
+          u.key, u.job_id, u.answering_id, u.parsing_id, u.stage, u.model, u.input_tokens, u.output_tokens, u.cost_usd,
+        )
+        .toArray();
+      for (const row of inserted) added += row.cost_usd ?? 0;
     }
+    // A running total, so the budget check on every claim and record does not re-sum the run.
+    if (added > 0) this.setMeta("spent_usd", String(Number(this.meta("spent_usd") ?? "0") + added));
     for (const t of result.traits ?? []) {
       this.sql.exec(
         `INSERT INTO trait_rows (result_id, trait, answering_id, parsing_id, score, pass, errored)
@@ -274,8 +281,7 @@ export class RunCoordinator extends DurableObject<Env> {
   private budgetSpent(): boolean {
     const budget = this.meta("budget_usd");
     if (budget === undefined) return false;
-    const spent = this.sql.exec<{ c: number }>("SELECT COALESCE(SUM(cost_usd), 0) AS c FROM usage_rows").one().c;
-    return spent >= Number(budget);
+    return Number(this.meta("spent_usd") ?? "0") >= Number(budget);
   }
 
   private usageGroups(): UsageGroup[] {

@@ -46,6 +46,27 @@ describe("usage and cost of a run", () => {
     const snap = (await stub.snapshot())!;
     expect(snap.usage.total).toEqual({ input_tokens: 110, output_tokens: 6, total_tokens: 116, cost_usd: 0.75 });
   });
+
+  it("the budget counts a re-recorded result once: under budget the next job starts, over it the next is skipped", async () => {
+    const stub = env.RUNS.getByName(`budget-idem-${crypto.randomUUID()}`);
+    await stub.init({ run_id: "r", job_ids: ["0.0.1", "0.0.2", "0.0.3"], answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 3, budget_usd: 1 });
+    const rec = (job: string) => ({
+      result_id: `res-${job}`, job_id: job, answering_id: "a", parsing_id: "p", verdict: "pass" as const,
+      usage: [{ key: `res-${job}|parsing`, job_id: job, answering_id: "a", parsing_id: "p", stage: "parsing", model: "m", input_tokens: 1, output_tokens: 1, cost_usd: 0.6 }],
+    });
+    expect((await stub.claim("0.0.1")).kind).toBe("run");
+    await stub.record(rec("0.0.1"));
+    await stub.record(rec("0.0.1")); // a redelivery: $0.60 spent, not $1.20
+    await stub.completeJob("0.0.1");
+    expect((await stub.claim("0.0.2")).kind).toBe("run");
+    await stub.record(rec("0.0.2"));
+    await stub.completeJob("0.0.2");
+    expect(await stub.claim("0.0.3")).toEqual({ kind: "finished", state: "skipped" });
+    const snap = (await stub.snapshot())!;
+    expect(snap.status).toBe("budget_exceeded");
+    expect(snap.progress.done).toBe(2);
+    expect(snap.jobs).toMatchObject({ done: 2, skipped: 1 });
+  });
 });
 
 describe("budget_usd", () => {
