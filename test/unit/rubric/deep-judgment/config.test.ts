@@ -81,3 +81,23 @@ describe("deep judgment rubric settings from the run config", async () => {
     expect(VerificationConfig.safeParse({ ...minimal, deep_judgment_rubric_config: { global: { t: { max_excerpts: 0 } } } }).success).toBe(false);
   });
 });
+
+describe("use_checkpoint with an imported Karenina checkpoint", async () => {
+  const { readFileSync } = await import("node:fs");
+  const path = await import("node:path");
+  const { Checkpoint, importCheckpoint } = await import("../../../../src/karenina/import");
+  const { Benchmark } = await import("../../../../src/schemas/benchmark");
+  const json = JSON.parse(readFileSync(path.resolve(__dirname, "../../../fixtures/karenina/checkpoint_with_rubrics.jsonld"), "utf8"));
+
+  it("reads the deep_judgment_* properties the checkpoint saved on its traits", () => {
+    const b = Benchmark.parse(importCheckpoint(Checkpoint.parse(json)).benchmark);
+    const s = settings({ mode: "use_checkpoint" });
+    const llm = b.rubric!.llm_traits;
+    // The file saves every trait with deep_judgment_enabled false: none is deep-judged.
+    expect(llm.map((t) => t.deep_judgment_enabled)).toEqual([false, false, false]);
+    expect(partitionDeepJudgmentTraits(llm, "q", s).deep).toEqual([]);
+    // Switched on, its saved excerpt setting (false) is honoured.
+    const on = { ...llm[0]!, deep_judgment_enabled: true };
+    expect(resolveTraitConfig(on, "q", s)).toMatchObject({ excerpt_enabled: false, search_enabled: false, max_excerpts: 7 });
+  });
+});
