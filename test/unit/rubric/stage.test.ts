@@ -81,6 +81,19 @@ describe("stage 11 RubricEvaluation in the pipeline", () => {
     expect(last.result.rubric!.regex_trait_scores).toEqual({ mentions_atp: false });
   });
 
+  it("skips rubric evaluation after a failed trace validation only when the final AI message was asked for", async () => {
+    const trace = [{ role: "user" as const, content: "hi" }, { role: "tool" as const, content: "ATP", tool_call_id: "1" }];
+    const answer = { ok: true as const, answer: { raw_llm_response: "", trace_messages: trace, usage: null, is_trace: true } };
+    const rubric = { regex_traits: [{ name: "mentions_atp", pattern: "ATP" }] };
+    const run = (full: boolean) =>
+      runPipeline(input({ question: question({ template: undefined, rubric }), answer }, { evaluation_mode: "rubric_only", use_full_trace_for_rubric: full }), { answerer: answerer(), judge: judge(), clock: clock() });
+    const skipped = await run(false);
+    expect(skipped.result.rubric).toBeNull();
+    expect(skipped.result.metadata.failure?.category).toBe("trace_validation");
+    const scored = await run(true);
+    expect(scored.result.rubric!.regex_trait_scores).toEqual({ mentions_atp: true });
+  });
+
   it("scores a compound trait with its pooled value and keeps the unit trace", async () => {
     const rubric = { compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 2 } }, { type: "mean" }] } }] };
     const { result } = await runPipeline(input({ question: question({ template: undefined, rubric }) }, { evaluation_mode: "rubric_only" }), { answerer: answerer(), judge: judge(), clock: clock() });
