@@ -68,6 +68,8 @@ export const agenticRubricEvaluation: Stage = {
       });
       for (const w of out.warnings) warnings = warn(ports, warnings, "agentic_rubric", w);
       const patch: StagePatch = { agentic_rubric: out.artifact, warnings };
+      // A transient failure behind a null score: the job is retried while it has deliveries left.
+      if (out.transient && !state.transient_error) patch.transient_error = out.transient;
       if (out.usage) patch.usage = { ...state.usage, agentic_rubric_evaluation: out.usage };
       return patch;
     } finally {

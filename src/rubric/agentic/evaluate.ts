@@ -7,7 +7,7 @@
  * falls back to individual when the traits resolve to different models or when the shared
  * investigation fails. Nothing here throws for a model failure: it is a null score + a warning.
  */
-import type { ModelPort, Usage } from "../../llm/port";
+import { isRetryable, type LlmError, type ModelPort, type Usage } from "../../llm/port";
 import { addUsage } from "../../pipeline/usage";
 import { runInvestigation } from "./agent";
 import { extractScore } from "./extract";
@@ -30,6 +30,8 @@ export interface AgenticOutcome {
   strategy_used: "individual" | "shared";
   usage: Usage | undefined;
   warnings: string[];
+  /** The first transient model failure behind a null score (a later delivery may succeed). */
+  transient?: LlmError;
 }
 
 interface Acc {
@@ -37,6 +39,7 @@ interface Acc {
   traces: Record<string, string | null>;
   usage: Usage | undefined;
   warnings: string[];
+  transient?: LlmError;
 }
 
 const modeOf = (t: AgenticTrait) => t.context_mode ?? "trace_and_workspace";
@@ -53,7 +56,12 @@ export async function evaluateAgenticTraits(traits: readonly AgenticTrait[], str
     strategy_used: used,
     usage: acc.usage,
     warnings: acc.warnings,
+    ...(acc.transient ? { transient: acc.transient } : {}),
   };
+}
+
+function noteTransient(acc: Acc, error: LlmError | { kind: string; message: string }): void {
+  if (!acc.transient && "kind" in error && isRetryable(error as LlmError)) acc.transient = error as LlmError;
 }
 
 async function individual(trait: AgenticTrait, ctx: AgenticContext, acc: Acc): Promise<void> {
@@ -62,7 +70,10 @@ async function individual(trait: AgenticTrait, ctx: AgenticContext, acc: Acc): P
   const prompt = investigationPrompt([trait], ctx, { trace: wantsTrace(trait), workspace: wantsWorkspace(trait), materialized: trait.materialize_trace === true });
   const inv = await runInvestigation(model, { ...prompt, max_turns: trait.max_turns ?? 15, timeout_ms: (trait.timeout_seconds ?? 120) * 1000, now: ctx.now, call_site: `agentic_rubric/${trait.name}` });
   if (inv.usage) acc.usage = addUsage(acc.usage, inv.usage);
-  if (!inv.ok) return skip(acc, [trait], `agentic trait ${trait.name}: investigation failed: ${inv.error.message}`);
+  if (!inv.ok) {
+    noteTransient(acc, inv.error);
+    return skip(acc, [trait], `agentic trait ${trait.name}: investigation failed: ${inv.error.message}`);
+  }
   await extractInto(model, trait, inv.trace, acc, "agentic_rubric");
 }
 
@@ -104,6 +115,7 @@ async function extractInto(model: ModelPort, trait: AgenticTrait, trace: string,
   const ex = await extractScore(model, trait, trace, site);
   if (!ex.ok) {
     acc.scores[trait.name] = null;
+    noteTransient(acc, ex.error);
     acc.warnings.push(`agentic trait ${trait.name}: score extraction failed: ${ex.error.message}`);
     return;
   }

@@ -86,10 +86,12 @@ describe("agentic rubric traits: individual strategy", () => {
     expect(a.artifact.agentic_trait_scores).toEqual({ has_csv: null });
     expect(a.artifact.agentic_trait_investigation_traces).toEqual({ has_csv: null });
     expect(a.warnings[0]).toContain("investigation failed");
+    expect(a.transient?.kind).toBe("server_error"); // transient: the job may be retried
     const badExtract = investigator("agent-model", () => ({ kind: "invalid_output", message: "no json" }));
     const b = await evaluateAgenticTraits([trait()], "individual", ctx(badExtract));
     expect(b.artifact.agentic_trait_scores).toEqual({ has_csv: null });
     expect(b.artifact.agentic_trait_investigation_traces.has_csv).toContain("criterion is met");
+    expect(b.transient).toBeUndefined(); // invalid output is not worth a redelivery
   });
 
   it("an agent that never stops calling tools fails at max_turns", async () => {

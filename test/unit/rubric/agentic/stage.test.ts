@@ -73,6 +73,15 @@ describe("stage 11b AgenticRubricEvaluation", () => {
     expect(parsed.template!.usage_metadata!.agentic_rubric_evaluation).toBeDefined();
   });
 
+  it("a rate-limited investigation leaves a null score and marks the job retryable", async () => {
+    const judge = toolPort({ turn: () => ({ kind: "rate_limit", message: "429" }) });
+    const pipelineInput = input({ question: questionWith([base]) }, { evaluation_mode: "rubric_only" });
+    const state: PipelineState = { started_at_ms: 0, parse_performed: false, usage: {}, stages_run: [], answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null } };
+    const patch = await agenticRubricEvaluation.run(state, pipelineInput, { answerer: scriptedPort(), judge, clock: clock() });
+    expect(patch.agentic_rubric!.agentic_trait_scores).toEqual({ reported_42: null });
+    expect(patch.transient_error?.kind).toBe("rate_limit");
+  });
+
   it("a model_override runs that trait's agent on the override model; an invalid override is skipped with a warning", async () => {
     const other = toolPort({ model: "override-model", turn: () => ({ text: "override checked" }), structured: () => ({ result: false }) });
     const seen: string[] = [];
