@@ -5,8 +5,8 @@
  * Karenina numbering:
  *   1 ValidateTemplate · 2 GenerateAnswer · 3 RecursionLimitAutoFail · 4 TraceValidationAutoFail ·
  *   5 AbstentionCheck · 6 SufficiencyCheck · 7 ParseTemplate · 8 VerifyTemplate ·
- *   9 EmbeddingCheck · 10 DeepJudgmentAutoFail · [11 RubricEvaluation · 12 DeepJudgmentRubricAutoFail ·
- *   11b AgenticRubricEvaluation: a later issue] · 13 FinalizeResult
+ *   9 EmbeddingCheck · 10 DeepJudgmentAutoFail · 11 RubricEvaluation · 12 DeepJudgmentRubricAutoFail ·
+ *   11b AgenticRubricEvaluation (after 12, as Karenina orders it) · 13 FinalizeResult
  * Each stage's own `shouldRun` carries the runtime skip cascade (abstention → no parse, …).
  * A stage that throws is contained: its error becomes `unexpected_error` and later stages skip.
  */
