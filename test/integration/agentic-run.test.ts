@@ -42,3 +42,25 @@ describe("agentic rubric traits in a run", () => {
     expect(keys[0]).toMatch(/^runs\/[^/]+\/workspaces\/q-agent\/\.karenina\/traces\/trace_q-agent_.*_r1\.txt$/);
   });
 });
+
+describe("benchmark workspace files in a run", () => {
+  it("a workspace_only agent finds the question's files in its R2 workspace", async () => {
+    const answerer = uniqueModel("ws-ans");
+    const judge = uniqueModel("ws-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "I wrote results.csv" } },
+      { match: { model: judge, kind: "tools" }, reply: { tool_calls: [{ name: "grep", arguments: { pattern: "42" } }] }, times: 1 },
+      { match: { model: judge, kind: "structured" }, reply: { json: { result: true } } },
+    ]);
+    const trait = { name: "has_42", description: "Does results.csv contain 42?", kind: "boolean", higher_is_better: true, context_mode: "workspace_only" };
+    const runId = await submitRun({
+      benchmark: { name: "ws", questions: [{ id: "q-ws", question: "Write results.csv", workspace_files: { "results.csv": "id,score\n1,42" }, rubric: { agentic_traits: [trait] } }] },
+      config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("judge", judge)], evaluation_mode: "rubric_only" },
+    });
+    await waitForRun(runId);
+    const [result] = await allResults(runId);
+    expect(result.rubric.agentic_trait_investigation_traces.has_42).toContain("results.csv:2: 1,42");
+    expect(result.rubric.agentic_trait_scores).toEqual({ has_42: true });
+    expect(await r2Keys(`runs/${runId}/workspaces/q-ws/`)).toEqual([`runs/${runId}/workspaces/q-ws/results.csv`]);
+  });
+});
