@@ -11,6 +11,8 @@
  * - Answer generation is priced with the answering model; every other stage with the parsing
  *   model, except that a stage whose usage names another model (the embedding model) is priced
  *   by that name first.
+ * - A stage served from the response cache (`usage.cached`, set only when every call of the stage
+ *   was a hit) keeps its tokens but costs nothing: no provider was paid.
  */
 import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationResult } from "../schemas/result";
@@ -56,7 +58,7 @@ export function usageRows(
       model: `${model.interface}:${usedName}`,
       input_tokens: u.input_tokens,
       output_tokens: u.output_tokens,
-      cost_usd: costOf(price, u),
+      cost_usd: (u as { cached?: boolean }).cached === true ? 0 : costOf(price, u),
     });
   }
   return rows;

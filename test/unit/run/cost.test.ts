@@ -59,6 +59,11 @@ describe("usageRows", () => {
     expect(row!.cost_usd).toBeCloseTo((1000 * 0.02) / 1e6);
   });
 
+  it("a stage served from the response cache keeps its tokens and costs nothing", () => {
+    const [row] = usageRows(result("r", { parsing: { ...u(1000, 20), cached: true } as any }), { job_id: "0.0.1", answering }, judge, table);
+    expect(row).toMatchObject({ input_tokens: 1000, output_tokens: 20, cost_usd: 0 });
+  });
+
   it("an unpriced model gives rows with null cost; no usage gives no rows", () => {
     const unknown = model("x", "openai_compatible", "mystery");
     expect(usageRows(result("r", { parsing: u(10, 10) }), { job_id: "0.0.1", answering }, unknown, table)[0]!.cost_usd).toBeNull();
