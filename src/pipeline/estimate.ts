@@ -26,6 +26,8 @@ import { instructionsFor } from "./prompts/instructions";
 import { buildParsingMessages } from "./prompts/parsing";
 import { formatTrace } from "./trace";
 import type { PipelineSettings, UsageStage } from "./types";
+import { estimateRubricCalls } from "../rubric/estimate";
+import { mergeRubrics } from "../rubric/merge";
 
 export const ASSUMED_ANSWER_TOKENS = 150;
 /** Output of a structured judge call, per judge-visible field (a short value plus JSON syntax). */
@@ -96,6 +98,23 @@ function answerFor(q: Question, model: ModelConfig, settings: PipelineSettings, 
 
 type Est = Partial<StageEstimate> & { input_tokens: number; output_tokens: number };
 
+/** Stage 11's calls (src/rubric/estimate.ts) in the rubric modes; none for a question without traits. */
+function rubricCalls(q: Question, s: PipelineSettings, response: string): [UsageStage, Est][] {
+  if (s.evaluation_mode === "template_only") return [];
+  let merged;
+  try {
+    merged = mergeRubrics(s.global_rubric ?? null, q.rubric ?? null);
+  } catch {
+    return [];
+  }
+  const ctx = { question: q.question, response, reference: q.raw_answer ?? null, strategy: s.rubric_evaluation_strategy ?? "batch", trait_names: s.rubric_trait_names ?? null };
+  const est = estimateRubricCalls(merged, ctx, messageTokens);
+  const out: [UsageStage, Est][] = [];
+  if (est.dynamic_rubric_presence_check) out.push(["dynamic_rubric_presence_check", est.dynamic_rubric_presence_check]);
+  if (est.rubric_evaluation.calls_max > 0) out.push(["rubric_evaluation", est.rubric_evaluation]);
+  return out;
+}
+
 function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, response: string): [UsageStage, Est][] {
   const calls: [UsageStage, Est][] = [];
   const pc = s.prompt_config;
@@ -103,6 +122,7 @@ function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, resp
   if (s.abstention_enabled) {
     calls.push(["abstention_check", { input_tokens: messageTokens(buildAbstentionMessages(q.question, response, instructionsFor(pc, "abstention_detection"))), output_tokens: REASONING_TOKENS }]);
   }
+  calls.push(...rubricCalls(q, s, response));
   const template = q.template;
   if (!templateMode || !template) return calls;
   const fields = judgeVisibleFields(template);
