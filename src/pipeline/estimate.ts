@@ -99,7 +99,7 @@ function answerFor(q: Question, model: ModelConfig, settings: PipelineSettings, 
 type Est = Partial<StageEstimate> & { input_tokens: number; output_tokens: number };
 
 /** Stage 11's calls (src/rubric/estimate.ts) in the rubric modes; none for a question without traits. */
-function rubricCalls(q: Question, s: PipelineSettings, response: string): [UsageStage, Est][] {
+function rubricCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, response: string): [UsageStage, Est][] {
   if (s.evaluation_mode === "template_only") return [];
   let merged;
   try {
@@ -107,7 +107,7 @@ function rubricCalls(q: Question, s: PipelineSettings, response: string): [Usage
   } catch {
     return [];
   }
-  const ctx = { question: q.question, response, reference: q.raw_answer ?? null, strategy: s.rubric_evaluation_strategy ?? "batch", trait_names: s.rubric_trait_names ?? null };
+  const ctx = { question: q.question, response, reference: q.raw_answer ?? null, strategy: s.rubric_evaluation_strategy ?? "batch", trait_names: s.rubric_trait_names ?? null, parsing };
   const est = estimateRubricCalls(merged, ctx, messageTokens);
   const out: [UsageStage, Est][] = [];
   if (est.dynamic_rubric_presence_check) out.push(["dynamic_rubric_presence_check", est.dynamic_rubric_presence_check]);
@@ -122,7 +122,7 @@ function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, resp
   if (s.abstention_enabled) {
     calls.push(["abstention_check", { input_tokens: messageTokens(buildAbstentionMessages(q.question, response, instructionsFor(pc, "abstention_detection"))), output_tokens: REASONING_TOKENS }]);
   }
-  calls.push(...rubricCalls(q, s, response));
+  calls.push(...rubricCalls(q, parsing, s, response));
   const template = q.template;
   if (!templateMode || !template) return calls;
   const fields = judgeVisibleFields(template);

@@ -8,10 +8,21 @@
  */
 import type { Message } from "../llm/port";
 import { buildGraph, estimateCalls as judgeGraphCalls } from "../judges";
+import type { ModelConfig } from "../schemas/model-config";
 import type { LLMRubricTrait } from "../schemas/rubric";
 import { BATCH_SCORES_SCHEMA } from "./llm-traits";
 import { filterTraits, type MergedRubric, namesOf, type TraitLists } from "./merge";
 import { batchScoresMessages, literalMessages, metricMessages, presenceMessages, type PromptContext, singleTraitMessages, templateTraitMessages } from "./prompts";
+
+export interface EstimateContext {
+  question: string;
+  response: string;
+  reference: string | null;
+  strategy: "batch" | "sequential";
+  trait_names: readonly string[] | null;
+  /** The run's parsing model: compound traits without a provider use it. */
+  parsing: ModelConfig;
+}
 
 export interface RubricCallEstimate {
   calls: number;
@@ -26,7 +37,7 @@ const TOKENS_PER_METRIC_TRAIT = 60;
 
 export function estimateRubricCalls(
   merged: MergedRubric,
-  ctx: { question: string; response: string; reference: string | null; strategy: "batch" | "sequential"; trait_names: readonly string[] | null },
+  ctx: EstimateContext,
   count: (messages: readonly Message[]) => number,
 ): { rubric_evaluation: RubricCallEstimate; dynamic_rubric_presence_check: RubricCallEstimate | null } {
   const fixed = callsFor(filterTraits(merged.rubric, ctx.trait_names), ctx, count);
@@ -41,7 +52,7 @@ export function estimateRubricCalls(
   };
 }
 
-function callsFor(r: TraitLists, c: { question: string; response: string; reference: string | null; strategy: "batch" | "sequential" }, count: (m: readonly Message[]) => number): RubricCallEstimate {
+function callsFor(r: TraitLists, c: EstimateContext, count: (m: readonly Message[]) => number): RubricCallEstimate {
   const out: RubricCallEstimate = { calls: 0, calls_max: 0, input_tokens: 0, output_tokens: 0 };
   const add = (messages: Message[], traits: number, perTrait = TOKENS_PER_TRAIT) => {
     out.calls++;
@@ -71,7 +82,7 @@ function callsFor(r: TraitLists, c: { question: string; response: string; refere
   }
   for (const t of r.metric_traits) add(metricMessages(t, base), 1, TOKENS_PER_METRIC_TRAIT);
   for (const t of r.compound_traits) {
-    const built = buildGraph(t.config);
+    const built = buildGraph(t.config.provider ? t.config : { ...t.config, provider: c.parsing });
     const n = "graph" in built ? judgeGraphCalls(built.graph) : 1;
     const prompt: Message[] = [{ role: "user", content: `${c.question}\n${c.response}` }];
     for (let i = 0; i < n; i++) add(prompt, 1, TOKENS_PER_METRIC_TRAIT);

@@ -60,3 +60,11 @@ describe("dry-run estimate of rubric calls", () => {
     expect(est.has(`judging|${parsing.id}|rubric_evaluation`)).toBe(false);
   });
 });
+
+describe("dry-run estimate of a compound trait", () => {
+  it("counts one call per judge unit of its graph", () => {
+    const r = { compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert" }, repeat: 3 } }, { type: "mean" }] } }] };
+    const est = estimateCalls({ questions: [question({ template: undefined, rubric: r })], answering_models: [manual as never], parsing_models: [parsing], replicate_count: 1, settings: { evaluation_mode: "rubric_only", include_extraction_hints: true } });
+    expect(est.get(`judging|${parsing.id}|rubric_evaluation`)).toMatchObject({ calls: 3 });
+  });
+});
