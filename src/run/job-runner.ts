@@ -14,8 +14,6 @@
 import type { CallableTraitPort } from "../rubric/types";
 import { createCallableTraitRunner } from "./rubric-callable";
 import { traitObservations } from "../rubric/aggregate";
-import type { CallableTraitPort } from "../rubric/types";
-import { createCallableTraitRunner } from "./rubric-callable";
 import type { ModelPort } from "../llm/port";
 import { isRetryable } from "../llm/port";
 import { produceAnswer } from "../pipeline/stages/generate-answer";
@@ -56,8 +54,6 @@ export interface JobDeps {
   codeVerifier?: CodeVerifierPort;
   /** Runs callable rubric traits' JavaScript (default: the QuickJS sandbox). */
   callableTraits?: CallableTraitPort;
-  /** Runs callable rubric traits' JavaScript (default: the QuickJS sandbox). */
-  callableTraits?: CallableTraitPort;
   /** Web search for deep judgment's hallucination check (present when TAVILY_API_KEY is set). */
   search?: SearchPort;
   /** Deliveries a job gets before transient failures are recorded as results. */
@@ -67,8 +63,6 @@ export interface JobDeps {
   retryPolicy: RetryPolicy;
   retryEnv: RetryEnv;
 }
-
-const defaultCallableRunner = createCallableTraitRunner();
 
 const defaultCallableRunner = createCallableTraitRunner();
 
@@ -140,9 +134,6 @@ async function runClaimedJob(
           log: deps.log,
           codeVerifier: deps.codeVerifier,
           search: deps.search,
-          // Callable rubric traits run in the QuickJS sandbox; compound traits' units get their own ports.
-          callableTraits: deps.callableTraits ?? defaultCallableRunner,
-          judgeModels: { model: portFor },
           // Callable rubric traits run in the QuickJS sandbox; compound traits' units get their own ports.
           callableTraits: deps.callableTraits ?? defaultCallableRunner,
           judgeModels: { model: portFor },
