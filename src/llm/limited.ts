@@ -19,6 +19,8 @@ export interface LimiterClient {
 
 export interface LimitedEnv {
   sleep(ms: number): Promise<void>;
+  /** The limiter may hold an acquire until a slot frees; elapsed time, not sleeps, bounds the wait. */
+  now(): number;
 }
 
 export interface LimitedOptions {
@@ -45,11 +47,11 @@ export async function limitedCall<T>(
   env: LimitedEnv,
   opts: LimitedOptions,
 ): Promise<LlmResult<T>> {
-  let waited = 0;
+  const started = env.now();
   for (;;) {
     const grant = await client.acquire(estimated);
     if (grant.granted) return runLeased(client, grant.lease_id, call);
-    if (waited + grant.wait_ms > opts.maxWaitMs) {
+    if (env.now() - started + grant.wait_ms > opts.maxWaitMs) {
       return {
         ok: false,
         error: {
@@ -61,7 +63,6 @@ export async function limitedCall<T>(
       };
     }
     await env.sleep(grant.wait_ms);
-    waited += grant.wait_ms;
   }
 }
 

@@ -90,7 +90,7 @@ function jobDeps(env: Env): JobDeps {
       if (model.interface !== "manual") {
         const name = requiredSecretName(model);
         const key = (name === null ? NO_KEY_PLACEHOLDER : secret(name)) ?? "";
-        port = limitedPort(port, limiterClient(env.LIMITER, model, key, limits), { sleep });
+        port = limitedPort(port, limiterClient(env.LIMITER, model, key, limits), { sleep, now: Date.now });
       }
       ports.set(model, port);
       return port;

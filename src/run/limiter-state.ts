@@ -40,16 +40,20 @@ export interface LimiterTuning {
 export const DEFAULT_TUNING: LimiterTuning = { leaseMs: 150_000, increaseEveryMs: 10_000, minFactor: 1 / 64, minRateFactor: 1 / 4 };
 
 /**
- * Conservative defaults per provider interface (a tier-1 key's order of magnitude); a run may
- * override them. Self-hosted OpenAI-compatible servers get a concurrency cap but loose rates.
+ * Defaults per provider interface, at a middle usage tier: too low a default slows every run, too
+ * high a one costs a few 429s, which shrink the allowance and block the key for their retry-after.
+ * A run sets its own per model id (`limits`). Self-hosted OpenAI-compatible servers get a
+ * concurrency cap and loose rates.
  */
 export const PROVIDER_DEFAULTS: Readonly<Record<string, LimitSettings>> = {
-  openai: { rpm: 500, tpm: 200_000, concurrency: 64 },
-  anthropic: { rpm: 50, tpm: 40_000, concurrency: 32 },
+  openai: { rpm: 5_000, tpm: 2_000_000, concurrency: 64 },
+  anthropic: { rpm: 1_000, tpm: 400_000, concurrency: 32 },
   openai_compatible: { rpm: 6_000, tpm: 10_000_000, concurrency: 64 },
 };
 
-export type Acquire = { granted: true; lease_id: string; expires_at: number } | { granted: false; wait_ms: number };
+export type Acquire =
+  | { granted: true; lease_id: string; expires_at: number }
+  | { granted: false; wait_ms: number; reason: "blocked" | "concurrency" | "rate" };
 
 export interface ReleaseReport {
   lease_id: string;
@@ -115,13 +119,13 @@ export class LimiterState {
     this.expireLeases(now);
     this.grow(now);
     this.refill(now);
-    if (now < this.blockedUntil) return { granted: false, wait_ms: this.blockedUntil - now };
+    if (now < this.blockedUntil) return { granted: false, wait_ms: this.blockedUntil - now, reason: "blocked" };
     const a = this.allowance();
-    if (this.leases.size >= a.concurrency) return { granted: false, wait_ms: this.nextExpiryWait(now) };
-    if (this.requests < 1) return { granted: false, wait_ms: Math.ceil((1 - this.requests) / (a.rpm / 60_000)) };
+    if (this.leases.size >= a.concurrency) return { granted: false, wait_ms: this.nextExpiryWait(now), reason: "concurrency" };
+    if (this.requests < 1) return { granted: false, wait_ms: Math.ceil((1 - this.requests) / (a.rpm / 60_000)), reason: "rate" };
     // A request bigger than the whole bucket still runs once the bucket is full.
     const need = Math.min(estimatedTokens, a.tpm);
-    if (this.tokens < need) return { granted: false, wait_ms: Math.ceil((need - this.tokens) / (a.tpm / 60_000)) };
+    if (this.tokens < need) return { granted: false, wait_ms: Math.ceil((need - this.tokens) / (a.tpm / 60_000)), reason: "rate" };
     this.requests -= 1;
     this.tokens -= need;
     const lease_id = `l${++this.nextLease}`;

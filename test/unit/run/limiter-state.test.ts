@@ -29,7 +29,7 @@ describe("provider limiter state", () => {
     const s = new LimiterState({ rpm: 2, tpm: 1_000_000, concurrency: 10 }, 0, tuning);
     for (const id of [grant(s, 0), grant(s, 0)]) s.release(0, { lease_id: id });
     const third = s.acquire(0, 10);
-    expect(third).toEqual({ granted: false, wait_ms: 30_000 });
+    expect(third).toEqual({ granted: false, wait_ms: 30_000, reason: "rate" });
     expect(s.acquire(30_000, 10).granted).toBe(true);
   });
 
@@ -48,7 +48,7 @@ describe("provider limiter state", () => {
     s.release(10, { lease_id: leases[0]!, rate_limited: true, retry_after_ms: 2_000 });
     s.release(11, { lease_id: leases[1]!, rate_limited: true }); // same overload, already counted
     expect(s.allowance().concurrency).toBe(4);
-    expect(s.acquire(500, 10)).toEqual({ granted: false, wait_ms: 1_510 });
+    expect(s.acquire(500, 10)).toEqual({ granted: false, wait_ms: 1_510, reason: "blocked" });
     for (const id of leases.slice(2)) s.release(600, { lease_id: id });
     // one slot back per quiet interval (1 s here): 2 intervals after the 429, 6 slots
     expect(s.acquire(2_010, 10).granted).toBe(true);

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { limitedCall, type LimiterClient, type LimiterGrant } from "../../../src/llm/limited";
+import type { LlmResult } from "../../../src/llm/port";
+
+function client(grants: LimiterGrant[]) {
+  const released: unknown[] = [];
+  let i = 0;
+  const c: LimiterClient = {
+    acquire: async () => grants[Math.min(i++, grants.length - 1)]!,
+    release: async (r) => void released.push(r),
+  };
+  return { c, released, acquires: () => i };
+}
+
+function clock() {
+  let t = 0;
+  return { now: () => t, sleep: async (ms: number) => void (t += ms) };
+}
+
+const opts = { maxWaitMs: 5_000, defaultOutputTokens: 1_000 };
+const usage = { input_tokens: 1, output_tokens: 2, total_tokens: 3, model: "m" };
+
+describe("calls through the shared limiter", () => {
+  it("waits out short refusals, then calls under a lease and reports the tokens used", async () => {
+    const { c, released } = client([{ granted: false, wait_ms: 100 }, { granted: true, lease_id: "l1" }]);
+    const r = await limitedCall(c, 10, async () => ({ ok: true, value: { text: "x", usage } }), clock(), opts);
+    expect(r.ok).toBe(true);
+    expect(released).toEqual([{ lease_id: "l1", tokens_used: 3 }]);
+  });
+
+  it("reports a 429 and its retry-after at release, so the key is blocked for everyone", async () => {
+    const { c, released } = client([{ granted: true, lease_id: "l1" }]);
+    const r: LlmResult<never> = { ok: false, error: { kind: "rate_limit", message: "429", status: 429, retryAfterMs: 2_000 } };
+    await limitedCall(c, 10, async () => r, clock(), opts);
+    expect(released).toEqual([{ lease_id: "l1", rate_limited: true, retry_after_ms: 2_000 }]);
+  });
+
+  it("does not call when the wait would pass the in-place limit: a deferred rate_limit carrying the wait", async () => {
+    const { c, released } = client([{ granted: false, wait_ms: 3_000 }, { granted: false, wait_ms: 3_000 }]);
+    let called = false;
+    const r = await limitedCall(c, 10, async () => ((called = true), { ok: true, value: { usage } }), clock(), opts);
+    expect(called).toBe(false);
+    expect(released).toEqual([]);
+    expect(r).toMatchObject({ ok: false, error: { kind: "rate_limit", deferred: true, retryAfterMs: 3_000 } });
+  });
+
+  it("releases the lease even when the call throws", async () => {
+    const { c, released } = client([{ granted: true, lease_id: "l9" }]);
+    await expect(limitedCall(c, 10, async () => Promise.reject(new Error("boom")), clock(), opts)).rejects.toThrow("boom");
+    expect(released).toEqual([{ lease_id: "l9" }]);
+  });
+});
