@@ -30,7 +30,7 @@ CREATE TABLE results (
   answering_model   TEXT NOT NULL,
   parsing_model     TEXT NOT NULL,
   replicate         INTEGER NOT NULL,
-  verdict           TEXT NOT NULL,       -- pass | fail | error
+  verdict           TEXT NOT NULL,       -- pass | fail | error | no_verdict (rubric_only)
   verify_result     INTEGER,             -- 1 / 0 / NULL
   failure_category  TEXT,
   r2_key            TEXT NOT NULL,

@@ -8,7 +8,7 @@ export interface ResultRowRecord {
   answering_model: string;
   parsing_model: string;
   replicate: number;
-  verdict: "pass" | "fail" | "error";
+  verdict: import("../pipeline/verdict").Verdict;
   verify_result: boolean | null;
   failure_category: string | null;
   r2_key: string;

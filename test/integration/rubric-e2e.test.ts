@@ -115,5 +115,7 @@ describe("rubrics through the real queue", () => {
     const view = await runView(runId);
     expect(view.summary[0]!.traits.panel).toEqual({ n: 1, errored: 0, mean_score: 4, pass_rate: 1 });
     expect(view.summary[0]!.traits.says_atp).toEqual({ n: 1, errored: 0, mean_score: null, pass_rate: 1 });
+    // rubric_only has no template verdict: nothing is counted as passed, failed or errored.
+    expect(view.summary[0]).toMatchObject({ passed: 0, failed: 0, errored: 0, pass_rate: null });
   });
 });
