@@ -17,6 +17,8 @@
  * max_tokens 16384; a manual model is id "manual", model_name "manual" unless given).
  */
 import { z } from "zod";
+import { TraceMessage } from "./trace-message";
+import type { Message as TraceMessageOut } from "../llm/port";
 
 export const INTERFACES = ["openai", "anthropic", "openai_compatible", "manual", "workers_ai"] as const;
 export type Interface = (typeof INTERFACES)[number];
@@ -31,9 +33,21 @@ export const Message = z.strictObject({
 });
 export type Message = z.output<typeof Message>;
 
-/** A recorded answer: the final text, or a trace of messages. */
-export const ManualAnswer = z.union([z.string(), z.array(Message).min(1, { error: "a trace needs at least one message" })], {
-  error: "a manual answer is a string or a list of {role, content} messages",
+/**
+ * A recorded answer: the final text, or a trace of messages in edgeval's, OpenAI's, LangChain's or
+ * Karenina's message shape (normalised by `TraceMessage`).
+ */
+export const ManualAnswer = z.unknown().transform((value, ctx): string | TraceMessageOut[] => {
+  if (typeof value === "string") return value;
+  // Not a z.union: a union would hide which message and which key of a trace is wrong.
+  if (!Array.isArray(value)) {
+    ctx.addIssue({ code: "custom", message: "a manual answer is a string or a list of messages ({role, content} or LangChain {type, content})" });
+    return z.NEVER;
+  }
+  const trace = z.array(TraceMessage).min(1, { error: "a trace needs at least one message" }).safeParse(value);
+  if (trace.success) return trace.data;
+  for (const issue of trace.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as (string | number)[] });
+  return z.NEVER;
 });
 
 const UNSUPPORTED_KARENINA_FIELDS = [
