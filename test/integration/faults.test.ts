@@ -1,7 +1,8 @@
 /**
  * Model calls under injected faults: 429 with retry-after, 500, Anthropic 529, hangs past the
- * call timeout (5 s in tests) and malformed JSON, each rule firing on 20 % of the requests that
- * reach it (seeded, so the same requests fault on every run).
+ * call timeout (5 s in tests) and malformed JSON, each on 20 % of a model's requests: rules are
+ * tried in order, so they fire on 20 %, 25 % and 1/3 of the requests reaching them (seeded, so the
+ * same requests fault on every run); 40 % of each model's requests succeed.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -42,13 +43,13 @@ describe("faults at 20 %", () => {
     const judge = uniqueModel("fault-judge");
     await addFakeRules([
       { match: { model: answerer, probability: 0.2, seed: 11 }, reply: { fault: "429", retry_after_s: 1 } },
-      { match: { model: answerer, probability: 0.2, seed: 12 }, reply: { fault: "500" } },
-      { match: { model: answerer, probability: 0.2, seed: 13 }, reply: { fault: "hang" } },
+      { match: { model: answerer, probability: 0.25, seed: 12 }, reply: { fault: "500" } },
+      { match: { model: answerer, probability: 1 / 3, seed: 13 }, reply: { fault: "hang" } },
       { match: { model: answerer, contains: "France" }, reply: { text: "Paris" } },
       { match: { model: answerer }, reply: { text: "Rome" } },
       { match: { model: judge, probability: 0.2, seed: 21 }, reply: { fault: "529" } },
-      { match: { model: judge, probability: 0.2, seed: 22 }, reply: { fault: "429", retry_after_s: 1 } },
-      { match: { model: judge, probability: 0.2, seed: 23 }, reply: { fault: "malformed" } },
+      { match: { model: judge, probability: 0.25, seed: 22 }, reply: { fault: "429", retry_after_s: 1 } },
+      { match: { model: judge, probability: 1 / 3, seed: 23 }, reply: { fault: "malformed" } },
       { match: { model: judge, contains: "Paris" }, reply: { json: { answer: "Paris" } } },
       { match: { model: judge }, reply: { json: { answer: "Rome" } } },
     ]);
