@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { exportCheckpoint } from "../../../src/karenina/export";
 import { Checkpoint, importCheckpoint } from "../../../src/karenina/import";
-import { kareninaQuestionId, md5Hex } from "../../../src/karenina/question-id";
+import { kareninaQuestionId } from "../../../src/karenina/question-id";
+import { md5Hex } from "../../../src/pipeline/md5";
 import { Benchmark } from "../../../src/schemas/benchmark";
 
 const prop = (name: string, value: unknown) => ({ "@type": "PropertyValue", name, value });
