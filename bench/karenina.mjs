@@ -11,40 +11,13 @@
 // Target for verify: ≤ 30 µs median per result (the deterministic-verification target).
 //
 //   node bench/karenina.mjs [--batches N (default 100)]
-import { build } from "esbuild";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { importTs, ROOT, timePerCall } from "./lib/ts-bundle.mjs";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 const BATCH = 50;
 const batches = Number(process.argv[process.argv.indexOf("--batches") + 1]) || 100;
 
-async function load() {
-  const dir = mkdtempSync(path.join(tmpdir(), "edgeval-bench-k-"));
-  const outfile = path.join(dir, "k.mjs");
-  await build({
-    stdin: {
-      contents: [
-        'export { importTemplate } from "./src/karenina/template-import";',
-        'export { Checkpoint, importCheckpoint } from "./src/karenina/import";',
-        'export { verifyPython } from "./src/templates/python-subset";',
-      ].join("\n"),
-      resolveDir: ROOT,
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    outfile,
-    logLevel: "warning",
-  });
-  const mod = await import(pathToFileURL(outfile).href);
-  rmSync(dir, { recursive: true, force: true });
-  return mod;
-}
 
 const VERIFIED = `from karenina.schemas.entities import BaseAnswer, VerifiedField
 from karenina.schemas.primitives import BooleanMatch, ContainsAny, NumericTolerance
@@ -108,20 +81,13 @@ class Answer(BaseAnswer):
         return sum(1 for c in checks if c) / len(checks)
 `;
 
-function time(fn) {
-  for (let i = 0; i < BATCH * 10; i++) fn(i);
-  const samples = [];
-  for (let b = 0; b < batches; b++) {
-    const t0 = performance.now();
-    for (let i = 0; i < BATCH; i++) fn(i);
-    samples.push(((performance.now() - t0) * 1000) / BATCH);
-  }
-  samples.sort((x, y) => x - y);
-  const at = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
-  return { median: at(0.5), p95: at(0.95) };
-}
 
-const k = await load();
+const k = await importTs([
+        'export { importTemplate } from "./src/karenina/template-import";',
+        'export { Checkpoint, importCheckpoint } from "./src/karenina/import";',
+        'export { verifyPython } from "./src/templates/python-subset";',
+]);
+const time = (fn) => timePerCall(fn, { batch: BATCH, batches, warmupBatches: 10 });
 const fmt = (x) => x.toFixed(1).padStart(10);
 const line = (cells) => `| ${cells.join(" | ")} |`;
 console.log(`Karenina import and classic verify, µs per call (median / p95 over ${batches} batches of ${BATCH}); node ${process.version}\n`);

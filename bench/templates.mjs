@@ -13,39 +13,11 @@
 // Target: verify ≤ 30 µs median per result. Prints a table; asserts nothing.
 //
 //   node bench/templates.mjs [--batches N (default 200)]
-import { build } from "esbuild";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { importTs, timePerCall } from "./lib/ts-bundle.mjs";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 const BATCH = 200;
 const batches = Number(process.argv[process.argv.indexOf("--batches") + 1]) || 200;
 
-async function loadCore() {
-  const dir = mkdtempSync(path.join(tmpdir(), "edgeval-bench-"));
-  const outfile = path.join(dir, "core.mjs");
-  await build({
-    stdin: {
-      contents: [
-        'export { AnswerTemplate } from "./src/schemas/template";',
-        'export { buildJudgeSchema, verifyFields, runRegexChecks } from "./src/templates";',
-      ].join("\n"),
-      resolveDir: ROOT,
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    outfile,
-    logLevel: "warning",
-  });
-  const core = await import(pathToFileURL(outfile).href);
-  rmSync(dir, { recursive: true, force: true });
-  return core;
-}
 
 const bool = (name, gt = true, weight = 1) => ({ name, type: "bool", description: `whether ${name}`, ground_truth: gt, verify_with: { type: "BooleanMatch" }, weight });
 const fc = (field_name) => ({ type: "field_check", field_name });
@@ -122,21 +94,12 @@ const SHAPES = {
   },
 };
 
-/** Median and p95 of per-call µs over `batches` batches of BATCH calls. */
-function time(fn) {
-  for (let i = 0; i < BATCH * 20; i++) fn(i); // warm-up (JIT)
-  const samples = [];
-  for (let b = 0; b < batches; b++) {
-    const t0 = performance.now();
-    for (let i = 0; i < BATCH; i++) fn(i);
-    samples.push(((performance.now() - t0) * 1000) / BATCH);
-  }
-  samples.sort((x, y) => x - y);
-  const at = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
-  return { median: at(0.5), p95: at(0.95) };
-}
 
-const core = await loadCore();
+const core = await importTs([
+        'export { AnswerTemplate } from "./src/schemas/template";',
+        'export { buildJudgeSchema, verifyFields, runRegexChecks } from "./src/templates";',
+]);
+const time = (fn) => timePerCall(fn, { batch: BATCH, batches, warmupBatches: 20 });
 const rows = [];
 for (const [name, shape] of Object.entries(SHAPES)) {
   const template = core.AnswerTemplate.parse(shape.template);
