@@ -1,43 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { runPipeline, stagesFor } from "../../../src/pipeline/orchestrator";
-import type { PipelineInput } from "../../../src/pipeline/types";
-import { Question } from "../../../src/schemas/benchmark";
-import { ModelConfig } from "../../../src/schemas/model-config";
 import { VerificationResult } from "../../../src/schemas/result";
 import { scriptedPort } from "../../support/scripted-port";
-
-const answering = ModelConfig.parse({ id: "ans", interface: "openai_compatible", model_name: "m-ans", base_url: "http://x/v1" });
-const parsing = ModelConfig.parse({ id: "judge", interface: "openai_compatible", model_name: "m-judge", base_url: "http://x/v1" });
-const clock = (start = 1_000) => {
-  let t = start;
-  return { now: () => (t += 250) };
-};
-
-function question(overrides: Record<string, unknown> = {}) {
-  return Question.parse({
-    id: "q1",
-    question: "Which organelle makes ATP?",
-    template: {
-      fields: [
-        { name: "organelle", type: "str", description: "Organelle named as the ATP source", ground_truth: "mitochondrion", verify_with: { type: "ExactMatch" } },
-      ],
-    },
-    ...overrides,
-  });
-}
-
-function input(overrides: Partial<PipelineInput> = {}): PipelineInput {
-  return {
-    run_id: "run-1",
-    run_name: null,
-    question: question(),
-    answering,
-    parsing,
-    replicate: 1,
-    settings: { evaluation_mode: "template_only", include_extraction_hints: true },
-    ...overrides,
-  };
-}
+import { clock, input, question } from "./helpers";
 
 describe("runPipeline (template_only)", () => {
   it("passes when the judge extracts the ground truth, and the judge never sees it", async () => {
