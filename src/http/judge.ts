@@ -3,13 +3,17 @@
  * judge over human-labelled items and report agreement. Both validate the whole judge graph (and
  * the secrets its models need) before any model call: problems are a 400 naming the config path.
  * A judge that fails (a model keeps failing) answers 200 with `pass: null` and `error`: the
- * judge failing is not the output failing.
+ * judge failing is not the output failing. Model calls take the queue jobs' path (limiter,
+ * retries by class, repair), except that a wait too long to hold the request ends the unit.
  */
 import { Hono } from "hono";
 import type { Env } from "../env";
 import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
 import { calibrate } from "../judges/calibrate";
-import { createModelPort, missingSecret } from "../llm/factory";
+import { missingSecret } from "../llm/factory";
+import { repairingPort } from "../llm/repairing";
+import { emptyLedger, retryingPort } from "../llm/retrying";
+import { limitedAdapter, retrySettings, secretReader } from "../run/edge-models";
 import type { ModelPort } from "../llm/port";
 import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices";
 import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
@@ -70,7 +74,7 @@ function checked(v: { graph: JudgeGraph } | { issues: GraphIssue[] }, where: str
 /** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
 function edgePorts(env: Env, graph: JudgeGraph, prices: PriceOverrides | undefined): JudgePorts {
   const table = priceTable(prices);
-  const secret = (name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
+  const secret = secretReader(env);
   const issues: FieldIssue[] = [];
   for (const n of graph.nodes) {
     const e = n.unit.extractor;
@@ -84,13 +88,17 @@ function edgePorts(env: Env, graph: JudgeGraph, prices: PriceOverrides | undefin
   }
   if (issues.length) throw invalidBody(issues);
   const ports = new Map<string, ModelPort>();
+  // A request has no job to hand back to the queue: its retry ledger lives for the request.
+  const ledger = emptyLedger();
+  const { retryPolicy, retryEnv } = retrySettings(env);
   return {
     // A response served from the response cache (issue 5 marks it `cached`) was not paid for.
     cost: (m, usage) => ((usage as { cached?: boolean }).cached ? 0 : costOf(priceFor(table, m.interface, m.model_name), usage)),
     model(config: ModelConfig) {
       const key = JSON.stringify(config);
       let port = ports.get(key);
-      if (!port) ports.set(key, (port = createModelPort(config, secret, { timeoutMs: 120_000 })));
+      // Same path as the queue's jobs: the shared limiter, retries by class, one repair retry.
+      if (!port) ports.set(key, (port = repairingPort(retryingPort(limitedAdapter(env, config), ledger, retryPolicy, retryEnv))));
       return port;
     },
   };

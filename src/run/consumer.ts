@@ -5,10 +5,6 @@
  * marks the job dead so the run can still finish (as `partial`).
  */
 import type { Env } from "../env";
-import { createModelPort, NO_KEY_PLACEHOLDER, requiredSecretName } from "../llm/factory";
-import type { AiBinding } from "../llm/workers-ai";
-import { limitedPort } from "../llm/limited";
-import { DEFAULT_RETRY_POLICY, scaledPolicy } from "../llm/retrying";
 import type { ModelPort } from "../llm/port";
 import type { ModelConfig } from "../schemas/model-config";
 import { JobMessage } from "../schemas/queue";
@@ -16,7 +12,7 @@ import { log } from "../log";
 import { createCodeVerifier } from "./code-verifier";
 import { type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
-import { limiterClient } from "./limiter-client";
+import { limitedAdapter, positiveInt, retrySettings, secretReader } from "./edge-models";
 import type { PartialLimits } from "./limiter-state";
 
 /**
@@ -74,35 +70,22 @@ function jobDeps(env: Env): JobDeps {
   // Keyed by the config object itself: spec objects are cached per isolate, so one port serves a
   // model for the whole batch without serialising configs (manual answers can be megabytes).
   const ports = new WeakMap<ModelConfig, ModelPort>();
-  const secret = (name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
-  const timeoutMs = positiveInt(env.MODEL_TIMEOUT_MS, 120_000);
-  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   return {
     blobs: env.BLOBS,
     db: env.DB,
     coordinator: (runId) => env.RUNS.getByName(runId),
     portFor: (model: ModelConfig, limits?: PartialLimits) => {
       let port = ports.get(model);
-      if (port) return port;
-      // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
-      port = createModelPort(model, secret, { timeoutMs, ai: env.AI as AiBinding | undefined });
-      // Every call of every consumer on this key draws on one shared limiter (manual makes no calls).
-      if (model.interface !== "manual") {
-        const name = requiredSecretName(model);
-        const key = (name === null ? NO_KEY_PLACEHOLDER : secret(name)) ?? "";
-        port = limitedPort(port, limiterClient(env.LIMITER, model, key, limits), { sleep, now: Date.now });
-      }
-      ports.set(model, port);
+      if (!port) ports.set(model, (port = limitedAdapter(env, model, limits)));
       return port;
     },
     clock: { now: () => Date.now() },
     log,
     codeVerifier: createCodeVerifier(),
-    search: searchPort(secret, env),
+    search: searchPort(secretReader(env), env),
     maxAttempts: positiveInt(env.JOB_MAX_ATTEMPTS, 4),
     retryBaseDelaySeconds: nonNegativeInt(env.JOB_RETRY_BASE_DELAY_SECONDS, 2),
-    retryPolicy: scaledPolicy(DEFAULT_RETRY_POLICY, nonNegativeNumber(env.RETRY_DELAY_SCALE, 1)),
-    retryEnv: { sleep, random: Math.random },
+    ...retrySettings(env),
   };
 }
 
@@ -114,15 +97,7 @@ function searchPort(secret: (name: string) => string | undefined, env: Env) {
   return createTavilySearch({ apiKey, baseUrl });
 }
 
-function positiveInt(raw: unknown, fallback: number): number {
-  const n = Number(raw);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
 
-function nonNegativeNumber(raw: unknown, fallback: number): number {
-  const n = Number(raw);
-  return raw !== undefined && Number.isFinite(n) && n >= 0 ? n : fallback;
-}
 
 function nonNegativeInt(raw: unknown, fallback: number): number {
   const n = Number(raw);

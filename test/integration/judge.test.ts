@@ -52,6 +52,20 @@ describe("POST /v1/judge", () => {
     const { status, body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert", retries: 1 } });
     expect(status).toBe(200);
     expect(body).toMatchObject({ pass: null, score: null, error: { unit: "likert", kind: "server_error" } });
+    // Transport retries by class share one budget per request (server_error: 2 retries): the
+    // first unit attempt makes 1 + 2 calls, the unit's own retry 1 more before the budget is spent.
+    expect((await fakeStats(model)).total).toBe(4);
+  });
+
+  it("absorbs a transient provider error with a retry in place, as queue jobs do", async () => {
+    const model = uniqueModel("judge-blip");
+    await addFakeRules([
+      { match: { model }, reply: { fault: "500" }, times: 1 },
+      { match: { model }, reply: { json: { answer: 5 } } },
+    ]);
+    const { status, body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert" } });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ pass: true, score: 5 });
     expect((await fakeStats(model)).total).toBe(2);
   });
 
