@@ -51,6 +51,42 @@ describe("response cache", () => {
     for (const r of firstResults) expect(r.template.usage_metadata.parsing.cached).toBeUndefined();
   });
 
+  it("keeps repeated judge units independent: each repeat is its own call, and a re-run makes none", async () => {
+    const judge = uniqueModel("cache-units");
+    // Three repeats of the same unit see the same prompt; only their call sites differ.
+    await addFakeRules([{ match: { model: judge, kind: "structured" }, reply: { json: { answer: 4 } } }]);
+    const unitSpec = {
+      benchmark: {
+        name: "cache-units",
+        questions: [
+          {
+            id: "q",
+            question: "Which organelle makes ATP?",
+            rubric: {
+              compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 3 } }, { type: "mean" }], threshold: 3 } }],
+            },
+          },
+        ],
+      },
+      config: {
+        evaluation_mode: "rubric_only",
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "The mitochondrion makes ATP." } }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
+      cache: { enabled: true },
+    };
+    const first = await submitRun(unitSpec);
+    await waitForRun(first);
+    expect((await fakeStats(judge)).total).toBe(3);
+    const second = await submitRun(unitSpec);
+    await waitForRun(second);
+    expect((await fakeStats(judge)).total).toBe(3);
+    const [a] = await allResults(first);
+    const [b] = await allResults(second);
+    expect(b.rubric.compound_trait_scores).toEqual(a.rubric.compound_trait_scores);
+    expect(a.rubric.compound_trait_scores).toEqual({ panel: 4 });
+  });
+
   it("is off unless the run asks for it: the same spec without cache calls the provider again", async () => {
     const answerer = uniqueModel("nocache-answerer");
     const judge = uniqueModel("nocache-judge");
