@@ -9,6 +9,7 @@ import type { PromptContext } from "./prompts";
 import { TEXT_ONLY } from "./check";
 import { emptyUsage, runUnit } from "./units";
 import type { JudgeGraph, JudgeNode, JudgePorts, JudgeSampleInput, UnitOutput } from "./types";
+import { mulberry32 } from "../pipeline/random";
 
 export async function execute(graph: JudgeGraph, sample: JudgeSampleInput, ports: JudgePorts): Promise<UnitOutput[]> {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
@@ -69,12 +70,5 @@ export function ancestorIds(nodes: JudgeNode[]): Map<string, Set<string>> {
 export function seeded(seed: number, id: string): () => number {
   let h = 0x811c9dc5 ^ seed;
   for (const ch of id) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
-  let a = h >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(h);
 }

@@ -4,6 +4,7 @@
  * id, so every delivery and every replicate of a job sees the same examples.
  */
 import { md5Hex } from "./md5";
+import { mulberry32 } from "./random";
 
 export type FewShotMode = "all" | "k-shot" | "custom" | "none";
 export interface FewShotExample {
@@ -75,12 +76,3 @@ function sampleIndices(n: number, k: number, seedText: string): number[] {
   return idx.slice(0, k).sort((a, b) => a - b);
 }
 
-function mulberry32(seed: number): () => number {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(t ^ (t >>> 15), 1 | t);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
