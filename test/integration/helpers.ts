@@ -1,6 +1,7 @@
 /** Helpers for tests that run inside workerd against the real bindings and the fake LLM server. */
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
+import type { PairSummary } from "../../src/run/progress";
 
 export const TOKEN = "test-token";
 
@@ -48,15 +49,7 @@ export interface RunView {
   run_id: string;
   status: string;
   progress: { total: number; done: number };
-  summary: {
-    answering_model: string;
-    parsing_model: string;
-    total: number;
-    passed: number;
-    failed: number;
-    errored: number;
-    pass_rate: number | null;
-  }[];
+  summary: PairSummary[];
 }
 
 export async function submitRun(body: unknown, headers: Record<string, string> = {}): Promise<string> {
