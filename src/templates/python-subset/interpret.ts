@@ -63,6 +63,17 @@ export class Interpreter {
     for (const s of stmts) this.stmt(s, scope);
   }
 
+  /** One pass of a for/while body: `break` ends the loop, `continue` only this pass. */
+  private loopBody(body: Stmt[], scope: Map<string, PyValue>): "break" | "next" {
+    try {
+      this.block(body, scope);
+    } catch (e) {
+      if (e instanceof Break) return "break";
+      if (!(e instanceof Continue)) throw e;
+    }
+    return "next";
+  }
+
   private stmt(s: Stmt, scope: Map<string, PyValue>): void {
     this.tick(s.line);
     try {
@@ -97,13 +108,7 @@ export class Interpreter {
       case "for":
         for (const item of [...iterate(this.eval(s.iter, scope))]) {
           this.assign(s.target, item, scope);
-          try {
-            this.block(s.body, scope);
-          } catch (e) {
-            if (e instanceof Break) break;
-            if (e instanceof Continue) continue;
-            throw e;
-          }
+          if (this.loopBody(s.body, scope) === "break") break;
         }
         return;
       case "return":
@@ -114,13 +119,7 @@ export class Interpreter {
         throw new Continue();
       case "while":
         while (truthy(this.eval(s.test, scope))) {
-          try {
-            this.block(s.body, scope);
-          } catch (e) {
-            if (e instanceof Break) break;
-            if (e instanceof Continue) continue;
-            throw e;
-          }
+          if (this.loopBody(s.body, scope) === "break") break;
         }
         return;
       case "try":
