@@ -15,6 +15,7 @@ import { setRunStatus, type RunStatus } from "../storage/runs-repo";
 import type { Verdict } from "../pipeline/verdict";
 import { pairTraits, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, type UsageGroup, type UsageRow } from "./cost";
+import { sendJobs } from "./job-queues";
 
 export interface InitRun {
   run_id: string;
@@ -247,10 +248,7 @@ export class RunCoordinator extends DurableObject<Env> {
         cutoff,
       )
       .toArray();
-    for (let i = 0; i < stalled.length; i += 100) {
-      const group = stalled.slice(i, i + 100);
-      await this.env.JOBS.sendBatch(group.map((j) => ({ body: { run_id: runId, job_id: j.job_id } })));
-    }
+    await sendJobs(this.env, runId, stalled.map((j) => j.job_id));
     const now = Date.now();
     for (const j of stalled) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", now, j.job_id);
     await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);

@@ -1,14 +1,12 @@
 /**
  * Creating a run, in an order that never loses it: spec to R2, job list to the coordinator,
- * the runs row to D1, then the job messages (ids only, 100 per send). If sending stops half-way,
- * the coordinator's stall alarm re-sends what never started.
+ * the runs row to D1, then the job messages (ids only, spread over the job queue's shards). If
+ * sending stops half-way, the coordinator's stall alarm re-sends what never started.
  */
 import type { Env } from "../env";
 import { insertRun } from "../storage/runs-repo";
-import type { JobMessage } from "../schemas/queue";
+import { sendJobs } from "./job-queues";
 import { saveSpec, type RunSpec } from "./spec";
-
-const SEND_BATCH = 100;
 
 export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promise<void> {
   const specKey = await saveSpec(env.BLOBS, spec);
@@ -32,8 +30,5 @@ export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promi
     created_at: spec.created_at,
     finished_at: null,
   }).run();
-  for (let i = 0; i < jobIds.length; i += SEND_BATCH) {
-    const messages = jobIds.slice(i, i + SEND_BATCH).map((job_id) => ({ body: { run_id: spec.run_id, job_id } satisfies JobMessage }));
-    await env.JOBS.sendBatch(messages);
-  }
+  await sendJobs(env, spec.run_id, jobIds);
 }
