@@ -145,11 +145,15 @@ export class RunCoordinator extends DurableObject<Env> {
     return { kind: "run", recorded, attempts };
   }
 
-  /** Records one finished result with its usage. Recording it again is a no-op. */
-  async record(result: RecordedResult): Promise<void> {
+  /**
+   * Records one finished result with its usage. Recording it again is a no-op. `completesJob`
+   * marks its job done in the same call (the job's last result: one round trip instead of two).
+   */
+  async record(result: RecordedResult, opts: { completesJob?: boolean } = {}): Promise<void> {
     this.ctx.storage.transactionSync(() => this.insertResult(result));
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending'", Date.now());
+    if (opts.completesJob) await this.finishJob(result.job_id, "done");
   }
 
   private insertResult(result: RecordedResult): void {
@@ -191,13 +195,13 @@ export class RunCoordinator extends DurableObject<Env> {
     this.sql.exec("UPDATE jobs SET state = 'pending', updated_at = ? WHERE job_id = ? AND state = 'running'", Date.now(), jobId);
   }
 
-  async completeJob(jobId: string): Promise<RunSnapshot> {
-    return this.finishJob(jobId, "done");
+  async completeJob(jobId: string): Promise<void> {
+    await this.finishJob(jobId, "done");
   }
 
   /** A job whose message exhausted its deliveries (dead-letter queue). */
-  async markDead(jobId: string): Promise<RunSnapshot> {
-    return this.finishJob(jobId, "dead");
+  async markDead(jobId: string): Promise<void> {
+    await this.finishJob(jobId, "dead");
   }
 
   async snapshot(): Promise<RunSnapshot | null> {
@@ -254,26 +258,26 @@ export class RunCoordinator extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
   }
 
-  private async finishJob(jobId: string, state: "done" | "dead"): Promise<RunSnapshot> {
+  /** Callers get nothing back: a snapshot per finished job would re-aggregate the run each time. */
+  private async finishJob(jobId: string, state: "done" | "dead"): Promise<void> {
     this.sql.exec(
       "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead', 'skipped')",
       state,
       Date.now(),
       jobId,
     );
-    return (await this.finishIfDone()) ?? (await this.snapshot())!;
+    await this.finishIfDone();
   }
 
   /** When every job is done, dead or skipped: stamps the end once and mirrors the status to D1. */
-  private async finishIfDone(): Promise<RunSnapshot | null> {
+  private async finishIfDone(): Promise<void> {
     const jobs = this.jobCounts();
-    if (jobs.done + jobs.dead + jobs.skipped < jobs.total || this.meta("finished_at")) return null;
+    if (jobs.done + jobs.dead + jobs.skipped < jobs.total || this.meta("finished_at")) return;
     const finishedAt = new Date().toISOString();
     this.setMeta("finished_at", finishedAt);
     await this.ctx.storage.deleteAlarm();
     const snap = (await this.snapshot())!;
     await this.syncD1Status(snap.status, finishedAt);
-    return snap;
   }
 
   private budgetSpent(): boolean {

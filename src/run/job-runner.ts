@@ -26,7 +26,7 @@ import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
 import { r2Keys } from "../storage/r2-keys";
-import type { Claim, RecordedResult, RunSnapshot } from "./coordinator";
+import type { Claim, RecordedResult } from "./coordinator";
 import { type JobRef, loadSpec, resolveJob, type RunSpec } from "./spec";
 import { saveResult, readSavedResult } from "./result-store";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
@@ -38,9 +38,9 @@ import { priceTable } from "../llm/prices";
 
 export interface CoordinatorPort {
   claim(jobId: string): Promise<Claim>;
-  record(result: RecordedResult): Promise<void>;
+  record(result: RecordedResult, opts?: { completesJob?: boolean }): Promise<void>;
   release(jobId: string): Promise<void>;
-  completeJob(jobId: string): Promise<RunSnapshot>;
+  completeJob(jobId: string): Promise<void>;
 }
 
 export interface JobDeps {
@@ -109,11 +109,11 @@ async function runClaimedJob(
       await saveLedger(deps.blobs, spec.run_id, job.job_id, ledger);
       return retryLater(deps, claim.attempts, note, retryAfterMs);
     };
-    const answer = await answerFor(spec, job, deps, portFor);
+    const answer = await answerFor(spec, job, claim.attempts, deps, portFor);
     if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !finalAttempt) {
       return handBack(answer.error.reason, answer.error.llm.retryAfterMs);
     }
-    for (const parsing of pending) {
+    for (const [i, parsing] of pending.entries()) {
       const outcome = await runPipeline(
         {
           run_id: spec.run_id,
@@ -148,8 +148,10 @@ async function runClaimedJob(
       // The input saw only retries made before this pipeline ran; its own calls may have retried too.
       const caveats = outcome.result.metadata.caveats;
       if (retriesUsed(ledger) > 0 && !caveats.includes("retries_used")) caveats.push("retries_used");
-      await saveAndRecord(spec, job, parsing, outcome.result, deps, coordinator);
+      // The job's last result completes it in the same call to the coordinator.
+      await saveAndRecord(spec, job, parsing, outcome.result, deps, coordinator, i === pending.length - 1);
     }
+    return { kind: "ack", note: "job complete" };
   }
   await coordinator.completeJob(msg.job_id);
   return { kind: "ack", note: "job complete" };
@@ -184,12 +186,21 @@ async function pendingParsers(
   return pending;
 }
 
-/** The job's answer: the checkpoint if there is one, else generated now and checkpointed. */
-async function answerFor(spec: RunSpec, job: JobRef, deps: JobDeps, portFor: (m: ModelConfig) => ModelPort): Promise<AnswerOutcome> {
+/**
+ * The job's answer: the checkpoint if there is one, else generated now and checkpointed. On a
+ * job's first attempt no checkpoint can exist yet, so R2 is not asked.
+ */
+async function answerFor(
+  spec: RunSpec,
+  job: JobRef,
+  attempts: number,
+  deps: JobDeps,
+  portFor: (m: ModelConfig) => ModelPort,
+): Promise<AnswerOutcome> {
   // Manual answers live in the spec already; there is nothing to save.
   if (job.answering.interface === "manual") return produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
   const key = r2Keys.answerCheckpoint(spec.run_id, job.job_id);
-  const saved = await deps.blobs.get(key);
+  const saved = attempts > 1 ? await deps.blobs.get(key) : null;
   if (saved) return { ok: true, answer: await saved.json() };
   const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
   if (outcome.ok) await deps.blobs.put(key, JSON.stringify(outcome.answer));
@@ -203,18 +214,22 @@ async function saveAndRecord(
   result: VerificationResult,
   deps: JobDeps,
   coordinator: CoordinatorPort,
+  completesJob = false,
 ): Promise<void> {
   const verdict = await saveResult(deps.blobs, deps.db, spec.run_id, job, parsing, result, deps.clock);
-  await coordinator.record({
-    result_id: result.metadata.result_id,
-    job_id: job.job_id,
-    answering_id: job.answering.id,
-    parsing_id: parsing.id,
-    verdict,
-    // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
-    usage: usageRows(result, job, parsing, priceTable(spec.prices)),
-    traits: traitObservations(result),
-  });
+  await coordinator.record(
+    {
+      result_id: result.metadata.result_id,
+      job_id: job.job_id,
+      answering_id: job.answering.id,
+      parsing_id: parsing.id,
+      verdict,
+      // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
+      usage: usageRows(result, job, parsing, priceTable(spec.prices)),
+      traits: traitObservations(result),
+    },
+    { completesJob },
+  );
 }
 
 /** Karenina's metadata.retry_counts {class: {used, budget}}, for the classes the job retried. */

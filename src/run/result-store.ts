@@ -1,6 +1,6 @@
 /**
- * Saving one result: the full result and its trace to R2 (deterministic keys), then the D1 row
- * (upsert on result_id). Both overwrite on redelivery, so saving twice leaves one of each.
+ * Saving one result: the full result, trace included, to R2 (a deterministic key), then the D1
+ * row (upsert on result_id). Both overwrite on redelivery, so saving twice leaves one of each.
  */
 import type { Clock } from "../pipeline/types";
 import { verdictOf, type Verdict } from "../pipeline/verdict";
@@ -22,16 +22,7 @@ export async function saveResult(
   const resultId = result.metadata.result_id;
   const verdict = verdictOf(result);
   const resultKey = r2Keys.result(runId, resultId);
-  const json = { httpMetadata: { contentType: "application/json" } };
-  await blobs.put(
-    r2Keys.trace(runId, resultId),
-    JSON.stringify({
-      raw_llm_response: result.template?.raw_llm_response ?? null,
-      trace_messages: result.template?.trace_messages ?? [],
-    }),
-    json,
-  );
-  await blobs.put(resultKey, JSON.stringify(result), json);
+  await blobs.put(resultKey, JSON.stringify(result), { httpMetadata: { contentType: "application/json" } });
   await upsertResults(db, [
     {
       result_id: resultId,

@@ -7,8 +7,6 @@ export const r2Keys = {
   spec: (runId: string) => `runs/${runId}/spec.json`,
   /** A job's generated answer, saved before any judge call so a redelivery never regenerates it. */
   answerCheckpoint: (runId: string, jobId: string) => `runs/${runId}/checkpoints/${jobId}/answer.json`,
-  /** The full VerificationResult, one object per results row. */
+  /** The full VerificationResult with its trace (raw answer, trace messages), one per results row. */
   result: (runId: string, resultId: string) => `runs/${runId}/results/${resultId}.json`,
-  /** The raw trace (answer text + messages) behind one result. */
-  trace: (runId: string, resultId: string) => `runs/${runId}/traces/${resultId}.json`,
 } as const;
