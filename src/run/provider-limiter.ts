@@ -25,49 +25,67 @@ export interface LimiterView {
 }
 
 /**
- * A caller refused only because every slot is taken is held here for up to this long and woken
- * by the next release, instead of polling: a thousand waiting consumers polling every 50 ms
- * would be 20,000 requests a second on one object.
+ * A caller refused only because every slot is taken waits in line here for up to this long and is
+ * handed the slot of the next release, instead of polling: a thousand waiting consumers polling
+ * every 50 ms would be 20,000 requests a second on one object.
  */
 const HOLD_MS = 2_000;
 
+interface Waiter {
+  tokens: number;
+  grant: (r: Acquire) => void;
+}
+
 export class ProviderLimiter extends DurableObject<Env> {
   private state: LimiterState | null = null;
-  private waiters: (() => void)[] = [];
+  /** First come, first served: a freed slot goes to the longest waiter, never to a newcomer. */
+  private line: Waiter[] = [];
 
   async acquire(req: AcquireRequest): Promise<Acquire> {
     const limits = { ...(PROVIDER_DEFAULTS[req.provider] ?? PROVIDER_DEFAULTS.openai_compatible!), ...req.limits };
     if (!this.state) this.state = new LimiterState(limits, Date.now());
     else if (req.limits) this.state.setLimits(limits);
-    const deadline = Date.now() + HOLD_MS;
-    for (;;) {
+    // Slots freed without a release (expired leases, raised limits) go to the line first.
+    this.serveLine();
+    if (this.line.length === 0) {
       const r = this.state.acquire(Date.now(), req.estimated_tokens);
-      const left = deadline - Date.now();
-      if (r.granted || r.reason !== "concurrency" || left <= 0) return r;
-      await this.nextRelease(left);
+      if (r.granted || r.reason !== "concurrency") return r;
     }
+    return this.waitInLine(req.estimated_tokens);
   }
 
   async release(report: ReleaseReport): Promise<void> {
     this.state?.release(Date.now(), report);
-    this.waiters.shift()?.();
+    this.serveLine();
   }
 
-  /** Resolves at the next release, or after `ms` (a lease may expire without one). */
-  private nextRelease(ms: number): Promise<void> {
+  /** Hands free slots to the line in order; a refusal for another reason (blocked key, empty
+   * rate bucket) goes to everyone waiting, who then wait as it says. */
+  private serveLine(): void {
+    while (this.state && this.line.length > 0) {
+      const r = this.state.acquire(Date.now(), this.line[0]!.tokens);
+      if (!r.granted && r.reason === "concurrency") return;
+      if (r.granted) this.line.shift()!.grant(r);
+      else for (const w of this.line.splice(0)) w.grant(r);
+    }
+  }
+
+  /** Resolves with a lease when one is handed over, or with a short wait after HOLD_MS (a lease
+   * may expire without a release; the caller asks again). */
+  private waitInLine(tokens: number): Promise<Acquire> {
     return new Promise((resolve) => {
-      let done = false;
-      const wake = () => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        resolve();
+      const waiter: Waiter = {
+        tokens,
+        grant: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
       };
       const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== wake);
-        wake();
-      }, ms);
-      this.waiters.push(wake);
+        this.line = this.line.filter((w) => w !== waiter);
+        resolve({ granted: false, wait_ms: 1, reason: "concurrency" });
+      }, HOLD_MS);
+      this.line.push(waiter);
     });
   }
 

@@ -1,0 +1,47 @@
+/**
+ * The ProviderLimiter's line: callers refused only because every slot is taken wait in order, and
+ * a freed slot goes to the longest waiter, never to a caller that arrived later.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("ProviderLimiter line", () => {
+  it("hands each released slot to the longest waiter, not to a newcomer", async () => {
+    const limiter = env.LIMITER.getByName(`line-${crypto.randomUUID()}`);
+    const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 1 } };
+    const first = await limiter.acquire(req);
+    expect(first.granted).toBe(true);
+
+    const order: string[] = [];
+    const waiter = limiter.acquire(req).then((r) => (order.push("waiter"), r));
+    await tick(30);
+    const newcomer = limiter.acquire(req).then((r) => (order.push("newcomer"), r));
+    await tick(30);
+    expect(order).toEqual([]); // both wait: the one slot is taken
+
+    await limiter.release({ lease_id: (first as { lease_id: string }).lease_id });
+    const w = await waiter;
+    expect(w.granted).toBe(true);
+    await tick(30);
+    expect(order).toEqual(["waiter"]); // the newcomer still waits for the next release
+
+    await limiter.release({ lease_id: (w as { lease_id: string }).lease_id });
+    expect((await newcomer).granted).toBe(true);
+    expect(order).toEqual(["waiter", "newcomer"]);
+  });
+
+  it("gives everyone waiting the retry-after of a 429 instead of a slot", async () => {
+    const limiter = env.LIMITER.getByName(`line-429-${crypto.randomUUID()}`);
+    const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 1 } };
+    const first = (await limiter.acquire(req)) as { lease_id: string };
+    const waiting = [limiter.acquire(req), limiter.acquire(req)];
+    await tick(30);
+    await limiter.release({ lease_id: first.lease_id, rate_limited: true, retry_after_ms: 3_000 });
+    for (const r of await Promise.all(waiting)) {
+      expect(r).toMatchObject({ granted: false, reason: "blocked" });
+      expect((r as { wait_ms: number }).wait_ms).toBeGreaterThan(2_000);
+    }
+  });
+});
