@@ -5,27 +5,40 @@
 // LLM) go through the local stack (wrangler dev: real queue, Durable Objects, D1, R2). The fake
 // answers after L ms and refuses with 429 any request above C in flight (a provider's concurrency
 // cap). Each job makes m = 2 calls (answer, then parse), k = 2 of them on the critical path, so no
-// design can beat bound = max(k·L, N·m·L/C). Prints wall time (POST returned → run terminal),
-// the bound, ratio = wall / bound, provider calls, 429s received, peak in flight.
+// design can beat bound = max(k·L, N·m·L/C). Prints wall time (POST returned → the run's
+// finished_at), the bound, ratio = wall / bound, provider calls, 429s received, peak in flight,
+// how full the C slots were over time, and the CPU of workerd's busiest thread.
 //
-//   node bench/throughput.mjs [--jobs N=400] [--latency-ms L=500] [--cap C=64]
-//                             [--job-concurrency J=10] [--timeout S=900]
-// --job-concurrency sets the consumer's JOB_CONCURRENCY var (jobs run side by side in one batch).
-// Locally the queue delivers one batch (max_batch_size, 10) at a time, so at most
-// min(J, batch size) jobs are in flight; in production batches run in parallel invocations
-// (each limited to 6 simultaneous connections).
+//   node bench/throughput.mjs [--jobs N=400] [--latency-ms L=500] [--cap C=64] [--shards S=4]
+//                             [--batch B=40] [--job-concurrency J=B] [--batch-timeout T=0.1]
+//                             [--timeout S=900]
+// Locally a queue delivers one batch at a time, where production runs batches in parallel
+// invocations. The bench therefore runs a generated config with the job queue split into S shards
+// (JOBS, JOBS_1, …; src/run/job-queues.ts) of batches of B, J jobs side by side per batch: up to
+// S·J jobs in flight, their model calls held to C by the shared ProviderLimiter. Locally every
+// isolate, Durable Object and the D1/R2 simulators share one workerd thread; the bench prints its
+// CPU, the ceiling that remains (production spreads invocations over machines, 6 connections each).
+import fs from "node:fs";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
 import { reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
 
-const ANSWER_MODEL = "tp-answer";
-const JUDGE_MODEL = "tp-judge";
+const MODEL = "tp-model";
 const M = 2;
 const K = 2;
 
 function parseArgs(argv) {
-  const opts = { jobs: 400, latencyMs: 500, cap: 64, jobConcurrency: 10, timeoutS: 900 };
-  const flags = { "--jobs": "jobs", "--latency-ms": "latencyMs", "--cap": "cap", "--job-concurrency": "jobConcurrency", "--timeout": "timeoutS" };
+  const opts = { jobs: 400, latencyMs: 500, cap: 64, shards: 4, batch: 40, jobConcurrency: 0, batchTimeoutS: 0.1, timeoutS: 900 };
+  const flags = {
+    "--jobs": "jobs",
+    "--latency-ms": "latencyMs",
+    "--cap": "cap",
+    "--shards": "shards",
+    "--batch": "batch",
+    "--job-concurrency": "jobConcurrency",
+    "--batch-timeout": "batchTimeoutS",
+    "--timeout": "timeoutS",
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const key = flags[flag];
@@ -33,6 +46,7 @@ function parseArgs(argv) {
     opts[key] = Number(inline ?? argv[++i]);
     if (!(opts[key] > 0)) throw new Error(`${flag} needs a number > 0`);
   }
+  opts.jobConcurrency ||= opts.batch;
   return opts;
 }
 
@@ -47,8 +61,58 @@ function buildRun(n, baseUrl) {
   return {
     run_name: `bench:throughput ${n}`,
     benchmark: { name: `bench:throughput ${n} jobs`, questions },
-    config: { answering_models: [model("answer", ANSWER_MODEL)], parsing_models: [model("judge", JUDGE_MODEL)], replicate_count: 1 },
+    config: { answering_models: [model("answer", MODEL)], parsing_models: [model("judge", MODEL)], replicate_count: 1 },
   };
+}
+
+/**
+ * When calls began and ended relative to t0, how full the provider's C slots were between, and
+ * the mean in flight per `step` ms (where the slots sat idle).
+ */
+function timeline(requests, t0, cap, step = 250) {
+  const served = requests.filter((r) => r.replied_at !== undefined).map((r) => [r.at - t0, r.replied_at - t0]);
+  const firstAt = Math.min(...served.map(([a]) => a));
+  const lastAt = Math.max(...served.map(([, b]) => b));
+  const busy = served.reduce((sum, [a, b]) => sum + (b - a), 0);
+  const perStep = [];
+  for (let from = Math.max(0, firstAt); from < lastAt; from += step) {
+    const overlap = served.reduce((sum, [a, b]) => sum + Math.max(0, Math.min(b, from + step) - Math.max(a, from)), 0);
+    perStep.push(Math.round(overlap / step));
+  }
+  return { firstAt, lastAt, meanInFlight: Math.min(cap, busy / Math.max(1, lastAt - firstAt)), perStep };
+}
+
+/** CPU ms per thread of the stack's workerd processes (Linux /proc; null elsewhere). */
+function workerdThreadCpu(stack) {
+  const pgid = stack.pid;
+  if (!pgid || !fs.existsSync("/proc/self/stat")) return null;
+  const ticks = new Map();
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const proc = parseStat(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+      if (proc.comm !== "workerd" || Number(proc.fields[2]) !== pgid) continue;
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+        const { fields } = parseStat(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
+        ticks.set(`${pid}/${tid}`, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, 100 ticks/s
+      }
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return ticks;
+}
+
+/** /proc stat line: the command (in parentheses, may hold spaces) and the fields after it (state first). */
+function parseStat(line) {
+  const close = line.lastIndexOf(")");
+  return { comm: line.slice(line.indexOf("(") + 1, close), fields: line.slice(close + 2).split(" ") };
+}
+
+function busiestThread(before, after) {
+  if (!before || !after) return null;
+  let ms = 0;
+  for (const [id, t] of after) ms = Math.max(ms, t - (before.get(id) ?? 0));
+  return { ms };
 }
 
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
@@ -57,10 +121,15 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   const boundMs = Math.max(K * o.latencyMs, (o.jobs * M * o.latencyMs) / o.cap);
   console.log(`bench/throughput — N=${o.jobs} jobs, m=${M} calls each (k=${K} on the critical path), L=${o.latencyMs} ms, C=${o.cap}, JOB_CONCURRENCY=${o.jobConcurrency}`);
-  const fake = await startFakeLlm({ latencyMs: o.latencyMs, maxInFlight: o.cap });
-  const stack = await startLocalStack({ vars: { JOB_CONCURRENCY: String(o.jobConcurrency) }, say: (m) => console.log(`  ${m}`) });
+  const fake = await startFakeLlm({ latencyMs: o.latencyMs, maxInFlight: o.cap, requestLogSize: o.jobs * M * 4 });
+  const stack = await startLocalStack({
+    vars: { JOB_CONCURRENCY: String(o.jobConcurrency) },
+    jobQueue: { shards: o.shards, batchSize: o.batch, batchTimeoutS: o.batchTimeoutS },
+    say: (m) => console.log(`  ${m}`),
+  });
   try {
     const api = apiClient(stack.url, stack.token);
+    const cpu0 = workerdThreadCpu(stack);
     const submitted = await api.submit(buildRun(o.jobs, `${fake.url}/v1`));
     const t0 = Date.now();
     let run;
@@ -68,7 +137,9 @@ async function main() {
     try {
       run = await api.waitForRun(submitted.run_id, {
         timeoutMs: o.timeoutS * 1000,
-        intervalMs: 100,
+        // Status polls cost the worker CPU it would otherwise spend on jobs; the end time comes
+        // from the run's own finished_at, so a slow poll does not blur the figure.
+        intervalMs: 500,
         onProgress: (r, ms) => {
           if (ms - lastPrint < 5000) return;
           lastPrint = ms;
@@ -79,17 +150,24 @@ async function main() {
       console.error(`FAILED: ${err.message}\n${stack.tail(30)}\n${reloadHint(stack)}`);
       return 1;
     }
-    const wallMs = Date.now() - t0;
+    const finishedAt = Date.parse(run.finished_at ?? "");
+    const wallMs = (Number.isFinite(finishedAt) ? finishedAt : Date.now()) - t0;
     const st = fake.stats();
+    const cpu = busiestThread(cpu0, workerdThreadCpu(stack));
+    const tl = timeline(fake.requests(), t0, o.cap);
     console.log(`
   status            ${run.status} (${run.progress.done}/${run.progress.total} results)
-  wall              ${s(wallMs)} (POST returned → ${run.status})
+  wall              ${s(wallMs)} (POST returned → the run's finished_at)
   bound             ${s(boundMs)} = max(k·L, N·m·L/C) = max(${s(K * o.latencyMs)}, ${s((o.jobs * M * o.latencyMs) / o.cap)})
   ratio             ${(wallMs / boundMs).toFixed(2)} (wall / bound)
   provider calls    ${st.total} (${st.total - st.over_cap} answered, expected ${o.jobs * M})
   429s received     ${st.over_cap}
   peak in flight    ${st.peak_in_flight} (cap ${o.cap})
-  model tokens      ${run.usage?.total?.total_tokens ?? "?"}`);
+  model tokens      ${run.usage?.total?.total_tokens ?? "?"}
+  where wall went   first call at ${s(tl.firstAt)}, last reply at ${s(tl.lastAt)}, then ${s(wallMs - tl.lastAt)} to ${run.status};
+                    between them ${tl.meanInFlight.toFixed(1)} calls in flight on average (${(100 * tl.meanInFlight / o.cap).toFixed(0)} % of C)
+  in flight / 250 ms ${tl.perStep.join(" ")}
+  workerd CPU       ${cpu ? `busiest thread ${s(cpu.ms)} over the run (${((100 * cpu.ms) / wallMs).toFixed(0)} % of wall)` : "n/a (no /proc)"}`);
     if (stack.reloads) console.log(`  ${reloadHint(stack)}`);
     return run.status === "completed" ? 0 : 1;
   } finally {

@@ -117,7 +117,7 @@ const sleep = (ms, res) =>
  * @param {{ port?: number, host?: string, script?: string | { rules: unknown[] } | unknown[], latencyMs?: number, maxInFlight?: number }} [options]
  *   maxInFlight: a provider's concurrency cap; a request arriving while that many are in flight gets 429 at once
  */
-export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, latencyMs = 0, maxInFlight = Infinity } = {}) {
+export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, latencyMs = 0, maxInFlight = Infinity, requestLogSize = REQUEST_LOG_SIZE } = {}) {
   const book = new RuleBook(loadScript(script));
   const stats = new Stats();
   const requestLog = [];
@@ -140,7 +140,7 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
     res.once("close", finished);
     const entry = { seq: id, at: Date.now(), endpoint, model: call.model, kind: call.kind, body };
     requestLog.push(entry);
-    if (requestLog.length > REQUEST_LOG_SIZE) requestLog.shift();
+    if (requestLog.length > requestLogSize) requestLog.shift();
 
     entry.in_flight = stats.inFlight(call.model);
     const reply = book.match({ ...call, in_flight: entry.in_flight });
@@ -151,9 +151,9 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
 
     const fault = reply?.fault;
     if (fault === "hang") return; // never answer; `in_flight` drops when the client goes away
+    entry.replied_at = Date.now();
     if (fault && fault !== "malformed") {
       const status = Number(fault);
-      entry.replied_at = Date.now();
       const headers = reply.retry_after_s !== undefined ? { "retry-after": String(reply.retry_after_s) } : {};
       return sendJson(res, status, wire.errorBody(status, `fake-llm injected fault ${fault}`), headers);
     }
