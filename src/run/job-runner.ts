@@ -29,6 +29,7 @@ import { r2Keys } from "../storage/r2-keys";
 import type { Claim, RecordedResult } from "./coordinator";
 import { type JobRef, loadSpec, resolveJob, type RunSpec } from "./spec";
 import { saveResult, readSavedResult } from "./result-store";
+import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
 import { retriesUsed, RETRY_CLASSES } from "../llm/retrying";
 import { jobPorts, loadLedger, saveLedger } from "./job-ports";
@@ -46,6 +47,8 @@ export interface CoordinatorPort {
 export interface JobDeps {
   blobs: R2Bucket;
   db: D1Database;
+  /** Writes a result's D1 row; default one upsert per row (the consumer batches them per invocation). */
+  writeResultRow?: (row: ResultRowRecord) => Promise<void>;
   coordinator: (runId: string) => CoordinatorPort;
   portFor: (model: ModelConfig) => ModelPort;
   clock: Clock;
@@ -216,7 +219,8 @@ async function saveAndRecord(
   coordinator: CoordinatorPort,
   completesJob = false,
 ): Promise<void> {
-  const verdict = await saveResult(deps.blobs, deps.db, spec.run_id, job, parsing, result, deps.clock);
+  const writeRow = deps.writeResultRow ?? ((row) => upsertResults(deps.db, [row]));
+  const verdict = await saveResult(deps.blobs, writeRow, spec.run_id, job, parsing, result, deps.clock);
   await coordinator.record(
     {
       result_id: result.metadata.result_id,

@@ -1,18 +1,19 @@
 /**
  * Saving one result: the full result, trace included, to R2 (a deterministic key), then the D1
- * row (upsert on result_id). Both overwrite on redelivery, so saving twice leaves one of each.
+ * row (upsert on result_id, through `writeRow`). Both overwrite on redelivery, so saving twice leaves one of each.
  */
 import type { Clock } from "../pipeline/types";
 import { verdictOf, type Verdict } from "../pipeline/verdict";
 import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationResult } from "../schemas/result";
 import { r2Keys } from "../storage/r2-keys";
-import { upsertResults } from "../storage/results-repo";
+import type { ResultRowRecord } from "../storage/results-repo";
 import type { JobRef } from "./spec";
 
 export async function saveResult(
   blobs: R2Bucket,
-  db: D1Database,
+  /** Upserts the D1 row (directly, or batched with the invocation's other results). */
+  writeRow: (row: ResultRowRecord) => Promise<void>,
   runId: string,
   job: JobRef,
   parsing: ModelConfig,
@@ -23,22 +24,20 @@ export async function saveResult(
   const verdict = verdictOf(result);
   const resultKey = r2Keys.result(runId, resultId);
   await blobs.put(resultKey, JSON.stringify(result), { httpMetadata: { contentType: "application/json" } });
-  await upsertResults(db, [
-    {
-      result_id: resultId,
-      run_id: runId,
-      question_id: job.question.id,
-      answering_model: job.answering.id,
-      parsing_model: parsing.id,
-      replicate: job.replicate,
-      verdict,
-      verify_result: result.template?.verify_result ?? null,
-      failure_category: result.metadata.failure?.category ?? null,
-      r2_key: resultKey,
-      compact_json: JSON.stringify(compact(result)),
-      created_at: new Date(clock.now()).toISOString(),
-    },
-  ]);
+  await writeRow({
+    result_id: resultId,
+    run_id: runId,
+    question_id: job.question.id,
+    answering_model: job.answering.id,
+    parsing_model: parsing.id,
+    replicate: job.replicate,
+    verdict,
+    verify_result: result.template?.verify_result ?? null,
+    failure_category: result.metadata.failure?.category ?? null,
+    r2_key: resultKey,
+    compact_json: JSON.stringify(compact(result)),
+    created_at: new Date(clock.now()).toISOString(),
+  });
   return verdict;
 }
 
