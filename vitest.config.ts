@@ -34,6 +34,8 @@ export default defineConfig(async () => {
                   MODEL_TIMEOUT_MS: "5000",
                   // A key for models whose interface needs one (anthropic) when they point at the fake.
                   FAKE_PROVIDER_KEY: "fake-provider-key",
+                  // Keys may go to the fake (src/llm/key-origins.ts); any other non-provider origin is refused.
+                  EDGEVAL_KEY_ORIGINS: `http://127.0.0.1:${inject("fakeLlmPort")}`,
                 },
                 // An entry here REPLACES the wrangler.toml consumer settings for that queue.
                 queueConsumers: {

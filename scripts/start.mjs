@@ -115,6 +115,8 @@ async function main() {
   const stack = await startLocalStack({
     fake: provider.offline ? { script: path.join(EXAMPLE, "fake-script.json") } : false,
     secrets: provider.secrets,
+    // A key goes only to its provider or to an origin the deployment allows (src/llm/key-origins.ts).
+    vars: provider.baseUrl && Object.keys(provider.secrets).length > 0 ? { EDGEVAL_KEY_ORIGINS: provider.baseUrl } : {},
     onLog: opts.verbose ? (l) => console.log(`  [wrangler] ${l}`) : undefined,
     say: (m) => console.log(`  ${m}`),
   });

@@ -19,5 +19,7 @@ export interface Env {
   MODEL_TIMEOUT_MS?: string;
   /** Multiplies every retry backoff (default 1; tests use 0.01). Provider retry-after is never scaled. */
   RETRY_DELAY_SCALE?: string;
+  /** Origins besides each provider's own that model keys may be sent to (src/llm/key-origins.ts). */
+  EDGEVAL_KEY_ORIGINS?: string;
   [secretOrVar: string]: unknown;
 }

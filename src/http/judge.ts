@@ -10,7 +10,8 @@ import { Hono } from "hono";
 import type { Env } from "../env";
 import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
 import { calibrate } from "../judges/calibrate";
-import { missingSecret } from "../llm/factory";
+import { missingSecret, requiredSecretName } from "../llm/factory";
+import { allowedKeyOrigins, KEY_ORIGINS_VAR, keyDestinationIssue } from "../llm/key-origins";
 import { repairingPort } from "../llm/repairing";
 import { emptyLedger, retryingPort } from "../llm/retrying";
 import { limitedAdapter, retrySettings, secretReader } from "../run/edge-models";
@@ -75,6 +76,7 @@ function checked(v: { graph: JudgeGraph } | { issues: GraphIssue[] }, where: str
 function edgePorts(env: Env, graph: JudgeGraph, prices: PriceOverrides | undefined): JudgePorts {
   const table = priceTable(prices);
   const secret = secretReader(env);
+  const keyOrigins = allowedKeyOrigins(secret(KEY_ORIGINS_VAR));
   const issues: FieldIssue[] = [];
   for (const n of graph.nodes) {
     const e = n.unit.extractor;
@@ -84,6 +86,9 @@ function edgePorts(env: Env, graph: JudgeGraph, prices: PriceOverrides | undefin
       const path = configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider");
       const message = `model ${m.id} needs the worker secret ${name}, which is not set`;
       if (name && !issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
+      const destination = keyDestinationIssue(m, requiredSecretName(m), keyOrigins);
+      const destinationMessage = `model ${m.id}: ${destination}`;
+      if (destination && !issues.some((x) => x.path === path && x.message === destinationMessage)) issues.push({ path, message: destinationMessage });
     }
   }
   if (issues.length) throw invalidBody(issues);

@@ -14,6 +14,7 @@
  */
 import { AnthropicAdapter } from "./anthropic";
 import { describeThrown, scrub } from "./errors";
+import { keyDestinationIssue } from "./key-origins";
 import { ManualPort } from "./manual";
 import { OpenAIAdapter } from "./openai";
 import { WorkersAiAdapter, type AiBinding } from "./workers-ai";
@@ -51,6 +52,11 @@ export interface CreateModelPortOptions {
   fetch?: typeof fetch;
   /** The worker's `AI` binding, for `workers_ai` models. */
   ai?: AiBinding;
+  /**
+   * When given, a model whose key would go to an origin outside its provider's and this set gets a
+   * port that fails with `auth` and never sends the key (src/llm/key-origins.ts).
+   */
+  keyOrigins?: ReadonlySet<string>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -88,6 +94,10 @@ export function createModelPort(model: ResolvedModel, secret: SecretLookup, opts
     return new WorkersAiAdapter({ id: model.id, model_name: model.model_name, ai: opts.ai, temperature, max_tokens, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   }
 
+  if (opts.keyOrigins) {
+    const issue = keyDestinationIssue(model, requiredSecretName(model), opts.keyOrigins);
+    if (issue) return failingPort(identity, { kind: "auth", message: `model ${model.id}: ${issue}` });
+  }
   const name = requiredSecretName(model);
   const key = name === null ? NO_KEY_PLACEHOLDER : secret(name);
   if (!key) return failingPort(identity, { kind: "auth", message: `secret ${name} is not set for model ${model.id}` });

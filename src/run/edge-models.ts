@@ -5,6 +5,7 @@
  */
 import type { Env } from "../env";
 import { createModelPort, NO_KEY_PLACEHOLDER, requiredSecretName } from "../llm/factory";
+import { allowedKeyOrigins, KEY_ORIGINS_VAR } from "../llm/key-origins";
 import { limitedPort } from "../llm/limited";
 import type { ModelPort } from "../llm/port";
 import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy } from "../llm/retrying";
@@ -21,7 +22,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function limitedAdapter(env: Env, model: ModelConfig, limits?: PartialLimits): ModelPort {
   const secret = secretReader(env);
   // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
-  const port = createModelPort(model, secret, { timeoutMs: positiveInt(env.MODEL_TIMEOUT_MS, 120_000), ai: env.AI as AiBinding | undefined });
+  const port = createModelPort(model, secret, {
+    timeoutMs: positiveInt(env.MODEL_TIMEOUT_MS, 120_000),
+    ai: env.AI as AiBinding | undefined,
+    // Checked at submit too; here again because a queued spec may predate a change of the var.
+    keyOrigins: allowedKeyOrigins(env[KEY_ORIGINS_VAR]),
+  });
   if (model.interface === "manual") return port;
   const name = requiredSecretName(model);
   const key = (name === null ? NO_KEY_PLACEHOLDER : secret(name)) ?? "";

@@ -4,7 +4,8 @@
  * whose provider needs a key must find its secret. Pure: nothing is written here.
  */
 import type { FieldIssue } from "../http/errors";
-import { missingSecret } from "../llm/factory";
+import { missingSecret, requiredSecretName } from "../llm/factory";
+import { allowedKeyOrigins, KEY_ORIGINS_VAR, keyDestinationIssue } from "../llm/key-origins";
 import type { CreateRunBody } from "../schemas/api";
 import type { PipelineSettings } from "../pipeline/types";
 import type { VerificationConfig } from "../schemas/verification-config";
@@ -44,8 +45,11 @@ export function planRun(
       });
     }
   });
+  const keyOrigins = allowedKeyOrigins(secret(KEY_ORIGINS_VAR));
   for (const [list, models] of [["answering_models", config.answering_models], ["parsing_models", config.parsing_models]] as const) {
     models.forEach((m, i) => {
+      const destination = keyDestinationIssue(m, requiredSecretName(m), keyOrigins);
+      if (destination) issues.push({ path: `config.${list}[${i}].base_url`, message: destination });
       const name = missingSecret(m, secret);
       if (name) {
         issues.push({

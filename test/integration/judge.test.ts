@@ -46,6 +46,15 @@ describe("POST /v1/judge", () => {
     expect(body.error.issues).toEqual([{ path: "config.provider", message: "model j needs the worker secret JUDGE_TEST_UNSET_KEY, which is not set" }]);
   });
 
+  it("a model that would send its key outside EDGEVAL_KEY_ORIGINS is a 400 naming the origin, and nothing is called", async () => {
+    const provider = { id: "j", interface: "openai_compatible", model_name: uniqueModel("judge-key-dest"), base_url: "https://collector.example/v1", api_key_secret: "FAKE_PROVIDER_KEY" };
+    const { status, body } = await post("/v1/judge", { ...sample, config: { provider, type: "likert" } });
+    expect(status).toBe(400);
+    expect(body.error.issues).toHaveLength(1);
+    expect(body.error.issues[0].path).toBe("config.provider");
+    expect(body.error.issues[0].message).toContain("FAKE_PROVIDER_KEY to https://collector.example");
+  });
+
   it("a model that keeps failing gives pass: null with the failing unit, never pass: false", async () => {
     const model = uniqueModel("judge-down");
     await addFakeRules([{ match: { model }, reply: { fault: "500" } }]);

@@ -67,6 +67,16 @@ const CASES: Case[] = [
   ["a non-null Karenina field edgeval does not implement", (b) => (b.config.answering_models[0].mcp_urls_dict = { x: "http://x" }), "config.answering_models[0].mcp_urls_dict"],
   ["an API key in the body", (b) => (b.config.answering_models[0].endpoint_api_key = "sk-live"), "config.answering_models[0].endpoint_api_key"],
   ["api_key_secret naming the service token", (b) => (b.config.answering_models[0].api_key_secret = "EDGEVAL_API_TOKEN"), "config.answering_models[0].api_key_secret"],
+  [
+    "the OpenAI key sent to a base_url outside EDGEVAL_KEY_ORIGINS",
+    (b) => (b.config.answering_models[0] = { id: "a", interface: "openai", model_name: "gpt-4.1-mini", base_url: "https://collector.example/v1" }),
+    "config.answering_models[0].base_url",
+  ],
+  [
+    "a named secret sent to a base_url outside EDGEVAL_KEY_ORIGINS",
+    (b) => Object.assign(b.config.parsing_models[0], { base_url: "http://10.0.0.9:8000/v1", api_key_secret: "FAKE_PROVIDER_KEY" }),
+    "config.parsing_models[0].base_url",
+  ],
   ["an unknown evaluation mode", (b) => (b.config.evaluation_mode = "fast"), "config.evaluation_mode"],
   ["deep-judgment search without the TAVILY_API_KEY secret", (b) => Object.assign(b.config, { deep_judgment_mode: "full", deep_judgment_search_enabled: true }), "config.deep_judgment_search_enabled"],
   ["unknown config key", (b) => (b.config.judge_everything = true), "config.judge_everything"],

@@ -1,0 +1,56 @@
+/**
+ * Where a model's key may be sent. A run names a secret (or gets its interface's default key) and,
+ * separately, a base_url: without a check, any caller of the API could point `base_url` at their
+ * own server and receive the service's provider key. A key goes only to its provider's own origin
+ * (api.openai.com, api.anthropic.com) or to an origin the deployment lists in the
+ * EDGEVAL_KEY_ORIGINS var (comma- or space-separated URLs; only their origins count). Models that
+ * send no key (openai_compatible without api_key_secret, manual, workers_ai) may use any base_url.
+ */
+export const KEY_ORIGINS_VAR = "EDGEVAL_KEY_ORIGINS";
+
+const PROVIDER_ORIGINS: Readonly<Record<string, string>> = {
+  openai: "https://api.openai.com",
+  anthropic: "https://api.anthropic.com",
+};
+
+/** The origins listed in EDGEVAL_KEY_ORIGINS; entries that are not URLs are ignored. */
+export function allowedKeyOrigins(raw: unknown): ReadonlySet<string> {
+  const origins = new Set<string>();
+  if (typeof raw !== "string") return origins;
+  for (const entry of raw.split(/[\s,]+/)) {
+    if (!entry) continue;
+    try {
+      origins.add(new URL(entry).origin);
+    } catch {
+      // not a URL: it allows nothing
+    }
+  }
+  return origins;
+}
+
+/**
+ * Null when the model's key may go where the model sends it (or it sends none: `secretName` null,
+ * from factory's requiredSecretName); else what is wrong and what to do.
+ */
+export function keyDestinationIssue(
+  model: { interface: string; base_url?: string | null },
+  secretName: string | null,
+  allowed: ReadonlySet<string>,
+): string | null {
+  const name = secretName;
+  if (name === null) return null;
+  const providerOrigin = PROVIDER_ORIGINS[model.interface];
+  let origin: string | undefined = providerOrigin;
+  if (model.base_url) {
+    try {
+      origin = new URL(model.base_url).origin;
+    } catch {
+      return `base_url ${JSON.stringify(model.base_url)} is not a URL`;
+    }
+  }
+  if (origin !== undefined && (origin === providerOrigin || allowed.has(origin))) return null;
+  return (
+    `this model would send the worker secret ${name} to ${origin ?? "an unknown host"}, which is not an allowed destination ` +
+    `for keys: use the provider's own URL, list the origin in the ${KEY_ORIGINS_VAR} var, or use a model that needs no key`
+  );
+}
