@@ -11,7 +11,9 @@
 //
 //   node bench/throughput.mjs [--jobs N=400] [--latency-ms L=500] [--cap C=64] [--shards S=4]
 //                             [--batch B=40] [--job-concurrency J=B] [--batch-timeout T=0.1]
-//                             [--timeout S=900]
+//                             [--timeout S=900] [--dump FILE]
+// --dump writes the fake's request log (arrival, reply, kind, in flight; no bodies) and t0 as JSON,
+// to see where the slots sat idle.
 // Locally a queue delivers one batch at a time, where production runs batches in parallel
 // invocations. The bench therefore runs a generated config with the job queue split into S shards
 // (JOBS, JOBS_1, …; src/run/job-queues.ts) of batches of B, J jobs side by side per batch: up to
@@ -38,12 +40,18 @@ function parseArgs(argv) {
     "--job-concurrency": "jobConcurrency",
     "--batch-timeout": "batchTimeoutS",
     "--timeout": "timeoutS",
+    "--dump": "dump",
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const key = flags[flag];
     if (!key) throw new Error(`unknown option ${argv[i]} (use ${Object.keys(flags).join(", ")})`);
-    opts[key] = Number(inline ?? argv[++i]);
+    const value = inline ?? argv[++i];
+    if (key === "dump") {
+      opts.dump = value;
+      continue;
+    }
+    opts[key] = Number(value);
     if (!(opts[key] > 0)) throw new Error(`${flag} needs a number > 0`);
   }
   opts.jobConcurrency ||= opts.batch;
@@ -155,6 +163,7 @@ async function main() {
     const st = fake.stats();
     const cpu = busiestThread(cpu0, workerdThreadCpu(stack));
     const tl = timeline(fake.requests(), t0, o.cap);
+    if (o.dump) fs.writeFileSync(o.dump, JSON.stringify({ t0, requests: fake.requests().map(({ body: _body, ...r }) => r) }));
     console.log(`
   status            ${run.status} (${run.progress.done}/${run.progress.total} results)
   wall              ${s(wallMs)} (POST returned → the run's finished_at)
