@@ -3,7 +3,8 @@
  *
  * - `maxRetries: 0`: the queue owns retries. Every call has the adapter's `timeoutMs`.
  * - Structured output: `response_format: json_schema`, then JSON extraction from the content
- *   (servers that ignore the schema fence it or chat around it), then zod validation.
+ *   (servers that ignore the schema fence it or chat around it), then zod validation. A compatible
+ *   server that refuses json_schema with a 400 gets the schema in the system message instead.
  * - Every SDK error becomes an `LlmError` in `openaiError`, the one place that knows its classes.
  * - Config temperature / max_tokens are defaults; request values win. `openai` sends
  *   `max_completion_tokens` (required by its reasoning models), `openai_compatible` sends
@@ -65,6 +66,8 @@ export class OpenAIAdapter implements ModelPort {
   readonly identity: ModelIdentityLike & { id?: string };
   readonly #client: OpenAI;
   readonly #opts: OpenAIAdapterOptions;
+  /** Set once an OpenAI-compatible server has refused `response_format: json_schema`. */
+  #schemaRefused = false;
 
   constructor(opts: OpenAIAdapterOptions) {
     this.#opts = opts;
@@ -97,11 +100,15 @@ export class OpenAIAdapter implements ModelPort {
     const json_schema = strict
       ? { name: wireName(req.schemaName), schema: strict, strict: true }
       : { name: wireName(req.schemaName), schema: req.jsonSchema };
-    const r = await this.#complete({
-      messages: toOpenAIMessages(req.messages),
-      response_format: { type: "json_schema", json_schema },
-      ...this.#sampling(req),
-    });
+    let r = this.#schemaRefused
+      ? await this.#completeWithSchemaInPrompt(req)
+      : await this.#complete({ messages: toOpenAIMessages(req.messages), response_format: { type: "json_schema", json_schema }, ...this.#sampling(req) });
+    if (!r.ok && !strict && !this.#schemaRefused && refusesResponseFormat(r.error)) {
+      // An OpenAI-compatible server without json_schema support: ask for the JSON in the prompt
+      // instead, now and for this adapter's later calls (the answer is extracted from text anyway).
+      this.#schemaRefused = true;
+      r = await this.#completeWithSchemaInPrompt(req);
+    }
     if (!r.ok) return r;
     const { message, usage } = r.value;
     if (message.refusal) return invalidOutput(`the model refused: ${message.refusal}`, message.refusal);
@@ -171,6 +178,15 @@ export class OpenAIAdapter implements ModelPort {
       vectors: data.map((d) => d.embedding),
       usage: { input_tokens: input, output_tokens: 0, total_tokens: r.value.usage?.total_tokens ?? input, model: r.value.model || model },
     });
+  }
+
+  /** A structured request without response_format: the schema goes into the system message. */
+  #completeWithSchemaInPrompt<T>(req: StructuredRequest<T>) {
+    const instruction = `Reply with only a JSON object that matches this JSON Schema:\n${JSON.stringify(req.jsonSchema)}`;
+    const [first, ...rest] = req.messages;
+    const messages: Message[] =
+      first?.role === "system" ? [{ ...first, content: `${first.content}\n\n${instruction}` }, ...rest] : [{ role: "system", content: instruction }, ...req.messages];
+    return this.#complete({ messages: toOpenAIMessages(messages), ...this.#sampling(req) });
   }
 
   /** One chat completion; the first choice, its message and mapped usage. */
@@ -259,4 +275,9 @@ export function toOpenAIMessages(messages: readonly Message[]): ChatCompletionMe
       }
     }
   });
+}
+
+/** A 400 whose message says the server does not take the response_format / JSON schema it was sent. */
+function refusesResponseFormat(error: LlmError): boolean {
+  return error.kind === "bad_request" && /response_format|json_schema|guided|structured output/i.test(error.message);
 }

@@ -2,14 +2,14 @@
 //
 // A script is { rules: Rule[] }; the first rule that matches (and still has `times` left) wins.
 // Rule = { match?: { model?, contains?, kind?, probability?, seed?, in_flight_above? }, reply: { text?, json?, tool_calls?, fault?,
-//          retry_after_s?, latency_ms? }, times? }
+//          retry_after_s?, latency_ms?, error_message? }, times? }
 // Unknown keys are rejected so that a typo (`contain`) cannot silently turn into "match all".
 
 export const KINDS = ["chat", "structured", "embeddings", "tools"];
 export const FAULTS = ["429", "500", "529", "hang", "malformed", "400", "401"];
 
 const MATCH_KEYS = new Set(["model", "contains", "kind", "probability", "seed", "in_flight_above"]);
-const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms"]);
+const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms", "error_message"]);
 const RULE_KEYS = new Set(["match", "reply", "times"]);
 
 const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
@@ -38,6 +38,7 @@ export function validateRule(rule, where = "rule") {
   if (reply.text !== undefined && typeof reply.text !== "string") return `${where}.reply.text: must be a string`;
   if (reply.fault !== undefined && !FAULTS.includes(reply.fault)) return `${where}.reply.fault: one of ${FAULTS.join("|")}`;
   if (reply.retry_after_s !== undefined && !nonNegNumber(reply.retry_after_s)) return `${where}.reply.retry_after_s: number >= 0`;
+  if (reply.error_message !== undefined && typeof reply.error_message !== "string") return `${where}.reply.error_message: string`;
   if (reply.latency_ms !== undefined && !nonNegNumber(reply.latency_ms)) return `${where}.reply.latency_ms: number >= 0`;
   if (reply.tool_calls !== undefined) {
     if (!Array.isArray(reply.tool_calls)) return `${where}.reply.tool_calls: must be an array`;

@@ -155,7 +155,7 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
     if (fault && fault !== "malformed") {
       const status = Number(fault);
       const headers = reply.retry_after_s !== undefined ? { "retry-after": String(reply.retry_after_s) } : {};
-      return sendJson(res, status, wire.errorBody(status, `fake-llm injected fault ${fault}`), headers);
+      return sendJson(res, status, wire.errorBody(status, reply.error_message ?? `fake-llm injected fault ${fault}`), headers);
     }
     if (endpoint === "openai.chat") return sendJson(res, 200, openai.chatCompletion(call, body, reply, id));
     if (endpoint === "openai.embeddings") return sendJson(res, 200, openai.embeddingsResponse(call, body));
