@@ -24,6 +24,7 @@ import fs from "node:fs";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
 import { reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
+import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 
 const MODEL = "tp-model";
 const M = 2;
@@ -90,39 +91,6 @@ function timeline(requests, t0, cap, step = 250) {
   return { firstAt, lastAt, meanInFlight: Math.min(cap, busy / Math.max(1, lastAt - firstAt)), perStep };
 }
 
-/** CPU ms per thread of the stack's workerd processes (Linux /proc; null elsewhere). */
-function workerdThreadCpu(stack) {
-  const pgid = stack.pid;
-  if (!pgid || !fs.existsSync("/proc/self/stat")) return null;
-  const ticks = new Map();
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const proc = parseStat(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-      if (proc.comm !== "workerd" || Number(proc.fields[2]) !== pgid) continue;
-      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-        const { fields } = parseStat(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
-        ticks.set(`${pid}/${tid}`, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, 100 ticks/s
-      }
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return ticks;
-}
-
-/** /proc stat line: the command (in parentheses, may hold spaces) and the fields after it (state first). */
-function parseStat(line) {
-  const close = line.lastIndexOf(")");
-  return { comm: line.slice(line.indexOf("(") + 1, close), fields: line.slice(close + 2).split(" ") };
-}
-
-function busiestThread(before, after) {
-  if (!before || !after) return null;
-  let ms = 0;
-  for (const [id, t] of after) ms = Math.max(ms, t - (before.get(id) ?? 0));
-  return { ms };
-}
-
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 async function main() {
@@ -137,7 +105,7 @@ async function main() {
   });
   try {
     const api = apiClient(stack.url, stack.token);
-    const cpu0 = workerdThreadCpu(stack);
+    const cpu0 = workerdThreadCpu(stack.pid);
     const submitted = await api.submit(buildRun(o.jobs, `${fake.url}/v1`));
     const t0 = Date.now();
     let run;
@@ -161,7 +129,7 @@ async function main() {
     const finishedAt = Date.parse(run.finished_at ?? "");
     const wallMs = (Number.isFinite(finishedAt) ? finishedAt : Date.now()) - t0;
     const st = fake.stats();
-    const cpu = busiestThread(cpu0, workerdThreadCpu(stack));
+    const cpu = cpuBetween(cpu0, workerdThreadCpu(stack.pid));
     const tl = timeline(fake.requests(), t0, o.cap);
     if (o.dump) fs.writeFileSync(o.dump, JSON.stringify({ t0, requests: fake.requests().map(({ body: _body, ...r }) => r) }));
     console.log(`
@@ -176,7 +144,7 @@ async function main() {
   where wall went   first call at ${s(tl.firstAt)}, last reply at ${s(tl.lastAt)}, then ${s(wallMs - tl.lastAt)} to ${run.status};
                     between them ${tl.meanInFlight.toFixed(1)} calls in flight on average (${(100 * tl.meanInFlight / o.cap).toFixed(0)} % of C)
   in flight / 250 ms ${tl.perStep.join(" ")}
-  workerd CPU       ${cpu ? `busiest thread ${s(cpu.ms)} over the run (${((100 * cpu.ms) / wallMs).toFixed(0)} % of wall)` : "n/a (no /proc)"}`);
+  workerd CPU       ${cpu ? `busiest thread ${s(cpu.busiest)} over the run (${((100 * cpu.busiest) / wallMs).toFixed(0)} % of wall)` : "n/a (no /proc)"}`);
     if (stack.reloads) console.log(`  ${reloadHint(stack)}`);
     return run.status === "completed" ? 0 : 1;
   } finally {

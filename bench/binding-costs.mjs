@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// bench/binding-costs — what one call of each kind a job makes costs the local workerd, where the
+// worker, its Durable Objects and the R2/D1 simulators all run. These costs, not the provider,
+// bound bench/throughput locally; in production R2 and D1 are remote services and each invocation
+// has its own CPU.
+//
+//   node bench/binding-costs.mjs [--calls N=500] [--rounds R=4]
+//
+// Runs `wrangler dev` on bench/binding-costs/ (a worker with one route per kind of call); each
+// round makes N calls of one kind side by side. Prints workerd CPU per call (all its threads,
+// from /proc) and wall time per call.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { freePort, nodeBinary, REPO_ROOT } from "../scripts/lib/local-stack.mjs";
+import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
+
+const KINDS = [
+  ["do-rpc", "Durable Object RPC (a limiter acquire/release)"],
+  ["do-sql-write", "Durable Object RPC + SQLite write (a coordinator record)"],
+  ["r2-put", "R2 put, 2 KB (a checkpoint, a result)"],
+  ["d1-upsert", "D1 upsert, one row"],
+  ["fetch", "outbound fetch to a local server (a model call, no SDK)"],
+];
+
+function parseArgs(argv) {
+  const o = { calls: 500, rounds: 4 };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split("=", 2);
+    const key = { "--calls": "calls", "--rounds": "rounds" }[flag];
+    if (!key) throw new Error(`unknown option ${argv[i]} (use --calls, --rounds)`);
+    o[key] = Number(inline ?? argv[++i]);
+    if (!(o[key] > 0)) throw new Error(`${flag} needs a number > 0`);
+  }
+  return o;
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const target = http.createServer((_req, res) => res.end(JSON.stringify({ ok: true, pad: "y".repeat(600) })));
+  await new Promise((r) => target.listen(0, "127.0.0.1", r));
+  const targetUrl = `http://127.0.0.1:${target.address().port}/`;
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-binding-costs-"));
+  const port = await freePort();
+  const child = spawn(
+    nodeBinary(),
+    [path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", path.join(REPO_ROOT, "bench/binding-costs/wrangler.toml"),
+      "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", state,
+      "--show-interactive-dev-session=false"],
+    { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" } },
+  );
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const stop = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    target.close();
+    fs.rmSync(state, { recursive: true, force: true });
+  };
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const get = async (kind, n) => {
+      const res = await fetch(`${base}/${kind}?n=${n}&target=${encodeURIComponent(targetUrl)}`);
+      if (!res.ok) throw new Error(`${kind}: HTTP ${res.status} ${await res.text()}`);
+    };
+    for (let i = 0; ; i++) {
+      try {
+        await get("do-rpc", 1);
+        break;
+      } catch {
+        if (i > 120) throw new Error(`wrangler dev did not start:\n${log.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    console.log(`bench/binding-costs — ${o.rounds} rounds × ${o.calls} calls of each kind, side by side, in local workerd\n`);
+    console.log(`  ${"kind".padEnd(14)} ${"CPU µs/call".padStart(12)} ${"wall µs/call".padStart(13)}   what`);
+    for (const [kind, what] of KINDS) {
+      await get(kind, o.calls); // warm-up: tables, connections, JIT
+      const before = workerdThreadCpu(child.pid);
+      const t0 = performance.now();
+      for (let r = 0; r < o.rounds; r++) await get(kind, o.calls);
+      const wall = performance.now() - t0;
+      const cpu = cpuBetween(before, workerdThreadCpu(child.pid));
+      const calls = o.rounds * o.calls;
+      const cpuText = cpu ? String(Math.round((cpu.total * 1000) / calls)) : "n/a";
+      console.log(`  ${kind.padEnd(14)} ${cpuText.padStart(12)} ${String(Math.round((wall * 1000) / calls)).padStart(13)}   ${what}`);
+    }
+    return 0;
+  } finally {
+    stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`FAILED: ${err?.stack ?? err}`);
+    process.exit(1);
+  },
+);

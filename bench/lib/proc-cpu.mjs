@@ -1,0 +1,41 @@
+// CPU time of the workerd threads a `wrangler dev` started (Linux /proc; null elsewhere). wrangler
+// runs in its own process group (scripts/lib/local-stack.mjs), and workerd stays in it.
+import fs from "node:fs";
+
+/** CPU ms per workerd thread in process group `pgid`, keyed "pid/tid". */
+export function workerdThreadCpu(pgid) {
+  if (!pgid || !fs.existsSync("/proc/self/stat")) return null;
+  const ms = new Map();
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const proc = parseStat(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+      if (proc.comm !== "workerd" || Number(proc.fields[2]) !== pgid) continue;
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+        const { fields } = parseStat(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
+        ms.set(`${pid}/${tid}`, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, 100 ticks/s
+      }
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return ms;
+}
+
+/** CPU ms between two readings: the busiest thread, and all threads together. */
+export function cpuBetween(before, after) {
+  if (!before || !after) return null;
+  let busiest = 0;
+  let total = 0;
+  for (const [id, t] of after) {
+    const d = t - (before.get(id) ?? 0);
+    busiest = Math.max(busiest, d);
+    total += d;
+  }
+  return { busiest, total };
+}
+
+/** /proc stat line: the command (in parentheses, may hold spaces) and the fields after it (state first). */
+function parseStat(line) {
+  const close = line.lastIndexOf(")");
+  return { comm: line.slice(line.indexOf("(") + 1, close), fields: line.slice(close + 2).split(" ") };
+}
