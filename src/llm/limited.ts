@@ -10,10 +10,14 @@
  */
 import type { LlmResult, Message, ModelPort } from "./port";
 
-export type LimiterGrant = { granted: true; lease_id: string } | { granted: false; wait_ms: number };
+/** `reason` of a refusal: every slot taken (`concurrency`), an empty rate bucket, or a key blocked by a retry-after. */
+export type LimiterGrant =
+  | { granted: true; lease_id: string }
+  | { granted: false; wait_ms: number; reason?: "concurrency" | "rate" | "blocked" };
 
 export interface LimiterClient {
-  acquire(estimatedTokens: number): Promise<LimiterGrant>;
+  /** `since`: when this call first asked; the limiter serves its line in that order, so asking again keeps the place. */
+  acquire(estimatedTokens: number, since?: number): Promise<LimiterGrant>;
   release(report: { lease_id: string; rate_limited?: boolean; retry_after_ms?: number; tokens_used?: number }): Promise<void>;
 }
 
@@ -24,13 +28,19 @@ export interface LimitedEnv {
 }
 
 export interface LimitedOptions {
-  /** Longest total wait for a lease held in place. */
+  /** Longest total wait in place when the provider's rate or retry-after is what holds the call. */
   maxWaitMs: number;
+  /**
+   * Longest total wait in place for a slot that other calls of the key hold. Such a wait costs a
+   * consumer nothing but wall time, and the slot comes within a call's latency or so; handing the
+   * job back would only add the queue's delay.
+   */
+  maxQueueMs: number;
   /** Output tokens assumed when a request does not say (for the tokens-per-minute bucket). */
   defaultOutputTokens: number;
 }
 
-export const DEFAULT_LIMITED_OPTIONS: LimitedOptions = { maxWaitMs: 5_000, defaultOutputTokens: 1_000 };
+export const DEFAULT_LIMITED_OPTIONS: LimitedOptions = { maxWaitMs: 5_000, maxQueueMs: 60_000, defaultOutputTokens: 1_000 };
 
 /** ~4 characters a token: the same rule the providers' own estimators start from. */
 export function estimateTokens(messages: readonly Message[] | undefined, inputs: readonly string[] | undefined, maxTokens: number): number {
@@ -49,9 +59,10 @@ export async function limitedCall<T>(
 ): Promise<LlmResult<T>> {
   const started = env.now();
   for (;;) {
-    const grant = await client.acquire(estimated);
+    const grant = await client.acquire(estimated, started);
     if (grant.granted) return runLeased(client, grant.lease_id, call);
-    if (env.now() - started + grant.wait_ms > opts.maxWaitMs) {
+    const limit = grant.reason === "concurrency" ? opts.maxQueueMs : opts.maxWaitMs;
+    if (env.now() - started + grant.wait_ms > limit) {
       return {
         ok: false,
         error: {

@@ -23,9 +23,9 @@ export function limiterClient(
   let stub: DurableObjectStub<ProviderLimiter> | undefined;
   const get = async () => (stub ??= ns.getByName(await limiterName(model, key)));
   return {
-    acquire: async (estimated_tokens) => {
-      const r = await (await get()).acquire({ provider: model.interface, estimated_tokens, ...(limits ? { limits } : {}) });
-      return r.granted ? { granted: true, lease_id: r.lease_id } : { granted: false, wait_ms: r.wait_ms };
+    acquire: async (estimated_tokens, since) => {
+      const r = await (await get()).acquire({ provider: model.interface, estimated_tokens, ...(since !== undefined ? { since } : {}), ...(limits ? { limits } : {}) });
+      return r.granted ? { granted: true, lease_id: r.lease_id } : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
     },
     release: async (report) => void (await (await get()).release(report)),
   };

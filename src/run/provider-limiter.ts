@@ -17,6 +17,8 @@ export interface AcquireRequest {
   /** Limits over the provider's defaults (the run's `limits` for this model). */
   limits?: PartialLimits;
   estimated_tokens: number;
+  /** When the call first asked (its place in the line survives asking again after a hold). */
+  since?: number;
 }
 
 export interface LimiterView {
@@ -33,12 +35,13 @@ const HOLD_MS = 2_000;
 
 interface Waiter {
   tokens: number;
+  since: number;
   grant: (r: Acquire) => void;
 }
 
 export class ProviderLimiter extends DurableObject<Env> {
   private state: LimiterState | null = null;
-  /** First come, first served: a freed slot goes to the longest waiter, never to a newcomer. */
+  /** Ordered by when each call first asked: a freed slot goes to the longest waiter, never to a newcomer. */
   private line: Waiter[] = [];
 
   async acquire(req: AcquireRequest): Promise<Acquire> {
@@ -51,7 +54,7 @@ export class ProviderLimiter extends DurableObject<Env> {
       const r = this.state.acquire(Date.now(), req.estimated_tokens);
       if (r.granted || r.reason !== "concurrency") return r;
     }
-    return this.waitInLine(req.estimated_tokens);
+    return this.waitInLine(req.estimated_tokens, req.since ?? Date.now());
   }
 
   async release(report: ReleaseReport): Promise<void> {
@@ -72,10 +75,11 @@ export class ProviderLimiter extends DurableObject<Env> {
 
   /** Resolves with a lease when one is handed over, or with a short wait after HOLD_MS (a lease
    * may expire without a release; the caller asks again). */
-  private waitInLine(tokens: number): Promise<Acquire> {
+  private waitInLine(tokens: number, since: number): Promise<Acquire> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         tokens,
+        since,
         grant: (r) => {
           clearTimeout(timer);
           resolve(r);
@@ -85,7 +89,10 @@ export class ProviderLimiter extends DurableObject<Env> {
         this.line = this.line.filter((w) => w !== waiter);
         resolve({ granted: false, wait_ms: 1, reason: "concurrency" });
       }, HOLD_MS);
-      this.line.push(waiter);
+      // After the last waiter that asked no later (a caller back from a hold keeps its place).
+      let at = this.line.length;
+      while (at > 0 && this.line[at - 1]!.since > since) at -= 1;
+      this.line.splice(at, 0, waiter);
     });
   }
 

@@ -44,4 +44,23 @@ describe("ProviderLimiter line", () => {
       expect((r as { wait_ms: number }).wait_ms).toBeGreaterThan(2_000);
     }
   });
+
+  it("orders the line by when each call first asked, so asking again after a hold keeps the place", async () => {
+    const limiter = env.LIMITER.getByName(`line-since-${crypto.randomUUID()}`);
+    const base = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 1 } };
+    const first = (await limiter.acquire(base)) as { lease_id: string };
+    const order: string[] = [];
+    const now = Date.now();
+    const newer = limiter.acquire({ ...base, since: now }).then((r) => (order.push("newer"), r));
+    await tick(30);
+    // A call that first asked a second ago and is asking again (its earlier hold ran out).
+    const older = limiter.acquire({ ...base, since: now - 1_000 }).then((r) => (order.push("older"), r));
+    await tick(30);
+    await limiter.release({ lease_id: first.lease_id });
+    const o = (await older) as { granted: boolean; lease_id: string };
+    expect(o.granted).toBe(true);
+    expect(order).toEqual(["older"]);
+    await limiter.release({ lease_id: o.lease_id });
+    expect((await newer).granted).toBe(true);
+  });
 });

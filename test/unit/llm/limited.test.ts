@@ -4,12 +4,13 @@ import type { LlmResult } from "../../../src/llm/port";
 
 function client(grants: LimiterGrant[]) {
   const released: unknown[] = [];
+  const since: (number | undefined)[] = [];
   let i = 0;
   const c: LimiterClient = {
-    acquire: async () => grants[Math.min(i++, grants.length - 1)]!,
+    acquire: async (_est, s) => (since.push(s), grants[Math.min(i++, grants.length - 1)]!),
     release: async (r) => void released.push(r),
   };
-  return { c, released, acquires: () => i };
+  return { c, released, since, acquires: () => i };
 }
 
 function clock() {
@@ -17,7 +18,7 @@ function clock() {
   return { now: () => t, sleep: async (ms: number) => void (t += ms) };
 }
 
-const opts = { maxWaitMs: 5_000, defaultOutputTokens: 1_000 };
+const opts = { maxWaitMs: 5_000, maxQueueMs: 60_000, defaultOutputTokens: 1_000 };
 const usage = { input_tokens: 1, output_tokens: 2, total_tokens: 3, model: "m" };
 
 describe("calls through the shared limiter", () => {
@@ -48,5 +49,22 @@ describe("calls through the shared limiter", () => {
     const { c, released } = client([{ granted: true, lease_id: "l9" }]);
     await expect(limitedCall(c, 10, async () => Promise.reject(new Error("boom")), clock(), opts)).rejects.toThrow("boom");
     expect(released).toEqual([{ lease_id: "l9" }]);
+  });
+
+  it("waits in place past the rate limit's wait while the refusal is only a full line, keeping its place", async () => {
+    const full: LimiterGrant = { granted: false, wait_ms: 2_000, reason: "concurrency" };
+    const { c, since } = client([full, full, full, full, { granted: true, lease_id: "l1" }]);
+    const t = clock();
+    const r = await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), t, opts);
+    expect(r.ok).toBe(true); // 8 s in line: more than maxWaitMs (5 s), less than maxQueueMs
+    expect(since).toEqual([0, 0, 0, 0, 0]); // every ask carries when the call first asked
+  });
+
+  it("hands a full line back too once the wait would pass maxQueueMs", async () => {
+    const { c } = client([{ granted: false, wait_ms: 40_000, reason: "concurrency" }]);
+    const t = clock();
+    const r = await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), t, opts);
+    expect(r).toMatchObject({ ok: false, error: { kind: "rate_limit", deferred: true } });
+    expect(t.now()).toBe(40_000); // one wait in place, then the second would pass 60 s
   });
 });
