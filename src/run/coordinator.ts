@@ -41,7 +41,7 @@ export interface RecordedResult {
 }
 
 export type Claim =
-  | { kind: "run"; recorded: string[]; attempts: number }
+  | { kind: "run"; recorded: string[]; attempts: number; /** The answer an earlier attempt checkpointed here (JSON), if any. */ answer: string | null }
   | { kind: "busy"; retry_in_seconds: number }
   | { kind: "finished"; state: "done" | "dead" | "skipped" }
   | { kind: "unknown" };
@@ -90,6 +90,7 @@ export class RunCoordinator extends DurableObject<Env> {
         key TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
         stage TEXT NOT NULL, model TEXT NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
         cost_usd REAL);
+      CREATE TABLE IF NOT EXISTS answers (job_id TEXT PRIMARY KEY, answer TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS trait_rows (
         result_id TEXT NOT NULL, trait TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
         score REAL, pass INTEGER, errored INTEGER NOT NULL, PRIMARY KEY (result_id, trait));
@@ -142,7 +143,12 @@ export class RunCoordinator extends DurableObject<Env> {
       this.setMeta("started", "1");
       await this.syncD1Status("running", null);
     }
-    return { kind: "run", recorded, attempts };
+    // No earlier attempt, no checkpoint: a job's first claim does not look.
+    const answer =
+      attempts > 1
+        ? (this.sql.exec<{ answer: string }>("SELECT answer FROM answers WHERE job_id = ?", jobId).toArray()[0]?.answer ?? null)
+        : null;
+    return { kind: "run", recorded, attempts, answer };
   }
 
   /**
@@ -188,6 +194,14 @@ export class RunCoordinator extends DurableObject<Env> {
       );
     }
     this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", Date.now(), result.job_id);
+  }
+
+  /**
+   * Checkpoints a job's generated answer before its first judge call, next to the job's state: a
+   * redelivery gets it back from `claim`. Deleted when the job finishes (its results hold it).
+   */
+  async saveAnswer(jobId: string, answer: string): Promise<void> {
+    this.sql.exec("INSERT INTO answers (job_id, answer) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET answer = excluded.answer", jobId, answer);
   }
 
   /** The consumer gives a claimed job back (it will be redelivered later). */
@@ -260,6 +274,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** Callers get nothing back: a snapshot per finished job would re-aggregate the run each time. */
   private async finishJob(jobId: string, state: "done" | "dead"): Promise<void> {
+    this.sql.exec("DELETE FROM answers WHERE job_id = ?", jobId);
     this.sql.exec(
       "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead', 'skipped')",
       state,

@@ -40,6 +40,7 @@ import { priceTable } from "../llm/prices";
 export interface CoordinatorPort {
   claim(jobId: string): Promise<Claim>;
   record(result: RecordedResult, opts?: { completesJob?: boolean }): Promise<void>;
+  saveAnswer(jobId: string, answer: string): Promise<void>;
   release(jobId: string): Promise<void>;
   completeJob(jobId: string): Promise<void>;
 }
@@ -80,7 +81,7 @@ export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome
     return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "another delivery is working on this job" };
   }
   try {
-    const outcome = await runClaimedJob(msg, claim.attempts, claim.recorded, deps, coordinator);
+    const outcome = await runClaimedJob(msg, claim.attempts, claim.recorded, claim.answer, deps, coordinator);
     if (outcome.kind === "retry") await coordinator.release(msg.job_id);
     return outcome;
   } catch (err) {
@@ -93,10 +94,11 @@ async function runClaimedJob(
   msg: JobMessage,
   attempts: number,
   recorded: string[],
+  savedAnswer: string | null,
   deps: JobDeps,
   coordinator: CoordinatorPort,
 ): Promise<JobOutcome> {
-  const claim = { attempts, recorded };
+  const claim = { attempts, recorded, answer: savedAnswer };
   const spec = await loadSpec(deps.blobs, msg.run_id);
   if (!spec) return retryLater(deps, claim.attempts, "run spec not readable yet");
   const job = resolveJob(spec, msg.job_id);
@@ -112,7 +114,7 @@ async function runClaimedJob(
       await saveLedger(deps.blobs, spec.run_id, job.job_id, ledger);
       return retryLater(deps, claim.attempts, note, retryAfterMs);
     };
-    const answer = await answerFor(spec, job, claim.attempts, deps, portFor);
+    const answer = await answerFor(spec, job, claim, deps, coordinator, portFor);
     if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !finalAttempt) {
       return handBack(answer.error.reason, answer.error.llm.retryAfterMs);
     }
@@ -190,25 +192,36 @@ async function pendingParsers(
 }
 
 /**
- * The job's answer: the checkpoint if there is one, else generated now and checkpointed. On a
- * job's first attempt no checkpoint can exist yet, so R2 is not asked.
+ * The job's answer: the checkpoint if there is one, else generated now and checkpointed before any
+ * judge call. The checkpoint is a row of the run's coordinator (it comes back with `claim`; a DO
+ * write costs a fraction of an R2 put: bench/binding-costs); an answer too large for a row goes to
+ * R2. On a first attempt no checkpoint can exist yet, so neither is asked.
  */
 async function answerFor(
   spec: RunSpec,
   job: JobRef,
-  attempts: number,
+  claim: { attempts: number; answer: string | null },
   deps: JobDeps,
+  coordinator: CoordinatorPort,
   portFor: (m: ModelConfig) => ModelPort,
 ): Promise<AnswerOutcome> {
   // Manual answers live in the spec already; there is nothing to save.
   if (job.answering.interface === "manual") return produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
+  if (claim.answer !== null) return { ok: true, answer: JSON.parse(claim.answer) };
   const key = r2Keys.answerCheckpoint(spec.run_id, job.job_id);
-  const saved = attempts > 1 ? await deps.blobs.get(key) : null;
-  if (saved) return { ok: true, answer: await saved.json() };
+  const inR2 = claim.attempts > 1 ? await deps.blobs.get(key) : null;
+  if (inR2) return { ok: true, answer: await inR2.json() };
   const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
-  if (outcome.ok) await deps.blobs.put(key, JSON.stringify(outcome.answer));
+  if (outcome.ok) {
+    const json = JSON.stringify(outcome.answer);
+    if (json.length <= MAX_ANSWER_IN_COORDINATOR) await coordinator.saveAnswer(job.job_id, json);
+    else await deps.blobs.put(key, json);
+  }
   return outcome;
 }
+
+/** Durable Object SQLite values hold up to 2 MB; answers longer than this (UTF-16 units) go to R2. */
+const MAX_ANSWER_IN_COORDINATOR = 512 * 1024;
 
 async function saveAndRecord(
   spec: RunSpec,
