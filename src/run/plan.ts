@@ -1,7 +1,8 @@
 /**
  * Turns a validated run request into a run spec, with the checks that need more than one field:
  * question_ids must exist, manual models must answer every selected question, and every model
- * whose provider needs a key must find its secret. Pure: nothing is written here.
+ * (answering, parsing, and those inside rubric traits) whose provider needs a key must find its
+ * secret and may send it only where keys may go. Pure: nothing is written here.
  */
 import type { FieldIssue } from "../http/errors";
 import { missingSecret, requiredSecretName } from "../llm/factory";
@@ -12,6 +13,7 @@ import type { VerificationConfig } from "../schemas/verification-config";
 import type { Question } from "../schemas/benchmark";
 import { type Rubric, traitNames } from "../schemas/rubric";
 import { TAVILY_SECRET } from "./search-tavily";
+import { modelsInRubrics } from "./rubric-models";
 import { priceFor, priceTable } from "../llm/prices";
 import { jobIds, type RunSpec } from "./spec";
 
@@ -46,18 +48,21 @@ export function planRun(
     }
   });
   const keyOrigins = allowedKeyOrigins(secret(KEY_ORIGINS_VAR));
-  for (const [list, models] of [["answering_models", config.answering_models], ["parsing_models", config.parsing_models]] as const) {
-    models.forEach((m, i) => {
-      const destination = keyDestinationIssue(m, requiredSecretName(m), keyOrigins);
-      if (destination) issues.push({ path: `config.${list}[${i}].base_url`, message: destination });
-      const name = missingSecret(m, secret);
-      if (name) {
-        issues.push({
-          path: `config.${list}[${i}]`,
-          message: `model ${JSON.stringify(m.id)} needs the worker secret ${name}, which is not set (wrangler secret put ${name})`,
-        });
-      }
-    });
+  const models = [
+    ...config.answering_models.map((model, i) => ({ path: `config.answering_models[${i}]`, model })),
+    ...config.parsing_models.map((model, i) => ({ path: `config.parsing_models[${i}]`, model })),
+    ...modelsInRubrics(benchmark, (id) => !wanted || wanted.has(id)),
+  ];
+  for (const { path, model: m } of models) {
+    const destination = keyDestinationIssue(m, requiredSecretName(m), keyOrigins);
+    if (destination) issues.push({ path: `${path}.base_url`, message: destination });
+    const name = missingSecret(m, secret);
+    if (name) {
+      issues.push({
+        path,
+        message: `model ${JSON.stringify(m.id)} needs the worker secret ${name}, which is not set (wrangler secret put ${name})`,
+      });
+    }
   }
 
   if (config.deep_judgment_search_enabled && !secret(TAVILY_SECRET)) {

@@ -68,6 +68,22 @@ const CASES: Case[] = [
   ["an API key in the body", (b) => (b.config.answering_models[0].endpoint_api_key = "sk-live"), "config.answering_models[0].endpoint_api_key"],
   ["api_key_secret naming the service token", (b) => (b.config.answering_models[0].api_key_secret = "EDGEVAL_API_TOKEN"), "config.answering_models[0].api_key_secret"],
   [
+    "a compound trait's judge model whose secret is not set",
+    (b) =>
+      (b.benchmark.questions[0].rubric = {
+        compound_traits: [{ name: "panel", config: { provider: { ...fakeModel("p", "fake-p"), api_key_secret: "UNSET_PANEL_KEY" }, type: "likert" } }],
+      }),
+    "benchmark.questions[0].rubric.compound_traits[0].config.provider",
+  ],
+  [
+    "an agentic trait's model_override that would send the OpenAI key elsewhere",
+    (b) =>
+      (b.benchmark.rubric = {
+        agentic_traits: [{ name: "agent", description: "checks", kind: "boolean", model_override: { id: "o", interface: "openai", model_name: "gpt-4.1", base_url: "https://collector.example/v1" } }],
+      }),
+    "benchmark.rubric.agentic_traits[0].model_override.base_url",
+  ],
+  [
     "the OpenAI key sent to a base_url outside EDGEVAL_KEY_ORIGINS",
     (b) => (b.config.answering_models[0] = { id: "a", interface: "openai", model_name: "gpt-4.1-mini", base_url: "https://collector.example/v1" }),
     "config.answering_models[0].base_url",
