@@ -23,6 +23,7 @@ const KINDS = [
   ["r2-put", "R2 put, 2 KB (a checkpoint, a result)"],
   ["d1-upsert", "D1 upsert, one row"],
   ["fetch", "outbound fetch to a local server (a model call, no SDK)"],
+  ["openai-sdk", "chat.completions.create through the OpenAI SDK to the same server"],
 ];
 
 function parseArgs(argv) {
@@ -39,9 +40,19 @@ function parseArgs(argv) {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  const target = http.createServer((_req, res) => res.end(JSON.stringify({ ok: true, pad: "y".repeat(600) })));
+  // Answers every request with a small chat completion (what the SDK route expects; fetch only reads it).
+  const completion = JSON.stringify({
+    id: "c", object: "chat.completion", created: 1, model: "m",
+    choices: [{ index: 0, message: { role: "assistant", content: "y".repeat(600) }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 10, completion_tokens: 150, total_tokens: 160 },
+  });
+  const target = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.end(completion, () => undefined));
+    res.setHeader("content-type", "application/json");
+  });
   await new Promise((r) => target.listen(0, "127.0.0.1", r));
-  const targetUrl = `http://127.0.0.1:${target.address().port}/`;
+  const targetUrl = `http://127.0.0.1:${target.address().port}/v1`;
   const state = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-binding-costs-"));
   const port = await freePort();
   const child = spawn(

@@ -1,5 +1,6 @@
 // The worker bench/binding-costs.mjs times: each route makes n calls of one kind, side by side.
 import { DurableObject } from "cloudflare:workers";
+import OpenAI from "openai";
 
 export class Obj extends DurableObject {
   constructor(ctx, env) {
@@ -24,7 +25,15 @@ const CALLS = {
   "d1-upsert": (env, i) =>
     env.DB.prepare("INSERT INTO t (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v").bind(`k${i}`, payload).run(),
   fetch: (env, i, stub, target) => fetch(target).then((r) => r.text()),
+  "openai-sdk": (env, i, stub, target) => sdk(target).chat.completions.create({ model: "m", messages: [{ role: "user", content: `Question ${i}?` }] }),
 };
+
+// One client per target, as an adapter keeps one per model (edgeval's options: no retries, a timeout).
+const clients = new Map();
+function sdk(target) {
+  if (!clients.has(target)) clients.set(target, new OpenAI({ apiKey: "k", baseURL: target, maxRetries: 0, timeout: 120_000, organization: null, project: null }));
+  return clients.get(target);
+}
 
 export default {
   async fetch(req, env) {
