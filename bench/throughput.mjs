@@ -11,9 +11,11 @@
 //
 //   node bench/throughput.mjs [--jobs N=400] [--latency-ms L=500] [--cap C=64] [--shards S=4]
 //                             [--batch B=40] [--job-concurrency J=B] [--batch-timeout T=0.1]
-//                             [--timeout S=900] [--dump FILE]
+//                             [--timeout S=900] [--dump FILE] [--profile FILE]
 // --dump writes the fake's request log (arrival, reply, kind, in flight; no bodies) and t0 as JSON,
-// to see where the slots sat idle.
+// to see where the slots sat idle. --profile writes a V8 CPU profile of the worker's isolate (open
+// it in Chrome DevTools) and prints the functions with the most self time; sampling slows the
+// worker, so a profiled run's ratio is not a figure.
 // Locally a queue delivers one batch at a time, where production runs batches in parallel
 // invocations. The bench therefore runs a generated config with the job queue split into S shards
 // (JOBS, JOBS_1, …; src/run/job-queues.ts) of batches of B, J jobs side by side per batch: up to
@@ -21,9 +23,11 @@
 // isolate, Durable Object and the D1/R2 simulators share one workerd thread; the bench prints its
 // CPU, the ceiling that remains (production spreads invocations over machines, 6 connections each).
 import fs from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
 import { reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
+import { startCpuProfile, summarizeProfile } from "./lib/cpu-profile.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 
 const MODEL = "tp-model";
@@ -42,14 +46,15 @@ function parseArgs(argv) {
     "--batch-timeout": "batchTimeoutS",
     "--timeout": "timeoutS",
     "--dump": "dump",
+    "--profile": "profile",
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const key = flags[flag];
     if (!key) throw new Error(`unknown option ${argv[i]} (use ${Object.keys(flags).join(", ")})`);
     const value = inline ?? argv[++i];
-    if (key === "dump") {
-      opts.dump = value;
+    if (key === "dump" || key === "profile") {
+      opts[key] = value;
       continue;
     }
     opts[key] = Number(value);
@@ -105,7 +110,14 @@ async function main() {
   });
   try {
     const api = apiClient(stack.url, stack.token);
+    // The profiler's sampling costs the worker's thread time too: figures from a profiled run are
+    // for finding hot spots, not for the ratio.
+    const profiler = o.profile ? await startCpuProfile(stack.inspectorPort) : null;
     const cpu0 = workerdThreadCpu(stack.pid);
+    // The fake LLM runs in this process: its event-loop lag says whether it, not the worker, held calls up.
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    lag.enable();
+    const fakeCpu0 = process.cpuUsage();
     const submitted = await api.submit(buildRun(o.jobs, `${fake.url}/v1`));
     const t0 = Date.now();
     let run;
@@ -129,7 +141,16 @@ async function main() {
     const finishedAt = Date.parse(run.finished_at ?? "");
     const wallMs = (Number.isFinite(finishedAt) ? finishedAt : Date.now()) - t0;
     const st = fake.stats();
+    lag.disable();
+    const fakeCpu = process.cpuUsage(fakeCpu0);
     const cpu = cpuBetween(cpu0, workerdThreadCpu(stack.pid));
+    if (profiler) {
+      const { profile, source } = await profiler.stop();
+      fs.writeFileSync(o.profile, JSON.stringify(profile));
+      const sum = summarizeProfile(profile, source, 40);
+      console.log(`  cpu profile       ${o.profile} (${sum.total} samples over ${s(sum.spanMs)}); self time, top ${sum.rows.length}:`);
+      for (const r of sum.rows) console.log(`    ${r.ms.toFixed(0).padStart(6)} ms ${(100 * r.share).toFixed(1).padStart(5)} %  ${r.name}`);
+    }
     const tl = timeline(fake.requests(), t0, o.cap);
     if (o.dump) fs.writeFileSync(o.dump, JSON.stringify({ t0, requests: fake.requests().map(({ body: _body, ...r }) => r) }));
     console.log(`
@@ -144,7 +165,8 @@ async function main() {
   where wall went   first call at ${s(tl.firstAt)}, last reply at ${s(tl.lastAt)}, then ${s(wallMs - tl.lastAt)} to ${run.status};
                     between them ${tl.meanInFlight.toFixed(1)} calls in flight on average (${(100 * tl.meanInFlight / o.cap).toFixed(0)} % of C)
   in flight / 250 ms ${tl.perStep.join(" ")}
-  workerd CPU       ${cpu ? `busiest thread ${s(cpu.busiest)} over the run (${((100 * cpu.busiest) / wallMs).toFixed(0)} % of wall)` : "n/a (no /proc)"}`);
+  workerd CPU       ${cpu ? `busiest thread ${s(cpu.busiest)} over the run (${((100 * cpu.busiest) / wallMs).toFixed(0)} % of wall); all threads ${s(cpu.total)}` : "n/a (no /proc)"}
+  fake LLM process  ${s((fakeCpu.user + fakeCpu.system) / 1000)} CPU; event-loop lag mean ${(lag.mean / 1e6).toFixed(1)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms`);
     if (stack.reloads) console.log(`  ${reloadHint(stack)}`);
     return run.status === "completed" ? 0 : 1;
   } finally {

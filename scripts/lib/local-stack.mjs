@@ -228,6 +228,8 @@ export async function startLocalStack(opts = {}) {
   const stack = {
     url: "",
     port: 0,
+    /** wrangler dev's DevTools inspector (the worker's isolate, Durable Objects included). */
+    inspectorPort: 0,
     /** wrangler dev's PID, also its process group (workerd runs inside it). */
     pid: 0,
     token,
@@ -296,12 +298,13 @@ export async function startLocalStack(opts = {}) {
     say(`D1 migrations applied to ${persistTo} (${Date.now() - t0} ms)`);
 
     const port = opts.port ?? (await freePort());
+    const inspectorPort = await freePort();
     const args = [
       "dev",
       "--local",
       "--ip", "127.0.0.1",
       "--port", String(port),
-      "--inspector-port", String(await freePort()),
+      "--inspector-port", String(inspectorPort),
       "--persist-to", persistTo,
       "--show-interactive-dev-session=false",
       "--log-level", "info",
@@ -340,6 +343,7 @@ export async function startLocalStack(opts = {}) {
     stack.tail = run.tail;
     stack.exited = run.exited;
     stack.port = port;
+    stack.inspectorPort = inspectorPort;
     stack.pid = run.child.pid ?? 0;
     stack.url = `http://127.0.0.1:${port}`;
     await waitForHealth(stack.url, { timeoutMs: readyTimeoutMs, exited: run.exited, tail: run.tail, failed: () => buildFailed });
