@@ -11,8 +11,9 @@ import { JobMessage } from "../schemas/queue";
 import { log } from "../log";
 import { createCodeVerifier } from "./code-verifier";
 import { rowBatcher } from "./row-batcher";
+import { coordinatorBatcher } from "./coordinator-batcher";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
-import { type JobDeps, runJob } from "./job-runner";
+import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
 import { limitedAdapter, positiveInt, retrySettings, secretReader } from "./edge-models";
 import type { PartialLimits } from "./limiter-state";
@@ -75,13 +76,19 @@ function jobDeps(env: Env): JobDeps {
   // Keyed by the config object itself: spec objects are cached per isolate, so one port serves a
   // model for the whole batch without serialising configs (manual answers can be megabytes).
   const ports = new WeakMap<ModelConfig, ModelPort>();
+  const coordinators = new Map<string, CoordinatorPort>();
   return {
     blobs: env.BLOBS,
     db: env.DB,
     // Results finishing close together share one D1 write (bench/throughput: D1 calls were a
     // visible share of the worker's CPU).
     writeResultRow: rowBatcher((rows: ResultRowRecord[]) => upsertResults(env.DB, rows), RESULT_ROW_BATCH),
-    coordinator: (runId) => env.RUNS.getByName(runId),
+    // A batch of jobs shares its calls to each run's coordinator (coordinator-batcher.ts).
+    coordinator: (runId) => {
+      let port = coordinators.get(runId);
+      if (!port) coordinators.set(runId, (port = coordinatorBatcher(env.RUNS.getByName(runId))));
+      return port;
+    },
     portFor: (model: ModelConfig, limits?: PartialLimits) => {
       let port = ports.get(model);
       if (!port) ports.set(model, (port = limitedAdapter(env, model, limits)));

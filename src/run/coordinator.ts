@@ -16,6 +16,7 @@ import type { Verdict } from "../pipeline/verdict";
 import { pairTraits, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, type UsageGroup, type UsageRow } from "./cost";
 import { sendJobs } from "./job-queues";
+import type { CoordinatorOp, CoordinatorOpResult } from "./coordinator-batcher";
 
 export interface InitRun {
   run_id: string;
@@ -75,6 +76,13 @@ const LEASE_MS = 5 * 60_000;
 
 export class RunCoordinator extends DurableObject<Env> {
   private sql: SqlStorage;
+  /**
+   * In-memory mirrors of rows only this object writes, loaded on first use (a restarted object
+   * starts empty and reloads): every claim and record reads the budget and the run's flags, and
+   * each finished job asks whether any is still open — as SQL that was most of a record's cost.
+   */
+  private metaCache: Map<string, string> | undefined;
+  private openJobCount: number | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -101,7 +109,7 @@ export class RunCoordinator extends DurableObject<Env> {
   async init(run: InitRun): Promise<void> {
     if (this.meta("run_id")) return;
     const now = Date.now();
-    this.ctx.storage.transactionSync(() => {
+    this.transaction(() => {
       this.setMeta("run_id", run.run_id);
       this.setMeta("answering_ids", JSON.stringify(run.answering_ids));
       this.setMeta("parsing_ids", JSON.stringify(run.parsing_ids));
@@ -112,6 +120,7 @@ export class RunCoordinator extends DurableObject<Env> {
         this.sql.exec("INSERT INTO jobs (job_id, state, attempts, updated_at) VALUES (?, 'pending', 0, ?)", id, now);
       }
     });
+    this.openJobCount = undefined;
     await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
   }
 
@@ -126,7 +135,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const now = Date.now();
     // The budget check every job makes before its first model call: once spent, nothing starts.
     if (this.budgetSpent()) {
-      this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ?", now, jobId);
+      this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? RETURNING 1", now, jobId));
       await this.finishIfDone();
       return { kind: "finished", state: "skipped" };
     }
@@ -135,10 +144,14 @@ export class RunCoordinator extends DurableObject<Env> {
     }
     const attempts = job.attempts + 1;
     this.sql.exec("UPDATE jobs SET state = 'running', attempts = ?, updated_at = ? WHERE job_id = ?", attempts, now, jobId);
-    const recorded = this.sql
-      .exec<{ result_id: string }>("SELECT result_id FROM results WHERE job_id = ?", jobId)
-      .toArray()
-      .map((r) => r.result_id);
+    // Results are recorded only under a claim, so a first claim has none to look for.
+    const recorded =
+      attempts > 1
+        ? this.sql
+            .exec<{ result_id: string }>("SELECT result_id FROM results WHERE job_id = ?", jobId)
+            .toArray()
+            .map((r) => r.result_id)
+        : [];
     if (this.meta("started") === "0") {
       this.setMeta("started", "1");
       await this.syncD1Status("running", null);
@@ -156,13 +169,16 @@ export class RunCoordinator extends DurableObject<Env> {
    * marks its job done in the same call (the job's last result: one round trip instead of two).
    */
   async record(result: RecordedResult, opts: { completesJob?: boolean } = {}): Promise<void> {
-    this.ctx.storage.transactionSync(() => this.insertResult(result));
+    this.transaction(() => this.insertResult(result, !opts.completesJob));
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
-    if (this.budgetSpent()) this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending'", Date.now());
+    if (this.budgetSpent()) {
+      this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", Date.now()));
+    }
     if (opts.completesJob) await this.finishJob(result.job_id, "done");
   }
 
-  private insertResult(result: RecordedResult): void {
+  /** `renewLease`: a result that does not finish its job renews the job's lease (finishing stamps it anyway). */
+  private insertResult(result: RecordedResult, renewLease: boolean): void {
     this.sql.exec(
       `INSERT INTO results (result_id, job_id, answering_id, parsing_id, verdict) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(result_id) DO NOTHING`,
@@ -193,7 +209,7 @@ export class RunCoordinator extends DurableObject<Env> {
         result.result_id, t.trait, result.answering_id, result.parsing_id, t.score, t.pass === null ? null : Number(t.pass), Number(t.errored),
       );
     }
-    this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", Date.now(), result.job_id);
+    if (renewLease) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", Date.now(), result.job_id);
   }
 
   /**
@@ -202,6 +218,29 @@ export class RunCoordinator extends DurableObject<Env> {
    */
   async saveAnswer(jobId: string, answer: string): Promise<void> {
     this.sql.exec("INSERT INTO answers (job_id, answer) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET answer = excluded.answer", jobId, answer);
+  }
+
+  /**
+   * Several consumers' operations in one call (coordinator-batcher.ts), applied in order; each gets
+   * its own outcome, so one that fails does not fail the others.
+   */
+  async applyBatch(ops: CoordinatorOp[]): Promise<CoordinatorOpResult[]> {
+    const out: CoordinatorOpResult[] = [];
+    for (const op of ops) {
+      try {
+        if (op.op === "claim") out.push({ ok: true, claim: await this.claim(op.job_id) });
+        else if (op.op === "saveAnswer") {
+          await this.saveAnswer(op.job_id, op.answer);
+          out.push({ ok: true });
+        } else {
+          await this.record(op.result, { completesJob: op.completesJob });
+          out.push({ ok: true });
+        }
+      } catch (err) {
+        out.push({ ok: false, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return out;
   }
 
   /** The consumer gives a claimed job back (it will be redelivered later). */
@@ -275,19 +314,45 @@ export class RunCoordinator extends DurableObject<Env> {
   /** Callers get nothing back: a snapshot per finished job would re-aggregate the run each time. */
   private async finishJob(jobId: string, state: "done" | "dead"): Promise<void> {
     this.sql.exec("DELETE FROM answers WHERE job_id = ?", jobId);
-    this.sql.exec(
-      "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead', 'skipped')",
-      state,
-      Date.now(),
-      jobId,
+    this.closeJobs(
+      this.sql.exec(
+        "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead', 'skipped') RETURNING 1",
+        state,
+        Date.now(),
+        jobId,
+      ),
     );
     await this.finishIfDone();
   }
 
+  /** A rolled-back transaction may have changed the in-memory mirrors: reload them on next use. */
+  private transaction(fn: () => void): void {
+    try {
+      this.ctx.storage.transactionSync(fn);
+    } catch (err) {
+      this.metaCache = undefined;
+      this.openJobCount = undefined;
+      throw err;
+    }
+  }
+
+  /** Jobs still pending or running; counted once, then kept up to date by `closeJobs`. */
+  private openJobs(): number {
+    this.openJobCount ??= this.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state NOT IN ('done', 'dead', 'skipped')")
+      .one().n;
+    return this.openJobCount;
+  }
+
+  /** Takes an UPDATE … RETURNING that moved open jobs to a final state (one row per job moved). */
+  private closeJobs(moved: SqlStorageCursor<Record<string, SqlStorageValue>>): void {
+    const n = moved.toArray().length;
+    if (this.openJobCount !== undefined) this.openJobCount -= n;
+  }
+
   /** When every job is done, dead or skipped: stamps the end once and mirrors the status to D1. */
   private async finishIfDone(): Promise<void> {
-    const jobs = this.jobCounts();
-    if (jobs.done + jobs.dead + jobs.skipped < jobs.total || this.meta("finished_at")) return;
+    if (this.openJobs() > 0 || this.meta("finished_at")) return;
     const finishedAt = new Date().toISOString();
     this.setMeta("finished_at", finishedAt);
     await this.ctx.storage.deleteAlarm();
@@ -326,10 +391,12 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   private meta(k: string): string | undefined {
-    return this.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", k).toArray()[0]?.v;
+    this.metaCache ??= new Map(this.sql.exec<{ k: string; v: string }>("SELECT k, v FROM meta").toArray().map((r) => [r.k, r.v]));
+    return this.metaCache.get(k);
   }
 
   private setMeta(k: string, v: string): void {
     this.sql.exec("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", k, v);
+    this.metaCache?.set(k, v);
   }
 }

@@ -2,10 +2,10 @@
  * Runs one job (question × answering model × replicate): the answer is produced once and judged
  * by every parsing model, one result each.
  *
- * Checkpoints make redelivery cheap and exact: the answer is saved to R2 before the first judge
- * call, and each result is saved (R2 → D1 → coordinator) before the next judge call. A redelivered
- * job skips recorded results, re-records results that reached R2 but not the coordinator, reuses
- * the saved answer, and so never pays for a call twice.
+ * Checkpoints make redelivery cheap and exact: the answer is checkpointed in the run's coordinator
+ * (while the first judge call runs), and each result is saved (R2 → D1 → coordinator) before the
+ * next judge call. A redelivered job skips recorded results, re-records results that reached R2
+ * but not the coordinator, reuses the saved answer, and so never pays for a call twice.
  *
  * Transient model failures (rate limit, 5xx, timeout, connection) ask the queue to redeliver the
  * job later, until the job's last attempt; then they are recorded as results in Karenina's retry
@@ -114,7 +114,7 @@ async function runClaimedJob(
       await saveLedger(deps.blobs, spec.run_id, job.job_id, ledger);
       return retryLater(deps, claim.attempts, note, retryAfterMs);
     };
-    const answer = await answerFor(spec, job, claim, deps, coordinator, portFor);
+    const { outcome: answer, checkpoint } = await answerFor(spec, job, claim, deps, coordinator, portFor);
     if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !finalAttempt) {
       return handBack(answer.error.reason, answer.error.llm.retryAfterMs);
     }
@@ -146,6 +146,9 @@ async function runClaimedJob(
           workspace: r2Workspace(deps.blobs, workspacePrefix(spec.run_id, job.question.id)),
         },
       );
+      // The checkpoint is needed from here on only if this delivery fails: it has had the judge
+      // call's time to land.
+      await checkpoint;
       if (outcome.retryable && !outcome.retryable.exhausted && !finalAttempt) {
         return handBack(outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
       }
@@ -192,10 +195,14 @@ async function pendingParsers(
 }
 
 /**
- * The job's answer: the checkpoint if there is one, else generated now and checkpointed before any
- * judge call. The checkpoint is a row of the run's coordinator (it comes back with `claim`; a DO
- * write costs a fraction of an R2 put: bench/binding-costs); an answer too large for a row goes to
- * R2. On a first attempt no checkpoint can exist yet, so neither is asked.
+ * The job's answer: the checkpoint if there is one, else generated now and checkpointed. The
+ * checkpoint is a row of the run's coordinator (it comes back with `claim`; a DO write costs a
+ * fraction of an R2 put: bench/binding-costs); an answer too large for a row goes to R2. On a
+ * first attempt no checkpoint can exist yet, so neither is asked.
+ *
+ * The checkpoint write runs alongside the first judge call (it is batched with other jobs' writes
+ * and need not hold up the call); the job waits for it before recording or handing back. A write
+ * that fails only costs a regenerated answer if this delivery fails too, so it is logged, not fatal.
  */
 async function answerFor(
   spec: RunSpec,
@@ -204,20 +211,22 @@ async function answerFor(
   deps: JobDeps,
   coordinator: CoordinatorPort,
   portFor: (m: ModelConfig) => ModelPort,
-): Promise<AnswerOutcome> {
+): Promise<{ outcome: AnswerOutcome; checkpoint: Promise<void> }> {
+  const none = Promise.resolve();
   // Manual answers live in the spec already; there is nothing to save.
-  if (job.answering.interface === "manual") return produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
-  if (claim.answer !== null) return { ok: true, answer: JSON.parse(claim.answer) };
+  if (job.answering.interface === "manual") {
+    return { outcome: await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) }), checkpoint: none };
+  }
+  if (claim.answer !== null) return { outcome: { ok: true, answer: JSON.parse(claim.answer) }, checkpoint: none };
   const key = r2Keys.answerCheckpoint(spec.run_id, job.job_id);
   const inR2 = claim.attempts > 1 ? await deps.blobs.get(key) : null;
-  if (inR2) return { ok: true, answer: await inR2.json() };
+  if (inR2) return { outcome: { ok: true, answer: await inR2.json() }, checkpoint: none };
   const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
-  if (outcome.ok) {
-    const json = JSON.stringify(outcome.answer);
-    if (json.length <= MAX_ANSWER_IN_COORDINATOR) await coordinator.saveAnswer(job.job_id, json);
-    else await deps.blobs.put(key, json);
-  }
-  return outcome;
+  if (!outcome.ok) return { outcome, checkpoint: none };
+  const json = JSON.stringify(outcome.answer);
+  const write = json.length <= MAX_ANSWER_IN_COORDINATOR ? coordinator.saveAnswer(job.job_id, json) : deps.blobs.put(key, json).then(() => undefined);
+  const checkpoint = write.catch((err: unknown) => deps.log.warn("answer_checkpoint_failed", { job_id: job.job_id, error: String(err) }));
+  return { outcome, checkpoint };
 }
 
 /** Durable Object SQLite values hold up to 2 MB; answers longer than this (UTF-16 units) go to R2. */

@@ -15,3 +15,58 @@ describe("RunCoordinator.record with completesJob", () => {
     expect(snap.status).toBe("running");
   });
 });
+
+describe("RunCoordinator finishing", () => {
+  it("stamps finished_at once, when the last open job closes, whichever way each job closed", async () => {
+    const stub = env.RUNS.getByName(`finish-${crypto.randomUUID()}`);
+    await stub.init({ run_id: "r", job_ids: ["j1", "j2", "j3"], answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 3 });
+    await stub.claim("j1");
+    await stub.record({ result_id: "res-1", job_id: "j1", answering_id: "a", parsing_id: "p", verdict: "pass" }, { completesJob: true });
+    await stub.markDead("j2");
+    // Closing an already closed job again does not count twice.
+    await stub.completeJob("j1");
+    await stub.markDead("j2");
+    expect((await stub.snapshot())!.finished_at).toBeNull();
+    await stub.claim("j3");
+    await stub.record({ result_id: "res-3", job_id: "j3", answering_id: "a", parsing_id: "p", verdict: "fail" }, { completesJob: true });
+    const first = (await stub.snapshot())!;
+    expect(first.jobs).toEqual({ total: 3, done: 2, dead: 1, skipped: 0 });
+    expect(first.finished_at).not.toBeNull();
+    await stub.completeJob("j3");
+    expect((await stub.snapshot())!.finished_at).toBe(first.finished_at);
+  });
+
+  it("a later claim of a job gets the results its earlier attempt recorded; a first claim gets none", async () => {
+    const stub = env.RUNS.getByName(`reclaim-${crypto.randomUUID()}`);
+    await stub.init({ run_id: "r", job_ids: ["j1"], answering_ids: ["a"], parsing_ids: ["p1", "p2"], results_per_pair: 1 });
+    expect(await stub.claim("j1")).toMatchObject({ kind: "run", attempts: 1, recorded: [] });
+    await stub.record({ result_id: "res-p1", job_id: "j1", answering_id: "a", parsing_id: "p1", verdict: "pass" });
+    await stub.release("j1");
+    expect(await stub.claim("j1")).toMatchObject({ kind: "run", attempts: 2, recorded: ["res-p1"] });
+  });
+});
+
+describe("RunCoordinator.applyBatch", () => {
+  it("applies each operation in order with its own outcome; one that fails leaves the others and the counts intact", async () => {
+    const stub = env.RUNS.getByName(`batch-${crypto.randomUUID()}`);
+    await stub.init({ run_id: "r", job_ids: ["j1", "j2"], answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 2 });
+    const bad = { result_id: "res-bad", job_id: "j2", answering_id: "a", parsing_id: "p", verdict: null as unknown as "pass" };
+    const out = await stub.applyBatch([
+      { op: "claim", job_id: "j1" },
+      { op: "claim", job_id: "j2" },
+      { op: "saveAnswer", job_id: "j1", answer: '"forty-two"' },
+      { op: "record", result: bad, completesJob: true },
+      { op: "record", result: { result_id: "res-1", job_id: "j1", answering_id: "a", parsing_id: "p", verdict: "pass" }, completesJob: true },
+    ]);
+    expect(out.map((o) => o.ok)).toEqual([true, true, true, false, true]);
+    expect(out[0]).toMatchObject({ claim: { kind: "run", attempts: 1 } });
+    expect(out[3]).toMatchObject({ ok: false, error: expect.stringMatching(/NOT NULL/i) });
+    const snap = (await stub.snapshot())!;
+    expect(snap.jobs).toEqual({ total: 2, done: 1, dead: 0, skipped: 0 });
+    expect(snap.progress.done).toBe(1);
+    expect(snap.finished_at).toBeNull();
+    // The refused record changed nothing: the job is still open and finishes the run when it completes.
+    await stub.record({ result_id: "res-2", job_id: "j2", answering_id: "a", parsing_id: "p", verdict: "fail" }, { completesJob: true });
+    expect((await stub.snapshot())!.finished_at).not.toBeNull();
+  });
+});
