@@ -60,7 +60,7 @@ export async function limitedCall<T>(
   const started = env.now();
   for (;;) {
     const grant = await client.acquire(estimated, started);
-    if (grant.granted) return runLeased(client, grant.lease_id, call);
+    if (grant.granted) return runLeased(client, grant.lease_id, call, env);
     const limit = grant.reason === "concurrency" ? opts.maxQueueMs : opts.maxWaitMs;
     if (env.now() - started + grant.wait_ms > limit) {
       return {
@@ -77,7 +77,7 @@ export async function limitedCall<T>(
   }
 }
 
-async function runLeased<T>(client: LimiterClient, lease_id: string, call: () => Promise<LlmResult<T>>): Promise<LlmResult<T>> {
+async function runLeased<T>(client: LimiterClient, lease_id: string, call: () => Promise<LlmResult<T>>, env: LimitedEnv): Promise<LlmResult<T>> {
   let result: LlmResult<T> | undefined;
   try {
     result = await call();
@@ -92,7 +92,14 @@ async function runLeased<T>(client: LimiterClient, lease_id: string, call: () =>
       if (result.error.retryAfterMs !== undefined) report.retry_after_ms = result.error.retryAfterMs;
     }
     // A limiter that cannot be told is not a reason to lose the call's result; its lease expires.
-    await client.release(report).catch(() => undefined);
+    const released = client.release(report).catch(() => undefined);
+    // The freed slot lets another call start; give its request a turn on the event loop before
+    // this job's follow-up work (parsing, the next stage, saving) queues up in front of it. In
+    // local workerd, where every isolate shares one thread, requests leave only when the thread
+    // runs out of queued work (bench/throughput: a wave of 64 replies delayed the next wave's
+    // requests by ~150 ms, ~100 ms with this yield).
+    await env.sleep(0);
+    await released;
   }
 }
 

@@ -45,6 +45,17 @@ describe("calls through the shared limiter", () => {
     expect(r).toMatchObject({ ok: false, error: { kind: "rate_limit", deferred: true, retryAfterMs: 3_000 } });
   });
 
+  it("sends the release, then yields one turn before the caller's follow-up work runs", async () => {
+    const events: string[] = [];
+    const c: LimiterClient = {
+      acquire: async () => ({ granted: true, lease_id: "l1" }),
+      release: async () => void events.push("release sent"),
+    };
+    const env = { now: () => 0, sleep: async (ms: number) => void events.push(`yield ${ms}`) };
+    await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), env, opts).then(() => events.push("follow-up"));
+    expect(events).toEqual(["release sent", "yield 0", "follow-up"]);
+  });
+
   it("releases the lease even when the call throws", async () => {
     const { c, released } = client([{ granted: true, lease_id: "l9" }]);
     await expect(limitedCall(c, 10, async () => Promise.reject(new Error("boom")), clock(), opts)).rejects.toThrow("boom");
