@@ -11,7 +11,7 @@
 //
 //   node bench/throughput.mjs [--jobs N=400] [--latency-ms L=500] [--cap C=64] [--shards S=4]
 //                             [--batch B=40] [--job-concurrency J=B] [--batch-timeout T=0.1]
-//                             [--timeout S=900] [--dump FILE] [--profile FILE]
+//                             [--timeout S=900] [--dump FILE] [--profile FILE] [--state-dir DIR=/dev/shm]
 // --dump writes the fake's request log (arrival, reply, kind, in flight; no bodies) and t0 as JSON,
 // to see where the slots sat idle. --profile writes a V8 CPU profile of the worker's isolate (open
 // it in Chrome DevTools) and prints the functions with the most self time; sampling slows the
@@ -23,6 +23,7 @@
 // isolate, Durable Object and the D1/R2 simulators share one workerd thread; the bench prints its
 // CPU, the ceiling that remains (production spreads invocations over machines, 6 connections each).
 import fs from "node:fs";
+import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
 import { reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
@@ -47,13 +48,14 @@ function parseArgs(argv) {
     "--timeout": "timeoutS",
     "--dump": "dump",
     "--profile": "profile",
+    "--state-dir": "stateDir",
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const key = flags[flag];
     if (!key) throw new Error(`unknown option ${argv[i]} (use ${Object.keys(flags).join(", ")})`);
     const value = inline ?? argv[++i];
-    if (key === "dump" || key === "profile") {
+    if (key === "dump" || key === "profile" || key === "stateDir") {
       opts[key] = value;
       continue;
     }
@@ -61,7 +63,22 @@ function parseArgs(argv) {
     if (!(opts[key] > 0)) throw new Error(`${flag} needs a number > 0`);
   }
   opts.jobConcurrency ||= opts.batch;
+  opts.stateDir ??= defaultStateDir();
   return opts;
+}
+
+/**
+ * The run's throwaway local state (D1, R2, Durable Object storage) goes on tmpfs where there is one:
+ * the simulators write every R2 object and SQLite page to disk on the worker's own thread, a cost
+ * production's remote R2 and D1 do not put there. `--state-dir` picks another place (e.g. /tmp, disk).
+ */
+function defaultStateDir() {
+  try {
+    fs.accessSync("/dev/shm", fs.constants.W_OK);
+    return "/dev/shm";
+  } catch {
+    return os.tmpdir();
+  }
 }
 
 function buildRun(n, baseUrl) {
@@ -106,6 +123,7 @@ async function main() {
   const stack = await startLocalStack({
     vars: { JOB_CONCURRENCY: String(o.jobConcurrency) },
     jobQueue: { shards: o.shards, batchSize: o.batch, batchTimeoutS: o.batchTimeoutS },
+    stateRoot: o.stateDir,
     say: (m) => console.log(`  ${m}`),
   });
   try {

@@ -206,6 +206,7 @@ function alive(pid) {
  *   their consumers' batch size / timeout
  * @param {number} [opts.port] worker port (default: a free one)
  * @param {string} [opts.persistTo] local state dir (default: a fresh temp dir, deleted on stop)
+ * @param {string} [opts.stateRoot] where that fresh temp dir is made (default: the OS temp dir)
  * @param {number} [opts.readyTimeoutMs]
  * @param {(line: string) => void} [opts.onLog] every wrangler output line (masked)
  * @param {(msg: string) => void} [opts.say] progress lines of the stack itself
@@ -220,7 +221,7 @@ export async function startLocalStack(opts = {}) {
   installExitHandlers();
   const mask = makeMask(Object.values(secrets));
   const ownState = !opts.persistTo;
-  const persistTo = opts.persistTo ?? fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-state-"));
+  const persistTo = opts.persistTo ?? fs.mkdtempSync(path.join(opts.stateRoot ?? os.tmpdir(), "edgeval-state-"));
   const token = secrets.EDGEVAL_API_TOKEN ?? localToken();
 
   /** @type {{ child?: import("node:child_process").ChildProcess, exited?: Promise<unknown>, secretsDir?: string, configFile?: string, stopped?: Promise<void> }} */
