@@ -16,6 +16,7 @@ import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
 import { limitedAdapter, positiveInt, retrySettings, secretReader } from "./edge-models";
+import { poolRegistry } from "./limiter-client";
 import type { PartialLimits } from "./limiter-state";
 
 /**
@@ -77,6 +78,8 @@ function jobDeps(env: Env): JobDeps {
   // model for the whole batch without serialising configs (manual answers can be megabytes).
   const ports = new WeakMap<ModelConfig, ModelPort>();
   const coordinators = new Map<string, CoordinatorPort>();
+  // The batch's calls to each provider key share their leases (src/llm/lease-pool.ts).
+  const pools = poolRegistry(env.LIMITER);
   return {
     blobs: env.BLOBS,
     db: env.DB,
@@ -91,7 +94,7 @@ function jobDeps(env: Env): JobDeps {
     },
     portFor: (model: ModelConfig, limits?: PartialLimits) => {
       let port = ports.get(model);
-      if (!port) ports.set(model, (port = limitedAdapter(env, model, limits)));
+      if (!port) ports.set(model, (port = limitedAdapter(env, model, limits, pools)));
       return port;
     },
     clock: { now: () => Date.now() },

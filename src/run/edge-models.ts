@@ -11,15 +11,18 @@ import type { ModelPort } from "../llm/port";
 import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy } from "../llm/retrying";
 import type { AiBinding } from "../llm/workers-ai";
 import type { ModelConfig } from "../schemas/model-config";
-import { limiterClient } from "./limiter-client";
+import { limiterClient, type poolRegistry } from "./limiter-client";
 import type { PartialLimits } from "./limiter-state";
 
 export const secretReader = (env: Env) => (name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A model's adapter with its calls drawn from the shared limiter (manual models make no calls). */
-export function limitedAdapter(env: Env, model: ModelConfig, limits?: PartialLimits): ModelPort {
+/**
+ * A model's adapter with its calls drawn from the shared limiter (manual models make no calls).
+ * `pools`: the invocation's lease pools (a queue batch passes one; a single request needs none).
+ */
+export function limitedAdapter(env: Env, model: ModelConfig, limits?: PartialLimits, pools?: ReturnType<typeof poolRegistry>): ModelPort {
   const secret = secretReader(env);
   // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
   const port = createModelPort(model, secret, {
@@ -31,7 +34,8 @@ export function limitedAdapter(env: Env, model: ModelConfig, limits?: PartialLim
   if (model.interface === "manual") return port;
   const name = requiredSecretName(model);
   const key = (name === null ? NO_KEY_PLACEHOLDER : secret(name)) ?? "";
-  return limitedPort(port, limiterClient(env.LIMITER, model, key, limits), { sleep, now: Date.now });
+  const client = pools ? pools(model, key, limits) : limiterClient(env.LIMITER, model, key, limits);
+  return limitedPort(port, client, { sleep, now: Date.now });
 }
 
 export function retrySettings(env: Env): { retryPolicy: RetryPolicy; retryEnv: RetryEnv } {

@@ -4,6 +4,7 @@
  * providers limit per key and per model, and the name must never reveal the key.
  */
 import type { LimiterClient } from "../llm/limited";
+import { DEFAULT_LEASE_POOL, leasePool, type SlotSource } from "../llm/lease-pool";
 import type { ResolvedModel } from "../llm/factory";
 import type { ProviderLimiter } from "./provider-limiter";
 import type { PartialLimits } from "./limiter-state";
@@ -28,5 +29,43 @@ export function limiterClient(
       return r.granted ? { granted: true, lease_id: r.lease_id } : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
     },
     release: async (report) => void (await (await get()).release(report)),
+  };
+}
+
+/** The limiter as a source of slots in batches, for one invocation's lease pool. */
+export function slotSource(
+  ns: DurableObjectNamespace<ProviderLimiter>,
+  model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
+  key: string,
+  limits?: PartialLimits,
+): SlotSource {
+  let stub: DurableObjectStub<ProviderLimiter> | undefined;
+  const get = async () => (stub ??= ns.getByName(await limiterName(model, key)));
+  return {
+    acquire: async ({ count, estimatedTokens, since }) => {
+      const r = await (await get()).acquire({ provider: model.interface, estimated_tokens: estimatedTokens, since, count, ...(limits ? { limits } : {}) });
+      return r.granted ? { granted: true, lease_ids: r.lease_ids } : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
+    },
+    release: async (report) => void (await (await get()).release(report)),
+  };
+}
+
+/**
+ * One lease pool per limiter object for the calls of one invocation (never per isolate: workerd
+ * settles a promise only in the request that made it). Models with the same key and model name
+ * share their pool, as they share the object.
+ */
+export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>) {
+  const pools = new Map<string, Promise<LimiterClient>>();
+  return (model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, limits?: PartialLimits): LimiterClient => {
+    const pool = limiterName(model, key).then((name) => {
+      let p = pools.get(name);
+      if (!p) pools.set(name, (p = Promise.resolve(leasePool(slotSource(ns, model, key, limits), { now: Date.now, ...DEFAULT_LEASE_POOL }))));
+      return p;
+    });
+    return {
+      acquire: async (tokens, since) => (await pool).acquire(tokens, since),
+      release: async (report) => (await pool).release(report),
+    };
   };
 }

@@ -62,6 +62,11 @@ export interface ReleaseReport {
   retry_after_ms?: number;
   /** Tokens the call actually used (corrects the estimate taken at acquire). */
   tokens_used?: number;
+  /**
+   * Calls made under the lease (default 1): a consumer hands a finished call's lease to its next
+   * waiting call (src/llm/lease-pool.ts), and the calls after the first are charged here.
+   */
+  calls?: number;
 }
 
 interface Lease {
@@ -138,6 +143,8 @@ export class LimiterState {
     const lease = this.leases.get(report.lease_id);
     this.leases.delete(report.lease_id);
     if (lease && report.tokens_used !== undefined) this.tokens -= report.tokens_used - lease.tokens;
+    // Charged after the fact: the bucket may go below zero, which holds back the next grants.
+    if (lease && report.calls !== undefined && report.calls > 1) this.requests -= report.calls - 1;
     if (!report.rate_limited) return;
     if (report.retry_after_ms !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + report.retry_after_ms);
     if (lease && lease.generation < this.generation) {

@@ -19,7 +19,12 @@ export interface AcquireRequest {
   estimated_tokens: number;
   /** When the call first asked (its place in the line survives asking again after a hold). */
   since?: number;
+  /** Slots wanted (a consumer's calls waiting together, src/llm/lease-pool.ts); default 1. */
+  count?: number;
 }
+
+/** A grant carries every lease it gives (`lease_id` is the first). */
+export type AcquireResult = (Extract<Acquire, { granted: true }> & { lease_ids: string[] }) | Extract<Acquire, { granted: false }>;
 
 export interface LimiterView {
   in_flight: number;
@@ -36,7 +41,8 @@ const HOLD_MS = 2_000;
 interface Waiter {
   tokens: number;
   since: number;
-  grant: (r: Acquire) => void;
+  count: number;
+  grant: (r: AcquireResult) => void;
 }
 
 export class ProviderLimiter extends DurableObject<Env> {
@@ -44,17 +50,31 @@ export class ProviderLimiter extends DurableObject<Env> {
   /** Ordered by when each call first asked: a freed slot goes to the longest waiter, never to a newcomer. */
   private line: Waiter[] = [];
 
-  async acquire(req: AcquireRequest): Promise<Acquire> {
+  async acquire(req: AcquireRequest): Promise<AcquireResult> {
     const limits = { ...(PROVIDER_DEFAULTS[req.provider] ?? PROVIDER_DEFAULTS.openai_compatible!), ...req.limits };
     if (!this.state) this.state = new LimiterState(limits, Date.now());
     else if (req.limits) this.state.setLimits(limits);
+    const count = Math.max(1, Math.floor(req.count ?? 1));
     // Slots freed without a release (expired leases, raised limits) go to the line first.
     this.serveLine();
     if (this.line.length === 0) {
-      const r = this.state.acquire(Date.now(), req.estimated_tokens);
+      const r = this.take(req.estimated_tokens, count);
       if (r.granted || r.reason !== "concurrency") return r;
     }
-    return this.waitInLine(req.estimated_tokens, req.since ?? Date.now());
+    return this.waitInLine(req.estimated_tokens, req.since ?? Date.now(), count);
+  }
+
+  /** Up to `count` leases now; a refusal only if not even one is free. */
+  private take(tokens: number, count: number): AcquireResult {
+    const first = this.state!.acquire(Date.now(), tokens);
+    if (!first.granted) return first;
+    const lease_ids = [first.lease_id];
+    while (lease_ids.length < count) {
+      const more = this.state!.acquire(Date.now(), tokens);
+      if (!more.granted) break;
+      lease_ids.push(more.lease_id);
+    }
+    return { ...first, lease_ids };
   }
 
   async release(report: ReleaseReport): Promise<void> {
@@ -66,7 +86,8 @@ export class ProviderLimiter extends DurableObject<Env> {
    * rate bucket) goes to everyone waiting, who then wait as it says. */
   private serveLine(): void {
     while (this.state && this.line.length > 0) {
-      const r = this.state.acquire(Date.now(), this.line[0]!.tokens);
+      const head = this.line[0]!;
+      const r = this.take(head.tokens, head.count);
       if (!r.granted && r.reason === "concurrency") return;
       if (r.granted) this.line.shift()!.grant(r);
       else for (const w of this.line.splice(0)) w.grant(r);
@@ -75,11 +96,12 @@ export class ProviderLimiter extends DurableObject<Env> {
 
   /** Resolves with a lease when one is handed over, or with a short wait after HOLD_MS (a lease
    * may expire without a release; the caller asks again). */
-  private waitInLine(tokens: number, since: number): Promise<Acquire> {
+  private waitInLine(tokens: number, since: number, count: number): Promise<AcquireResult> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         tokens,
         since,
+        count,
         grant: (r) => {
           clearTimeout(timer);
           resolve(r);

@@ -32,6 +32,21 @@ describe("ProviderLimiter line", () => {
     expect(order).toEqual(["waiter", "newcomer"]);
   });
 
+  it("grants a caller asking for several slots as many as are free, and a waiting one what frees up", async () => {
+    const limiter = env.LIMITER.getByName(`line-count-${crypto.randomUUID()}`);
+    const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 3 } };
+    const batch = await limiter.acquire({ ...req, count: 5 });
+    expect(batch).toMatchObject({ granted: true });
+    const ids = (batch as { lease_ids: string[] }).lease_ids;
+    expect(ids).toHaveLength(3); // the cap, not the 5 asked for
+    expect((batch as { lease_id: string }).lease_id).toBe(ids[0]);
+    const waiting = limiter.acquire({ ...req, count: 2 });
+    await tick(30);
+    await limiter.release({ lease_id: ids[0]! });
+    expect(await waiting).toMatchObject({ granted: true, lease_ids: [expect.any(String)] });
+    expect((await limiter.view())!.in_flight).toBe(3);
+  });
+
   it("gives everyone waiting the retry-after of a 429 instead of a slot", async () => {
     const limiter = env.LIMITER.getByName(`line-429-${crypto.randomUUID()}`);
     const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 1 } };

@@ -33,6 +33,13 @@ describe("provider limiter state", () => {
     expect(s.acquire(30_000, 10).granted).toBe(true);
   });
 
+  it("charges the requests bucket for every call a handed-on lease made, at its release", () => {
+    const s = new LimiterState({ rpm: 3, tpm: 1_000_000, concurrency: 10 }, 0, tuning);
+    const id = grant(s, 0);
+    s.release(0, { lease_id: id, calls: 3 }); // one grant, three calls: the bucket is now spent
+    expect(s.acquire(0, 10)).toEqual({ granted: false, wait_ms: 20_000, reason: "rate" });
+  });
+
   it("holds calls back on the tokens-per-minute bucket and charges actual usage at release", () => {
     const s = new LimiterState({ rpm: 1_000, tpm: 1_000, concurrency: 10 }, 0, tuning);
     const id = grant(s, 0, 100);

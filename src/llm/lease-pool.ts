@@ -1,0 +1,139 @@
+/**
+ * The calls of one consumer invocation to one provider key share their limiter leases: a call that
+ * finishes hands its slot straight to the next call waiting in the same invocation, and only the
+ * first waiter in line asks the shared limiter (for as many slots as there are waiters). Without
+ * it every call made two round trips to the key's one Durable Object, and a released slot reached
+ * the next caller through that object; with it, a busy invocation talks to the object about once
+ * per slot it takes or gives back (bench/throughput).
+ *
+ * What keeps the shared budget honest:
+ * - A lease handed on counts its calls and tokens; the release that finally returns it reports
+ *   them, and the limiter charges its request and token buckets for every call made under it.
+ * - A 429 is never handed on: its release goes to the limiter at once (the allowance shrinks, a
+ *   retry-after blocks the key), and the pool stops handing slots on until the limiter grants it
+ *   a new one — the slots it holds drain back to the limiter, which decides how many may run.
+ * - A lease is handed on only while younger than `maxChainMs`, well inside the limiter's lease
+ *   expiry, so the limiter never reclaims a slot that is still in use.
+ * - Slots the limiter grants when no call waits any more (the waiters got handed-on slots) are
+ *   given straight back.
+ */
+import type { LimiterClient, LimiterGrant } from "./limited";
+
+export type LimiterRefusal = Extract<LimiterGrant, { granted: false }>;
+
+/** The shared limiter as the pool sees it: slots in batches, released with what they were used for. */
+export interface SlotSource {
+  acquire(req: { count: number; estimatedTokens: number; since: number }): Promise<{ granted: true; lease_ids: string[] } | LimiterRefusal>;
+  release(report: PooledRelease): Promise<void>;
+}
+
+export interface PooledRelease {
+  lease_id: string;
+  rate_limited?: boolean;
+  retry_after_ms?: number;
+  /** Tokens used by every call made under the lease. */
+  tokens_used?: number;
+  /** Calls made under the lease (1 unless it was handed on). */
+  calls?: number;
+}
+
+export interface LeasePoolOptions {
+  now: () => number;
+  /** Hand a lease on only while it is younger than this (the limiter expires leases after 150 s). */
+  maxChainMs: number;
+}
+
+export const DEFAULT_LEASE_POOL: Omit<LeasePoolOptions, "now"> = { maxChainMs: 60_000 };
+
+interface Waiter {
+  estimatedTokens: number;
+  since: number;
+  resolve: (g: LimiterGrant) => void;
+}
+
+interface Held {
+  grantedAt: number;
+  calls: number;
+  tokens: number;
+}
+
+export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterClient {
+  const waiters: Waiter[] = [];
+  const held = new Map<string, Held>();
+  let asking = false;
+  /** Set by a 429: slots go back to the limiter until it grants one again. */
+  let draining = false;
+
+  const giveBack = (lease_id: string, h: Held | undefined, extra: Omit<PooledRelease, "lease_id" | "calls" | "tokens_used"> = {}) => {
+    held.delete(lease_id);
+    const report: PooledRelease = { lease_id, ...extra };
+    if (h && h.calls > 0) {
+      report.calls = h.calls;
+      if (h.tokens > 0) report.tokens_used = h.tokens;
+    }
+    // A limiter that cannot be told is not a reason to fail a call; its lease expires.
+    return source.release(report).catch(() => undefined);
+  };
+
+  const ask = () => {
+    if (asking || waiters.length === 0) return;
+    asking = true;
+    const head = waiters[0]!;
+    source.acquire({ count: waiters.length, estimatedTokens: head.estimatedTokens, since: head.since }).then(
+      (r) => {
+        asking = false;
+        if (r.granted) {
+          draining = false;
+          for (const lease_id of r.lease_ids) {
+            const w = waiters.shift();
+            if (!w) {
+              void giveBack(lease_id, undefined);
+              continue;
+            }
+            held.set(lease_id, { grantedAt: opts.now(), calls: 0, tokens: 0 });
+            w.resolve({ granted: true, lease_id });
+          }
+        } else {
+          // Every waiter hears the refusal and decides for itself (wait in place or hand the job back).
+          for (const w of waiters.splice(0)) w.resolve(r);
+        }
+        ask();
+      },
+      () => {
+        asking = false;
+        // An unreachable limiter: each caller waits a moment and asks again, as after a full line.
+        for (const w of waiters.splice(0)) w.resolve({ granted: false, wait_ms: 50, reason: "concurrency" });
+      },
+    );
+  };
+
+  return {
+    acquire(estimatedTokens, since) {
+      return new Promise<LimiterGrant>((resolve) => {
+        const w: Waiter = { estimatedTokens, since: since ?? opts.now(), resolve };
+        // Ordered by when each call first asked, as the limiter orders its own line.
+        let at = waiters.length;
+        while (at > 0 && waiters[at - 1]!.since > w.since) at -= 1;
+        waiters.splice(at, 0, w);
+        ask();
+      });
+    },
+
+    async release(report) {
+      const h = held.get(report.lease_id);
+      if (h) {
+        h.calls += 1;
+        h.tokens += report.tokens_used ?? 0;
+      }
+      if (report.rate_limited) {
+        draining = true;
+        const extra: Omit<PooledRelease, "lease_id"> = { rate_limited: true };
+        if (report.retry_after_ms !== undefined) extra.retry_after_ms = report.retry_after_ms;
+        return giveBack(report.lease_id, h, extra);
+      }
+      const next = h && !draining && opts.now() - h.grantedAt < opts.maxChainMs ? waiters.shift() : undefined;
+      if (next) return next.resolve({ granted: true, lease_id: report.lease_id });
+      return giveBack(report.lease_id, h);
+    },
+  };
+}

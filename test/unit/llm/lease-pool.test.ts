@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { leasePool, type PooledRelease, type SlotSource } from "../../../src/llm/lease-pool";
+import type { LimiterGrant } from "../../../src/llm/limited";
+
+type SourceReply = Awaited<ReturnType<SlotSource["acquire"]>>;
+
+/** A limiter whose answers the test gives one by one, remembering what it was asked and told. */
+function scriptedSource() {
+  const asks: { count: number; since: number }[] = [];
+  const pending: ((r: SourceReply) => void)[] = [];
+  const released: PooledRelease[] = [];
+  const source: SlotSource = {
+    acquire: (req) => {
+      asks.push({ count: req.count, since: req.since });
+      return new Promise((resolve) => pending.push(resolve));
+    },
+    release: async (r) => void released.push(r),
+  };
+  const answer = async (r: SourceReply) => {
+    pending.shift()!(r);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  return { source, asks, released, answer, waiting: () => pending.length };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+const granted = (...lease_ids: string[]): SourceReply => ({ granted: true, lease_ids });
+
+function track(p: Promise<LimiterGrant>) {
+  const box: { grant?: LimiterGrant } = {};
+  void p.then((g) => (box.grant = g));
+  return box;
+}
+
+describe("leasePool", () => {
+  it("asks the limiter once for every waiting call, and hands the leases out in the order calls first asked", async () => {
+    const s = scriptedSource();
+    const pool = leasePool(s.source, { now: () => 100, maxChainMs: 60_000 });
+    const late = track(pool.acquire(10, 50));
+    const early = track(pool.acquire(10, 20));
+    const third = track(pool.acquire(10, 70));
+    expect(s.asks).toEqual([{ count: 1, since: 50 }]); // the first ask was already out; the others wait for it
+    await s.answer(granted("l1"));
+    expect(early.grant).toEqual({ granted: true, lease_id: "l1" });
+    expect(s.asks[1]).toEqual({ count: 2, since: 50 }); // asks again for the two still waiting
+    await s.answer(granted("l2", "l3"));
+    expect(late.grant).toEqual({ granted: true, lease_id: "l2" });
+    expect(third.grant).toEqual({ granted: true, lease_id: "l3" });
+    expect(s.waiting()).toBe(0);
+  });
+
+  it("hands a finished call's lease to the next waiting call without telling the limiter, then reports every call made under it", async () => {
+    const s = scriptedSource();
+    const pool = leasePool(s.source, { now: () => 0, maxChainMs: 60_000 });
+    const first = track(pool.acquire(10, 0));
+    await s.answer(granted("l1"));
+    const second = track(pool.acquire(10, 1)); // asks the limiter: no lease is free in the pool yet
+    expect(s.asks).toHaveLength(2);
+    await pool.release({ lease_id: "l1", tokens_used: 30 });
+    expect(second.grant).toEqual({ granted: true, lease_id: "l1" });
+    expect(s.released).toEqual([]);
+    await pool.release({ lease_id: "l1", tokens_used: 12 });
+    expect(s.released).toEqual([{ lease_id: "l1", calls: 2, tokens_used: 42 }]);
+    // The ask made for the second call comes back with a lease nobody needs now: straight back.
+    await s.answer(granted("l2"));
+    expect(s.released[1]).toEqual({ lease_id: "l2" });
+    expect(first.grant).toEqual({ granted: true, lease_id: "l1" });
+  });
+
+  it("a 429 goes to the limiter at once, and no lease is handed on until the limiter grants one again", async () => {
+    const s = scriptedSource();
+    const pool = leasePool(s.source, { now: () => 0, maxChainMs: 60_000 });
+    track(pool.acquire(10, 0));
+    track(pool.acquire(10, 0));
+    await s.answer(granted("l1", "l2"));
+    const waiting = track(pool.acquire(10, 5));
+    await pool.release({ lease_id: "l1", rate_limited: true, retry_after_ms: 2_000 });
+    expect(s.released).toEqual([{ lease_id: "l1", calls: 1, rate_limited: true, retry_after_ms: 2_000 }]);
+    await pool.release({ lease_id: "l2", tokens_used: 5 });
+    expect(s.released[1]).toEqual({ lease_id: "l2", calls: 1, tokens_used: 5 }); // returned, not handed on
+    expect(waiting.grant).toBeUndefined();
+    await s.answer(granted("l3"));
+    expect(waiting.grant).toEqual({ granted: true, lease_id: "l3" });
+    const next = track(pool.acquire(10, 6));
+    await pool.release({ lease_id: "l3" });
+    expect(next.grant).toEqual({ granted: true, lease_id: "l3" }); // handing on resumed
+  });
+
+  it("every waiting call hears a refusal and can ask again", async () => {
+    const s = scriptedSource();
+    const pool = leasePool(s.source, { now: () => 0, maxChainMs: 60_000 });
+    const a = track(pool.acquire(10, 0));
+    const b = track(pool.acquire(10, 1));
+    await s.answer({ granted: false, wait_ms: 3_000, reason: "blocked" });
+    expect(a.grant).toEqual({ granted: false, wait_ms: 3_000, reason: "blocked" });
+    expect(b.grant).toEqual({ granted: false, wait_ms: 3_000, reason: "blocked" });
+    const again = track(pool.acquire(10, 0));
+    expect(s.asks).toHaveLength(2);
+    await s.answer(granted("l1"));
+    expect(again.grant).toEqual({ granted: true, lease_id: "l1" });
+  });
+
+  it("does not hand on a lease older than maxChainMs: it goes back to the limiter", async () => {
+    const s = scriptedSource();
+    let now = 0;
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 1_000 });
+    track(pool.acquire(10, 0));
+    await s.answer(granted("l1"));
+    const waiting = track(pool.acquire(10, 0));
+    now = 1_000;
+    await pool.release({ lease_id: "l1" });
+    expect(s.released).toEqual([{ lease_id: "l1", calls: 1 }]);
+    expect(waiting.grant).toBeUndefined();
+  });
+
+  it("an unreachable limiter refuses every waiting call briefly instead of leaving it hanging", async () => {
+    const pool = leasePool(
+      { acquire: async () => Promise.reject(new Error("object unreachable")), release: async () => undefined },
+      { now: () => 0, maxChainMs: 60_000 },
+    );
+    const g = await pool.acquire(10, 0);
+    expect(g).toMatchObject({ granted: false, reason: "concurrency" });
+    await settle();
+  });
+});
