@@ -34,7 +34,7 @@ function fakeTarget(answer: (op: CoordinatorOp) => CoordinatorOpResult = (op) =>
 
 const result = (job_id: string): RecordedResult => ({ result_id: `r-${job_id}`, job_id, answering_id: "a", parsing_id: "p", verdict: "pass" });
 const flushMicrotasks = () => new Promise((r) => setTimeout(r, 0));
-const settled = <T>(p: Promise<T>) => p.then(() => "resolved", (e: Error) => `rejected: ${e.message}`);
+const settled = (p: Promise<unknown>) => p.then(() => "resolved", (e: Error) => `rejected: ${e.message}`);
 
 describe("coordinatorBatcher", () => {
   it("sends the claims of one turn as one batch and gives each caller its own claim", async () => {
