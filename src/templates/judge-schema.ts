@@ -33,16 +33,32 @@ export function judgeVisibleFields(template: AnswerTemplate): TemplateField[] {
 /**
  * Memoised per template object: a job builds it in up to three stages (guards, parsing, deep
  * judgment), and building the zod schema costs far more than verifying an answer (bench/templates).
+ * Also per judge-visible content: templates that differ only in ground truth, primitives or
+ * weights (a benchmark's questions often share one shape) share one schema, and zod's first-parse
+ * setup is paid once (bench/throughput: building and first-parsing a schema was ~1 ms of a job).
  * Callers must not mutate the returned objects; they are shared.
  */
 const BUILT = new WeakMap<AnswerTemplate, JudgeSchema>();
+const BY_SHAPE = new Map<string, JudgeSchema>();
+const BY_SHAPE_LIMIT = 256;
 
 export function buildJudgeSchema(template: AnswerTemplate): JudgeSchema {
   let built = BUILT.get(template);
-  if (!built) {
+  if (built) return built;
+  const shape = JSON.stringify([
+    template.class_name ?? null,
+    judgeVisibleFields(template).map((f) => [f.name, f.type, f.literal_values ?? null, f.description]),
+  ]);
+  built = BY_SHAPE.get(shape);
+  if (built) {
+    // Most recently used last, so the oldest shape is the one dropped.
+    BY_SHAPE.delete(shape);
+  } else {
     built = buildUncached(template);
-    BUILT.set(template, built);
+    if (BY_SHAPE.size >= BY_SHAPE_LIMIT) BY_SHAPE.delete(BY_SHAPE.keys().next().value!);
   }
+  BY_SHAPE.set(shape, built);
+  BUILT.set(template, built);
   return built;
 }
 

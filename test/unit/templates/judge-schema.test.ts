@@ -91,4 +91,21 @@ describe("judge schema reuse", () => {
     expect(buildJudgeSchema(asStr).schema.safeParse({ x: "3" }).data).toEqual({ x: "3" });
     expect(buildJudgeSchema(asStr).schema.safeParse({ x: 3 }).success).toBe(false);
   });
+
+  it("is shared by templates that differ only in what the judge never sees, and only by those", () => {
+    const field = { name: "gene", type: "str", description: "The gene symbol", verify_with: { type: "ExactMatch" } };
+    const a = parseOk(AnswerTemplate, { fields: [{ ...field, ground_truth: "BCL2" }] });
+    const b = parseOk(AnswerTemplate, { fields: [{ ...field, ground_truth: "TP53", weight: 2 }] });
+    expect(buildJudgeSchema(a)).toBe(buildJudgeSchema(b));
+    for (const other of [
+      { ...field, description: "The gene's symbol" },
+      { ...field, name: "symbol" },
+      { ...field, type: "literal", literal_values: ["BCL2", "TP53"] },
+    ]) {
+      expect(buildJudgeSchema(parseOk(AnswerTemplate, { fields: [{ ...other, ground_truth: "BCL2" }] }))).not.toBe(buildJudgeSchema(a));
+    }
+    const titled = parseOk(AnswerTemplate, { class_name: "GeneAnswer", fields: [{ ...field, ground_truth: "BCL2" }] });
+    expect(buildJudgeSchema(titled).jsonSchema.title).toBe("GeneAnswer");
+    expect(buildJudgeSchema(a).jsonSchema.title).toBe("Answer");
+  });
 });
