@@ -12,6 +12,9 @@
  * - A 429 is never handed on: its release goes to the limiter at once (the allowance shrinks, a
  *   retry-after blocks the key), and the pool stops handing slots on until the limiter grants it
  *   a new one — the slots it holds drain back to the limiter, which decides how many may run.
+ * - A lease is handed on only to a call that asked before the limiter granted the lease, so the
+ *   calls of other consumers that have waited longer in the limiter's line are not passed over
+ *   (a consumer's later calls, e.g. the judge calls after its answers, queue behind them).
  * - A lease is handed on only while younger than `maxChainMs`, well inside the limiter's lease
  *   expiry, so the limiter never reclaims a slot that is still in use.
  * - Slots the limiter grants when no call waits any more (the waiters got handed-on slots) are
@@ -131,8 +134,14 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
         if (report.retry_after_ms !== undefined) extra.retry_after_ms = report.retry_after_ms;
         return giveBack(report.lease_id, h, extra);
       }
-      const next = h && !draining && opts.now() - h.grantedAt < opts.maxChainMs ? waiters.shift() : undefined;
-      if (next) return next.resolve({ granted: true, lease_id: report.lease_id });
+      // Handed on only to a call that asked before the limiter granted this lease: a call that
+      // asked later may have been overtaken by older calls of other consumers waiting in the
+      // limiter's line, which gets the slot instead (first asked, first served across the key).
+      const head = waiters[0];
+      if (h && head && !draining && head.since <= h.grantedAt && opts.now() - h.grantedAt < opts.maxChainMs) {
+        waiters.shift();
+        return head.resolve({ granted: true, lease_id: report.lease_id });
+      }
       return giveBack(report.lease_id, h);
     },
   };

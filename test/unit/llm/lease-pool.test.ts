@@ -51,10 +51,12 @@ describe("leasePool", () => {
 
   it("hands a finished call's lease to the next waiting call without telling the limiter, then reports every call made under it", async () => {
     const s = scriptedSource();
-    const pool = leasePool(s.source, { now: () => 0, maxChainMs: 60_000 });
+    let now = 0;
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000 });
     const first = track(pool.acquire(10, 0));
+    const second = track(pool.acquire(10, 1)); // waits: the first ask is out
+    now = 10;
     await s.answer(granted("l1"));
-    const second = track(pool.acquire(10, 1)); // asks the limiter: no lease is free in the pool yet
     expect(s.asks).toHaveLength(2);
     await pool.release({ lease_id: "l1", tokens_used: 30 });
     expect(second.grant).toEqual({ granted: true, lease_id: "l1" });
@@ -69,9 +71,11 @@ describe("leasePool", () => {
 
   it("a 429 goes to the limiter at once, and no lease is handed on until the limiter grants one again", async () => {
     const s = scriptedSource();
-    const pool = leasePool(s.source, { now: () => 0, maxChainMs: 60_000 });
+    let now = 0;
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000 });
     track(pool.acquire(10, 0));
     track(pool.acquire(10, 0));
+    now = 10;
     await s.answer(granted("l1", "l2"));
     const waiting = track(pool.acquire(10, 5));
     await pool.release({ lease_id: "l1", rate_limited: true, retry_after_ms: 2_000 });
@@ -84,6 +88,22 @@ describe("leasePool", () => {
     const next = track(pool.acquire(10, 6));
     await pool.release({ lease_id: "l3" });
     expect(next.grant).toEqual({ granted: true, lease_id: "l3" }); // handing on resumed
+  });
+
+  it("does not hand a lease to a call that asked after the limiter granted it: older calls elsewhere come first", async () => {
+    const s = scriptedSource();
+    let now = 0;
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000 });
+    const answer = track(pool.acquire(10, 0));
+    now = 10;
+    await s.answer(granted("l1"));
+    expect(answer.grant).toEqual({ granted: true, lease_id: "l1" });
+    now = 500;
+    const judge = track(pool.acquire(10, 500)); // this job's next call, asked after l1 was granted
+    await pool.release({ lease_id: "l1", tokens_used: 7 });
+    expect(judge.grant).toBeUndefined();
+    expect(s.released).toEqual([{ lease_id: "l1", calls: 1, tokens_used: 7 }]);
+    expect(s.asks.at(-1)).toEqual({ count: 1, since: 500 }); // it waits in the limiter's line instead
   });
 
   it("every waiting call hears a refusal and can ask again", async () => {
