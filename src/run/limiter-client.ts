@@ -15,20 +15,20 @@ export async function limiterName(model: Pick<ResolvedModel, "interface" | "base
   return Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** One call, one lease: the limiter as a /v1/judge request (no batch to share leases with) uses it. */
 export function limiterClient(
   ns: DurableObjectNamespace<ProviderLimiter>,
   model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
   key: string,
   limits?: PartialLimits,
 ): LimiterClient {
-  let stub: DurableObjectStub<ProviderLimiter> | undefined;
-  const get = async () => (stub ??= ns.getByName(await limiterName(model, key)));
+  const source = slotSource(ns, model, key, limits);
   return {
-    acquire: async (estimated_tokens, since) => {
-      const r = await (await get()).acquire({ provider: model.interface, estimated_tokens, ...(since !== undefined ? { since } : {}), ...(limits ? { limits } : {}) });
-      return r.granted ? { granted: true, lease_id: r.lease_id } : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
+    acquire: async (estimatedTokens, since) => {
+      const r = await source.acquire({ count: 1, estimatedTokens, since: since ?? Date.now() });
+      return r.granted ? { granted: true, lease_id: r.lease_ids[0]! } : r;
     },
-    release: async (report) => void (await (await get()).release(report)),
+    release: (report) => source.release(report),
   };
 }
 
@@ -56,11 +56,11 @@ export function slotSource(
  * share their pool, as they share the object.
  */
 export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>) {
-  const pools = new Map<string, Promise<LimiterClient>>();
+  const pools = new Map<string, LimiterClient>();
   return (model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, limits?: PartialLimits): LimiterClient => {
     const pool = limiterName(model, key).then((name) => {
       let p = pools.get(name);
-      if (!p) pools.set(name, (p = Promise.resolve(leasePool(slotSource(ns, model, key, limits), { now: Date.now, ...DEFAULT_LEASE_POOL }))));
+      if (!p) pools.set(name, (p = leasePool(slotSource(ns, model, key, limits), { now: Date.now, ...DEFAULT_LEASE_POOL })));
       return p;
     });
     return {
