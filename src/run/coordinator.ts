@@ -16,6 +16,7 @@ import type { Verdict } from "../pipeline/verdict";
 import { pairTraits, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, type UsageGroup, type UsageRow } from "./cost";
 import { sendJobs } from "./job-queues";
+import { COORDINATOR_TABLES } from "./coordinator-tables";
 import type { CoordinatorOp, CoordinatorOpResult } from "./coordinator-batcher";
 
 export interface InitRun {
@@ -87,22 +88,7 @@ export class RunCoordinator extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS jobs (
-        job_id TEXT PRIMARY KEY, state TEXT NOT NULL, attempts INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS results (
-        result_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL,
-        parsing_id TEXT NOT NULL, verdict TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS usage_rows (
-        key TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
-        stage TEXT NOT NULL, model TEXT NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
-        cost_usd REAL);
-      CREATE TABLE IF NOT EXISTS answers (job_id TEXT PRIMARY KEY, answer TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS trait_rows (
-        result_id TEXT NOT NULL, trait TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
-        score REAL, pass INTEGER, errored INTEGER NOT NULL, PRIMARY KEY (result_id, trait));
-    `);
+    this.sql.exec(COORDINATOR_TABLES);
   }
 
   /** Idempotent: a second init of the same run changes nothing. */

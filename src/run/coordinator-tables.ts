@@ -1,0 +1,21 @@
+/**
+ * The run coordinator's own SQLite tables (one Durable Object per run): job states, the results
+ * and usage rows recorded once each, per-trait rows for the aggregates, and answer checkpoints.
+ * Created on every start of the object; IF NOT EXISTS makes that a no-op after the first.
+ */
+export const COORDINATOR_TABLES = `
+  CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS jobs (
+    job_id TEXT PRIMARY KEY, state TEXT NOT NULL, attempts INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS results (
+    result_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL,
+    parsing_id TEXT NOT NULL, verdict TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS usage_rows (
+    key TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
+    stage TEXT NOT NULL, model TEXT NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    cost_usd REAL);
+  CREATE TABLE IF NOT EXISTS answers (job_id TEXT PRIMARY KEY, answer TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS trait_rows (
+    result_id TEXT NOT NULL, trait TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
+    score REAL, pass INTEGER, errored INTEGER NOT NULL, PRIMARY KEY (result_id, trait));
+`;
