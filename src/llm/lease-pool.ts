@@ -15,8 +15,8 @@
  * - A lease is handed on only to a call that asked before the limiter granted the lease, so the
  *   calls of other consumers that have waited longer in the limiter's line are not passed over
  *   (a consumer's later calls, e.g. the judge calls after its answers, queue behind them).
- * - A lease is handed on only while younger than `maxChainMs`, well inside the limiter's lease
- *   expiry, so the limiter never reclaims a slot that is still in use.
+ * - A lease is handed on only while younger than `maxChainMs` (the limiter's 150 s lease expiry
+ *   minus the longest call), so the limiter never reclaims a slot that is still in use.
  * - Slots the limiter grants when no call waits any more (the waiters got handed-on slots) are
  *   given straight back.
  */
@@ -42,11 +42,10 @@ export interface PooledRelease {
 
 export interface LeasePoolOptions {
   now: () => number;
-  /** Hand a lease on only while it is younger than this (the limiter expires leases after 150 s). */
+  /** Hand a lease on only while it is younger than this (the limiter's lease expiry minus the longest call). */
   maxChainMs: number;
 }
 
-export const DEFAULT_LEASE_POOL: Omit<LeasePoolOptions, "now"> = { maxChainMs: 60_000 };
 
 interface Waiter {
   estimatedTokens: number;

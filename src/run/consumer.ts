@@ -15,7 +15,7 @@ import { coordinatorBatcher } from "./coordinator-batcher";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
-import { limitedAdapter, positiveInt, retrySettings, secretReader } from "./edge-models";
+import { limitedAdapter, modelTimeoutMs, positiveInt, retrySettings, secretReader } from "./edge-models";
 import { poolRegistry } from "./limiter-client";
 import type { PartialLimits } from "./limiter-state";
 
@@ -79,7 +79,7 @@ function jobDeps(env: Env): JobDeps {
   const ports = new WeakMap<ModelConfig, ModelPort>();
   const coordinators = new Map<string, CoordinatorPort>();
   // The batch's calls to each provider key share their leases (src/llm/lease-pool.ts).
-  const pools = poolRegistry(env.LIMITER);
+  const pools = poolRegistry(env.LIMITER, { modelTimeoutMs: modelTimeoutMs(env) });
   return {
     blobs: env.BLOBS,
     db: env.DB,

@@ -26,7 +26,7 @@ export function limitedAdapter(env: Env, model: ModelConfig, limits?: PartialLim
   const secret = secretReader(env);
   // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
   const port = createModelPort(model, secret, {
-    timeoutMs: positiveInt(env.MODEL_TIMEOUT_MS, 120_000),
+    timeoutMs: modelTimeoutMs(env),
     ai: env.AI as AiBinding | undefined,
     // Checked at submit too; here again because a queued spec may predate a change of the var.
     keyOrigins: allowedKeyOrigins(env[KEY_ORIGINS_VAR]),
@@ -37,6 +37,9 @@ export function limitedAdapter(env: Env, model: ModelConfig, limits?: PartialLim
   const client = pools ? pools(model, key, limits) : limiterClient(env.LIMITER, model, key, limits);
   return limitedPort(port, client, { sleep, now: Date.now });
 }
+
+/** How long one model call may take (MODEL_TIMEOUT_MS, default 120 s). */
+export const modelTimeoutMs = (env: Env) => positiveInt(env.MODEL_TIMEOUT_MS, 120_000);
 
 export function retrySettings(env: Env): { retryPolicy: RetryPolicy; retryEnv: RetryEnv } {
   return {

@@ -4,10 +4,10 @@
  * providers limit per key and per model, and the name must never reveal the key.
  */
 import type { LimiterClient } from "../llm/limited";
-import { DEFAULT_LEASE_POOL, leasePool, type SlotSource } from "../llm/lease-pool";
+import { leasePool, type SlotSource } from "../llm/lease-pool";
 import type { ResolvedModel } from "../llm/factory";
 import type { ProviderLimiter } from "./provider-limiter";
-import type { PartialLimits } from "./limiter-state";
+import { DEFAULT_TUNING, type PartialLimits } from "./limiter-state";
 
 export async function limiterName(model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string): Promise<string> {
   const text = JSON.stringify([model.interface, model.base_url ?? "", key, model.model_name]);
@@ -55,12 +55,15 @@ export function slotSource(
  * settles a promise only in the request that made it). Models with the same key and model name
  * share their pool, as they share the object.
  */
-export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>) {
+export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: { modelTimeoutMs: number }) {
+  // A lease handed on must come back before the limiter expires it, even if its last call runs
+  // to the timeout (5 s spare for the round trips).
+  const maxChainMs = Math.max(0, DEFAULT_TUNING.leaseMs - opts.modelTimeoutMs - 5_000);
   const pools = new Map<string, LimiterClient>();
   return (model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, limits?: PartialLimits): LimiterClient => {
     const pool = limiterName(model, key).then((name) => {
       let p = pools.get(name);
-      if (!p) pools.set(name, (p = leasePool(slotSource(ns, model, key, limits), { now: Date.now, ...DEFAULT_LEASE_POOL })));
+      if (!p) pools.set(name, (p = leasePool(slotSource(ns, model, key, limits), { now: Date.now, maxChainMs })));
       return p;
     });
     return {
