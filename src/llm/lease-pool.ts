@@ -7,8 +7,10 @@
  * per slot it takes or gives back (bench/throughput).
  *
  * What keeps the shared budget honest:
- * - A lease handed on counts its calls and tokens; the release that finally returns it reports
- *   them, and the limiter charges its request and token buckets for every call made under it.
+ * - A lease is handed on only as many times as the limiter let it prepay from its request and
+ *   token buckets when granting it (`prepay`, as far as the buckets held); with the buckets low
+ *   there is nothing prepaid, and every call asks the limiter. The release that returns a lease
+ *   reports its calls and tokens: unused prepaid calls are refunded, tokens corrected to use.
  * - A 429 is never handed on: its release goes to the limiter at once (the allowance shrinks, a
  *   retry-after blocks the key), and the pool stops handing slots on until the limiter grants it
  *   a new one — the slots it holds drain back to the limiter, which decides how many may run.
@@ -26,7 +28,13 @@ export type LimiterRefusal = Extract<LimiterGrant, { granted: false }>;
 
 /** The shared limiter as the pool sees it: slots in batches, released with what they were used for. */
 export interface SlotSource {
-  acquire(req: { count: number; estimatedTokens: number; since: number }): Promise<{ granted: true; lease_ids: string[] } | LimiterRefusal>;
+  /** `prepay`: calls per lease to pay for now, so the lease can be handed on that many times. */
+  acquire(req: {
+    count: number;
+    estimatedTokens: number;
+    since: number;
+    prepay: number;
+  }): Promise<{ granted: true; lease_ids: string[]; prepaid_calls: number[] } | LimiterRefusal>;
   release(report: PooledRelease): Promise<void>;
 }
 
@@ -42,6 +50,8 @@ export interface PooledRelease {
 
 export interface LeasePoolOptions {
   now: () => number;
+  /** Calls per lease to prepay, i.e. how many times a lease may be handed on. */
+  prepay: number;
   /** Hand a lease on only while it is younger than this (the limiter's lease expiry minus the longest call). */
   maxChainMs: number;
 }
@@ -57,6 +67,8 @@ interface Held {
   grantedAt: number;
   calls: number;
   tokens: number;
+  /** Prepaid calls left: how many more times the lease may be handed on. */
+  handOns: number;
 }
 
 export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterClient {
@@ -81,18 +93,18 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
     if (asking || waiters.length === 0) return;
     asking = true;
     const head = waiters[0]!;
-    source.acquire({ count: waiters.length, estimatedTokens: head.estimatedTokens, since: head.since }).then(
+    source.acquire({ count: waiters.length, estimatedTokens: head.estimatedTokens, since: head.since, prepay: opts.prepay }).then(
       (r) => {
         asking = false;
         if (r.granted) {
           draining = false;
-          for (const lease_id of r.lease_ids) {
+          for (const [i, lease_id] of r.lease_ids.entries()) {
             const w = waiters.shift();
             if (!w) {
               void giveBack(lease_id, undefined);
               continue;
             }
-            held.set(lease_id, { grantedAt: opts.now(), calls: 0, tokens: 0 });
+            held.set(lease_id, { grantedAt: opts.now(), calls: 0, tokens: 0, handOns: r.prepaid_calls[i] ?? 0 });
             w.resolve({ granted: true, lease_id });
           }
         } else {
@@ -137,7 +149,8 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
       // asked later may have been overtaken by older calls of other consumers waiting in the
       // limiter's line, which gets the slot instead (first asked, first served across the key).
       const head = waiters[0];
-      if (h && head && !draining && head.since <= h.grantedAt && opts.now() - h.grantedAt < opts.maxChainMs) {
+      if (h && head && h.handOns > 0 && !draining && head.since <= h.grantedAt && opts.now() - h.grantedAt < opts.maxChainMs) {
+        h.handOns -= 1;
         waiters.shift();
         return head.resolve({ granted: true, lease_id: report.lease_id });
       }

@@ -25,7 +25,7 @@ export function limiterClient(
   const source = slotSource(ns, model, key, limits);
   return {
     acquire: async (estimatedTokens, since) => {
-      const r = await source.acquire({ count: 1, estimatedTokens, since: since ?? Date.now() });
+      const r = await source.acquire({ count: 1, estimatedTokens, since: since ?? Date.now(), prepay: 0 });
       return r.granted ? { granted: true, lease_id: r.lease_ids[0]! } : r;
     },
     release: (report) => source.release(report),
@@ -42,9 +42,9 @@ export function slotSource(
   let stub: DurableObjectStub<ProviderLimiter> | undefined;
   const get = async () => (stub ??= ns.getByName(await limiterName(model, key)));
   return {
-    acquire: async ({ count, estimatedTokens, since }) => {
-      const r = await (await get()).acquire({ provider: model.interface, estimated_tokens: estimatedTokens, since, count, ...(limits ? { limits } : {}) });
-      return r.granted ? { granted: true, lease_ids: r.lease_ids } : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
+    acquire: async ({ count, estimatedTokens, since, prepay }) => {
+      const r = await (await get()).acquire({ provider: model.interface, estimated_tokens: estimatedTokens, since, count, prepay, ...(limits ? { limits } : {}) });
+      return r.granted ? { granted: true, lease_ids: r.lease_ids, prepaid_calls: r.prepaid_calls } : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
     },
     release: async (report) => void (await (await get()).release(report)),
   };
@@ -55,6 +55,9 @@ export function slotSource(
  * settles a promise only in the request that made it). Models with the same key and model name
  * share their pool, as they share the object.
  */
+/** How many times a pooled lease may be handed on (each one prepaid from the rate buckets). */
+const HAND_ONS_PER_LEASE = 4;
+
 export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: { modelTimeoutMs: number }) {
   // A lease handed on must come back before the limiter expires it, even if its last call runs
   // to the timeout (5 s spare for the round trips).
@@ -63,7 +66,7 @@ export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: 
   return (model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, limits?: PartialLimits): LimiterClient => {
     const pool = limiterName(model, key).then((name) => {
       let p = pools.get(name);
-      if (!p) pools.set(name, (p = leasePool(slotSource(ns, model, key, limits), { now: Date.now, maxChainMs })));
+      if (!p) pools.set(name, (p = leasePool(slotSource(ns, model, key, limits), { now: Date.now, maxChainMs, prepay: HAND_ONS_PER_LEASE })));
       return p;
     });
     return {

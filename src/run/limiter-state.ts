@@ -52,7 +52,8 @@ export const PROVIDER_DEFAULTS: Readonly<Record<string, LimitSettings>> = {
 };
 
 export type Acquire =
-  | { granted: true; lease_id: string; expires_at: number }
+  /** `prepaid`: calls the holder may make after the first under this lease, paid from the buckets now. */
+  | { granted: true; lease_id: string; expires_at: number; prepaid?: number }
   | { granted: false; wait_ms: number; reason: "blocked" | "concurrency" | "rate" };
 
 export interface ReleaseReport {
@@ -64,14 +65,19 @@ export interface ReleaseReport {
   tokens_used?: number;
   /**
    * Calls made under the lease (default 1): a consumer hands a finished call's lease to its next
-   * waiting call (src/llm/lease-pool.ts), and the calls after the first are charged here.
+   * waiting call (src/llm/lease-pool.ts) within the calls prepaid at acquire; the prepaid calls
+   * not made are refunded here (any beyond them are charged).
    */
   calls?: number;
 }
 
 interface Lease {
   expires_at: number;
+  /** Tokens charged so far: the estimate, once per call paid for. */
   tokens: number;
+  /** The estimate of one call, for refunds. */
+  need: number;
+  prepaid: number;
   generation: number;
 }
 
@@ -120,7 +126,8 @@ export class LimiterState {
     this.limits = limits;
   }
 
-  acquire(now: number, estimatedTokens: number): Acquire {
+  /** `prepay`: further calls to pay for now (up to what the buckets hold), for a holder that hands the lease on. */
+  acquire(now: number, estimatedTokens: number, prepay = 0): Acquire {
     this.expireLeases(now);
     this.grow(now);
     this.refill(now);
@@ -133,18 +140,23 @@ export class LimiterState {
     if (this.tokens < need) return { granted: false, wait_ms: Math.ceil((need - this.tokens) / (a.tpm / 60_000)), reason: "rate" };
     this.requests -= 1;
     this.tokens -= need;
+    // Handed-on calls never ask again, so they are paid for here, while the buckets can say no.
+    let prepaid = 0;
+    while (prepaid < prepay && this.requests >= 1 && this.tokens >= need) {
+      this.requests -= 1;
+      this.tokens -= need;
+      prepaid += 1;
+    }
     const lease_id = `l${++this.nextLease}`;
     const expires_at = now + this.tuning.leaseMs;
-    this.leases.set(lease_id, { expires_at, tokens: need, generation: this.generation });
-    return { granted: true, lease_id, expires_at };
+    this.leases.set(lease_id, { expires_at, tokens: need * (1 + prepaid), need, prepaid, generation: this.generation });
+    return prepaid > 0 ? { granted: true, lease_id, expires_at, prepaid } : { granted: true, lease_id, expires_at };
   }
 
   release(now: number, report: ReleaseReport): void {
     const lease = this.leases.get(report.lease_id);
     this.leases.delete(report.lease_id);
-    if (lease && report.tokens_used !== undefined) this.tokens -= report.tokens_used - lease.tokens;
-    // Charged after the fact: the bucket may go below zero, which holds back the next grants.
-    if (lease && report.calls !== undefined && report.calls > 1) this.requests -= report.calls - 1;
+    if (lease) this.settle(lease, report);
     if (!report.rate_limited) return;
     if (report.retry_after_ms !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + report.retry_after_ms);
     if (lease && lease.generation < this.generation) {
@@ -162,6 +174,18 @@ export class LimiterState {
     this.generation += 1;
     this.burst = { inUse, refused: 1 };
     this.lastChangeAt = now;
+    const a = this.allowance();
+    this.requests = Math.min(this.requests, a.rpm);
+    this.tokens = Math.min(this.tokens, a.tpm);
+  }
+
+  /** Refunds the prepaid calls not made (charges any made beyond them) and corrects tokens to what was used. */
+  private settle(lease: Lease, report: ReleaseReport): void {
+    const later = Math.max(0, (report.calls ?? 1) - 1);
+    const unused = Math.max(0, lease.prepaid - later);
+    this.requests += unused - Math.max(0, later - lease.prepaid);
+    if (report.tokens_used !== undefined) this.tokens -= report.tokens_used - lease.tokens;
+    else this.tokens += unused * lease.need;
     const a = this.allowance();
     this.requests = Math.min(this.requests, a.rpm);
     this.tokens = Math.min(this.tokens, a.tpm);

@@ -21,10 +21,12 @@ export interface AcquireRequest {
   since?: number;
   /** Slots wanted (a consumer's calls waiting together, src/llm/lease-pool.ts); default 1. */
   count?: number;
+  /** Calls to pay for in advance per lease, for a holder that hands leases on (default 0). */
+  prepay?: number;
 }
 
-/** A grant carries every lease it gives (`lease_id` is the first). */
-export type AcquireResult = (Extract<Acquire, { granted: true }> & { lease_ids: string[] }) | Extract<Acquire, { granted: false }>;
+/** A grant carries every lease it gives (`lease_id` is the first) and each one's prepaid calls. */
+export type AcquireResult = (Extract<Acquire, { granted: true }> & { lease_ids: string[]; prepaid_calls: number[] }) | Extract<Acquire, { granted: false }>;
 
 export interface LimiterView {
   in_flight: number;
@@ -42,6 +44,7 @@ interface Waiter {
   tokens: number;
   since: number;
   count: number;
+  prepay: number;
   grant: (r: AcquireResult) => void;
 }
 
@@ -55,26 +58,29 @@ export class ProviderLimiter extends DurableObject<Env> {
     if (!this.state) this.state = new LimiterState(limits, Date.now());
     else if (req.limits) this.state.setLimits(limits);
     const count = Math.max(1, Math.floor(req.count ?? 1));
+    const prepay = Math.max(0, Math.floor(req.prepay ?? 0));
     // Slots freed without a release (expired leases, raised limits) go to the line first.
     this.serveLine();
     if (this.line.length === 0) {
-      const r = this.take(req.estimated_tokens, count);
+      const r = this.take(req.estimated_tokens, count, prepay);
       if (r.granted || r.reason !== "concurrency") return r;
     }
-    return this.waitInLine(req.estimated_tokens, req.since ?? Date.now(), count);
+    return this.waitInLine(req.estimated_tokens, req.since ?? Date.now(), count, prepay);
   }
 
   /** Up to `count` leases now; a refusal only if not even one is free. */
-  private take(tokens: number, count: number): AcquireResult {
-    const first = this.state!.acquire(Date.now(), tokens);
+  private take(tokens: number, count: number, prepay: number): AcquireResult {
+    const first = this.state!.acquire(Date.now(), tokens, prepay);
     if (!first.granted) return first;
     const lease_ids = [first.lease_id];
+    const prepaid_calls = [first.prepaid ?? 0];
     while (lease_ids.length < count) {
-      const more = this.state!.acquire(Date.now(), tokens);
+      const more = this.state!.acquire(Date.now(), tokens, prepay);
       if (!more.granted) break;
       lease_ids.push(more.lease_id);
+      prepaid_calls.push(more.prepaid ?? 0);
     }
-    return { ...first, lease_ids };
+    return { ...first, lease_ids, prepaid_calls };
   }
 
   async release(report: ReleaseReport): Promise<void> {
@@ -87,7 +93,7 @@ export class ProviderLimiter extends DurableObject<Env> {
   private serveLine(): void {
     while (this.state && this.line.length > 0) {
       const head = this.line[0]!;
-      const r = this.take(head.tokens, head.count);
+      const r = this.take(head.tokens, head.count, head.prepay);
       if (!r.granted && r.reason === "concurrency") return;
       if (r.granted) this.line.shift()!.grant(r);
       else for (const w of this.line.splice(0)) w.grant(r);
@@ -96,12 +102,13 @@ export class ProviderLimiter extends DurableObject<Env> {
 
   /** Resolves with a lease when one is handed over, or with a short wait after HOLD_MS (a lease
    * may expire without a release; the caller asks again). */
-  private waitInLine(tokens: number, since: number, count: number): Promise<AcquireResult> {
+  private waitInLine(tokens: number, since: number, count: number, prepay: number): Promise<AcquireResult> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         tokens,
         since,
         count,
+        prepay,
         grant: (r) => {
           clearTimeout(timer);
           resolve(r);

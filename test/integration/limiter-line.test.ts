@@ -47,6 +47,14 @@ describe("ProviderLimiter line", () => {
     expect((await limiter.view())!.in_flight).toBe(3);
   });
 
+  it("prepays the calls a lease may be handed on for, only as far as the request bucket holds", async () => {
+    const limiter = env.LIMITER.getByName(`line-prepay-${crypto.randomUUID()}`);
+    const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 10, rpm: 5 } };
+    const r = await limiter.acquire({ ...req, count: 2, prepay: 3 });
+    expect(r).toMatchObject({ granted: true, prepaid_calls: [3, 0] }); // 1 + 3, then 1: the bucket of 5 is spent
+    expect(await limiter.acquire(req)).toMatchObject({ granted: false, reason: "rate" });
+  });
+
   it("gives everyone waiting the retry-after of a 429 instead of a slot", async () => {
     const limiter = env.LIMITER.getByName(`line-429-${crypto.randomUUID()}`);
     const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 1 } };

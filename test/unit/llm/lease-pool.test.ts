@@ -24,7 +24,8 @@ function scriptedSource() {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-const granted = (...lease_ids: string[]): SourceReply => ({ granted: true, lease_ids });
+/** Leases with 4 prepaid calls each (the limiter's buckets had room), unless `prepaid_calls` says otherwise. */
+const granted = (...lease_ids: string[]): SourceReply => ({ granted: true, lease_ids, prepaid_calls: lease_ids.map(() => 4) });
 
 function track(p: Promise<LimiterGrant>) {
   const box: { grant?: LimiterGrant } = {};
@@ -35,7 +36,7 @@ function track(p: Promise<LimiterGrant>) {
 describe("leasePool", () => {
   it("asks the limiter once for every waiting call, and hands the leases out in the order calls first asked", async () => {
     const s = scriptedSource();
-    const pool = leasePool(s.source, { now: () => 100, maxChainMs: 60_000 });
+    const pool = leasePool(s.source, { now: () => 100, maxChainMs: 60_000, prepay: 4 });
     const late = track(pool.acquire(10, 50));
     const early = track(pool.acquire(10, 20));
     const third = track(pool.acquire(10, 70));
@@ -52,7 +53,7 @@ describe("leasePool", () => {
   it("hands a finished call's lease to the next waiting call without telling the limiter, then reports every call made under it", async () => {
     const s = scriptedSource();
     let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000 });
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000, prepay: 4 });
     const first = track(pool.acquire(10, 0));
     const second = track(pool.acquire(10, 1)); // waits: the first ask is out
     now = 10;
@@ -72,7 +73,7 @@ describe("leasePool", () => {
   it("a 429 goes to the limiter at once, and no lease is handed on until the limiter grants one again", async () => {
     const s = scriptedSource();
     let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000 });
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000, prepay: 4 });
     track(pool.acquire(10, 0));
     track(pool.acquire(10, 0));
     now = 10;
@@ -93,7 +94,7 @@ describe("leasePool", () => {
   it("does not hand a lease to a call that asked after the limiter granted it: older calls elsewhere come first", async () => {
     const s = scriptedSource();
     let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000 });
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000, prepay: 4 });
     const answer = track(pool.acquire(10, 0));
     now = 10;
     await s.answer(granted("l1"));
@@ -106,9 +107,30 @@ describe("leasePool", () => {
     expect(s.asks.at(-1)).toEqual({ count: 1, since: 500 }); // it waits in the limiter's line instead
   });
 
+  it("hands a lease on only as many times as the limiter let it prepay, and not at all when nothing was prepaid", async () => {
+    const s = scriptedSource();
+    let now = 0;
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000, prepay: 4 });
+    const calls = [0, 1, 2, 3].map((since) => track(pool.acquire(10, since)));
+    now = 10;
+    await s.answer({ granted: true, lease_ids: ["rich", "poor"], prepaid_calls: [1, 0] });
+    expect(s.asks[0]).toMatchObject({ count: 1 }); // the first ask went out before the others waited
+    expect(calls.slice(0, 2).map((c) => c.grant)).toEqual([
+      { granted: true, lease_id: "rich" },
+      { granted: true, lease_id: "poor" },
+    ]);
+    await pool.release({ lease_id: "poor" }); // nothing prepaid: back to the limiter
+    expect(s.released).toEqual([{ lease_id: "poor", calls: 1 }]);
+    await pool.release({ lease_id: "rich" }); // one prepaid call: handed on once
+    expect(calls[2]!.grant).toEqual({ granted: true, lease_id: "rich" });
+    await pool.release({ lease_id: "rich" }); // its prepaid call is spent: back, reporting both calls
+    expect(calls[3]!.grant).toBeUndefined();
+    expect(s.released[1]).toEqual({ lease_id: "rich", calls: 2 });
+  });
+
   it("every waiting call hears a refusal and can ask again", async () => {
     const s = scriptedSource();
-    const pool = leasePool(s.source, { now: () => 0, maxChainMs: 60_000 });
+    const pool = leasePool(s.source, { now: () => 0, maxChainMs: 60_000, prepay: 4 });
     const a = track(pool.acquire(10, 0));
     const b = track(pool.acquire(10, 1));
     await s.answer({ granted: false, wait_ms: 3_000, reason: "blocked" });
@@ -123,7 +145,7 @@ describe("leasePool", () => {
   it("does not hand on a lease older than maxChainMs: it goes back to the limiter", async () => {
     const s = scriptedSource();
     let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 1_000 });
+    const pool = leasePool(s.source, { now: () => now, maxChainMs: 1_000, prepay: 4 });
     track(pool.acquire(10, 0));
     await s.answer(granted("l1"));
     const waiting = track(pool.acquire(10, 0));
@@ -136,7 +158,7 @@ describe("leasePool", () => {
   it("an unreachable limiter refuses every waiting call briefly instead of leaving it hanging", async () => {
     const pool = leasePool(
       { acquire: async () => Promise.reject(new Error("object unreachable")), release: async () => undefined },
-      { now: () => 0, maxChainMs: 60_000 },
+      { now: () => 0, maxChainMs: 60_000, prepay: 4 },
     );
     const g = await pool.acquire(10, 0);
     expect(g).toMatchObject({ granted: false, reason: "concurrency" });

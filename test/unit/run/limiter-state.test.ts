@@ -33,10 +33,24 @@ describe("provider limiter state", () => {
     expect(s.acquire(30_000, 10).granted).toBe(true);
   });
 
-  it("charges the requests bucket for every call a handed-on lease made, at its release", () => {
+  it("prepays handed-on calls from the buckets at acquire, as far as they hold, and refunds the unused ones at release", () => {
+    const s = new LimiterState({ rpm: 4, tpm: 1_000_000, concurrency: 10 }, 0, tuning);
+    const first = s.acquire(0, 10, 2);
+    expect(first).toMatchObject({ granted: true, prepaid: 2 });
+    const second = s.acquire(0, 10, 5);
+    expect(second).toMatchObject({ granted: true }); // the last request of the bucket: nothing left to prepay
+    expect(second.granted && second.prepaid).toBeFalsy();
+    expect(s.acquire(0, 10)).toMatchObject({ granted: false, reason: "rate" });
+    // The first lease made one call of its two prepaid ones: one request comes back.
+    s.release(0, { lease_id: (first as { lease_id: string }).lease_id, calls: 2 });
+    expect(s.acquire(0, 10)).toMatchObject({ granted: true });
+    expect(s.acquire(0, 10)).toMatchObject({ granted: false, reason: "rate" });
+  });
+
+  it("charges calls made beyond a lease's prepaid ones at release", () => {
     const s = new LimiterState({ rpm: 3, tpm: 1_000_000, concurrency: 10 }, 0, tuning);
     const id = grant(s, 0);
-    s.release(0, { lease_id: id, calls: 3 }); // one grant, three calls: the bucket is now spent
+    s.release(0, { lease_id: id, calls: 3 }); // one grant, nothing prepaid, three calls: the bucket is spent
     expect(s.acquire(0, 10)).toEqual({ granted: false, wait_ms: 20_000, reason: "rate" });
   });
 
