@@ -4,6 +4,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { leasePool } from "../../src/llm/lease-pool";
+import { slotSource } from "../../src/run/limiter-client";
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -85,5 +87,30 @@ describe("ProviderLimiter line", () => {
     expect(order).toEqual(["older"]);
     await limiter.release({ lease_id: o.lease_id });
     expect((await newer).granted).toBe(true);
+  });
+});
+
+describe("a consumer's lease pool on a rate-limited key", () => {
+  it("starts no more calls than the request bucket holds, however many of its calls wait in place", async () => {
+    const model = { interface: "openai_compatible" as const, base_url: "http://pool-rpm.test/v1", model_name: `pool-rpm-${crypto.randomUUID()}` };
+    // Two slots and a bucket of 6 requests (refilling one per 10 s): ten calls wait at once, each
+    // running 20 ms under its lease. Slots freed by the first calls could be handed on to every
+    // waiting call; only the calls the limiter prepaid from its bucket may be.
+    const pool = leasePool(slotSource(env.LIMITER, model, "key", { rpm: 6, concurrency: 2 }), { now: Date.now, maxChainMs: 60_000, prepay: 4 });
+    const since = Date.now();
+    let started = 0;
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const g = await pool.acquire(10, since);
+        if (!g.granted) return g.reason;
+        started += 1;
+        await tick(20);
+        await pool.release({ lease_id: g.lease_id, tokens_used: 10 });
+        return "ran";
+      }),
+    );
+    expect(started).toBeGreaterThanOrEqual(2);
+    expect(started).toBeLessThanOrEqual(6);
+    expect(outcomes.filter((o) => o === "rate")).toHaveLength(10 - started);
   });
 });
