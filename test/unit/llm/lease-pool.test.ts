@@ -23,6 +23,14 @@ function scriptedSource() {
   return { source, asks, released, answer, waiting: () => pending.length };
 }
 
+/** A pool over a scripted limiter, on a clock the test sets (4 prepaid calls per lease, as at the edge). */
+function pooled(maxChainMs = 60_000, start = 0) {
+  const s = scriptedSource();
+  const clock = { now: start };
+  const pool = leasePool(s.source, { now: () => clock.now, maxChainMs, prepay: 4 });
+  return { s, pool, clock };
+}
+
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 /** Leases with 4 prepaid calls each (the limiter's buckets had room), unless `prepaid_calls` says otherwise. */
 const granted = (...lease_ids: string[]): SourceReply => ({ granted: true, lease_ids, prepaid_calls: lease_ids.map(() => 4) });
@@ -35,8 +43,7 @@ function track(p: Promise<LimiterGrant>) {
 
 describe("leasePool", () => {
   it("asks the limiter once for every waiting call, and hands the leases out in the order calls first asked", async () => {
-    const s = scriptedSource();
-    const pool = leasePool(s.source, { now: () => 100, maxChainMs: 60_000, prepay: 4 });
+    const { s, pool } = pooled(60_000, 100);
     const late = track(pool.acquire(10, 50));
     const early = track(pool.acquire(10, 20));
     const third = track(pool.acquire(10, 70));
@@ -51,12 +58,10 @@ describe("leasePool", () => {
   });
 
   it("hands a finished call's lease to the next waiting call without telling the limiter, then reports every call made under it", async () => {
-    const s = scriptedSource();
-    let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000, prepay: 4 });
+    const { s, pool, clock } = pooled();
     const first = track(pool.acquire(10, 0));
     const second = track(pool.acquire(10, 1)); // waits: the first ask is out
-    now = 10;
+    clock.now = 10;
     await s.answer(granted("l1"));
     expect(s.asks).toHaveLength(2);
     await pool.release({ lease_id: "l1", tokens_used: 30 });
@@ -71,12 +76,10 @@ describe("leasePool", () => {
   });
 
   it("a 429 goes to the limiter at once, and no lease is handed on until the limiter grants one again", async () => {
-    const s = scriptedSource();
-    let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000, prepay: 4 });
+    const { s, pool, clock } = pooled();
     track(pool.acquire(10, 0));
     track(pool.acquire(10, 0));
-    now = 10;
+    clock.now = 10;
     await s.answer(granted("l1", "l2"));
     const waiting = track(pool.acquire(10, 5));
     await pool.release({ lease_id: "l1", rate_limited: true, retry_after_ms: 2_000 });
@@ -92,14 +95,12 @@ describe("leasePool", () => {
   });
 
   it("does not hand a lease to a call that asked after the limiter granted it: older calls elsewhere come first", async () => {
-    const s = scriptedSource();
-    let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000, prepay: 4 });
+    const { s, pool, clock } = pooled();
     const answer = track(pool.acquire(10, 0));
-    now = 10;
+    clock.now = 10;
     await s.answer(granted("l1"));
     expect(answer.grant).toEqual({ granted: true, lease_id: "l1" });
-    now = 500;
+    clock.now = 500;
     const judge = track(pool.acquire(10, 500)); // this job's next call, asked after l1 was granted
     await pool.release({ lease_id: "l1", tokens_used: 7 });
     expect(judge.grant).toBeUndefined();
@@ -108,11 +109,9 @@ describe("leasePool", () => {
   });
 
   it("hands a lease on only as many times as the limiter let it prepay, and not at all when nothing was prepaid", async () => {
-    const s = scriptedSource();
-    let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 60_000, prepay: 4 });
+    const { s, pool, clock } = pooled();
     const calls = [0, 1, 2, 3].map((since) => track(pool.acquire(10, since)));
-    now = 10;
+    clock.now = 10;
     await s.answer({ granted: true, lease_ids: ["rich", "poor"], prepaid_calls: [1, 0] });
     expect(s.asks[0]).toMatchObject({ count: 1 }); // the first ask went out before the others waited
     expect(calls.slice(0, 2).map((c) => c.grant)).toEqual([
@@ -129,8 +128,7 @@ describe("leasePool", () => {
   });
 
   it("every waiting call hears a refusal and can ask again", async () => {
-    const s = scriptedSource();
-    const pool = leasePool(s.source, { now: () => 0, maxChainMs: 60_000, prepay: 4 });
+    const { s, pool } = pooled();
     const a = track(pool.acquire(10, 0));
     const b = track(pool.acquire(10, 1));
     await s.answer({ granted: false, wait_ms: 3_000, reason: "blocked" });
@@ -143,13 +141,11 @@ describe("leasePool", () => {
   });
 
   it("does not hand on a lease older than maxChainMs: it goes back to the limiter", async () => {
-    const s = scriptedSource();
-    let now = 0;
-    const pool = leasePool(s.source, { now: () => now, maxChainMs: 1_000, prepay: 4 });
+    const { s, pool, clock } = pooled(1_000);
     track(pool.acquire(10, 0));
     await s.answer(granted("l1"));
     const waiting = track(pool.acquire(10, 0));
-    now = 1_000;
+    clock.now = 1_000;
     await pool.release({ lease_id: "l1" });
     expect(s.released).toEqual([{ lease_id: "l1", calls: 1 }]);
     expect(waiting.grant).toBeUndefined();
