@@ -12,8 +12,12 @@
 //   node bench/throughput.mjs [--jobs N=400] [--latency-ms L=500] [--cap C=64] [--shards S=4]
 //                             [--batch B=100] [--job-concurrency J=B] [--batch-timeout T=0.1]
 //                             [--timeout S=900] [--dump FILE] [--profile FILE] [--state-dir DIR=/dev/shm]
+//                             [--local-observability]
 // --dump writes the fake's request log (arrival, reply, kind, in flight; no bodies) and t0 as JSON,
-// to see where the slots sat idle. --profile writes a V8 CPU profile of the worker's isolate (open
+// to see where the slots sat idle. wrangler dev's local observability collector (a trace of every
+// invocation, fetch and Durable Object call, for its local explorer) is off unless
+// --local-observability: it took ~30 % of workerd's thread here, a cost production's tracing does
+// not put on the worker's thread. --profile writes a V8 CPU profile of the worker's isolate (open
 // it in Chrome DevTools) and prints the functions with the most self time; sampling slows the
 // worker, so a profiled run's ratio is not a figure.
 // Locally a queue delivers one batch at a time, where production runs batches in parallel
@@ -40,7 +44,7 @@ const M = 2;
 const K = 2;
 
 function parseArgs(argv) {
-  const opts = { jobs: 400, latencyMs: 500, cap: 64, shards: 4, batch: 100, jobConcurrency: 0, batchTimeoutS: 0.1, timeoutS: 900 };
+  const opts = { localObservability: false, jobs: 400, latencyMs: 500, cap: 64, shards: 4, batch: 100, jobConcurrency: 0, batchTimeoutS: 0.1, timeoutS: 900 };
   const flags = {
     "--jobs": "jobs",
     "--latency-ms": "latencyMs",
@@ -53,11 +57,16 @@ function parseArgs(argv) {
     "--dump": "dump",
     "--profile": "profile",
     "--state-dir": "stateDir",
+    "--local-observability": "localObservability",
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const key = flags[flag];
     if (!key) throw new Error(`unknown option ${argv[i]} (use ${Object.keys(flags).join(", ")})`);
+    if (key === "localObservability") {
+      opts.localObservability = true; // a switch: takes no value
+      continue;
+    }
     const value = inline ?? argv[++i];
     if (key === "dump" || key === "profile" || key === "stateDir") {
       opts[key] = value;
@@ -117,6 +126,22 @@ function timeline(requests, t0, cap, step = 250) {
   return { firstAt, lastAt, meanInFlight: Math.min(cap, busy / Math.max(1, lastAt - firstAt)), perStep };
 }
 
+/**
+ * CPU of workerd's busiest thread per `step` ms: where the shared thread, not the provider, was
+ * the limit (/proc counts in 10 ms ticks, so each figure is ±4 % at 250 ms).
+ */
+function sampleCpuSteps(pgid, step) {
+  const steps = [];
+  let last = workerdThreadCpu(pgid);
+  const timer = setInterval(() => {
+    const now = workerdThreadCpu(pgid);
+    const d = cpuBetween(last, now);
+    if (d) steps.push(d.busiest);
+    last = now;
+  }, step);
+  return { stop: () => (clearInterval(timer), steps) };
+}
+
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 async function main() {
@@ -130,6 +155,7 @@ async function main() {
     vars: { JOB_CONCURRENCY: String(o.jobConcurrency) },
     jobQueue: { shards: o.shards, batchSize: o.batch, batchTimeoutS: o.batchTimeoutS },
     stateRoot: o.stateDir,
+    localObservability: o.localObservability,
     say: (m) => console.log(`  ${m}`),
   });
   try {
@@ -144,6 +170,7 @@ async function main() {
     const fakeCpu0 = process.cpuUsage();
     const submitted = await api.submit(buildRun(o.jobs, `${fake.url}/v1`));
     const t0 = Date.now();
+    const cpuSteps = sampleCpuSteps(stack.pid, 250);
     let run;
     let lastPrint = 0;
     try {
@@ -168,9 +195,12 @@ async function main() {
     lag.disable();
     const fakeCpu = process.cpuUsage(fakeCpu0);
     const cpu = cpuBetween(cpu0, workerdThreadCpu(stack.pid));
+    const cpuPerStep = cpuSteps.stop();
     if (profiler) {
       const { profile, source } = await profiler.stop();
       fs.writeFileSync(o.profile, JSON.stringify(profile));
+      // The bundle the profile's line numbers point into.
+      fs.writeFileSync(`${o.profile}.index.js`, source);
       const sum = summarizeProfile(profile, source, 40);
       console.log(`  cpu profile       ${o.profile} (${sum.total} samples over ${s(sum.spanMs)}); self time, top ${sum.rows.length}:`);
       for (const r of sum.rows) console.log(`    ${r.ms.toFixed(0).padStart(6)} ms ${(100 * r.share).toFixed(1).padStart(5)} %  ${r.name}`);
@@ -190,6 +220,7 @@ async function main() {
   where wall went   first call at ${s(tl.firstAt)}, last reply at ${s(tl.lastAt)}, then ${s(wallMs - tl.lastAt)} to ${run.status};
                     between them ${tl.meanInFlight.toFixed(1)} calls in flight on average (${(100 * tl.meanInFlight / o.cap).toFixed(0)} % of C)
   in flight / 250 ms ${tl.perStep.join(" ")}
+  busy / 250 ms     ${cpuPerStep.map((ms) => Math.round((100 * ms) / 250)).join(" ")} (% of the busiest workerd thread, from the POST's return)
   workerd CPU       ${cpu ? `busiest thread ${s(cpu.busiest)} over the run (${((100 * cpu.busiest) / wallMs).toFixed(0)} % of wall); all threads ${s(cpu.total)}` : "n/a (no /proc)"}
   fake LLM process  ${s((fakeCpu.user + fakeCpu.system) / 1000)} CPU; event-loop lag mean ${(lag.mean / 1e6).toFixed(1)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms`);
     if (stack.reloads) console.log(`  ${reloadHint(stack)}`);

@@ -128,7 +128,7 @@ function logFileWriter() {
   return (line) => fs.appendFileSync(file, `${line}\n`);
 }
 
-function runWrangler(args, { mask, onLine, detached = false }) {
+function runWrangler(args, { mask, onLine, detached = false, env = {} }) {
   const toFile = logFileWriter();
   const sink = lineSink({
     mask,
@@ -139,7 +139,7 @@ function runWrangler(args, { mask, onLine, detached = false }) {
   });
   const child = spawn(nodeBinary(), [WRANGLER_JS, ...args], {
     cwd: REPO_ROOT,
-    env: childEnv(),
+    env: { ...childEnv(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached,
   });
@@ -208,6 +208,7 @@ function alive(pid) {
  * @param {string} [opts.persistTo] local state dir (default: a fresh temp dir, deleted on stop)
  * @param {string} [opts.stateRoot] where that fresh temp dir is made (default: the OS temp dir)
  * @param {number} [opts.readyTimeoutMs]
+ * @param {boolean} [opts.localObservability] false: turn off wrangler dev's local trace collector (benches)
  * @param {(line: string) => void} [opts.onLog] every wrangler output line (masked)
  * @param {(msg: string) => void} [opts.say] progress lines of the stack itself
  */
@@ -338,7 +339,12 @@ export async function startLocalStack(opts = {}) {
       else if (/Reloading local server|Detected changes, restarted server/.test(line)) stack.reloads += 1;
       onLog?.(line);
     };
-    const run = runWrangler(args, { mask, onLine, detached: true });
+    // wrangler dev streams a trace of every invocation, fetch and Durable Object call to its local
+    // observability collector (X_LOCAL_OBSERVABILITY, on by default; the local explorer shows it).
+    // That collector runs on workerd's one thread beside the worker: bench/throughput measured it
+    // at ~30 % of that thread's CPU, a cost production's tracing does not put on the worker.
+    const env = opts.localObservability === false ? { X_LOCAL_OBSERVABILITY: "false" } : {};
+    const run = runWrangler(args, { mask, onLine, detached: true, env });
     st.child = run.child;
     st.exited = run.exited;
     stack.tail = run.tail;
