@@ -2,7 +2,8 @@
 // bench/binding-costs — what one call of each kind a job makes costs the local workerd, where the
 // worker, its Durable Objects and the R2/D1 simulators all run. These costs, not the provider,
 // bound bench/throughput locally; in production R2 and D1 are remote services and each invocation
-// has its own CPU.
+// has its own CPU. wrangler dev's local trace collector is off, as in bench/throughput
+// (X_LOCAL_OBSERVABILITY=true in the environment turns it on, to see what it adds per call).
 //
 //   node bench/binding-costs.mjs [--calls N=500] [--rounds R=4]
 //
@@ -60,7 +61,7 @@ async function main() {
     [path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", path.join(REPO_ROOT, "bench/binding-costs/wrangler.toml"),
       "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", state,
       "--show-interactive-dev-session=false"],
-    { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" } },
+    { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" } },
   );
   let log = "";
   child.stdout.on("data", (d) => (log += d));
