@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { planRun } from "../../src/run/plan";
 import { startRun } from "../../src/run/submit";
+import type { Env } from "../../src/env";
 import { CreateRunBody } from "../../src/schemas/api";
 
 export type Body = { run_id: string; job_id: string };
@@ -18,7 +19,7 @@ export async function startCapturedRun(body: unknown) {
 }
 
 /** Delivers the bodies as `batches` simultaneous batches; returns the bodies the consumer handed back. */
-export async function deliverConcurrently(bodies: Body[], batches: number, attempt = 1): Promise<Body[]> {
+export async function deliverConcurrently(bodies: Body[], batches: number, attempt = 1, vars: Partial<Env> = {}): Promise<Body[]> {
   const groups = Array.from({ length: batches }, (_, i) => bodies.filter((_, j) => j % batches === i)).filter((g) => g.length);
   const handedBack = await Promise.all(
     groups.map(async (group) => {
@@ -27,7 +28,7 @@ export async function deliverConcurrently(bodies: Body[], batches: number, attem
         group.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: attempt, body })),
       );
       const ctx = createExecutionContext();
-      await worker.queue(batch, env);
+      await worker.queue(batch, { ...env, ...vars });
       const result = await getQueueResult(batch, ctx);
       const retried = new Set(result.retryMessages.map((m) => m.msgId));
       return batch.messages.filter((m) => retried.has(m.id)).map((m) => m.body as Body);
@@ -36,12 +37,15 @@ export async function deliverConcurrently(bodies: Body[], batches: number, attem
   return handedBack.flat();
 }
 
-/** Delivers until no job is handed back, as the queue would (without its delays). */
-export async function deliverUntilDone(bodies: Body[], batches: number): Promise<number> {
+/**
+ * Delivers until no job is handed back, as the queue would (without its delays). `vars` override
+ * the worker's vars for these invocations (e.g. JOB_CONCURRENCY).
+ */
+export async function deliverUntilDone(bodies: Body[], batches: number, vars: Partial<Env> = {}): Promise<number> {
   let pending = bodies;
   let rounds = 0;
   for (let attempt = 1; pending.length > 0 && attempt <= 8; attempt++, rounds++) {
-    pending = await deliverConcurrently(pending, batches, attempt);
+    pending = await deliverConcurrently(pending, batches, attempt, vars);
   }
   return rounds;
 }

@@ -63,6 +63,36 @@ describe("run-level limits", () => {
     expect(view).toMatchObject({ status: "completed", progress: { total: 8, done: 8 } });
   });
 
+  it("holds a queued run to the rpm the run sets, leases handed on within an invocation included", async () => {
+    const answerer = uniqueModel("rpm120-answerer");
+    const judge = uniqueModel("rpm120-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris", latency_ms: 20 } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const RPM = 120;
+    const CALLS = RPM + 10; // the bucket starts full: 120 at once, then one every 500 ms
+    const { runId, bodies } = await startCapturedRun({
+      benchmark: { name: "rpm120", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], replicate_count: CALLS },
+      // Two slots for all jobs at once: calls wait in their invocation's lease pool, so finished
+      // calls hand their leases on, which the limiter must have paid for from the request bucket.
+      limits: { a: { rpm: RPM, concurrency: 2 } },
+    });
+    // Two invocations running all their jobs side by side, each with one lease pool.
+    await deliverUntilDone(bodies, 2, { JOB_CONCURRENCY: String(CALLS) });
+
+    const arrivals = (await requestLog(answerer)).map((r) => r.at).sort((x, y) => x - y);
+    expect(arrivals).toHaveLength(CALLS);
+    // Call k (from 0) may start once the bucket has refilled k + 1 - RPM requests at RPM per minute.
+    const early = arrivals
+      .map((at, k) => ({ k, after_ms: at - arrivals[0]!, earliest_ms: ((k + 1 - RPM) * 60_000) / RPM - NOTICE_SLACK_MS }))
+      .filter(({ after_ms, earliest_ms }) => after_ms < earliest_ms);
+    expect(early).toEqual([]);
+    const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
+    expect(view).toMatchObject({ status: "completed", progress: { total: CALLS, done: CALLS } });
+  }, 60_000);
+
   it("refuses limits for a model id the run does not have", async () => {
     const res = await api("/v1/runs", {
       method: "POST",
