@@ -21,6 +21,9 @@ export default defineConfig(async () => {
           plugins: [
             cloudflareTest(({ inject }) => ({
               wrangler: { configPath: "./wrangler.toml" },
+              // No remote proxy session (there is no Cloudflare account here): the AI binding in
+              // wrangler.toml stays local and refuses calls; adapter tests pass a fake binding.
+              remoteBindings: false,
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,

@@ -51,7 +51,11 @@ const CODE_KINDS: Record<string, LlmErrorKind> = {
   "5019": "bad_request",
 };
 
+/** What local workerd's AI binding throws: Workers AI exists only on Cloudflare. */
+const REMOTE_ONLY = /needs to be run remotely/i;
+
 export function workersAiErrorKind(message: string): LlmErrorKind {
+  if (REMOTE_ONLY.test(message)) return "bad_request"; // no retry can fix where the worker runs
   const code = /\b([35]\d{3})\b/.exec(message)?.[1];
   if (code && CODE_KINDS[code]) return CODE_KINDS[code];
   if (/\b429\b|rate.?limit|capacity/i.test(message)) return "rate_limit";
@@ -137,7 +141,8 @@ export class WorkersAiAdapter implements ModelPort {
       return ok(out as Reply);
     } catch (e) {
       const message = truncate(describeThrown(e), MESSAGE_LIMIT);
-      return fail({ kind: workersAiErrorKind(message), message: `Workers AI ${model}: ${message}` });
+      const hint = REMOTE_ONLY.test(message) ? " (Workers AI runs only on Cloudflare: deploy, or use `wrangler dev --remote`)" : "";
+      return fail({ kind: workersAiErrorKind(message), message: `Workers AI ${model}: ${message}${hint}` });
     } finally {
       clearTimeout(timer);
     }

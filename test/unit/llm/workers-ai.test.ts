@@ -123,6 +123,13 @@ describe("workers_ai adapter", () => {
     expect(err.message).toContain("AI binding");
   });
 
+  it("local workerd's binding (Workers AI runs only remotely) fails as bad_request that says how to get it", async () => {
+    const local: AiBinding = { run: () => Promise.reject(new Error("Binding AI needs to be run remotely")) };
+    const err = errorOf(await port(local).chat({ messages: msgs }));
+    expect(err.kind).toBe("bad_request");
+    expect(err.message).toContain("wrangler dev --remote");
+  });
+
   it("error kinds: words are read when the message has no code", () => {
     expect(workersAiErrorKind("429 Too Many Requests")).toBe("rate_limit");
     expect(workersAiErrorKind("network connection lost")).toBe("connection");
