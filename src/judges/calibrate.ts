@@ -10,6 +10,7 @@
  * - position-swap conflict rate: share of pairwise units run with `swap` whose two orders disagree.
  * Items where the judge failed are counted in `errored` and left out of every metric.
  */
+import { mapLimited } from "../pipeline/map-limited";
 import { runGraph } from "./index";
 import type { JudgeGraph, JudgePorts, JudgeSampleInput } from "./types";
 
@@ -38,15 +39,7 @@ export async function calibrate(
   ports: JudgePorts,
 ): Promise<CalibrationReport> {
   const jobs = items.flatMap((item, i) => Array.from({ length: opts.repeats }, (_, r) => ({ item, i, r })));
-  const outcomes = new Array<Awaited<ReturnType<typeof runGraph>>>(jobs.length);
-  let next = 0;
-  const worker = async () => {
-    for (let j = next++; j < jobs.length; j = next++) {
-      const { item, i, r } = jobs[j]!;
-      outcomes[j] = await runGraph(graph, item, { ...ports, scope: `item${i}/repeat${r}/` });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 4, jobs.length) }, worker));
+  const outcomes = await mapLimited(jobs, opts.concurrency ?? 4, ({ item, i, r }) => runGraph(graph, item, { ...ports, scope: `item${i}/repeat${r}/` }));
 
   const labelThreshold = opts.labelThreshold ?? graph.threshold;
   let swaps = 0;

@@ -9,6 +9,7 @@ import type { ModelPort } from "../llm/port";
 import type { ModelConfig } from "../schemas/model-config";
 import { JobMessage } from "../schemas/queue";
 import { log } from "../log";
+import { mapLimited } from "../pipeline/map-limited";
 import { createCodeVerifier } from "./code-verifier";
 import { rowBatcher } from "./row-batcher";
 import { coordinatorBatcher } from "./coordinator-batcher";
@@ -33,7 +34,7 @@ const RESULT_ROW_BATCH = { windowMs: 25, maxRows: 50 };
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const deadLetters = batch.queue.endsWith("-dlq");
   const deps = jobDeps(env);
-  await forEachLimited(batch.messages, positiveInt(env.JOB_CONCURRENCY, JOB_CONCURRENCY), (msg) =>
+  await mapLimited(batch.messages, positiveInt(env.JOB_CONCURRENCY, JOB_CONCURRENCY), (msg) =>
     deadLetters ? handleDeadLetter(msg, env) : handleJobMessage(msg, deps),
   );
 }
@@ -115,17 +116,7 @@ function searchPort(secret: (name: string) => string | undefined, env: Env) {
   return createTavilySearch({ apiKey, baseUrl });
 }
 
-
-
 function nonNegativeInt(raw: unknown, fallback: number): number {
   const n = Number(raw);
   return Number.isInteger(n) && n >= 0 ? n : fallback;
-}
-
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>) {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(workers);
 }
