@@ -171,6 +171,6 @@ export function pipelineSettings(config: VerificationConfig): PipelineSettings {
       search_tool: config.deep_judgment_rubric_search_tool,
       config: config.deep_judgment_rubric_config ?? null,
     },
-    agentic_rubric: { strategy: config.agentic_rubric_strategy },
+    agentic_rubric: { strategy: config.agentic_rubric_strategy, parallel: config.agentic_rubric_parallel ? config.async_max_workers : 1 },
   };
 }

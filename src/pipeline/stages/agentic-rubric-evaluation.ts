@@ -58,7 +58,7 @@ export const agenticRubricEvaluation: Stage = {
     }
     const resolveModel = (t: AgenticTrait): ModelPort | null => (overrides.has(t.name) ? overrides.get(t.name)! : ports.judge);
     try {
-      const out = await evaluateAgenticTraits(traits, input.settings.agentic_rubric?.strategy ?? "individual", {
+      const out = await evaluateAgenticTraits(traits, input.settings.agentic_rubric ?? { strategy: "individual" }, {
         question: input.question.question,
         response,
         workspace: ws,

@@ -6,12 +6,19 @@
  * extraction failed → (null score, the trace); both ok → (score, trace). The shared strategy
  * falls back to individual when the traits resolve to different models or when the shared
  * investigation fails. Nothing here throws for a model failure: it is a null score + a warning.
+ *
+ * `parallel` (agentic_rubric_parallel, bounded by async_max_workers as Karenina's parallel
+ * invoker is): that many traits investigated (individual) or extracted (shared) at a time. Each
+ * trait fills its own accumulator, merged in the traits' order, so scores, warnings and usage come
+ * out the same whichever call finishes first. The workspace tools only read, so traits cannot
+ * disturb each other.
  */
 import { isRetryable, type LlmError, type ModelPort, type Usage } from "../../llm/port";
+import { mapLimited } from "../../pipeline/map-limited";
 import { addUsage } from "../../pipeline/usage";
 import { runInvestigation } from "./agent";
 import { extractScore } from "./extract";
-import type { AgenticRubricArtifact, AgenticScore, AgenticTrait, WorkspacePort } from "./types";
+import type { AgenticRubricArtifact, AgenticRubricSettings, AgenticScore, AgenticTrait, WorkspacePort } from "./types";
 
 export interface AgenticContext {
   question: string;
@@ -46,11 +53,12 @@ const modeOf = (t: AgenticTrait) => t.context_mode ?? "trace_and_workspace";
 const wantsTrace = (t: AgenticTrait) => modeOf(t) !== "workspace_only";
 const wantsWorkspace = (t: AgenticTrait) => modeOf(t) !== "trace_only";
 
-export async function evaluateAgenticTraits(traits: readonly AgenticTrait[], strategy: "individual" | "shared", ctx: AgenticContext): Promise<AgenticOutcome> {
-  const acc: Acc = { scores: {}, traces: {}, usage: undefined, warnings: [] };
+export async function evaluateAgenticTraits(traits: readonly AgenticTrait[], settings: AgenticRubricSettings, ctx: AgenticContext): Promise<AgenticOutcome> {
+  const acc = newAcc();
+  const parallel = Math.max(1, settings.parallel ?? 1);
   let used: "individual" | "shared" = "individual";
-  if (strategy === "shared" && traits.length > 0) used = (await tryShared(traits, ctx, acc)) ? "shared" : "individual";
-  if (used === "individual") for (const t of traits) await individual(t, ctx, acc);
+  if (settings.strategy === "shared" && traits.length > 0) used = (await tryShared(traits, ctx, acc, parallel)) ? "shared" : "individual";
+  if (used === "individual") await eachTrait(traits, parallel, acc, (t, own) => individual(t, ctx, own));
   return {
     artifact: { agentic_rubric_evaluation_performed: true, agentic_trait_scores: acc.scores, agentic_trait_investigation_traces: acc.traces },
     strategy_used: used,
@@ -58,6 +66,24 @@ export async function evaluateAgenticTraits(traits: readonly AgenticTrait[], str
     warnings: acc.warnings,
     ...(acc.transient ? { transient: acc.transient } : {}),
   };
+}
+
+const newAcc = (): Acc => ({ scores: {}, traces: {}, usage: undefined, warnings: [] });
+
+/** `fn` per trait, `parallel` at a time, each into its own accumulator; merged in trait order. */
+async function eachTrait(traits: readonly AgenticTrait[], parallel: number, acc: Acc, fn: (t: AgenticTrait, own: Acc) => Promise<void>): Promise<void> {
+  const parts = await mapLimited(traits, parallel, async (t) => {
+    const own = newAcc();
+    await fn(t, own);
+    return own;
+  });
+  for (const part of parts) {
+    Object.assign(acc.scores, part.scores);
+    Object.assign(acc.traces, part.traces);
+    if (part.usage) acc.usage = addUsage(acc.usage, part.usage);
+    acc.warnings.push(...part.warnings);
+    acc.transient ??= part.transient;
+  }
 }
 
 function noteTransient(acc: Acc, error: LlmError | { kind: string; message: string }): void {
@@ -78,7 +104,7 @@ async function individual(trait: AgenticTrait, ctx: AgenticContext, acc: Acc): P
 }
 
 /** false = fall back to individual (different models, or the shared investigation failed). */
-async function tryShared(traits: readonly AgenticTrait[], ctx: AgenticContext, acc: Acc): Promise<boolean> {
+async function tryShared(traits: readonly AgenticTrait[], ctx: AgenticContext, acc: Acc, parallel: number): Promise<boolean> {
   const resolved = traits.map((t) => ({ t, model: ctx.resolveModel(t) }));
   const valid = resolved.filter((r): r is { t: AgenticTrait; model: ModelPort } => r.model !== null);
   const ids = new Set(valid.map((r) => `${r.model.identity.interface}:${r.model.identity.model_name}`));
@@ -106,7 +132,7 @@ async function tryShared(traits: readonly AgenticTrait[], ctx: AgenticContext, a
     return false;
   }
   skip(acc, resolved.filter((r) => r.model === null).map((r) => r.t), "agentic trait: its model has no agent support; skipped");
-  for (const t of ts) await extractInto(model, t, inv.trace, acc, "agentic_rubric/shared");
+  await eachTrait(ts, parallel, acc, (t, own) => extractInto(model, t, inv.trace, own, "agentic_rubric/shared"));
   return true;
 }
 

@@ -24,6 +24,8 @@ export interface AgenticTrait {
 
 export interface AgenticRubricSettings {
   strategy: "individual" | "shared";
+  /** Traits at a time (agentic_rubric_parallel → async_max_workers); 1 or absent: one after another. */
+  parallel?: number;
 }
 
 export type AgenticScore = number | boolean | null;

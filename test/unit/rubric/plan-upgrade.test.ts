@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rubricSettings } from "../../../src/run/plan";
+import { pipelineSettings, rubricSettings } from "../../../src/run/plan";
 import { Question } from "../../../src/schemas/benchmark";
 import { Rubric } from "../../../src/schemas/rubric";
 import { VerificationConfig } from "../../../src/schemas/verification-config";
@@ -20,5 +20,9 @@ describe("evaluation mode at plan time", () => {
   });
   it("carries the strategy and the trait filter to the jobs", () => {
     expect(rubricSettings(config({ rubric_evaluation_strategy: "sequential", rubric_trait_names: ["b"] }), null, [])).toMatchObject({ rubric_evaluation_strategy: "sequential", rubric_trait_names: ["b"] });
+  });
+  it("agentic_rubric_parallel runs async_max_workers traits at a time; without it, one", () => {
+    expect(pipelineSettings(config({ agentic_rubric_parallel: true, async_max_workers: 3 })).agentic_rubric).toEqual({ strategy: "individual", parallel: 3 });
+    expect(pipelineSettings(config({ async_max_workers: 3 })).agentic_rubric).toEqual({ strategy: "individual", parallel: 1 });
   });
 });

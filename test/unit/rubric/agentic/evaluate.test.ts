@@ -39,7 +39,7 @@ const trait = (over: Partial<AgenticTrait> = {}): AgenticTrait => ({ name: "has_
 describe("agentic rubric traits: individual strategy", () => {
   it("investigates the workspace with tools, then extracts a boolean from the trace", async () => {
     const port = investigator();
-    const out = await evaluateAgenticTraits([trait()], "individual", ctx(port));
+    const out = await evaluateAgenticTraits([trait()], { strategy: "individual" }, ctx(port));
     expect(out.artifact.agentic_trait_scores).toEqual({ has_csv: true });
     const trace = out.artifact.agentic_trait_investigation_traces.has_csv!;
     expect(trace).toContain("list_files");
@@ -54,12 +54,12 @@ describe("agentic rubric traits: individual strategy", () => {
 
   it("trace_only shows the trace and offers no tools; trace_and_workspace shows both", async () => {
     const a = toolPort({ turn: () => ({ text: "fine" }), structured: () => ({ result: false }) });
-    await evaluateAgenticTraits([trait({ context_mode: "trace_only" })], "individual", ctx(a));
+    await evaluateAgenticTraits([trait({ context_mode: "trace_only" })], { strategy: "individual" }, ctx(a));
     expect(a.turns[0]!.tools).toEqual([]);
     expect(a.turns[0]!.messages[1]!.content).toContain(`--- ANSWERING AGENT TRACE ---\n${TRACE}`);
     expect(a.turns[0]!.messages[1]!.content).not.toContain("Workspace directory");
     const b = toolPort({ turn: () => ({ text: "fine" }), structured: () => ({ result: false }) });
-    await evaluateAgenticTraits([trait({ context_mode: "trace_and_workspace" })], "individual", ctx(b));
+    await evaluateAgenticTraits([trait({ context_mode: "trace_and_workspace" })], { strategy: "individual" }, ctx(b));
     expect(b.turns[0]!.messages[1]!.content).toContain(TRACE);
     expect(b.turns[0]!.messages[1]!.content).toContain("Workspace directory");
     expect(b.turns[0]!.tools).toHaveLength(3);
@@ -73,22 +73,22 @@ describe("agentic rubric traits: individual strategy", () => {
       trait({ name: "grade", kind: "literal", classes: { bad: "poor", good: "fine" } }),
       trait({ name: "csv", kind: { type: "template", schema: { type: "object", properties: { rows: { type: "integer" }, header_ok: { type: "boolean" } } } } }),
     ];
-    const out = await evaluateAgenticTraits(traits, "individual", ctx(port));
+    const out = await evaluateAgenticTraits(traits, { strategy: "individual" }, ctx(port));
     expect(out.artifact.agentic_trait_scores).toEqual({ quality: 10, grade: 1, "csv.rows": 3, "csv.header_ok": true });
     replies.SingleLiteralClassification = { classification: "excellent" };
-    const again = await evaluateAgenticTraits([traits[1]!], "individual", ctx(port));
+    const again = await evaluateAgenticTraits([traits[1]!], { strategy: "individual" }, ctx(port));
     expect(again.artifact.agentic_trait_scores).toEqual({ grade: -1 });
   });
 
   it("a failed investigation gives (null, null); a failed extraction keeps the trace with a null score", async () => {
     const broken = toolPort({ turn: () => ({ kind: "server_error", message: "down" }) });
-    const a = await evaluateAgenticTraits([trait()], "individual", ctx(broken));
+    const a = await evaluateAgenticTraits([trait()], { strategy: "individual" }, ctx(broken));
     expect(a.artifact.agentic_trait_scores).toEqual({ has_csv: null });
     expect(a.artifact.agentic_trait_investigation_traces).toEqual({ has_csv: null });
     expect(a.warnings[0]).toContain("investigation failed");
     expect(a.transient?.kind).toBe("server_error"); // transient: the job may be retried
     const badExtract = investigator("agent-model", () => ({ kind: "invalid_output", message: "no json" }));
-    const b = await evaluateAgenticTraits([trait()], "individual", ctx(badExtract));
+    const b = await evaluateAgenticTraits([trait()], { strategy: "individual" }, ctx(badExtract));
     expect(b.artifact.agentic_trait_scores).toEqual({ has_csv: null });
     expect(b.artifact.agentic_trait_investigation_traces.has_csv).toContain("criterion is met");
     expect(b.transient).toBeUndefined(); // invalid output is not worth a redelivery
@@ -96,7 +96,7 @@ describe("agentic rubric traits: individual strategy", () => {
 
   it("an agent that never stops calling tools fails at max_turns", async () => {
     const looping = toolPort({ turn: () => ({ tool_calls: [call("list_files", {})] }) });
-    const out = await evaluateAgenticTraits([trait({ max_turns: 4 })], "individual", ctx(looping));
+    const out = await evaluateAgenticTraits([trait({ max_turns: 4 })], { strategy: "individual" }, ctx(looping));
     expect(looping.turns).toHaveLength(4);
     expect(out.artifact.agentic_trait_scores.has_csv).toBeNull();
     expect(out.warnings[0]).toContain("max_turns (4)");
@@ -105,7 +105,7 @@ describe("agentic rubric traits: individual strategy", () => {
   it("an agent past its timeout stops before the next turn", async () => {
     const looping = toolPort({ turn: () => ({ tool_calls: [call("grep", { pattern: "a" })] }) });
     let t = 0;
-    const out = await evaluateAgenticTraits([trait({ timeout_seconds: 1 })], "individual", ctx(looping, { now: () => (t += 400) }));
+    const out = await evaluateAgenticTraits([trait({ timeout_seconds: 1 })], { strategy: "individual" }, ctx(looping, { now: () => (t += 400) }));
     expect(looping.turns.length).toBeLessThan(15);
     expect(out.warnings[0]).toContain("timed out");
   });
@@ -116,7 +116,7 @@ describe("agentic rubric traits: shared strategy", () => {
 
   it("runs one investigation with merged settings, then extracts each trait from the shared trace", async () => {
     const port = investigator();
-    const out = await evaluateAgenticTraits(two, "shared", ctx(port));
+    const out = await evaluateAgenticTraits(two, { strategy: "shared" }, ctx(port));
     expect(out.strategy_used).toBe("shared");
     expect(port.turns).toHaveLength(3); // one investigation, not two
     const user = port.turns[0]!.messages[1]!.content;
@@ -131,7 +131,7 @@ describe("agentic rubric traits: shared strategy", () => {
 
   it("uses the largest max_turns of the traits", async () => {
     const looping = toolPort({ turn: () => ({ tool_calls: [call("list_files", {})] }) });
-    await evaluateAgenticTraits(two, "shared", ctx(looping, { resolveModel: () => looping }));
+    await evaluateAgenticTraits(two, { strategy: "shared" }, ctx(looping, { resolveModel: () => looping }));
     // 9 turns for the shared run (max of 3 and 9), then the individual fallback: has_csv's 3, and
     // one for the trace_only trait, which has no tools, so its first reply is final
     expect(looping.turns).toHaveLength(9 + 3 + 1);
@@ -140,7 +140,7 @@ describe("agentic rubric traits: shared strategy", () => {
   it("falls back to individual when the traits resolve to different models", async () => {
     const a = investigator("model-a");
     const b = investigator("model-b");
-    const out = await evaluateAgenticTraits(two, "shared", ctx((t) => (t.name === "has_csv" ? a : b)));
+    const out = await evaluateAgenticTraits(two, { strategy: "shared" }, ctx((t) => (t.name === "has_csv" ? a : b)));
     expect(out.strategy_used).toBe("individual");
     expect(out.warnings[0]).toContain("different models");
     expect(a.turns).toHaveLength(3);
@@ -159,7 +159,7 @@ describe("agentic rubric traits: shared strategy", () => {
       },
       structured: () => ({ result: false }),
     });
-    const out = await evaluateAgenticTraits(two, "shared", ctx(port));
+    const out = await evaluateAgenticTraits(two, { strategy: "shared" }, ctx(port));
     expect(shared).toBe(false);
     expect(out.strategy_used).toBe("individual");
     expect(out.warnings[0]).toContain("shared investigation failed");
@@ -170,8 +170,69 @@ describe("agentic rubric traits: shared strategy", () => {
     const port = investigator("agent-model", () => ({ result: true }));
     let n = 0;
     const flaky = { ...port, structured: (async (req: never) => (n++ === 0 ? { ok: false, error: { kind: "invalid_output", message: "x" } } : port.structured(req))) as ModelPort["structured"] };
-    const out = await evaluateAgenticTraits(two, "shared", ctx(flaky));
+    const out = await evaluateAgenticTraits(two, { strategy: "shared" }, ctx(flaky));
     expect(out.artifact.agentic_trait_scores).toEqual({ has_csv: null, reported: true });
     expect(out.artifact.agentic_trait_investigation_traces.has_csv).toContain("Findings");
+  });
+});
+
+describe("agentic rubric traits: agentic_rubric_parallel", () => {
+  const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const four = ["t1", "t2", "t3", "t4"].map((name) => trait({ name, description: `${name}-desc` }));
+
+  /** The investigator, slowed per trait so later traits finish first, counting turns in flight. */
+  function slowedInvestigator() {
+    const base = investigator("agent-model", () => ({ result: true }));
+    const flight = { now: 0, peak: 0 };
+    const port: ModelPort = {
+      ...base,
+      async toolTurn(req) {
+        flight.peak = Math.max(flight.peak, ++flight.now);
+        await tick(req.messages[0]!.content.includes("t1-desc") ? 25 : 2);
+        flight.now -= 1;
+        return base.toolTurn(req);
+      },
+      // t4's extraction fails: a warning and a null score, at t4's place in the output
+      structured: (async (req: Parameters<ModelPort["structured"]>[0]) =>
+        JSON.stringify(req.messages).includes("t4-desc") ? { ok: false, error: { kind: "invalid_output", message: "not JSON" } } : base.structured(req)) as ModelPort["structured"],
+    };
+    return { port, flight };
+  }
+  // t2 has no model with agent support: skipped with a warning
+  const resolve = (port: ModelPort) => (t: AgenticTrait) => (t.name === "t2" ? null : port);
+
+  it("investigates that many traits at a time and returns what one-after-another returns", async () => {
+    const seq = slowedInvestigator();
+    const one = await evaluateAgenticTraits(four, { strategy: "individual" }, ctx(resolve(seq.port)));
+    const par = slowedInvestigator();
+    const two = await evaluateAgenticTraits(four, { strategy: "individual", parallel: 2 }, ctx(resolve(par.port)));
+    expect(seq.flight.peak).toBe(1);
+    expect(par.flight.peak).toBe(2);
+    expect(two.artifact).toEqual(one.artifact);
+    expect(two.warnings).toEqual(one.warnings);
+    expect(two.usage).toEqual(one.usage);
+    expect(Object.keys(two.artifact.agentic_trait_scores)).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(two.artifact.agentic_trait_scores).toEqual({ t1: true, t2: null, t3: true, t4: null });
+    expect(two.warnings.map((w) => w.split(":")[0])).toEqual(["agentic trait t2", "agentic trait t4"]);
+  });
+
+  it("extracts shared-strategy traits side by side, scores in trait order", async () => {
+    const { port } = slowedInvestigator();
+    let inFlight = 0;
+    let peak = 0;
+    const counting: ModelPort = {
+      ...port,
+      structured: (async (req: Parameters<ModelPort["structured"]>[0]) => {
+        peak = Math.max(peak, ++inFlight);
+        await tick(5);
+        inFlight -= 1;
+        return port.structured(req);
+      }) as ModelPort["structured"],
+    };
+    const out = await evaluateAgenticTraits(four, { strategy: "shared", parallel: 3 }, ctx(counting));
+    expect(out.strategy_used).toBe("shared");
+    expect(peak).toBe(3);
+    expect(Object.keys(out.artifact.agentic_trait_scores)).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(out.artifact.agentic_trait_scores).toEqual({ t1: true, t2: true, t3: true, t4: null });
   });
 });
