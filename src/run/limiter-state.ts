@@ -140,17 +140,26 @@ export class LimiterState {
     if (this.tokens < need) return { granted: false, wait_ms: Math.ceil((need - this.tokens) / (a.tpm / 60_000)), reason: "rate" };
     this.requests -= 1;
     this.tokens -= need;
-    // Handed-on calls never ask again, so they are paid for here, while the buckets can say no.
-    let prepaid = 0;
-    while (prepaid < prepay && this.requests >= 1 && this.tokens >= need) {
-      this.requests -= 1;
-      this.tokens -= need;
-      prepaid += 1;
-    }
     const lease_id = `l${++this.nextLease}`;
     const expires_at = now + this.tuning.leaseMs;
-    this.leases.set(lease_id, { expires_at, tokens: need * (1 + prepaid), need, prepaid, generation: this.generation });
+    this.leases.set(lease_id, { expires_at, tokens: need, need, prepaid: 0, generation: this.generation });
+    let prepaid = 0;
+    while (prepaid < prepay && this.prepayOne(lease_id)) prepaid += 1;
     return prepaid > 0 ? { granted: true, lease_id, expires_at, prepaid } : { granted: true, lease_id, expires_at };
+  }
+
+  /**
+   * One more call for a granted lease to hand on, if the buckets hold it now: handed-on calls never
+   * ask again, so they are paid for here, while the buckets can say no.
+   */
+  prepayOne(lease_id: string): boolean {
+    const lease = this.leases.get(lease_id);
+    if (!lease || this.requests < 1 || this.tokens < lease.need) return false;
+    this.requests -= 1;
+    this.tokens -= lease.need;
+    lease.prepaid += 1;
+    lease.tokens += lease.need;
+    return true;
   }
 
   release(now: number, report: ReleaseReport): void {

@@ -68,17 +68,30 @@ export class ProviderLimiter extends DurableObject<Env> {
     return this.waitInLine(req.estimated_tokens, req.since ?? Date.now(), count, prepay);
   }
 
-  /** Up to `count` leases now; a refusal only if not even one is free. */
+  /**
+   * Up to `count` leases now, then up to `prepay` calls each to hand on, one round at a time: a
+   * bucket too low for all of that grants more leases side by side and spreads the rest, rather
+   * than letting the first lease's prepaid calls take the requests the next leases needed.
+   * A refusal only if not even one lease is free.
+   */
   private take(tokens: number, count: number, prepay: number): AcquireResult {
-    const first = this.state!.acquire(Date.now(), tokens, prepay);
+    const state = this.state!;
+    const first = state.acquire(Date.now(), tokens);
     if (!first.granted) return first;
     const lease_ids = [first.lease_id];
-    const prepaid_calls = [first.prepaid ?? 0];
     while (lease_ids.length < count) {
-      const more = this.state!.acquire(Date.now(), tokens, prepay);
+      const more = state.acquire(Date.now(), tokens);
       if (!more.granted) break;
       lease_ids.push(more.lease_id);
-      prepaid_calls.push(more.prepaid ?? 0);
+    }
+    const prepaid_calls = lease_ids.map(() => 0);
+    for (let round = 0, paid = true; round < prepay && paid; round++) {
+      paid = false;
+      lease_ids.forEach((id, i) => {
+        if (!state.prepayOne(id)) return;
+        prepaid_calls[i]! += 1;
+        paid = true;
+      });
     }
     return { ...first, lease_ids, prepaid_calls };
   }

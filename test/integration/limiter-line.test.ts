@@ -53,8 +53,18 @@ describe("ProviderLimiter line", () => {
     const limiter = env.LIMITER.getByName(`line-prepay-${crypto.randomUUID()}`);
     const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 10, rpm: 5 } };
     const r = await limiter.acquire({ ...req, count: 2, prepay: 3 });
-    expect(r).toMatchObject({ granted: true, prepaid_calls: [3, 0] }); // 1 + 3, then 1: the bucket of 5 is spent
+    // two leases, then the bucket's other 3 requests spread round by round: 1 + 2 and 1 + 1
+    expect(r).toMatchObject({ granted: true, prepaid_calls: [2, 1] });
     expect(await limiter.acquire(req)).toMatchObject({ granted: false, reason: "rate" });
+  });
+
+  it("grants every lease a low bucket can pay for before prepaying hand-ons", async () => {
+    const limiter = env.LIMITER.getByName(`line-prepay-low-${crypto.randomUUID()}`);
+    const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 10, rpm: 4 } };
+    // Prepaying the first lease first would grant 1 lease with 3 hand-ons: one call at a time.
+    const r = await limiter.acquire({ ...req, count: 4, prepay: 4 });
+    expect(r).toMatchObject({ granted: true, prepaid_calls: [0, 0, 0, 0] });
+    expect((r as { lease_ids: string[] }).lease_ids).toHaveLength(4);
   });
 
   it("gives everyone waiting the retry-after of a 429 instead of a slot", async () => {
