@@ -52,8 +52,7 @@ export const PROVIDER_DEFAULTS: Readonly<Record<string, LimitSettings>> = {
 };
 
 export type Acquire =
-  /** `prepaid`: calls the holder may make after the first under this lease, paid from the buckets now. */
-  | { granted: true; lease_id: string; expires_at: number; prepaid?: number }
+  | { granted: true; lease_id: string; expires_at: number }
   | { granted: false; wait_ms: number; reason: "blocked" | "concurrency" | "rate" };
 
 export interface ReleaseReport {
@@ -65,7 +64,7 @@ export interface ReleaseReport {
   tokens_used?: number;
   /**
    * Calls made under the lease (default 1): a consumer hands a finished call's lease to its next
-   * waiting call (src/llm/lease-pool.ts) within the calls prepaid at acquire; the prepaid calls
+   * waiting call (src/llm/lease-pool.ts) within the calls prepaid for it (`prepayOne`); the prepaid calls
    * not made are refunded here (any beyond them are charged).
    */
   calls?: number;
@@ -126,8 +125,7 @@ export class LimiterState {
     this.limits = limits;
   }
 
-  /** `prepay`: further calls to pay for now (up to what the buckets hold), for a holder that hands the lease on. */
-  acquire(now: number, estimatedTokens: number, prepay = 0): Acquire {
+  acquire(now: number, estimatedTokens: number): Acquire {
     this.expireLeases(now);
     this.grow(now);
     this.refill(now);
@@ -143,9 +141,7 @@ export class LimiterState {
     const lease_id = `l${++this.nextLease}`;
     const expires_at = now + this.tuning.leaseMs;
     this.leases.set(lease_id, { expires_at, tokens: need, need, prepaid: 0, generation: this.generation });
-    let prepaid = 0;
-    while (prepaid < prepay && this.prepayOne(lease_id)) prepaid += 1;
-    return prepaid > 0 ? { granted: true, lease_id, expires_at, prepaid } : { granted: true, lease_id, expires_at };
+    return { granted: true, lease_id, expires_at };
   }
 
   /**

@@ -33,16 +33,16 @@ describe("provider limiter state", () => {
     expect(s.acquire(30_000, 10).granted).toBe(true);
   });
 
-  it("prepays handed-on calls from the buckets at acquire, as far as they hold, and refunds the unused ones at release", () => {
+  it("prepays handed-on calls from the buckets, as far as they hold, and refunds the unused ones at release", () => {
     const s = new LimiterState({ rpm: 4, tpm: 1_000_000, concurrency: 10 }, 0, tuning);
-    const first = s.acquire(0, 10, 2);
-    expect(first).toMatchObject({ granted: true, prepaid: 2 });
-    const second = s.acquire(0, 10, 5);
-    expect(second).toMatchObject({ granted: true }); // the last request of the bucket: nothing left to prepay
-    expect(second.granted && second.prepaid).toBeFalsy();
+    const first = grant(s, 0);
+    expect([s.prepayOne(first), s.prepayOne(first)]).toEqual([true, true]);
+    const second = grant(s, 0); // the last request of the bucket: nothing left to prepay
+    expect(s.prepayOne(second)).toBe(false);
+    expect(s.prepayOne("no-such-lease")).toBe(false);
     expect(s.acquire(0, 10)).toMatchObject({ granted: false, reason: "rate" });
     // The first lease made one call of its two prepaid ones: one request comes back.
-    s.release(0, { lease_id: (first as { lease_id: string }).lease_id, calls: 2 });
+    s.release(0, { lease_id: first, calls: 2 });
     expect(s.acquire(0, 10)).toMatchObject({ granted: true });
     expect(s.acquire(0, 10)).toMatchObject({ granted: false, reason: "rate" });
   });
