@@ -29,6 +29,9 @@ export default defineConfig(async () => {
                   TEST_MIGRATIONS: migrations,
                   FAKE_LLM_URL: `http://127.0.0.1:${inject("fakeLlmPort")}`,
                   EDGEVAL_API_TOKEN: "test-token",
+                  // The tests run as a local stack (src/env.ts isLocalMode); a test of production
+                  // behaviour passes an env without it.
+                  EDGEVAL_ENV: "local",
                   JOB_MAX_ATTEMPTS: "3",
                   JOB_RETRY_BASE_DELAY_SECONDS: "0",
                   // Retry backoffs at 1 % (Karenina's 1-30 s become 10-300 ms); retry-after is never scaled.

@@ -21,5 +21,16 @@ export interface Env {
   RETRY_DELAY_SCALE?: string;
   /** Origins besides each provider's own that model keys may be sent to (src/llm/key-origins.ts). */
   EDGEVAL_KEY_ORIGINS?: string;
+  /** "local" on a developer's machine (.dev.vars, npm start, npm run dev, the tests); absent in production. */
+  EDGEVAL_ENV?: string;
   [secretOrVar: string]: unknown;
+}
+
+/**
+ * Whether this worker runs as a local development stack. Only the exact value "local" counts:
+ * a deployment that never sets EDGEVAL_ENV (or misspells it) is production, the cautious side,
+ * so nothing meant for a developer's machine (advice, relaxed defaults) leaks into a deploy.
+ */
+export function isLocalMode(env: { EDGEVAL_ENV?: unknown }): boolean {
+  return env.EDGEVAL_ENV === "local";
 }

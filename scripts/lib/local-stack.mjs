@@ -311,7 +311,8 @@ export async function startLocalStack(opts = {}) {
       "--show-interactive-dev-session=false",
       "--log-level", "info",
     ];
-    for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+    // Local mode (src/env.ts isLocalMode) even when .dev.vars is missing or edited.
+    for (const [k, v] of Object.entries({ EDGEVAL_ENV: "local", ...vars })) args.push("--var", `${k}:${v}`);
     if (opts.jobQueue) {
       st.configFile = writeShardedConfig(opts.jobQueue);
       args.push("--config", st.configFile);
