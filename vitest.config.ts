@@ -32,6 +32,8 @@ export default defineConfig(async () => {
                   // The tests run as a local stack (src/env.ts isLocalMode); a test of production
                   // behaviour passes an env without it.
                   EDGEVAL_ENV: "local",
+                  EDGEVAL_ADMIN_TOKEN: "test-admin-token",
+                  EDGEVAL_KEY_PEPPER: "test-key-pepper",
                   JOB_MAX_ATTEMPTS: "3",
                   JOB_RETRY_BASE_DELAY_SECONDS: "0",
                   // Retry backoffs at 1 % (Karenina's 1-30 s become 10-300 ms); retry-after is never scaled.

@@ -9,7 +9,12 @@ export interface Env {
   RUNS: DurableObjectNamespace<import("./run/coordinator").RunCoordinator>;
   /** One per (provider, base URL, key hash, model): the shared rate budget of every model call. */
   LIMITER: DurableObjectNamespace<import("./run/provider-limiter").ProviderLimiter>;
+  /** An all-scope key of tenant `default` (src/tenants/README.md). */
   EDGEVAL_API_TOKEN?: string;
+  /** The operator's token for /v1/admin. */
+  EDGEVAL_ADMIN_TOKEN?: string;
+  /** HMAC key under which API keys are hashed; changing it invalidates every API key. */
+  EDGEVAL_KEY_PEPPER?: string;
   OPENAI_API_KEY?: string;
   ANTHROPIC_API_KEY?: string;
   JOB_MAX_ATTEMPTS?: string;

@@ -1,25 +1,33 @@
 /** The Hono app: request ids, auth on /v1, one error handler that speaks the API's error shape. */
 import { Hono } from "hono";
+import { except } from "hono/combine";
+import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import type { Env } from "../env";
 import { log } from "../log";
-import { bearerAuth } from "./auth";
+import { admin } from "./admin";
+import { type AppEnv, tenantAuth } from "./auth";
 import { benchmarks } from "./benchmarks";
 import { ApiFailure, errorResponse } from "./errors";
 import { judge } from "./judge";
+import { keys } from "./keys";
 import { runs } from "./runs";
 
 export function buildApp() {
-  const app = new Hono<{ Bindings: Env }>();
+  const app = new Hono<AppEnv>();
   app.use(requestId());
   app.get("/health", (c) => c.json({ ok: true }));
-  app.use("/v1/*", bearerAuth);
+  // Tenant routes take an API key (or EDGEVAL_API_TOKEN); /v1/admin takes the operator's token.
+  app.use("/v1/*", except("/v1/admin/*", tenantAuth));
+  app.route("/v1/admin", admin);
+  app.route("/v1/keys", keys);
   app.route("/v1/runs", runs);
   app.route("/v1/benchmarks", benchmarks);
   app.route("/v1/judge", judge);
   app.notFound((c) => errorResponse(c, { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` }));
   app.onError((err, c) => {
     if (err instanceof ApiFailure) return errorResponse(c, err.error);
+    // Hono's bearer middleware throws these with the response already built (ours, via its message option).
+    if (err instanceof HTTPException) return err.getResponse();
     log.warn("unhandled_error", { path: c.req.path, error: String(err), request_id: c.get("requestId") });
     return errorResponse(c, { code: "internal", message: "internal error; retry, and report the request_id if it persists" });
   });

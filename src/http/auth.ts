@@ -1,37 +1,89 @@
 /**
- * Bearer-token auth: one token from the EDGEVAL_API_TOKEN secret. Without the secret the API
- * refuses to serve (503) rather than run open.
+ * Auth for /v1 (src/tenants/README.md): Hono's bearer middleware parses the header; the token is
+ * resolved to a tenant and scopes by src/tenants/authenticate.ts and stored as `principal`.
+ * `requireScope` guards each route. /v1/admin takes the operator's EDGEVAL_ADMIN_TOKEN instead.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
 import type { Env } from "../env";
-import { ApiFailure } from "./errors";
+import { sameSecret } from "../tenants/api-key";
+import { type AuthFailure, authenticate, type Principal } from "../tenants/authenticate";
+import { touchKey } from "../tenants/keys-repo";
+import type { Scope } from "../tenants/scopes";
+import { ApiFailure, errorResponse } from "./errors";
 
-export const bearerAuth: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
-  const expected = c.env.EDGEVAL_API_TOKEN;
-  if (typeof expected !== "string" || expected.length === 0) {
-    throw new ApiFailure({
-      code: "not_configured",
-      message: "the server has no API token: set the EDGEVAL_API_TOKEN secret (wrangler secret put EDGEVAL_API_TOKEN)",
-    });
-  }
-  const header = c.req.header("authorization") ?? "";
-  const match = /^Bearer\s+(.+)$/i.exec(header);
-  if (!match || !(await sameSecret(match[1]!.trim(), expected))) {
-    throw new ApiFailure({ code: "unauthorized", message: 'send "Authorization: Bearer <token>" with the API token' });
-  }
-  await next();
+export type AppEnv = { Bindings: Env; Variables: { principal: Principal; authFailure?: AuthFailure } };
+
+const FAILURE_MESSAGES: Record<AuthFailure, string> = {
+  unknown: 'send "Authorization: Bearer <key>" with an API key of your tenant (or the deployment\'s EDGEVAL_API_TOKEN)',
+  revoked: "this API key was revoked; use another key of your tenant",
+  expired: "this API key has expired; create a new one with POST /v1/keys",
+  disabled: "this tenant is disabled; ask the operator",
+  no_pepper: "the server cannot check API keys: set the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)",
 };
 
-/** Compares digests so the time taken does not reveal how much of the token matched. */
-async function sameSecret(given: string, expected: string): Promise<boolean> {
-  const enc = new TextEncoder();
-  const [a, b] = await Promise.all([
-    crypto.subtle.digest("SHA-256", enc.encode(given)),
-    crypto.subtle.digest("SHA-256", enc.encode(expected)),
-  ]);
-  const x = new Uint8Array(a);
-  const y = new Uint8Array(b);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
-  return diff === 0;
+const unauthorized = (c: Context<AppEnv>) => {
+  const reason = c.get("authFailure") ?? "unknown";
+  if (reason === "no_pepper") return errorResponse(c, { code: "not_configured", message: FAILURE_MESSAGES.no_pepper });
+  return errorResponse(c, { code: "unauthorized", message: FAILURE_MESSAGES[reason] });
+};
+
+/** Every message option answers in the API's error shape, with 401 (never bearer's bare 400). */
+const bearerMessages = {
+  noAuthenticationHeader: { message: unauthorized },
+  invalidAuthenticationHeader: { message: unauthorized },
+  invalidToken: { message: unauthorized },
+};
+
+export const tenantAuth: MiddlewareHandler<AppEnv> = bearerAuth<AppEnv>({
+  ...bearerMessages,
+  verifyToken: async (token, c) => {
+    const outcome = await authenticate(
+      token,
+      { db: c.env.DB, apiToken: stringVar(c.env.EDGEVAL_API_TOKEN), pepper: stringVar(c.env.EDGEVAL_KEY_PEPPER) },
+      new Date(),
+    );
+    if (!outcome.ok) {
+      c.set("authFailure", outcome.reason);
+      return false;
+    }
+    c.set("principal", outcome.principal);
+    const keyId = outcome.principal.keyId;
+    if (outcome.touch && keyId) afterResponse(c, touchKey(c.env.DB, keyId, new Date().toISOString()));
+    return true;
+  },
+});
+
+/** The operator's routes: EDGEVAL_ADMIN_TOKEN only; without it they are closed (503). */
+export const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const expected = stringVar(c.env.EDGEVAL_ADMIN_TOKEN);
+  if (!expected) {
+    throw new ApiFailure({ code: "not_configured", message: "the admin routes are off: set the EDGEVAL_ADMIN_TOKEN secret to use them" });
+  }
+  return bearerAuth<AppEnv>({ ...bearerMessages, verifyToken: (token) => sameSecret(token, expected) })(c, next);
+};
+
+export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!c.get("principal").scopes.has(scope)) {
+      throw new ApiFailure({ code: "forbidden", message: `this API key lacks the scope ${scope}; create a key that has it (POST /v1/keys)` });
+    }
+    await next();
+  };
+}
+
+export const tenantOf = (c: Context<AppEnv>) => c.get("principal").tenant;
+
+/** Lets work finish after the response; without an execution context (app.fetch in tests) it is awaited-free fire. */
+function afterResponse(c: Context<AppEnv>, work: Promise<unknown>): void {
+  const settled = work.catch(() => {});
+  try {
+    c.executionCtx.waitUntil(settled);
+  } catch {
+    // no execution context: the promise still runs to completion on its own
+  }
+}
+
+function stringVar(v: unknown): string | undefined {
+  return typeof v === "string" && v.length > 0 ? v : undefined;
 }

@@ -1,6 +1,7 @@
 /** /v1/benchmarks: store native benchmarks, import and export Karenina checkpoints, list, read. */
 import { type Context, Hono } from "hono";
 import type { Env } from "../env";
+import { type AppEnv, requireScope } from "./auth";
 import { exportCheckpoint } from "../karenina/export";
 import { Checkpoint, importCheckpoint } from "../karenina/import";
 import { ListQuery } from "../schemas/api";
@@ -13,7 +14,7 @@ import { ApiFailure, formatPath, invalidBody } from "./errors";
 /** The same cap as a run body: a stored benchmark is what a run would have carried inline. */
 export const MAX_BENCHMARK_BODY_BYTES = 32_000_000;
 
-export const benchmarks = new Hono<{ Bindings: Env }>();
+export const benchmarks = new Hono<AppEnv>();
 
 const view = (r: BenchmarkRecord) => ({
   benchmark_id: r.benchmark_id,
@@ -28,7 +29,7 @@ async function store(env: Env, benchmark: Benchmark, source: BenchmarkSource): P
   return saveBenchmark(env.DB, env.BLOBS, { benchmark_id: crypto.randomUUID(), created_at: new Date().toISOString(), source }, benchmark);
 }
 
-benchmarks.post("/", async (c) => {
+benchmarks.post("/", requireScope("benchmarks:write"), async (c) => {
   const raw = await readJson(c, MAX_BENCHMARK_BODY_BYTES);
   const benchmark = validate(Benchmark, raw.value);
   const record = await store(c.env, benchmark, "native");
@@ -36,7 +37,7 @@ benchmarks.post("/", async (c) => {
   return c.json(view(record), 201);
 });
 
-benchmarks.post("/import", async (c) => {
+benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
   const raw = await readJson(jsonLdAsJson(c), MAX_BENCHMARK_BODY_BYTES);
   const checkpoint = validate(Checkpoint, raw.value);
   const { benchmark, warnings, errors } = importCheckpoint(checkpoint);
@@ -50,7 +51,7 @@ benchmarks.post("/import", async (c) => {
   return c.json({ benchmark_id: record.benchmark_id, imported: parsed.data.questions.length, warnings, errors, url: view(record).url }, 201);
 });
 
-benchmarks.get("/", async (c) => {
+benchmarks.get("/", requireScope("benchmarks:read"), async (c) => {
   const q = validate(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "benchmark_id"]) : null;
   const rows = await listBenchmarks(c.env.DB, q.limit, cursor && { created_at: cursor[0]!, benchmark_id: cursor[1]! });
@@ -58,12 +59,12 @@ benchmarks.get("/", async (c) => {
   return c.json({ benchmarks: rows.map(view), next_cursor: last ? encodeCursor([last.created_at, last.benchmark_id]) : null });
 });
 
-benchmarks.get("/:id", async (c) => {
+benchmarks.get("/:id", requireScope("benchmarks:read"), async (c) => {
   const { record, benchmark } = await requireBenchmark(c.env, c.req.param("id"));
   return c.json({ ...view(record), benchmark });
 });
 
-benchmarks.get("/:id/checkpoint", async (c) => {
+benchmarks.get("/:id/checkpoint", requireScope("benchmarks:read"), async (c) => {
   const { record, benchmark } = await requireBenchmark(c.env, c.req.param("id"));
   const { checkpoint, warnings } = exportCheckpoint(benchmark, record.benchmark_id, record.created_at);
   if (warnings.length) c.header("X-Edgeval-Export-Warnings", String(warnings.length));

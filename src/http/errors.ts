@@ -17,6 +17,7 @@ export type ApiError =
   | { code: "body_too_large"; message: string }
   | { code: "unsupported_media_type"; message: string }
   | { code: "unauthorized"; message: string }
+  | { code: "forbidden"; message: string }
   | { code: "not_found"; message: string }
   | { code: "idempotency_conflict"; message: string }
   | { code: "not_configured"; message: string }
@@ -28,6 +29,7 @@ const STATUS: Record<ApiError["code"], ContentfulStatusCode> = {
   body_too_large: 413,
   unsupported_media_type: 415,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   idempotency_conflict: 409,
   not_configured: 503,

@@ -8,6 +8,7 @@
  */
 import { Hono } from "hono";
 import type { Env } from "../env";
+import { type AppEnv, requireScope } from "./auth";
 import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
 import { calibrate } from "../judges/calibrate";
 import { missingSecret, requiredSecretName } from "../llm/factory";
@@ -31,9 +32,9 @@ const MAX_CALIBRATE_BODY_BYTES = 8_000_000;
 export const MAX_JUDGE_CALLS = 200;
 export const MAX_CALIBRATE_CALLS = 800;
 
-export const judge = new Hono<{ Bindings: Env }>();
+export const judge = new Hono<AppEnv>();
 
-judge.post("/", async (c) => {
+judge.post("/", requireScope("judge"), async (c) => {
   const body = validate(JudgeRequest, (await readJson(c, MAX_JUDGE_BODY_BYTES)).value);
   const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
   const graph = checked(validateJudge(body.config, sample), "");
@@ -43,7 +44,7 @@ judge.post("/", async (c) => {
   return c.json(outcome);
 });
 
-judge.post("/calibrate", async (c) => {
+judge.post("/calibrate", requireScope("judge"), async (c) => {
   const body = validate(CalibrateRequest, (await readJson(c, MAX_CALIBRATE_BODY_BYTES)).value);
   let graph: JudgeGraph | undefined;
   body.items.forEach((item, i) => {

@@ -1,6 +1,7 @@
 /** /v1/runs: submit, list, status, results. */
 import { Hono } from "hono";
 import type { Env } from "../env";
+import { type AppEnv, requireScope } from "./auth";
 import { sha256Hex } from "../pipeline/ids";
 import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
 import { planRun } from "../run/plan";
@@ -16,9 +17,9 @@ import { decodeCursor, encodeCursor } from "./cursor";
 /** Large enough for 1,000 questions with manual answers from several models. */
 export const MAX_RUN_BODY_BYTES = 32_000_000;
 
-export const runs = new Hono<{ Bindings: Env }>();
+export const runs = new Hono<AppEnv>();
 
-runs.post("/", async (c) => {
+runs.post("/", requireScope("runs:write"), async (c) => {
   const raw = await readJson(c, MAX_RUN_BODY_BYTES);
   const idemKey = idempotencyKey(c.req.header("idempotency-key"));
   const body = await withBenchmark(c.env, validate(CreateRunRequest, raw.value));
@@ -53,7 +54,7 @@ runs.post("/", async (c) => {
   return c.json({ run_id: runId, status_url: statusUrl(runId) }, 202);
 });
 
-runs.get("/", async (c) => {
+runs.get("/", requireScope("runs:read"), async (c) => {
   const q = validate(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "run_id"]) : null;
   const rows = await listRuns(c.env.DB, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! });
@@ -73,7 +74,7 @@ runs.get("/", async (c) => {
   });
 });
 
-runs.get("/:id", async (c) => {
+runs.get("/:id", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c.env, c.req.param("id"));
   const snap = await c.env.RUNS.getByName(run.run_id).snapshot();
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
@@ -91,7 +92,7 @@ runs.get("/:id", async (c) => {
   });
 });
 
-runs.get("/:id/results", async (c) => {
+runs.get("/:id/results", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c.env, c.req.param("id"));
   const q = validate(ListQuery, c.req.query());
   const after = q.cursor ? decodeCursor(q.cursor, ["result_id"])[0]! : null;
@@ -103,7 +104,7 @@ runs.get("/:id/results", async (c) => {
   return c.body(`{"results":${results},"next_cursor":${next}}`, 200, { "content-type": "application/json" });
 });
 
-runs.get("/:id/results/:result_id", async (c) => {
+runs.get("/:id/results/:result_id", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c.env, c.req.param("id"));
   const key = await getResultKey(c.env.DB, run.run_id, c.req.param("result_id"));
   const obj = key ? await c.env.BLOBS.get(key) : null;

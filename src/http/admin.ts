@@ -1,0 +1,70 @@
+/**
+ * /v1/admin: the operator (EDGEVAL_ADMIN_TOKEN) creates tenants with their first key and changes
+ * their settings and quotas. Tenants manage further keys themselves (/v1/keys).
+ */
+import { Hono } from "hono";
+import { CreateTenantRequest, TenantId, UpdateTenantRequest } from "../schemas/tenants";
+import { mintKey } from "../tenants/issue-key";
+import { insertKey, keyView } from "../tenants/keys-repo";
+import { getTenant, insertTenant, type TenantRecord, tenantView, updateTenant } from "../tenants/tenants-repo";
+import { type AppEnv, adminAuth } from "./auth";
+import { readJson, validate } from "./body";
+import { ApiFailure, invalidBody } from "./errors";
+import { futureExpiry, keyPepper } from "./keys";
+
+const MAX_ADMIN_BODY_BYTES = 64_000;
+
+export const admin = new Hono<AppEnv>();
+admin.use(adminAuth);
+
+admin.post("/tenants", async (c) => {
+  const body = validate(CreateTenantRequest, (await readJson(c, MAX_ADMIN_BODY_BYTES)).value);
+  const now = new Date().toISOString();
+  const tenantId = body.tenant_id ?? `t-${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
+  if (await getTenant(c.env.DB, tenantId)) {
+    throw invalidBody([{ path: "tenant_id", message: `tenant ${tenantId} exists already; change it with PATCH /v1/admin/tenants/${tenantId}` }]);
+  }
+  const tenant: TenantRecord = {
+    tenant_id: tenantId,
+    name: body.name,
+    use_deployment_keys: body.use_deployment_keys,
+    limits_json: body.limits,
+    retention_days: body.retention_days,
+    disabled: false,
+    created_at: now,
+    updated_at: now,
+  };
+  const first = body.first_key;
+  const minted = await mintKey(
+    keyPepper(c.env),
+    { tenant_id: tenantId, name: first.name, scopes: first.scopes, expires_at: futureExpiry(first.expires_at, "first_key.expires_at"), rotated_from: null },
+    now,
+  );
+  // One batch: a tenant never exists without its first key.
+  await c.env.DB.batch([insertTenant(c.env.DB, tenant), insertKey(c.env.DB, minted.record)]);
+  return c.json({ tenant: tenantView(tenant), key: { ...keyView(minted.record), key: minted.key } }, 201);
+});
+
+admin.get("/tenants/:id", async (c) => c.json({ tenant: tenantView(await requireTenant(c.env.DB, c.req.param("id"))) }));
+
+admin.patch("/tenants/:id", async (c) => {
+  const tenant = await requireTenant(c.env.DB, c.req.param("id"));
+  const body = validate(UpdateTenantRequest, (await readJson(c, MAX_ADMIN_BODY_BYTES)).value);
+  const next: TenantRecord = {
+    ...tenant,
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.use_deployment_keys !== undefined ? { use_deployment_keys: body.use_deployment_keys } : {}),
+    ...(body.limits !== undefined ? { limits_json: body.limits } : {}),
+    ...(body.retention_days !== undefined ? { retention_days: body.retention_days } : {}),
+    ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
+    updated_at: new Date().toISOString(),
+  };
+  await updateTenant(c.env.DB, next);
+  return c.json({ tenant: tenantView(next) });
+});
+
+async function requireTenant(db: D1Database, id: string): Promise<TenantRecord> {
+  const tenant = TenantId.safeParse(id).success ? await getTenant(db, id) : null;
+  if (!tenant) throw new ApiFailure({ code: "not_found", message: `no tenant ${id}` });
+  return tenant;
+}

@@ -1,0 +1,83 @@
+/**
+ * /v1/keys: a tenant's own API keys (scope keys:admin). A key is shown once, at creation or
+ * rotation; rotation mints a key with the same name and scopes while the old one stays valid
+ * until it is revoked (DELETE), so clients can switch over without downtime.
+ */
+import { Hono } from "hono";
+import type { Env } from "../env";
+import { CreateKeyRequest, RotateKeyRequest } from "../schemas/tenants";
+import { mintKey } from "../tenants/issue-key";
+import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
+import type { Scope } from "../tenants/scopes";
+import { type AppEnv, requireScope, tenantOf } from "./auth";
+import { readJson, validate } from "./body";
+import { ApiFailure, invalidBody } from "./errors";
+
+const MAX_KEY_BODY_BYTES = 16_000;
+
+export const keys = new Hono<AppEnv>();
+keys.use(requireScope("keys:admin"));
+
+keys.post("/", async (c) => {
+  const body = validate(CreateKeyRequest, (await readJson(c, MAX_KEY_BODY_BYTES)).value);
+  grantable(c.get("principal").scopes, body.scopes);
+  const now = new Date().toISOString();
+  const minted = await mintKey(
+    keyPepper(c.env),
+    { tenant_id: tenantOf(c).tenant_id, name: body.name, scopes: body.scopes, expires_at: futureExpiry(body.expires_at, "expires_at"), rotated_from: null },
+    now,
+  );
+  await insertKey(c.env.DB, minted.record).run();
+  return c.json({ ...keyView(minted.record), key: minted.key }, 201);
+});
+
+keys.get("/", async (c) => c.json({ keys: (await listKeys(c.env.DB, tenantOf(c).tenant_id)).map(keyView) }));
+
+keys.post("/:id/rotate", async (c) => {
+  const old = await requireKey(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
+  const body = validate(RotateKeyRequest, (await readJson(c, MAX_KEY_BODY_BYTES)).value);
+  if (old.revoked_at !== null) throw new ApiFailure({ code: "not_found", message: `key ${old.key_id} is revoked; create a new key instead` });
+  grantable(c.get("principal").scopes, old.scopes);
+  const now = new Date().toISOString();
+  const minted = await mintKey(
+    keyPepper(c.env),
+    { tenant_id: old.tenant_id, name: old.name, scopes: old.scopes, expires_at: futureExpiry(body.expires_at, "expires_at"), rotated_from: old.key_id },
+    now,
+  );
+  await insertKey(c.env.DB, minted.record).run();
+  return c.json({ ...keyView(minted.record), key: minted.key }, 201);
+});
+
+keys.delete("/:id", async (c) => {
+  const tenantId = tenantOf(c).tenant_id;
+  const id = c.req.param("id");
+  if (!(await revokeKey(c.env.DB, tenantId, id, new Date().toISOString()))) await requireKey(c.env.DB, tenantId, id);
+  return c.json(keyView((await getKey(c.env.DB, tenantId, id))!));
+});
+
+async function requireKey(db: D1Database, tenantId: string, id: string): Promise<KeyRecord> {
+  const key = await getKey(db, tenantId, id);
+  if (!key) throw new ApiFailure({ code: "not_found", message: `no key ${id}; list keys with GET /v1/keys` });
+  return key;
+}
+
+/** A key may hand out only scopes it holds itself. */
+function grantable(held: ReadonlySet<Scope>, wanted: readonly Scope[]): void {
+  const missing = wanted.filter((s) => !held.has(s));
+  if (missing.length) throw new ApiFailure({ code: "forbidden", message: `this API key cannot grant scopes it lacks: ${missing.join(", ")}` });
+}
+
+export function keyPepper(env: Env): string {
+  const pepper = env.EDGEVAL_KEY_PEPPER;
+  if (typeof pepper !== "string" || pepper.length === 0) {
+    throw new ApiFailure({ code: "not_configured", message: "API keys need the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)" });
+  }
+  return pepper;
+}
+
+export function futureExpiry(expiresAt: string | null | undefined, path: string): string | null {
+  if (expiresAt == null) return null;
+  const at = Date.parse(expiresAt);
+  if (at <= Date.now()) throw invalidBody([{ path, message: "must be in the future" }]);
+  return new Date(at).toISOString();
+}

@@ -1,0 +1,80 @@
+/**
+ * API keys: `ev_<12 hex id>_<secret>`, the secret 160 random bits in RFC 4648 base32 (lower case,
+ * no padding, so never an `_`). The id is the D1 primary key the request looks up; the secret is
+ * checked against HMAC-SHA-256(pepper, whole key). Only that hash is stored: a D1 dump without the
+ * pepper (a Worker secret) cannot even confirm a guessed key.
+ */
+const ID_HEX = 12;
+const SECRET_BYTES = 20;
+const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
+const KEY_PATTERN = /^ev_([0-9a-f]{12})_([a-z2-7]{32})$/;
+
+export interface ParsedKey {
+  keyId: string;
+  /** The whole key as sent; it is what gets hashed. */
+  key: string;
+}
+
+/** A fresh key and its id; `random` is injectable so tests can pin it. */
+export function generateKey(random: (n: number) => Uint8Array = randomBytes): ParsedKey {
+  const keyId = hex(random(ID_HEX / 2));
+  const secret = base32(random(SECRET_BYTES));
+  return { keyId, key: `ev_${keyId}_${secret}` };
+}
+
+/** Null when the string is not shaped like one of our keys (then it may be the default token). */
+export function parseKey(token: string): ParsedKey | null {
+  const m = KEY_PATTERN.exec(token);
+  return m ? { keyId: m[1]!, key: token } : null;
+}
+
+/** Hex HMAC-SHA-256 of the key under the pepper. */
+export async function hashKey(key: string, pepper: string): Promise<string> {
+  const enc = new TextEncoder();
+  const k = await crypto.subtle.importKey("raw", enc.encode(pepper), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", k, enc.encode(key))));
+}
+
+/** Compares two strings in time that depends only on their lengths (both are fixed-size hashes here). */
+export function sameHash(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** Compares secrets of any length by their digests, so timing reveals nothing about a match. */
+export async function sameSecret(given: string, expected: string): Promise<boolean> {
+  const enc = new TextEncoder();
+  const [a, b] = await Promise.all([
+    crypto.subtle.digest("SHA-256", enc.encode(given)),
+    crypto.subtle.digest("SHA-256", enc.encode(expected)),
+  ]);
+  return sameHash(hex(new Uint8Array(a)), hex(new Uint8Array(b)));
+}
+
+function randomBytes(n: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(n));
+}
+
+export function hex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+function base32(bytes: Uint8Array): string {
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}

@@ -1,0 +1,52 @@
+/**
+ * Who is calling: a bearer token → the tenant and the scopes it may use. Two kinds of token:
+ * an API key (`ev_…`, one D1 read by key id joined with its tenant, never cached, so a revoked
+ * key fails on the next request), or the deployment's EDGEVAL_API_TOKEN, which is an all-scope
+ * key of tenant `default` (existing deployments and the local scripts keep working unchanged).
+ */
+import { parseKey, hashKey, sameHash, sameSecret } from "./api-key";
+import { findKeyForAuth } from "./keys-repo";
+import { SCOPES, type Scope } from "./scopes";
+import { DEFAULT_TENANT, getTenant, type TenantRecord } from "./tenants-repo";
+
+export interface Principal {
+  tenant: TenantRecord;
+  /** Null for the deployment token. */
+  keyId: string | null;
+  scopes: ReadonlySet<Scope>;
+}
+
+export type AuthFailure = "unknown" | "revoked" | "expired" | "disabled" | "no_pepper";
+
+export type AuthOutcome =
+  | { ok: true; principal: Principal; /** Set when last_used_at should be written (at most once a minute). */ touch: boolean }
+  | { ok: false; reason: AuthFailure };
+
+export interface AuthConfig {
+  db: D1Database;
+  apiToken: string | undefined;
+  pepper: string | undefined;
+}
+
+/** last_used_at is written at most this often per key: a hot key would otherwise write on every call. */
+const TOUCH_EVERY_MS = 60_000;
+
+export async function authenticate(token: string, cfg: AuthConfig, now: Date): Promise<AuthOutcome> {
+  if (cfg.apiToken && (await sameSecret(token, cfg.apiToken))) {
+    const tenant = await getTenant(cfg.db, DEFAULT_TENANT);
+    if (!tenant) throw new Error("the default tenant row is missing: apply the D1 migrations");
+    if (tenant.disabled) return { ok: false, reason: "disabled" };
+    return { ok: true, principal: { tenant, keyId: null, scopes: new Set(SCOPES) }, touch: false };
+  }
+  const parsed = parseKey(token);
+  if (!parsed) return { ok: false, reason: "unknown" };
+  if (!cfg.pepper) return { ok: false, reason: "no_pepper" };
+  const found = await findKeyForAuth(cfg.db, parsed.keyId);
+  if (!found || !sameHash(await hashKey(parsed.key, cfg.pepper), found.key.key_hash)) return { ok: false, reason: "unknown" };
+  const { key, tenant } = found;
+  if (key.revoked_at !== null) return { ok: false, reason: "revoked" };
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) return { ok: false, reason: "expired" };
+  if (tenant.disabled) return { ok: false, reason: "disabled" };
+  const touch = key.last_used_at === null || now.getTime() - Date.parse(key.last_used_at) >= TOUCH_EVERY_MS;
+  return { ok: true, principal: { tenant, keyId: key.key_id, scopes: new Set(key.scopes) }, touch };
+}

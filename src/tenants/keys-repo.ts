@@ -1,0 +1,83 @@
+/**
+ * D1 access to `api_keys`. Every query but the auth lookup names the tenant, so a key id of
+ * another tenant is simply not found.
+ */
+import { z } from "zod";
+import { Scope } from "./scopes";
+import { TENANT_COLUMNS, type TenantRecord, tenantFromRow } from "./tenants-repo";
+
+const KeyRow = z.object({
+  key_id: z.string(),
+  tenant_id: z.string(),
+  name: z.string(),
+  scopes: z.string().transform((s) => z.array(Scope).parse(JSON.parse(s))),
+  key_hash: z.string(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+  rotated_from: z.string().nullable(),
+});
+export type KeyRecord = z.output<typeof KeyRow>;
+
+const KEY_COLUMNS = "key_id, tenant_id, name, scopes, key_hash, created_at, expires_at, revoked_at, last_used_at, rotated_from";
+
+export function insertKey(db: D1Database, k: KeyRecord): D1PreparedStatement {
+  return db
+    .prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .bind(k.key_id, k.tenant_id, k.name, JSON.stringify(k.scopes), k.key_hash, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.rotated_from);
+}
+
+/** The auth lookup: the key and its tenant in one indexed read (primary key), never cached. */
+export async function findKeyForAuth(db: D1Database, keyId: string): Promise<{ key: KeyRecord; tenant: TenantRecord } | null> {
+  const tenantCols = TENANT_COLUMNS.split(", ").map((c) => `t.${c} AS t_${c}`).join(", ");
+  const keyCols = KEY_COLUMNS.split(", ").map((c) => `k.${c}`).join(", ");
+  const row = await db
+    .prepare(`SELECT ${keyCols}, ${tenantCols} FROM api_keys k JOIN tenants t ON t.tenant_id = k.tenant_id WHERE k.key_id = ?`)
+    .bind(keyId)
+    .first<Record<string, unknown>>();
+  if (!row) return null;
+  const tenant: Record<string, unknown> = {};
+  for (const c of TENANT_COLUMNS.split(", ")) tenant[c] = row[`t_${c}`];
+  return { key: KeyRow.parse(row), tenant: tenantFromRow(tenant) };
+}
+
+export async function getKey(db: D1Database, tenantId: string, keyId: string): Promise<KeyRecord | null> {
+  const row = await db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND key_id = ?`).bind(tenantId, keyId).first();
+  return row ? KeyRow.parse(row) : null;
+}
+
+export async function listKeys(db: D1Database, tenantId: string): Promise<KeyRecord[]> {
+  const { results } = await db
+    .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at DESC, key_id DESC`)
+    .bind(tenantId)
+    .all();
+  return results.map((r) => KeyRow.parse(r));
+}
+
+/** True if this call revoked the key (false: unknown to the tenant, or revoked already). */
+export async function revokeKey(db: D1Database, tenantId: string, keyId: string, now: string): Promise<boolean> {
+  const res = await db
+    .prepare("UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND key_id = ? AND revoked_at IS NULL")
+    .bind(now, tenantId, keyId)
+    .run();
+  return res.meta.changes > 0;
+}
+
+export async function touchKey(db: D1Database, keyId: string, now: string): Promise<void> {
+  await db.prepare("UPDATE api_keys SET last_used_at = ? WHERE key_id = ?").bind(now, keyId).run();
+}
+
+/** What a listing shows: never the hash. */
+export function keyView(k: KeyRecord) {
+  return {
+    key_id: k.key_id,
+    name: k.name,
+    scopes: k.scopes,
+    created_at: k.created_at,
+    expires_at: k.expires_at,
+    revoked_at: k.revoked_at,
+    last_used_at: k.last_used_at,
+    rotated_from: k.rotated_from,
+  };
+}

@@ -1,0 +1,61 @@
+/** D1 access to `tenants`; rows are mapped to records here only. */
+import { z } from "zod";
+import { LimitOverrides } from "./limits";
+
+export const DEFAULT_TENANT = "default";
+
+const TenantRow = z.object({
+  tenant_id: z.string(),
+  name: z.string(),
+  use_deployment_keys: z.number().transform((n) => n === 1),
+  limits_json: z.string().transform((s) => LimitOverrides.parse(JSON.parse(s))),
+  retention_days: z.number().nullable(),
+  disabled: z.number().transform((n) => n === 1),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type TenantRecord = z.output<typeof TenantRow>;
+
+export const TENANT_COLUMNS = "tenant_id, name, use_deployment_keys, limits_json, retention_days, disabled, created_at, updated_at";
+
+export function tenantFromRow(row: Record<string, unknown>): TenantRecord {
+  return TenantRow.parse(row);
+}
+
+export async function getTenant(db: D1Database, tenantId: string): Promise<TenantRecord | null> {
+  const row = await db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE tenant_id = ?`).bind(tenantId).first();
+  return row ? tenantFromRow(row) : null;
+}
+
+export function insertTenant(db: D1Database, t: TenantRecord): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO tenants (tenant_id, name, use_deployment_keys, limits_json, retention_days, disabled, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(t.tenant_id, t.name, t.use_deployment_keys ? 1 : 0, JSON.stringify(t.limits_json), t.retention_days, t.disabled ? 1 : 0, t.created_at, t.updated_at);
+}
+
+export async function updateTenant(db: D1Database, t: TenantRecord): Promise<void> {
+  await db
+    .prepare(
+      `UPDATE tenants SET name = ?, use_deployment_keys = ?, limits_json = ?, retention_days = ?, disabled = ?, updated_at = ?
+       WHERE tenant_id = ?`,
+    )
+    .bind(t.name, t.use_deployment_keys ? 1 : 0, JSON.stringify(t.limits_json), t.retention_days, t.disabled ? 1 : 0, t.updated_at, t.tenant_id)
+    .run();
+}
+
+/** The public view of a tenant (the admin routes answer with it). */
+export function tenantView(t: TenantRecord) {
+  return {
+    tenant_id: t.tenant_id,
+    name: t.name,
+    use_deployment_keys: t.use_deployment_keys,
+    limits: t.limits_json,
+    retention_days: t.retention_days,
+    disabled: t.disabled,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+  };
+}

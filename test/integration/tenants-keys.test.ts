@@ -1,0 +1,116 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { buildApp } from "../../src/http/app";
+import { SCOPES } from "../../src/tenants/scopes";
+import { api } from "./helpers";
+import { ADMIN_TOKEN, apiAs, createKey, createTenant } from "./tenant-helpers";
+
+const KEY_FORMAT = /^ev_[0-9a-f]{12}_[a-z2-7]+$/;
+
+/** Every tenant route of the app that is not a read, with its path parameters filled in. */
+function writeRoutes(): { method: string; path: string }[] {
+  return buildApp()
+    .routes.filter((r) => r.method !== "ALL" && r.method !== "GET" && r.path.startsWith("/v1/") && !r.path.startsWith("/v1/admin"))
+    .map((r) => ({ method: r.method, path: r.path.replace(/:[a-z_]+/g, "00000000-0000-0000-0000-000000000000") }));
+}
+
+describe("tenants and API keys", () => {
+  it("lets only the operator token create tenants, and shows the first key once in the ev_<id>_<secret> format", async () => {
+    expect((await api("/v1/admin/tenants", { method: "POST", json: { name: "x" } })).status).toBe(401);
+    expect((await apiAs("wrong-admin", "/v1/admin/tenants", { method: "POST", json: { name: "x" } })).status).toBe(401);
+    const res = await apiAs(ADMIN_TOKEN, "/v1/admin/tenants", { method: "POST", json: { name: "acme", tenant_id: `acme-${crypto.randomUUID().slice(0, 8)}` } });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as any;
+    expect(body.key.key).toMatch(KEY_FORMAT);
+    expect(body.key.scopes).toEqual([...SCOPES]);
+    expect(body.tenant.use_deployment_keys).toBe(false);
+    const listed = (await (await apiAs(body.key.key, "/v1/keys")).json()) as any;
+    expect(listed.keys).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toContain(body.key.key.split("_")[2]);
+    // D1 keeps only the HMAC of the key, never the key or its secret part.
+    const row = await env.DB.prepare("SELECT * FROM api_keys WHERE key_id = ?").bind(body.key.key_id).first<Record<string, unknown>>();
+    expect(JSON.stringify(row)).not.toContain(body.key.key.split("_")[2]);
+    expect(row!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("answers the deployment's EDGEVAL_API_TOKEN as an all-scope key of tenant default", async () => {
+    const res = await api("/v1/keys");
+    expect(res.status).toBe(200);
+    expect((await api("/v1/runs")).status).toBe(200);
+  });
+
+  it("gives a runs:read key 403 on every write route of the app", async () => {
+    const t = await createTenant();
+    const reader = await createKey(t.key, { scopes: ["runs:read"] });
+    const routes = writeRoutes();
+    expect(routes.length).toBeGreaterThanOrEqual(7);
+    for (const r of routes) {
+      const res = await apiAs(reader.key, r.path, { method: r.method, json: {} });
+      expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: 403 });
+    }
+    expect((await apiAs(reader.key, "/v1/runs")).status).toBe(200);
+    expect((await apiAs(reader.key, "/v1/benchmarks")).status).toBe(403);
+  });
+
+  it("refuses a revoked key on the very next request", async () => {
+    const t = await createTenant();
+    const k = await createKey(t.key, { scopes: ["runs:read"] });
+    expect((await apiAs(k.key, "/v1/runs")).status).toBe(200);
+    expect((await apiAs(t.key, `/v1/keys/${k.key_id}`, { method: "DELETE" })).status).toBe(200);
+    const res = await apiAs(k.key, "/v1/runs");
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error.message).toMatch(/revoked/);
+  });
+
+  it("refuses an expired key", async () => {
+    const t = await createTenant();
+    const k = await createKey(t.key, { scopes: ["runs:read"], expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    expect((await apiAs(k.key, "/v1/runs")).status).toBe(200);
+    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE key_id = ?").bind(new Date(Date.now() - 1000).toISOString(), k.key_id).run();
+    const res = await apiAs(k.key, "/v1/runs");
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error.message).toMatch(/expired/);
+    const past = await apiAs(t.key, "/v1/keys", { method: "POST", json: { name: "old", scopes: ["runs:read"], expires_at: "2020-01-01T00:00:00Z" } });
+    expect(past.status).toBe(400);
+  });
+
+  it("keeps old and new key valid during rotation until the old one is revoked", async () => {
+    const t = await createTenant();
+    const old = await createKey(t.key, { name: "ci", scopes: ["runs:read", "runs:write"] });
+    const rotated = await apiAs(t.key, `/v1/keys/${old.key_id}/rotate`, { method: "POST", json: {} });
+    expect(rotated.status).toBe(201);
+    const fresh = (await rotated.json()) as any;
+    expect(fresh.key).toMatch(KEY_FORMAT);
+    expect(fresh).toMatchObject({ name: "ci", scopes: ["runs:read", "runs:write"], rotated_from: old.key_id });
+    expect((await apiAs(old.key, "/v1/runs")).status).toBe(200);
+    expect((await apiAs(fresh.key, "/v1/runs")).status).toBe(200);
+    await apiAs(t.key, `/v1/keys/${old.key_id}`, { method: "DELETE" });
+    expect((await apiAs(old.key, "/v1/runs")).status).toBe(401);
+    expect((await apiAs(fresh.key, "/v1/runs")).status).toBe(200);
+  });
+
+  it("refuses a key that differs from a real one only in its secret", async () => {
+    const t = await createTenant();
+    const forged = t.key.slice(0, -1) + (t.key.endsWith("a") ? "b" : "a");
+    expect((await apiAs(forged, "/v1/runs")).status).toBe(401);
+  });
+
+  it("lets a key grant only scopes it holds, and another tenant's key id is a 404", async () => {
+    const t = await createTenant();
+    const keyAdmin = await createKey(t.key, { scopes: ["keys:admin", "runs:read"] });
+    expect((await apiAs(keyAdmin.key, "/v1/keys", { method: "POST", json: { name: "x", scopes: ["runs:write"] } })).status).toBe(403);
+    expect((await apiAs(keyAdmin.key, "/v1/keys", { method: "POST", json: { name: "x", scopes: ["runs:read"] } })).status).toBe(201);
+    const other = await createTenant();
+    expect((await apiAs(other.key, `/v1/keys/${keyAdmin.key_id}`, { method: "DELETE" })).status).toBe(404);
+    expect((await apiAs(other.key, `/v1/keys/${keyAdmin.key_id}/rotate`, { method: "POST", json: {} })).status).toBe(404);
+    expect((await apiAs(keyAdmin.key, "/v1/runs")).status).toBe(200);
+  });
+
+  it("refuses every key of a tenant the operator disabled", async () => {
+    const t = await createTenant();
+    expect((await apiAs(t.key, "/v1/runs")).status).toBe(200);
+    const patched = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { disabled: true } });
+    expect(patched.status).toBe(200);
+    expect((await apiAs(t.key, "/v1/runs")).status).toBe(401);
+  });
+});
