@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import { CreateTenantRequest, TenantId, UpdateTenantRequest } from "../schemas/tenants";
+import { auditStatement, OPERATOR } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
 import { insertKey, keyView } from "../tenants/keys-repo";
 import { getTenant, insertTenant, type TenantRecord, tenantView, updateTenant } from "../tenants/tenants-repo";
@@ -41,7 +42,12 @@ admin.post("/tenants", async (c) => {
     now,
   );
   // One batch: a tenant never exists without its first key.
-  await c.env.DB.batch([insertTenant(c.env.DB, tenant), insertKey(c.env.DB, minted.record)]);
+  await c.env.DB.batch([
+    insertTenant(c.env.DB, tenant),
+    insertKey(c.env.DB, minted.record),
+    auditStatement(c.env.DB, { tenant_id: tenantId, actor: OPERATOR, action: "tenant.created", target: tenantId, detail: { first_key: minted.record.key_id } }),
+    auditStatement(c.env.DB, { tenant_id: tenantId, actor: OPERATOR, action: "key.created", target: minted.record.key_id, detail: { name: first.name, scopes: first.scopes } }),
+  ]);
   return c.json({ tenant: tenantView(tenant), key: { ...keyView(minted.record), key: minted.key } }, 201);
 });
 
@@ -60,6 +66,7 @@ admin.patch("/tenants/:id", async (c) => {
     updated_at: new Date().toISOString(),
   };
   await updateTenant(c.env.DB, next);
+  await auditStatement(c.env.DB, { tenant_id: next.tenant_id, actor: OPERATOR, action: "tenant.updated", target: next.tenant_id, detail: { changed: Object.keys(body) } }).run();
   return c.json({ tenant: tenantView(next) });
 });
 

@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { log } from "../log";
 import { admin } from "./admin";
+import { audit } from "./audit";
 import { type AppEnv, tenantAuth } from "./auth";
 import { benchmarks } from "./benchmarks";
 import { ApiFailure, errorResponse } from "./errors";
@@ -20,6 +21,7 @@ export function buildApp() {
   app.use("/v1/*", except("/v1/admin/*", tenantAuth));
   app.route("/v1/admin", admin);
   app.route("/v1/keys", keys);
+  app.route("/v1/audit", audit);
   app.route("/v1/runs", runs);
   app.route("/v1/benchmarks", benchmarks);
   app.route("/v1/judge", judge);

@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import type { Env } from "../env";
 import { CreateKeyRequest, RotateKeyRequest } from "../schemas/tenants";
+import { actorOf, auditStatement } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import type { Scope } from "../tenants/scopes";
@@ -27,7 +28,14 @@ keys.post("/", async (c) => {
     { tenant_id: tenantOf(c).tenant_id, name: body.name, scopes: body.scopes, expires_at: futureExpiry(body.expires_at, "expires_at"), rotated_from: null },
     now,
   );
-  await insertKey(c.env.DB, minted.record).run();
+  const audit = auditStatement(c.env.DB, {
+    tenant_id: minted.record.tenant_id,
+    actor: actorOf(c.get("principal")),
+    action: "key.created",
+    target: minted.record.key_id,
+    detail: { name: body.name, scopes: body.scopes },
+  });
+  await c.env.DB.batch([insertKey(c.env.DB, minted.record), audit]);
   return c.json({ ...keyView(minted.record), key: minted.key }, 201);
 });
 
@@ -44,14 +52,25 @@ keys.post("/:id/rotate", async (c) => {
     { tenant_id: old.tenant_id, name: old.name, scopes: old.scopes, expires_at: futureExpiry(body.expires_at, "expires_at"), rotated_from: old.key_id },
     now,
   );
-  await insertKey(c.env.DB, minted.record).run();
+  const audit = auditStatement(c.env.DB, {
+    tenant_id: old.tenant_id,
+    actor: actorOf(c.get("principal")),
+    action: "key.rotated",
+    target: minted.record.key_id,
+    detail: { rotated_from: old.key_id },
+  });
+  await c.env.DB.batch([insertKey(c.env.DB, minted.record), audit]);
   return c.json({ ...keyView(minted.record), key: minted.key }, 201);
 });
 
 keys.delete("/:id", async (c) => {
   const tenantId = tenantOf(c).tenant_id;
   const id = c.req.param("id");
-  if (!(await revokeKey(c.env.DB, tenantId, id, new Date().toISOString()))) await requireKey(c.env.DB, tenantId, id);
+  if (await revokeKey(c.env.DB, tenantId, id, new Date().toISOString())) {
+    await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "key.revoked", target: id, detail: {} }).run();
+  } else {
+    await requireKey(c.env.DB, tenantId, id);
+  }
   return c.json(keyView((await getKey(c.env.DB, tenantId, id))!));
 });
 

@@ -6,6 +6,7 @@ import { sha256Hex } from "../pipeline/ids";
 import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
 import { planRun } from "../run/plan";
 import { startRun } from "../run/submit";
+import { actorOf, auditStatement } from "../tenants/audit";
 import { estimateRun } from "../run/estimate";
 import { getResultKey, listResultJson } from "../storage/results-repo";
 import { loadBenchmark } from "../storage/benchmarks-repo";
@@ -50,6 +51,8 @@ runs.post("/", requireScope("runs:write"), async (c) => {
     if (idemKey) await releaseIdempotencyKey(c.env.DB, idemKey, runId);
     throw err;
   }
+  const principal = c.get("principal");
+  await auditStatement(c.env.DB, { tenant_id: principal.tenant.tenant_id, actor: actorOf(principal), action: "run.submitted", target: runId, detail: { jobs: plan.jobIds.length } }).run();
   c.header("Location", statusUrl(runId));
   return c.json({ run_id: runId, status_url: statusUrl(runId) }, 202);
 });

@@ -114,3 +114,33 @@ describe("tenants and API keys", () => {
     expect((await apiAs(t.key, "/v1/runs")).status).toBe(401);
   });
 });
+
+describe("audit log", () => {
+  it("records key and tenant actions, newest first, readable only with keys:admin and only by its tenant", async () => {
+    const t = await createTenant();
+    const k = await createKey(t.key, { name: "ci", scopes: ["runs:read"] });
+    const rotated = (await (await apiAs(t.key, `/v1/keys/${k.key_id}/rotate`, { method: "POST", json: {} })).json()) as any;
+    await apiAs(t.key, `/v1/keys/${k.key_id}`, { method: "DELETE" });
+    await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { retention_days: 30 } });
+
+    expect((await apiAs(k.key, "/v1/audit")).status).toBe(401);
+    expect((await apiAs(rotated.key, "/v1/audit")).status).toBe(403);
+    const page1 = (await (await apiAs(t.key, "/v1/audit?limit=4")).json()) as any;
+    const page2 = (await (await apiAs(t.key, `/v1/audit?limit=4&cursor=${page1.next_cursor}`)).json()) as any;
+    const entries = [...page1.entries, ...page2.entries];
+    expect(entries.map((e: any) => `${e.action} ${e.target} ${e.actor}`)).toEqual([
+      `tenant.updated ${t.tenant_id} operator`,
+      `key.revoked ${k.key_id} key:${t.key_id}`,
+      `key.rotated ${rotated.key_id} key:${t.key_id}`,
+      `key.created ${k.key_id} key:${t.key_id}`,
+      `key.created ${t.key_id} operator`,
+      `tenant.created ${t.tenant_id} operator`,
+    ]);
+    expect(page2.next_cursor).toBeNull();
+    expect(JSON.stringify(entries)).not.toContain(rotated.key);
+
+    const other = await createTenant();
+    const theirs = (await (await apiAs(other.key, "/v1/audit")).json()) as any;
+    expect(theirs.entries.map((e: any) => e.target)).not.toContain(k.key_id);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The per-tenant audit log: one D1 row per security-relevant action. Entries name ids, scopes
+ * and names, never a key, a secret value or a request body.
+ */
+import { z } from "zod";
+import type { Principal } from "./authenticate";
+
+export const AUDIT_ACTIONS = [
+  "tenant.created",
+  "tenant.updated",
+  "key.created",
+  "key.rotated",
+  "key.revoked",
+  "run.submitted",
+  "run.deleted",
+  "benchmark.deleted",
+  "secret.set",
+  "secret.deleted",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export interface AuditEntry {
+  tenant_id: string;
+  audit_id: string;
+  at: string;
+  actor: string;
+  action: AuditAction;
+  target: string;
+  detail: Record<string, unknown>;
+}
+
+const AuditRow = z.object({
+  tenant_id: z.string(),
+  audit_id: z.string(),
+  at: z.string(),
+  actor: z.string(),
+  action: z.enum(AUDIT_ACTIONS),
+  target: z.string(),
+  detail_json: z.string(),
+});
+
+export const actorOf = (p: Principal) => (p.keyId ? `key:${p.keyId}` : "deployment_token");
+export const OPERATOR = "operator";
+
+/**
+ * Entries of the same millisecond sort by audit_id: a per-isolate sequence first (the order this
+ * isolate wrote them), then randomness (unique across isolates).
+ */
+let sequence = 0;
+const nextAuditId = () => `${(sequence++).toString(36).padStart(8, "0")}-${crypto.randomUUID().slice(0, 8)}`;
+
+export function auditStatement(db: D1Database, e: Omit<AuditEntry, "audit_id" | "at"> & { at?: string }): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO audit_log (tenant_id, audit_id, at, actor, action, target, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    .bind(e.tenant_id, nextAuditId(), e.at ?? new Date().toISOString(), e.actor, e.action, e.target, JSON.stringify(e.detail));
+}
+
+/** Newest first; the cursor is the last entry's `at|audit_id`. */
+export async function listAudit(db: D1Database, tenantId: string, limit: number, cursor: { at: string; audit_id: string } | null): Promise<AuditEntry[]> {
+  const stmt = cursor
+    ? db
+        .prepare("SELECT * FROM audit_log WHERE tenant_id = ? AND (at, audit_id) < (?, ?) ORDER BY at DESC, audit_id DESC LIMIT ?")
+        .bind(tenantId, cursor.at, cursor.audit_id, limit)
+    : db.prepare("SELECT * FROM audit_log WHERE tenant_id = ? ORDER BY at DESC, audit_id DESC LIMIT ?").bind(tenantId, limit);
+  const { results } = await stmt.all();
+  return results.map((r) => {
+    const row = AuditRow.parse(r);
+    return { tenant_id: row.tenant_id, audit_id: row.audit_id, at: row.at, actor: row.actor, action: row.action, target: row.target, detail: JSON.parse(row.detail_json) };
+  });
+}
