@@ -11,6 +11,8 @@ export interface Env {
   LIMITER: DurableObjectNamespace<import("./run/provider-limiter").ProviderLimiter>;
   /** An all-scope key of tenant `default` (src/tenants/README.md). */
   EDGEVAL_API_TOKEN?: string;
+  /** One per tenant: its request-rate bucket (src/tenants/rate-limiter.ts). */
+  TENANT_LIMITER: DurableObjectNamespace<import("./tenants/rate-limiter").TenantRateLimiter>;
   /** The operator's token for /v1/admin. */
   EDGEVAL_ADMIN_TOKEN?: string;
   /** HMAC key under which API keys are hashed; changing it invalidates every API key. */

@@ -5,6 +5,7 @@ import { handleQueueBatch } from "./run/consumer";
 
 export { RunCoordinator } from "./run/coordinator";
 export { ProviderLimiter } from "./run/provider-limiter";
+export { TenantRateLimiter } from "./tenants/rate-limiter";
 
 const app = buildApp();
 

@@ -11,6 +11,7 @@ import { benchmarks } from "./benchmarks";
 import { ApiFailure, errorResponse } from "./errors";
 import { judge } from "./judge";
 import { keys } from "./keys";
+import { requestRate } from "./request-rate";
 import { runs } from "./runs";
 
 export function buildApp() {
@@ -19,6 +20,7 @@ export function buildApp() {
   app.get("/health", (c) => c.json({ ok: true }));
   // Tenant routes take an API key (or EDGEVAL_API_TOKEN); /v1/admin takes the operator's token.
   app.use("/v1/*", except("/v1/admin/*", tenantAuth));
+  app.use("/v1/*", except("/v1/admin/*", requestRate));
   app.route("/v1/admin", admin);
   app.route("/v1/keys", keys);
   app.route("/v1/audit", audit);

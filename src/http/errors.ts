@@ -20,6 +20,8 @@ export type ApiError =
   | { code: "forbidden"; message: string }
   | { code: "not_found"; message: string }
   | { code: "idempotency_conflict"; message: string }
+  | { code: "rate_limited"; message: string }
+  | { code: "quota_exceeded"; message: string }
   | { code: "not_configured"; message: string }
   | { code: "internal"; message: string };
 
@@ -32,6 +34,8 @@ const STATUS: Record<ApiError["code"], ContentfulStatusCode> = {
   forbidden: 403,
   not_found: 404,
   idempotency_conflict: 409,
+  rate_limited: 429,
+  quota_exceeded: 429,
   not_configured: 503,
   internal: 500,
 };

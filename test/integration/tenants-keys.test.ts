@@ -144,3 +144,26 @@ describe("audit log", () => {
     expect(theirs.entries.map((e: any) => e.target)).not.toContain(k.key_id);
   });
 });
+
+describe("request rate per tenant", () => {
+  it("sends RateLimit headers on 2xx, and past the quota a 429 with Retry-After; another tenant is unaffected", async () => {
+    const t = await createTenant({ limits: { requests_per_minute: 3 } });
+    const other = await createTenant({ limits: { requests_per_minute: 3 } });
+    const first = await apiAs(t.key, "/v1/runs");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("RateLimit-Policy")).toBe('"requests";q=3;w=60');
+    expect(first.headers.get("RateLimit")).toBe('"requests";r=2;t=20');
+    await apiAs(t.key, "/v1/runs");
+    await apiAs(t.key, "/v1/runs");
+    const refused = await apiAs(t.key, "/v1/runs");
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as any).error.code).toBe("rate_limited");
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get("Retry-After"))).toBeLessThanOrEqual(20);
+    expect(refused.headers.get("RateLimit")).toMatch(/^"requests";r=0;t=\d+$/);
+    expect((await apiAs(other.key, "/v1/runs")).status).toBe(200);
+    // the operator raises the quota: it applies on the next request
+    await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { limits: { requests_per_minute: 100 } } });
+    expect((await apiAs(t.key, "/v1/runs")).status).toBe(200);
+  });
+});
