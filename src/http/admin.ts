@@ -9,17 +9,17 @@ import { mintKey } from "../tenants/issue-key";
 import { insertKey, keyView } from "../tenants/keys-repo";
 import { getTenant, insertTenant, type TenantRecord, tenantView, updateTenant } from "../tenants/tenants-repo";
 import { type AppEnv, adminAuth } from "./auth";
-import { readJson, validate } from "./body";
+import { type BodyLimit, readJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
 import { futureExpiry, keyPepper } from "./keys";
 
-const MAX_ADMIN_BODY_BYTES = 64_000;
+const ADMIN_BODY_LIMIT: BodyLimit = { bytes: 64_000, advice: "a tenant is a name and a few settings; send only those" };
 
 export const admin = new Hono<AppEnv>();
 admin.use(adminAuth);
 
 admin.post("/tenants", async (c) => {
-  const body = validate(CreateTenantRequest, (await readJson(c, MAX_ADMIN_BODY_BYTES)).value);
+  const body = validate(CreateTenantRequest, (await readJson(c, ADMIN_BODY_LIMIT)).value);
   const now = new Date().toISOString();
   const tenantId = body.tenant_id ?? `t-${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
   if (await getTenant(c.env.DB, tenantId)) {
@@ -55,7 +55,7 @@ admin.get("/tenants/:id", async (c) => c.json({ tenant: tenantView(await require
 
 admin.patch("/tenants/:id", async (c) => {
   const tenant = await requireTenant(c.env.DB, c.req.param("id"));
-  const body = validate(UpdateTenantRequest, (await readJson(c, MAX_ADMIN_BODY_BYTES)).value);
+  const body = validate(UpdateTenantRequest, (await readJson(c, ADMIN_BODY_LIMIT)).value);
   const next: TenantRecord = {
     ...tenant,
     ...(body.name !== undefined ? { name: body.name } : {}),

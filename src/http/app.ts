@@ -8,6 +8,7 @@ import { admin } from "./admin";
 import { audit } from "./audit";
 import { type AppEnv, tenantAuth } from "./auth";
 import { benchmarks } from "./benchmarks";
+import { allowedMethods } from "./allow";
 import { ApiFailure, errorResponse } from "./errors";
 import { judge } from "./judge";
 import { keys } from "./keys";
@@ -27,7 +28,15 @@ export function buildApp() {
   app.route("/v1/runs", runs);
   app.route("/v1/benchmarks", benchmarks);
   app.route("/v1/judge", judge);
-  app.notFound((c) => errorResponse(c, { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` }));
+  app.notFound((c) => {
+    const allow = allowedMethods(app.routes, c.req.path);
+    if (allow.length === 0) return errorResponse(c, { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` });
+    return errorResponse(
+      c,
+      { code: "method_not_allowed", message: `${c.req.path} does not take ${c.req.method}; it takes ${allow.join(", ")}` },
+      { Allow: allow.join(", ") },
+    );
+  });
   app.onError((err, c) => {
     if (err instanceof ApiFailure) return errorResponse(c, err.error);
     // Hono's bearer middleware throws these with the response already built (ours, via its message option).

@@ -7,12 +7,14 @@ import { Checkpoint, importCheckpoint } from "../karenina/import";
 import { ListQuery } from "../schemas/api";
 import { Benchmark } from "../schemas/benchmark";
 import { type BenchmarkRecord, type BenchmarkSource, listBenchmarks, loadBenchmark, saveBenchmark } from "../storage/benchmarks-repo";
-import { readJson, validate } from "./body";
+import { type BodyLimit, fieldIssues, readJson, validate, validateQuery } from "./body";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { ApiFailure, formatPath, invalidBody } from "./errors";
+import { ApiFailure, invalidBody } from "./errors";
+import { WIRE_PARSE } from "../schemas/wire-issues";
 
 /** The same cap as a run body: a stored benchmark is what a run would have carried inline. */
-export const MAX_BENCHMARK_BODY_BYTES = 32_000_000;
+export const BENCHMARK_BODY_LIMIT: BodyLimit = { bytes: 32_000_000, advice: "split the questions into several benchmarks" };
+const IMPORT_BODY_LIMIT: BodyLimit = { bytes: 32_000_000, advice: "split the checkpoint's questions into several checkpoints and import each" };
 
 export const benchmarks = new Hono<AppEnv>();
 
@@ -30,7 +32,7 @@ async function store(env: Env, benchmark: Benchmark, source: BenchmarkSource): P
 }
 
 benchmarks.post("/", requireScope("benchmarks:write"), async (c) => {
-  const raw = await readJson(c, MAX_BENCHMARK_BODY_BYTES);
+  const raw = await readJson(c, BENCHMARK_BODY_LIMIT);
   const benchmark = validate(Benchmark, raw.value);
   const record = await store(c.env, benchmark, "native");
   c.header("Location", view(record).url);
@@ -38,13 +40,13 @@ benchmarks.post("/", requireScope("benchmarks:write"), async (c) => {
 });
 
 benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
-  const raw = await readJson(jsonLdAsJson(c), MAX_BENCHMARK_BODY_BYTES);
+  const raw = await readJson(jsonLdAsJson(c), IMPORT_BODY_LIMIT);
   const checkpoint = validate(Checkpoint, raw.value);
   const { benchmark, warnings, errors } = importCheckpoint(checkpoint);
-  const parsed = Benchmark.safeParse(benchmark);
+  const parsed = Benchmark.safeParse(benchmark, WIRE_PARSE);
   if (!parsed.success) {
     // Rare: the checkpoint is well formed but breaks a benchmark rule (e.g. duplicate trait names).
-    throw invalidBody(parsed.error.issues.map((i) => ({ path: `(imported benchmark) ${formatPath(i.path)}`, message: i.message })));
+    throw invalidBody(fieldIssues(parsed.error.issues).map((i) => ({ ...i, path: `(imported benchmark) ${i.path}` })));
   }
   const record = await store(c.env, parsed.data, "karenina_checkpoint");
   c.header("Location", view(record).url);
@@ -52,7 +54,7 @@ benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
 });
 
 benchmarks.get("/", requireScope("benchmarks:read"), async (c) => {
-  const q = validate(ListQuery, c.req.query());
+  const q = validateQuery(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "benchmark_id"]) : null;
   const rows = await listBenchmarks(c.env.DB, q.limit, cursor && { created_at: cursor[0]!, benchmark_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;

@@ -1,17 +1,26 @@
 /**
  * Reads a JSON request body under a byte cap and validates it with a zod schema.
- * 415 for a non-JSON content type, 413 past the cap, 400 with every failing field's path.
+ * 415 for a non-JSON content type, 413 past the endpoint's cap (with advice that fits it), 400
+ * with every failing field's path.
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { ApiFailure, type FieldIssue, formatPath, invalidBody } from "./errors";
+import { WIRE_PARSE, wireIssues } from "../schemas/wire-issues";
+import { ApiFailure, type FieldIssue, formatPath, invalidBody, invalidQuery } from "./errors";
 
 export interface RawJsonBody {
   text: string;
   value: unknown;
 }
 
-export async function readJson(c: Context, maxBytes: number): Promise<RawJsonBody> {
+/** An endpoint's body cap and what to do past it (a 413 says both). */
+export interface BodyLimit {
+  bytes: number;
+  /** Advice that fits the endpoint, e.g. "split the benchmark into several runs". */
+  advice: string;
+}
+
+export async function readJson(c: Context, limit: BodyLimit): Promise<RawJsonBody> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
     throw new ApiFailure({
@@ -20,8 +29,8 @@ export async function readJson(c: Context, maxBytes: number): Promise<RawJsonBod
     });
   }
   const declared = Number(c.req.header("content-length") ?? "NaN");
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await readCapped(c.req.raw, maxBytes);
+  if (declared > limit.bytes) throw tooLarge(c, limit);
+  const text = await readCapped(c, limit);
   try {
     return { text, value: JSON.parse(text) };
   } catch (err) {
@@ -30,20 +39,25 @@ export async function readJson(c: Context, maxBytes: number): Promise<RawJsonBod
 }
 
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, WIRE_PARSE);
   if (parsed.success) return parsed.data;
-  throw invalidBody(parsed.error.issues.flatMap(toFieldIssues));
+  throw invalidBody(fieldIssues(parsed.error.issues));
 }
 
-/** An unknown key is reported at its own path, so the caller sees exactly which key to remove. */
-function toFieldIssues(issue: z.core.$ZodIssue): FieldIssue[] {
-  if (issue.code === "unrecognized_keys") {
-    return issue.keys.map((k) => ({ path: formatPath([...issue.path, k]), message: "unknown field; remove it (check the spelling)" }));
-  }
-  return [{ path: formatPath(issue.path), message: issue.message }];
+/** A query string: the same wording, under code `invalid_query` and paths like `query limit`. */
+export function validateQuery<S extends z.ZodType>(schema: S, query: Record<string, string>): z.output<S> {
+  const parsed = schema.safeParse(query, WIRE_PARSE);
+  if (parsed.success) return parsed.data;
+  throw invalidQuery(fieldIssues(parsed.error.issues).map((i) => ({ ...i, path: `query ${i.path}` })));
 }
 
-async function readCapped(req: Request, maxBytes: number): Promise<string> {
+/** Every issue as the wire lists it (src/schemas/wire-issues.ts), with its path in the body. */
+export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+  return issues.flatMap((i) => wireIssues(i)).map((i) => ({ path: formatPath(i.path), message: i.message }));
+}
+
+async function readCapped(c: Context, limit: BodyLimit): Promise<string> {
+  const req = c.req.raw;
   if (!req.body) return "";
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -52,9 +66,9 @@ async function readCapped(req: Request, maxBytes: number): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > maxBytes) {
+    if (size > limit.bytes) {
       await reader.cancel();
-      throw tooLarge(maxBytes);
+      throw tooLarge(c, limit);
     }
     chunks.push(value);
   }
@@ -67,9 +81,11 @@ async function readCapped(req: Request, maxBytes: number): Promise<string> {
   return new TextDecoder().decode(all);
 }
 
-function tooLarge(maxBytes: number): ApiFailure {
+function tooLarge(c: Context, limit: BodyLimit): ApiFailure {
   return new ApiFailure({
     code: "body_too_large",
-    message: `body exceeds ${Math.round(maxBytes / 1_000_000)} MB; split the benchmark into several runs`,
+    message: `${c.req.method} ${c.req.path} takes a body of at most ${sizeText(limit.bytes)}; ${limit.advice}`,
   });
 }
+
+const sizeText = (bytes: number) => (bytes >= 1_000_000 ? `${bytes / 1_000_000} MB` : `${bytes / 1_000} KB`);

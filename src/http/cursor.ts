@@ -1,5 +1,5 @@
 /** Opaque pagination cursors: base64url of a JSON array of the sort-key values of the last row. */
-import { invalidBody } from "./errors";
+import { invalidQuery } from "./errors";
 
 export function encodeCursor(values: string[]): string {
   return btoa(JSON.stringify(values)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -15,5 +15,5 @@ export function decodeCursor(cursor: string, names: string[]): string[] {
   } catch {
     // fall through to the 400 below
   }
-  throw invalidBody([{ path: "query cursor", message: "not a cursor this API returned; start again without one" }]);
+  throw invalidQuery([{ path: "query cursor", message: "not a cursor this API returned; start again without one" }]);
 }

@@ -13,12 +13,14 @@ export interface FieldIssue {
 
 export type ApiError =
   | { code: "invalid_body"; message: string; issues: FieldIssue[] }
+  | { code: "invalid_query"; message: string; issues: FieldIssue[] }
   | { code: "invalid_json"; message: string }
   | { code: "body_too_large"; message: string }
   | { code: "unsupported_media_type"; message: string }
   | { code: "unauthorized"; message: string }
   | { code: "forbidden"; message: string }
   | { code: "not_found"; message: string }
+  | { code: "method_not_allowed"; message: string }
   | { code: "idempotency_conflict"; message: string }
   | { code: "rate_limited"; message: string }
   | { code: "quota_exceeded"; message: string }
@@ -27,12 +29,14 @@ export type ApiError =
 
 const STATUS: Record<ApiError["code"], ContentfulStatusCode> = {
   invalid_body: 400,
+  invalid_query: 400,
   invalid_json: 400,
   body_too_large: 413,
   unsupported_media_type: 415,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   idempotency_conflict: 409,
   rate_limited: 429,
   quota_exceeded: 429,
@@ -47,9 +51,15 @@ export class ApiFailure extends Error {
   }
 }
 
-export function errorResponse(c: Context, error: ApiError): Response {
+/** Headers a status requires (RFC 9110 §11.6.1: a 401 names the scheme to use). */
+const HEADERS: Partial<Record<ApiError["code"], Record<string, string>>> = {
+  unauthorized: { "WWW-Authenticate": 'Bearer realm="edgeval"' },
+};
+
+/** `headers`: per-response headers, e.g. a 405's `Allow`. */
+export function errorResponse(c: Context, error: ApiError, headers: Record<string, string> = {}): Response {
   const requestId = c.get("requestId" as never) as string | undefined;
-  return c.json({ error: { ...error, request_id: requestId } }, STATUS[error.code]);
+  return c.json({ error: { ...error, request_id: requestId } }, STATUS[error.code], { ...HEADERS[error.code], ...headers });
 }
 
 /** zod path segments → `a.b[2].c` */
@@ -63,11 +73,16 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 export function invalidBody(issues: FieldIssue[]): ApiFailure {
+  return new ApiFailure({ code: "invalid_body", message: summary(issues, "invalid body"), issues });
+}
+
+/** A bad query parameter (unknown, or of the wrong form); the body, if any, was not read. */
+export function invalidQuery(issues: FieldIssue[]): ApiFailure {
+  return new ApiFailure({ code: "invalid_query", message: summary(issues, "invalid query"), issues });
+}
+
+function summary(issues: FieldIssue[], fallback: string): string {
   const first = issues[0];
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
-  return new ApiFailure({
-    code: "invalid_body",
-    message: first ? `${first.path}: ${first.message}${more}` : "invalid body",
-    issues,
-  });
+  return first ? `${first.path}: ${first.message}${more}` : fallback;
 }

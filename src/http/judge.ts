@@ -20,11 +20,18 @@ import type { ModelPort } from "../llm/port";
 import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices";
 import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
 import type { ModelConfig } from "../schemas/model-config";
-import { readJson, validate } from "./body";
+import { type BodyLimit, readJson, validate } from "./body";
 import { invalidBody, type FieldIssue } from "./errors";
 
-const MAX_JUDGE_BODY_BYTES = 1_000_000;
-const MAX_CALIBRATE_BODY_BYTES = 8_000_000;
+/** One output (with its input and reference) to grade. */
+export const JUDGE_BODY_LIMIT: BodyLimit = {
+  bytes: 1_000_000,
+  advice: "a judge request grades one output: send a shorter output, input or reference (for many outputs, use several requests or a run)",
+};
+export const CALIBRATE_BODY_LIMIT: BodyLimit = {
+  bytes: 8_000_000,
+  advice: "send the items in several calibrate requests (each of at most 200 items), or shorten their outputs",
+};
 /**
  * Model calls one request may plan (before retries): each is a fetch subrequest, and a Worker
  * invocation has a subrequest budget (1,000 on the paid plan by default).
@@ -35,7 +42,7 @@ export const MAX_CALIBRATE_CALLS = 800;
 export const judge = new Hono<AppEnv>();
 
 judge.post("/", requireScope("judge"), async (c) => {
-  const body = validate(JudgeRequest, (await readJson(c, MAX_JUDGE_BODY_BYTES)).value);
+  const body = validate(JudgeRequest, (await readJson(c, JUDGE_BODY_LIMIT)).value);
   const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
   const graph = checked(validateJudge(body.config, sample), "");
   capCalls(estimateCalls(graph), MAX_JUDGE_CALLS, "config", "this judge plans");
@@ -45,7 +52,7 @@ judge.post("/", requireScope("judge"), async (c) => {
 });
 
 judge.post("/calibrate", requireScope("judge"), async (c) => {
-  const body = validate(CalibrateRequest, (await readJson(c, MAX_CALIBRATE_BODY_BYTES)).value);
+  const body = validate(CalibrateRequest, (await readJson(c, CALIBRATE_BODY_LIMIT)).value);
   let graph: JudgeGraph | undefined;
   body.items.forEach((item, i) => {
     graph = checked(validateJudge(body.config, item), ` (items[${i}])`);

@@ -11,16 +11,16 @@ import { mintKey } from "../tenants/issue-key";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import type { Scope } from "../tenants/scopes";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { readJson, validate } from "./body";
+import { type BodyLimit, readJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
 
-const MAX_KEY_BODY_BYTES = 16_000;
+const KEY_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "a key request is a name, scopes and an expiry; send only those" };
 
 export const keys = new Hono<AppEnv>();
 keys.use(requireScope("keys:admin"));
 
 keys.post("/", async (c) => {
-  const body = validate(CreateKeyRequest, (await readJson(c, MAX_KEY_BODY_BYTES)).value);
+  const body = validate(CreateKeyRequest, (await readJson(c, KEY_BODY_LIMIT)).value);
   grantable(c.get("principal").scopes, body.scopes);
   const now = new Date().toISOString();
   const minted = await mintKey(
@@ -43,7 +43,7 @@ keys.get("/", async (c) => c.json({ keys: (await listKeys(c.env.DB, tenantOf(c).
 
 keys.post("/:id/rotate", async (c) => {
   const old = await requireKey(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
-  const body = validate(RotateKeyRequest, (await readJson(c, MAX_KEY_BODY_BYTES)).value);
+  const body = validate(RotateKeyRequest, (await readJson(c, KEY_BODY_LIMIT)).value);
   if (old.revoked_at !== null) throw new ApiFailure({ code: "not_found", message: `key ${old.key_id} is revoked; create a new key instead` });
   grantable(c.get("principal").scopes, old.scopes);
   const now = new Date().toISOString();

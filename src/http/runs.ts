@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import type { Env } from "../env";
 import { type AppEnv, requireScope } from "./auth";
+import { canonicalJson } from "../lib/jcs";
 import { sha256Hex } from "../pipeline/ids";
 import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
 import { planRun } from "../run/plan";
@@ -11,17 +12,20 @@ import { estimateRun } from "../run/estimate";
 import { getResultKey, listResultJson } from "../storage/results-repo";
 import { loadBenchmark } from "../storage/benchmarks-repo";
 import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
-import { readJson, validate } from "./body";
+import { type BodyLimit, readJson, validate, validateQuery } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
 import { decodeCursor, encodeCursor } from "./cursor";
 
 /** Large enough for 1,000 questions with manual answers from several models. */
-export const MAX_RUN_BODY_BYTES = 32_000_000;
+export const RUN_BODY_LIMIT: BodyLimit = {
+  bytes: 32_000_000,
+  advice: "split the benchmark into several runs (or store it with POST /v1/benchmarks and send benchmark_id)",
+};
 
 export const runs = new Hono<AppEnv>();
 
 runs.post("/", requireScope("runs:write"), async (c) => {
-  const raw = await readJson(c, MAX_RUN_BODY_BYTES);
+  const raw = await readJson(c, RUN_BODY_LIMIT);
   const idemKey = idempotencyKey(c.req.header("idempotency-key"));
   const body = await withBenchmark(c.env, validate(CreateRunRequest, raw.value));
   const runId = crypto.randomUUID();
@@ -33,7 +37,8 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   if (body.dry_run) return c.json({ estimate: estimateRun(plan.spec, body.prices) }, 200);
 
   if (idemKey) {
-    const bodyHash = await sha256Hex(raw.text);
+    // The same request re-sent pretty-printed or with keys in another order is the same body.
+    const bodyHash = await sha256Hex(canonicalJson(raw.value));
     const holder = await reserveIdempotencyKey(c.env.DB, { key: idemKey, body_hash: bodyHash, run_id: runId }, createdAt);
     if (holder.run_id !== runId) {
       if (holder.body_hash !== bodyHash) {
@@ -58,7 +63,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
 });
 
 runs.get("/", requireScope("runs:read"), async (c) => {
-  const q = validate(ListQuery, c.req.query());
+  const q = validateQuery(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "run_id"]) : null;
   const rows = await listRuns(c.env.DB, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
@@ -97,7 +102,7 @@ runs.get("/:id", requireScope("runs:read"), async (c) => {
 
 runs.get("/:id/results", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c.env, c.req.param("id"));
-  const q = validate(ListQuery, c.req.query());
+  const q = validateQuery(ListQuery, c.req.query());
   const after = q.cursor ? decodeCursor(q.cursor, ["result_id"])[0]! : null;
   const rows = await listResultJson(c.env.DB, run.run_id, q.limit, after);
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;

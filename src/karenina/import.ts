@@ -8,6 +8,7 @@
  * export. Problems that lose nothing essential are warnings.
  */
 import { z } from "zod";
+import { whenMissing } from "../schemas/wire-issues";
 import type { BenchmarkInput } from "../schemas/benchmark";
 import { type RubricInput, TRAIT_KINDS } from "../schemas/rubric";
 import { kareninaQuestionId } from "./question-id";
@@ -31,7 +32,7 @@ const RatingShape = z.looseObject({ additionalType: z.unknown().optional() });
 
 const QuestionItem = z.looseObject({
   "@id": z.string().optional(),
-  text: z.string({ error: "text is required (the question)" }),
+  text: z.string({ error: whenMissing("text is required (the question)") }),
   acceptedAnswer: z.looseObject({ text: z.string().nullish() }).nullish(),
   // A JSON-LD processor may write the @set-typed hasPart as a one-element array.
   hasPart: z.preprocess((v) => (Array.isArray(v) && v.length === 1 ? v[0] : v), z.looseObject({ text: z.string().nullish(), name: z.string().nullish() }).nullish()),
@@ -43,7 +44,7 @@ const QuestionItem = z.looseObject({
 export const Checkpoint = z.looseObject({
   "@type": z.literal("DataFeed", { error: '@type must be "DataFeed" (a Karenina JSON-LD checkpoint)' }),
   "@id": z.string().optional(),
-  name: z.string({ error: "name is required" }).min(1),
+  name: z.string({ error: whenMissing("name is required") }).min(1),
   rating: z.array(RatingShape).nullish(),
   dataFeedElement: z
     .array(z.looseObject({ "@id": z.string().optional(), item: QuestionItem }))

@@ -10,12 +10,13 @@
  * openai_compatible proxy to gpt-4o can reuse the openai price by naming the model alone).
  */
 import { z } from "zod";
+import { onWrongType } from "../schemas/wire-issues";
 
 export const PRICES_AS_OF = "2025-06-01";
 
 export const Price = z.strictObject({
-  input_per_mtok: z.number({ error: "input_per_mtok must be a number" }).min(0),
-  output_per_mtok: z.number({ error: "output_per_mtok must be a number" }).min(0),
+  input_per_mtok: z.number({ error: onWrongType("input_per_mtok must be a number") }).min(0),
+  output_per_mtok: z.number({ error: onWrongType("output_per_mtok must be a number") }).min(0),
 });
 export type Price = z.output<typeof Price>;
 

@@ -7,13 +7,14 @@
  * `questionsWithoutTemplate` lets the API warn about it at submit time.
  */
 import { z } from "zod";
+import { whenMissing } from "./wire-issues";
 import { Rubric, traitNames } from "./rubric";
 import { AnswerTemplate } from "./template";
 
 /** Accepts null (Karenina writes None) but hands consumers `undefined` only. */
 const absentAsUndefined = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
-const NonEmpty = (what: string) => z.string({ error: `${what} is required` }).min(1, { error: `${what} must not be empty` });
+const NonEmpty = (what: string) => z.string({ error: whenMissing(`${what} is required`) }).min(1, { error: `${what} must not be empty` });
 
 export const FewShotExample = z.strictObject({
   question: NonEmpty("question"),

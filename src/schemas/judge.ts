@@ -6,6 +6,7 @@
  * (which reports paths); this file is the wire shape only.
  */
 import { z } from "zod";
+import { onWrongType, whenMissing } from "./wire-issues";
 import { PriceOverrides } from "../llm/prices";
 import { ModelConfig } from "./model-config";
 
@@ -42,7 +43,7 @@ export const POOL_TYPES = [
 export const UNIT_TYPES = [...JUDGE_UNIT_TYPES, ...POOL_TYPES] as const;
 export type UnitType = (typeof UNIT_TYPES)[number];
 
-const Num = z.number({ error: "must be a number" });
+const Num = z.number({ error: onWrongType("must be a number") });
 const Value = z.union([z.string(), z.number(), z.boolean()]);
 
 export const ScaleSpec = z.union(
@@ -154,7 +155,7 @@ export type JudgeConfig = z.output<typeof JudgeConfig>;
 
 export const JudgeSample = {
   input: z.string().default(""),
-  output: z.string({ error: "output (the text being judged) is required" }),
+  output: z.string({ error: whenMissing("output (the text being judged) is required") }),
   reference: z.string().optional(),
   vars: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
 };

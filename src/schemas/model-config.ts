@@ -17,6 +17,7 @@
  * max_tokens 16384; a manual model is id "manual", model_name "manual" unless given).
  */
 import { z } from "zod";
+import { WIRE_PARSE, wireIssues } from "./wire-issues";
 import { TraceMessage } from "./trace-message";
 import type { Message as TraceMessageOut } from "../llm/port";
 
@@ -44,9 +45,11 @@ export const ManualAnswer = z.unknown().transform((value, ctx): string | TraceMe
     ctx.addIssue({ code: "custom", message: "a manual answer is a string or a list of messages ({role, content} or LangChain {type, content})" });
     return z.NEVER;
   }
-  const trace = z.array(TraceMessage).min(1, { error: "a trace needs at least one message" }).safeParse(value);
+  const trace = z.array(TraceMessage).min(1, { error: "a trace needs at least one message" }).safeParse(value, WIRE_PARSE);
   if (trace.success) return trace.data;
-  for (const issue of trace.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as (string | number)[] });
+  for (const issue of trace.error.issues) {
+    for (const i of wireIssues(issue)) ctx.addIssue({ code: "custom", message: i.message, path: i.path as (string | number)[] });
+  }
   return z.NEVER;
 });
 

@@ -8,11 +8,12 @@
  * no dots (dotted keys are reserved for template-kind trait fields, "trait.field").
  */
 import { z } from "zod";
+import { whenMissing } from "./wire-issues";
 import { validateRegexPattern } from "../templates/python-regex";
 import { JudgeConfig } from "./judge";
 
 const TraitName = z
-  .string({ error: "name is required" })
+  .string({ error: whenMissing("name is required") })
   .min(1, { error: "name must not be empty" })
   .refine((n) => !n.includes("."), { error: "trait names must not contain '.' (reserved for template-kind trait fields)" });
 
@@ -58,7 +59,7 @@ export const LLMRubricTrait = z
 export const RegexRubricTrait = z
   .looseObject({
     ...common,
-    pattern: z.string({ error: "pattern is required: a Python regular expression" }),
+    pattern: z.string({ error: whenMissing("pattern is required: a Python regular expression") }),
     case_sensitive: z.boolean().default(true),
     invert_result: z.boolean().default(false),
   })
@@ -93,7 +94,7 @@ export const MetricRubricTrait = z.looseObject({
   ...common,
   evaluation_mode: z.enum(["tp_only", "full_matrix"], { error: 'evaluation_mode is "tp_only" or "full_matrix"' }).default("tp_only"),
   metrics: z.array(z.enum(["precision", "recall", "f1", "specificity", "accuracy"])).optional(),
-  tp_instructions: z.array(z.string(), { error: "tp_instructions is required: a list of strings" }),
+  tp_instructions: z.array(z.string(), { error: whenMissing("tp_instructions is required: a list of strings") }),
   tn_instructions: z.array(z.string()).default([]),
   repeated_extraction: z.boolean().default(true),
 }).superRefine((t, ctx) => {
@@ -112,7 +113,7 @@ export const AgenticRubricTrait = z
   .looseObject({
     ...common,
     ...ScoreBounds,
-    description: z.string({ error: "description is required for an agentic trait" }).min(1),
+    description: z.string({ error: whenMissing("description is required for an agentic trait") }).min(1),
     kind: z.union([ScalarKind, TemplateKind], { error: 'kind is "boolean", "score", "literal" or a template kind' }),
     classes: Classes,
     context_mode: z.enum(["workspace_only", "trace_and_workspace", "trace_only"]).default("trace_and_workspace"),

@@ -9,6 +9,7 @@
  * field), regex patterns (Python syntax edgeval can honour) and `expected` per `match_type`.
  */
 import { z } from "zod";
+import { whenMissing } from "./wire-issues";
 import { PRIMITIVES, isPrimitiveName } from "../templates/primitives/registry";
 import type { AnyPrimitive } from "../templates/primitives/types";
 import { VerifyWithSchema } from "../templates/primitives/verify-with";
@@ -23,7 +24,7 @@ const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]*$/;
 const RESERVED_FIELD_NAMES = new Set(["id", "correct"]);
 
 const FieldName = z
-  .string({ error: "name is required: an identifier like gene_symbol" })
+  .string({ error: whenMissing("name is required: an identifier like gene_symbol") })
   .regex(IDENTIFIER, { error: "name must be an identifier: a letter, then letters, digits or _" })
   .refine((n) => !RESERVED_FIELD_NAMES.has(n), { error: "name \"id\" and \"correct\" are reserved by Karenina's BaseAnswer" });
 
@@ -40,7 +41,7 @@ export const TemplateField = z
       .min(1, { error: "literal_values needs at least one value" })
       .nullish(),
     description: z
-      .string({ error: "description is required: what the judge should extract" })
+      .string({ error: whenMissing("description is required: what the judge should extract") })
       .refine((d) => d.trim().length > 0, { error: "description must not be empty (Karenina's VerifiedField refuses it)" }),
     extraction_hint: z.string().nullish(),
     ground_truth: JsonValue,
@@ -159,8 +160,8 @@ export const MATCH_TYPES = ["exact", "contains", "count", "all"] as const;
 /** One `self.regex` entry of a classic Karenina template, run with `re.findall` on the raw answer. */
 export const RegexCheck = z
   .strictObject({
-    name: z.string({ error: "name is required" }).min(1, { error: "name must not be empty" }),
-    pattern: z.string({ error: "pattern is required: a Python regular expression" }).min(1, { error: "pattern must not be empty" }),
+    name: z.string({ error: whenMissing("name is required") }).min(1, { error: "name must not be empty" }),
+    pattern: z.string({ error: whenMissing("pattern is required: a Python regular expression") }).min(1, { error: "pattern must not be empty" }),
     expected: z.union([z.string(), z.number(), z.array(z.string())], {
       error: "expected is a string (exact, contains), an integer (count) or a list of strings (all)",
     }),
@@ -190,7 +191,7 @@ const CUSTOM_VERIFY_MAX_BYTES = 200 * 1024;
 export const CustomVerify = z.strictObject({
   language: z.enum(CUSTOM_VERIFY_LANGUAGES, { error: `language is one of ${CUSTOM_VERIFY_LANGUAGES.join(", ")}` }),
   source: z
-    .string({ error: "source is required: code defining verify(answer, ground_truth, context)" })
+    .string({ error: whenMissing("source is required: code defining verify(answer, ground_truth, context)") })
     .refine((s) => s.trim().length > 0, { error: "source must not be empty" })
     .refine((s) => new TextEncoder().encode(s).length <= CUSTOM_VERIFY_MAX_BYTES, {
       error: `source must be at most ${CUSTOM_VERIFY_MAX_BYTES / 1024} KB`,

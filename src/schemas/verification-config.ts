@@ -31,6 +31,7 @@
  * DEFAULT_ANSWERING_SYSTEM_PROMPT; parsing models keep none.
  */
 import { z } from "zod";
+import { whenMissing } from "./wire-issues";
 import { DEEP_JUDGMENT_RUBRIC_MODES, DeepJudgmentRubricCustomConfig } from "../rubric/deep-judgment/config";
 import { FewShotExample } from "./benchmark";
 import { ModelConfig } from "./model-config";
@@ -120,7 +121,7 @@ export type FewShotConfig = z.output<typeof FewShotConfig>;
 
 const ConfigInput = z.strictObject({
   answering_models: z.array(ModelConfig, { error: "answering_models must be a list of models" }).default([]),
-  parsing_models: z.array(ModelConfig, { error: "parsing_models is required: a list of at least one judge model" }).min(1, { error: "parsing_models needs at least one model" }),
+  parsing_models: z.array(ModelConfig, { error: whenMissing("parsing_models is required: a list of at least one judge model") }).min(1, { error: "parsing_models needs at least one model" }),
   replicate_count: int(1).default(1),
   parsing_only: offFlag("parsing_only", "parsing-only evaluation (TaskEval)"),
   question_ids: z.array(z.string().min(1), { error: "question_ids must be a list of question ids" }).min(1, { error: "question_ids must not be empty (omit it to run every question)" }).nullish(),

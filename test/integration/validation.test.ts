@@ -134,6 +134,7 @@ describe("POST /v1/runs rejects malformed bodies, naming the field, and writes n
     const huge = JSON.stringify({ ...validBody(), run_name: "x".repeat(33_000_000) });
     const res = await post(huge);
     expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.message).toMatch(/^POST \/v1\/runs takes a body of at most 32 MB; split the benchmark into several runs/);
     expect(await footprint()).toEqual(before);
   });
 
@@ -171,5 +172,31 @@ describe("Idempotency-Key", () => {
     expect(c.status).toBe(409);
     const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM runs WHERE run_id = ?").bind(runA).first<{ n: number }>();
     expect(rows!.n).toBe(1);
+  });
+
+  it("compares bodies canonicalised per RFC 8785: pretty-printed, reordered or re-escaped is the same body", async () => {
+    const key = `k-${crypto.randomUUID()}`;
+    const value = validBody();
+    const a = await post(JSON.stringify(value), { "idempotency-key": key });
+    expect(a.status).toBe(202);
+    const runA = ((await a.json()) as any).run_id;
+    const { config, benchmark } = value;
+    const variants = [
+      JSON.stringify(value, null, 2),
+      JSON.stringify({ config, benchmark }),
+      JSON.stringify(value).replace('"Capital of France?"', '"Capital of Fr\\u0061nce?"'),
+    ];
+    for (const text of variants) {
+      const again = await post(text, { "idempotency-key": key });
+      expect(again.status, text.slice(0, 80)).toBe(202);
+      expect(((await again.json()) as any).run_id).toBe(runA);
+    }
+    // A list in another order is another body.
+    const reordered = validBody();
+    reordered.config.answering_models.push(fakeModel("b", "fake-b"));
+    const first = await post(JSON.stringify(reordered), { "idempotency-key": `${key}-2` });
+    expect(first.status).toBe(202);
+    reordered.config.answering_models.reverse();
+    expect((await post(JSON.stringify(reordered), { "idempotency-key": `${key}-2` })).status).toBe(409);
   });
 });

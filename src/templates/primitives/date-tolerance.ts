@@ -4,6 +4,7 @@
  * (Python cannot subtract them), fail the field.
  */
 import { z } from "zod";
+import { whenMissing } from "../../schemas/wire-issues";
 import { diffMicros } from "../dates";
 import { dateVerdict, parseConstantDate, parseDate } from "./date-match";
 import { groundTruthProbe } from "./ground-truth";
@@ -14,7 +15,7 @@ const UNIT_MICROS = { days: 86_400_000_000, hours: 3_600_000_000, minutes: 60_00
 export const DateTolerance = definePrimitive({
   summary: "dates within `tolerance` days|hours|minutes of each other (inclusive)",
   paramsSchema: z.strictObject({
-    tolerance: z.number({ error: "tolerance is required: an integer" }).int({ error: "tolerance must be an integer" }),
+    tolerance: z.number({ error: whenMissing("tolerance is required: an integer") }).int({ error: "tolerance must be an integer" }),
     unit: z.enum(["days", "hours", "minutes"], { error: 'unit is "days", "hours" or "minutes"' }).default("days"),
   }),
   groundTruthProblem: groundTruthProbe("DateTolerance", "a date", (v) => parseConstantDate(v)),

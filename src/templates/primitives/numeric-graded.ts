@@ -9,6 +9,7 @@
  * Relative mode with gt = 0: only an exact 0 has a distance (0); anything else fails and scores 0.
  */
 import { z } from "zod";
+import { whenMissing } from "../../schemas/wire-issues";
 import { pyFloat } from "../python";
 import { DecaySchema, ModeSchema, decayed } from "./graded";
 import { numericGroundTruth } from "./ground-truth";
@@ -27,7 +28,7 @@ export const NumericGraded = definePrimitive({
   summary: "distance-graded number: pass within full_credit (or cutoff), partial credit out to cutoff",
   paramsSchema: z
     .strictObject({
-      cutoff: z.number({ error: "cutoff is required: a number > 0" }).positive({ error: "cutoff must be > 0" }),
+      cutoff: z.number({ error: whenMissing("cutoff is required: a number > 0") }).positive({ error: "cutoff must be > 0" }),
       full_credit: z.number({ error: "full_credit must be a number or null" }).nullable().default(null),
       mode: ModeSchema("relative"),
       decay: DecaySchema,

@@ -6,6 +6,7 @@
  * The ground truth is ignored.
  */
 import { z } from "zod";
+import { whenMissing } from "../../schemas/wire-issues";
 import { pyFloat } from "../python";
 import { DecaySchema, ModeSchema, decayed } from "./graded";
 import { inRange } from "./numeric-range";
@@ -15,9 +16,9 @@ export const NumericRangeGraded = definePrimitive({
   summary: "range [min, max] with a decaying shoulder of `margin` outside it; ground truth ignored",
   paramsSchema: z
     .strictObject({
-      min: z.number({ error: "min is required: a number" }),
-      max: z.number({ error: "max is required: a number" }),
-      margin: z.number({ error: "margin is required: a number > 0" }).positive({ error: "margin must be > 0" }),
+      min: z.number({ error: whenMissing("min is required: a number") }),
+      max: z.number({ error: whenMissing("max is required: a number") }),
+      margin: z.number({ error: whenMissing("margin is required: a number > 0") }).positive({ error: "margin must be > 0" }),
       mode: ModeSchema("absolute"),
       decay: DecaySchema,
       exclusive_min: z.boolean({ error: "exclusive_min must be true or false" }).default(false),

@@ -6,6 +6,7 @@
  * with gt = 0 there is no shoulder, so the wrong side scores 0).
  */
 import { z } from "zod";
+import { whenMissing } from "../../schemas/wire-issues";
 import { pyFloat } from "../python";
 import { DecaySchema, ModeSchema, decayed } from "./graded";
 import { numericGroundTruth } from "./ground-truth";
@@ -15,7 +16,7 @@ export const NumericThresholdGraded = definePrimitive({
   summary: "one-sided threshold on the ground truth (direction max|min) with a decaying wrong-side shoulder",
   paramsSchema: z.strictObject({
     direction: z.enum(["max", "min"], { error: 'direction is required: "max" (at most the ground truth) or "min" (at least)' }),
-    margin: z.number({ error: "margin is required: a number > 0" }).positive({ error: "margin must be > 0" }),
+    margin: z.number({ error: whenMissing("margin is required: a number > 0") }).positive({ error: "margin must be > 0" }),
     mode: ModeSchema("relative"),
     decay: DecaySchema,
     exclusive: z.boolean({ error: "exclusive must be true or false" }).default(false),

@@ -4,6 +4,7 @@
  * Values go through Python `float()`, so "3.5" counts and "about 3" raises.
  */
 import { z } from "zod";
+import { whenMissing } from "../../schemas/wire-issues";
 import { pyFloat } from "../python";
 import { numericGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";
@@ -12,7 +13,7 @@ export const NumericTolerance = definePrimitive({
   summary: "number within `tolerance` of the ground truth (mode relative|absolute, default relative)",
   paramsSchema: z.strictObject({
     tolerance: z
-      .number({ error: "tolerance is required: a number ≥ 0" })
+      .number({ error: whenMissing("tolerance is required: a number ≥ 0") })
       .nonnegative({ error: "tolerance must be ≥ 0" }),
     mode: z.enum(["relative", "absolute"], { error: 'mode is "relative" or "absolute"' }).default("relative"),
   }),

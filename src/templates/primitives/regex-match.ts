@@ -6,6 +6,7 @@
  * verdicts. The pattern is checked at submit time too (Python syntax edgeval can honour).
  */
 import { z } from "zod";
+import { whenMissing } from "../../schemas/wire-issues";
 import { pyStr } from "../python";
 import { compilePythonRegex, validateRegexPattern } from "../python-regex";
 import { definePrimitive } from "./types";
@@ -23,7 +24,7 @@ export const RegexMatch = definePrimitive({
   summary: "re.search(pattern, str(extracted)) with named re flags (ground truth ignored)",
   paramsSchema: z
     .strictObject({
-      pattern: z.string({ error: "pattern is required: a Python regular expression" }),
+      pattern: z.string({ error: whenMissing("pattern is required: a Python regular expression") }),
       flags: z
         .array(
           z.string().refine((f) => Object.hasOwn(FLAG_LETTERS, f), {

@@ -3,6 +3,7 @@
  * `count_min` when set. The pattern is Python syntax, checked when the template is submitted.
  */
 import { z } from "zod";
+import { whenMissing } from "../../schemas/wire-issues";
 import { compilePythonRegex, validateRegexPattern } from "../python-regex";
 import { defineTracePrimitive } from "./types";
 
@@ -10,7 +11,7 @@ export const TraceRegex = defineTracePrimitive({
   summary: "the raw answer has a match of `pattern` (at least count_min matches when set)",
   paramsSchema: z.strictObject({
     pattern: z
-      .string({ error: "pattern is required: a Python regular expression" })
+      .string({ error: whenMissing("pattern is required: a Python regular expression") })
       .superRefine((p, ctx) => {
         const problem = validateRegexPattern(p);
         if (problem) ctx.addIssue({ code: "custom", message: problem });

@@ -7,10 +7,11 @@
  * Issues keep the path the user wrote (`verify_with.params.tol` or `verify_with.tol`).
  */
 import { z } from "zod";
+import { WIRE_PARSE, whenMissing, wireIssues } from "../../schemas/wire-issues";
 import { PRIMITIVES, type VerifyWith, isPrimitiveName, unknownPrimitiveMessage } from "./registry";
 
 const VerifyWithInput = z.looseObject({
-  type: z.string({ error: "verify_with.type is required: the name of a primitive" }),
+  type: z.string({ error: whenMissing("verify_with.type is required: the name of a primitive") }),
   params: z.record(z.string(), z.unknown(), { error: "params must be an object" }).optional(),
 });
 
@@ -32,16 +33,19 @@ export const VerifyWithSchema = VerifyWithInput.transform((input, ctx): VerifyWi
   }
   const raw = params ?? flat;
   const prefix = params !== undefined ? ["params"] : [];
-  const parsed = PRIMITIVES[type].paramsSchema.safeParse(raw);
+  const parsed = PRIMITIVES[type].paramsSchema.safeParse(raw, WIRE_PARSE);
   if (!parsed.success) {
     const known = Object.keys(PRIMITIVES[type].paramsSchema.shape);
     for (const issue of parsed.error.issues) {
-      const message =
-        issue.code === "unrecognized_keys"
-          ? `${type} has no parameter ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; ` +
-            (known.length ? `its parameters are ${known.join(", ")}` : "it takes no parameters")
-          : `${type}: ${issue.message}`;
-      ctx.issues.push({ code: "custom", path: [...prefix, ...issue.path], message, input: raw });
+      if (issue.code === "unrecognized_keys") {
+        const message =
+          `${type} has no parameter ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; ` +
+          (known.length ? `its parameters are ${known.join(", ")}` : "it takes no parameters");
+        ctx.issues.push({ code: "custom", path: [...prefix, ...issue.path], message, input: raw });
+        continue;
+      }
+      // Each issue keeps its own input, so the wire says what came (src/schemas/wire-issues.ts).
+      for (const i of wireIssues(issue)) ctx.issues.push({ code: "custom", path: [...prefix, ...i.path], message: `${type}: ${i.message}`, input: raw });
     }
     return z.NEVER;
   }
