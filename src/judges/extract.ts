@@ -5,7 +5,9 @@
  * (free text, first int / first float), post-hoc (free text, then a second model structures it),
  * token-probability (one token's logprobs over the scale's values: argmax, sample with the
  * injected RNG, or the probability-weighted sum). Text-only units use plain chat.
- * A failed validation or a transient error is retried on the same model (`retries`, default 1);
+ * A failed validation or a transient error is retried on the same model: `retries: n` is n
+ * attempts per model, as Verdict's `ModelSelectionPolicy.from_name` (verdict/model.py:351,
+ * `for _ in range(retries)`); without it a model gets 2 attempts;
  * an `unsupported` / `auth` / `bad_request` answer moves straight to the next model in the list.
  */
 import type { ChatRequest, LlmError, LlmResult, LogprobsRequest, Message, ModelPort, StructuredRequest, Usage } from "../llm/port";
@@ -32,7 +34,8 @@ export interface ExtractResult {
   model?: string;
 }
 
-export const DEFAULT_RETRIES = 1;
+/** Attempts per model when `retries` is not set (Verdict's default is 1; one re-ask is cheap insurance). */
+export const DEFAULT_ATTEMPTS = 2;
 const FIRST_INT = /-?\d+/;
 const FIRST_FLOAT = /-?\d+(?:\.\d+)?/;
 
@@ -49,7 +52,7 @@ export async function extract(
   let last: LlmError = { kind: "bad_request", message: "no model configured" };
   for (const model of n.models) {
     const port = ports.model(model);
-    for (let a = 0; a <= (n.unit.retries ?? DEFAULT_RETRIES); a++) {
+    for (let a = 0; a < (n.unit.retries ?? DEFAULT_ATTEMPTS); a++) {
       attempts++;
       // A retry is its own call site: a response cache must not hand back the answer that just failed.
       const site = a === 0 ? callSite : `${callSite}/retry${a}`;

@@ -161,10 +161,11 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
   // The last layer's leaf selection picks the roots (the units whose values make the score).
   const last = pick(byLayer[byLayer.length - 1] ?? [], layers[layers.length - 1]?.leaf);
   issues.push(...checkNodes(nodes, last));
-  const threshold = config.threshold ?? lastThreshold(last) ?? defaultThreshold(last);
+  const given = config.threshold ?? lastThreshold(last);
+  const threshold = given ?? defaultThreshold(last);
   if (issues.length) return { issues };
   const metric = config.metric !== undefined ? { metric: config.metric } : {};
-  return { graph: { nodes, roots: last.map((n) => n.id), threshold, seed: config.seed ?? 0, ...metric } };
+  return { graph: { nodes, roots: last.map((n) => n.id), threshold, thresholdGiven: given !== undefined, seed: config.seed ?? 0, ...metric } };
 }
 
 function pick(nodes: JudgeNode[], sel?: number[]): JudgeNode[] {
@@ -175,6 +176,10 @@ function pick(nodes: JudgeNode[], sel?: number[]): JudgeNode[] {
 export function connect(from: JudgeNode[], to: JudgeNode[], outer: Outer): string | undefined {
   if (outer === "broadcast" && from.length !== to.length) {
     return `broadcast connects unit i to unit i, so both sides need the same size (here ${from.length} → ${to.length}); use dense, or select with leaf/root`;
+  }
+  // Target j reads sources 0..j: with fewer targets the last sources would be paid for and never read.
+  if (outer === "cumulative" && from.length !== to.length) {
+    return `cumulative connects sources 0..j to target j, so both sides need the same size (here ${from.length} → ${to.length}; unequal sizes leave units unread or targets without their own source); use dense, or select with leaf/root`;
   }
   to.forEach((t, j) => {
     const sources =

@@ -68,13 +68,19 @@ export async function runGraph(graph: JudgeGraph, sample: JudgeSampleInput, port
   }
   // Several root units (no final pool) are averaged.
   const score = roots.reduce((s, r) => s + r.value!, 0) / roots.length;
-  const pass = score >= graph.threshold;
+  const vote = roots.length === 1 && roots[0]!.votes ? roots[0]! : undefined;
+  // A label vote with no threshold set passes by its answer, as Verdict reads MaxPool's mode.
+  const byAnswer = vote?.pass_value !== undefined && !graph.thresholdGiven;
+  const pass = byAnswer ? vote!.answer === vote!.pass_value : score >= graph.threshold;
   const metric = graph.metric !== undefined ? { metric: graph.metric } : {};
-  return { pass, score, threshold: graph.threshold, ...metric, reason: reasonOf(roots, units, score, graph.threshold, pass), units, usage };
+  const pooled = vote ? { answer: vote.answer!, ...(vote.tie ? { tie: true as const } : {}) } : {};
+  const head = byAnswer
+    ? `pooled answer ${String(vote!.answer)} ${pass ? "is" : "is not"} the passing answer ${String(vote!.pass_value)}${vote!.tie ? " (a tie, broken by layer order)" : ""}`
+    : `score ${round(score)} ${pass ? "≥" : "<"} threshold ${round(graph.threshold)}`;
+  return { pass, score, threshold: graph.threshold, ...metric, ...pooled, reason: reasonOf(head, roots, units), units, usage };
 }
 
-function reasonOf(roots: UnitOutput[], units: UnitOutput[], score: number, threshold: number, pass: boolean): string {
-  const head = `score ${round(score)} ${pass ? "≥" : "<"} threshold ${round(threshold)}`;
+function reasonOf(head: string, roots: UnitOutput[], units: UnitOutput[]): string {
   const root = roots.length === 1 ? roots[0]! : undefined;
   const what = root?.votes
     ? `${root.name}: votes ${Object.entries(root.votes).map(([k, n]) => `${k}×${n}`).join(", ")}`

@@ -51,6 +51,8 @@ export interface JudgeGraph {
   nodes: JudgeNode[];
   roots: string[];
   threshold: number;
+  /** The threshold was set (config or last step); without one a label max-pool passes by its answer. */
+  thresholdGiven?: boolean;
   seed: number;
   /** The config's `metric`: a name for the score (spec: `metric: requirement-satisfaction`). */
   metric?: string;
@@ -99,6 +101,8 @@ export interface UnitOutput {
   variance?: number;
   /** max-pool over labels: the majority label; counts per answer. */
   votes?: Record<string, number>;
+  /** max-pool: equally frequent answers were split by layer order (the first seen won). */
+  tie?: true;
   inputs: string[];
   attempts: number;
   usage: UnitUsage;
@@ -132,6 +136,9 @@ export interface JudgeOutcome {
   score: number | null;
   threshold: number;
   metric?: string;
+  /** A single max-pool root: the winning answer, and `tie: true` when layer order broke a tie. */
+  answer?: ScaleValue;
+  tie?: true;
   reason: string;
   units: UnitOutput[];
   error?: UnitError & { unit: string };

@@ -107,7 +107,8 @@ const unitFields = {
   threshold: Num.optional(),
   provider: ModelRef.optional(),
   extractor: ExtractorSpec.optional(),
-  retries: z.int().min(0).max(5).optional(),
+  /** Attempts per model (Verdict's `.via(model, retries)`): 1 = no re-ask; default 2. */
+  retries: z.int().min(1, { error: "retries is the number of attempts per model (as in Verdict), so at least 1" }).max(6).optional(),
   temperature: Num.min(0).optional(),
   max_tokens: z.int().positive().optional(),
   repeat: z.int().min(1).max(16).optional(),

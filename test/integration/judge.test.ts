@@ -58,7 +58,7 @@ describe("POST /v1/judge", () => {
   it("a model that keeps failing gives pass: null with the failing unit, never pass: false", async () => {
     const model = uniqueModel("judge-down");
     await addFakeRules([{ match: { model }, reply: { fault: "500" } }]);
-    const { status, body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert", retries: 1 } });
+    const { status, body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert", retries: 2 } });
     expect(status).toBe(200);
     expect(body).toMatchObject({ pass: null, score: null, error: { unit: "likert", kind: "server_error" } });
     // Transport retries by class share one budget per request (server_error: 2 retries): the
@@ -81,7 +81,7 @@ describe("POST /v1/judge", () => {
   it("falls back to the next model in the provider list", async () => {
     const [down, up] = [uniqueModel("judge-fb-down"), uniqueModel("judge-fb-up")];
     await addFakeRules([{ match: { model: down }, reply: { fault: "500" } }, { match: { model: up }, reply: { json: { answer: 5 } } }]);
-    const { body } = await post("/v1/judge", { ...sample, config: { provider: [fakeModel("a", down), fakeModel("b", up)], type: "likert", retries: 0 } });
+    const { body } = await post("/v1/judge", { ...sample, config: { provider: [fakeModel("a", down), fakeModel("b", up)], type: "likert", retries: 1 } });
     expect(body).toMatchObject({ pass: true, score: 5, units: [{ attempts: 2, usage: { models: [up] } }] });
   });
 

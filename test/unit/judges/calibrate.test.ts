@@ -50,7 +50,7 @@ describe("calibration", () => {
 
   it("items where the judge failed are counted as errored and kept out of the metrics", async () => {
     const h = judgePorts((c) => (itemNo(c.user) === 1 ? { kind: "server_error", message: "down" } : { answer: "yes" }));
-    const report = await calibrate(graphOf({ type: "categorical", categories: ["yes", "no"], retries: 0 }), items([true, false, true]), { repeats: 1 }, h.ports);
+    const report = await calibrate(graphOf({ type: "categorical", categories: ["yes", "no"], retries: 1 }), items([true, false, true]), { repeats: 1 }, h.ports);
     expect(report).toMatchObject({ judged: 2, errored: 1, accuracy: 1 });
     expect(report.items[1]!.error).toContain("down");
   });

@@ -27,13 +27,24 @@ describe("extractors", () => {
     expect(float.r.score).toBe(0.75);
   });
 
-  it("a validation failure is retried (retries: 2 → three attempts), then the judge fails as a judge failure", async () => {
+  it("a validation failure is retried (retries: 3 → three attempts, as Verdict's ModelSelectionPolicy.from_name, verdict/model.py:351), then the judge fails as a judge failure", async () => {
     let n = 0;
-    const ok = await judge({ type: "likert", retries: 2 }, () => (n++ < 2 ? { answer: 9 } : { answer: 3 }));
+    const ok = await judge({ type: "likert", retries: 3 }, () => (n++ < 2 ? { answer: 9 } : { answer: 3 }));
     expect(ok.r).toMatchObject({ score: 3, units: [{ attempts: 3 }] });
-    const bad = await judge({ type: "likert", retries: 2, extractor: { type: "regex", pattern: "first_int" } }, () => "great!");
+    const bad = await judge({ type: "likert", retries: 3, extractor: { type: "regex", pattern: "first_int" } }, () => "great!");
     expect(bad.calls.map((c) => c.call_site)).toEqual(["config#0", "config#0/retry1", "config#0/retry2"]);
     expect(bad.r).toMatchObject({ pass: null, error: { kind: "invalid_output" } });
+  });
+
+  it("retries: 1 is a single attempt (Verdict: ModelSelectionPolicy.from_name loops range(retries)); retries: 0 is refused", async () => {
+    const once = await judge({ type: "likert", retries: 1 }, () => ({ answer: 9 }));
+    expect(once.calls).toHaveLength(1);
+    expect(once.r).toMatchObject({ pass: null, units: [{ attempts: 1 }] });
+    const unset = await judge({ type: "likert" }, () => ({ answer: 9 }));
+    expect(unset.calls).toHaveLength(2);
+    const zero = JudgeConfig.safeParse({ provider, type: "likert", retries: 0 });
+    expect(zero.success).toBe(false);
+    expect(zero.error!.issues[0]).toMatchObject({ path: ["retries"], message: expect.stringContaining("at least 1") });
   });
 
   it("post-hoc: the judge writes free text, a second model structures it", async () => {
@@ -78,7 +89,7 @@ describe("extractors", () => {
 
   it("the fallback list moves to the next model when one keeps failing; unsupported/auth skip retries", async () => {
     const chain = [testModel("a"), testModel("b"), testModel("c")];
-    const { r, calls } = await judge({ type: "likert", provider: chain, retries: 1 }, (c) =>
+    const { r, calls } = await judge({ type: "likert", provider: chain, retries: 2 }, (c) =>
       c.model === "a" ? { kind: "server_error", message: "down" } : c.model === "b" ? { kind: "auth", message: "no key" } : { answer: 2 },
     );
     expect(calls.map((c) => c.model)).toEqual(["a", "a", "b", "c"]);

@@ -47,6 +47,16 @@ describe("graph: connection patterns", () => {
     expect(firstEdges(graph(twoLayers("cumulative", 2, 2)))).toEqual(["a[0]→b[0]", "a[0]→b[1]", "a[1]→b[1]"]);
   });
 
+  it("cumulative with unequal sizes is refused naming the sizes (3 → 2 would leave a[2]'s paid call unread)", () => {
+    // Verdict's Layer.link (verdict/core/primitive.py:626) wires cumulative only when the sizes match
+    // and otherwise falls through to dense; its docs (docs/concept/layer.md:95) say "next Layer must
+    // have same length". edgeval refuses instead of silently changing the pattern.
+    expect(issues(twoLayers("cumulative", 3, 2))).toEqual([
+      expect.objectContaining({ path: "pipeline[0].layer.outer", message: expect.stringContaining("same size (here 3 → 2") }),
+    ]);
+    expect(issues(twoLayers("cumulative", 2, 3))[0]!.message).toContain("here 2 → 3");
+  });
+
   it("last connects only the last unit, to every unit of the next layer", () => {
     expect(firstEdges(graph(twoLayers("last", 3, 2)))).toEqual(["a[2]→b[0]", "a[2]→b[1]"]);
   });

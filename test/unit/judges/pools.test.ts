@@ -27,14 +27,35 @@ describe("pools", () => {
     expect(r.units.at(-1)).toMatchObject({ answer: 4, votes: { "4": 2, "2": 1 } });
   });
 
-  it("tie rule: equally frequent scores go to the lower score, in any input order", () => {
-    expect(majority([out(5, 5), out(2, 2), out(2, 2), out(5, 5)]).value).toBe(2);
-    expect(majority([out(2, 2), out(5, 5), out(5, 5), out(2, 2)]).value).toBe(2);
+  // Verdict's MaxPoolUnit is statistics.mode (verdict/transform.py:134); CPython's mode counts with a
+  // Counter and most_common(1) keeps first-seen order among equal counts, so ties go to the answer
+  // that came first in layer order.
+  it("tie rule (Verdict's): equally frequent scores go to the score seen first in layer order, with tie: true", () => {
+    expect(majority([out(5, 5), out(2, 2), out(2, 2), out(5, 5)])).toMatchObject({ value: 5, tie: true });
+    expect(majority([out(2, 2), out(5, 5), out(5, 5), out(2, 2)])).toMatchObject({ value: 2, tie: true });
+    expect(majority([out(2, 2), out(5, 5), out(5, 5)]).tie).toBeUndefined();
   });
 
-  it("tie rule: equally frequent labels go to the label that does not pass, in any input order", () => {
-    expect(majority([out("no", 1, "no"), out("yes", 0, "no")]).answer).toBe("yes");
-    expect(majority([out("yes", 0, "no"), out("no", 1, "no")]).answer).toBe("yes");
+  it("tie rule (Verdict's): equally frequent labels go to the label seen first in layer order", () => {
+    expect(majority([out("no", 1, "no"), out("yes", 0, "no")])).toMatchObject({ answer: "no", tie: true, pass_value: "no" });
+    expect(majority([out("yes", 0, "no"), out("no", 1, "no")])).toMatchObject({ answer: "yes", tie: true, pass_value: "no" });
+  });
+
+  it("issue 23: categorical yes, no with no threshold → answer yes, score 0.5 (share of yes), pass by the answer, tie", async () => {
+    const cat = { type: "categorical", prompt: "OK?", categories: ["yes", "no"] };
+    const r = await pooled(cat, { type: "max-pool" }, [{ answer: "yes" }, { answer: "no" }]);
+    expect(r).toMatchObject({ answer: "yes", score: 0.5, pass: true, tie: true });
+    expect(r.units.at(-1)).toMatchObject({ answer: "yes", tie: true, votes: { yes: 1, no: 1 } });
+    // The same split the other way round: the pooled answer is no, so the vote does not pass.
+    const flipped = await pooled(cat, { type: "max-pool" }, [{ answer: "no" }, { answer: "yes" }]);
+    expect(flipped).toMatchObject({ answer: "no", score: 0.5, pass: false, tie: true });
+    expect(flipped.reason).toContain("pooled answer no is not the passing answer yes");
+  });
+
+  it("issue 23: likert repeat 2 with [5, 3], threshold 4 → mode 5 (Verdict), score 5, pass, tie", async () => {
+    const cfg = JudgeConfig.parse({ provider, pipeline: [{ layer: { unit: likert, repeat: 2 } }, { type: "max-pool" }], threshold: 4 });
+    const r = await runCompoundJudge(cfg, sample, judgePorts(byRepeat([{ answer: 5 }, { answer: 3 }])).ports);
+    expect(r).toMatchObject({ answer: 5, score: 5, pass: true, tie: true });
   });
 
   it("labels pool as the vote share of pass_value; pass ⇔ share ≥ threshold (spec: max-pool threshold 0.7)", async () => {
@@ -52,7 +73,10 @@ describe("pools", () => {
     expect((await pooled(likert, { type: "min-pool" }, answers)).score).toBe(1);
     const mv = await pooled(likert, { type: "mean-variance" }, answers);
     expect(mv.score).toBe(3);
-    expect(mv.units.at(-1)!.variance).toBeCloseTo(8 / 3);
+    // Sample variance, as Verdict's MeanVariancePool: statistics.variance (n − 1), verdict/transform.py:142.
+    expect(mv.units.at(-1)!.variance).toBe(4);
+    const one = await pooled(likert, { type: "mean-variance" }, [{ answer: 4 }]);
+    expect(one.units.at(-1)!.variance).toBe(0);
   });
 
   it("weighted mean weighs each criterion by its unit name (spec's multi-criteria example)", async () => {
@@ -72,7 +96,7 @@ describe("pools", () => {
   });
 
   it("a failed input makes the pool skip and the judge report failure, never a fail verdict", async () => {
-    const r = await pooled({ ...likert, retries: 0 }, { type: "mean" }, [{ answer: 4 }, { kind: "server_error", message: "boom" }]);
+    const r = await pooled({ ...likert, retries: 1 }, { type: "mean" }, [{ answer: 4 }, { kind: "server_error", message: "boom" }]);
     expect(r).toMatchObject({ pass: null, score: null, error: { unit: "likert[1]", kind: "server_error" } });
     expect(r.units.at(-1)).toMatchObject({ status: "skipped" });
   });
