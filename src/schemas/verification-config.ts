@@ -109,14 +109,37 @@ const QuestionFewShotConfig = z.strictObject({
   external_examples: z.array(FewShotExample).nullish(),
   excluded_examples: z.array(ExampleRef).nullish(),
 });
-/** Karenina's FewShotConfig (global mode + per-question overrides + external examples). */
-export const FewShotConfig = z.strictObject({
-  enabled: z.boolean().default(true),
-  global_mode: z.enum(FEW_SHOT_MODES, { error: `global_mode is one of ${FEW_SHOT_MODES.join(", ")}` }).default("all"),
-  global_k: int(1).default(3),
-  question_configs: z.record(z.string(), QuestionFewShotConfig).default({}),
-  global_external_examples: z.array(FewShotExample).default([]),
-});
+const LEGACY_FEW_SHOT_KEYS = ["enabled", "global_mode", "global_k", "global_external_examples"] as const;
+const CURRENT_FEW_SHOT_KEYS = ["source", "pool_mode", "pool_k", "global_examples"] as const;
+/**
+ * Karenina's FewShotConfig in its current shape (source, pool_mode, pool_k, question_configs,
+ * global_examples; karenina schemas/config/models.py:254) or the older one (enabled, global_mode,
+ * global_k, global_external_examples). Defaults are applied where the examples are resolved
+ * (src/pipeline/few-shot.ts), so a config keeps the shape it was written in.
+ */
+export const FewShotConfig = z
+  .strictObject({
+    source: z.enum(["disabled", "question_pool", "global", "both"], { error: "source is one of disabled, question_pool, global, both" }).optional(),
+    pool_mode: z.enum(["all", "k-shot", "custom"], { error: "pool_mode is one of all, k-shot, custom" }).optional(),
+    pool_k: int(1).optional(),
+    global_examples: z.array(FewShotExample).optional(),
+    enabled: z.boolean().optional(),
+    global_mode: z.enum(FEW_SHOT_MODES, { error: `global_mode is one of ${FEW_SHOT_MODES.join(", ")}` }).optional(),
+    global_k: int(1).optional(),
+    global_external_examples: z.array(FewShotExample).optional(),
+    question_configs: z.record(z.string(), QuestionFewShotConfig).optional(),
+  })
+  .superRefine((c, ctx) => {
+    const legacy = LEGACY_FEW_SHOT_KEYS.find((k) => c[k] !== undefined);
+    const current = CURRENT_FEW_SHOT_KEYS.find((k) => c[k] !== undefined);
+    if (legacy && current) {
+      ctx.addIssue({
+        code: "custom",
+        path: [legacy],
+        message: `${legacy} belongs to the older few-shot shape and ${current} to Karenina's current one (source, pool_mode, pool_k, global_examples); use one shape`,
+      });
+    }
+  });
 export type FewShotConfig = z.output<typeof FewShotConfig>;
 
 const ConfigInput = z.strictObject({

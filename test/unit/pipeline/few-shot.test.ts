@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatFewShotPrompt, resolveFewShotExamples } from "../../../src/pipeline/few-shot";
+import { formatFewShotPrompt, kareninaSeed, resolveFewShotExamples } from "../../../src/pipeline/few-shot";
 import { md5Hex } from "../../../src/pipeline/md5";
 import { runPipeline } from "../../../src/pipeline/orchestrator";
 import { scriptedPort } from "../../support/scripted-port";
@@ -37,6 +37,31 @@ describe("resolveFewShotExamples", () => {
     const others = ["q-beta", "q-gamma", "q-delta", "q-eps"].map((id) => resolveFewShotExamples(cfg, id, POOL));
     expect(others.some((o) => JSON.stringify(o) !== JSON.stringify(a))).toBe(true);
     expect(resolveFewShotExamples(cfg, "q-alpha", POOL.slice(0, 2))).toEqual(POOL.slice(0, 2));
+  });
+
+  // Karenina, schemas/config/models.py:472-473: random.seed(int(md5(question_id), 16) & 0x7FFFFFFF);
+  // random.sample(available_examples, k). Expected picks printed by CPython 3.11.7 for this seed (481742513).
+  it("k-shot picks exactly Karenina's examples in Karenina's order (pool path, 5 and 30 examples; set path, 1000)", () => {
+    const pool = (n: number) => Array.from({ length: n }, (_, i) => ({ question: `Q${i}?`, answer: `A${i}` }));
+    const pick = (n: number, cfg: object) => resolveFewShotExamples(cfg, "q01-venetoclax-target", pool(n)).map((e) => Number(e.question.slice(1, -1)));
+    expect(kareninaSeed("q01-venetoclax-target")).toBe(481742513);
+    expect(pick(5, { pool_mode: "k-shot", pool_k: 3 })).toEqual([3, 0, 1]);
+    expect(pick(30, { pool_mode: "k-shot", pool_k: 3 })).toEqual([12, 3, 15]);
+    expect(pick(1000, { pool_mode: "k-shot", pool_k: 3 })).toEqual([407, 123, 509]);
+    // The older shape samples the same way.
+    expect(pick(5, { global_mode: "k-shot", global_k: 3 })).toEqual([3, 0, 1]);
+  });
+
+  it("Karenina's current shape: source picks the pool and/or global_examples; an inheriting question takes pool_k", () => {
+    const glob = { question: "G?", answer: "g" };
+    const two = POOL.slice(0, 2);
+    expect(resolveFewShotExamples({ global_examples: [glob] }, "q1", two)).toEqual([...two, glob]); // source both, pool_mode all
+    expect(resolveFewShotExamples({ source: "question_pool", global_examples: [glob] }, "q1", two)).toEqual(two);
+    expect(resolveFewShotExamples({ source: "global", global_examples: [glob] }, "q1", two)).toEqual([glob]);
+    expect(resolveFewShotExamples({ source: "disabled", global_examples: [glob] }, "q1", two)).toEqual([]);
+    // models.py:410-416: mode inherit → k = pool_k even when the question sets k.
+    expect(resolveFewShotExamples({ pool_mode: "k-shot", pool_k: 2, question_configs: { q1: { mode: "inherit", k: 4 } } }, "q1", POOL)).toHaveLength(2);
+    expect(resolveFewShotExamples({ pool_mode: "all", pool_k: 2, question_configs: { q1: { mode: "k-shot", k: 4 } } }, "q1", POOL)).toHaveLength(4);
   });
 
   it("lets a question override k and selects custom examples by index or MD5, minus exclusions", () => {

@@ -73,7 +73,10 @@ describe("defaults", () => {
     });
     expect(c).toMatchObject({ abstention_enabled: true, sufficiency_enabled: true, embedding_check_enabled: true, deep_judgment_mode: "full" });
     expect(c.prompt_config).toEqual({ generation: "Be brief.", parsing: "Be strict." });
-    expect(c.few_shot_config).toMatchObject({ enabled: true, global_mode: "k-shot", global_k: 2, question_configs: { q1: { mode: "custom" } } });
+    expect(c.few_shot_config).toMatchObject({ global_mode: "k-shot", global_k: 2, question_configs: { q1: { mode: "custom" } } });
+    // Karenina's current shape (karenina schemas/config/models.py:260-272) is accepted as written.
+    const current = parseOk(VerificationConfig, { ...minimal, few_shot_config: { source: "question_pool", pool_mode: "k-shot", pool_k: 2, global_examples: [{ question: "G?", answer: "g" }] } });
+    expect(current.few_shot_config).toEqual({ source: "question_pool", pool_mode: "k-shot", pool_k: 2, global_examples: [{ question: "G?", answer: "g" }] });
     expect(c).not.toHaveProperty("parsing_instructions");
     expect(parseOk(VerificationConfig, minimal).prompt_config).toBeNull();
   });
@@ -94,7 +97,9 @@ describe("VerificationConfig rejects, at the exact path", () => {
     ["deep-judgment search with reasoning_only", { ...minimal, deep_judgment_mode: "reasoning_only", deep_judgment_search_enabled: true }, "deep_judgment_search_enabled", /cannot be used with deep_judgment_mode "reasoning_only"/],
     ["a search tool other than tavily", { ...minimal, deep_judgment_mode: "full", deep_judgment_search_enabled: true, deep_judgment_search_tool: "bing" }, "deep_judgment_search_tool", /only "tavily"/],
     ["an unknown deep judgment mode", { ...minimal, deep_judgment_mode: "deep" }, "deep_judgment_mode", /disabled, reasoning_only, full/],
-    ["a few-shot config with Karenina's old keys", { ...minimal, few_shot_config: { source: "global" } }, "few_shot_config", /Unrecognized key: "source"/],
+    ["a few-shot config mixing the two shapes", { ...minimal, few_shot_config: { source: "global", global_mode: "all" } }, "few_shot_config.global_mode", /use one shape/],
+    ["a few-shot source Karenina does not have", { ...minimal, few_shot_config: { source: "pool" } }, "few_shot_config.source", /disabled, question_pool, global, both/],
+    ["a few-shot pool_k of 0", { ...minimal, few_shot_config: { pool_mode: "k-shot", pool_k: 0 } }, "few_shot_config.pool_k", /integer ≥ 1/],
     ["a few-shot k of 0", { ...minimal, few_shot_config: { global_mode: "k-shot", global_k: 0 } }, "few_shot_config.global_k", /integer ≥ 1/],
     ["an unknown prompt task", { ...minimal, prompt_config: { answering: "Be brief" } }, "prompt_config", /Unrecognized key: "answering"/],
     ["a shortcut and prompt_config naming one task", { ...minimal, parsing_instructions: "a", prompt_config: { parsing: "b" } }, "parsing_instructions", /both set the parsing instructions/],
