@@ -43,7 +43,9 @@ export async function finalizeResult(
       raw_answer: question.raw_answer ?? null,
       keywords: question.keywords ?? null,
       run_name: input.run_name,
-      replicate: input.replicate,
+      // Karenina's batch_runner.py:199: `replicate = None if config.replicate_count == 1 else rep`
+      // (result_id above still hashes the index, so ids stay stable).
+      replicate: input.settings.replicate_count === 1 ? null : input.replicate,
       answering: modelIdentity(answering),
       parsing: modelIdentity(parsing),
       answering_system_prompt: answering.system_prompt ?? null,

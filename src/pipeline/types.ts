@@ -77,6 +77,8 @@ export type AnswerOutcome = { ok: true; answer: AnswerArtifact } | { ok: false; 
 
 export interface PipelineSettings extends CheckSettings {
   evaluation_mode: EvaluationMode;
+  /** The run's replicate count: with 1 the result's `replicate` is null, as in Karenina. */
+  replicate_count?: number;
   include_extraction_hints: boolean;
   /** The benchmark's global rubric, merged with each question's own by stage 11. */
   global_rubric?: Rubric | null;

@@ -140,6 +140,7 @@ function budgetIssues(body: CreateRunBody): FieldIssue[] {
 export function pipelineSettings(config: VerificationConfig): PipelineSettings {
   return {
     evaluation_mode: config.evaluation_mode,
+    replicate_count: config.replicate_count,
     include_extraction_hints: config.include_extraction_hints,
     use_full_trace_for_template: config.use_full_trace_for_template,
     use_full_trace_for_rubric: config.use_full_trace_for_rubric,

@@ -112,6 +112,16 @@ describe("runPipeline (template_only)", () => {
     expect(b.result.metadata.result_id).toBe(a.result.metadata.result_id);
     expect(c.result.metadata.result_id).not.toBe(a.result.metadata.result_id);
   });
+
+  // Karenina, benchmark/verification/batch_runner.py:199: replicate = None if config.replicate_count == 1 else rep.
+  it("replicate is null when the run has one replicate, the index otherwise; result_id hashes the index either way", async () => {
+    const ports = () => ({ answerer: scriptedPort(), judge: scriptedPort({ structured: () => ({ organelle: "x" }) }), clock: clock(0) });
+    const single = await runPipeline(input({ replicate: 1 }, { replicate_count: 1 }), ports());
+    const first = await runPipeline(input({ replicate: 1 }, { replicate_count: 3 }), ports());
+    const third = await runPipeline(input({ replicate: 3 }, { replicate_count: 3 }), ports());
+    expect([single.result.metadata.replicate, first.result.metadata.replicate, third.result.metadata.replicate]).toEqual([null, 1, 3]);
+    expect(single.result.metadata.result_id).toBe(first.result.metadata.result_id);
+  });
 });
 
 describe("the stage list and its matrix (data)", () => {
