@@ -29,7 +29,11 @@ export function hasRubric(input: PipelineInput): boolean {
 
 export const rubricEvaluation: Stage = {
   name: "rubric_evaluation",
+  // Karenina's stages skip once the context has an error (BaseVerificationStage.should_run,
+  // verification/stages/core/base.py:658, which rubric_evaluation.py:100 calls first): a template
+  // parse error stops the rubric too.
   shouldRun: (state, input) =>
+    !state.error &&
     state.answer !== undefined &&
     !(state.autofail?.category === "trace_validation" && input.settings.use_full_trace_for_rubric === false) &&
     hasRubric(input),

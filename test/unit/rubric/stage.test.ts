@@ -47,6 +47,24 @@ describe("stage 11 RubricEvaluation in the pipeline", () => {
     expect(result.rubric!.llm_trait_scores).toEqual({ clear: true });
   });
 
+  // Karenina: BaseVerificationStage.should_run returns `not context.error` (verification/stages/core/base.py:658)
+  // and rubric_evaluation.py:100 calls it first, so a parse error ends the pipeline before the rubric.
+  it("does not run after a template parse error (Karenina halts there): no rubric call, no rubric section", async () => {
+    const asked: string[] = [];
+    const j = scriptedPort({
+      structured: (req: StructuredRequest<unknown>) => {
+        asked.push(req.schemaName);
+        return req.schemaName === "BatchRubricScores" ? { scores: { clear: true } } : { kind: "invalid_output", message: "not JSON" };
+      },
+    });
+    const { result } = await runPipeline(input({ question: question({ rubric: qRubric }) }, { evaluation_mode: "template_and_rubric" }), { answerer: answerer(), judge: j, clock: clock() });
+    expect(result.metadata.error).toBeTruthy();
+    expect(result.metadata.failure).toMatchObject({ stage: "parse_template" });
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked).not.toContain("BatchRubricScores");
+    expect(result.rubric).toBeNull();
+  });
+
   it("has no rubric section when the question has no trait, or in template_only", async () => {
     const none = await runPipeline(input({}, { evaluation_mode: "template_and_rubric" }), { answerer: answerer(), judge: judge(), clock: clock() });
     expect(none.result.rubric).toBeNull();
