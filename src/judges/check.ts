@@ -30,13 +30,18 @@ export function checkNodes(nodes: JudgeNode[], roots: JudgeNode[]): GraphIssue[]
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const ancestors = new Map<string, Set<string>>();
   for (const n of nodes) {
-    const names = new Set<string>();
+    const ids = new Set<string>();
     for (const d of n.deps) {
-      const dep = byId.get(d)!;
-      names.add(dep.name).add(dep.base);
-      for (const a of ancestors.get(d) ?? []) names.add(a);
+      ids.add(d);
+      for (const a of ancestors.get(d) ?? []) ids.add(a);
     }
-    ancestors.set(n.id, names);
+    ancestors.set(n.id, ids);
+    // How many ancestors answer to each name (instance or base): what {previous.NAME[i]} indexes.
+    const names = new Map<string, number>();
+    for (const id of ids) {
+      const a = byId.get(id)!;
+      for (const key of new Set([a.name, a.base])) names.set(key, (names.get(key) ?? 0) + 1);
+    }
     const deps = n.deps.map((d) => byId.get(d)!);
     for (const i of checkNode(n, deps, names)) {
       if (!issues.some((x) => x.path === i.path && x.message === i.message)) issues.push(i);
@@ -48,7 +53,7 @@ export function checkNodes(nodes: JudgeNode[], roots: JudgeNode[]): GraphIssue[]
   return issues;
 }
 
-function checkNode(n: JudgeNode, deps: JudgeNode[], ancestors: Set<string>): GraphIssue[] {
+function checkNode(n: JudgeNode, deps: JudgeNode[], ancestors: Map<string, number>): GraphIssue[] {
   const out: GraphIssue[] = [];
   const at = (field: string, message: string) => out.push({ path: `${n.path}.${field}`, message });
   const u = n.unit;
@@ -77,14 +82,26 @@ function checkNode(n: JudgeNode, deps: JudgeNode[], ancestors: Set<string>): Gra
     const { refs, errors } = refsOf(text);
     for (const e of errors) at(field, e);
     for (const r of refs) {
-      if (r.kind === "previous" && r.unit && !ancestors.has(r.unit)) at(field, `{{previous.${r.unit}.${r.field}}}: no unit "${r.unit}" runs before this one`);
-      if (r.kind === "previous" && deps.length === 0) at(field, "{{previous.*}} in the first layer: nothing runs before it");
+      if (r.kind === "previous" && r.unit && !ancestors.has(r.unit)) at(field, `${r.raw}: no unit "${r.unit}" runs before this one`);
+      else if (r.kind === "previous" && r.unit && r.index !== undefined) {
+        const count = ancestors.get(r.unit)!;
+        if (r.index >= count || r.index < -count) at(field, `${r.raw}: "${r.unit}" has ${count} instance${count === 1 ? "" : "s"} before this unit (index 0..${count - 1}, or -1..-${count})`);
+      }
+      if (r.kind === "previous" && deps.length === 0) at(field, `${r.raw} in the first layer: nothing runs before it`);
+      if (r.kind === "unit") checkUnitField(n, r.field, r.raw, (m) => at(field, m));
     }
   }
   return out;
 }
 
 type At = (field: string, message: string) => void;
+
+/** `{unit.X}` must name something this unit has (Verdict formats the unit object's own fields). */
+function checkUnitField(n: JudgeNode, field: string, raw: string, fail: (message: string) => void): void {
+  const has =
+    field === "name" || field === "type" ? true : field === "role" || field === "role_name" ? n.role !== undefined : field === "k" ? n.options !== undefined : n.scale !== undefined;
+  if (!has) fail(`${raw}: a ${n.unit.type} unit has no ${field}`);
+}
 
 function resolveScale(n: JudgeNode, deps: JudgeNode[], at: At): void {
   const u = n.unit;

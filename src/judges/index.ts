@@ -34,7 +34,7 @@ export function validateJudge(config: JudgeConfig, sample?: JudgeSampleInput): {
         const path = defaulted ? n.path : `${n.path}.${field}`;
         const message = defaulted
           ? "pairwise compares the output with {{reference}} unless options are given, and this request has no reference"
-          : `uses {{${m}}}, which this request does not give`;
+          : `uses ${m}, which this request does not give`;
         if (!issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
       }
     }

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Message } from "../llm/port";
 import type { Scale } from "./scales";
-import { fieldText, render, type RenderContext } from "./template";
+import { fieldText, refsOf, render, type RenderContext } from "./template";
 import type { JudgeNode, UnitOutput } from "./types";
 
 export const PROMPTS_VERSION = "judges-v1";
@@ -45,8 +45,10 @@ export interface PromptContext extends RenderContext {
 export function buildMessages(n: JudgeNode, ctx: PromptContext, optionOrder?: number[], tokenOnly = false): Message[] {
   const u = n.unit;
   const prompt = u.prompt ?? DEFAULT_PROMPT[n.kind === "conversational" ? u.type : n.kind] ?? DEFAULT_PROMPT.judge!;
-  const uses = (p: string) => prompt.includes(`{{${p}`) || prompt.includes(`{{ ${p}`);
-  const parts = [render(prompt, ctx)];
+  // Whatever the prompt places itself (in either brace style) is not added again below.
+  const placed = new Set<string>(refsOf(prompt).refs.map((r) => r.kind));
+  const uses = (kind: string) => placed.has(kind);
+  const parts = [render(prompt, ctx, n)];
   const s = ctx.sample;
   const comparing = n.kind === "pairwise" || n.kind === "best-of-k" || n.kind === "ranker";
   if (s.input && !uses("input")) parts.push(`Input:\n${s.input}`);
@@ -60,7 +62,7 @@ export function buildMessages(n: JudgeNode, ctx: PromptContext, optionOrder?: nu
   if (n.options) {
     const order = optionOrder ?? n.options.map((_, i) => i);
     const L = letters(order.length);
-    parts.push(order.map((oi, i) => `Option ${L[i]}:\n${render(n.options![oi]!, ctx)}`).join("\n\n"));
+    parts.push(order.map((oi, i) => `Option ${L[i]}:\n${render(n.options![oi]!, ctx, n)}`).join("\n\n"));
     parts.push(
       n.kind === "ranker"
         ? `Answer with the option letters (${L.join(", ")}) ordered from best to worst.`
