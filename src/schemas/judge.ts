@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { onWrongType, whenMissing } from "./wire-issues";
 import { PriceOverrides } from "../llm/prices";
-import { ModelConfig } from "./model-config";
+import { JudgeModelConfig as ModelConfig } from "./model-config";
 
 export const JUDGE_UNIT_TYPES = [
   "judge",

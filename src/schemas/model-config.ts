@@ -108,14 +108,15 @@ const ModelConfigInput = z.strictObject({
   max_retries: z.number().int().min(0, { error: "max_retries must be an integer ≥ 0" }).nullish(),
   ...unsupportedShape,
 });
-type RawModelConfig = z.output<typeof ModelConfigInput>;
+type RawModelConfig = Omit<z.output<typeof ModelConfigInput>, "temperature"> & { temperature?: number };
 
 export interface ModelConfig {
   id: string;
   interface: Interface;
   model_name: string;
   base_url?: string;
-  temperature: number;
+  /** Absent only for a compound judge's model given without one: the provider's own default applies. */
+  temperature?: number;
   max_tokens: number;
   system_prompt?: string;
   api_key_secret?: string;
@@ -165,7 +166,7 @@ function crossFieldIssues(raw: RawModelConfig, iface: Interface): Issue[] {
   return issues;
 }
 
-export const ModelConfig = ModelConfigInput.transform((raw, ctx): ModelConfig => {
+function normalise(raw: RawModelConfig, ctx: z.RefinementCtx<unknown>): ModelConfig {
   const iface = resolveInterface(raw);
   const issues = typeof iface === "string" ? crossFieldIssues(raw, iface) : [iface];
   if (issues.length > 0 || typeof iface !== "string") {
@@ -178,14 +179,25 @@ export const ModelConfig = ModelConfigInput.transform((raw, ctx): ModelConfig =>
     interface: iface,
     model_name: raw.model_name ?? "manual",
     ...(baseUrl ? { base_url: baseUrl } : {}),
-    temperature: raw.temperature,
+    ...(raw.temperature !== undefined ? { temperature: raw.temperature } : {}),
     max_tokens: raw.max_tokens,
     ...(raw.system_prompt != null ? { system_prompt: raw.system_prompt } : {}),
     ...(raw.api_key_secret ? { api_key_secret: raw.api_key_secret } : {}),
     ...(raw.manual_answers ? { manual_answers: raw.manual_answers } : {}),
   };
-});
+}
+
+export const ModelConfig = ModelConfigInput.transform(normalise);
 export type ModelConfigInput = z.input<typeof ModelConfig>;
+
+/**
+ * A compound judge's model (schemas/judge.ts): the same fields, but no temperature unless given,
+ * so the provider's own default applies — Verdict's `.via(model)` sends none, and an ensemble at
+ * Karenina's parsing default 0.1 would sample near-copies instead of votes.
+ */
+export const JudgeModelConfig = ModelConfigInput.extend({
+  temperature: z.number({ error: "temperature must be a number" }).min(0, { error: "temperature must be ≥ 0" }).optional(),
+}).transform(normalise);
 
 /**
  * Karenina's `ModelIdentity`: what a result records about a model. `config_id` is the config's
