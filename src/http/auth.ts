@@ -9,10 +9,14 @@ import type { Env } from "../env";
 import { sameSecret } from "../tenants/api-key";
 import { type AuthFailure, authenticate, type Principal } from "../tenants/authenticate";
 import { touchKey } from "../tenants/keys-repo";
+import type { QuotaState } from "../tenants/ratelimit-headers";
 import type { Scope } from "../tenants/scopes";
 import { ApiFailure, errorResponse } from "./errors";
 
-export type AppEnv = { Bindings: Env; Variables: { principal: Principal; authFailure?: AuthFailure } };
+export type AppEnv = {
+  Bindings: Env;
+  Variables: { principal: Principal; authFailure?: AuthFailure; /** The tenant's quota states for the RateLimit headers. */ quotaStates?: QuotaState[] };
+};
 
 const FAILURE_MESSAGES: Record<AuthFailure, string> = {
   unknown: 'send "Authorization: Bearer <key>" with an API key of your tenant (or the deployment\'s EDGEVAL_API_TOKEN)',

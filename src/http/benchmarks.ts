@@ -1,7 +1,7 @@
 /** /v1/benchmarks: store native benchmarks, import and export Karenina checkpoints, list, read. */
 import { type Context, Hono } from "hono";
 import type { Env } from "../env";
-import { type AppEnv, requireScope } from "./auth";
+import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { exportCheckpoint } from "../karenina/export";
 import { Checkpoint, importCheckpoint } from "../karenina/import";
 import { ListQuery } from "../schemas/api";
@@ -27,14 +27,15 @@ const view = (r: BenchmarkRecord) => ({
   url: `/v1/benchmarks/${r.benchmark_id}`,
 });
 
-async function store(env: Env, benchmark: Benchmark, source: BenchmarkSource): Promise<BenchmarkRecord> {
-  return saveBenchmark(env.DB, env.BLOBS, { benchmark_id: crypto.randomUUID(), created_at: new Date().toISOString(), source }, benchmark);
+async function store(env: Env, tenantId: string, benchmark: Benchmark, source: BenchmarkSource): Promise<BenchmarkRecord> {
+  const ids = { benchmark_id: crypto.randomUUID(), tenant_id: tenantId, created_at: new Date().toISOString(), source };
+  return saveBenchmark(env.DB, env.BLOBS, ids, benchmark);
 }
 
 benchmarks.post("/", requireScope("benchmarks:write"), async (c) => {
   const raw = await readJson(c, BENCHMARK_BODY_LIMIT);
   const benchmark = validate(Benchmark, raw.value);
-  const record = await store(c.env, benchmark, "native");
+  const record = await store(c.env, tenantOf(c).tenant_id, benchmark, "native");
   c.header("Location", view(record).url);
   return c.json(view(record), 201);
 });
@@ -48,7 +49,7 @@ benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
     // Rare: the checkpoint is well formed but breaks a benchmark rule (e.g. duplicate trait names).
     throw invalidBody(fieldIssues(parsed.error.issues).map((i) => ({ ...i, path: `(imported benchmark) ${i.path}` })));
   }
-  const record = await store(c.env, parsed.data, "karenina_checkpoint");
+  const record = await store(c.env, tenantOf(c).tenant_id, parsed.data, "karenina_checkpoint");
   c.header("Location", view(record).url);
   return c.json({ benchmark_id: record.benchmark_id, imported: parsed.data.questions.length, warnings, errors, url: view(record).url }, 201);
 });
@@ -56,18 +57,18 @@ benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
 benchmarks.get("/", requireScope("benchmarks:read"), async (c) => {
   const q = validateQuery(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "benchmark_id"]) : null;
-  const rows = await listBenchmarks(c.env.DB, q.limit, cursor && { created_at: cursor[0]!, benchmark_id: cursor[1]! });
+  const rows = await listBenchmarks(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { created_at: cursor[0]!, benchmark_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
   return c.json({ benchmarks: rows.map(view), next_cursor: last ? encodeCursor([last.created_at, last.benchmark_id]) : null });
 });
 
 benchmarks.get("/:id", requireScope("benchmarks:read"), async (c) => {
-  const { record, benchmark } = await requireBenchmark(c.env, c.req.param("id"));
+  const { record, benchmark } = await requireBenchmark(c.env, tenantOf(c).tenant_id, c.req.param("id"));
   return c.json({ ...view(record), benchmark });
 });
 
 benchmarks.get("/:id/checkpoint", requireScope("benchmarks:read"), async (c) => {
-  const { record, benchmark } = await requireBenchmark(c.env, c.req.param("id"));
+  const { record, benchmark } = await requireBenchmark(c.env, tenantOf(c).tenant_id, c.req.param("id"));
   const { checkpoint, warnings } = exportCheckpoint(benchmark, record.benchmark_id, record.created_at);
   if (warnings.length) c.header("X-Edgeval-Export-Warnings", String(warnings.length));
   return c.body(JSON.stringify(checkpoint, null, 2), 200, {
@@ -76,8 +77,8 @@ benchmarks.get("/:id/checkpoint", requireScope("benchmarks:read"), async (c) => 
   });
 });
 
-export async function requireBenchmark(env: Env, id: string) {
-  const found = await loadBenchmark(env.DB, env.BLOBS, id);
+export async function requireBenchmark(env: Env, tenantId: string, id: string) {
+  const found = await loadBenchmark(env.DB, env.BLOBS, tenantId, id);
   if (!found) throw new ApiFailure({ code: "not_found", message: `no benchmark ${id}; list benchmarks with GET /v1/benchmarks` });
   return found;
 }

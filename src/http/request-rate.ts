@@ -1,11 +1,12 @@
 /**
  * The tenant's request rate (src/tenants/request-bucket.ts): every authenticated /v1 request
  * takes one token from the tenant's bucket. A refused request is a 429 with Retry-After; every
- * response, 2xx included, says where the tenant stands in RateLimit-Policy / RateLimit.
+ * response, 2xx included, says where the tenant stands in RateLimit-Policy / RateLimit. A route
+ * refusing for another quota (concurrent runs) adds its policy with `refuseOverQuota`.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { effectiveLimits } from "../tenants/limits";
-import { rateLimitHeaders } from "../tenants/ratelimit-headers";
+import { type QuotaState, rateLimitHeaders } from "../tenants/ratelimit-headers";
 import { REQUEST_WINDOW_S } from "../tenants/rate-limiter";
 import { type AppEnv, tenantOf } from "./auth";
 import { ApiFailure } from "./errors";
@@ -14,8 +15,9 @@ export const requestRate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const tenant = tenantOf(c);
   const quota = effectiveLimits(tenant.limits_json).requests_per_minute;
   const d = await c.env.TENANT_LIMITER.getByName(tenant.tenant_id).take(quota);
-  const headers = rateLimitHeaders([{ policy: "requests", quota, windowS: REQUEST_WINDOW_S, remaining: d.remaining, resetS: d.resetS }]);
-  for (const [k, v] of Object.entries(headers)) c.header(k, v);
+  const requests: QuotaState = { policy: "requests", quota, windowS: REQUEST_WINDOW_S, remaining: d.remaining, resetS: d.resetS };
+  c.set("quotaStates", [requests]);
+  setHeaders(c, [requests]);
   if (!d.allowed) {
     c.header("Retry-After", String(d.retryAfterS));
     throw new ApiFailure({
@@ -24,5 +26,19 @@ export const requestRate: MiddlewareHandler<AppEnv> = async (c, next) => {
     });
   }
   await next();
+  const headers = rateLimitHeaders(c.get("quotaStates") ?? [requests]);
   for (const [k, v] of Object.entries(headers)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
 };
+
+/** Throws the 429 of a quota other than the request rate, its state listed with the request rate's. */
+export function refuseOverQuota(c: Context<AppEnv>, state: QuotaState, retryAfterS: number, message: string): never {
+  const states = [...(c.get("quotaStates") ?? []), state];
+  c.set("quotaStates", states);
+  setHeaders(c, states);
+  c.header("Retry-After", String(retryAfterS));
+  throw new ApiFailure({ code: "quota_exceeded", message });
+}
+
+function setHeaders(c: Context<AppEnv>, states: QuotaState[]): void {
+  for (const [k, v] of Object.entries(rateLimitHeaders(states))) c.header(k, v);
+}

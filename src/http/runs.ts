@@ -1,7 +1,7 @@
 /** /v1/runs: submit, list, status, results. */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { Env } from "../env";
-import { type AppEnv, requireScope } from "./auth";
+import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { canonicalJson } from "../lib/jcs";
 import { sha256Hex } from "../pipeline/ids";
 import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
@@ -11,7 +11,9 @@ import { actorOf, auditStatement } from "../tenants/audit";
 import { estimateRun } from "../run/estimate";
 import { getResultKey, listResultJson } from "../storage/results-repo";
 import { loadBenchmark } from "../storage/benchmarks-repo";
-import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
+import { countActiveRuns, getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
+import { effectiveLimits } from "../tenants/limits";
+import { refuseOverQuota } from "./request-rate";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -22,24 +24,32 @@ export const RUN_BODY_LIMIT: BodyLimit = {
   advice: "split the benchmark into several runs (or store it with POST /v1/benchmarks and send benchmark_id)",
 };
 
+/** A run takes seconds to minutes; a client refused for concurrency retries after this. */
+const CONCURRENT_RUNS_RETRY_S = 30;
+
 export const runs = new Hono<AppEnv>();
 
 runs.post("/", requireScope("runs:write"), async (c) => {
   const raw = await readJson(c, RUN_BODY_LIMIT);
   const idemKey = idempotencyKey(c.req.header("idempotency-key"));
-  const body = await withBenchmark(c.env, validate(CreateRunRequest, raw.value));
+  const tenant = tenantOf(c);
+  const body = await withBenchmark(c.env, tenant.tenant_id, validate(CreateRunRequest, raw.value));
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
   const secret = (name: string) => (typeof c.env[name] === "string" ? (c.env[name] as string) : undefined);
-  const plan = planRun(body, { run_id: runId, created_at: createdAt }, secret);
+  const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, secret);
   if (!plan.ok) throw invalidBody(plan.issues);
+  const limits = effectiveLimits(tenant.limits_json);
+  if (plan.jobIds.length > limits.jobs_per_run) {
+    throw invalidBody([{ path: "config", message: `this run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run` }]);
+  }
   // A dry run stops here: nothing written, no model called, no idempotency key taken.
   if (body.dry_run) return c.json({ estimate: estimateRun(plan.spec, body.prices) }, 200);
 
   if (idemKey) {
     // The same request re-sent pretty-printed or with keys in another order is the same body.
     const bodyHash = await sha256Hex(canonicalJson(raw.value));
-    const holder = await reserveIdempotencyKey(c.env.DB, { key: idemKey, body_hash: bodyHash, run_id: runId }, createdAt);
+    const holder = await reserveIdempotencyKey(c.env.DB, tenant.tenant_id, { key: idemKey, body_hash: bodyHash, run_id: runId }, createdAt);
     if (holder.run_id !== runId) {
       if (holder.body_hash !== bodyHash) {
         throw new ApiFailure({
@@ -50,10 +60,20 @@ runs.post("/", requireScope("runs:write"), async (c) => {
       return c.json({ run_id: holder.run_id, status_url: statusUrl(holder.run_id) }, 202);
     }
   }
+  const active = await countActiveRuns(c.env.DB, tenant.tenant_id);
+  if (active >= limits.concurrent_runs) {
+    if (idemKey) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idemKey, runId);
+    refuseOverQuota(
+      c,
+      { policy: "concurrent_runs", quota: limits.concurrent_runs, remaining: 0 },
+      CONCURRENT_RUNS_RETRY_S,
+      `this tenant has ${active} runs queued or running, its limit; submit again when one finishes`,
+    );
+  }
   try {
     await startRun(c.env, plan.spec, plan.jobIds);
   } catch (err) {
-    if (idemKey) await releaseIdempotencyKey(c.env.DB, idemKey, runId);
+    if (idemKey) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idemKey, runId);
     throw err;
   }
   const principal = c.get("principal");
@@ -65,7 +85,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
 runs.get("/", requireScope("runs:read"), async (c) => {
   const q = validateQuery(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "run_id"]) : null;
-  const rows = await listRuns(c.env.DB, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! });
+  const rows = await listRuns(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
   return c.json({
     runs: rows.map((r) => ({
@@ -83,8 +103,9 @@ runs.get("/", requireScope("runs:read"), async (c) => {
 });
 
 runs.get("/:id", requireScope("runs:read"), async (c) => {
-  const run = await requireRun(c.env, c.req.param("id"));
-  const snap = await c.env.RUNS.getByName(run.run_id).snapshot();
+  const run = await requireRun(c, c.req.param("id"));
+  // The coordinator is reached only by the name on the tenant-checked row.
+  const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot();
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
   return c.json({
     run_id: run.run_id,
@@ -101,10 +122,10 @@ runs.get("/:id", requireScope("runs:read"), async (c) => {
 });
 
 runs.get("/:id/results", requireScope("runs:read"), async (c) => {
-  const run = await requireRun(c.env, c.req.param("id"));
+  const run = await requireRun(c, c.req.param("id"));
   const q = validateQuery(ListQuery, c.req.query());
   const after = q.cursor ? decodeCursor(q.cursor, ["result_id"])[0]! : null;
-  const rows = await listResultJson(c.env.DB, run.run_id, q.limit, after);
+  const rows = await listResultJson(c.env.DB, run.tenant_id, run.run_id, q.limit, after);
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
   // compact_json is already serialised: splice it in rather than parse and re-serialise.
   const results = `[${rows.map((r) => r.compact_json).join(",")}]`;
@@ -113,26 +134,26 @@ runs.get("/:id/results", requireScope("runs:read"), async (c) => {
 });
 
 runs.get("/:id/results/:result_id", requireScope("runs:read"), async (c) => {
-  const run = await requireRun(c.env, c.req.param("id"));
-  const key = await getResultKey(c.env.DB, run.run_id, c.req.param("result_id"));
+  const run = await requireRun(c, c.req.param("id"));
+  const key = await getResultKey(c.env.DB, run.tenant_id, run.run_id, c.req.param("result_id"));
   const obj = key ? await c.env.BLOBS.get(key) : null;
   if (!obj) throw new ApiFailure({ code: "not_found", message: `no result ${c.req.param("result_id")} in run ${run.run_id}` });
   return c.body(obj.body, 200, { "content-type": "application/json" });
 });
 
 /** Resolves `benchmark_id` to the stored benchmark; an unknown id is the caller's 400. */
-async function withBenchmark(env: Env, req: CreateRunRequest): Promise<CreateRunBody> {
+async function withBenchmark(env: Env, tenantId: string, req: CreateRunRequest): Promise<CreateRunBody> {
   const { benchmark_id, benchmark, ...rest } = req;
   if (benchmark) return { ...rest, benchmark };
-  const stored = await loadBenchmark(env.DB, env.BLOBS, benchmark_id!);
+  const stored = await loadBenchmark(env.DB, env.BLOBS, tenantId, benchmark_id!);
   if (!stored) {
     throw invalidBody([{ path: "benchmark_id", message: `no stored benchmark ${JSON.stringify(benchmark_id)}; list them with GET /v1/benchmarks` }]);
   }
   return { ...rest, benchmark: stored.benchmark };
 }
 
-async function requireRun(env: Env, runId: string) {
-  const run = await getRun(env.DB, runId);
+async function requireRun(c: Context<AppEnv>, runId: string) {
+  const run = await getRun(c.env.DB, tenantOf(c).tenant_id, runId);
   if (!run) throw new ApiFailure({ code: "not_found", message: `no run ${runId}; list runs with GET /v1/runs` });
   return run;
 }

@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import type { ModelPort } from "../llm/port";
 import type { ModelConfig } from "../schemas/model-config";
 import { JobMessage } from "../schemas/queue";
+import { coordinatorName } from "../storage/r2-keys";
 import { log } from "../log";
 import { mapLimited } from "../pipeline/map-limited";
 import { createCodeVerifier } from "./code-verifier";
@@ -65,7 +66,7 @@ async function handleDeadLetter(msg: Message<unknown>, env: Env): Promise<void> 
   try {
     if (parsed.success) {
       log.warn("job_dead", parsed.data);
-      await env.RUNS.getByName(parsed.data.run_id).markDead(parsed.data.job_id);
+      await env.RUNS.getByName(coordinatorName(parsed.data)).markDead(parsed.data.job_id);
     }
     msg.ack();
   } catch (err) {
@@ -88,9 +89,9 @@ function jobDeps(env: Env): JobDeps {
     // visible share of the worker's CPU).
     writeResultRow: rowBatcher((rows: ResultRowRecord[]) => upsertResults(env.DB, rows), RESULT_ROW_BATCH),
     // A batch of jobs shares its calls to each run's coordinator (coordinator-batcher.ts).
-    coordinator: (runId) => {
-      let port = coordinators.get(runId);
-      if (!port) coordinators.set(runId, (port = coordinatorBatcher(env.RUNS.getByName(runId))));
+    coordinator: (name) => {
+      let port = coordinators.get(name);
+      if (!port) coordinators.set(name, (port = coordinatorBatcher(env.RUNS.getByName(name))));
       return port;
     },
     portFor: (model: ModelConfig, limits?: PartialLimits) => {

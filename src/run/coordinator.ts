@@ -11,7 +11,9 @@
 import type { TraitAggregate, TraitObservation } from "../rubric/aggregate";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import type { RunRef } from "../storage/r2-keys";
 import { setRunStatus, type RunStatus } from "../storage/runs-repo";
+import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { Verdict } from "../pipeline/verdict";
 import { pairTraits, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, type UsageGroup, type UsageRow } from "./cost";
@@ -21,6 +23,8 @@ import type { CoordinatorOp, CoordinatorOpResult } from "./coordinator-batcher";
 
 export interface InitRun {
   run_id: string;
+  /** The owning tenant (absent on coordinators of runs from before tenants: tenant `default`). */
+  tenant_id?: string;
   job_ids: string[];
   answering_ids: string[];
   parsing_ids: string[];
@@ -97,6 +101,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const now = Date.now();
     this.transaction(() => {
       this.setMeta("run_id", run.run_id);
+      if (run.tenant_id) this.setMeta("tenant_id", run.tenant_id);
       this.setMeta("answering_ids", JSON.stringify(run.answering_ids));
       this.setMeta("parsing_ids", JSON.stringify(run.parsing_ids));
       this.setMeta("results_per_pair", String(run.results_per_pair));
@@ -283,7 +288,6 @@ export class RunCoordinator extends DurableObject<Env> {
   async alarm(): Promise<void> {
     const jobs = this.jobCounts();
     if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) return;
-    const runId = this.meta("run_id")!;
     const cutoff = Date.now() - STALL_MS;
     const stalled = this.sql
       .exec<{ job_id: string }>(
@@ -291,7 +295,7 @@ export class RunCoordinator extends DurableObject<Env> {
         cutoff,
       )
       .toArray();
-    await sendJobs(this.env, runId, stalled.map((j) => j.job_id));
+    await sendJobs(this.env, this.runRef(), stalled.map((j) => j.job_id));
     const now = Date.now();
     for (const j of stalled) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", now, j.job_id);
     await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
@@ -363,7 +367,11 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** D1's runs row mirrors the status for listings; the object stays the source of truth. */
   private async syncD1Status(status: RunStatus, finishedAt: string | null): Promise<void> {
-    await setRunStatus(this.env.DB, this.meta("run_id")!, status, finishedAt);
+    await setRunStatus(this.env.DB, this.meta("tenant_id") ?? DEFAULT_TENANT, this.meta("run_id")!, status, finishedAt);
+  }
+
+  private runRef(): RunRef {
+    return { run_id: this.meta("run_id")!, tenant_id: this.meta("tenant_id") };
   }
 
   private jobCounts(): JobCounts {

@@ -11,6 +11,7 @@ import type { ModelPort } from "../llm/port";
 import { repairingPort } from "../llm/repairing";
 import { emptyLedger, type RetryEnv, type RetryLedger, type RetryPolicy, retryingPort, RETRY_CLASSES } from "../llm/retrying";
 import type { ModelConfig } from "../schemas/model-config";
+import { r2Keys, type RunRef } from "../storage/r2-keys";
 import { cacheModelScope, DEFAULT_CACHE_TTL_S, r2ResponseStore } from "./response-cache";
 import type { JobRef, RunSpec } from "./spec";
 import type { PartialLimits } from "./limiter-state";
@@ -24,27 +25,25 @@ export interface JobPortDeps {
   retryEnv: RetryEnv;
 }
 
-export const ledgerKey = (runId: string, jobId: string) => `runs/${runId}/checkpoints/${jobId}/retries.json`;
-
 /** The retries a job has used on earlier deliveries (none on its first). */
-export async function loadLedger(blobs: R2Bucket, runId: string, jobId: string, attempts: number): Promise<RetryLedger> {
+export async function loadLedger(blobs: R2Bucket, run: RunRef, jobId: string, attempts: number): Promise<RetryLedger> {
   const ledger = emptyLedger();
   if (attempts <= 1) return ledger;
-  const obj = await blobs.get(ledgerKey(runId, jobId));
+  const obj = await blobs.get(r2Keys.retryLedger(run, jobId));
   if (!obj) return ledger;
   const saved = (await obj.json()) as Partial<RetryLedger>;
   for (const c of RETRY_CLASSES) if (Number.isInteger(saved[c]) && saved[c]! >= 0) ledger[c] = saved[c]!;
   return ledger;
 }
 
-export async function saveLedger(blobs: R2Bucket, runId: string, jobId: string, ledger: RetryLedger): Promise<void> {
-  await blobs.put(ledgerKey(runId, jobId), JSON.stringify(ledger));
+export async function saveLedger(blobs: R2Bucket, run: RunRef, jobId: string, ledger: RetryLedger): Promise<void> {
+  await blobs.put(r2Keys.retryLedger(run, jobId), JSON.stringify(ledger));
 }
 
 export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: JobPortDeps): (model: ModelConfig) => ModelPort {
   const ports = new Map<ModelConfig, ModelPort>();
   const cache = spec.cache;
-  const store = cache?.enabled ? r2ResponseStore(deps.blobs, () => deps.clock.now()) : null;
+  const store = cache?.enabled ? r2ResponseStore(deps.blobs, () => deps.clock.now(), r2Keys.cachePrefix(spec.tenant_id)) : null;
   const jobScope = JSON.stringify([job.question.id, job.answering.id, job.replicate]);
   return (model) => {
     let port = ports.get(model);

@@ -8,6 +8,7 @@
  */
 import type { Env } from "../env";
 import type { JobMessage } from "../schemas/queue";
+import type { RunRef } from "../storage/r2-keys";
 
 /** Queues take at most 100 messages per sendBatch. */
 const SEND_BATCH = 100;
@@ -22,10 +23,10 @@ export function jobQueues(env: Env): Queue<unknown>[] {
 }
 
 /** Sends one message per job, job i to shard i mod S, at most 100 per send. */
-export async function sendJobs(env: Env, runId: string, jobIds: readonly string[]): Promise<void> {
+export async function sendJobs(env: Env, run: RunRef, jobIds: readonly string[]): Promise<void> {
   const queues = jobQueues(env);
   const perShard = queues.map((): JobMessage[] => []);
-  jobIds.forEach((job_id, i) => perShard[i % queues.length]!.push({ run_id: runId, job_id }));
+  jobIds.forEach((job_id, i) => perShard[i % queues.length]!.push({ run_id: run.run_id, ...(run.tenant_id ? { tenant_id: run.tenant_id } : {}), job_id }));
   await Promise.all(
     queues.map(async (queue, s) => {
       const bodies = perShard[s]!;

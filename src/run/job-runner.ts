@@ -25,7 +25,7 @@ import type { ModelConfig } from "../schemas/model-config";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
-import { r2Keys } from "../storage/r2-keys";
+import { coordinatorName, r2Keys } from "../storage/r2-keys";
 import type { Claim, RecordedResult } from "./coordinator";
 import { type JobRef, loadSpec, resolveJob, type RunSpec } from "./spec";
 import { saveResult, readSavedResult } from "./result-store";
@@ -50,7 +50,8 @@ export interface JobDeps {
   db: D1Database;
   /** Writes a result's D1 row; default one upsert per row (the consumer batches them per invocation). */
   writeResultRow?: (row: ResultRowRecord) => Promise<void>;
-  coordinator: (runId: string) => CoordinatorPort;
+  /** By coordinator name (r2-keys coordinatorName). */
+  coordinator: (name: string) => CoordinatorPort;
   portFor: (model: ModelConfig) => ModelPort;
   clock: Clock;
   log: PipelineLog;
@@ -73,7 +74,7 @@ const defaultCallableRunner = createCallableTraitRunner();
 export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string };
 
 export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome> {
-  const coordinator = deps.coordinator(msg.run_id);
+  const coordinator = deps.coordinator(coordinatorName(msg));
   const claim = await coordinator.claim(msg.job_id);
   if (claim.kind === "unknown") return { kind: "ack", note: "job unknown to its run: dropped" };
   if (claim.kind === "finished") return { kind: "ack", note: `job already ${claim.state}` };
@@ -99,7 +100,7 @@ async function runClaimedJob(
   coordinator: CoordinatorPort,
 ): Promise<JobOutcome> {
   const claim = { attempts, recorded, answer: savedAnswer };
-  const spec = await loadSpec(deps.blobs, msg.run_id);
+  const spec = await loadSpec(deps.blobs, msg);
   if (!spec) return retryLater(deps, claim.attempts, "run spec not readable yet");
   const job = resolveJob(spec, msg.job_id);
   if (!job) return { kind: "ack", note: "job id outside the run spec: dropped" };
@@ -108,10 +109,10 @@ async function runClaimedJob(
   const finalAttempt = claim.attempts >= deps.maxAttempts;
   if (pending.length > 0) {
     // Retries used on earlier deliveries count against the same budgets.
-    const ledger = await loadLedger(deps.blobs, spec.run_id, job.job_id, claim.attempts);
+    const ledger = await loadLedger(deps.blobs, spec, job.job_id, claim.attempts);
     const portFor = jobPorts(spec, job, ledger, deps);
     const handBack = async (note: string, retryAfterMs?: number) => {
-      await saveLedger(deps.blobs, spec.run_id, job.job_id, ledger);
+      await saveLedger(deps.blobs, spec, job.job_id, ledger);
       return retryLater(deps, claim.attempts, note, retryAfterMs);
     };
     const { outcome: answer, checkpoint } = await answerFor(spec, job, claim, deps, coordinator, portFor);
@@ -143,7 +144,7 @@ async function runClaimedJob(
           callableTraits: deps.callableTraits ?? defaultCallableRunner,
           judgeModels: { model: portFor },
           // Agentic rubric traits investigate the question's workspace (an R2 prefix per question of the run).
-          workspace: r2Workspace(deps.blobs, workspacePrefix(spec.run_id, job.question.id)),
+          workspace: r2Workspace(deps.blobs, workspacePrefix(spec, job.question.id)),
         },
       );
       // The checkpoint is needed from here on only if this delivery fails: it has had the judge
@@ -187,7 +188,7 @@ async function pendingParsers(
       replicate: job.replicate,
     });
     if (recorded.includes(resultId)) continue;
-    const saved = claim.attempts > 1 ? await readSavedResult(deps.blobs, spec.run_id, resultId) : null;
+    const saved = claim.attempts > 1 ? await readSavedResult(deps.blobs, spec, resultId) : null;
     if (saved) await saveAndRecord(spec, job, parsing, saved, deps, coordinator);
     else pending.push(parsing);
   }
@@ -218,7 +219,7 @@ async function answerFor(
     return { outcome: await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) }), checkpoint: none };
   }
   if (claim.answer !== null) return { outcome: { ok: true, answer: JSON.parse(claim.answer) }, checkpoint: none };
-  const key = r2Keys.answerCheckpoint(spec.run_id, job.job_id);
+  const key = r2Keys.answerCheckpoint(spec, job.job_id);
   const inR2 = claim.attempts > 1 ? await deps.blobs.get(key) : null;
   if (inR2) return { outcome: { ok: true, answer: await inR2.json() }, checkpoint: none };
   const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
@@ -242,7 +243,7 @@ async function saveAndRecord(
   completesJob = false,
 ): Promise<void> {
   const writeRow = deps.writeResultRow ?? ((row) => upsertResults(deps.db, [row]));
-  const verdict = await saveResult(deps.blobs, writeRow, spec.run_id, job, parsing, result, deps.clock);
+  const verdict = await saveResult(deps.blobs, writeRow, spec, job, parsing, result, deps.clock);
   await coordinator.record(
     {
       result_id: result.metadata.result_id,

@@ -24,7 +24,7 @@ export type Plan = { ok: true; spec: RunSpec; jobIds: string[] } | { ok: false; 
 
 export function planRun(
   body: CreateRunBody,
-  ids: { run_id: string; created_at: string },
+  ids: { run_id: string; tenant_id: string; created_at: string },
   secret: (name: string) => string | undefined,
 ): Plan {
   const { benchmark, config } = body;
@@ -87,6 +87,7 @@ export function planRun(
 
   const spec: RunSpec = {
     run_id: ids.run_id,
+    tenant_id: ids.tenant_id,
     run_name: body.run_name ?? null,
     benchmark_name: benchmark.name,
     created_at: ids.created_at,

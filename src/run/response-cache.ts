@@ -1,5 +1,5 @@
 /**
- * The response cache's store: R2, one object per key under `cache/v1/`. R2 rather than KV because
+ * The response cache's store: R2, one object per key under `t/{tenant}/cache/v1/`. R2 rather than KV because
  * the rest of a run already lives there (no new binding), values can be large (long answers,
  * traces), and a write is readable at once from any location (KV is eventually consistent for up
  * to a minute, which would make a quick re-run miss). Expiry is a timestamp in the object's
@@ -10,14 +10,14 @@
 import type { ResponseStore } from "../llm/caching";
 import type { ModelConfig } from "../schemas/model-config";
 
-export const CACHE_PREFIX = "cache/v1/";
 /** A week: long enough for an iterate-and-rerun session, short enough that models' drift shows. */
 export const DEFAULT_CACHE_TTL_S = 7 * 24 * 3600;
 
-export function r2ResponseStore(bucket: R2Bucket, now: () => number): ResponseStore {
+/** `prefix`: the tenant's cache prefix (r2Keys.cachePrefix), so a hit never crosses tenants. */
+export function r2ResponseStore(bucket: R2Bucket, now: () => number, prefix: string): ResponseStore {
   return {
     async get(key) {
-      const obj = await bucket.get(CACHE_PREFIX + key);
+      const obj = await bucket.get(prefix + key);
       if (!obj) return null;
       const expires = Number(obj.customMetadata?.expires_at);
       if (!Number.isFinite(expires) || expires <= now()) {
@@ -27,7 +27,7 @@ export function r2ResponseStore(bucket: R2Bucket, now: () => number): ResponseSt
       return obj.json();
     },
     async put(key, value, ttlSeconds) {
-      await bucket.put(CACHE_PREFIX + key, JSON.stringify(value), {
+      await bucket.put(prefix + key, JSON.stringify(value), {
         httpMetadata: { contentType: "application/json" },
         customMetadata: { expires_at: String(now() + ttlSeconds * 1000) },
       });

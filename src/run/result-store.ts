@@ -6,7 +6,8 @@ import type { Clock } from "../pipeline/types";
 import { verdictOf, type Verdict } from "../pipeline/verdict";
 import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationResult } from "../schemas/result";
-import { r2Keys } from "../storage/r2-keys";
+import { r2Keys, type RunRef } from "../storage/r2-keys";
+import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { ResultRowRecord } from "../storage/results-repo";
 import type { JobRef } from "./spec";
 
@@ -14,7 +15,7 @@ export async function saveResult(
   blobs: R2Bucket,
   /** Upserts the D1 row (directly, or batched with the invocation's other results). */
   writeRow: (row: ResultRowRecord) => Promise<void>,
-  runId: string,
+  run: RunRef,
   job: JobRef,
   parsing: ModelConfig,
   result: VerificationResult,
@@ -22,11 +23,12 @@ export async function saveResult(
 ): Promise<Verdict> {
   const resultId = result.metadata.result_id;
   const verdict = verdictOf(result);
-  const resultKey = r2Keys.result(runId, resultId);
+  const resultKey = r2Keys.result(run, resultId);
   await blobs.put(resultKey, JSON.stringify(result), { httpMetadata: { contentType: "application/json" } });
   await writeRow({
     result_id: resultId,
-    run_id: runId,
+    tenant_id: run.tenant_id ?? DEFAULT_TENANT,
+    run_id: run.run_id,
     question_id: job.question.id,
     answering_model: job.answering.id,
     parsing_model: parsing.id,
@@ -48,9 +50,9 @@ export function compact(result: VerificationResult): VerificationResult {
 
 export async function readSavedResult(
   blobs: R2Bucket,
-  runId: string,
+  run: RunRef,
   resultId: string,
 ): Promise<VerificationResult | null> {
-  const obj = await blobs.get(r2Keys.result(runId, resultId));
+  const obj = await blobs.get(r2Keys.result(run, resultId));
   return obj ? ((await obj.json()) as VerificationResult) : null;
 }

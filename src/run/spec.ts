@@ -6,11 +6,13 @@
 import type { Question } from "../schemas/benchmark";
 import type { ModelConfig } from "../schemas/model-config";
 import type { PipelineSettings } from "../pipeline/types";
-import { r2Keys } from "../storage/r2-keys";
+import { r2Keys, type RunRef } from "../storage/r2-keys";
 import type { PriceOverrides } from "../llm/prices";
 
 export interface RunSpec {
   run_id: string;
+  /** The owning tenant; absent on specs written before tenants (their keys have no `t/` prefix). */
+  tenant_id?: string;
   run_name: string | null;
   benchmark_name: string;
   created_at: string;
@@ -55,7 +57,7 @@ export function resolveJob(spec: RunSpec, jobId: string): JobRef | null {
 }
 
 export async function saveSpec(blobs: R2Bucket, spec: RunSpec): Promise<string> {
-  const key = r2Keys.spec(spec.run_id);
+  const key = r2Keys.spec(spec);
   await blobs.put(key, JSON.stringify(spec), { httpMetadata: { contentType: "application/json" } });
   return key;
 }
@@ -67,15 +69,16 @@ export async function saveSpec(blobs: R2Bucket, spec: RunSpec): Promise<string> 
 const cache = new Map<string, Promise<RunSpec | null>>();
 const CACHE_LIMIT = 8;
 
-export function loadSpec(blobs: R2Bucket, runId: string): Promise<RunSpec | null> {
-  const hit = cache.get(runId);
+export function loadSpec(blobs: R2Bucket, run: RunRef): Promise<RunSpec | null> {
+  const key = r2Keys.spec(run);
+  const hit = cache.get(key);
   if (hit) return hit;
   const pending = (async () => {
-    const obj = await blobs.get(r2Keys.spec(runId));
+    const obj = await blobs.get(key);
     return obj ? ((await obj.json()) as RunSpec) : null;
   })();
-  cache.set(runId, pending);
-  pending.then((s) => s ?? cache.delete(runId)).catch(() => cache.delete(runId));
+  cache.set(key, pending);
+  pending.then((s) => s ?? cache.delete(key)).catch(() => cache.delete(key));
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   return pending;
 }

@@ -4,15 +4,19 @@
  * sending stops half-way, the coordinator's stall alarm re-sends what never started.
  */
 import type { Env } from "../env";
+import { coordinatorName } from "../storage/r2-keys";
 import { insertRun } from "../storage/runs-repo";
+import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import { sendJobs } from "./job-queues";
 import { saveSpec, type RunSpec } from "./spec";
 
 export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promise<void> {
   const specKey = await saveSpec(env.BLOBS, spec);
   const perPair = spec.questions.length * spec.replicate_count;
-  await env.RUNS.getByName(spec.run_id).init({
+  const coordinator = coordinatorName(spec);
+  await env.RUNS.getByName(coordinator).init({
     run_id: spec.run_id,
+    ...(spec.tenant_id ? { tenant_id: spec.tenant_id } : {}),
     job_ids: jobIds,
     answering_ids: spec.answering_models.map((m) => m.id),
     parsing_ids: spec.parsing_models.map((m) => m.id),
@@ -21,6 +25,8 @@ export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promi
   });
   await insertRun(env.DB, {
     run_id: spec.run_id,
+    tenant_id: spec.tenant_id ?? DEFAULT_TENANT,
+    coordinator_name: coordinator,
     run_name: spec.run_name,
     benchmark_name: spec.benchmark_name,
     status: "queued",
@@ -30,5 +36,5 @@ export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promi
     created_at: spec.created_at,
     finished_at: null,
   }).run();
-  await sendJobs(env, spec.run_id, jobIds);
+  await sendJobs(env, spec, jobIds);
 }

@@ -1,12 +1,13 @@
 /**
  * The agentic workspace at the edge: one R2 prefix per question of a run,
- * `runs/{run}/workspaces/{question_id}/`, implementing the core's WorkspacePort.
+ * `t/{tenant}/runs/{run}/workspaces/{question_id}/`, implementing the core's WorkspacePort.
  *
  * Bounded on every side so an agent (or an answer's files) cannot exhaust a Worker: listings are
  * capped, reads return at most MAX_READ characters, grep scans a bounded number of files of a
  * bounded size, writes are capped. Paths are relative to the prefix; absolute paths, `..` and
  * empty segments are refused, so a tool call cannot reach another question's or run's objects.
  */
+import { r2Keys, type RunRef } from "../storage/r2-keys";
 import type { GrepHit, WorkspaceEntry, WorkspacePort, WsResult } from "../rubric/agentic/types";
 
 export const WORKSPACE_LIMITS = {
@@ -18,8 +19,8 @@ export const WORKSPACE_LIMITS = {
   maxWriteBytes: 5 * 1024 * 1024,
 };
 
-export function workspacePrefix(runId: string, questionId: string): string {
-  return `runs/${runId}/workspaces/${encodeURIComponent(questionId)}/`;
+export function workspacePrefix(run: RunRef, questionId: string): string {
+  return r2Keys.workspace(run, questionId);
 }
 
 export function cleanPath(path: string): string | null {

@@ -6,6 +6,8 @@ import { z } from "zod";
 
 export const JobMessage = z.strictObject({
   run_id: z.string().min(1).max(64),
+  /** Absent on messages of runs from before tenants (their spec and coordinator carry no tenant). */
+  tenant_id: z.string().min(1).max(40).optional(),
   job_id: z.string().regex(/^\d+\.\d+\.\d+$/),
 });
 export type JobMessage = z.infer<typeof JobMessage>;

@@ -6,15 +6,14 @@
 import { z } from "zod";
 import { sha256Hex } from "../pipeline/ids";
 import { Benchmark } from "../schemas/benchmark";
+import { r2Keys } from "./r2-keys";
 
 export const BENCHMARK_SOURCES = ["native", "karenina_checkpoint"] as const;
 export type BenchmarkSource = (typeof BENCHMARK_SOURCES)[number];
 
-/** R2 key of a stored benchmark's body (see storage/SCHEMA.md). */
-export const benchmarkKey = (benchmarkId: string) => `benchmarks/${benchmarkId}/benchmark.json`;
-
 const BenchmarkRow = z.object({
   benchmark_id: z.string(),
+  tenant_id: z.string(),
   name: z.string(),
   question_count: z.number(),
   source: z.enum(BENCHMARK_SOURCES),
@@ -27,38 +26,44 @@ export type BenchmarkRecord = z.infer<typeof BenchmarkRow>;
 export async function saveBenchmark(
   db: D1Database,
   blobs: R2Bucket,
-  ids: { benchmark_id: string; created_at: string; source: BenchmarkSource },
+  ids: { benchmark_id: string; tenant_id: string; created_at: string; source: BenchmarkSource },
   benchmark: Benchmark,
 ): Promise<BenchmarkRecord> {
   const body = JSON.stringify(benchmark);
   const record: BenchmarkRecord = {
     benchmark_id: ids.benchmark_id,
+    tenant_id: ids.tenant_id,
     name: benchmark.name,
     question_count: benchmark.questions.length,
     source: ids.source,
-    body_key: benchmarkKey(ids.benchmark_id),
+    body_key: r2Keys.benchmark(ids.tenant_id, ids.benchmark_id),
     body_sha256: await sha256Hex(body),
     created_at: ids.created_at,
   };
   await blobs.put(record.body_key, body, { httpMetadata: { contentType: "application/json" } });
   await db
     .prepare(
-      `INSERT INTO benchmarks (benchmark_id, name, question_count, source, body_key, body_sha256, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO benchmarks (benchmark_id, tenant_id, name, question_count, source, body_key, body_sha256, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(record.benchmark_id, record.name, record.question_count, record.source, record.body_key, record.body_sha256, record.created_at)
+    .bind(record.benchmark_id, record.tenant_id, record.name, record.question_count, record.source, record.body_key, record.body_sha256, record.created_at)
     .run();
   return record;
 }
 
-export async function getBenchmarkRecord(db: D1Database, benchmarkId: string): Promise<BenchmarkRecord | null> {
-  const row = await db.prepare("SELECT * FROM benchmarks WHERE benchmark_id = ?").bind(benchmarkId).first();
+export async function getBenchmarkRecord(db: D1Database, tenantId: string, benchmarkId: string): Promise<BenchmarkRecord | null> {
+  const row = await db.prepare("SELECT * FROM benchmarks WHERE tenant_id = ? AND benchmark_id = ?").bind(tenantId, benchmarkId).first();
   return row ? BenchmarkRow.parse(row) : null;
 }
 
 /** The stored benchmark, validated again (the schema may have grown since it was written). */
-export async function loadBenchmark(db: D1Database, blobs: R2Bucket, benchmarkId: string): Promise<{ record: BenchmarkRecord; benchmark: Benchmark } | null> {
-  const record = await getBenchmarkRecord(db, benchmarkId);
+export async function loadBenchmark(
+  db: D1Database,
+  blobs: R2Bucket,
+  tenantId: string,
+  benchmarkId: string,
+): Promise<{ record: BenchmarkRecord; benchmark: Benchmark } | null> {
+  const record = await getBenchmarkRecord(db, tenantId, benchmarkId);
   if (!record) return null;
   const obj = await blobs.get(record.body_key);
   if (!obj) throw new Error(`benchmark ${benchmarkId} has a row but no body at ${record.body_key}`);
@@ -68,16 +73,17 @@ export async function loadBenchmark(db: D1Database, blobs: R2Bucket, benchmarkId
 /** Newest first; the cursor is the last row's `created_at|benchmark_id`. */
 export async function listBenchmarks(
   db: D1Database,
+  tenantId: string,
   limit: number,
   cursor: { created_at: string; benchmark_id: string } | null,
 ): Promise<BenchmarkRecord[]> {
   const stmt = cursor
     ? db
         .prepare(
-          `SELECT * FROM benchmarks WHERE (created_at, benchmark_id) < (?, ?) ORDER BY created_at DESC, benchmark_id DESC LIMIT ?`,
+          `SELECT * FROM benchmarks WHERE tenant_id = ? AND (created_at, benchmark_id) < (?, ?) ORDER BY created_at DESC, benchmark_id DESC LIMIT ?`,
         )
-        .bind(cursor.created_at, cursor.benchmark_id, limit)
-    : db.prepare("SELECT * FROM benchmarks ORDER BY created_at DESC, benchmark_id DESC LIMIT ?").bind(limit);
+        .bind(tenantId, cursor.created_at, cursor.benchmark_id, limit)
+    : db.prepare("SELECT * FROM benchmarks WHERE tenant_id = ? ORDER BY created_at DESC, benchmark_id DESC LIMIT ?").bind(tenantId, limit);
   const { results } = await stmt.all();
   return results.map((r) => BenchmarkRow.parse(r));
 }

@@ -3,6 +3,7 @@ import { multiRowInsert } from "./d1-batch";
 
 export interface ResultRowRecord {
   result_id: string;
+  tenant_id: string;
   run_id: string;
   question_id: string;
   answering_model: string;
@@ -18,6 +19,7 @@ export interface ResultRowRecord {
 
 const COLUMNS = [
   "result_id",
+  "tenant_id",
   "run_id",
   "question_id",
   "answering_model",
@@ -39,6 +41,7 @@ export async function upsertResults(db: D1Database, rows: readonly ResultRowReco
   if (rows.length === 0) return;
   const values = rows.map((r) => [
     r.result_id,
+    r.tenant_id,
     r.run_id,
     r.question_id,
     r.answering_model,
@@ -60,6 +63,7 @@ export async function upsertResults(db: D1Database, rows: readonly ResultRowReco
 /** Results of a run in result_id order; the cursor is the last result_id returned. */
 export async function listResultJson(
   db: D1Database,
+  tenantId: string,
   runId: string,
   limit: number,
   afterResultId: string | null,
@@ -67,20 +71,20 @@ export async function listResultJson(
   const stmt = afterResultId
     ? db
         .prepare(
-          "SELECT result_id, compact_json FROM results WHERE run_id = ? AND result_id > ? ORDER BY result_id LIMIT ?",
+          "SELECT result_id, compact_json FROM results WHERE tenant_id = ? AND run_id = ? AND result_id > ? ORDER BY result_id LIMIT ?",
         )
-        .bind(runId, afterResultId, limit)
+        .bind(tenantId, runId, afterResultId, limit)
     : db
-        .prepare("SELECT result_id, compact_json FROM results WHERE run_id = ? ORDER BY result_id LIMIT ?")
-        .bind(runId, limit);
+        .prepare("SELECT result_id, compact_json FROM results WHERE tenant_id = ? AND run_id = ? ORDER BY result_id LIMIT ?")
+        .bind(tenantId, runId, limit);
   const { results } = await stmt.all<{ result_id: string; compact_json: string }>();
   return results;
 }
 
-export async function getResultKey(db: D1Database, runId: string, resultId: string): Promise<string | null> {
+export async function getResultKey(db: D1Database, tenantId: string, runId: string, resultId: string): Promise<string | null> {
   const row = await db
-    .prepare("SELECT r2_key FROM results WHERE run_id = ? AND result_id = ?")
-    .bind(runId, resultId)
+    .prepare("SELECT r2_key FROM results WHERE tenant_id = ? AND run_id = ? AND result_id = ?")
+    .bind(tenantId, runId, resultId)
     .first<{ r2_key: string }>();
   return row?.r2_key ?? null;
 }

@@ -1,4 +1,7 @@
-/** D1 access to `runs` and `idempotency_keys`; rows are mapped to domain records here only. */
+/**
+ * D1 access to `runs` and `idempotency_keys`; rows are mapped to domain records here only. Every
+ * query names the tenant, so another tenant's run is not found.
+ */
 import { z } from "zod";
 
 export const RUN_STATUSES = [
@@ -15,6 +18,9 @@ export type RunStatus = z.infer<typeof RunStatus>;
 
 export interface RunRecord {
   run_id: string;
+  tenant_id: string;
+  /** Null on runs from before tenants: their coordinator is named by run_id. */
+  coordinator_name: string | null;
   run_name: string | null;
   benchmark_name: string;
   status: RunStatus;
@@ -27,6 +33,8 @@ export interface RunRecord {
 
 const RunRow = z.object({
   run_id: z.string(),
+  tenant_id: z.string(),
+  coordinator_name: z.string().nullable(),
   run_name: z.string().nullable(),
   benchmark_name: z.string(),
   status: RunStatus,
@@ -40,11 +48,13 @@ const RunRow = z.object({
 export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO runs (run_id, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs (run_id, tenant_id, coordinator_name, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       run.run_id,
+      run.tenant_id,
+      run.coordinator_name,
       run.run_name,
       run.benchmark_name,
       run.status,
@@ -56,37 +66,39 @@ export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
     );
 }
 
-export async function getRun(db: D1Database, runId: string): Promise<RunRecord | null> {
-  const row = await db.prepare("SELECT * FROM runs WHERE run_id = ?").bind(runId).first();
+export async function getRun(db: D1Database, tenantId: string, runId: string): Promise<RunRecord | null> {
+  const row = await db.prepare("SELECT * FROM runs WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId).first();
   return row ? RunRow.parse(row) : null;
 }
 
 /** Newest first; the cursor is the last row's `created_at|run_id`. */
 export async function listRuns(
   db: D1Database,
+  tenantId: string,
   limit: number,
   cursor: { created_at: string; run_id: string } | null,
 ): Promise<RunRecord[]> {
   const stmt = cursor
     ? db
         .prepare(
-          `SELECT * FROM runs WHERE (created_at, run_id) < (?, ?) ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+          `SELECT * FROM runs WHERE tenant_id = ? AND (created_at, run_id) < (?, ?) ORDER BY created_at DESC, run_id DESC LIMIT ?`,
         )
-        .bind(cursor.created_at, cursor.run_id, limit)
-    : db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?`).bind(limit);
+        .bind(tenantId, cursor.created_at, cursor.run_id, limit)
+    : db.prepare(`SELECT * FROM runs WHERE tenant_id = ? ORDER BY created_at DESC, run_id DESC LIMIT ?`).bind(tenantId, limit);
   const { results } = await stmt.all();
   return results.map((r) => RunRow.parse(r));
 }
 
 export async function setRunStatus(
   db: D1Database,
+  tenantId: string,
   runId: string,
   status: RunStatus,
   finishedAt: string | null,
 ): Promise<void> {
   await db
-    .prepare("UPDATE runs SET status = ?, finished_at = COALESCE(?, finished_at) WHERE run_id = ?")
-    .bind(status, finishedAt, runId)
+    .prepare("UPDATE runs SET status = ?, finished_at = COALESCE(?, finished_at) WHERE tenant_id = ? AND run_id = ?")
+    .bind(status, finishedAt, tenantId, runId)
     .run();
 }
 
@@ -102,23 +114,33 @@ export interface IdempotencyRecord {
  */
 export async function reserveIdempotencyKey(
   db: D1Database,
+  tenantId: string,
   rec: IdempotencyRecord,
   now: string,
 ): Promise<IdempotencyRecord> {
   await db
     .prepare(
-      "INSERT INTO idempotency_keys (key, body_hash, run_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO NOTHING",
+      "INSERT INTO idempotency_keys (tenant_id, key, body_hash, run_id, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(tenant_id, key) DO NOTHING",
     )
-    .bind(rec.key, rec.body_hash, rec.run_id, now)
+    .bind(tenantId, rec.key, rec.body_hash, rec.run_id, now)
     .run();
   const row = await db
-    .prepare("SELECT key, body_hash, run_id FROM idempotency_keys WHERE key = ?")
-    .bind(rec.key)
+    .prepare("SELECT key, body_hash, run_id FROM idempotency_keys WHERE tenant_id = ? AND key = ?")
+    .bind(tenantId, rec.key)
     .first<IdempotencyRecord>();
   if (!row) throw new Error("idempotency key vanished right after insert");
   return row;
 }
 
-export async function releaseIdempotencyKey(db: D1Database, key: string, runId: string): Promise<void> {
-  await db.prepare("DELETE FROM idempotency_keys WHERE key = ? AND run_id = ?").bind(key, runId).run();
+export async function releaseIdempotencyKey(db: D1Database, tenantId: string, key: string, runId: string): Promise<void> {
+  await db.prepare("DELETE FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND run_id = ?").bind(tenantId, key, runId).run();
+}
+
+/** Runs of the tenant still queued or running (the concurrent-runs quota). */
+export async function countActiveRuns(db: D1Database, tenantId: string): Promise<number> {
+  const row = await db
+    .prepare("SELECT COUNT(*) AS n FROM runs WHERE tenant_id = ? AND status IN ('queued', 'running')")
+    .bind(tenantId)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
 }

@@ -5,7 +5,7 @@
  * R2 while the stage ran.
  */
 import { describe, expect, it } from "vitest";
-import { addFakeRules, allResults, fakeModel, r2Keys, submitRun, uniqueModel, waitForRun } from "./helpers";
+import { addFakeRules, allResults, fakeModel, r2Keys, submitRun, uniqueModel, waitForRun, runObjects } from "./helpers";
 
 async function run(persist: boolean) {
   const answerer = uniqueModel("agent-ans");
@@ -23,7 +23,7 @@ async function run(persist: boolean) {
   });
   const view = await waitForRun(runId);
   const [result] = await allResults(runId);
-  return { view, result, keys: await r2Keys(`runs/${runId}/workspaces/`) };
+  return { view, result, keys: await r2Keys(`${runObjects(runId)}/workspaces/`) };
 }
 
 describe("agentic rubric traits in a run", () => {
@@ -39,7 +39,7 @@ describe("agentic rubric traits in a run", () => {
     const { result, keys } = await run(true);
     expect(result.rubric.agentic_trait_scores).toEqual({ reported_42: true });
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatch(/^runs\/[^/]+\/workspaces\/q-agent\/\.karenina\/traces\/trace_q-agent_.*_r1\.txt$/);
+    expect(keys[0]).toMatch(/^t\/default\/runs\/[^/]+\/workspaces\/q-agent\/\.karenina\/traces\/trace_q-agent_.*_r1\.txt$/);
   });
 });
 
@@ -61,6 +61,6 @@ describe("benchmark workspace files in a run", () => {
     const [result] = await allResults(runId);
     expect(result.rubric.agentic_trait_investigation_traces.has_42).toContain("results.csv:2: 1,42");
     expect(result.rubric.agentic_trait_scores).toEqual({ has_42: true });
-    expect(await r2Keys(`runs/${runId}/workspaces/q-ws/`)).toEqual([`runs/${runId}/workspaces/q-ws/results.csv`]);
+    expect(await r2Keys(`${runObjects(runId)}/workspaces/q-ws/`)).toEqual([`${runObjects(runId)}/workspaces/q-ws/results.csv`]);
   });
 });

@@ -12,7 +12,7 @@ import { call, toolPort } from "../support/tool-port";
 import { clock, input, question } from "../unit/pipeline/helpers";
 
 const ANSWER = "Step 1: wrote out.txt\nStep 2: reported 42";
-const fresh = () => workspacePrefix(`run-${crypto.randomUUID().slice(0, 8)}`, "q1");
+const fresh = () => workspacePrefix({ run_id: `run-${crypto.randomUUID().slice(0, 8)}`, tenant_id: "default" }, "q1");
 
 describe("stage 11b trace materialization in R2", () => {
   async function run(persist: boolean) {

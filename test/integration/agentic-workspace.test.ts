@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { r2Workspace, workspacePrefix } from "../../src/run/workspace";
 
-const fresh = () => workspacePrefix(`run-${crypto.randomUUID().slice(0, 8)}`, "q1");
+const fresh = () => workspacePrefix({ run_id: `run-${crypto.randomUUID().slice(0, 8)}`, tenant_id: "default" }, "q1");
 
 describe("R2 workspace port", () => {
   it("lists, reads (bounded), greps and writes under the question's prefix only", async () => {

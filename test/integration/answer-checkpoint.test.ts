@@ -2,7 +2,7 @@
 // or R2 when the answer is too long for a row. Either way the answering model is called once.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addFakeRules, exactTemplate, fakeModel, fakeStats, submitRun, uniqueModel, waitForRun } from "./helpers";
+import { addFakeRules, exactTemplate, fakeModel, fakeStats, submitRun, uniqueModel, waitForRun, runObjects } from "./helpers";
 
 async function runWithAnswer(text: string) {
   const answerer = uniqueModel("ckpt-answerer");
@@ -16,7 +16,7 @@ async function runWithAnswer(text: string) {
     config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
   });
   const view = await waitForRun(runId);
-  const inR2 = await env.BLOBS.head(`runs/${runId}/checkpoints/0.0.1/answer.json`);
+  const inR2 = await env.BLOBS.head(`${runObjects(runId)}/checkpoints/0.0.1/answer.json`);
   return { view, inR2, answeringCalls: (await fakeStats(answerer)).total };
 }
 

@@ -23,7 +23,7 @@ describe("/v1/benchmarks", () => {
     expect(res.status).toBe(201);
     const created = (await res.json()) as { benchmark_id: string; question_count: number; source: string };
     expect(created).toMatchObject({ question_count: 1, source: "native" });
-    expect(await env.BLOBS.head(`benchmarks/${created.benchmark_id}/benchmark.json`)).not.toBeNull();
+    expect(await env.BLOBS.head(`t/default/benchmarks/${created.benchmark_id}/benchmark.json`)).not.toBeNull();
     const got = (await (await api(`/v1/benchmarks/${created.benchmark_id}`)).json()) as { benchmark: { name: string; questions: unknown[] } };
     expect(got.benchmark.name).toBe("stored-1");
     expect(got.benchmark.questions).toHaveLength(1);

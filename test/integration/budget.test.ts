@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addFakeRules, allResults, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, submitRun, uniqueModel, waitForRun } from "./helpers";
+import { addFakeRules, allResults, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, submitRun, uniqueModel, waitForRun, runObjects } from "./helpers";
 
 const price = (usd: number) => ({ input_per_mtok: usd * 1_000_000, output_per_mtok: usd * 1_000_000 });
 
@@ -92,7 +92,7 @@ describe("budget_usd", () => {
     // Nothing finished is lost: every recorded result is in D1, R2 and the results API.
     const rows = await d1ResultRows(runId);
     expect(rows).toHaveLength(view.progress.done);
-    expect((await r2Keys(`runs/${runId}/results/`)).length).toBe(view.progress.done);
+    expect((await r2Keys(`${runObjects(runId)}/results/`)).length).toBe(view.progress.done);
     expect((await allResults(runId)).every((r) => r.template.verify_result === true)).toBe(true);
     // No job started beyond those that finished: one answer call per finished job.
     expect((await fakeStats(ans)).total).toBe(view.progress.done);

@@ -5,13 +5,13 @@ import worker from "../../src/index";
 import { planRun } from "../../src/run/plan";
 import { startRun } from "../../src/run/submit";
 import { CreateRunBody } from "../../src/schemas/api";
-import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel, type RunView } from "./helpers";
+import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel, type RunView, runObjects } from "./helpers";
 
 /** Starts a run whose messages are captured instead of queued, so the test delivers them itself. */
 async function startCapturedRun(body: unknown) {
   const sent: { body: { run_id: string; job_id: string } }[] = [];
   const jobs = { sendBatch: async (msgs: typeof sent) => void sent.push(...msgs) } as unknown as Queue<unknown>;
-  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), created_at: new Date().toISOString() }, () => undefined);
+  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, () => undefined);
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
   return { runId: plan.spec.run_id, sent };
@@ -53,7 +53,7 @@ describe("at-least-once delivery", () => {
     const after = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
     expect(after).toEqual(before);
     expect(await d1ResultRows(runId)).toHaveLength(2);
-    expect(await r2Keys(`runs/${runId}/results/`)).toHaveLength(2);
+    expect(await r2Keys(`${runObjects(runId)}/results/`)).toHaveLength(2);
     expect((await fakeStats(answerer)).total + (await fakeStats(judge)).total).toBe(callsBefore);
   });
 
@@ -142,7 +142,7 @@ describe("a result that reached R2 but not D1 or the coordinator", () => {
     });
     const batch = createMessageBatch("edgeval-jobs", [{ id: "half-1", timestamp: new Date(), attempts: 1, body: sent[0]!.body }]);
     await worker.queue(batch, { ...env, DB: flakyDb });
-    expect(await r2Keys(`runs/${runId}/results/`)).toHaveLength(1);
+    expect(await r2Keys(`${runObjects(runId)}/results/`)).toHaveLength(1);
     expect(await d1ResultRows(runId)).toHaveLength(0);
 
     await deliver([sent[0]!.body]);

@@ -1,7 +1,7 @@
 /** A retry-after too long to wait in place: the job goes back to the queue and resumes with its budgets. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addFakeRules, allResults, exactTemplate, fakeModel, fakeStats, uniqueModel } from "./helpers";
+import { addFakeRules, allResults, exactTemplate, fakeModel, fakeStats, uniqueModel, runObjects } from "./helpers";
 import { deliverConcurrently, startCapturedRun } from "./limits-support";
 
 describe("long waits go back to the queue", () => {
@@ -19,7 +19,7 @@ describe("long waits go back to the queue", () => {
     });
     const handedBack = await deliverConcurrently(bodies, 1);
     expect(handedBack).toHaveLength(1);
-    const ledger = await env.BLOBS.get(`runs/${runId}/checkpoints/${bodies[0]!.job_id}/retries.json`);
+    const ledger = await env.BLOBS.get(`${runObjects(runId)}/checkpoints/${bodies[0]!.job_id}/retries.json`);
     expect(await ledger!.json()).toMatchObject({ rate_limit: 1 });
 
     const blockedAt = Date.now();

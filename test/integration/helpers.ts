@@ -90,6 +90,9 @@ export async function d1ResultRows(runId: string) {
   return results;
 }
 
+/** Where a run of tenant `default` (the test token's) keeps its R2 objects. */
+export const runObjects = (runId: string) => `t/default/runs/${runId}`;
+
 export async function r2Keys(prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let cursor: string | undefined;

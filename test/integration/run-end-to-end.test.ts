@@ -11,6 +11,7 @@ import {
   submitRun,
   uniqueModel,
   waitForRun,
+  runObjects,
 } from "./helpers";
 
 const QUESTIONS = [
@@ -58,8 +59,8 @@ describe("a run through the real local queue", () => {
     expect(rows).toHaveLength(24);
     const naturalKeys = new Set(rows.map((r) => `${r.question_id}|${r.answering_model}|${r.parsing_model}|${r.replicate}`));
     expect(naturalKeys.size).toBe(24);
-    const resultObjects = await r2Keys(`runs/${runId}/results/`);
-    expect(resultObjects.sort()).toEqual(rows.map((r) => `runs/${runId}/results/${r.result_id}.json`).sort());
+    const resultObjects = await r2Keys(`${runObjects(runId)}/results/`);
+    expect(resultObjects.sort()).toEqual(rows.map((r) => `${runObjects(runId)}/results/${r.result_id}.json`).sort());
 
     // Answers are generated once per job (3 questions × 2 replicates) and shared by both judges.
     expect((await fakeStats(good)).total).toBe(6);

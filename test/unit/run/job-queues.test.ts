@@ -4,9 +4,9 @@ import { jobQueues, sendJobs } from "../../../src/run/job-queues";
 
 /** A queue producer that keeps every sendBatch call. */
 function fakeQueue() {
-  const sends: { run_id: string; job_id: string }[][] = [];
+  const sends: { run_id: string; tenant_id?: string; job_id: string }[][] = [];
   const queue = {
-    sendBatch: async (messages: { body: { run_id: string; job_id: string } }[]) => void sends.push(messages.map((m) => m.body)),
+    sendBatch: async (messages: { body: { run_id: string; tenant_id?: string; job_id: string } }[]) => void sends.push(messages.map((m) => m.body)),
   };
   return { queue: queue as unknown as Queue<unknown>, sends };
 }
@@ -16,17 +16,17 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => `job-${i}`);
 describe("job queue shards", () => {
   it("without shards sends everything to JOBS, at most 100 messages per send", async () => {
     const jobs = fakeQueue();
-    await sendJobs({ JOBS: jobs.queue } as unknown as Env, "run-1", ids(250));
+    await sendJobs({ JOBS: jobs.queue } as unknown as Env, { run_id: "run-1", tenant_id: "acme" }, ids(250));
     expect(jobs.sends.map((s) => s.length)).toEqual([100, 100, 50]);
     expect(jobs.sends.flat().map((m) => m.job_id)).toEqual(ids(250));
-    expect(jobs.sends.flat().every((m) => m.run_id === "run-1")).toBe(true);
+    expect(jobs.sends.flat().every((m) => m.run_id === "run-1" && m.tenant_id === "acme")).toBe(true);
   });
 
   it("spreads job i to shard i mod S, each job exactly once", async () => {
     const [a, b, c] = [fakeQueue(), fakeQueue(), fakeQueue()];
     const env = { JOBS: a.queue, JOBS_1: b.queue, JOBS_2: c.queue } as unknown as Env;
     expect(jobQueues(env)).toHaveLength(3);
-    await sendJobs(env, "run-2", ids(301));
+    await sendJobs(env, { run_id: "run-2" }, ids(301));
     const per = [a, b, c].map((q) => q.sends.flat().map((m) => m.job_id));
     expect(per.map((p) => p.length)).toEqual([101, 100, 100]);
     per.forEach((p, s) => expect(p.every((id) => Number(id.slice(4)) % 3 === s)).toBe(true));

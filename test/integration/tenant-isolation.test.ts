@@ -1,0 +1,205 @@
+/**
+ * Issue 14's isolation guarantees, end to end inside workerd: tenant B's key on every id-taking
+ * route of the app (enumerated from `app.routes`) finds none of tenant A's resources (404), B's
+ * listings never show them, and A's canary string appears in none of B's responses.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../src/http/app";
+import { addFakeRules, exactTemplate, fakeModel, fakeStats, uniqueModel } from "./helpers";
+import { apiAs, createTenant, type TestTenant } from "./tenant-helpers";
+
+const CANARY = `canary-${crypto.randomUUID().slice(0, 8)}`;
+
+interface AIds {
+  run_id: string;
+  benchmark_id: string;
+  result_id: string;
+  key_id: string;
+}
+
+/** Path parameters per route: A's ids. A route missing here fails the enumeration test. */
+function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
+  const table: Record<string, Record<string, string>> = {
+    "/v1/runs/:id": { id: a.run_id },
+    "/v1/runs/:id/results": { id: a.run_id },
+    "/v1/runs/:id/results/:result_id": { id: a.run_id, result_id: a.result_id },
+    "/v1/benchmarks/:id": { id: a.benchmark_id },
+    "/v1/benchmarks/:id/checkpoint": { id: a.benchmark_id },
+    "/v1/keys/:id": { id: a.key_id },
+    "/v1/keys/:id/rotate": { id: a.key_id },
+  };
+  return table[path];
+}
+
+async function submitAs(key: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await apiAs(key, "/v1/runs", { method: "POST", json: body, headers });
+  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { run_id: string }).run_id;
+}
+
+async function waitAs(key: string, runId: string) {
+  for (let i = 0; i < 500; i++) {
+    const view = (await (await apiAs(key, `/v1/runs/${runId}`)).json()) as { status: string };
+    if (["completed", "partial", "failed"].includes(view.status)) return view;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`run ${runId} did not finish`);
+}
+
+describe("tenant isolation", () => {
+  let a: TestTenant;
+  let b: TestTenant;
+  let ids: AIds;
+  const answerer = uniqueModel("iso-answerer");
+  const judge = uniqueModel("iso-judge");
+
+  beforeAll(async () => {
+    a = await createTenant({ name: `A ${CANARY}` });
+    b = await createTenant({ name: "B" });
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: `The answer is ${CANARY}` } },
+      { match: { model: judge }, reply: { json: { answer: CANARY } } },
+    ]);
+    const stored = await apiAs(a.key, "/v1/benchmarks", {
+      method: "POST",
+      json: {
+        name: `bench ${CANARY}`,
+        questions: [{ id: `q-${CANARY}`, question: `What is ${CANARY}?`, raw_answer: CANARY, keywords: [CANARY], template: exactTemplate(CANARY) }],
+      },
+    });
+    const benchmark_id = ((await stored.json()) as { benchmark_id: string }).benchmark_id;
+    const run_id = await submitAs(a.key, {
+      benchmark_id,
+      run_name: `run ${CANARY}`,
+      config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)], replicate_count: 1 },
+    });
+    await waitAs(a.key, run_id);
+    const page = (await (await apiAs(a.key, `/v1/runs/${run_id}/results`)).json()) as { results: { metadata: { result_id: string } }[] };
+    ids = { run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id };
+    // A's own view has the canary (so its absence from B's responses means something).
+    expect(JSON.stringify(page)).toContain(CANARY);
+  });
+
+  it("answers 404 to B on every id-taking route of app.routes called with A's ids, and leaves A's resources as they were", async () => {
+    const routes = buildApp().routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin"));
+    expect(routes.length).toBeGreaterThanOrEqual(7);
+    const seen: string[] = [];
+    for (const r of routes) {
+      const params = paramsFor(r.path, ids);
+      expect(params, `route ${r.method} ${r.path} is not covered by the isolation test`).toBeDefined();
+      const path = r.path.replace(/:([a-z_]+)/g, (_, name: string) => params![name]!);
+      const res = await apiAs(b.key, path, { method: r.method, ...(r.method === "GET" ? {} : { json: {} }) });
+      const text = await res.text();
+      expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: 404 });
+      expect(text).not.toContain(CANARY);
+      seen.push(`${r.method} ${r.path}`);
+    }
+    expect(seen).toContain("GET /v1/runs/:id/results/:result_id");
+    // A's run, results and key are untouched by B's attempts.
+    expect((await apiAs(a.key, `/v1/runs/${ids.run_id}/results/${ids.result_id}`)).status).toBe(200);
+    expect((await apiAs(a.key, `/v1/benchmarks/${ids.benchmark_id}`)).status).toBe(200);
+    const keys = (await (await apiAs(a.key, "/v1/keys")).json()) as { keys: { key_id: string; revoked_at: string | null }[] };
+    expect(keys.keys).toEqual([expect.objectContaining({ key_id: a.key_id, revoked_at: null })]);
+  });
+
+  it("never lists A's resources to B, and no response to B carries A's canary", async () => {
+    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit"]) {
+      const res = await apiAs(b.key, path);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).not.toContain(CANARY);
+      for (const id of Object.values(ids)) expect(text).not.toContain(id);
+    }
+    // A's benchmark named in a run body is unknown to B (a 400 at benchmark_id, no canary).
+    const res = await apiAs(b.key, "/v1/runs", {
+      method: "POST",
+      json: { benchmark_id: ids.benchmark_id, config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] } },
+    });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(JSON.parse(text).error.issues[0].path).toBe("benchmark_id");
+    expect(text).not.toContain(CANARY);
+  });
+
+  it("keeps each tenant's rows, objects and coordinator under its tenant", async () => {
+    const row = await env.DB.prepare("SELECT tenant_id, coordinator_name, spec_key FROM runs WHERE run_id = ?").bind(ids.run_id).first<any>();
+    expect(row).toEqual({ tenant_id: a.tenant_id, coordinator_name: `${a.tenant_id}:${ids.run_id}`, spec_key: `t/${a.tenant_id}/runs/${ids.run_id}/spec.json` });
+    const results = await env.DB.prepare("SELECT DISTINCT tenant_id, r2_key FROM results WHERE run_id = ?").bind(ids.run_id).all<any>();
+    expect(results.results).toEqual([{ tenant_id: a.tenant_id, r2_key: `t/${a.tenant_id}/runs/${ids.run_id}/results/${ids.result_id}.json` }]);
+    const bench = await env.DB.prepare("SELECT tenant_id, body_key FROM benchmarks WHERE benchmark_id = ?").bind(ids.benchmark_id).first<any>();
+    expect(bench).toEqual({ tenant_id: a.tenant_id, body_key: `t/${a.tenant_id}/benchmarks/${ids.benchmark_id}/benchmark.json` });
+    const listed = await env.BLOBS.list({ prefix: `t/${a.tenant_id}/` });
+    expect(listed.objects.length).toBeGreaterThanOrEqual(3);
+    expect((await env.BLOBS.list({ prefix: `t/${b.tenant_id}/` })).objects).toEqual([]);
+  });
+
+  it("scopes Idempotency-Key per tenant: the same key with different bodies is a new run for each tenant", async () => {
+    const key = `idem-${crypto.randomUUID()}`;
+    const body = (name: string) => ({
+      benchmark: { name, questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
+      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }], parsing_models: [fakeModel("j", judge)] },
+    });
+    const runA = await submitAs(a.key, body("one"), { "idempotency-key": key });
+    const runB = await submitAs(b.key, body("two"), { "idempotency-key": key });
+    expect(runB).not.toBe(runA);
+    expect(await submitAs(a.key, body("one"), { "idempotency-key": key })).toBe(runA);
+    expect((await apiAs(a.key, "/v1/runs", { method: "POST", json: body("two"), headers: { "idempotency-key": key } })).status).toBe(409);
+    await waitAs(a.key, runA);
+    await waitAs(b.key, runB);
+  });
+});
+
+describe("response cache per tenant", () => {
+  it("never serves one tenant's cached calls to another: B makes its own calls, A re-running makes none", async () => {
+    const [a, b] = [await createTenant(), await createTenant()];
+    const answerer = uniqueModel("tcache-answerer");
+    const judge = uniqueModel("tcache-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const spec = {
+      benchmark: { name: "cache", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], replicate_count: 2 },
+      cache: { enabled: true, ttl_s: 3600 },
+    };
+    const calls = async () => (await fakeStats(answerer)).total + (await fakeStats(judge)).total;
+    await waitAs(a.key, await submitAs(a.key, spec));
+    expect(await calls()).toBe(4);
+    await waitAs(b.key, await submitAs(b.key, spec));
+    expect(await calls()).toBe(8);
+    await waitAs(a.key, await submitAs(a.key, spec));
+    expect(await calls()).toBe(8);
+  });
+});
+
+describe("concurrent runs per tenant", () => {
+  it("refuses a tenant at its concurrent-run limit with 429, Retry-After and RateLimit headers; another tenant is unaffected", async () => {
+    const limited = await createTenant({ limits: { concurrent_runs: 1 } });
+    const other = await createTenant({ limits: { concurrent_runs: 1 } });
+    const slow = uniqueModel("slow-answerer");
+    const judge = uniqueModel("slow-judge");
+    await addFakeRules([
+      { match: { model: slow }, reply: { text: "Paris", latency_ms: 2000 } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const spec = {
+      benchmark: { name: "slow", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", slow)], parsing_models: [fakeModel("j", judge)] },
+    };
+    const first = await submitAs(limited.key, spec);
+    const refused = await apiAs(limited.key, "/v1/runs", { method: "POST", json: spec });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as any).error.code).toBe("quota_exceeded");
+    expect(refused.headers.get("Retry-After")).toBe("30");
+    expect(refused.headers.get("RateLimit-Policy")).toBe('"requests";q=600;w=60, "concurrent_runs";q=1');
+    expect(refused.headers.get("RateLimit")).toMatch(/^"requests";r=\d+;t=\d+, "concurrent_runs";r=0$/);
+    const otherRun = await submitAs(other.key, spec);
+    await waitAs(limited.key, first);
+    // the finished run frees the slot
+    const again = await submitAs(limited.key, spec);
+    await waitAs(limited.key, again);
+    await waitAs(other.key, otherRun);
+  });
+});
