@@ -3,13 +3,13 @@ import { Hono } from "hono";
 import { ListQuery } from "../schemas/api";
 import { listAudit } from "../tenants/audit";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { validate } from "./body";
+import { validateQuery } from "./body";
 import { decodeCursor, encodeCursor } from "./cursor";
 
 export const audit = new Hono<AppEnv>();
 
 audit.get("/", requireScope("keys:admin"), async (c) => {
-  const q = validate(ListQuery, c.req.query());
+  const q = validateQuery(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["at", "audit_id"]) : null;
   const rows = await listAudit(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { at: cursor[0]!, audit_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
