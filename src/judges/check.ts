@@ -157,7 +157,9 @@ function checkExtractor(n: JudgeNode, at: At): void {
   if (e.type === "token-probability") {
     if (n.scale?.kind === "continuous") at("extractor", "token-probability needs a discrete scale (its values are the tokens scored)");
     if (n.unit.explanation) at("explanation", "token-probability reads the first answer token, so it cannot ask for an explanation first");
-    if (e.mode === "weighted" && n.scale?.isLabel) at("extractor.mode", "weighted sums numeric values; use argmax or sample for labels");
+    // Verdict's WeightedSummedScoreExtractor takes bool, int or float scales (verdict/extractor.py:494): on a
+    // boolean scale the weighted sum is P(yes).
+    if (e.mode === "weighted" && n.scale?.isLabel && n.scale.kind !== "boolean") at("extractor.mode", "weighted sums numeric values (or gives P(yes) on a boolean scale); use argmax or sample for labels");
   }
 }
 

@@ -139,7 +139,8 @@ async function tokenProbability(
   if (dist.length === 0) return invalid("none of the top tokens is a value of the scale", first?.token ?? "");
   const total = dist.reduce((s, d) => s + d.p, 0);
   let answer: unknown;
-  if (e.mode === "weighted") answer = dist.reduce((s, d) => s + (d.value as number) * d.p, 0) / total;
+  // Verdict: sum(token * probability); a boolean's true counts 1, so on a boolean scale this is P(yes).
+  if (e.mode === "weighted") answer = dist.reduce((s, d) => s + Number(d.value) * d.p, 0) / total;
   else if (e.mode === "argmax") answer = dist.reduce((best, d) => (d.p > best.p ? d : best)).value;
   else {
     let x = rng() * total;

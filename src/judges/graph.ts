@@ -1,7 +1,7 @@
 /**
  * Config → a validated DAG of unit instances, before any model call.
  *
- * Steps become layers: `{layer}` as given, a bare unit as a one-unit layer (its `repeat` kept),
+ * Steps become layers: `{layer}` as given (a `block` layer repeats a chain of steps), a bare unit as a one-unit layer (its `repeat` kept),
  * `aggregate` as a final pool. A layer's units repeat as a whole (A0 B0 A1 B1 …). Edges:
  * - inner `chain` links each instance to the one after it; the default is `chain` when every unit
  *   of the layer is conversational (a debate takes turns), else `none`.
@@ -18,6 +18,8 @@ import type { GraphIssue, JudgeGraph, JudgeNode, Kind, Outer, PoolOp } from "./t
 interface FlatLayer {
   path: string;
   units: { unit: UnitConfig; path: string }[];
+  /** A block layer: `units` are chained steps, repeated as a whole. */
+  block?: boolean;
   repeat: number;
   inner?: "none" | "chain";
   outer: Outer;
@@ -64,7 +66,7 @@ export function kindOf(unit: UnitConfig): Kind {
   return k === "judge" && unit.categories ? "categorical" : k;
 }
 
-function flatten(config: JudgeConfig): FlatLayer[] {
+function flatten(config: JudgeConfig, shapeIssues: GraphIssue[]): FlatLayer[] {
   const single = (unit: UnitConfig, path: string): FlatLayer => ({
     path,
     units: [{ unit, path }],
@@ -78,7 +80,10 @@ function flatten(config: JudgeConfig): FlatLayer[] {
   } else {
     config.pipeline!.forEach((step: PipelineStep, i) => {
       const path = `pipeline[${i}]`;
-      if ("layer" in step) layers.push(fromLayer(step.layer, `${path}.layer`));
+      if ("layer" in step) {
+        shapeIssues.push(...layerShapeIssues(step.layer, `${path}.layer`));
+        layers.push(fromLayer(step.layer, `${path}.layer`));
+      }
       else layers.push(single(step, path));
     });
   }
@@ -90,25 +95,38 @@ function flatten(config: JudgeConfig): FlatLayer[] {
 }
 
 function fromLayer(layer: LayerConfig, path: string): FlatLayer {
-  const units = layer.units
-    ? layer.units.map((unit, j) => ({ unit, path: `${path}.units[${j}]` }))
-    : layer.unit
-      ? [{ unit: layer.unit, path: `${path}.unit` }]
-      : [];
-  return { path, units, repeat: layer.repeat, inner: layer.inner, outer: layer.outer, leaf: layer.leaf, root: layer.root };
+  const units = layer.block
+    ? layer.block.map((unit, j) => ({ unit, path: `${path}.block[${j}]` }))
+    : layer.units
+      ? layer.units.map((unit, j) => ({ unit, path: `${path}.units[${j}]` }))
+      : layer.unit
+        ? [{ unit: layer.unit, path: `${path}.unit` }]
+        : [];
+  return { path, units, ...(layer.block ? { block: true } : {}), repeat: layer.repeat, inner: layer.inner, outer: layer.outer, leaf: layer.leaf, root: layer.root };
+}
+
+/** A layer gives one of unit, units or block. */
+function layerShapeIssues(layer: LayerConfig, path: string): GraphIssue[] {
+  const given = (["unit", "units", "block"] as const).filter((k) => layer[k] !== undefined);
+  if (given.length > 1) return [{ path: `${path}.${given[1]}`, message: `give one of unit, units or block (got ${given.join(" and ")})` }];
+  if (layer.block && layer.inner) return [{ path: `${path}.inner`, message: "a block's steps are already chained; inner does not apply to a block" }];
+  return [];
 }
 
 export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issues: GraphIssue[] } {
   const issues: GraphIssue[] = [];
-  const layers = flatten(config);
+  const layers = flatten(config, issues);
   if (config.pipeline) issues.push(...pipelineTopLevel(config));
   const defaultModels = modelsOf(config.provider);
   const nodes: JudgeNode[] = [];
-  const byLayer: JudgeNode[][] = [];
+  // Per layer: the nodes the previous layer feeds (heads) and the ones that feed the next (tails);
+  // the same list except in a block layer (first steps / last steps of each repeat).
+  const heads: JudgeNode[][] = [];
+  const tails: JudgeNode[][] = [];
   const names = nameUnits(layers, issues);
 
   layers.forEach((layer, L) => {
-    if (layer.units.length === 0) issues.push({ path: layer.path, message: "a layer needs unit or units" });
+    if (layer.units.length === 0) issues.push({ path: layer.path, message: "a layer needs unit, units or block" });
     const instances: JudgeNode[] = [];
     for (let r = 0; r < layer.repeat; r++) {
       for (const { unit, path } of layer.units) {
@@ -134,20 +152,30 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
         });
       }
     }
-    const inner = layer.inner ?? (layer.units.every((u) => kindOf(u.unit) === "conversational") ? "chain" : "none");
-    if (inner === "chain") instances.forEach((n, i) => i > 0 && n.deps.push(instances[i - 1]!.id));
-    for (const [key, sel] of [["leaf", layer.leaf], ["root", layer.root]] as const) {
-      const bad = sel?.find((i) => i >= instances.length);
-      if (bad !== undefined) issues.push({ path: `${layer.path}.${key}`, message: `index ${bad} is past the layer's ${instances.length} units` });
+    const steps = layer.units.length;
+    if (layer.block) {
+      // Each repeat is its own chain: step s of repeat r reads step s − 1 of repeat r.
+      instances.forEach((n, i) => i % steps > 0 && n.deps.push(instances[i - 1]!.id));
+      heads.push(instances.filter((_, i) => i % steps === 0));
+      tails.push(instances.filter((_, i) => i % steps === steps - 1));
+    } else {
+      const inner = layer.inner ?? (layer.units.every((u) => kindOf(u.unit) === "conversational") ? "chain" : "none");
+      if (inner === "chain") instances.forEach((n, i) => i > 0 && n.deps.push(instances[i - 1]!.id));
+      heads.push(instances);
+      tails.push(instances);
     }
-    byLayer.push(instances);
+    const what = layer.block ? "repeats of its block" : "units";
+    for (const [key, sel, size] of [["leaf", layer.leaf, tails[L]!.length], ["root", layer.root, heads[L]!.length]] as const) {
+      const bad = sel?.find((i) => i >= size || i < -size);
+      if (bad !== undefined) issues.push({ path: `${layer.path}.${key}`, message: `index ${bad} is outside the layer's ${size} ${what} (0..${size - 1}, or -1..-${size})` });
+    }
     nodes.push(...instances);
   });
 
   const before = issues.length;
   for (let L = 0; L + 1 < layers.length; L++) {
-    const from = pick(byLayer[L]!, layers[L]!.leaf);
-    const to = pick(byLayer[L + 1]!, layers[L + 1]!.root);
+    const from = pick(tails[L]!, layers[L]!.leaf);
+    const to = pick(heads[L + 1]!, layers[L + 1]!.root);
     const err = connect(from, to, layers[L]!.outer);
     if (err) issues.push({ path: `${layers[L]!.path}.outer`, message: err });
   }
@@ -159,7 +187,7 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
     }
   });
   // The last layer's leaf selection picks the roots (the units whose values make the score).
-  const last = pick(byLayer[byLayer.length - 1] ?? [], layers[layers.length - 1]?.leaf);
+  const last = pick(tails[tails.length - 1] ?? [], layers[layers.length - 1]?.leaf);
   issues.push(...checkNodes(nodes, last));
   const given = config.threshold ?? lastThreshold(last);
   const threshold = given ?? defaultThreshold(last);
@@ -168,8 +196,9 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
   return { graph: { nodes, roots: last.map((n) => n.id), threshold, thresholdGiven: given !== undefined, seed: config.seed ?? 0, ...metric } };
 }
 
+/** Python-style selection (Verdict's `operator.itemgetter(*idx)(self.order)`): −1 is the last. */
 function pick(nodes: JudgeNode[], sel?: number[]): JudgeNode[] {
-  return sel ? sel.filter((i) => i < nodes.length).map((i) => nodes[i]!) : nodes;
+  return sel ? sel.filter((i) => i < nodes.length && i >= -nodes.length).map((i) => nodes.at(i)!) : nodes;
 }
 
 /** Adds the edges of one outer pattern; returns an error message when the sizes cannot connect. */

@@ -47,7 +47,9 @@ export async function runUnit(n: JudgeNode, { ctx, deps, ports, rng }: UnitConte
   else if (n.scale) {
     out.answer = fields.answer as UnitOutput["answer"];
     if (n.passValue !== undefined) out.pass_value = n.passValue;
-    out.value = n.scale.isLabel ? n.scale.numeric(out.answer!, n.passValue) : Number(out.answer);
+    // A weighted token-probability answer on a boolean scale is P(yes): it pools as P(pass_value).
+    const pYes = n.scale.kind === "boolean" && typeof out.answer === "number" ? out.answer : undefined;
+    out.value = pYes !== undefined ? (n.passValue === false ? 1 - pYes : pYes) : n.scale.isLabel ? n.scale.numeric(out.answer!, n.passValue) : Number(out.answer);
     if (fields.distribution) (out as UnitOutput & { distribution?: unknown }).distribution = fields.distribution;
   } else if (n.kind === "ranker") {
     out.ranking = fields.ranking as string[];

@@ -124,13 +124,18 @@ export type UnitConfig = z.output<typeof UnitConfig>;
 export const LayerConfig = z.strictObject({
   unit: UnitConfig.optional(),
   units: z.array(UnitConfig).min(1).optional(),
+  /**
+   * A sub-pipeline repeated as a whole (Verdict's `Layer(judge >> verify, 3)`): each repeat is an
+   * independent chain of these steps; the layer's roots are the first steps, its leaves the last.
+   */
+  block: z.array(UnitConfig).min(1).max(8).optional(),
   repeat: z.int().min(1).max(16).default(1),
   inner: z.enum(["none", "chain"]).optional(),
   outer: z.enum(["dense", "broadcast", "cumulative", "last"]).default("dense"),
-  /** Which units (0-based, after repeat) feed the next layer. */
-  leaf: z.array(z.int().min(0)).min(1).optional(),
-  /** Which units (0-based, after repeat) receive the previous layer. */
-  root: z.array(z.int().min(0)).min(1).optional(),
+  /** Which units (0-based after repeat; negative counts from the end, as in Python) feed the next layer. */
+  leaf: z.array(z.int()).min(1).optional(),
+  /** Which units (0-based after repeat; negative counts from the end) receive the previous layer. */
+  root: z.array(z.int()).min(1).optional(),
 });
 export type LayerConfig = z.output<typeof LayerConfig>;
 

@@ -75,6 +75,19 @@ describe("extractors", () => {
     expect(r.score).toBeCloseTo((4 * 0.5 + 5 * 0.3 + 2 * 0.1) / 0.9);
   });
 
+  // Verdict's WeightedSummedScoreExtractor (verdict/extractor.py:490-517) returns sum(token * probability) and
+  // accepts boolean scales (BooleanScale.T is bool, scale.py:127), so a yes/no judge gives P(yes).
+  it("token-probability weighted on a boolean scale gives P(yes) as the answer and the score", async () => {
+    const yesNo = lp([["yes", 0.6], ["Yes", 0.1], [" no", 0.2], ["maybe", 0.1]]);
+    const { r } = await judge({ type: "judge", scale: { type: "boolean" }, extractor: { type: "token-probability", mode: "weighted" } }, () => yesNo, { logprobs: true });
+    expect(r.units[0]!.answer).toBeCloseTo(0.7 / 0.9);
+    expect(r.score).toBeCloseTo(0.7 / 0.9);
+    expect(r.pass).toBe(true);
+    // A categorical label scale is still refused: there is no number to weigh.
+    const bad = JudgeConfig.parse({ provider, type: "categorical", categories: ["good", "bad"], extractor: { type: "token-probability", mode: "weighted" } });
+    await expect(runCompoundJudge(bad, sample, judgePorts(() => yesNo, { logprobs: true }).ports)).rejects.toThrow(/weighted sums numeric values/);
+  });
+
   it("token-probability sample draws with the injected RNG over the scale order", async () => {
     // Mass in scale order: 2 → 0.1/0.9, 4 → 0.5/0.9, 5 → 0.3/0.9.
     expect((await judge(tp("sample"), () => dist, { logprobs: true, rng: () => 0.05 })).r.score).toBe(2);

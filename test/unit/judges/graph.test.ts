@@ -57,6 +57,44 @@ describe("graph: connection patterns", () => {
     expect(issues(twoLayers("cumulative", 2, 3))[0]!.message).toContain("here 2 → 3");
   });
 
+  // Verdict's Layer picks leaf/root nodes with operator.itemgetter(*idx)(self.order) (verdict/core/primitive.py:672-676),
+  // so -1 is the last unit; outer='last' is with_leaf(-1) (primitive.py:558).
+  it("leaf and root take Python-style negative indices (-1 is the last unit); out of range either way is refused", () => {
+    expect(firstEdges(graph(twoLayers("dense", 3, 2, { leaf: [-1] })))).toEqual(["a[2]→b[0]", "a[2]→b[1]"]);
+    expect(firstEdges(graph(twoLayers("dense", 3, 2, { leaf: [0, -2] })))).toEqual(["a[0]→b[0]", "a[1]→b[0]", "a[0]→b[1]", "a[1]→b[1]"]);
+    expect(issues(twoLayers("dense", 3, 2, { leaf: [-4] }))).toEqual([
+      expect.objectContaining({ path: "pipeline[0].layer.leaf", message: "index -4 is outside the layer's 3 units (0..2, or -1..-3)" }),
+    ]);
+  });
+
+  // Verdict: Layer([judge >> verify], repeat) repeats a Block, each copy its own judge→verify chain
+  // (verdict/common/ensemble_verify.py:79, `Layer([self.hierarchical_protocol], repeat=self.repeat) >> MaxPoolUnit()`).
+  it("a block layer repeats a sub-pipeline: three independent judge→verify pairs, the verifiers feeding the pool", () => {
+    const g = graph({
+      provider,
+      pipeline: [
+        { layer: { block: [{ type: "categorical", name: "judge", categories: ["yes", "no"], explanation: true }, { type: "verify", name: "verify" }], repeat: 3 } },
+        { type: "max-pool" },
+      ],
+    });
+    expect(edges(g)).toEqual([
+      "judge[0]→verify[0]",
+      "judge[1]→verify[1]",
+      "judge[2]→verify[2]",
+      "verify[0]→max-pool",
+      "verify[1]→max-pool",
+      "verify[2]→max-pool",
+    ]);
+    // The previous layer feeds each repeat's first step; leaf / root index repeats of the block.
+    const fed = graph({
+      provider,
+      pipeline: [{ type: "cot" }, { layer: { block: [judge("j"), { type: "verify", name: "v" }], repeat: 2, leaf: [-1] } }, { type: "mean" }],
+    });
+    expect(edges(fed)).toEqual(["cot→j[0]", "j[0]→v[0]", "cot→j[1]", "j[1]→v[1]", "v[1]→mean"]);
+    expect(issues({ provider, pipeline: [{ layer: { block: [judge("j")], units: [judge("k")] } }] })[0]).toMatchObject({ path: "pipeline[0].layer.block", message: expect.stringContaining("one of unit, units or block") });
+    expect(issues({ provider, pipeline: [{ layer: { block: [judge("j")], inner: "chain" } }] })[0]).toMatchObject({ path: "pipeline[0].layer.inner" });
+  });
+
   it("last connects only the last unit, to every unit of the next layer", () => {
     expect(firstEdges(graph(twoLayers("last", 3, 2)))).toEqual(["a[2]→b[0]", "a[2]→b[1]"]);
   });
