@@ -6,6 +6,9 @@
  * - accuracy and Cohen's κ compare pass/fail of each item's first repeat with the human's.
  * - Spearman ρ (ranks, ties averaged) and Kendall τ-b compare the first repeat's score with the
  *   human label (true/false as 1/0). Null where undefined (fewer than 2 items, no variance).
+ * - Krippendorff's α (Verdict's ExperimentConfig reports it, verdict/util/experiment.py:95): nominal
+ *   over pass/fail when the human labels are booleans, interval over label vs score when they are
+ *   numbers (Verdict always uses interval). Null when the data has no variation.
  * - flip rate: share of items whose pass/fail differs between repeats (null with one repeat).
  * - position-swap conflict rate: share of pairwise units run with `swap` whose two orders disagree.
  * Items where the judge failed are counted in `errored` and left out of every metric.
@@ -27,6 +30,8 @@ export interface CalibrationReport {
   cohen_kappa: number | null;
   spearman_rho: number | null;
   kendall_tau: number | null;
+  krippendorff_alpha: number | null;
+  krippendorff_alpha_level: "nominal" | "interval";
   flip_rate: number | null;
   position_swap_conflict_rate: number | null;
   items: { index: number; label: boolean | number; human_pass: boolean; pass: (boolean | null)[]; score: (number | null)[]; error?: string }[];
@@ -63,6 +68,10 @@ export async function calibrate(
   const judge = ok.map((r) => r.pass[0] as boolean);
   const human = ok.map((r) => r.human_pass);
   const multi = rows.filter((r) => r.pass.length > 1 && r.pass.every((p) => p !== null));
+  const nominal = items.some((it) => typeof it.label === "boolean");
+  const alpha = nominal
+    ? krippendorffAlpha(judge.map(Number), human.map(Number), "nominal")
+    : krippendorffAlpha(ok.map((r) => r.score[0]!), ok.map((r) => Number(r.label)), "interval");
   return {
     n: items.length,
     judged: ok.length,
@@ -72,6 +81,8 @@ export async function calibrate(
     cohen_kappa: cohenKappa(judge, human),
     spearman_rho: spearman(ok.map((r) => r.score[0]!), ok.map((r) => Number(r.label))),
     kendall_tau: kendallTauB(ok.map((r) => r.score[0]!), ok.map((r) => Number(r.label))),
+    krippendorff_alpha: alpha,
+    krippendorff_alpha_level: nominal ? "nominal" : "interval",
     flip_rate: opts.repeats > 1 && multi.length ? multi.filter((r) => new Set(r.pass).size > 1).length / multi.length : null,
     position_swap_conflict_rate: swaps ? conflicts / swaps : null,
     items: rows,
@@ -133,4 +144,21 @@ export function kendallTauB(x: number[], y: number[]): number | null {
   }
   const denom = Math.sqrt((c + d + tx) * (c + d + ty));
   return denom === 0 ? null : (c - d) / denom;
+}
+
+/**
+ * Krippendorff's α for two raters and no missing values: 1 − (n − 1)·Σ_u 2δ²(a_u, b_u) / Σ_{i,j} δ²(v_i, v_j)
+ * over the n = 2N pooled values (the coincidence-matrix form, Krippendorff 2011, "Computing
+ * Krippendorff's Alpha-Reliability"); δ² is (a − b)² for interval data, [a ≠ b] for nominal.
+ * Null with fewer than two items or when every value is the same (no expected disagreement).
+ */
+export function krippendorffAlpha(a: number[], b: number[], level: "nominal" | "interval"): number | null {
+  if (a.length < 2) return null;
+  const d2 = level === "interval" ? (x: number, y: number) => (x - y) ** 2 : (x: number, y: number) => (x === y ? 0 : 1);
+  const values = [...a, ...b];
+  let observed = 0;
+  for (let u = 0; u < a.length; u++) observed += 2 * d2(a[u]!, b[u]!);
+  let expected = 0;
+  for (const x of values) for (const y of values) expected += d2(x, y);
+  return expected === 0 ? null : 1 - ((values.length - 1) * observed) / expected;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildGraph } from "../../../src/judges";
-import { calibrate, cohenKappa, kendallTauB, spearman } from "../../../src/judges/calibrate";
+import { calibrate, cohenKappa, kendallTauB, krippendorffAlpha, spearman } from "../../../src/judges/calibrate";
 import type { JudgeGraph } from "../../../src/judges/types";
 import { JudgeConfig } from "../../../src/schemas/judge";
 import { judgePorts, testModel, type Script } from "../../support/judge-port";
@@ -31,6 +31,29 @@ describe("calibration", () => {
     expect(report.spearman_rho).toBeCloseTo(0.8, 12);
     expect(report.kendall_tau).toBeCloseTo(0.6, 12);
     expect(report.items.map((i) => i.human_pass)).toEqual([false, false, true, true, true]);
+  });
+
+  // Krippendorff's α (Verdict's ExperimentConfig metric, verdict/util/experiment.py:95-108). Reference value:
+  // Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section A, binary data, two observers:
+  // A = 0 1 0 0 0 0 0 0 1 0, B = 1 1 1 0 0 1 0 0 0 0 → α = 0.095 (exactly 1 − 19·4/84 = 2/21).
+  it("Krippendorff's α: nominal over pass/fail for boolean labels (Krippendorff's worked example: α = 0.095)", async () => {
+    const judged = [0, 1, 0, 0, 0, 0, 0, 0, 1, 0];
+    const human = [1, 1, 1, 0, 0, 1, 0, 0, 0, 0];
+    expect(krippendorffAlpha(judged, human, "nominal")).toBeCloseTo(2 / 21, 12);
+    const h = judgePorts((c) => ({ answer: judged[itemNo(c.user)] ? "yes" : "no" }));
+    const report = await calibrate(graphOf({ type: "categorical", categories: ["yes", "no"] }), items(human.map(Boolean)), { repeats: 1 }, h.ports);
+    expect(report.krippendorff_alpha_level).toBe("nominal");
+    expect(report.krippendorff_alpha).toBeCloseTo(0.095, 3);
+  });
+
+  it("Krippendorff's α: interval over score vs numeric label, as Verdict's level_of_measurement='interval'", async () => {
+    // Pooled values 1..5,3 / 1,3,3,5,4,2: observed Σ2δ² = 2·(0+1+0+1+1+1) = 8, expected Σδ² = 480 → α = 1 − 11·8/480 = 0.8167.
+    const scores = [1, 2, 3, 4, 5, 3];
+    const h = judgePorts((c) => ({ answer: scores[itemNo(c.user)] }));
+    const report = await calibrate(graphOf({ type: "likert" }), items([1, 3, 3, 5, 4, 2]), { repeats: 1 }, h.ports);
+    expect(report.krippendorff_alpha_level).toBe("interval");
+    expect(report.krippendorff_alpha).toBeCloseTo(1 - (11 * 8) / 480, 12);
+    expect(krippendorffAlpha([3, 3], [3, 3], "interval")).toBeNull();
   });
 
   it("flip rate counts items whose verdict changes between repeats; repeats are separate call sites", async () => {
