@@ -41,7 +41,7 @@ export function exportCheckpoint(b: Benchmark, benchmarkId: string, now: string)
     ...root,
     name: b.name,
   };
-  const ratings = rubricToRatings(b.rubric, "Global");
+  const ratings = rubricToRatings(b.rubric, "Global", warnings);
   if (ratings.length) checkpoint.rating = ratings;
   checkpoint.dataFeedElement = b.questions.map((q) => questionElement(q, obj(qMeta[q.id]), now, warnings));
   if (Array.isArray(scenarios) && scenarios.length) checkpoint.hasPart = scenarios;
@@ -63,7 +63,7 @@ function questionElement(q: Benchmark["questions"][number], meta: Obj, now: stri
   }
   // Karenina's loader requires hasPart (name, text) and acceptedAnswer.text: empty when absent.
   item.hasPart = { "@type": "SoftwareSourceCode", name: `${q.question.slice(0, 30)}... Answer Template`, programmingLanguage: "Python", ...obj(template_part), text: source ?? "" };
-  const ratings = rubricToRatings(q.rubric, "QuestionSpecific");
+  const ratings = rubricToRatings(q.rubric, "QuestionSpecific", warnings, `question ${q.id}`);
   if (ratings.length) item.rating = ratings;
   const props: Obj[] = Array.isArray(properties) ? (properties as Obj[]).map((p) => ({ "@type": "PropertyValue", ...p })) : [];
   if (q.few_shot_examples?.length) props.push({ "@type": "PropertyValue", name: "few_shot_examples", value: JSON.stringify(q.few_shot_examples) });

@@ -174,6 +174,7 @@ function readFewShot(value: unknown, path: string, warnings: ImportIssue[], prop
 
 function ratingsToRubric(ratings: unknown[], path: string, warnings: ImportIssue[], questionId?: string): RubricInput | undefined {
   const rubric: Record<string, Record<string, unknown>[]> = {};
+  const dynamic: Record<string, Record<string, unknown>[]> = {};
   ratings.forEach((r, i) => {
     const t = ratingToTrait(r as Rating);
     const where = { path: `${path}[${i}]`, ...(questionId ? { question_id: questionId } : {}) };
@@ -182,7 +183,10 @@ function ratingsToRubric(ratings: unknown[], path: string, warnings: ImportIssue
       return;
     }
     if (t.warning) warnings.push({ ...where, message: t.warning });
-    (rubric[t.kind] ??= []).push(t.trait);
+    if (t.dynamic) (dynamic[t.kind] ??= []).push(t.trait);
+    else (rubric[t.kind] ??= []).push(t.trait);
   });
-  return TRAIT_KINDS.some((k) => rubric[k]?.length) ? (rubric as RubricInput) : undefined;
+  const hasDynamic = TRAIT_KINDS.some((k) => dynamic[k]?.length);
+  if (hasDynamic) (rubric as Record<string, unknown>).dynamic = dynamic;
+  return hasDynamic || TRAIT_KINDS.some((k) => rubric[k]?.length) ? (rubric as RubricInput) : undefined;
 }

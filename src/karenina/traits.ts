@@ -4,7 +4,7 @@
  * `additionalProperty` name/value pairs; LLM scalar kinds are inferred from best/worst ratings.
  */
 import type { z } from "zod";
-import { AgenticRubricTrait, CallableRubricTrait, LLMRubricTrait, MetricRubricTrait, RegexRubricTrait, type Rubric, type TraitKind } from "../schemas/rubric";
+import { AgenticRubricTrait, CallableRubricTrait, LLMRubricTrait, MetricRubricTrait, RegexRubricTrait, TRAIT_KINDS, type Rubric, type TraitKind } from "../schemas/rubric";
 
 export interface Rating {
   "@type"?: string;
@@ -34,7 +34,15 @@ const SCHEMAS: Record<TraitKind, z.ZodType> = {
   agentic_traits: AgenticRubricTrait,
 };
 
-export type TraitImport = { ok: true; kind: TraitKind; trait: Record<string, unknown>; warning?: string } | { ok: false; message: string };
+export type TraitImport = { ok: true; kind: TraitKind; dynamic?: true; trait: Record<string, unknown>; warning?: string } | { ok: false; message: string };
+
+/**
+ * Karenina's dynamic traits (`karenina:{Global|QuestionSpecific}DynamicRubricTrait`) carry their
+ * own kind in a `dynamic_trait_type` property (checkpoint_trait_converters.py:704, read back at
+ * :746 with "llm" as the default); `summary` stays a property of the trait.
+ */
+const DYNAMIC_TAG: Record<TraitKind, string> = { llm_traits: "llm", regex_traits: "regex", callable_traits: "callable", metric_traits: "metric", agentic_traits: "agentic" };
+const SUFFIX_BY_TAG: Record<string, string> = { llm: "LLMRubricTrait", regex: "RegexTrait", callable: "CallableTrait", metric: "MetricRubricTrait", agentic: "AgenticRubricTrait" };
 
 /** Values Karenina may store as JSON strings (classes, kind) come back as objects. */
 function maybeJson(v: unknown): unknown {
@@ -50,12 +58,21 @@ export function ratingToTrait(r: Rating): TraitImport {
   const name = typeof r.name === "string" ? r.name : "(unnamed)";
   const type = String(r.additionalType ?? "").replace(/^karenina:/, "");
   // Karenina reads a Rating without additionalType as an LLM trait.
-  const suffix = type.replace(/^(Global|QuestionSpecific)/, "") || "RubricTrait";
-  if (/Dynamic/.test(suffix)) return { ok: false, message: `trait "${name}": dynamic rubric traits (${type}) are not supported yet; not imported` };
-  const kind = KIND_BY_SUFFIX[suffix];
-  if (!kind) return { ok: false, message: `trait "${name}": unknown additionalType ${JSON.stringify(r.additionalType)}; not imported` };
+  let suffix = type.replace(/^(Global|QuestionSpecific)/, "") || "RubricTrait";
   const props: Record<string, unknown> = {};
   for (const p of r.additionalProperty ?? []) if (typeof p.name === "string") props[p.name] = maybeJson(p.value);
+  const dynamic = suffix === "DynamicRubricTrait";
+  if (dynamic) {
+    const tag = String(props.dynamic_trait_type ?? "llm");
+    delete props.dynamic_trait_type;
+    if (!SUFFIX_BY_TAG[tag]) return { ok: false, message: `trait "${name}": unknown dynamic_trait_type ${JSON.stringify(tag)}; not imported (Karenina skips it too)` };
+    suffix = SUFFIX_BY_TAG[tag]!;
+  }
+  const kind = KIND_BY_SUFFIX[suffix];
+  if (!kind) return { ok: false, message: `trait "${name}": unknown additionalType ${JSON.stringify(r.additionalType)}; not imported` };
+  // Karenina's _convert_rating_to_regex_trait starts from pattern = "" (checkpoint_trait_converters.py:413):
+  // a regex trait without a pattern loads with the empty pattern, which matches every answer.
+  if (kind === "regex_traits" && props.pattern === undefined) props.pattern = "";
   const trait: Record<string, unknown> = { name, ...(typeof r.description === "string" ? { description: r.description } : {}), ...props };
   // An explicit kind wins; otherwise (legacy) best 1 / worst 0 means boolean, anything else score.
   if (kind === "llm_traits" && trait.kind === undefined) {
@@ -74,6 +91,9 @@ export function ratingToTrait(r: Rating): TraitImport {
       trait.max_score ??= Number(r.bestRating);
     }
   }
+  if (dynamic && !trait.summary && !trait.description) {
+    return { ok: false, message: `dynamic trait "${name}" has neither summary nor description, so there is no concept to check for; not imported` };
+  }
   const parsed = SCHEMAS[kind].safeParse(trait);
   const unsupportedCallable = `trait "${name}": callable traits are pickled Python (cloudpickle), which edgeval never runs`;
   if (!parsed.success) {
@@ -83,6 +103,7 @@ export function ratingToTrait(r: Rating): TraitImport {
   return {
     ok: true,
     kind,
+    ...(dynamic ? { dynamic: true as const } : {}),
     trait: parsed.data as Record<string, unknown>,
     ...(kind === "callable_traits" ? { warning: `${unsupportedCallable}; kept as data, it will not be evaluated` } : {}),
   };
@@ -90,7 +111,7 @@ export function ratingToTrait(r: Rating): TraitImport {
 
 const RATING_KEYS = new Set(["name", "description", "kind", "min_score", "max_score"]);
 
-export function traitToRating(kind: TraitKind, trait: Record<string, unknown>, scope: "Global" | "QuestionSpecific"): Rating {
+export function traitToRating(kind: TraitKind, trait: Record<string, unknown>, scope: "Global" | "QuestionSpecific", dynamic = false): Rating {
   const scalar = trait.kind === "boolean" || trait.kind === "score";
   let suffix: string;
   let best = 1;
@@ -116,20 +137,24 @@ export function traitToRating(kind: TraitKind, trait: Record<string, unknown>, s
     ...(trait.description != null ? { description: trait.description } : {}),
     bestRating: best,
     worstRating: worst,
-    additionalType: `karenina:${scope}${suffix}`,
-    additionalProperty: Object.entries(props)
+    // Karenina's convert_dynamic_rubric_to_ratings re-tags the per-kind rating and adds the kind tag.
+    additionalType: `karenina:${scope}${dynamic ? "DynamicRubricTrait" : suffix}`,
+    additionalProperty: Object.entries(dynamic ? { ...props, dynamic_trait_type: DYNAMIC_TAG[kind] } : props)
       .filter(([, v]) => v !== undefined)
       .map(([name, value]) => ({ "@type": "PropertyValue", name, value }) as { name: string; value: unknown }),
   };
 }
 
-export function rubricToRatings(rubric: Rubric | undefined, scope: "Global" | "QuestionSpecific"): Rating[] {
+/** A rubric's ratings (static, then dynamic); a trait with no checkpoint form is named in `warnings`. */
+export function rubricToRatings(rubric: Rubric | undefined, scope: "Global" | "QuestionSpecific", warnings: string[] = [], where = "the global rubric"): Rating[] {
   if (!rubric) return [];
   const out: Rating[] = [];
-  for (const kind of Object.keys(KIND_NAMES) as TraitKind[]) {
-    for (const t of rubric[kind] as Record<string, unknown>[]) out.push(traitToRating(kind, t, scope));
+  for (const [lists, dynamic] of [[rubric, false], [rubric.dynamic, true]] as const) {
+    if (!lists) continue;
+    for (const kind of TRAIT_KINDS) for (const t of lists[kind] as Record<string, unknown>[]) out.push(traitToRating(kind, t, scope, dynamic));
+    for (const t of lists.compound_traits) {
+      warnings.push(`${where}: ${dynamic ? "dynamic " : ""}compound trait "${t.name}" has no Karenina checkpoint form (Karenina has no compound judges); not exported`);
+    }
   }
   return out;
 }
-
-const KIND_NAMES: Record<TraitKind, true> = { llm_traits: true, regex_traits: true, callable_traits: true, metric_traits: true, agentic_traits: true };

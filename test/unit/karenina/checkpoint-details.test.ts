@@ -3,6 +3,7 @@ import { exportCheckpoint } from "../../../src/karenina/export";
 import { Checkpoint, importCheckpoint } from "../../../src/karenina/import";
 import { kareninaQuestionId } from "../../../src/karenina/question-id";
 import { md5Hex } from "../../../src/pipeline/md5";
+import { evaluateRegexTrait } from "../../../src/rubric/regex";
 import { Benchmark } from "../../../src/schemas/benchmark";
 
 const prop = (name: string, value: unknown) => ({ "@type": "PropertyValue", name, value });
@@ -25,7 +26,13 @@ const RICH = {
       additionalProperty: [prop("kind", { type: "template", schema: { type: "object", properties: { x: { type: "string" } } } })] },
     { "@type": "Rating", name: "recall", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalMetricRubricTrait",
       additionalProperty: [prop("metrics", ["recall"]), prop("tp_instructions", ["mentions BCL2"]), prop("evaluation_mode", "tp_only")] },
-    { "@type": "Rating", name: "dyn", additionalType: "karenina:GlobalDynamicRubricTrait" },
+    // Dynamic traits as Karenina writes them (utils/checkpoint_trait_converters.py:687-706): the per-kind rating
+    // re-tagged DynamicRubricTrait, with dynamic_trait_type and summary properties.
+    { "@type": "Rating", name: "dyn", description: "Does it discuss side effects?", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalDynamicRubricTrait",
+      additionalProperty: [prop("kind", "boolean"), prop("dynamic_trait_type", "llm"), prop("summary", "side effects")] },
+    { "@type": "Rating", name: "dyn_regex", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalDynamicRubricTrait",
+      additionalProperty: [prop("pattern", "BCL-?2"), prop("dynamic_trait_type", "regex"), prop("summary", "the BCL2 target")] },
+    { "@type": "Rating", name: "dyn_bare", additionalType: "karenina:GlobalDynamicRubricTrait" },
   ],
   dataFeedElement: [
     {
@@ -75,8 +82,12 @@ describe("checkpoint details", () => {
       { name: "structured", kind: { type: "template" } },
     ]);
     expect(b.rubric!.metric_traits).toMatchObject([{ name: "recall", tp_instructions: ["mentions BCL2"] }]);
+    expect(b.rubric!.dynamic).toMatchObject({
+      llm_traits: [{ name: "dyn", kind: "boolean", summary: "side effects", description: "Does it discuss side effects?" }],
+      regex_traits: [{ name: "dyn_regex", pattern: "BCL-?2", summary: "the BCL2 target" }],
+    });
     expect(warnings.map((w) => w.message)).toEqual([
-      expect.stringMatching(/"dyn": dynamic rubric traits .* not supported yet/),
+      'dynamic trait "dyn_bare" has neither summary nor description, so there is no concept to check for; not imported',
       "1 scenario(s) kept as data and exported back; edgeval does not run scenarios yet",
     ]);
     expect(b.karenina).toMatchObject({ description: "everything", scenarios: [{ name: "s1" }], additional_properties: [{ name: "project", value: "x" }] });
@@ -90,6 +101,42 @@ describe("checkpoint details", () => {
     expect(text).toContain("VerifiedField(");
     const again = Benchmark.parse(importCheckpoint(Checkpoint.parse(JSON.parse(text))).benchmark);
     expect(again).toEqual(first);
+  });
+
+  it("exports dynamic traits as Karenina does (re-tagged, with dynamic_trait_type) and reads them back", () => {
+    const first = Benchmark.parse(importCheckpoint(Checkpoint.parse(RICH)).benchmark);
+    const { checkpoint } = exportCheckpoint(first, "b1", "2026-02-01T00:00:00Z");
+    const ratings = (checkpoint.rating as { name: string; additionalType: string; additionalProperty: { name: string; value: unknown }[] }[]).filter((r) => r.name.startsWith("dyn"));
+    expect(ratings.map((r) => [r.name, r.additionalType, r.additionalProperty.find((p) => p.name === "dynamic_trait_type")?.value])).toEqual([
+      ["dyn", "karenina:GlobalDynamicRubricTrait", "llm"],
+      ["dyn_regex", "karenina:GlobalDynamicRubricTrait", "regex"],
+    ]);
+    expect(Benchmark.parse(importCheckpoint(Checkpoint.parse(JSON.parse(JSON.stringify(checkpoint)))).benchmark).rubric!.dynamic).toEqual(first.rubric!.dynamic);
+  });
+
+  it("a compound trait (no Karenina form) is named in an export warning instead of vanishing", () => {
+    const b = Benchmark.parse({
+      name: "c",
+      rubric: { compound_traits: [{ name: "jury", config: { type: "likert", provider: { id: "j", interface: "openai", model_name: "gpt-4o-mini" } } }] },
+      questions: [{ id: "q1", question: "Q?", rubric: { dynamic: { compound_traits: [{ name: "dyn_jury", summary: "x", config: { type: "likert", provider: { id: "j", interface: "openai", model_name: "gpt-4o-mini" } } }] } } }],
+    });
+    const { checkpoint, warnings } = exportCheckpoint(b, "b1", "2026-02-01T00:00:00Z");
+    expect(warnings).toEqual([
+      'the global rubric: compound trait "jury" has no Karenina checkpoint form (Karenina has no compound judges); not exported',
+      'question q1: dynamic compound trait "dyn_jury" has no Karenina checkpoint form (Karenina has no compound judges); not exported',
+    ]);
+    expect(checkpoint.rating).toBeUndefined();
+  });
+
+  // Karenina's _convert_rating_to_regex_trait (utils/checkpoint_trait_converters.py:413) starts from pattern = "".
+  it("a regex trait without a pattern imports with the empty pattern, which matches every answer, as Karenina loads it", () => {
+    const cp = { ...structuredClone(RICH), rating: [{ "@type": "Rating", name: "any", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalRegexTrait", additionalProperty: [prop("case_sensitive", false)] }] };
+    const { benchmark, warnings } = importCheckpoint(Checkpoint.parse(cp));
+    expect(warnings.filter((w) => w.message.includes("any"))).toEqual([]);
+    const trait = Benchmark.parse(benchmark).rubric!.regex_traits[0]!;
+    expect(trait).toMatchObject({ name: "any", pattern: "", case_sensitive: false });
+    expect(evaluateRegexTrait(trait, "anything at all")).toBe(true);
+    expect(evaluateRegexTrait(trait, "")).toBe(true);
   });
 
   it("accepts a question's hasPart written as a one-element array", () => {
