@@ -45,7 +45,10 @@ function buildTemplate(t: CompiledTemplate, source: string, warnings: string[]):
   const regex = regexChecks(state.regex, warnings);
   if (verified.length > 0 && !hasCode) {
     if (t.methods.has("verify_granular")) {
-      warnings.push("verify_granular() without verify(): edgeval computes the granular score from the VerifiedFields, as Karenina's default does; the override is not run");
+      // Refused, not dropped: edgeval's declarative grading has no place to run the override, and
+      // silently scoring with the default instead would change verify_granular_result.
+      const line = source.split("\n").findIndex((l) => /^\s*def\s+verify_granular\s*\(/.test(l)) + 1;
+      throw new UnsupportedConstruct(Math.max(line, 1), "verify_granular() override in a VerifiedField template", "edgeval computes the granular score from the VerifiedFields (Karenina's default); remove the override, or write a classic template with verify() to run your own code");
     }
     if (verified.length !== t.fields.length) {
       const plain = t.fields.find((f) => !verified.includes(f))!;

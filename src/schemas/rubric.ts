@@ -119,8 +119,16 @@ export const AgenticRubricTrait = z
     context_mode: z.enum(["workspace_only", "trace_and_workspace", "trace_only"]).default("trace_and_workspace"),
     max_turns: z.number().int().positive().default(15),
     timeout_seconds: z.number().int().positive().default(120),
+    materialize_trace: z.boolean({ error: "materialize_trace must be true or false" }).default(false),
+    persist_trace: z.boolean({ error: "persist_trace must be true or false" }).default(false),
   })
-  .superRefine(literalNeedsClasses);
+  .superRefine(literalNeedsClasses)
+  .superRefine((t, ctx) => {
+    // Karenina's AgenticRubricTrait validator (schemas/entities/rubric.py:860) raises: there is no trace to write.
+    if (t.materialize_trace && t.context_mode === "workspace_only") {
+      ctx.addIssue({ code: "custom", path: ["materialize_trace"], message: 'materialize_trace writes the answering trace to a file, but context_mode "workspace_only" gives the agent no trace; use "trace_and_workspace" or drop materialize_trace' });
+    }
+  });
 
 /**
  * edgeval's `compound` trait (issue 7): a compound judge config (src/schemas/judge.ts) whose pooled

@@ -244,6 +244,13 @@ export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
       ctx.addIssue({ code: "custom", path: ["deep_judgment_search_tool"], message: 'deep_judgment_search_tool: only "tavily" (a Tavily-compatible search API) is supported' });
     }
   }
+  // Karenina's CLI refuses this too (cli/verify_config.py:250); its library would silently disable every trait.
+  if (config.deep_judgment_rubric_mode === "custom" && !config.deep_judgment_rubric_config) {
+    ctx.addIssue({ code: "custom", path: ["deep_judgment_rubric_config"], message: 'deep_judgment_rubric_mode "custom" needs deep_judgment_rubric_config (which traits get deep judgment, with what settings)' });
+  }
+  if (config.deep_judgment_rubric_search_tool !== "tavily") {
+    ctx.addIssue({ code: "custom", path: ["deep_judgment_rubric_search_tool"], message: 'deep_judgment_rubric_search_tool: only "tavily" (a Tavily-compatible search API) is supported' });
+  }
   for (const shortcut of SHORTCUT_NAMES) {
     const task = INSTRUCTION_SHORTCUTS[shortcut];
     if (config[shortcut] && config.prompt_config?.[task]) {

@@ -128,7 +128,7 @@ describe("templates outside what can be imported", () => {
 });
 
 describe("VerifiedField templates with methods", () => {
-  it("stay declarative when they only add helpers; a verify_granular override alone is a warning", () => {
+  it("stay declarative when they only add helpers; a verify_granular override is refused, naming its line (never silently dropped)", () => {
     const r = importTemplate(`class Answer(BaseAnswer):
     ok: bool = VerifiedField(description="ok", ground_truth=True, verify_with=BooleanMatch())
 
@@ -138,8 +138,16 @@ describe("VerifiedField templates with methods", () => {
     def verify_granular(self):
         return 0.5
 `);
-    if (!r.ok) throw new Error(r.error);
-    expect(r.template.custom_verify).toBeUndefined();
-    expect(r.warnings).toEqual([expect.stringMatching(/verify_granular\(\) without verify\(\)/)]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(/line 7: verify_granular\(\) override in a VerifiedField template/);
+    const helpersOnly = importTemplate(`class Answer(BaseAnswer):
+    ok: bool = VerifiedField(description="ok", ground_truth=True, verify_with=BooleanMatch())
+
+    def helper(self):
+        return 1
+`);
+    if (!helpersOnly.ok) throw new Error(helpersOnly.error);
+    expect(helpersOnly.template.custom_verify).toBeUndefined();
+    expect(helpersOnly.warnings).toEqual([]);
   });
 });

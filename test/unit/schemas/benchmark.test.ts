@@ -75,6 +75,12 @@ describe("Rubric", () => {
       agentic_traits: [{ name: "runs", description: "Does the code run?", kind: "boolean", higher_is_better: true }],
     });
   });
+  // Karenina's AgenticRubricTrait raises for this pair (schemas/entities/rubric.py:860): there is no trace to materialize.
+  it("refuses an agentic trait with materialize_trace and context_mode workspace_only", () => {
+    const t = { name: "runs", description: "Does the code run?", kind: "boolean" };
+    expectIssue(Rubric, { agentic_traits: [{ ...t, materialize_trace: true, context_mode: "workspace_only" }] }, "agentic_traits[0].materialize_trace", /context_mode "workspace_only" gives the agent no trace/);
+    expect(parseOk(Rubric, { agentic_traits: [{ ...t, materialize_trace: true, context_mode: "trace_and_workspace" }] }).agentic_traits[0]).toMatchObject({ materialize_trace: true, persist_trace: false });
+  });
   it("rejects duplicate names across trait kinds", () => {
     expectIssue(Rubric, { llm_traits: [{ name: "x", kind: "boolean" }], regex_traits: [{ name: "x", pattern: "a" }] }, "regex_traits[0].name", /duplicate trait name "x" \(also at llm_traits\[0\]\)/);
   });

@@ -103,6 +103,9 @@ describe("VerificationConfig rejects, at the exact path", () => {
     ["a few-shot k of 0", { ...minimal, few_shot_config: { global_mode: "k-shot", global_k: 0 } }, "few_shot_config.global_k", /integer ≥ 1/],
     ["an unknown prompt task", { ...minimal, prompt_config: { answering: "Be brief" } }, "prompt_config", /Unrecognized key: "answering"/],
     ["a shortcut and prompt_config naming one task", { ...minimal, parsing_instructions: "a", prompt_config: { parsing: "b" } }, "parsing_instructions", /both set the parsing instructions/],
+    // Karenina's CLI: cli/verify_config.py:250, "custom mode requires --deep-judgment-rubric-config".
+    ["deep_judgment_rubric_mode custom without its config", { ...minimal, deep_judgment_rubric_mode: "custom" }, "deep_judgment_rubric_config", /"custom" needs deep_judgment_rubric_config/],
+    ["an unknown deep_judgment_rubric_search_tool", { ...minimal, deep_judgment_rubric_search_tool: "bing" }, "deep_judgment_rubric_search_tool", /only "tavily"/],
     ["a db config", { ...minimal, db_config: { url: "sqlite://" } }, "db_config", /not supported yet/],
     ["agentic parsing", { ...minimal, agentic_parsing: true }, "agentic_parsing", /agentic parsing is not supported yet/],
     ["parsing_only", { ...minimal, parsing_only: true }, "parsing_only", /not supported yet/],
