@@ -25,7 +25,7 @@ import type {
   MessageParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import { describeThrown, httpError, scrub } from "./errors";
+import { connectionMessage, describeThrown, httpError, scrub } from "./errors";
 import {
   fail,
   ok,
@@ -147,7 +147,7 @@ export class AnthropicAdapter implements ModelPort {
       const message = await this.#client.messages.create(params);
       return ok({ message, usage: this.#usage(message) });
     } catch (e) {
-      return fail<never>(anthropicError(e, { secrets: [this.#opts.apiKey], now: (this.#opts.now ?? Date.now)() }));
+      return fail<never>(anthropicError(e, { secrets: [this.#opts.apiKey], now: (this.#opts.now ?? Date.now)(), url: this.#client.baseURL }));
     }
   }
 
@@ -160,10 +160,11 @@ export class AnthropicAdapter implements ModelPort {
 }
 
 /** The one place Anthropic SDK errors become `LlmError`s. 529 (overloaded) is a 5xx: server_error. */
-export function anthropicError(e: unknown, ctx: { secrets: readonly string[]; now: number }): LlmError {
+/** `ctx.url`: the base URL the call went to, named in connection errors so a wrong base_url or port shows. */
+export function anthropicError(e: unknown, ctx: { secrets: readonly string[]; now: number; url?: string }): LlmError {
   if (e instanceof APIConnectionTimeoutError) return { kind: "timeout", message: "request timed out" };
   if (e instanceof APIUserAbortError) return { kind: "timeout", message: "request aborted" };
-  if (e instanceof APIConnectionError) return { kind: "connection", message: scrub(describeThrown(e), ctx.secrets) };
+  if (e instanceof APIConnectionError) return { kind: "connection", message: scrub(connectionMessage(e, ctx.url), ctx.secrets) };
   if (e instanceof APIError && typeof e.status === "number") return httpError(e.status, e.message, e.headers, ctx);
   if (e instanceof AnthropicError) return { kind: "bad_request", message: scrub(e.message, ctx.secrets) };
   return { kind: "server_error", message: scrub(`unexpected error: ${describeThrown(e)}`, ctx.secrets) };

@@ -66,6 +66,15 @@ export function httpError(
 }
 
 /** Message of an unknown thrown value, with its cause when it has one (connection errors hide it there). */
+/**
+ * A connection failure names where it tried to connect: "Network connection lost." alone does
+ * not show that a base_url points at the wrong host or port. The URL is a base URL from the
+ * model config (never a key); the caller still scrubs secrets from the result.
+ */
+export function connectionMessage(e: unknown, url: string | undefined): string {
+  return url ? `could not connect to ${url}: ${describeThrown(e)}` : describeThrown(e);
+}
+
 export function describeThrown(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   const cause = (e as { cause?: unknown }).cause;

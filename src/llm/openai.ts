@@ -16,7 +16,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import { describeThrown, httpError, scrub } from "./errors";
+import { connectionMessage, describeThrown, httpError, scrub } from "./errors";
 import {
   fail,
   ok,
@@ -202,7 +202,7 @@ export class OpenAIAdapter implements ModelPort {
     try {
       return ok(await fn());
     } catch (e) {
-      return fail(openaiError(e, { secrets: [this.#opts.apiKey], now: (this.#opts.now ?? Date.now)() }));
+      return fail(openaiError(e, { secrets: [this.#opts.apiKey], now: (this.#opts.now ?? Date.now)(), url: this.#client.baseURL }));
     }
   }
 
@@ -231,10 +231,11 @@ export class OpenAIAdapter implements ModelPort {
 }
 
 /** The one place OpenAI SDK errors become `LlmError`s. */
-export function openaiError(e: unknown, ctx: { secrets: readonly string[]; now: number }): LlmError {
+/** `ctx.url`: the base URL the call went to, named in connection errors so a wrong base_url or port shows. */
+export function openaiError(e: unknown, ctx: { secrets: readonly string[]; now: number; url?: string }): LlmError {
   if (e instanceof APIConnectionTimeoutError) return { kind: "timeout", message: "request timed out" };
   if (e instanceof APIUserAbortError) return { kind: "timeout", message: "request aborted" };
-  if (e instanceof APIConnectionError) return { kind: "connection", message: scrub(describeThrown(e), ctx.secrets) };
+  if (e instanceof APIConnectionError) return { kind: "connection", message: scrub(connectionMessage(e, ctx.url), ctx.secrets) };
   if (e instanceof APIError && typeof e.status === "number") return httpError(e.status, e.message, e.headers, ctx);
   // configuration and client-side checks (e.g. missing credentials)
   if (e instanceof OpenAIError) return { kind: "bad_request", message: scrub(e.message, ctx.secrets) };

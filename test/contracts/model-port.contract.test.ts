@@ -201,6 +201,9 @@ describe.each(ADAPTERS)("$interface adapter", (a) => {
     const err = errorOf(await dead.chat({ messages: user("q") }));
     expect(err.kind).toBe("connection");
     expect(isRetryable(err)).toBe(true);
+    // Issue 15 item 1: the message names the URL, so a wrong base_url or port shows at once.
+    expect(err.message).toContain(`could not connect to ${a.base_url}`);
+    expect(err.message).toContain("Network connection lost.");
   });
 
   it(a.embeddings ? "embeds texts deterministically, one vector per input" : "declares embeddings unsupported", async () => {
