@@ -2,29 +2,69 @@
 // npm run dev — the API on http://127.0.0.1:8787 with local state kept in .wrangler/state, plus the
 // fake LLM on http://127.0.0.1:9797 (unless --no-fake). Ctrl-C stops both.
 //
-//   npm run dev -- [--port 8787] [--no-fake] [--fake-port 9797] [--fake-script examples/basic/fake-script.json]
+//   npm run dev -- [--port 8787] [--fake-port 9797] [--no-fake] [--fake-script F] [--help]
+//
+// With the fake, it writes examples/basic as a ready run body whose models point at the fake's
+// real port (.wrangler/dev/port-<port>/example-run.json) and prints curl lines that post it, so
+// the printed lines work on any ports without editing a file. The fake answers with
+// examples/basic/fake-script.json unless --fake-script names another script.
 //
 // Provider keys in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY) are handed to the worker
-// as secrets; without them wrangler reads .dev.vars as usual.
+// as secrets, and every entry of a git-ignored .dev.vars.local as well (scripts/lib/local-stack.mjs).
+import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT, startLocalStack } from "./lib/local-stack.mjs";
 
+const USAGE = `npm run dev -- [options]
+  --port N          the API's port (default 8787)
+  --fake-port N     the fake LLM's port (default 9797)
+  --no-fake         do not start the fake LLM
+  --fake-script F   the fake's rules (default examples/basic/fake-script.json)
+  --help            this text`;
+
 function parseArgs(argv) {
-  const opts = { port: 8787, fake: true, fakePort: 9797, fakeScript: undefined };
+  const opts = { port: 8787, fake: true, fakePort: 9797, fakeScript: path.join(REPO_ROOT, "examples/basic/fake-script.json"), help: false };
+  const port = (flag, v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${flag} needs a port number 1-65535 (got ${JSON.stringify(v)})`);
+    return n;
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const value = () => inline ?? argv[++i];
-    if (flag === "--port") opts.port = Number(value());
+    if (flag === "--port") opts.port = port(flag, value());
     else if (flag === "--no-fake") opts.fake = false;
-    else if (flag === "--fake-port") opts.fakePort = Number(value());
+    else if (flag === "--fake-port") opts.fakePort = port(flag, value());
     else if (flag === "--fake-script") opts.fakeScript = path.resolve(value());
-    else throw new Error(`unknown option ${argv[i]} (use --port, --no-fake, --fake-port, --fake-script)`);
+    else if (flag === "--help" || flag === "-h") opts.help = true;
+    else throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
   }
   return opts;
 }
 
+/** examples/basic as a POST /v1/runs body, every model's base_url set to the fake at `fakeUrl`. */
+function exampleRunBody(fakeUrl) {
+  const read = (f) => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "examples/basic", f), "utf8"));
+  const config = read("config.json");
+  const point = (m) => (m.base_url ? { ...m, base_url: `${fakeUrl}/v1` } : m);
+  return {
+    benchmark: read("benchmark.json"),
+    config: { ...config, answering_models: config.answering_models.map(point), parsing_models: config.parsing_models.map(point) },
+    run_name: "examples/basic via npm run dev",
+  };
+}
+
+/** wrangler dev warns about the [ai] binding at every start; say what it means here instead. */
+const AI_WARNING = /AI bindings always access remote resources/;
+const AI_NOTE =
+  "[dev] (wrangler's warning about AI bindings and usage charges: locally the AI binding is never called; workers_ai models' jobs end at once with a bad_request failure. See README, Local development.)";
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  if (opts.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const secrets = {};
   for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) if (process.env[k]) secrets[k] = process.env[k];
 
@@ -35,7 +75,7 @@ async function main() {
       persistTo: path.join(REPO_ROOT, ".wrangler/state"),
       fake: opts.fake ? { port: opts.fakePort, script: opts.fakeScript } : false,
       secrets,
-      onLog: (l) => console.log(l),
+      onLog: (l) => console.log(AI_WARNING.test(l) ? AI_NOTE : l),
       say: (m) => console.log(`[dev] ${m}`),
     });
   } catch (err) {
@@ -46,27 +86,46 @@ async function main() {
     }
     return 1;
   }
-
-  const t = stack.token;
-  const fakeLine = stack.fake
-    ? `Fake LLM: ${stack.fake.url} (OpenAI wire at ${stack.fake.url}/v1, Anthropic at ${stack.fake.url}); use "interface": "openai_compatible", "base_url": "${stack.fake.url}/v1" in a model config.`
-    : "Fake LLM: not started (--no-fake).";
-  console.log(`
-edgeval dev server: ${stack.url}   (state in .wrangler/state, Ctrl-C to stop)
-${fakeLine}
-Keys for the worker: ${Object.keys(secrets).length ? Object.keys(secrets).join(", ") : "none from the environment (.dev.vars)"}
-
-  curl -s ${stack.url}/health
-  curl -s -X POST ${stack.url}/v1/runs -H "Authorization: Bearer ${t}" -H "content-type: application/json" --data-binary @run.json
-  curl -s ${stack.url}/v1/runs/RUN_ID -H "Authorization: Bearer ${t}"
-  curl -s "${stack.url}/v1/runs/RUN_ID/results?limit=100" -H "Authorization: Bearer ${t}"
-
-run.json is {"benchmark": …, "config": …, "run_name": "…"}; examples/basic/README.md shows how to build one.
-`);
+  console.log(readyText(stack, secrets));
   const { code, signal } = await stack.exited;
   console.error(`[dev] wrangler dev exited (${code ?? signal})`);
   await stack.stop();
   return code ?? 1;
 }
 
-main().then((code) => process.exit(code));
+function readyText(stack, secrets) {
+  const auth = `-H "Authorization: Bearer ${stack.token}"`;
+  const keys = Object.keys(secrets).length ? Object.keys(secrets).join(", ") : "none from the environment";
+  const local = stack.localVarNames.length ? stack.localVarNames.join(", ") : "none (.dev.vars.local is absent or empty)";
+  let body = "@run.json";
+  let fakeLine = "Fake LLM: not started (--no-fake).";
+  let bodyNote = 'run.json is {"benchmark": …, "config": …, "run_name": "…"}; examples/basic/README.md shows how to build one.';
+  if (stack.fake) {
+    const file = path.join(REPO_ROOT, `.wrangler/dev/port-${stack.port}/example-run.json`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${JSON.stringify(exampleRunBody(stack.fake.url), null, 2)}\n`);
+    body = `@${path.relative(process.cwd(), file)}`;
+    fakeLine = `Fake LLM: ${stack.fake.url} (OpenAI wire at ${stack.fake.url}/v1, Anthropic at ${stack.fake.url}); use "interface": "openai_compatible", "base_url": "${stack.fake.url}/v1" in a model config.`;
+    bodyNote = `${body.slice(1)} is examples/basic with every base_url set to ${stack.fake.url}/v1 (written for this server; the lines above run from ${process.cwd()}).`;
+  }
+  return `
+edgeval dev server: ${stack.url}   (state in .wrangler/state, Ctrl-C to stop)
+${fakeLine}
+Keys for the worker: ${keys}; from .dev.vars.local: ${local}
+
+  curl -s ${stack.url}/health
+  RUN_ID=$(curl -s -X POST ${stack.url}/v1/runs ${auth} -H "content-type: application/json" --data-binary ${body} | node -pe 'const r = JSON.parse(require("fs").readFileSync(0, "utf8")); r.run_id ?? JSON.stringify(r)'); echo "run $RUN_ID"
+  curl -s ${stack.url}/v1/runs/$RUN_ID ${auth}
+  curl -s "${stack.url}/v1/runs/$RUN_ID/results?limit=100" ${auth}
+
+${bodyNote}
+`;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`[dev] ${err?.message ?? err}`);
+    process.exit(2);
+  },
+);

@@ -7,9 +7,10 @@
 //
 // - D1 migrations are applied to the same --persist-to directory wrangler dev then uses; by default
 //   that is a fresh temp dir, so every run starts from an empty database, queue, DO and bucket.
-// - Secrets (provider keys) go to the worker through a temporary env file (mode 0600, in its own
-//   temp dir) passed with --env-file, next to .dev.vars; it is deleted on stop, on exit and on
-//   SIGINT/SIGTERM. Their values are masked in any wrangler output we print.
+// - Secrets (provider keys) and every entry of the git-ignored .dev.vars.local go to the worker
+//   through a temporary env file (mode 0600, in its own temp dir) passed with --env-file, next to
+//   .dev.vars; it is deleted on stop, on exit and on SIGINT/SIGTERM. Secret values are masked in
+//   any wrangler output we print.
 // - wrangler runs as `<node22> node_modules/wrangler/bin/wrangler.js` in its own process group;
 //   stop() signals it by PID, waits for it to exit, then kills what is left of that group.
 import { spawn } from "node:child_process";
@@ -55,6 +56,25 @@ export function readEnvFile(file) {
     out[m[1]] = m[2].replace(/^(["'])(.*)\1$/, "$2");
   }
   return out;
+}
+
+/** Names whose values are masked in printed wrangler output when they come from .dev.vars.local. */
+const SECRET_NAME = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PEPPER|KEKS?)$/;
+
+/**
+ * What the worker gets besides .dev.vars: every entry of the git-ignored `.dev.vars.local`
+ * (EDGEVAL_KEY_ORIGINS, a TAVILY_API_KEY, any var), then the secrets the script passes (keys
+ * from the environment), which win. `mask` lists the values to hide in printed output: every
+ * script secret, and the .dev.vars.local values whose names look secret (…_KEY, …TOKEN, …).
+ *
+ * @param {Record<string, string>} secrets
+ * @param {string} [file] default: .dev.vars.local in the repo
+ */
+export function workerEnvEntries(secrets, file = path.join(REPO_ROOT, ".dev.vars.local")) {
+  const local = readEnvFile(file);
+  const entries = { ...local, ...secrets };
+  const mask = [...Object.values(secrets), ...Object.entries(local).filter(([k]) => SECRET_NAME.test(k)).map(([, v]) => v)];
+  return { entries, mask, localNames: Object.keys(local) };
 }
 
 /** The API token the local worker accepts (from .dev.vars unless overridden). */
@@ -200,6 +220,7 @@ function alive(pid) {
  * @param {false | { script?: string | object, port?: number, latencyMs?: number }} [opts.fake] start the fake LLM server
  * @param {Record<string, string>} [opts.secrets] worker secrets (e.g. OPENAI_API_KEY); never printed, never left on disk
  * @param {Record<string, string>} [opts.vars] extra plain worker vars (--var)
+ * @param {string} [opts.localVarsFile] entries passed to the worker as well (default: .dev.vars.local; see workerEnvEntries)
  * @param {{ shards?: number, batchSize?: number, batchTimeoutS?: number }} [opts.jobQueue] run with a
  *   generated config: the job queue split into `shards` queues (locally each delivers one batch at a
  *   time, so S shards run S batches side by side, as production's parallel invocations do) and
@@ -214,13 +235,14 @@ function alive(pid) {
  */
 export async function startLocalStack(opts = {}) {
   const { fake: fakeOpts = false, secrets = {}, vars = {}, readyTimeoutMs = 120_000, onLog, say = () => {} } = opts;
-  for (const [k, v] of Object.entries(secrets)) {
+  const workerEnv = workerEnvEntries(secrets, opts.localVarsFile);
+  for (const [k, v] of Object.entries(workerEnv.entries)) {
     if (typeof v !== "string" || /[\r\n]/.test(v) || (v.includes("'") && v.includes('"'))) {
-      throw new Error(`secret ${k}: value must be a single line`);
+      throw new Error(`${k in secrets ? "secret" : ".dev.vars.local entry"} ${k}: value must be a single line without both ' and "`);
     }
   }
   installExitHandlers();
-  const mask = makeMask(Object.values(secrets));
+  const mask = makeMask(workerEnv.mask);
   const ownState = !opts.persistTo;
   const persistTo = opts.persistTo ?? fs.mkdtempSync(path.join(opts.stateRoot ?? os.tmpdir(), "edgeval-state-"));
   const token = secrets.EDGEVAL_API_TOKEN ?? localToken();
@@ -244,6 +266,8 @@ export async function startLocalStack(opts = {}) {
     exited: null,
     /** @type {null | { url: string, port: number, stats: () => any, close: () => Promise<void> }} */
     fake: null,
+    /** Names passed through from .dev.vars.local (values never printed). */
+    localVarNames: /** @type {string[]} */ ([]),
     tail: (n = 40) => "",
     stopSync() {
       if (st.child?.pid && alive(st.child.pid)) {
@@ -318,12 +342,15 @@ export async function startLocalStack(opts = {}) {
       args.push("--config", st.configFile);
       say(`job queue: ${opts.jobQueue.shards ?? 1} shard(s), batches of ${opts.jobQueue.batchSize ?? "the default size"} (${path.basename(st.configFile)})`);
     }
-    if (Object.keys(secrets).length > 0) {
-      // --env-file replaces wrangler's own .dev.vars lookup, so pass .dev.vars first, then the secrets.
+    if (workerEnv.localNames.length > 0) say(`passing ${workerEnv.localNames.join(", ")} from .dev.vars.local to the worker`);
+    stack.localVarNames = workerEnv.localNames;
+    if (Object.keys(workerEnv.entries).length > 0) {
+      // --env-file replaces wrangler's own .dev.vars lookup, so pass .dev.vars first, then
+      // .dev.vars.local's entries and the secrets.
       st.secretsDir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-secrets-"));
       fs.chmodSync(st.secretsDir, 0o700);
       const file = path.join(st.secretsDir, "worker.env");
-      const body = Object.entries(secrets).map(([k, v]) => (v.includes("'") ? `${k}="${v}"` : `${k}='${v}'`));
+      const body = Object.entries(workerEnv.entries).map(([k, v]) => (v.includes("'") ? `${k}="${v}"` : `${k}='${v}'`));
       fs.writeFileSync(file, `${body.join("\n")}\n`, { mode: 0o600 });
       const devVars = path.join(REPO_ROOT, ".dev.vars");
       if (fs.existsSync(devVars)) args.push("--env-file", devVars);
