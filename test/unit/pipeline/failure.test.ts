@@ -97,6 +97,92 @@ describe("classifyFailure", () => {
   });
 });
 
+describe("classifyFailure: the reason and details a result carries", () => {
+  const content = (over: Partial<VerificationArtifact>) => classifyFailure({ ...base(), verification: { ...verification(false), ...over } });
+
+  it("names every field that failed, every field the judge left empty and every failed regex check, in that order", () => {
+    const failure = content({
+      field_results: { gene: false, dose: true, unit: null, organ: false, tissue: null },
+      regex_validation_results: { has_id: false, has_year: true, has_ref: false },
+      field_verification_error: "dose: cannot compare",
+    });
+    expect(failure).toEqual({
+      category: "content",
+      group: FAILURE_GROUP.content,
+      stage: "verify_template",
+      reason:
+        "fields not matching the ground truth: gene, organ; fields the judge left empty: unit, tissue; " +
+        "regex checks failed: has_id, has_ref; verification error: dose: cannot compare",
+    });
+  });
+
+  it("leaves out the parts with nothing to say", () => {
+    expect(content({ field_results: { gene: true, unit: null } })?.reason).toBe("fields the judge left empty: unit");
+    expect(content({ field_results: { gene: true }, regex_validation_results: { has_id: false } })?.reason).toBe("regex checks failed: has_id");
+    expect(content({ field_results: { gene: true }, field_verification_error: "boom" })?.reason).toBe("verification error: boom");
+  });
+
+  it("says verification returned false when no field, regex check or error explains it", () => {
+    expect(content({ field_results: { gene: true }, regex_validation_results: { has_id: true } })?.reason).toBe("verification returned false");
+  });
+
+  it("says which retries ran out and keeps the provider's message in details.error_message", () => {
+    expect(classifyFailure({ ...base(), error: { category: "rate_limit", stage: "generate_answer", reason: "429 slow down" } })).toEqual({
+      category: "rate_limit",
+      group: FAILURE_GROUP.rate_limit,
+      stage: "generate_answer",
+      reason: "rate_limit retries exhausted: 429 slow down",
+      details: { error_message: "429 slow down" },
+    });
+  });
+
+  it("keeps the error message for parsing and unexpected errors, and gives template_validation no details", () => {
+    const err = (category: StageError["category"], stage: StageError["stage"]) => classifyFailure({ ...base(), error: { category, stage, reason: " bad json \n" } });
+    expect(err("parsing", "parse_template")).toEqual({
+      category: "parsing",
+      group: FAILURE_GROUP.parsing,
+      stage: "parse_template",
+      reason: "bad json",
+      details: { error_message: " bad json \n" },
+    });
+    expect(err("unexpected_error", "generate_answer")).toEqual({
+      category: "unexpected_error",
+      group: FAILURE_GROUP.unexpected_error,
+      stage: "generate_answer",
+      reason: "bad json",
+      details: { error_message: " bad json \n" },
+    });
+    expect(err("template_validation", "validate_template")).toEqual({
+      category: "template_validation",
+      group: FAILURE_GROUP.template_validation,
+      stage: "validate_template",
+      reason: "bad json",
+    });
+  });
+
+  it("calls a parsing error outside parse_template an unexpected error", () => {
+    expect(classifyFailure({ ...base(), error: error("parsing", "generate_answer") })).toMatchObject({ category: "unexpected_error", stage: "generate_answer" });
+  });
+
+  it("falls back to a fixed reason when a guard gives no reasoning, and to the category name when a reason is blank", () => {
+    const silent = { performed: true, detected: true, override_applied: true, reasoning: null };
+    expect(classifyFailure({ ...base(), abstention: silent })?.reason).toBe("model abstained");
+    expect(classifyFailure({ ...base(), sufficiency: silent })?.reason).toBe("insufficient response");
+    expect(classifyFailure({ ...base(), autofail: { category: "recursion_limit", stage: "recursion_limit_autofail", reason: "   " } })?.reason).toBe(
+      "recursion_limit",
+    );
+  });
+
+  it("uses the sufficiency judge's reasoning as the reason", () => {
+    expect(classifyFailure(STATES.sufficiency)).toEqual({
+      category: "sufficiency",
+      group: FAILURE_GROUP.sufficiency,
+      stage: "sufficiency_check",
+      reason: "no chromosome",
+    });
+  });
+});
+
 describe("collectCaveats", () => {
   it("appends embedding_override then retries_used, in Karenina's order", () => {
     const state = { ...base(), embedding: { performed: true, similarity_score: 0.9, override_applied: true, model_used: "m" } };
