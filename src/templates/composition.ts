@@ -26,6 +26,8 @@ export function evaluateStrategy(node: VerifyStrategy, results: FieldResults): b
     case "at_least_n":
       return node.conditions.filter((c) => evaluateStrategy(c, results)).length >= (node.n ?? 0);
     case "field_check":
+      // The schema refuses a field_check without field_name; the "" only satisfies the types.
+      // Stryker disable next-line StringLiteral: equivalent, no validated strategy reaches it
       return results[node.field_name ?? ""] === true;
   }
 }

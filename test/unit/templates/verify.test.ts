@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AnswerTemplate, type AnswerTemplateInput } from "../../../src/schemas/template";
-import { groundTruthOf, verifyFields } from "../../../src/templates";
+import { PRIMITIVES, groundTruthOf, verifyFields } from "../../../src/templates";
+import { defaultStrategy, evaluateStrategy, granularScore } from "../../../src/templates/composition";
 import { parseOk } from "../schemas/issues";
 
 const bool = (name: string, weight = 1, ground_truth: boolean | null = true) => ({
@@ -142,5 +143,72 @@ describe("errors and edge cases", () => {
   it("groundTruthOf maps every field to its ground truth", () => {
     const t = template({ fields: [bool("a"), bool("b", 1, null)] });
     expect(groundTruthOf(t)).toEqual({ a: true, b: null });
+  });
+});
+
+describe("composition and verification edge cases", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("at_least_n passes with more than n passing children and scores only the top n contributions", () => {
+    const t = template({
+      fields: [bool("a", 1), bool("b", 2), bool("c", 3), bool("d", 4)],
+      verify_strategy: { type: "at_least_n", n: 2, conditions: ["a", "b", "c", "d"].map(fc) },
+    });
+    const v = verifyFields(t, { a: true, b: true, c: true, d: false });
+    expect(v.verify_result).toBe(true);
+    expect(v.verify_granular_result).toBe(0.5); // (3 + 2) / 10: a's 1 is the third contribution
+  });
+
+  it("scores zero when there are no fields to weigh, never NaN", () => {
+    expect(granularScore({ type: "all_of", conditions: [] }, [], {})).toBe(0);
+  });
+
+  it("the implicit strategy is all_of over one field_check per field, in field order", () => {
+    const fields = template({ fields: [bool("a"), bool("b")] }).fields;
+    expect(defaultStrategy(fields)).toEqual({
+      type: "all_of",
+      conditions: [
+        { type: "field_check", field_name: "a", conditions: [] },
+        { type: "field_check", field_name: "b", conditions: [] },
+      ],
+    });
+    expect(evaluateStrategy(defaultStrategy(fields), { a: true, b: true })).toBe(true);
+  });
+
+  it("names every field that failed at once, in field order, in field_verification_error", () => {
+    const num = (name: string) => ({ name, type: "float" as const, description: name, ground_truth: 5, verify_with: { type: "NumericTolerance", params: { tolerance: 0.1 } } });
+    const v = verifyFields(template({ fields: [num("x"), bool("ok"), num("y")] }), { x: "five", ok: true, y: "six" });
+    expect(v.field_results).toEqual({ x: null, ok: true, y: null });
+    expect(v.field_scores).toEqual({ x: null, ok: 1, y: null });
+    expect(v.field_verification_error).toBe(
+      "Field verification failed: x (NumericTolerance): could not convert string to float: 'five'; y (NumericTolerance): could not convert string to float: 'six'",
+    );
+  });
+
+  it("says a field without verify_with has none, instead of throwing while reporting it", () => {
+    const t = template({ fields: [bool("a"), bool("b")] });
+    const broken = { ...t, fields: [t.fields[0]!, { ...t.fields[1]!, verify_with: undefined }] } as AnswerTemplate;
+    const v = verifyFields(broken, { a: true, b: true });
+    expect(v.field_results).toEqual({ a: true, b: null });
+    expect(v.field_verification_error).toBe("Field verification failed: b (no verify_with): no verify_with (a custom_verify field verified as a primitive one)");
+  });
+
+  it("falls back to the binary outcome when a primitive's score() throws, as Karenina does", () => {
+    vi.spyOn(PRIMITIVES.NumericGraded, "score").mockImplementation(() => {
+      throw new Error("score blew up");
+    });
+    // Unmocked, both doses below would score partial credit (0.5 and 2/3), not 1 and 0.
+    const graded = (params: Record<string, unknown>) =>
+      template({ fields: [{ name: "dose", type: "float" as const, description: "dose", ground_truth: 100, verify_with: { type: "NumericGraded", params } }, bool("ok")] });
+    const pass = verifyFields(graded({ cutoff: 0.1 }), { dose: 105, ok: true });
+    expect(pass.field_results).toEqual({ dose: true, ok: true });
+    expect(pass.field_scores).toEqual({ dose: 1, ok: 1 });
+    expect(pass.field_verification_error).toBeNull();
+    const fail = verifyFields(graded({ cutoff: 0.2, full_credit: 0.05 }), { dose: 110, ok: true });
+    expect(fail.field_results).toEqual({ dose: false, ok: true });
+    expect(fail.field_scores).toEqual({ dose: 0, ok: 1 });
+    expect(fail.verify_granular_result).toBe(0.5);
   });
 });
