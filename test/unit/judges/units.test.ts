@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCompoundJudge } from "../../../src/judges";
+import { sumUsage } from "../../../src/judges/units";
 import { JudgeConfig } from "../../../src/schemas/judge";
 import { judgePorts, testModel, type Script } from "../../support/judge-port";
 
@@ -102,5 +103,19 @@ describe("units", () => {
     expect([inv.r.score, inv.calls.length]).toEqual([4, 1]);
     const norm = await run({ pipeline: [worst, { type: "map", op: "normalize" }] }, () => ({ answer: 2 }));
     expect(norm.r.score).toBe(0.25);
+  });
+
+  it("a unit makes one call (no swap run), names its inputs, and carries no keys its answer did not give", async () => {
+    const { r, calls } = await run({ pipeline: [{ type: "likert", name: "first" }, { type: "verify" }] }, () => ({ answer: 4 }));
+    expect(calls).toHaveLength(2);
+    expect(r.units.map((u) => u.inputs)).toEqual([[], ["first"]]);
+    for (const key of ["explanation", "pass_value", "distribution"]) expect(key in r.units[0]!, key).toBe(false);
+  });
+
+  it("sums usage over calls: each model once, and the cost unknown once any call's cost is", () => {
+    const u = (model: string, cost_usd: number | null) => ({ input_tokens: 10, output_tokens: 5, total_tokens: 15, model, cost_usd });
+    expect(sumUsage([u("m", 0.5), u("m", 0.25), u("n", 1)])).toEqual({ calls: 3, input_tokens: 30, output_tokens: 15, total_tokens: 45, models: ["m", "n"], cost_usd: 1.75 });
+    expect(sumUsage([u("m", null), u("m", 0.25)]).cost_usd).toBeNull();
+    expect(sumUsage([u("m", 0.25), u("m", null), u("m", 0.5)]).cost_usd).toBeNull();
   });
 });

@@ -34,6 +34,31 @@ describe("per-trait aggregates", () => {
     });
   });
 
+  it("counts a compound trait without a score as errored, and one without a trace as scored but not judged", () => {
+    const rows = [
+      result({ compound_trait_scores: { panel: null }, compound_trait_traces: { panel: { pass: false, units: [] } } }),
+      result({ compound_trait_scores: { panel: 3 } }),
+    ].flatMap(traitObservations);
+    expect(rows).toEqual([
+      { trait: "panel", score: null, pass: null, errored: true },
+      { trait: "panel", score: 3, pass: null, errored: false },
+    ]);
+  });
+
+  it("reads a missing value as errored and a value that is neither number nor boolean as unscored", () => {
+    // Results are JSON, so neither happens through the pipeline; a hand-edited or older row must not count as a score.
+    const rows = traitObservations(result({ agentic_trait_scores: { gone: undefined, label: "high" } }) as never);
+    expect(rows).toEqual([
+      { trait: "gone", score: null, pass: null, errored: true },
+      { trait: "label", score: null, pass: null, errored: false },
+    ]);
+  });
+
+  it("lists the traits in name order, whatever order the results gave them", () => {
+    const rows = traitObservations(result({ llm_trait_scores: { zeta: 1, alpha: 2 }, regex_trait_scores: { mid: true } }));
+    expect(Object.keys(aggregateTraits(rows))).toEqual(["alpha", "mid", "zeta"]);
+  });
+
   it("has nothing to say about a result without a rubric", () => {
     expect(traitObservations({ rubric: null })).toEqual([]);
   });

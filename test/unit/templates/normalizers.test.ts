@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyNormalizers } from "../../../src/templates";
+import { Normalizer } from "../../../src/templates/normalizers";
+import { issuesOf } from "../schemas/issues";
 import { pyFloat, pyRepr, pyStr, pyTitle } from "../../../src/templates/python";
 
 describe("normalizers", () => {
@@ -17,6 +19,15 @@ describe("normalizers", () => {
     expect(applyNormalizers([syn], "the bcl-2 gene")).toBe("the bcl-2 gene");
     expect(applyNormalizers([syn], "BCL-2")).toBe("BCL-2");
     expect(applyNormalizers(["lowercase", syn], "BCL-2")).toBe("bcl2");
+  });
+  it("accepts a name or a string-to-string mapping, and says what a normalizer is otherwise", () => {
+    expect(Normalizer.parse("strip")).toBe("strip");
+    expect(Normalizer.parse({ mapping: { a: "b" } })).toEqual({ mapping: { a: "b" } });
+    const message = 'a normalizer is one of "lowercase", "strip", "remove_punctuation", "collapse_whitespace" or {"mapping": {...}}';
+    for (const bad of ["upper", { mapping: 5 }, { mapping: { a: 1 } }, 5]) {
+      expect(issuesOf(Normalizer, bad)).toEqual([{ path: "", message }]);
+    }
+    expect(issuesOf(Normalizer, { mapping: {}, extra: 1 })).toEqual([{ path: "", message: 'Unrecognized key: "extra"' }]);
   });
   it("applies normalizers in order", () => {
     expect(applyNormalizers(["remove_punctuation", "collapse_whitespace", "lowercase"], " Hello ,  World! ")).toBe("hello world");

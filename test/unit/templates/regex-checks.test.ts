@@ -31,6 +31,26 @@ describe("match types", () => {
     const bad = runRegexChecks([check({ pattern: "NCT\\d{8}", expected: ["NCT01328626", "NCT99999999"], match_type: "all" })], TRACE);
     expect(bad.details.c!.failure_reason).toBe("Missing expected items: ['NCT99999999']");
   });
+  it("exact fails on one match that is not the expected one", () => {
+    const r = runRegexChecks([check({ pattern: "anti-\\w+", expected: "anti-cancer" })], TRACE);
+    expect(r.details.c!.failure_reason).toBe("Expected exactly one match of 'anti-cancer', got 1 matches: ['anti-apoptotic']");
+  });
+  it("words each verdict as Karenina does", () => {
+    const reasons = (c: RegexCheck) => {
+      const d = runRegexChecks([c], TRACE).details.c!;
+      return [d.success_reason, d.failure_reason];
+    };
+    expect(reasons(check({ pattern: "NCT\\d{8}", expected: "NCT02203773", match_type: "contains" }))).toEqual([
+      "Expected pattern 'NCT02203773' found in matches",
+      undefined,
+    ]);
+    expect(reasons(check({ pattern: "NCT\\d{8}", expected: "NCT0", match_type: "contains" }))).toEqual([
+      undefined,
+      "Expected pattern 'NCT0' not found in matches: ['NCT01328626', 'NCT02203773']",
+    ]);
+    expect(reasons(check({ pattern: "NCT\\d{8}", expected: 2, match_type: "count" }))).toEqual(["Found exactly 2 matches as expected", undefined]);
+    expect(reasons(check({ pattern: "NCT\\d{8}", expected: ["NCT02203773"], match_type: "all" }))).toEqual(["All expected items found in matches", undefined]);
+  });
   it("reports per-check results, the overall AND, and the matches as extraction results", () => {
     const r = runRegexChecks(
       [check({ name: "trials", pattern: "NCT\\d{8}", expected: 2, match_type: "count" }), check({ name: "drug", pattern: "ibrutinib", expected: "ibrutinib" })],
