@@ -34,6 +34,7 @@ export default defineConfig(async () => {
                   EDGEVAL_ENV: "local",
                   EDGEVAL_ADMIN_TOKEN: "test-admin-token",
                   EDGEVAL_KEY_PEPPER: "test-key-pepper",
+                  EDGEVAL_SECRETS_KEK: "test-secrets-kek",
                   JOB_MAX_ATTEMPTS: "3",
                   JOB_RETRY_BASE_DELAY_SECONDS: "0",
                   // Retry backoffs at 1 % (Karenina's 1-30 s become 10-300 ms); retry-after is never scaled.

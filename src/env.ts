@@ -17,6 +17,8 @@ export interface Env {
   EDGEVAL_ADMIN_TOKEN?: string;
   /** HMAC key under which API keys are hashed; changing it invalidates every API key. */
   EDGEVAL_KEY_PEPPER?: string;
+  /** Key-encryption key(s) of tenant secrets: one value, or `1:<secret> 2:<secret>` (src/tenants/secret-crypto.ts). */
+  EDGEVAL_SECRETS_KEK?: string;
   OPENAI_API_KEY?: string;
   ANTHROPIC_API_KEY?: string;
   JOB_MAX_ATTEMPTS?: string;

@@ -13,6 +13,7 @@ import { ApiFailure, errorResponse } from "./errors";
 import { judge } from "./judge";
 import { keys } from "./keys";
 import { requestRate } from "./request-rate";
+import { secrets } from "./secrets";
 import { runs } from "./runs";
 
 export function buildApp() {
@@ -25,6 +26,7 @@ export function buildApp() {
   app.route("/v1/admin", admin);
   app.route("/v1/keys", keys);
   app.route("/v1/audit", audit);
+  app.route("/v1/secrets", secrets);
   app.route("/v1/runs", runs);
   app.route("/v1/benchmarks", benchmarks);
   app.route("/v1/judge", judge);

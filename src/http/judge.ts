@@ -8,14 +8,14 @@
  */
 import { Hono } from "hono";
 import type { Env } from "../env";
-import { type AppEnv, requireScope } from "./auth";
+import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
 import { calibrate } from "../judges/calibrate";
 import { missingSecret, requiredSecretName } from "../llm/factory";
-import { allowedKeyOrigins, KEY_ORIGINS_VAR, keyDestinationIssue } from "../llm/key-origins";
 import { repairingPort } from "../llm/repairing";
 import { emptyLedger, retryingPort } from "../llm/retrying";
-import { limitedAdapter, retrySettings, secretReader } from "../run/edge-models";
+import { limitedAdapter, retrySettings } from "../run/edge-models";
+import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import type { ModelPort } from "../llm/port";
 import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices";
 import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
@@ -46,7 +46,7 @@ judge.post("/", requireScope("judge"), async (c) => {
   const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
   const graph = checked(validateJudge(body.config, sample), "");
   capCalls(estimateCalls(graph), MAX_JUDGE_CALLS, "config", "this judge plans");
-  const ports = edgePorts(c.env, graph, body.prices);
+  const ports = edgePorts(c.env, await loadKeyRing(c.env, tenantOf(c)), graph, body.prices);
   const outcome = await runGraph(graph, sample, ports);
   return c.json(outcome);
 });
@@ -59,7 +59,7 @@ judge.post("/calibrate", requireScope("judge"), async (c) => {
   });
   const planned = estimateCalls(graph!) * body.items.length * body.repeats;
   capCalls(planned, MAX_CALIBRATE_CALLS, "items", "items × repeats × the judge's calls come to");
-  const ports = edgePorts(c.env, graph!, body.prices);
+  const ports = edgePorts(c.env, await loadKeyRing(c.env, tenantOf(c)), graph!, body.prices);
   const report = await calibrate(
     graph!,
     body.items,
@@ -81,20 +81,18 @@ function checked(v: { graph: JudgeGraph } | { issues: GraphIssue[] }, where: str
 }
 
 /** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
-function edgePorts(env: Env, graph: JudgeGraph, prices: PriceOverrides | undefined): JudgePorts {
+function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOverrides | undefined): JudgePorts {
   const table = priceTable(prices);
-  const secret = secretReader(env);
-  const keyOrigins = allowedKeyOrigins(secret(KEY_ORIGINS_VAR));
   const issues: FieldIssue[] = [];
   for (const n of graph.nodes) {
     const e = n.unit.extractor;
     const extra = e?.type === "post-hoc" && e.provider ? [e.provider] : [];
     for (const m of [...n.models, ...extra]) {
-      const name = missingSecret(m, secret);
+      const name = missingSecret(m, ring.secret);
       const path = configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider");
-      const message = `model ${m.id} needs the worker secret ${name}, which is not set`;
+      const message = `model ${m.id} needs the secret ${name}, which is not set (PUT /v1/secrets/${name})`;
       if (name && !issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
-      const destination = keyDestinationIssue(m, requiredSecretName(m), keyOrigins);
+      const destination = ring.destinationIssue(m, requiredSecretName(m));
       const destinationMessage = `model ${m.id}: ${destination}`;
       if (destination && !issues.some((x) => x.path === path && x.message === destinationMessage)) issues.push({ path, message: destinationMessage });
     }
@@ -111,7 +109,7 @@ function edgePorts(env: Env, graph: JudgeGraph, prices: PriceOverrides | undefin
       const key = JSON.stringify(config);
       let port = ports.get(key);
       // Same path as the queue's jobs: the shared limiter, retries by class, one repair retry.
-      if (!port) ports.set(key, (port = repairingPort(retryingPort(limitedAdapter(env, config), ledger, retryPolicy, retryEnv))));
+      if (!port) ports.set(key, (port = repairingPort(retryingPort(limitedAdapter(env, ring, config), ledger, retryPolicy, retryEnv))));
       return port;
     },
   };

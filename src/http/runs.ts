@@ -13,6 +13,7 @@ import { getResultKey, listResultJson } from "../storage/results-repo";
 import { loadBenchmark } from "../storage/benchmarks-repo";
 import { countActiveRuns, getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
 import { effectiveLimits } from "../tenants/limits";
+import { loadKeyRing } from "../tenants/key-ring";
 import { refuseOverQuota } from "./request-rate";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
@@ -36,8 +37,8 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const body = await withBenchmark(c.env, tenant.tenant_id, validate(CreateRunRequest, raw.value));
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
-  const secret = (name: string) => (typeof c.env[name] === "string" ? (c.env[name] as string) : undefined);
-  const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, secret);
+  const ring = await loadKeyRing(c.env, tenant);
+  const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, ring);
   if (!plan.ok) throw invalidBody(plan.issues);
   const limits = effectiveLimits(tenant.limits_json);
   if (plan.jobIds.length > limits.jobs_per_run) {

@@ -14,7 +14,6 @@
  */
 import { AnthropicAdapter } from "./anthropic";
 import { describeThrown, scrub } from "./errors";
-import { keyDestinationIssue } from "./key-origins";
 import { ManualPort } from "./manual";
 import { OpenAIAdapter } from "./openai";
 import { WorkersAiAdapter, type AiBinding } from "./workers-ai";
@@ -53,10 +52,10 @@ export interface CreateModelPortOptions {
   /** The worker's `AI` binding, for `workers_ai` models. */
   ai?: AiBinding;
   /**
-   * When given, a model whose key would go to an origin outside its provider's and this set gets a
-   * port that fails with `auth` and never sends the key (src/llm/key-origins.ts).
+   * When given, a model whose key may not go where it points (the check returns why) gets a port
+   * that fails with `auth` and never sends the key (src/llm/key-origins.ts, src/tenants/key-ring.ts).
    */
-  keyOrigins?: ReadonlySet<string>;
+  keyDestination?: (model: ResolvedModel, secretName: string | null) => string | null;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -94,8 +93,8 @@ export function createModelPort(model: ResolvedModel, secret: SecretLookup, opts
     return new WorkersAiAdapter({ id: model.id, model_name: model.model_name, ai: opts.ai, temperature, max_tokens, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   }
 
-  if (opts.keyOrigins) {
-    const issue = keyDestinationIssue(model, requiredSecretName(model), opts.keyOrigins);
+  if (opts.keyDestination) {
+    const issue = opts.keyDestination(model, requiredSecretName(model));
     if (issue) return failingPort(identity, { kind: "auth", message: `model ${model.id}: ${issue}` });
   }
   const name = requiredSecretName(model);

@@ -36,6 +36,8 @@ export function keyDestinationIssue(
   model: { interface: string; base_url?: string | null },
   secretName: string | null,
   allowed: ReadonlySet<string>,
+  /** How the caller may allow another origin (a tenant secret registers its origins instead). */
+  howToAllow = `list the origin in the ${KEY_ORIGINS_VAR} var`,
 ): string | null {
   const name = secretName;
   if (name === null) return null;
@@ -50,7 +52,7 @@ export function keyDestinationIssue(
   }
   if (origin !== undefined && (origin === providerOrigin || allowed.has(origin))) return null;
   return (
-    `this model would send the worker secret ${name} to ${origin ?? "an unknown host"}, which is not an allowed destination ` +
-    `for keys: use the provider's own URL, list the origin in the ${KEY_ORIGINS_VAR} var, or use a model that needs no key`
+    `this model would send the secret ${name} to ${origin ?? "an unknown host"}, which is not an allowed destination ` +
+    `for keys: use the provider's own URL, ${howToAllow}, or use a model that needs no key`
   );
 }

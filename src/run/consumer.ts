@@ -17,7 +17,9 @@ import { coordinatorBatcher } from "./coordinator-batcher";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
-import { limitedAdapter, modelTimeoutMs, positiveInt, retrySettings, secretReader } from "./edge-models";
+import { limitedAdapter, modelTimeoutMs, positiveInt, retrySettings } from "./edge-models";
+import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
+import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "./limiter-client";
 import type { PartialLimits } from "./limiter-state";
 
@@ -82,6 +84,15 @@ function jobDeps(env: Env): JobDeps {
   const coordinators = new Map<string, CoordinatorPort>();
   // The batch's calls to each provider key share their leases (src/llm/lease-pool.ts).
   const pools = poolRegistry(env.LIMITER, { modelTimeoutMs: modelTimeoutMs(env) });
+  // Each tenant's provider keys, read and decrypted once per batch (src/tenants/key-ring.ts).
+  const rings = new Map<string, Promise<KeyRing>>();
+  const loaded = new Map<string, KeyRing>();
+  const searches = new Map<string, ReturnType<typeof searchPort>>();
+  const ringOf = (tenantId: string | undefined) => {
+    const ring = loaded.get(tenantId ?? DEFAULT_TENANT);
+    if (!ring) throw new Error(`provider keys of tenant ${tenantId ?? DEFAULT_TENANT} were not loaded before use`);
+    return ring;
+  };
   return {
     blobs: env.BLOBS,
     db: env.DB,
@@ -94,15 +105,32 @@ function jobDeps(env: Env): JobDeps {
       if (!port) coordinators.set(name, (port = coordinatorBatcher(env.RUNS.getByName(name))));
       return port;
     },
-    portFor: (model: ModelConfig, limits?: PartialLimits) => {
+    prepareTenant: async (tenantId) => {
+      const id = tenantId ?? DEFAULT_TENANT;
+      let ring = rings.get(id);
+      if (!ring) {
+        ring = getTenant(env.DB, id).then((t) => {
+          if (!t) throw new Error(`tenant ${id} of a queued run does not exist`);
+          return loadKeyRing(env, t);
+        });
+        rings.set(id, ring);
+        ring.catch(() => rings.delete(id));
+      }
+      loaded.set(id, await ring);
+    },
+    portFor: (model: ModelConfig, limits: PartialLimits | undefined, tenantId: string | undefined) => {
       let port = ports.get(model);
-      if (!port) ports.set(model, (port = limitedAdapter(env, model, limits, pools)));
+      if (!port) ports.set(model, (port = limitedAdapter(env, ringOf(tenantId), model, limits, pools)));
       return port;
     },
     clock: { now: () => Date.now() },
     log,
     codeVerifier: createCodeVerifier(),
-    search: searchPort(secretReader(env), env),
+    searchFor: (tenantId) => {
+      const id = tenantId ?? DEFAULT_TENANT;
+      if (!searches.has(id)) searches.set(id, searchPort(ringOf(id).secret, env));
+      return searches.get(id);
+    },
     maxAttempts: positiveInt(env.JOB_MAX_ATTEMPTS, 4),
     retryBaseDelaySeconds: nonNegativeInt(env.JOB_RETRY_BASE_DELAY_SECONDS, 2),
     ...retrySettings(env),

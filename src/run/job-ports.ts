@@ -19,7 +19,7 @@ import type { PartialLimits } from "./limiter-state";
 export interface JobPortDeps {
   blobs: R2Bucket;
   /** The batch's adapter for a model, its calls through the shared limiter (with the run's limits). */
-  portFor: (model: ModelConfig, limits?: PartialLimits) => ModelPort;
+  portFor: (model: ModelConfig, limits: PartialLimits | undefined, tenantId: string | undefined) => ModelPort;
   clock: { now(): number };
   retryPolicy: RetryPolicy;
   retryEnv: RetryEnv;
@@ -48,7 +48,7 @@ export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: 
   return (model) => {
     let port = ports.get(model);
     if (port) return port;
-    port = repairingPort(retryingPort(deps.portFor(model, spec.limits?.[model.id]), ledger, deps.retryPolicy, deps.retryEnv));
+    port = repairingPort(retryingPort(deps.portFor(model, spec.limits?.[model.id], spec.tenant_id), ledger, deps.retryPolicy, deps.retryEnv));
     if (store) {
       port = cachingPort(port, store, {
         model: cacheModelScope(model),

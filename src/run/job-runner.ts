@@ -22,6 +22,7 @@ import { runPipeline } from "../pipeline/orchestrator";
 import type { SearchPort } from "../pipeline/artifacts";
 import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
+import type { PartialLimits } from "./limiter-state";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
@@ -52,15 +53,18 @@ export interface JobDeps {
   writeResultRow?: (row: ResultRowRecord) => Promise<void>;
   /** By coordinator name (r2-keys coordinatorName). */
   coordinator: (name: string) => CoordinatorPort;
-  portFor: (model: ModelConfig) => ModelPort;
+  /** A model's port for a run of `tenantId` (whose keys `prepareTenant` loaded first). */
+  portFor: (model: ModelConfig, limits: PartialLimits | undefined, tenantId: string | undefined) => ModelPort;
+  /** Loads the tenant's provider keys before its job builds ports (one D1 read per tenant and batch). */
+  prepareTenant: (tenantId: string | undefined) => Promise<void>;
   clock: Clock;
   log: PipelineLog;
   /** Runs custom_verify code (JavaScript sandbox, Python subset). */
   codeVerifier?: CodeVerifierPort;
   /** Runs callable rubric traits' JavaScript (default: the QuickJS sandbox). */
   callableTraits?: CallableTraitPort;
-  /** Web search for deep judgment's hallucination check (present when TAVILY_API_KEY is set). */
-  search?: SearchPort;
+  /** Web search for deep judgment's hallucination check, with the tenant's TAVILY_API_KEY (none without). */
+  searchFor?: (tenantId: string | undefined) => SearchPort | undefined;
   /** Deliveries a job gets before transient failures are recorded as results. */
   maxAttempts: number;
   retryBaseDelaySeconds: number;
@@ -104,6 +108,7 @@ async function runClaimedJob(
   if (!spec) return retryLater(deps, claim.attempts, "run spec not readable yet");
   const job = resolveJob(spec, msg.job_id);
   if (!job) return { kind: "ack", note: "job id outside the run spec: dropped" };
+  await deps.prepareTenant(spec.tenant_id);
 
   const pending = await pendingParsers(spec, job, claim, deps, coordinator);
   const finalAttempt = claim.attempts >= deps.maxAttempts;
@@ -139,7 +144,7 @@ async function runClaimedJob(
           clock: deps.clock,
           log: deps.log,
           codeVerifier: deps.codeVerifier,
-          search: deps.search,
+          search: deps.searchFor?.(spec.tenant_id),
           // Callable rubric traits run in the QuickJS sandbox; compound traits' units get their own ports.
           callableTraits: deps.callableTraits ?? defaultCallableRunner,
           judgeModels: { model: portFor },

@@ -6,7 +6,7 @@
  */
 import type { FieldIssue } from "../http/errors";
 import { missingSecret, requiredSecretName } from "../llm/factory";
-import { allowedKeyOrigins, KEY_ORIGINS_VAR, keyDestinationIssue } from "../llm/key-origins";
+import type { KeyRing } from "../tenants/key-ring";
 import type { CreateRunBody } from "../schemas/api";
 import type { PipelineSettings } from "../pipeline/types";
 import type { VerificationConfig } from "../schemas/verification-config";
@@ -25,7 +25,8 @@ export type Plan = { ok: true; spec: RunSpec; jobIds: string[] } | { ok: false; 
 export function planRun(
   body: CreateRunBody,
   ids: { run_id: string; tenant_id: string; created_at: string },
-  secret: (name: string) => string | undefined,
+  /** The tenant's provider keys and where each may go (src/tenants/key-ring.ts). */
+  ring: KeyRing,
 ): Plan {
   const { benchmark, config } = body;
   const issues: FieldIssue[] = [];
@@ -47,28 +48,27 @@ export function planRun(
       });
     }
   });
-  const keyOrigins = allowedKeyOrigins(secret(KEY_ORIGINS_VAR));
   const models = [
     ...config.answering_models.map((model, i) => ({ path: `config.answering_models[${i}]`, model })),
     ...config.parsing_models.map((model, i) => ({ path: `config.parsing_models[${i}]`, model })),
     ...modelsInRubrics(benchmark, (id) => !wanted || wanted.has(id)),
   ];
   for (const { path, model: m } of models) {
-    const destination = keyDestinationIssue(m, requiredSecretName(m), keyOrigins);
+    const destination = ring.destinationIssue(m, requiredSecretName(m));
     if (destination) issues.push({ path: `${path}.base_url`, message: destination });
-    const name = missingSecret(m, secret);
+    const name = missingSecret(m, ring.secret);
     if (name) {
       issues.push({
         path,
-        message: `model ${JSON.stringify(m.id)} needs the worker secret ${name}, which is not set (wrangler secret put ${name})`,
+        message: `model ${JSON.stringify(m.id)} needs the secret ${name}, which is not set (PUT /v1/secrets/${name}, or for the deployment's own keys wrangler secret put ${name})`,
       });
     }
   }
 
-  if (config.deep_judgment_search_enabled && !secret(TAVILY_SECRET)) {
+  if (config.deep_judgment_search_enabled && !ring.secret(TAVILY_SECRET)) {
     issues.push({
       path: "config.deep_judgment_search_enabled",
-      message: `deep-judgment search needs the worker secret ${TAVILY_SECRET}, which is not set (wrangler secret put ${TAVILY_SECRET})`,
+      message: `deep-judgment search needs the secret ${TAVILY_SECRET}, which is not set (PUT /v1/secrets/${TAVILY_SECRET}, or wrangler secret put ${TAVILY_SECRET})`,
     });
   }
 

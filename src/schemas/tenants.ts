@@ -1,6 +1,7 @@
 /** Wire shapes of the tenant routes: /v1/admin/tenants (operator) and /v1/keys (a tenant's own keys). */
 import { z } from "zod";
 import { LimitOverrides } from "../tenants/limits";
+import { ModelLimits } from "./api";
 import { ScopeList, SCOPES } from "../tenants/scopes";
 
 /** Goes into R2 keys (`t/{tenant}/…`) and Durable Object names (`{tenant}:{run}`): no `/` or `:`. */
@@ -41,4 +42,20 @@ export const UpdateTenantRequest = z.strictObject({
   limits: LimitOverrides.optional(),
   retention_days: RetentionDays.optional(),
   disabled: z.boolean().optional(),
+});
+
+/** A tenant secret's name: as `api_key_secret` names it; the EDGEVAL_ names are the service's own. */
+export const SecretName = z
+  .string()
+  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, { error: "a secret name is 1-64 characters of A-Z, 0-9 and _, starting with a letter, like OPENAI_API_KEY" })
+  .refine((s) => !s.startsWith("EDGEVAL_"), { error: "names starting with EDGEVAL_ are reserved for edgeval's own secrets" });
+
+export const PutSecretRequest = z.strictObject({
+  value: z.string().min(1, { error: "value must not be empty" }).max(8_192),
+  /** The only interface whose models may use this key. */
+  interface: z.enum(["openai", "anthropic", "openai_compatible"]),
+  /** Origins besides the interface's provider origin that may receive the key. */
+  origins: z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" })).max(20).default([]),
+  /** Sets the shared ProviderLimiter for this key (lower of these and a run's own limits). */
+  limits: ModelLimits.optional(),
 });

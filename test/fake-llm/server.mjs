@@ -123,7 +123,7 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
   const requestLog = [];
   let seq = 0;
 
-  async function handleLlm(endpoint, body, res) {
+  async function handleLlm(endpoint, body, res, credential) {
     const wire = endpoint === "anthropic.messages" ? anthropic : openai;
     const call =
       endpoint === "openai.chat"
@@ -138,7 +138,7 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
     }
     const finished = stats.begin(endpoint, call.model);
     res.once("close", finished);
-    const entry = { seq: id, at: Date.now(), endpoint, model: call.model, kind: call.kind, body };
+    const entry = { seq: id, at: Date.now(), endpoint, model: call.model, kind: call.kind, body, credential };
     requestLog.push(entry);
     if (requestLog.length > requestLogSize) requestLog.shift();
 
@@ -201,7 +201,9 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
       if (body === null || typeof body !== "object" || Array.isArray(body)) {
         return sendJson(res, 400, { error: { message: "body must be a JSON object", type: "invalid_request_error" } });
       }
-      return handleLlm(endpoint, body, res);
+      // The key the client sent (tests check which key reached the provider).
+      const credential = req.headers["x-api-key"] ?? req.headers.authorization?.replace(/^Bearer\s+/i, "") ?? null;
+      return handleLlm(endpoint, body, res, credential);
     }
     return sendJson(res, 404, { error: { message: `no route for ${method} ${path}`, type: "not_found" } });
   }

@@ -2,6 +2,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { keyRing } from "../../src/tenants/key-ring";
 import { planRun } from "../../src/run/plan";
 import { startRun } from "../../src/run/submit";
 import { CreateRunBody } from "../../src/schemas/api";
@@ -11,7 +12,7 @@ import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r
 async function startCapturedRun(body: unknown) {
   const sent: { body: { run_id: string; job_id: string } }[] = [];
   const jobs = { sendBatch: async (msgs: typeof sent) => void sent.push(...msgs) } as unknown as Queue<unknown>;
-  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, () => undefined);
+  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, keyRing(env, true, new Map()));
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
   return { runId: plan.spec.run_id, sent };

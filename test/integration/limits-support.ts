@@ -2,6 +2,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
+import { keyRing } from "../../src/tenants/key-ring";
 import { planRun } from "../../src/run/plan";
 import { startRun } from "../../src/run/submit";
 import type { Env } from "../../src/env";
@@ -12,7 +13,7 @@ export type Body = { run_id: string; job_id: string };
 export async function startCapturedRun(body: unknown) {
   const sent: { body: Body }[] = [];
   const jobs = { sendBatch: async (msgs: typeof sent) => void sent.push(...msgs) } as unknown as Queue<unknown>;
-  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, () => undefined);
+  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, keyRing(env, true, new Map()));
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
   return { runId: plan.spec.run_id, bodies: sent.map((m) => m.body) };

@@ -16,6 +16,7 @@ interface AIds {
   benchmark_id: string;
   result_id: string;
   key_id: string;
+  secret_name: string;
 }
 
 /** Path parameters per route: A's ids. A route missing here fails the enumeration test. */
@@ -28,6 +29,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/benchmarks/:id/checkpoint": { id: a.benchmark_id },
     "/v1/keys/:id": { id: a.key_id },
     "/v1/keys/:id/rotate": { id: a.key_id },
+    "/v1/secrets/:name": { name: a.secret_name },
   };
   return table[path];
 }
@@ -76,22 +78,32 @@ describe("tenant isolation", () => {
     });
     await waitAs(a.key, run_id);
     const page = (await (await apiAs(a.key, `/v1/runs/${run_id}/results`)).json()) as { results: { metadata: { result_id: string } }[] };
-    ids = { run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id };
+    const secret_name = `SECRET_${CANARY.slice(7).toUpperCase()}`;
+    const put = await apiAs(a.key, `/v1/secrets/${secret_name}`, { method: "PUT", json: { value: `sk-${CANARY}`, interface: "openai" } });
+    expect(put.status).toBe(201);
+    ids = { run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id, secret_name };
     // A's own view has the canary (so its absence from B's responses means something).
     expect(JSON.stringify(page)).toContain(CANARY);
   });
 
   it("answers 404 to B on every id-taking route of app.routes called with A's ids, and leaves A's resources as they were", async () => {
-    const routes = buildApp().routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin"));
+    const creating = (r: { method: string; path: string }) => r.method === "PUT" && r.path === "/v1/secrets/:name";
+    const routes = buildApp()
+      .routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin"))
+      // the one route that creates (B's own secret of A's name) goes last, after B's DELETE of that name
+      .sort((x, y) => Number(creating(x)) - Number(creating(y)));
     expect(routes.length).toBeGreaterThanOrEqual(7);
     const seen: string[] = [];
     for (const r of routes) {
       const params = paramsFor(r.path, ids);
       expect(params, `route ${r.method} ${r.path} is not covered by the isolation test`).toBeDefined();
       const path = r.path.replace(/:([a-z_]+)/g, (_, name: string) => params![name]!);
-      const res = await apiAs(b.key, path, { method: r.method, ...(r.method === "GET" ? {} : { json: {} }) });
+      // PUT /v1/secrets/:name names no resource of A's: it sets B's own secret of that name (201).
+      const creates = creating(r);
+      const json = creates ? { value: "sk-b", interface: "openai" } : {};
+      const res = await apiAs(b.key, path, { method: r.method, ...(r.method === "GET" ? {} : { json }) });
       const text = await res.text();
-      expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: 404 });
+      expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: creates ? 201 : 404 });
       expect(text).not.toContain(CANARY);
       seen.push(`${r.method} ${r.path}`);
     }
@@ -101,15 +113,19 @@ describe("tenant isolation", () => {
     expect((await apiAs(a.key, `/v1/benchmarks/${ids.benchmark_id}`)).status).toBe(200);
     const keys = (await (await apiAs(a.key, "/v1/keys")).json()) as { keys: { key_id: string; revoked_at: string | null }[] };
     expect(keys.keys).toEqual([expect.objectContaining({ key_id: a.key_id, revoked_at: null })]);
+    const aSecrets = (await (await apiAs(a.key, "/v1/secrets")).json()) as { secrets: { name: string; created_at: string; updated_at: string }[] };
+    expect(aSecrets.secrets).toHaveLength(1);
+    expect(aSecrets.secrets[0]!.updated_at).toBe(aSecrets.secrets[0]!.created_at);
   });
 
   it("never lists A's resources to B, and no response to B carries A's canary", async () => {
-    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit"]) {
+    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets"]) {
       const res = await apiAs(b.key, path);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).not.toContain(CANARY);
-      for (const id of Object.values(ids)) expect(text).not.toContain(id);
+      // (B set a secret of A's secret's name itself in the test above: that name is B's too.)
+      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id]) expect(text).not.toContain(id);
     }
     // A's benchmark named in a run body is unknown to B (a 400 at benchmark_id, no canary).
     const res = await apiAs(b.key, "/v1/runs", {

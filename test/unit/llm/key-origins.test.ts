@@ -48,7 +48,7 @@ describe("where a model's key may go", () => {
     const port = createModelPort(
       { id: "m", interface: "openai", model_name: "gpt-4.1-mini", base_url: "https://collector.example/v1" },
       () => "sk-secret-value",
-      { fetch: fetchImpl, keyOrigins: allowed },
+      { fetch: fetchImpl, keyDestination: (m, name) => keyDestinationIssue(m, name, allowed) },
     );
     const r = await port.chat({ messages: [{ role: "user", content: "hi" }] });
     expect(r).toMatchObject({ ok: false, error: { kind: "auth" } });

@@ -1,0 +1,75 @@
+/**
+ * /v1/secrets: a tenant's own provider keys (scope secrets:write). Values are sealed with
+ * AES-256-GCM before they reach D1 (src/tenants/secret-crypto.ts) and never come back out:
+ * responses, logs, queue messages and results carry names and metadata only.
+ */
+import { Hono } from "hono";
+import { isLocalMode } from "../env";
+import { PutSecretRequest, SecretName } from "../schemas/tenants";
+import { actorOf, auditStatement } from "../tenants/audit";
+import { KekMissing, parseKek, seal, secretAad } from "../tenants/secret-crypto";
+import { deleteSecret, getSecret, listSecrets, type SecretRecord, secretView, upsertSecret } from "../tenants/secrets-repo";
+import { type AppEnv, requireScope, tenantOf } from "./auth";
+import { type BodyLimit, readJson, validate } from "./body";
+import { ApiFailure, invalidBody } from "./errors";
+
+const SECRET_BODY_LIMIT: BodyLimit = { bytes: 32_000, advice: "a secret is one key with its interface, origins and limits" };
+
+export const secrets = new Hono<AppEnv>();
+secrets.use(requireScope("secrets:write"));
+
+secrets.get("/", async (c) => c.json({ secrets: (await listSecrets(c.env.DB, tenantOf(c).tenant_id)).map(secretView) }));
+
+secrets.put("/:name", async (c) => {
+  const name = secretName(c.req.param("name"));
+  const body = validate(PutSecretRequest, (await readJson(c, SECRET_BODY_LIMIT)).value);
+  const origins = body.origins.map((u, i) => {
+    const url = new URL(u);
+    if (url.protocol !== "https:" && !isLocalMode(c.env)) {
+      throw invalidBody([{ path: `origins[${i}]`, message: "keys go only to https origins (http is allowed in local mode only)" }]);
+    }
+    return url.origin;
+  });
+  const tenantId = tenantOf(c).tenant_id;
+  let sealed;
+  try {
+    sealed = await seal(parseKek(c.env.EDGEVAL_SECRETS_KEK), secretAad(tenantId, name), body.value);
+  } catch (err) {
+    if (err instanceof KekMissing) {
+      throw new ApiFailure({ code: "not_configured", message: "tenant secrets need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)" });
+    }
+    throw err;
+  }
+  const now = new Date().toISOString();
+  const existing = await getSecret(c.env.DB, tenantId, name);
+  const record: SecretRecord = {
+    tenant_id: tenantId,
+    name,
+    interface: body.interface,
+    origins_json: [...new Set(origins)],
+    limits_json: body.limits ?? null,
+    ...sealed,
+    created_at: existing?.created_at ?? now,
+    updated_at: now,
+  };
+  await upsertSecret(c.env.DB, record);
+  const detail = { interface: body.interface, origins: record.origins_json };
+  await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "secret.set", target: name, detail }).run();
+  return c.json(secretView(record), existing ? 200 : 201);
+});
+
+secrets.delete("/:name", async (c) => {
+  const name = c.req.param("name");
+  const tenantId = tenantOf(c).tenant_id;
+  if (!SecretName.safeParse(name).success || !(await deleteSecret(c.env.DB, tenantId, name))) {
+    throw new ApiFailure({ code: "not_found", message: `no secret ${name}; list them with GET /v1/secrets` });
+  }
+  await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "secret.deleted", target: name, detail: {} }).run();
+  return c.json({ name, deleted: true });
+});
+
+function secretName(raw: string): string {
+  const parsed = SecretName.safeParse(raw);
+  if (!parsed.success) throw invalidBody([{ path: "path name", message: parsed.error.issues[0]!.message }]);
+  return parsed.data;
+}

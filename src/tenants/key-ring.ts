@@ -1,0 +1,73 @@
+/**
+ * The provider keys one tenant's models may use, and where each may go. A tenant secret
+ * (PUT /v1/secrets/:name) wins over a deployment secret of the same name; deployment secrets
+ * (OPENAI_API_KEY, …, set with wrangler) serve only tenants with `use_deployment_keys`, and never
+ * the EDGEVAL_* secrets that guard edgeval itself. A tenant key is bound to its interface and is
+ * sent only to that provider's origin or the origins registered with it; a deployment key goes
+ * to its provider's origin or the EDGEVAL_KEY_ORIGINS list (src/llm/key-origins.ts).
+ */
+import type { Env } from "../env";
+import { allowedKeyOrigins, KEY_ORIGINS_VAR, keyDestinationIssue } from "../llm/key-origins";
+import { log } from "../log";
+import { parseKek, secretAad, unseal } from "./secret-crypto";
+import { listSecrets, sealedOf, type SecretLimits } from "./secrets-repo";
+import type { TenantRecord } from "./tenants-repo";
+
+export interface TenantKey {
+  value: string;
+  interface: string;
+  origins: ReadonlySet<string>;
+  limits: SecretLimits | null;
+}
+
+export interface KeyRing {
+  /** The key stored under `name`, or undefined. */
+  secret(name: string): string | undefined;
+  /** Null when the model may send the key `name` (null: it sends none) where it points; else why not. */
+  destinationIssue(model: { interface: string; base_url?: string | null }, name: string | null): string | null;
+  /** The per-key limits registered with a tenant secret. */
+  limits(name: string | null): SecretLimits | undefined;
+}
+
+/** Secrets that guard edgeval itself: never a provider key, whatever a config names. */
+const RESERVED_PREFIX = "EDGEVAL_";
+
+export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: ReadonlyMap<string, TenantKey>): KeyRing {
+  const deployment = (name: string) =>
+    useDeploymentKeys && !name.startsWith(RESERVED_PREFIX) && typeof env[name] === "string" && env[name] !== "" ? (env[name] as string) : undefined;
+  const deploymentOrigins = allowedKeyOrigins(env[KEY_ORIGINS_VAR]);
+  return {
+    secret: (name) => tenantKeys.get(name)?.value ?? deployment(name),
+    destinationIssue(model, name) {
+      if (name === null) return null;
+      const own = tenantKeys.get(name);
+      if (!own) return keyDestinationIssue(model, name, deploymentOrigins);
+      if (own.interface !== model.interface) {
+        return `the secret ${name} is registered for interface ${own.interface}, not ${model.interface}: set it again with PUT /v1/secrets/${name}`;
+      }
+      return keyDestinationIssue(model, name, own.origins, `register the origin with the secret (PUT /v1/secrets/${name} {origins})`);
+    },
+    limits: (name) => (name === null ? undefined : (tenantKeys.get(name)?.limits ?? undefined)),
+  };
+}
+
+/**
+ * Reads and decrypts a tenant's secrets (one D1 query). A secret that cannot be decrypted (KEK
+ * missing or rotated away) is left out and logged by name, so its models fail as "not set".
+ */
+export async function loadKeyRing(env: Env, tenant: TenantRecord): Promise<KeyRing> {
+  const rows = await listSecrets(env.DB, tenant.tenant_id);
+  const keks = parseKek(env.EDGEVAL_SECRETS_KEK);
+  const keys = new Map<string, TenantKey>();
+  await Promise.all(
+    rows.map(async (r) => {
+      try {
+        const value = await unseal(keks, secretAad(r.tenant_id, r.name), sealedOf(r));
+        keys.set(r.name, { value, interface: r.interface, origins: new Set(r.origins_json), limits: r.limits_json });
+      } catch (err) {
+        log.warn("tenant_secret_unreadable", { tenant_id: r.tenant_id, name: r.name, kek_version: r.kek_version, error: (err as Error).name });
+      }
+    }),
+  );
+  return keyRing(env, tenant.use_deployment_keys, keys);
+}

@@ -1,0 +1,189 @@
+/**
+ * Provider keys per tenant (issue 14 item 3): a canary key set with PUT /v1/secrets reaches the
+ * fake provider (so it was used) and appears nowhere else — nor its base64 or hex forms — in D1,
+ * R2, queue messages, the run's Durable Object storage or the worker's log output of a full run.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import { buildApp } from "../../src/http/app";
+import { planRun } from "../../src/run/plan";
+import { startRun } from "../../src/run/submit";
+import { CreateRunBody } from "../../src/schemas/api";
+import { coordinatorName } from "../../src/storage/r2-keys";
+import { loadKeyRing } from "../../src/tenants/key-ring";
+import { getTenant } from "../../src/tenants/tenants-repo";
+import { addFakeRules, api, exactTemplate, uniqueModel } from "./helpers";
+import { apiAs, createTenant } from "./tenant-helpers";
+
+const hex = (s: string) => [...new TextEncoder().encode(s)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const forms = (s: string) => [s, btoa(s), btoa(s).replace(/=+$/, ""), hex(s)];
+
+/** Every row of every table of D1, as text. */
+async function d1Dump(): Promise<string> {
+  const { results: tables } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'",
+  ).all<{ name: string }>();
+  const out: string[] = [];
+  for (const { name } of tables) out.push(JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results));
+  return out.join("\n");
+}
+
+/** Every object of R2: key, metadata and body. */
+async function r2Dump(): Promise<string> {
+  const out: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await env.BLOBS.list({ cursor, include: ["customMetadata", "httpMetadata"] });
+    for (const o of page.objects) {
+      const obj = await env.BLOBS.get(o.key);
+      out.push(o.key, JSON.stringify(o.customMetadata ?? {}), obj ? await obj.text() : "");
+    }
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return out.join("\n");
+}
+
+async function fakeRequests(model: string): Promise<{ credential: string | null }[]> {
+  const res = await fetch(`${env.FAKE_LLM_URL}/_admin/requests?model=${encodeURIComponent(model)}`);
+  return ((await res.json()) as { requests: { credential: string | null }[] }).requests;
+}
+
+const openaiAtFake = (id: string, model_name: string, secret: string) => ({
+  id,
+  interface: "openai",
+  model_name,
+  base_url: `${env.FAKE_LLM_URL}/v1`,
+  api_key_secret: secret,
+});
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("tenant secrets", () => {
+  it("stores a key sealed, lists metadata only, and sends it to the provider without leaking it anywhere", async () => {
+    const canary = `sk-canary-${crypto.randomUUID()}`;
+    const t = await createTenant();
+    const put = await apiAs(t.key, "/v1/secrets/ACME_OPENAI_KEY", {
+      method: "PUT",
+      json: { value: canary, interface: "openai", origins: [env.FAKE_LLM_URL], limits: { rpm: 600 } },
+    });
+    expect(put.status).toBe(201);
+    const listed = await (await apiAs(t.key, "/v1/secrets")).text();
+    expect(JSON.parse(listed).secrets).toEqual([
+      expect.objectContaining({ name: "ACME_OPENAI_KEY", interface: "openai", origins: [new URL(env.FAKE_LLM_URL).origin], kek_version: 1 }),
+    ]);
+
+    const logs: string[] = [];
+    for (const m of ["log", "warn", "error", "info", "debug"] as const) vi.spyOn(console, m).mockImplementation((...a) => void logs.push(a.map(String).join(" ")));
+
+    const answerer = uniqueModel("secret-answerer");
+    const judge = uniqueModel("secret-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const body = CreateRunBody.parse({
+      benchmark: { name: "secrets", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [openaiAtFake("a", answerer, "ACME_OPENAI_KEY")], parsing_models: [openaiAtFake("j", judge, "ACME_OPENAI_KEY")], replicate_count: 2 },
+    });
+    // Submitted as the route does, with the job messages captured so they can be swept too.
+    const tenant = (await getTenant(env.DB, t.tenant_id))!;
+    const plan = planRun(body, { run_id: crypto.randomUUID(), tenant_id: t.tenant_id, created_at: new Date().toISOString() }, await loadKeyRing(env, tenant));
+    if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
+    const sent: { body: unknown }[] = [];
+    await startRun({ ...env, JOBS: { sendBatch: async (m: { body: unknown }[]) => void sent.push(...m) } as unknown as Queue<unknown> }, plan.spec, plan.jobIds);
+    const batch = createMessageBatch("edgeval-jobs", sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })));
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    const outcome = await getQueueResult(batch, ctx);
+    expect(outcome.retryMessages).toEqual([]);
+    const view = (await (await apiAs(t.key, `/v1/runs/${plan.spec.run_id}`)).json()) as any;
+    expect(view.status).toBe("completed");
+    expect(view.summary[0]).toMatchObject({ total: 2, passed: 2 });
+
+    // It was used: every call reached the provider with the tenant's key.
+    const calls = [...(await fakeRequests(answerer)), ...(await fakeRequests(judge))];
+    expect(calls).toHaveLength(4);
+    expect(calls.every((c) => c.credential === canary)).toBe(true);
+
+    // And it is nowhere else.
+    const coordinatorTables = await runInDurableObject(env.RUNS.getByName(coordinatorName(plan.spec)), async (_i, state) => {
+      const names = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray();
+      return names.map(({ name }) => JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray())).join("\n");
+    });
+    expect(coordinatorTables).toContain(plan.spec.run_id);
+    const haystacks = {
+      d1: await d1Dump(),
+      r2: await r2Dump(),
+      queue: JSON.stringify(sent),
+      durable_object: coordinatorTables,
+      logs: logs.join("\n"),
+      listing: listed,
+    };
+    expect(haystacks.d1).toContain("ACME_OPENAI_KEY");
+    for (const [where, text] of Object.entries(haystacks)) {
+      for (const form of forms(canary)) expect({ where, leaked: text.includes(form) }).toEqual({ where, leaked: false });
+    }
+    // D1 holds only hashes of API keys: the secret part of the tenant's key is in no table.
+    expect(haystacks.d1).not.toContain(t.key.split("_")[2]);
+  });
+
+  it("binds a key to its interface and registered origins, and lets a tenant use deployment keys only if allowed", async () => {
+    const t = await createTenant();
+    await apiAs(t.key, "/v1/secrets/BOUND_KEY", { method: "PUT", json: { value: "sk-bound", interface: "openai", origins: [env.FAKE_LLM_URL] } });
+    const submit = (key: string, model: Record<string, unknown>) =>
+      apiAs(key, "/v1/runs", {
+        method: "POST",
+        json: {
+          benchmark: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
+          config: { answering_models: [model], parsing_models: [model] },
+          dry_run: true,
+        },
+      });
+    expect((await submit(t.key, openaiAtFake("m", "gpt-x", "BOUND_KEY"))).status).toBe(200);
+    const elsewhere = await submit(t.key, { ...openaiAtFake("m", "gpt-x", "BOUND_KEY"), base_url: "https://collector.example/v1" });
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.text()).toMatch(/BOUND_KEY to https:\/\/collector\.example/);
+    const otherInterface = await submit(t.key, { id: "m", interface: "anthropic", model_name: "c", base_url: env.FAKE_LLM_URL, api_key_secret: "BOUND_KEY" });
+    expect(otherInterface.status).toBe(400);
+    expect(await otherInterface.text()).toMatch(/registered for interface openai/);
+
+    // FAKE_PROVIDER_KEY is a deployment secret: tenant default may use it, a new tenant may not.
+    const deploymentKeyModel = { id: "m", interface: "openai_compatible", model_name: "x", base_url: `${env.FAKE_LLM_URL}/v1`, api_key_secret: "FAKE_PROVIDER_KEY" };
+    expect((await submit("test-token", deploymentKeyModel)).status).toBe(200);
+    const refused = await submit(t.key, deploymentKeyModel);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/needs the secret FAKE_PROVIDER_KEY, which is not set/);
+    await api(`/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { use_deployment_keys: true }, headers: { authorization: "Bearer test-admin-token" } });
+    expect((await submit(t.key, deploymentKeyModel)).status).toBe(200);
+
+    // Another tenant does not see the secret, and cannot delete it.
+    const other = await createTenant();
+    expect((await (await apiAs(other.key, "/v1/secrets")).json()) as any).toEqual({ secrets: [] });
+    expect((await apiAs(other.key, "/v1/secrets/BOUND_KEY", { method: "DELETE" })).status).toBe(404);
+    expect((await submit(other.key, openaiAtFake("m", "gpt-x", "BOUND_KEY"))).status).toBe(400);
+    expect((await apiAs(t.key, "/v1/secrets/BOUND_KEY", { method: "DELETE" })).status).toBe(200);
+    expect((await submit(t.key, openaiAtFake("m", "gpt-x", "BOUND_KEY"))).status).toBe(400);
+  });
+
+  it("refuses reserved names and, outside local mode, http origins", async () => {
+    const t = await createTenant();
+    expect((await apiAs(t.key, "/v1/secrets/EDGEVAL_ADMIN_TOKEN", { method: "PUT", json: { value: "x", interface: "openai" } })).status).toBe(400);
+    expect((await apiAs(t.key, "/v1/secrets/lower", { method: "PUT", json: { value: "x", interface: "openai" } })).status).toBe(400);
+    const put = (vars: Record<string, unknown>) =>
+      buildApp().fetch(
+        new Request("http://edgeval.test/v1/secrets/HTTP_KEY", {
+          method: "PUT",
+          headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+          body: JSON.stringify({ value: "x", interface: "openai_compatible", origins: ["http://10.0.0.7:8000"] }),
+        }),
+        { ...env, ...vars },
+        createExecutionContext(),
+      );
+    const production = await put({ EDGEVAL_ENV: undefined });
+    expect(production.status).toBe(400);
+    expect(((await production.json()) as any).error.issues[0].path).toBe("origins[0]");
+    expect((await put({})).status).toBe(201);
+  });
+});
