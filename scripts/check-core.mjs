@@ -5,8 +5,8 @@
 // their relative imports (transitively, wherever they lead), and fails if any file reached that way
 //   - imports a forbidden package: cloudflare:*, openai, @anthropic-ai/sdk, hono (and subpaths),
 //     a .wasm or */wasm specifier, or a QuickJS wasm variant (@jitl/quickjs-*, quickjs-emscripten);
-//   - or reaches an edge module: src/run/**, src/http/**, src/storage/**, src/index.*, or
-//     src/llm/** other than src/llm/port.ts and src/llm/prices.ts (pure data).
+//   - or reaches an edge module: src/{submit,jobs,coordinator,limiter,adapters,storage,http,run}/**,
+//     src/index.*, or src/llm/** other than src/llm/port.ts and src/llm/prices.ts (pure data).
 // Type-only imports (`import type …`, `export type … from`, `import { type A }`) are ignored: they
 // are erased at compile time and load nothing, so they cannot tie the core to a platform.
 //
@@ -37,10 +37,13 @@ export function forbiddenPackage(spec) {
  */
 const CORE_SAFE_LLM = new Set(["src/llm/port.ts", "src/llm/prices.ts"]);
 
+/** Folders of edge code (bindings, SDKs, HTTP). src/run/ held all of it before the split by role. */
+const EDGE_DIRS = ["src/submit/", "src/jobs/", "src/coordinator/", "src/limiter/", "src/adapters/", "src/storage/", "src/http/", "src/run/"];
+
 /** Why a repository-relative path is an edge module the core must not reach, or null. */
 export function edgeModule(rel) {
   const p = rel.split(path.sep).join("/");
-  for (const dir of ["src/run/", "src/http/", "src/storage/"]) if (p.startsWith(dir)) return `edge folder ${dir.slice(0, -1)}`;
+  for (const dir of EDGE_DIRS) if (p.startsWith(dir)) return `edge folder ${dir.slice(0, -1)}`;
   if (/^src\/index\.[cm]?[jt]sx?$/.test(p)) return "worker entry src/index";
   if (p.startsWith("src/llm/") && !CORE_SAFE_LLM.has(p)) return "LLM adapter (only src/llm/port.ts and prices.ts are allowed)";
   return null;

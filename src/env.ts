@@ -6,9 +6,9 @@ export interface Env {
   DB: D1Database;
   BLOBS: R2Bucket;
   JOBS: Queue<unknown>;
-  RUNS: DurableObjectNamespace<import("./run/coordinator").RunCoordinator>;
+  RUNS: DurableObjectNamespace<import("./coordinator/coordinator").RunCoordinator>;
   /** One per (provider, base URL, key hash, model): the shared rate budget of every model call. */
-  LIMITER: DurableObjectNamespace<import("./run/provider-limiter").ProviderLimiter>;
+  LIMITER: DurableObjectNamespace<import("./limiter/provider-limiter").ProviderLimiter>;
   /** An all-scope key of tenant `default` (src/tenants/README.md). */
   EDGEVAL_API_TOKEN?: string;
   /** One per tenant: its request-rate bucket (src/tenants/rate-limiter.ts). */

@@ -1,10 +1,10 @@
 /** Worker entry: the HTTP API, the queue consumer, and the Durable Object classes. */
 import type { Env } from "./env";
 import { buildApp } from "./http/app";
-import { handleQueueBatch } from "./run/consumer";
+import { handleQueueBatch } from "./jobs/consumer";
 
-export { RunCoordinator } from "./run/coordinator";
-export { ProviderLimiter } from "./run/provider-limiter";
+export { RunCoordinator } from "./coordinator/coordinator";
+export { ProviderLimiter } from "./limiter/provider-limiter";
 export { TenantRateLimiter } from "./tenants/rate-limiter";
 
 const app = buildApp();

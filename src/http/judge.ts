@@ -14,7 +14,7 @@ import { calibrate } from "../judges/calibrate";
 import { missingSecret, requiredSecretName } from "../llm/factory";
 import { repairingPort } from "../llm/repairing";
 import { emptyLedger, retryingPort } from "../llm/retrying";
-import { limitedAdapter, retrySettings } from "../run/edge-models";
+import { limitedAdapter, retrySettings } from "../adapters/edge-models";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import type { ModelPort } from "../llm/port";
 import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices";

@@ -13,7 +13,7 @@
  * - position-swap conflict rate: share of pairwise units run with `swap` whose two orders disagree.
  * Items where the judge failed are counted in `errored` and left out of every metric.
  */
-import { mapLimited } from "../pipeline/map-limited";
+import { mapLimited } from "../lib/map-limited";
 import { runGraph } from "./index";
 import type { JudgeGraph, JudgePorts, JudgeSampleInput } from "./types";
 

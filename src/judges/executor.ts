@@ -9,7 +9,7 @@ import type { PromptContext } from "./prompts";
 import { TEXT_ONLY } from "./check";
 import { emptyUsage, runUnit } from "./units";
 import type { JudgeGraph, JudgeNode, JudgePorts, JudgeSampleInput, UnitOutput } from "./types";
-import { mulberry32 } from "../pipeline/random";
+import { mulberry32 } from "../lib/random";
 
 export async function execute(graph: JudgeGraph, sample: JudgeSampleInput, ports: JudgePorts): Promise<UnitOutput[]> {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));

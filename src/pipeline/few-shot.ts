@@ -10,7 +10,7 @@
  * `random.seed(int(md5(question_id), 16) & 0x7FFFFFFF)` then `random.sample(available, k)`,
  * through a port of CPython's generator (python-random.ts).
  */
-import { md5Hex } from "./md5";
+import { md5Hex } from "../lib/md5";
 import { PythonRandom } from "./python-random";
 
 export type FewShotMode = "all" | "k-shot" | "custom" | "none";

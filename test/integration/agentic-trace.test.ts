@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { agenticRubricEvaluation, traceFilePath } from "../../src/pipeline/stages/agentic-rubric-evaluation";
 import type { PipelineState } from "../../src/pipeline/types";
-import { r2Workspace, workspacePrefix } from "../../src/run/workspace";
+import { r2Workspace, workspacePrefix } from "../../src/adapters/workspace";
 import { scriptedPort } from "../support/scripted-port";
 import { call, toolPort } from "../support/tool-port";
 import { clock, input, question } from "../unit/pipeline/helpers";

@@ -1,7 +1,7 @@
 /** The agentic workspace on R2: the port's bounds and path checks. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { r2Workspace, workspacePrefix } from "../../src/run/workspace";
+import { r2Workspace, workspacePrefix } from "../../src/adapters/workspace";
 
 const fresh = () => workspacePrefix({ run_id: `run-${crypto.randomUUID().slice(0, 8)}`, tenant_id: "default" }, "q1");
 

@@ -3,8 +3,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { keyRing } from "../../src/tenants/key-ring";
-import { planRun } from "../../src/run/plan";
-import { startRun } from "../../src/run/submit";
+import { planRun } from "../../src/submit/plan";
+import { startRun } from "../../src/submit/submit";
 import { CreateRunBody } from "../../src/schemas/api";
 import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel, type RunView, runObjects } from "./helpers";
 

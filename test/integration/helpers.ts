@@ -1,7 +1,7 @@
 /** Helpers for tests that run inside workerd against the real bindings and the fake LLM server. */
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
-import type { PairSummary } from "../../src/run/progress";
+import type { PairSummary } from "../../src/coordinator/progress";
 
 export const TOKEN = "test-token";
 

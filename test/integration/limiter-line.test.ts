@@ -4,8 +4,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { leasePool } from "../../src/llm/lease-pool";
-import { slotSource } from "../../src/run/limiter-client";
+import { leasePool } from "../../src/limiter/lease-pool";
+import { slotSource } from "../../src/limiter/limiter-client";
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

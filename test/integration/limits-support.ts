@@ -3,8 +3,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { keyRing } from "../../src/tenants/key-ring";
-import { planRun } from "../../src/run/plan";
-import { startRun } from "../../src/run/submit";
+import { planRun } from "../../src/submit/plan";
+import { startRun } from "../../src/submit/submit";
 import type { Env } from "../../src/env";
 import { CreateRunBody } from "../../src/schemas/api";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runPipeline } from "../../src/pipeline/orchestrator";
-import { createCodeVerifier } from "../../src/run/code-verifier";
+import { createCodeVerifier } from "../../src/adapters/code-verifier";
 import { Question } from "../../src/schemas/benchmark";
 import { ModelConfig } from "../../src/schemas/model-config";
 import { scriptedPort } from "../support/scripted-port";

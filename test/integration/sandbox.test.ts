@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCodeVerifier } from "../../src/run/code-verifier";
+import { createCodeVerifier } from "../../src/adapters/code-verifier";
 import { callInSandbox } from "../../src/sandbox/quickjs";
 import type { CodeVerifyRequest } from "../../src/templates/code-verify";
 

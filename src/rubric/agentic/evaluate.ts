@@ -14,7 +14,7 @@
  * disturb each other.
  */
 import { isRetryable, type LlmError, type ModelPort, type Usage } from "../../llm/port";
-import { mapLimited } from "../../pipeline/map-limited";
+import { mapLimited } from "../../lib/map-limited";
 import { addUsage } from "../../pipeline/usage";
 import { runInvestigation } from "./agent";
 import { extractScore } from "./extract";

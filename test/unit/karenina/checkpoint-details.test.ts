@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { exportCheckpoint } from "../../../src/karenina/export";
 import { Checkpoint, importCheckpoint } from "../../../src/karenina/import";
 import { kareninaQuestionId } from "../../../src/karenina/question-id";
-import { md5Hex } from "../../../src/pipeline/md5";
+import { md5Hex } from "../../../src/lib/md5";
 import { evaluateRegexTrait } from "../../../src/rubric/regex";
 import { Benchmark } from "../../../src/schemas/benchmark";
 

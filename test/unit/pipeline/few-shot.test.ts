@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatFewShotPrompt, kareninaSeed, resolveFewShotExamples } from "../../../src/pipeline/few-shot";
-import { md5Hex } from "../../../src/pipeline/md5";
+import { md5Hex } from "../../../src/lib/md5";
 import { runPipeline } from "../../../src/pipeline/orchestrator";
 import { scriptedPort } from "../../support/scripted-port";
 import { clock, input, judgeBy, question } from "./helpers";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pipelineSettings, rubricSettings } from "../../../src/run/plan";
+import { pipelineSettings, rubricSettings } from "../../../src/submit/plan";
 import { Question } from "../../../src/schemas/benchmark";
 import { Rubric } from "../../../src/schemas/rubric";
 import { VerificationConfig } from "../../../src/schemas/verification-config";

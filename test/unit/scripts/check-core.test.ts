@@ -84,6 +84,11 @@ describe("check:core", () => {
   it.each([
     ["src/run", 'import { RunCoordinator } from "../run/coordinator";', "src/run/coordinator.ts"],
     ["src/http", 'import { app } from "../http/app.js";', "src/http/app.ts"],
+    ["src/submit", 'import { planRun } from "../submit/plan";', "src/submit/plan.ts"],
+    ["src/jobs", 'import { runJob } from "../jobs/job-runner";', "src/jobs/job-runner.ts"],
+    ["src/coordinator", 'import { summarize } from "../coordinator/progress";', "src/coordinator/progress.ts"],
+    ["src/limiter", 'import { leasePool } from "../limiter/lease-pool";', "src/limiter/lease-pool.ts"],
+    ["src/adapters", 'import { r2Workspace } from "../adapters/workspace";', "src/adapters/workspace.ts"],
     ["src/storage", 'import { saveResult } from "../storage/results-repo";', "src/storage/results-repo.ts"],
     ["src/index.ts", 'import worker from "../index";', "src/index.ts"],
     ["an LLM adapter", 'import { OpenAiAdapter } from "../llm/openai";', "src/llm/openai.ts"],
@@ -92,6 +97,11 @@ describe("check:core", () => {
       ...CLEAN,
       "src/http/app.ts": "export const app = 1;",
       "src/storage/results-repo.ts": "export const saveResult = 1;",
+      "src/submit/plan.ts": "export const planRun = 1;",
+      "src/jobs/job-runner.ts": "export const runJob = 1;",
+      "src/coordinator/progress.ts": "export const summarize = 1;",
+      "src/limiter/lease-pool.ts": "export const leasePool = 1;",
+      "src/adapters/workspace.ts": "export const r2Workspace = 1;",
       "src/rubric/trait.ts": `${line}\nexport const y = 2;`,
     });
     const r = run(root);

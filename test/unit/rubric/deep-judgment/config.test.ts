@@ -59,7 +59,7 @@ describe("deep judgment rubric mode resolution", () => {
 
 describe("deep judgment rubric settings from the run config", async () => {
   const { VerificationConfig } = await import("../../../../src/schemas/verification-config");
-  const { pipelineSettings } = await import("../../../../src/run/plan");
+  const { pipelineSettings } = await import("../../../../src/submit/plan");
   const model = { id: "m", interface: "openai_compatible", model_name: "x", base_url: "http://x/v1" };
   const minimal = { answering_models: [model], parsing_models: [model] };
 

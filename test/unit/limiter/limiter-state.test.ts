@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LimiterState } from "../../../src/run/limiter-state";
+import { LimiterState } from "../../../src/limiter/limiter-state";
 
 const limits = { rpm: 600, tpm: 1_000_000, concurrency: 4 };
 const tuning = { leaseMs: 10_000, increaseEveryMs: 1_000, minFactor: 1 / 64, minRateFactor: 1 / 4 };

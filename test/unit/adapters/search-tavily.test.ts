@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTavilySearch } from "../../../src/run/search-tavily";
+import { createTavilySearch } from "../../../src/adapters/search-tavily";
 
 function fakeFetch(reply: () => Response) {
   const calls: { url: string; init: RequestInit }[] = [];

@@ -12,9 +12,9 @@ import { repairingPort } from "../llm/repairing";
 import { emptyLedger, type RetryEnv, type RetryLedger, type RetryPolicy, retryingPort, RETRY_CLASSES } from "../llm/retrying";
 import type { ModelConfig } from "../schemas/model-config";
 import { r2Keys, type RunRef } from "../storage/r2-keys";
-import { cacheModelScope, DEFAULT_CACHE_TTL_S, r2ResponseStore } from "./response-cache";
-import type { JobRef, RunSpec } from "./spec";
-import type { PartialLimits } from "./limiter-state";
+import { cacheModelScope, DEFAULT_CACHE_TTL_S, r2ResponseStore } from "../adapters/response-cache";
+import type { JobRef, RunSpec } from "../submit/spec";
+import type { PartialLimits } from "../limiter/limiter-state";
 
 export interface JobPortDeps {
   blobs: R2Bucket;

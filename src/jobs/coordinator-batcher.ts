@@ -9,7 +9,7 @@
  * One batcher per invocation and run, never per isolate: workerd settles a promise only in the
  * request that made it.
  */
-import type { Claim, RecordedResult } from "./coordinator";
+import type { Claim, RecordedResult } from "../coordinator/coordinator";
 
 export type CoordinatorOp =
   | { op: "claim"; job_id: string }

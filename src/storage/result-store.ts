@@ -6,10 +6,10 @@ import type { Clock } from "../pipeline/types";
 import { verdictOf, type Verdict } from "../pipeline/verdict";
 import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationResult } from "../schemas/result";
-import { r2Keys, type RunRef } from "../storage/r2-keys";
+import { r2Keys, type RunRef } from "./r2-keys";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
-import type { ResultRowRecord } from "../storage/results-repo";
-import type { JobRef } from "./spec";
+import type { ResultRowRecord } from "./results-repo";
+import type { JobRef } from "../submit/spec";
 
 export async function saveResult(
   blobs: R2Bucket,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mapLimited } from "../../../src/pipeline/map-limited";
+import { mapLimited } from "../../../src/lib/map-limited";
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

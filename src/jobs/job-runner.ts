@@ -12,7 +12,7 @@
  * group. Nothing is lost and nothing is counted twice.
  */
 import type { CallableTraitPort } from "../rubric/types";
-import { createCallableTraitRunner } from "./rubric-callable";
+import { createCallableTraitRunner } from "../adapters/rubric-callable";
 import { traitObservations } from "../rubric/aggregate";
 import type { ModelPort } from "../llm/port";
 import { isRetryable } from "../llm/port";
@@ -22,20 +22,20 @@ import { runPipeline } from "../pipeline/orchestrator";
 import type { SearchPort } from "../pipeline/artifacts";
 import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
-import type { PartialLimits } from "./limiter-state";
+import type { PartialLimits } from "../limiter/limiter-state";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
 import { coordinatorName, r2Keys } from "../storage/r2-keys";
-import type { Claim, RecordedResult } from "./coordinator";
-import { type JobRef, loadSpec, resolveJob, type RunSpec } from "./spec";
-import { saveResult, readSavedResult } from "./result-store";
+import type { Claim, RecordedResult } from "../coordinator/coordinator";
+import { type JobRef, loadSpec, resolveJob, type RunSpec } from "../submit/spec";
+import { saveResult, readSavedResult } from "../storage/result-store";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
 import { retriesUsed, RETRY_CLASSES } from "../llm/retrying";
 import { jobPorts, loadLedger, saveLedger } from "./job-ports";
-import { r2Workspace, workspacePrefix } from "./workspace";
-import { usageRows } from "./cost";
+import { r2Workspace, workspacePrefix } from "../adapters/workspace";
+import { usageRows } from "../coordinator/cost";
 import { priceTable } from "../llm/prices";
 
 export interface CoordinatorPort {

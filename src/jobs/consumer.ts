@@ -10,18 +10,18 @@ import type { ModelConfig } from "../schemas/model-config";
 import { JobMessage } from "../schemas/queue";
 import { coordinatorName } from "../storage/r2-keys";
 import { log } from "../log";
-import { mapLimited } from "../pipeline/map-limited";
-import { createCodeVerifier } from "./code-verifier";
+import { mapLimited } from "../lib/map-limited";
+import { createCodeVerifier } from "../adapters/code-verifier";
 import { rowBatcher } from "./row-batcher";
 import { coordinatorBatcher } from "./coordinator-batcher";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
-import { createTavilySearch, TAVILY_SECRET } from "./search-tavily";
-import { limitedAdapter, modelTimeoutMs, positiveInt, retrySettings } from "./edge-models";
+import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
+import { limitedAdapter, modelTimeoutMs, positiveInt, retrySettings } from "../adapters/edge-models";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
-import { poolRegistry } from "./limiter-client";
-import type { PartialLimits } from "./limiter-state";
+import { poolRegistry } from "../limiter/limiter-client";
+import type { PartialLimits } from "../limiter/limiter-state";
 
 /**
  * Jobs of one batch run side by side, by default within the 6 simultaneous connections of an

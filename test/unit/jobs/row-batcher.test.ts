@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rowBatcher } from "../../../src/run/row-batcher";
+import { rowBatcher } from "../../../src/jobs/row-batcher";
 
 /** Timers that fire only when the test says so. */
 function manualTimers() {

@@ -17,9 +17,9 @@ import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { Verdict } from "../pipeline/verdict";
 import { pairTraits, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, type UsageGroup, type UsageRow } from "./cost";
-import { sendJobs } from "./job-queues";
+import { sendJobs } from "../jobs/job-queues";
 import { COORDINATOR_TABLES } from "./coordinator-tables";
-import type { CoordinatorOp, CoordinatorOpResult } from "./coordinator-batcher";
+import type { CoordinatorOp, CoordinatorOpResult } from "../jobs/coordinator-batcher";
 
 export interface InitRun {
   run_id: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { leasePool, type PooledRelease, type SlotSource } from "../../../src/llm/lease-pool";
-import type { LimiterGrant } from "../../../src/llm/limited";
+import { leasePool, type PooledRelease, type SlotSource } from "../../../src/limiter/lease-pool";
+import type { LimiterGrant } from "../../../src/limiter/limited";
 
 type SourceReply = Awaited<ReturnType<SlotSource["acquire"]>>;
 

@@ -8,7 +8,7 @@
  * `rate_limit` error marked `deferred` with the wait as `retryAfterMs`, which the retry decorator
  * hands back to the queue without spending the job's rate-limit budget (no provider said no).
  */
-import type { LlmResult, Message, ModelPort } from "./port";
+import type { LlmResult, Message, ModelPort } from "../llm/port";
 
 /** `reason` of a refusal: every slot taken (`concurrency`), an empty rate bucket, or a key blocked by a retry-after. */
 export type LimiterGrant =

@@ -3,8 +3,8 @@
  * and a `LimiterClient` over it. Objects are named by a hash of (interface, base URL, key, model):
  * providers limit per key and per model, and the name must never reveal the key.
  */
-import type { LimiterClient } from "../llm/limited";
-import { leasePool, type SlotSource } from "../llm/lease-pool";
+import type { LimiterClient } from "./limited";
+import { leasePool, type SlotSource } from "./lease-pool";
 import type { ResolvedModel } from "../llm/factory";
 import type { ProviderLimiter } from "./provider-limiter";
 import { DEFAULT_TUNING, type PartialLimits } from "./limiter-state";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { limitedCall, type LimiterClient, type LimiterGrant } from "../../../src/llm/limited";
+import { limitedCall, type LimiterClient, type LimiterGrant } from "../../../src/limiter/limited";
 import type { LlmResult } from "../../../src/llm/port";
 
 function client(grants: LimiterGrant[]) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { estimateRun } from "../../../src/run/estimate";
-import { pipelineSettings } from "../../../src/run/plan";
+import { estimateRun } from "../../../src/submit/estimate";
+import { pipelineSettings } from "../../../src/submit/plan";
 import { ModelConfig } from "../../../src/schemas/model-config";
 import { VerificationConfig } from "../../../src/schemas/verification-config";
 import { Question } from "../../../src/schemas/benchmark";

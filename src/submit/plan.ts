@@ -12,7 +12,7 @@ import type { PipelineSettings } from "../pipeline/types";
 import type { VerificationConfig } from "../schemas/verification-config";
 import type { Question } from "../schemas/benchmark";
 import { type Rubric, traitNames } from "../schemas/rubric";
-import { TAVILY_SECRET } from "./search-tavily";
+import { TAVILY_SECRET } from "../adapters/search-tavily";
 import { modelsInRubrics } from "./rubric-models";
 import { priceFor, priceTable } from "../llm/prices";
 import { jobIds, type RunSpec } from "./spec";

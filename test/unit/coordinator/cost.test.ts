@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runUsage, usageRows, type UsageGroup } from "../../../src/run/cost";
+import { runUsage, usageRows, type UsageGroup } from "../../../src/coordinator/cost";
 import { costOf, priceFor, priceTable, DEFAULT_PRICES, PRICES_AS_OF } from "../../../src/llm/prices";
-import { statusOf } from "../../../src/run/progress";
+import { statusOf } from "../../../src/coordinator/progress";
 import type { ModelConfig } from "../../../src/schemas/model-config";
 
 const model = (id: string, iface: ModelConfig["interface"], model_name: string): ModelConfig => ({ id, interface: iface, model_name, temperature: 0, max_tokens: 100 });

@@ -7,7 +7,7 @@ import type { Env } from "../env";
 import { coordinatorName } from "../storage/r2-keys";
 import { insertRun } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
-import { sendJobs } from "./job-queues";
+import { sendJobs } from "../jobs/job-queues";
 import { saveSpec, type RunSpec } from "./spec";
 
 export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promise<void> {

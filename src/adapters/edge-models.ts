@@ -5,14 +5,14 @@
  */
 import type { Env } from "../env";
 import { createModelPort, NO_KEY_PLACEHOLDER, requiredSecretName } from "../llm/factory";
-import { limitedPort } from "../llm/limited";
+import { limitedPort } from "../limiter/limited";
 import type { ModelPort } from "../llm/port";
 import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy } from "../llm/retrying";
 import type { AiBinding } from "../llm/workers-ai";
 import type { ModelConfig } from "../schemas/model-config";
 import type { KeyRing } from "../tenants/key-ring";
-import { limiterClient, type poolRegistry } from "./limiter-client";
-import type { PartialLimits } from "./limiter-state";
+import { limiterClient, type poolRegistry } from "../limiter/limiter-client";
+import type { PartialLimits } from "../limiter/limiter-state";
 
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

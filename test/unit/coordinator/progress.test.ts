@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { statusOf, summarize } from "../../../src/run/progress";
+import { statusOf, summarize } from "../../../src/coordinator/progress";
 
 describe("summarize", () => {
   it("reports every (answering, parsing) pair, with pass_rate over passed + failed only", () => {
