@@ -16,7 +16,7 @@ import { setRunStatus, type RunStatus } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { Verdict } from "../pipeline/verdict";
 import { pairTraits, summarize, type PairSummary, statusOf } from "./progress";
-import { runUsage, type RunUsage, type UsageGroup, type UsageRow } from "./cost";
+import { runUsage, type RunUsage, type UnpricedRow, unpricedModels, type UsageGroup, type UsageRow } from "./cost";
 import { sendJobs } from "../jobs/job-queues";
 import { COORDINATOR_TABLES } from "./coordinator-tables";
 import type { CoordinatorOp, CoordinatorOpResult } from "../jobs/coordinator-batcher";
@@ -56,7 +56,7 @@ export interface RunSnapshot {
   run_id: string;
   status: RunStatus;
   progress: { total: number; done: number };
-  summary: (PairSummary & { usage: RunUsage; traits: Record<string, TraitAggregate> })[];
+  summary: (PairSummary & { usage: RunUsage & { unpriced_models: string[] }; traits: Record<string, TraitAggregate> })[];
   jobs: JobCounts;
   usage: RunUsage & { unpriced_models: string[] };
   budget_usd: number | null;
@@ -266,12 +266,17 @@ export class RunCoordinator extends DurableObject<Env> {
         "SELECT answering_id, parsing_id, trait, score, pass, errored FROM trait_rows",
       )
       .toArray();
-    const summary = summarize(answering, parsing, perPair, results).map((s) => ({
-      ...s,
-      usage: runUsage(groups, { answering_id: s.answering_model, parsing_id: s.parsing_model }),
-      traits: pairTraits(traits, s.answering_model, s.parsing_model),
-    }));
-    const unpriced = this.sql.exec<{ model: string }>("SELECT DISTINCT model FROM usage_rows WHERE cost_usd IS NULL ORDER BY model").toArray();
+    const unpriced = this.sql
+      .exec<UnpricedRow>("SELECT DISTINCT answering_id, parsing_id, stage, model FROM usage_rows WHERE cost_usd IS NULL")
+      .toArray();
+    const summary = summarize(answering, parsing, perPair, results).map((s) => {
+      const pair = { answering_id: s.answering_model, parsing_id: s.parsing_model };
+      return {
+        ...s,
+        usage: { ...runUsage(groups, pair), unpriced_models: unpricedModels(unpriced, pair) },
+        traits: pairTraits(traits, s.answering_model, s.parsing_model),
+      };
+    });
     const budget = this.meta("budget_usd");
     return {
       run_id: runId,
@@ -279,7 +284,7 @@ export class RunCoordinator extends DurableObject<Env> {
       progress: { total: answering.length * parsing.length * perPair, done: results.reduce((a, r) => a + r.n, 0) },
       summary,
       jobs,
-      usage: { ...runUsage(groups), unpriced_models: unpriced.map((u) => u.model) },
+      usage: { ...runUsage(groups), unpriced_models: unpricedModels(unpriced) },
       budget_usd: budget === undefined ? null : Number(budget),
       finished_at: this.meta("finished_at") ?? null,
     };
@@ -360,7 +365,8 @@ export class RunCoordinator extends DurableObject<Env> {
     return this.sql
       .exec<UsageGroup>(
         `SELECT answering_id, parsing_id, stage, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-           COALESCE(SUM(cost_usd), 0) AS cost_usd FROM usage_rows GROUP BY answering_id, parsing_id, stage`,
+           CASE WHEN COUNT(cost_usd) < COUNT(*) THEN NULL ELSE SUM(cost_usd) END AS cost_usd
+         FROM usage_rows GROUP BY answering_id, parsing_id, stage`,
       )
       .toArray();
   }

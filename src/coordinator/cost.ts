@@ -13,10 +13,12 @@
  *   by that name first.
  * - A stage served from the response cache (`usage.cached`, set only when every call of the stage
  *   was a hit) keeps its tokens but costs nothing: no provider was paid.
+ * - An unpriced model's calls cost null, and so does every total that includes one (`addUsd`):
+ *   unknown is never shown as 0.
  */
 import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationResult } from "../schemas/result";
-import { costOf, priceFor, type PriceTable } from "../llm/prices";
+import { addUsd, costOf, priceFor, type PriceTable } from "../llm/prices";
 
 export interface UsageRow {
   key: string;
@@ -68,7 +70,8 @@ export interface UsageTotals {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
-  cost_usd: number;
+  /** Null when any call counted here has no price. */
+  cost_usd: number | null;
 }
 
 export interface RunUsage {
@@ -84,7 +87,8 @@ export type UsageGroup = {
   stage: string;
   input_tokens: number;
   output_tokens: number;
-  cost_usd: number;
+  /** Null when a row of the group is unpriced. */
+  cost_usd: number | null;
 };
 
 const zero = (): UsageTotals => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0 });
@@ -93,7 +97,7 @@ function add(t: UsageTotals, g: Pick<UsageGroup, "input_tokens" | "output_tokens
   t.input_tokens += g.input_tokens;
   t.output_tokens += g.output_tokens;
   t.total_tokens += g.input_tokens + g.output_tokens;
-  t.cost_usd += g.cost_usd;
+  t.cost_usd = addUsd(t.cost_usd, g.cost_usd);
 }
 
 /** Run usage from grouped rows; `pick` narrows to one pair (its answers are the answering model's). */
@@ -118,4 +122,17 @@ export function runUsage(groups: readonly UsageGroup[], pick?: { answering_id: s
 }
 
 /** Sums of float prices drift (0.1 + 0.2); a nano-dollar is far below any price step. */
-const roundUsd = (usd: number): number => Math.round(usd * 1e9) / 1e9;
+const roundUsd = (usd: number | null): number | null => (usd === null ? null : Math.round(usd * 1e9) / 1e9);
+
+/** An unpriced usage row, as the coordinator lists them: the model and the pair it was used for. */
+export type UnpricedRow = { answering_id: string; parsing_id: string; stage: string; model: string };
+
+/** Unpriced models of the run, or of one pair (its answers are the answering model's), sorted. */
+export function unpricedModels(rows: readonly UnpricedRow[], pick?: { answering_id: string; parsing_id: string }): string[] {
+  const models = new Set<string>();
+  for (const r of rows) {
+    if (pick && (r.answering_id !== pick.answering_id || (r.stage !== ANSWER_STAGE && r.parsing_id !== pick.parsing_id))) continue;
+    models.add(r.model);
+  }
+  return [...models].sort();
+}

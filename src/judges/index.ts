@@ -5,6 +5,7 @@
  * pass ⇔ score ≥ threshold; when a unit fails (after retries and fallbacks) pass and score are
  * null and `error` names the unit: the judge failing is never the answer failing.
  */
+import { addUsd } from "../llm/prices";
 import type { JudgeConfig } from "../schemas/judge";
 import { execute } from "./executor";
 import { buildGraph } from "./graph";
@@ -56,8 +57,9 @@ export async function runGraph(graph: JudgeGraph, sample: JudgeSampleInput, port
     usage.input_tokens += u.usage.input_tokens;
     usage.output_tokens += u.usage.output_tokens;
     usage.total_tokens += u.usage.total_tokens;
-    usage.cost_usd = usage.cost_usd === null || u.usage.cost_usd === null ? null : usage.cost_usd + u.usage.cost_usd;
+    usage.cost_usd = addUsd(usage.cost_usd, u.usage.cost_usd);
     for (const m of u.usage.models) if (!usage.models.includes(m)) usage.models.push(m);
+    for (const m of u.usage.unpriced_models) if (!usage.unpriced_models.includes(m)) usage.unpriced_models.push(m);
   }
   const roots = units.filter((u) => graph.roots.includes(u.id));
   const failed = units.find((u) => u.status === "error");

@@ -72,6 +72,8 @@ export interface UnitUsage {
   models: string[];
   /** Dollars, when the edge prices calls; null when a call's model has no price. */
   cost_usd: number | null;
+  /** Models called here that have no price (why cost_usd is null), as the runs report them. */
+  unpriced_models: string[];
 }
 
 export interface UnitError {

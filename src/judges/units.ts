@@ -4,6 +4,7 @@
  * value is the share of the two orders that preferred option A (the first option, by default the
  * output), so a position-biased judge lands on 0.5.
  */
+import { addUsd } from "../llm/prices";
 import { extract, type ExtractResult, type PricedUsage } from "./extract";
 import { buildMessages, type PromptContext } from "./prompts";
 import { mapValue, pool } from "./pools";
@@ -69,14 +70,15 @@ export async function runUnit(n: JudgeNode, { ctx, deps, ports, rng }: UnitConte
 }
 
 export function emptyUsage(): UnitUsage {
-  return { calls: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, models: [], cost_usd: 0 };
+  return { calls: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, models: [], cost_usd: 0, unpriced_models: [] };
 }
 
 export function sumUsage(us: PricedUsage[]): UnitUsage {
   const out = emptyUsage();
   for (const u of us) {
     out.calls++;
-    out.cost_usd = out.cost_usd === null || u.cost_usd === null ? null : out.cost_usd + u.cost_usd;
+    out.cost_usd = addUsd(out.cost_usd, u.cost_usd);
+    if (u.cost_usd === null && !out.unpriced_models.includes(u.model)) out.unpriced_models.push(u.model);
     out.input_tokens += u.input_tokens;
     out.output_tokens += u.output_tokens;
     out.total_tokens += u.total_tokens;

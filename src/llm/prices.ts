@@ -3,7 +3,8 @@
  *
  * The shipped table is a snapshot (PRICES_AS_OF) of the providers' public list prices; providers
  * change them, so a run can override or extend it with `prices` in its request. A model with no
- * price costs nothing in the totals and is named in `unpriced_models`; a run with `budget_usd`
+ * price has cost `null` (unknown, never 0), so does every sum that includes one of its calls
+ * (`addUsd`), and it is named in `unpriced_models`; a run with `budget_usd`
  * must price every model it calls (plan.ts refuses it otherwise), or the budget could not bind.
  *
  * Lookup key: `"<interface>:<model_name>"` first, then the bare model name (so an
@@ -51,6 +52,11 @@ export function priceTable(overrides: PriceOverrides | undefined): PriceTable {
 
 export function priceFor(table: PriceTable, iface: string, modelName: string): Price | null {
   return table[`${iface}:${modelName}`] ?? table[modelName] ?? null;
+}
+
+/** A sum of costs: unknown (null) as soon as one part is unknown; an unpriced call never counts as free. */
+export function addUsd(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
 }
 
 /** Dollars for one usage; null when the model has no price. */

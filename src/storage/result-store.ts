@@ -43,9 +43,17 @@ export async function saveResult(
   return verdict;
 }
 
-/** The listing form: the trace messages stay in R2 (GET …/results/:result_id has them). */
-export function compact(result: VerificationResult): VerificationResult {
-  return result.template ? { ...result, template: { ...result.template, trace_messages: [] } } : result;
+/** A result as GET …/results lists it: without `template.trace_messages`. */
+export type ListedResult = Omit<VerificationResult, "template"> & { template?: Omit<NonNullable<VerificationResult["template"]>, "trace_messages"> | null };
+
+/**
+ * The listing form: the trace messages stay in R2 (GET …/results/:result_id has them). The key
+ * is left out, not emptied: `[]` would read as an answer with an empty trace.
+ */
+export function compact(result: VerificationResult): ListedResult {
+  if (!result.template) return result;
+  const { trace_messages: _inR2, ...template } = result.template;
+  return { ...result, template };
 }
 
 export async function readSavedResult(

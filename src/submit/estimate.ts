@@ -3,7 +3,7 @@
  * with the run's price table. Nothing is written and no model is called.
  */
 import { estimateCalls, ASSUMED_ANSWER_TOKENS } from "../pipeline/estimate";
-import { costOf, priceFor, priceTable, PRICES_AS_OF, type PriceOverrides } from "../llm/prices";
+import { addUsd, costOf, priceFor, priceTable, PRICES_AS_OF, type PriceOverrides } from "../llm/prices";
 import type { RunSpec } from "./spec";
 
 interface Totals {
@@ -11,7 +11,8 @@ interface Totals {
   calls_max: number;
   input_tokens: number;
   output_tokens: number;
-  cost_usd: number;
+  /** Null when a model counted here has no price (unknown, never 0). */
+  cost_usd: number | null;
 }
 
 export interface RunEstimate extends Totals {
@@ -29,7 +30,7 @@ function add(t: Totals, e: Totals): void {
   t.calls_max += e.calls_max;
   t.input_tokens += e.input_tokens;
   t.output_tokens += e.output_tokens;
-  t.cost_usd += e.cost_usd;
+  t.cost_usd = addUsd(t.cost_usd, e.cost_usd);
 }
 
 export function estimateRun(spec: Pick<RunSpec, "questions" | "answering_models" | "parsing_models" | "replicate_count" | "settings">, prices?: PriceOverrides): RunEstimate {
@@ -41,7 +42,8 @@ export function estimateRun(spec: Pick<RunSpec, "questions" | "answering_models"
   for (const e of estimateCalls(spec).values()) {
     const price = priceFor(table, e.model.interface, e.model.model_name);
     if (!price && e.calls > 0) unpriced.add(`${e.model.interface}:${e.model.model_name}`);
-    const row = { ...e, cost_usd: costOf(price, e) ?? 0 };
+    // A model that makes no call costs nothing, priced or not.
+    const row = { ...e, cost_usd: e.calls > 0 ? costOf(price, e) : 0 };
     add(total, row);
     add((per_stage[e.stage] ??= zero()), row);
     add((per_model[`${e.role}:${e.model.id}`] ??= { ...zero(), role: e.role }), row);

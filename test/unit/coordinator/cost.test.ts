@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runUsage, usageRows, type UsageGroup } from "../../../src/coordinator/cost";
+import { runUsage, unpricedModels, usageRows, type UsageGroup } from "../../../src/coordinator/cost";
 import { costOf, priceFor, priceTable, DEFAULT_PRICES, PRICES_AS_OF } from "../../../src/llm/prices";
 import { statusOf } from "../../../src/coordinator/progress";
 import type { ModelConfig } from "../../../src/schemas/model-config";
@@ -72,7 +72,7 @@ describe("usageRows", () => {
 });
 
 describe("runUsage", () => {
-  const g = (answering_id: string, parsing_id: string, stage: string, i: number, o: number, c: number): UsageGroup => ({ answering_id, parsing_id, stage, input_tokens: i, output_tokens: o, cost_usd: c });
+  const g = (answering_id: string, parsing_id: string, stage: string, i: number, o: number, c: number | null): UsageGroup => ({ answering_id, parsing_id, stage, input_tokens: i, output_tokens: o, cost_usd: c });
   const groups = [
     g("a", "", "answer_generation", 100, 50, 1),
     g("a", "p", "parsing", 1000, 10, 2),
@@ -92,6 +92,33 @@ describe("runUsage", () => {
     expect(usage.answering.cost_usd).toBe(1);
     expect(usage.judging).toMatchObject({ input_tokens: 500, cost_usd: 3 });
     expect(usage.total.cost_usd).toBe(4);
+  });
+
+  it("a group with an unpriced call makes every total that includes it null, never 0 (issue 15 item 5)", () => {
+    const withUnpriced = [...groups, g("b", "", "answer_generation", 10, 5, null), g("b", "p", "parsing", 30, 3, 0.25)];
+    const usage = runUsage(withUnpriced);
+    expect(usage.answering.cost_usd).toBeNull();
+    expect(usage.total.cost_usd).toBeNull();
+    expect(usage.answering.input_tokens).toBe(110); // tokens still add up
+    expect(usage.judging.cost_usd).toBe(5.75); // every judging group is priced
+    const pairB = runUsage(withUnpriced, { answering_id: "b", parsing_id: "p" });
+    expect(pairB.answering.cost_usd).toBeNull();
+    expect(pairB.judging.cost_usd).toBe(0.25);
+    expect(runUsage(withUnpriced, { answering_id: "a", parsing_id: "p" }).total.cost_usd).toBe(3.5);
+  });
+});
+
+describe("unpricedModels", () => {
+  const rows = [
+    { answering_id: "a", parsing_id: "", stage: "answer_generation", model: "openai_compatible:ans-a" },
+    { answering_id: "a", parsing_id: "p", stage: "parsing", model: "openai_compatible:judge-p" },
+    { answering_id: "b", parsing_id: "q", stage: "parsing", model: "openai_compatible:judge-q" },
+  ];
+  it("lists the run's unpriced models, or one pair's: its answers and its own judge's stages", () => {
+    expect(unpricedModels(rows)).toEqual(["openai_compatible:ans-a", "openai_compatible:judge-p", "openai_compatible:judge-q"]);
+    expect(unpricedModels(rows, { answering_id: "a", parsing_id: "p" })).toEqual(["openai_compatible:ans-a", "openai_compatible:judge-p"]);
+    expect(unpricedModels(rows, { answering_id: "a", parsing_id: "q" })).toEqual(["openai_compatible:ans-a"]);
+    expect(unpricedModels(rows, { answering_id: "b", parsing_id: "p" })).toEqual([]);
   });
 });
 
