@@ -43,3 +43,19 @@ export interface Env {
 export function isLocalMode(env: { EDGEVAL_ENV?: unknown }): boolean {
   return env.EDGEVAL_ENV === "local";
 }
+
+/** Secrets npm run dev passes from its own environment (scripts/dev.mjs); any other comes from .dev.vars.local. */
+const DEV_ENV_SECRETS = new Set(["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]);
+
+/**
+ * How to set a missing secret, in the words that fit where the worker runs: a tenant's own key
+ * with PUT /v1/secrets (src/tenants), or the deployment's — on a developer's machine a file or
+ * the environment of `npm run dev`, in a deployment `wrangler secret put`. A message about a
+ * missing secret ends with this.
+ */
+export function secretAdvice(name: string, env: { EDGEVAL_ENV?: unknown }): string {
+  const tenant = `PUT /v1/secrets/${name}, or for the deployment's own keys`;
+  if (!isLocalMode(env)) return `${tenant} wrangler secret put ${name}`;
+  const fromEnv = DEV_ENV_SECRETS.has(name) ? `, or export ${name} before npm run dev` : "";
+  return `${tenant} add ${name}=… to .dev.vars.local${fromEnv}, then restart npm start / npm run dev`;
+}

@@ -7,7 +7,7 @@
  * retries by class, repair), except that a wait too long to hold the request ends the unit.
  */
 import { Hono } from "hono";
-import type { Env } from "../env";
+import { type Env, secretAdvice } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
 import { calibrate } from "../judges/calibrate";
@@ -90,8 +90,8 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
     for (const m of [...n.models, ...extra]) {
       const name = missingSecret(m, ring.secret);
       const path = configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider");
-      const message = `model ${m.id} needs the secret ${name}, which is not set (PUT /v1/secrets/${name})`;
-      if (name && !issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
+      const message = name && `model ${m.id} needs the secret ${name}, which is not set; ${secretAdvice(name, env)}`;
+      if (message && !issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
       const destination = ring.destinationIssue(m, requiredSecretName(m));
       const destinationMessage = `model ${m.id}: ${destination}`;
       if (destination && !issues.some((x) => x.path === path && x.message === destinationMessage)) issues.push({ path, message: destinationMessage });

@@ -1,6 +1,6 @@
 /** /v1/runs: submit, list, status, results. */
 import { type Context, Hono } from "hono";
-import type { Env } from "../env";
+import { type Env, secretAdvice } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { canonicalJson } from "../lib/jcs";
 import { sha256Hex } from "../pipeline/ids";
@@ -38,14 +38,17 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
   const ring = await loadKeyRing(c.env, tenant);
-  const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, ring);
+  const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, ring, {
+    dryRun: body.dry_run === true,
+    secretAdvice: (name) => secretAdvice(name, c.env),
+  });
   if (!plan.ok) throw invalidBody(plan.issues);
   const limits = effectiveLimits(tenant.limits_json);
   if (plan.jobIds.length > limits.jobs_per_run) {
     throw invalidBody([{ path: "config", message: `this run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run` }]);
   }
   // A dry run stops here: nothing written, no model called, no idempotency key taken.
-  if (body.dry_run) return c.json({ estimate: estimateRun(plan.spec, body.prices) }, 200);
+  if (body.dry_run) return c.json({ estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings }, 200);
 
   if (idemKey) {
     // The same request re-sent pretty-printed or with keys in another order is the same body.

@@ -2,8 +2,10 @@
  * Turns a validated run request into a run spec, with the checks that need more than one field:
  * question_ids must exist, manual models must answer every selected question, and every model
  * (answering, parsing, and those inside rubric traits) whose provider needs a key must find its
- * secret and may send it only where keys may go. Pure: nothing is written here.
+ * secret and may send it only where keys may go (for a dry run a missing secret is a warning:
+ * it calls no model). Pure: nothing is written here.
  */
+import { secretAdvice } from "../env";
 import type { FieldIssue } from "../http/errors";
 import { missingSecret, requiredSecretName } from "../llm/factory";
 import type { KeyRing } from "../tenants/key-ring";
@@ -20,16 +22,28 @@ import { jobIds, type RunSpec } from "./spec";
 /** A run larger than this is refused: split it (keeps submit within one request's limits). */
 export const MAX_RESULTS_PER_RUN = 100_000;
 
-export type Plan = { ok: true; spec: RunSpec; jobIds: string[] } | { ok: false; issues: FieldIssue[] };
+/** `warnings`: what would stop the real run but not a dry run (a secret not set yet). */
+export type Plan = { ok: true; spec: RunSpec; jobIds: string[]; warnings: FieldIssue[] } | { ok: false; issues: FieldIssue[] };
+
+export interface PlanOptions {
+  /** A dry run calls no model, so a missing secret is a warning, not a refusal. */
+  dryRun?: boolean;
+  /** How a missing secret is set where this worker runs (src/env.ts secretAdvice). */
+  secretAdvice?: (name: string) => string;
+}
 
 export function planRun(
   body: CreateRunBody,
   ids: { run_id: string; tenant_id: string; created_at: string },
   /** The tenant's provider keys and where each may go (src/tenants/key-ring.ts). */
   ring: KeyRing,
+  opts: PlanOptions = {},
 ): Plan {
   const { benchmark, config } = body;
   const issues: FieldIssue[] = [];
+  const warnings: FieldIssue[] = [];
+  const advice = opts.secretAdvice ?? ((name: string) => secretAdvice(name, {}));
+  const unsetSecrets = opts.dryRun ? warnings : issues;
 
   const known = new Set(benchmark.questions.map((q) => q.id));
   (config.question_ids ?? []).forEach((id, i) => {
@@ -58,17 +72,14 @@ export function planRun(
     if (destination) issues.push({ path: `${path}.base_url`, message: destination });
     const name = missingSecret(m, ring.secret);
     if (name) {
-      issues.push({
-        path,
-        message: `model ${JSON.stringify(m.id)} needs the secret ${name}, which is not set (PUT /v1/secrets/${name}, or for the deployment's own keys wrangler secret put ${name})`,
-      });
+      unsetSecrets.push({ path, message: `model ${JSON.stringify(m.id)} needs the secret ${name}, which is not set; ${advice(name)}` });
     }
   }
 
   if (config.deep_judgment_search_enabled && !ring.secret(TAVILY_SECRET)) {
-    issues.push({
+    unsetSecrets.push({
       path: "config.deep_judgment_search_enabled",
-      message: `deep-judgment search needs the secret ${TAVILY_SECRET}, which is not set (PUT /v1/secrets/${TAVILY_SECRET}, or wrangler secret put ${TAVILY_SECRET})`,
+      message: `deep-judgment search needs the secret ${TAVILY_SECRET}, which is not set; ${advice(TAVILY_SECRET)}`,
     });
   }
 
@@ -101,7 +112,7 @@ export function planRun(
     ...(body.cache?.enabled ? { cache: body.cache } : {}),
     ...(body.limits ? { limits: body.limits } : {}),
   };
-  return { ok: true, spec, jobIds: jobIds(spec) };
+  return { ok: true, spec, jobIds: jobIds(spec), warnings };
 }
 
 /**

@@ -43,7 +43,13 @@ describe("POST /v1/judge", () => {
     const provider = fakeModel("j", uniqueModel("judge-secret"), { api_key_secret: "JUDGE_TEST_UNSET_KEY" });
     const { status, body } = await post("/v1/judge", { ...sample, config: { provider, type: "likert" } });
     expect(status).toBe(400);
-    expect(body.error.issues).toEqual([{ path: "config.provider", message: "model j needs the secret JUDGE_TEST_UNSET_KEY, which is not set (PUT /v1/secrets/JUDGE_TEST_UNSET_KEY)" }]);
+    expect(body.error.issues).toEqual([
+      {
+        path: "config.provider",
+        message:
+          "model j needs the secret JUDGE_TEST_UNSET_KEY, which is not set; PUT /v1/secrets/JUDGE_TEST_UNSET_KEY, or for the deployment's own keys add JUDGE_TEST_UNSET_KEY=… to .dev.vars.local, then restart npm start / npm run dev",
+      },
+    ]);
   });
 
   it("a model that would send its key outside EDGEVAL_KEY_ORIGINS is a 400 naming the origin, and nothing is called", async () => {
