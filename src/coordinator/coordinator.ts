@@ -15,7 +15,7 @@ import type { RunRef } from "../storage/r2-keys";
 import { setRunStatus, type RunStatus } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { Verdict } from "../pipeline/verdict";
-import { pairTraits, summarize, type PairSummary, statusOf } from "./progress";
+import { gradedCount, pairTraits, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, type UnpricedRow, unpricedModels, type UsageGroup, type UsageRow } from "./cost";
 import { sendJobs } from "../jobs/job-queues";
 import { COORDINATOR_TABLES } from "./coordinator-tables";
@@ -280,7 +280,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const budget = this.meta("budget_usd");
     return {
       run_id: runId,
-      status: statusOf({ ...jobs, started: this.meta("started") === "1" }),
+      status: statusOf({ ...jobs, started: this.meta("started") === "1", graded: gradedCount(results) }),
       progress: { total: answering.length * parsing.length * perPair, done: results.reduce((a, r) => a + r.n, 0) },
       summary,
       jobs,

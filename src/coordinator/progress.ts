@@ -40,14 +40,45 @@ export function summarize(
   );
 }
 
-export function statusOf(jobs: { total: number; done: number; dead: number; skipped?: number; started: boolean }): RunStatus {
-  const skipped = jobs.skipped ?? 0;
-  if (jobs.done + jobs.dead + skipped < jobs.total) return jobs.started ? "running" : "queued";
-  // Jobs skipped for the budget: the run stopped early, with what it finished.
-  if (skipped > 0) return "budget_exceeded";
-  if (jobs.dead === 0) return "completed";
-  return jobs.done === 0 ? "failed" : "partial";
+/** What the run status is decided from: the coordinator's job counts and what its results say. */
+export interface RunFacts {
+  total: number;
+  done: number;
+  dead: number;
+  /** Jobs never started because the budget was spent. */
+  skipped?: number;
+  started: boolean;
+  /** Results with a verdict about the answer: pass, fail or no_verdict (not error). */
+  graded: number;
+  /** The run was cancelled (set by cancel; no run is cancelled yet). */
+  cancelled?: boolean;
 }
+
+/**
+ * The run status, one precedence rule for every caller (status view, D1 listing, cancel,
+ * webhooks): `cancelled` > `budget_exceeded` > `failed` > `partial` > `completed`, and before the
+ * end `queued` / `running`.
+ * - cancelled: the run was cancelled, whatever else happened.
+ * - budget_exceeded: jobs were skipped because the budget was spent (the run stopped early with
+ *   what it finished).
+ * - failed: not one result says anything about an answer (no pass, fail or no_verdict): every job
+ *   errored or was dead-lettered, e.g. a base_url nobody listens on.
+ * - partial: some jobs were dead-lettered, the others graded.
+ * - completed: every job finished with a result.
+ */
+export function statusOf(run: RunFacts): RunStatus {
+  if (run.cancelled) return "cancelled";
+  const skipped = run.skipped ?? 0;
+  if (run.done + run.dead + skipped < run.total) return run.started ? "running" : "queued";
+  if (skipped > 0) return "budget_exceeded";
+  if (run.graded === 0) return "failed";
+  if (run.dead > 0) return "partial";
+  return "completed";
+}
+
+/** Results with a verdict about the answer (an `error` result is the judge's or transport's failure). */
+export const gradedCount = (counts: readonly { verdict: Verdict; n: number }[]): number =>
+  counts.reduce((sum, c) => (c.verdict === "error" ? sum : sum + c.n), 0);
 
 /** Per-trait mean score and pass rate of one (answering, parsing) pair, from the coordinator's trait rows. */
 export function pairTraits(

@@ -53,7 +53,8 @@ describe("checkpoints and redelivery", () => {
       config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
     });
     const view = await waitForRun(runId);
-    expect(view.status).toBe("completed");
+    // Its only result errored, so nothing was graded: the run is failed (issue 15 item 1), never "wrong".
+    expect(view.status).toBe("failed");
     expect(view.summary[0]).toMatchObject({ passed: 0, failed: 0, errored: 1, pass_rate: null });
     const [result] = await allResults(runId);
     expect(result.metadata.failure).toMatchObject({ category: "server_error", group: "retry", stage: "parse_template" });

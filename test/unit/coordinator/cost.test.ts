@@ -124,8 +124,8 @@ describe("unpricedModels", () => {
 
 describe("statusOf with a budget", () => {
   it("a run whose remaining jobs were skipped for the budget ends budget_exceeded", () => {
-    expect(statusOf({ total: 4, done: 2, dead: 0, skipped: 2, started: true })).toBe("budget_exceeded");
-    expect(statusOf({ total: 4, done: 2, dead: 0, skipped: 1, started: true })).toBe("running");
-    expect(statusOf({ total: 4, done: 4, dead: 0, skipped: 0, started: true })).toBe("completed");
+    expect(statusOf({ total: 4, done: 2, dead: 0, skipped: 2, started: true, graded: 2 })).toBe("budget_exceeded");
+    expect(statusOf({ total: 4, done: 2, dead: 0, skipped: 1, started: true, graded: 2 })).toBe("running");
+    expect(statusOf({ total: 4, done: 4, dead: 0, skipped: 0, started: true, graded: 4 })).toBe("completed");
   });
 });

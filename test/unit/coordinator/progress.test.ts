@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { statusOf, summarize } from "../../../src/coordinator/progress";
+import { gradedCount, statusOf, summarize } from "../../../src/coordinator/progress";
 
 describe("summarize", () => {
   it("reports every (answering, parsing) pair, with pass_rate over passed + failed only", () => {
@@ -20,14 +20,31 @@ describe("summarize", () => {
   });
 });
 
-describe("statusOf", () => {
+describe("statusOf: one precedence rule (issue 15 item 1)", () => {
+  const end = { total: 4, started: true };
   it("is queued before any job starts and running after", () => {
-    expect(statusOf({ total: 3, done: 0, dead: 0, started: false })).toBe("queued");
-    expect(statusOf({ total: 3, done: 1, dead: 0, started: true })).toBe("running");
+    expect(statusOf({ total: 3, done: 0, dead: 0, started: false, graded: 0 })).toBe("queued");
+    expect(statusOf({ total: 3, done: 1, dead: 0, started: true, graded: 1 })).toBe("running");
   });
-  it("is completed, partial or failed once every job is done or dead", () => {
-    expect(statusOf({ total: 3, done: 3, dead: 0, started: true })).toBe("completed");
-    expect(statusOf({ total: 3, done: 2, dead: 1, started: true })).toBe("partial");
-    expect(statusOf({ total: 3, done: 0, dead: 3, started: true })).toBe("failed");
+
+  it.each([
+    ["every job graded", { done: 4, dead: 0, graded: 4 }, "completed"],
+    ["some jobs dead-lettered, the rest graded", { done: 3, dead: 1, graded: 3 }, "partial"],
+    ["every job dead-lettered", { done: 0, dead: 4, graded: 0 }, "failed"],
+    ["every job finished but every result errored (a base_url nobody listens on)", { done: 4, dead: 0, graded: 0 }, "failed"],
+    ["some errored, some dead, nothing graded", { done: 2, dead: 2, graded: 0 }, "failed"],
+    ["one graded result among errors is enough not to fail", { done: 4, dead: 0, graded: 1 }, "completed"],
+    ["budget spent: budget_exceeded beats failed", { done: 1, dead: 0, skipped: 3, graded: 0 }, "budget_exceeded"],
+    ["budget spent: budget_exceeded beats partial", { done: 2, dead: 1, skipped: 1, graded: 2 }, "budget_exceeded"],
+    ["cancelled beats budget_exceeded", { done: 1, dead: 0, skipped: 3, graded: 1, cancelled: true }, "cancelled"],
+    ["cancelled beats failed", { done: 0, dead: 4, graded: 0, cancelled: true }, "cancelled"],
+    ["cancelled before the end is cancelled, not running", { done: 1, dead: 0, graded: 1, cancelled: true }, "cancelled"],
+  ] as const)("%s → %s", (_what, facts, status) => {
+    expect(statusOf({ ...end, ...facts })).toBe(status);
+  });
+
+  it("counts pass, fail and no_verdict results as graded, error results not", () => {
+    expect(gradedCount([{ verdict: "pass", n: 2 }, { verdict: "fail", n: 1 }, { verdict: "no_verdict", n: 3 }, { verdict: "error", n: 5 }])).toBe(6);
+    expect(gradedCount([{ verdict: "error", n: 5 }])).toBe(0);
   });
 });
