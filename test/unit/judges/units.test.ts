@@ -114,8 +114,9 @@ describe("units", () => {
 
   it("sums usage over calls: each model once, and the cost unknown once any call's cost is", () => {
     const u = (model: string, cost_usd: number | null) => ({ input_tokens: 10, output_tokens: 5, total_tokens: 15, model, cost_usd });
-    expect(sumUsage([u("m", 0.5), u("m", 0.25), u("n", 1)])).toEqual({ calls: 3, input_tokens: 30, output_tokens: 15, total_tokens: 45, models: ["m", "n"], cost_usd: 1.75 });
+    expect(sumUsage([u("m", 0.5), u("m", 0.25), u("n", 1)])).toEqual({ calls: 3, input_tokens: 30, output_tokens: 15, total_tokens: 45, models: ["m", "n"], cost_usd: 1.75, unpriced_models: [] });
     expect(sumUsage([u("m", null), u("m", 0.25)]).cost_usd).toBeNull();
+    expect(sumUsage([u("m", null), u("n", 0.25), u("m", null)]).unpriced_models).toEqual(["m"]);
     expect(sumUsage([u("m", 0.25), u("m", null), u("m", 0.5)]).cost_usd).toBeNull();
   });
 });
