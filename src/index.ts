@@ -2,6 +2,7 @@
 import type { Env } from "./env";
 import { buildApp } from "./http/app";
 import { handleQueueBatch } from "./jobs/consumer";
+import { sweepRetention } from "./tenants/retention";
 
 export { RunCoordinator } from "./coordinator/coordinator";
 export { ProviderLimiter } from "./limiter/provider-limiter";
@@ -12,4 +13,6 @@ const app = buildApp();
 export default {
   fetch: app.fetch,
   queue: (batch: MessageBatch<unknown>, env: Env) => handleQueueBatch(batch, env),
+  // The retention sweep (src/tenants/retention.ts), on the cron in wrangler.toml.
+  scheduled: async (controller: ScheduledController, env: Env, _ctx: ExecutionContext) => void (await sweepRetention(env, controller.scheduledTime)),
 } satisfies ExportedHandler<Env>;

@@ -13,8 +13,14 @@ import type { ModelConfig } from "../schemas/model-config";
 /** A week: long enough for an iterate-and-rerun session, short enough that models' drift shows. */
 export const DEFAULT_CACHE_TTL_S = 7 * 24 * 3600;
 
-/** `prefix`: the tenant's cache prefix (r2Keys.cachePrefix), so a hit never crosses tenants. */
-export function r2ResponseStore(bucket: R2Bucket, now: () => number, prefix: string): ResponseStore {
+/** Under a run's prefix: one empty object per cache entry the run wrote, so deleting the run finds them. */
+export const CACHE_REFS = "cache-refs/";
+
+/**
+ * `prefix`: the tenant's cache prefix (r2Keys.cachePrefix), so a hit never crosses tenants.
+ * `runPrefix`: where the writing run records its entries (`{run prefix}/`), for DELETE /v1/runs/:id.
+ */
+export function r2ResponseStore(bucket: R2Bucket, now: () => number, prefix: string, runPrefix?: string): ResponseStore {
   return {
     async get(key) {
       const obj = await bucket.get(prefix + key);
@@ -27,6 +33,7 @@ export function r2ResponseStore(bucket: R2Bucket, now: () => number, prefix: str
       return obj.json();
     },
     async put(key, value, ttlSeconds) {
+      if (runPrefix) await bucket.put(runPrefix + CACHE_REFS + key, "");
       await bucket.put(prefix + key, JSON.stringify(value), {
         httpMetadata: { contentType: "application/json" },
         customMetadata: { expires_at: String(now() + ttlSeconds * 1000) },

@@ -306,6 +306,18 @@ export class RunCoordinator extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
   }
 
+  /**
+   * Deletes the run's state (DELETE /v1/runs/:id, the retention sweep): every table and the
+   * stall alarm. The tables come back empty, so a late job message finds its job unknown and is dropped.
+   */
+  async purge(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.sql.exec(COORDINATOR_TABLES);
+    this.metaCache = undefined;
+    this.openJobCount = undefined;
+  }
+
   /** Callers get nothing back: a snapshot per finished job would re-aggregate the run each time. */
   private async finishJob(jobId: string, state: "done" | "dead"): Promise<void> {
     this.sql.exec("DELETE FROM answers WHERE job_id = ?", jobId);

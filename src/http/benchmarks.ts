@@ -6,7 +6,8 @@ import { exportCheckpoint } from "../karenina/export";
 import { Checkpoint, importCheckpoint } from "../karenina/import";
 import { ListQuery } from "../schemas/api";
 import { Benchmark } from "../schemas/benchmark";
-import { type BenchmarkRecord, type BenchmarkSource, listBenchmarks, loadBenchmark, saveBenchmark } from "../storage/benchmarks-repo";
+import { type BenchmarkRecord, type BenchmarkSource, listBenchmarks, loadBenchmark, saveBenchmark, deleteBenchmark, getBenchmarkRecord } from "../storage/benchmarks-repo";
+import { actorOf, auditStatement } from "../tenants/audit";
 import { type BodyLimit, fieldIssues, readJson, validate, validateQuery } from "./body";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
@@ -75,6 +76,16 @@ benchmarks.get("/:id/checkpoint", requireScope("benchmarks:read"), async (c) => 
     "content-type": "application/ld+json",
     "content-disposition": `attachment; filename="${record.benchmark_id}.jsonld"`,
   });
+});
+
+benchmarks.delete("/:id", requireScope("benchmarks:write"), async (c) => {
+  const tenantId = tenantOf(c).tenant_id;
+  const record = await getBenchmarkRecord(c.env.DB, tenantId, c.req.param("id"));
+  if (!record) throw new ApiFailure({ code: "not_found", message: `no benchmark ${c.req.param("id")}; list benchmarks with GET /v1/benchmarks` });
+  await deleteBenchmark(c.env.DB, c.env.BLOBS, record);
+  const actor = actorOf(c.get("principal"));
+  await auditStatement(c.env.DB, { tenant_id: tenantId, actor, action: "benchmark.deleted", target: record.benchmark_id, detail: { name: record.name } }).run();
+  return c.json({ benchmark_id: record.benchmark_id, deleted: true });
 });
 
 export async function requireBenchmark(env: Env, tenantId: string, id: string) {

@@ -22,6 +22,7 @@ export type ApiError =
   | { code: "not_found"; message: string }
   | { code: "method_not_allowed"; message: string }
   | { code: "idempotency_conflict"; message: string }
+  | { code: "run_active"; message: string }
   | { code: "rate_limited"; message: string }
   | { code: "quota_exceeded"; message: string }
   | { code: "not_configured"; message: string }
@@ -38,6 +39,7 @@ const STATUS: Record<ApiError["code"], ContentfulStatusCode> = {
   not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,
+  run_active: 409,
   rate_limited: 429,
   quota_exceeded: 429,
   not_configured: 503,

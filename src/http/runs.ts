@@ -7,6 +7,7 @@ import { sha256Hex } from "../pipeline/ids";
 import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
 import { planRun } from "../submit/plan";
 import { startRun } from "../submit/submit";
+import { deleteRun } from "../storage/delete-run";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { estimateRun } from "../submit/estimate";
 import { getResultKey, listResultJson } from "../storage/results-repo";
@@ -143,6 +144,17 @@ runs.get("/:id/results/:result_id", requireScope("runs:read"), async (c) => {
   const obj = key ? await c.env.BLOBS.get(key) : null;
   if (!obj) throw new ApiFailure({ code: "not_found", message: `no result ${c.req.param("result_id")} in run ${run.run_id}` });
   return c.body(obj.body, 200, { "content-type": "application/json" });
+});
+
+runs.delete("/:id", requireScope("runs:write"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  if (run.status === "queued" || run.status === "running") {
+    throw new ApiFailure({ code: "run_active", message: `run ${run.run_id} is ${run.status}; delete it once it has finished` });
+  }
+  const removed = await deleteRun(c.env, run);
+  const principal = c.get("principal");
+  await auditStatement(c.env.DB, { tenant_id: run.tenant_id, actor: actorOf(principal), action: "run.deleted", target: run.run_id, detail: removed }).run();
+  return c.json({ run_id: run.run_id, deleted: true, ...removed });
 });
 
 /** Resolves `benchmark_id` to the stored benchmark; an unknown id is the caller's 400. */

@@ -11,7 +11,7 @@ import type { ModelPort } from "../llm/port";
 import { repairingPort } from "../llm/repairing";
 import { emptyLedger, type RetryEnv, type RetryLedger, type RetryPolicy, retryingPort, RETRY_CLASSES } from "../llm/retrying";
 import type { ModelConfig } from "../schemas/model-config";
-import { r2Keys, type RunRef } from "../storage/r2-keys";
+import { r2Keys, runPrefix, type RunRef } from "../storage/r2-keys";
 import { cacheModelScope, DEFAULT_CACHE_TTL_S, r2ResponseStore } from "../adapters/response-cache";
 import type { JobRef, RunSpec } from "../submit/spec";
 import type { PartialLimits } from "../limiter/limiter-state";
@@ -43,7 +43,7 @@ export async function saveLedger(blobs: R2Bucket, run: RunRef, jobId: string, le
 export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: JobPortDeps): (model: ModelConfig) => ModelPort {
   const ports = new Map<ModelConfig, ModelPort>();
   const cache = spec.cache;
-  const store = cache?.enabled ? r2ResponseStore(deps.blobs, () => deps.clock.now(), r2Keys.cachePrefix(spec.tenant_id)) : null;
+  const store = cache?.enabled ? r2ResponseStore(deps.blobs, () => deps.clock.now(), r2Keys.cachePrefix(spec.tenant_id), `${runPrefix(spec)}/`) : null;
   const jobScope = JSON.stringify([job.question.id, job.answering.id, job.replicate]);
   return (model) => {
     let port = ports.get(model);

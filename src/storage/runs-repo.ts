@@ -136,6 +136,24 @@ export async function releaseIdempotencyKey(db: D1Database, tenantId: string, ke
   await db.prepare("DELETE FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND run_id = ?").bind(tenantId, key, runId).run();
 }
 
+/** A run's D1 rows, in one batch: its results, its idempotency keys, the run. */
+export async function deleteRunRows(db: D1Database, tenantId: string, runId: string): Promise<void> {
+  await db.batch([
+    db.prepare("DELETE FROM results WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
+    db.prepare("DELETE FROM idempotency_keys WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
+    db.prepare("DELETE FROM runs WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
+  ]);
+}
+
+/** Finished runs of a tenant created before `before`, oldest first (the retention sweep). */
+export async function expiredRuns(db: D1Database, tenantId: string, before: string, limit: number): Promise<RunRecord[]> {
+  const { results } = await db
+    .prepare("SELECT * FROM runs WHERE tenant_id = ? AND created_at < ? AND status NOT IN ('queued', 'running') ORDER BY created_at LIMIT ?")
+    .bind(tenantId, before, limit)
+    .all();
+  return results.map((r) => RunRow.parse(r));
+}
+
 /** Runs of the tenant still queued or running (the concurrent-runs quota). */
 export async function countActiveRuns(db: D1Database, tenantId: string): Promise<number> {
   const row = await db

@@ -1,0 +1,43 @@
+/**
+ * Deleting a finished run and everything it left: its R2 objects (spec, checkpoints, results with
+ * their traces, workspaces), the response-cache entries it wrote, its D1 rows (results,
+ * idempotency keys, the run) and its coordinator's storage. Used by DELETE /v1/runs/:id and the
+ * retention sweep. The caller has checked the tenant; the run row names every key used here.
+ */
+import type { Env } from "../env";
+import { CACHE_REFS } from "../adapters/response-cache";
+import { r2Keys } from "./r2-keys";
+import { deleteRunRows, type RunRecord } from "./runs-repo";
+
+/** R2 deletes take at most 1,000 keys per call. */
+const R2_DELETE_BATCH = 1000;
+
+export async function deleteRun(env: Env, run: RunRecord): Promise<{ objects: number; cache_entries: number }> {
+  // Everything of a run sits under the prefix of its spec key (old runs: runs/{run}/; new: t/{tenant}/runs/{run}/).
+  const prefix = run.spec_key.replace(/spec\.json$/, "");
+  const cacheRefs = await listKeys(env.BLOBS, `${prefix}${CACHE_REFS}`);
+  // Only runs since tenants record refs, so the tenant's cache prefix is the one they wrote to.
+  const cachePrefix = r2Keys.cachePrefix(run.tenant_id);
+  const cacheEntries = cacheRefs.map((k) => cachePrefix + k.slice(`${prefix}${CACHE_REFS}`.length));
+  await deleteKeys(env.BLOBS, cacheEntries);
+  const objects = await listKeys(env.BLOBS, prefix);
+  await deleteKeys(env.BLOBS, objects);
+  await env.RUNS.getByName(run.coordinator_name ?? run.run_id).purge();
+  await deleteRunRows(env.DB, run.tenant_id, run.run_id);
+  return { objects: objects.length, cache_entries: cacheEntries.length };
+}
+
+async function listKeys(bucket: R2Bucket, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, cursor });
+    keys.push(...page.objects.map((o) => o.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return keys;
+}
+
+async function deleteKeys(bucket: R2Bucket, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += R2_DELETE_BATCH) await bucket.delete(keys.slice(i, i + R2_DELETE_BATCH));
+}

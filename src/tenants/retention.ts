@@ -1,0 +1,28 @@
+/**
+ * The retention sweep (a cron trigger, wrangler.toml): for every tenant with `retention_days`,
+ * finished runs created more than that many days ago are deleted with everything they left
+ * (results, traces, cache entries, coordinator state: src/storage/delete-run.ts). D1's 10 GB is shared
+ * by every tenant, so old results must be reclaimable. Each sweep deletes at most RUNS_PER_SWEEP
+ * runs per tenant (a cron invocation's subrequests are bounded); the next sweep continues.
+ */
+import type { Env } from "../env";
+import { log } from "../log";
+import { deleteRun } from "../storage/delete-run";
+import { expiredRuns } from "../storage/runs-repo";
+
+export const RUNS_PER_SWEEP = 25;
+const DAY_MS = 86_400_000;
+
+export async function sweepRetention(env: Env, now: number): Promise<{ tenant_id: string; deleted: number }[]> {
+  const { results: tenants } = await env.DB.prepare("SELECT tenant_id, retention_days FROM tenants WHERE retention_days IS NOT NULL")
+    .all<{ tenant_id: string; retention_days: number }>();
+  const out: { tenant_id: string; deleted: number }[] = [];
+  for (const t of tenants) {
+    const before = new Date(now - t.retention_days * DAY_MS).toISOString();
+    const runs = await expiredRuns(env.DB, t.tenant_id, before, RUNS_PER_SWEEP);
+    for (const run of runs) await deleteRun(env, run);
+    if (runs.length) log.info("retention_sweep", { tenant_id: t.tenant_id, deleted_runs: runs.length, before });
+    out.push({ tenant_id: t.tenant_id, deleted: runs.length });
+  }
+  return out;
+}

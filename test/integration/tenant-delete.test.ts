@@ -1,0 +1,136 @@
+/** Data lifecycle (issue 14 item 2): DELETE for runs and benchmarks, and the retention sweep. */
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { addFakeRules, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel } from "./helpers";
+import { ADMIN_TOKEN, apiAs, createTenant, type TestTenant } from "./tenant-helpers";
+
+async function runAndWait(t: TestTenant, body: unknown, headers: Record<string, string> = {}): Promise<string> {
+  const res = await apiAs(t.key, "/v1/runs", { method: "POST", json: body, headers });
+  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${await res.text()}`);
+  const runId = ((await res.json()) as { run_id: string }).run_id;
+  for (let i = 0; i < 400; i++) {
+    const view = (await (await apiAs(t.key, `/v1/runs/${runId}`)).json()) as { status: string };
+    if (["completed", "partial", "failed"].includes(view.status)) return runId;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("run did not finish");
+}
+
+/** Everything D1 holds about a run, by table. */
+async function d1RowsOf(runId: string) {
+  const count = async (sql: string) => (await env.DB.prepare(sql).bind(runId).first<{ n: number }>())!.n;
+  return {
+    runs: await count("SELECT COUNT(*) AS n FROM runs WHERE run_id = ?"),
+    results: await count("SELECT COUNT(*) AS n FROM results WHERE run_id = ?"),
+    idempotency_keys: await count("SELECT COUNT(*) AS n FROM idempotency_keys WHERE run_id = ?"),
+  };
+}
+
+function cachedSpec(answerer: string, judge: string) {
+  return {
+    benchmark: { name: "del", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+    config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], replicate_count: 2 },
+    cache: { enabled: true, ttl_s: 3600 },
+  };
+}
+
+describe("DELETE /v1/runs/:id", () => {
+  it("leaves no D1 row, R2 object or cache entry of the run, and a re-run calls the models again", async () => {
+    const t = await createTenant();
+    const answerer = uniqueModel("del-answerer");
+    const judge = uniqueModel("del-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const runId = await runAndWait(t, cachedSpec(answerer, judge), { "idempotency-key": `del-${crypto.randomUUID()}` });
+    const prefix = `t/${t.tenant_id}/runs/${runId}/`;
+    const before = { d1: await d1RowsOf(runId), objects: await r2Keys(prefix), cache: await r2Keys(`t/${t.tenant_id}/cache/`) };
+    expect(before.d1).toEqual({ runs: 1, results: 2, idempotency_keys: 1 });
+    expect(before.objects.filter((k) => k.includes("/results/"))).toHaveLength(2);
+    expect(before.cache).toHaveLength(4);
+
+    const res = await apiAs(t.key, `/v1/runs/${runId}`, { method: "DELETE" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ run_id: runId, deleted: true, cache_entries: 4 });
+
+    expect(await d1RowsOf(runId)).toEqual({ runs: 0, results: 0, idempotency_keys: 0 });
+    expect(await r2Keys(prefix)).toEqual([]);
+    expect(await r2Keys(`t/${t.tenant_id}/cache/`)).toEqual([]);
+    expect((await apiAs(t.key, `/v1/runs/${runId}`)).status).toBe(404);
+    expect((await env.RUNS.getByName(`${t.tenant_id}:${runId}`).snapshot())).toBeNull();
+    const audit = (await (await apiAs(t.key, "/v1/audit")).json()) as { entries: { action: string; target: string }[] };
+    expect(audit.entries[0]).toMatchObject({ action: "run.deleted", target: runId });
+
+    // the cache entries went with the run: the same spec is graded afresh
+    const calls = async () => (await fakeStats(answerer)).total + (await fakeStats(judge)).total;
+    const made = await calls();
+    await runAndWait(t, cachedSpec(answerer, judge));
+    expect(await calls()).toBe(made + 4);
+  });
+
+  it("refuses to delete a run that is still running", async () => {
+    const t = await createTenant();
+    const slow = uniqueModel("del-slow");
+    await addFakeRules([{ match: { model: slow }, reply: { text: "Paris", latency_ms: 1500 } }]);
+    const res = await apiAs(t.key, "/v1/runs", {
+      method: "POST",
+      json: {
+        benchmark: { name: "slow", questions: [{ id: "q1", question: "?", template: exactTemplate("Paris") }] },
+        config: { answering_models: [fakeModel("a", slow)], parsing_models: [fakeModel("j", slow)] },
+      },
+    });
+    const runId = ((await res.json()) as { run_id: string }).run_id;
+    const refused = await apiAs(t.key, `/v1/runs/${runId}`, { method: "DELETE" });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as any).error.code).toBe("run_active");
+    expect(await d1RowsOf(runId)).toMatchObject({ runs: 1 });
+  });
+});
+
+describe("DELETE /v1/benchmarks/:id", () => {
+  it("removes the stored body and its row", async () => {
+    const t = await createTenant();
+    const created = (await (
+      await apiAs(t.key, "/v1/benchmarks", { method: "POST", json: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] } })
+    ).json()) as { benchmark_id: string };
+    const key = `t/${t.tenant_id}/benchmarks/${created.benchmark_id}/benchmark.json`;
+    expect(await env.BLOBS.head(key)).not.toBeNull();
+    expect((await apiAs(t.key, `/v1/benchmarks/${created.benchmark_id}`, { method: "DELETE" })).status).toBe(200);
+    expect(await env.BLOBS.head(key)).toBeNull();
+    expect((await apiAs(t.key, `/v1/benchmarks/${created.benchmark_id}`)).status).toBe(404);
+    expect((await apiAs(t.key, `/v1/benchmarks/${created.benchmark_id}`, { method: "DELETE" })).status).toBe(404);
+  });
+});
+
+describe("retention sweep", () => {
+  it("deletes a tenant's runs older than its retention_days and keeps newer ones and other tenants' runs", async () => {
+    const kept = await createTenant();
+    const t = await createTenant({ retention_days: 30 });
+    const answerer = uniqueModel("ret-answerer");
+    await addFakeRules([{ match: { model: answerer }, reply: { text: "Paris" } }, { match: { model: `${answerer}-j` }, reply: { json: { answer: "Paris" } } }]);
+    const spec = {
+      benchmark: { name: "ret", questions: [{ id: "q1", question: "?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", `${answerer}-j`)] },
+    };
+    const [old, recent, otherOld] = [await runAndWait(t, spec), await runAndWait(t, spec), await runAndWait(kept, spec)];
+    const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
+    await env.DB.prepare("UPDATE runs SET created_at = ? WHERE run_id IN (?, ?)").bind(longAgo, old, otherOld).run();
+
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "17 * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+
+    expect(await d1RowsOf(old)).toEqual({ runs: 0, results: 0, idempotency_keys: 0 });
+    expect(await r2Keys(`t/${t.tenant_id}/runs/${old}/`)).toEqual([]);
+    expect(await d1RowsOf(recent)).toMatchObject({ runs: 1, results: 1 });
+    expect(await d1RowsOf(otherOld)).toMatchObject({ runs: 1, results: 1 });
+    // the operator turns retention off: nothing more is swept
+    await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { retention_days: null } });
+    await env.DB.prepare("UPDATE runs SET created_at = ? WHERE run_id = ?").bind(longAgo, recent).run();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "17 * * * *" }), env, createExecutionContext());
+    expect(await d1RowsOf(recent)).toMatchObject({ runs: 1 });
+  });
+});
