@@ -14,6 +14,7 @@ import { judge } from "./judge";
 import { keys } from "./keys";
 import { requestRate } from "./request-rate";
 import { secrets } from "./secrets";
+import { usage } from "./usage";
 import { runs } from "./runs";
 
 export function buildApp() {
@@ -27,6 +28,7 @@ export function buildApp() {
   app.route("/v1/keys", keys);
   app.route("/v1/audit", audit);
   app.route("/v1/secrets", secrets);
+  app.route("/v1/usage", usage);
   app.route("/v1/runs", runs);
   app.route("/v1/benchmarks", benchmarks);
   app.route("/v1/judge", judge);

@@ -22,6 +22,7 @@ import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "../limiter/limiter-client";
 import type { PartialLimits } from "../limiter/limiter-state";
+import { insertLedgerRows, type LedgerRow } from "../tenants/usage";
 
 /**
  * Jobs of one batch run side by side, by default within the 6 simultaneous connections of an
@@ -99,6 +100,8 @@ function jobDeps(env: Env): JobDeps {
     // Results finishing close together share one D1 write (bench/throughput: D1 calls were a
     // visible share of the worker's CPU).
     writeResultRow: rowBatcher((rows: ResultRowRecord[]) => upsertResults(env.DB, rows), RESULT_ROW_BATCH),
+    // The tenants' usage ledger, batched the same way (one D1 write for the results finishing together).
+    writeUsage: rowBatcher((groups: LedgerRow[][]) => insertLedgerRows(env.DB, groups.flat()), RESULT_ROW_BATCH),
     // A batch of jobs shares its calls to each run's coordinator (coordinator-batcher.ts).
     coordinator: (name) => {
       let port = coordinators.get(name);

@@ -23,6 +23,8 @@ import type { SearchPort } from "../pipeline/artifacts";
 import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
 import type { PartialLimits } from "../limiter/limiter-state";
+import { type LedgerRow, ledgerRows } from "../tenants/usage";
+import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
@@ -51,6 +53,8 @@ export interface JobDeps {
   db: D1Database;
   /** Writes a result's D1 row; default one upsert per row (the consumer batches them per invocation). */
   writeResultRow?: (row: ResultRowRecord) => Promise<void>;
+  /** Adds a result's usage to the tenant's ledger (src/tenants/usage.ts); absent, nothing is kept. */
+  writeUsage?: (rows: LedgerRow[]) => Promise<void>;
   /** By coordinator name (r2-keys coordinatorName). */
   coordinator: (name: string) => CoordinatorPort;
   /** A model's port for a run of `tenantId` (whose keys `prepareTenant` loaded first). */
@@ -249,6 +253,14 @@ async function saveAndRecord(
 ): Promise<void> {
   const writeRow = deps.writeResultRow ?? ((row) => upsertResults(deps.db, [row]));
   const verdict = await saveResult(deps.blobs, writeRow, spec, job, parsing, result, deps.clock);
+  // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
+  const usage = usageRows(result, job, parsing, priceTable(spec.prices));
+  if (deps.writeUsage) {
+    const stages = (result.template?.usage_metadata ?? {}) as Record<string, { cached?: boolean }>;
+    const cached = new Set(usage.filter((u) => stages[u.stage]?.cached === true).map((u) => u.key));
+    // Before the coordinator records it: a redelivery re-records, and the ledger ignores rows it has.
+    await deps.writeUsage(ledgerRows(spec.tenant_id ?? DEFAULT_TENANT, spec.run_id, usage, cached, deps.clock.now()));
+  }
   await coordinator.record(
     {
       result_id: result.metadata.result_id,
@@ -256,8 +268,7 @@ async function saveAndRecord(
       answering_id: job.answering.id,
       parsing_id: parsing.id,
       verdict,
-      // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
-      usage: usageRows(result, job, parsing, priceTable(spec.prices)),
+      usage,
       traits: traitObservations(result),
     },
     { completesJob },

@@ -59,3 +59,10 @@ export const PutSecretRequest = z.strictObject({
   /** Sets the shared ProviderLimiter for this key (lower of these and a run's own limits). */
   limits: ModelLimits.optional(),
 });
+
+export const UsageQuery = z.strictObject({
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: "month must be a UTC calendar month, YYYY-MM" })
+    .optional(),
+});

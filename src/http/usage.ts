@@ -1,0 +1,27 @@
+/** /v1/usage: the tenant's calls, tokens and cost per model in one UTC month (scope runs:read). */
+import { Hono } from "hono";
+import { UsageQuery } from "../schemas/tenants";
+import { effectiveLimits } from "../tenants/limits";
+import { monthOf, monthUsage } from "../tenants/usage";
+import { type AppEnv, requireScope, tenantOf } from "./auth";
+import { validateQuery } from "./body";
+
+export const usage = new Hono<AppEnv>();
+
+usage.get("/", requireScope("runs:read"), async (c) => {
+  const q = validateQuery(UsageQuery, c.req.query());
+  const tenant = tenantOf(c);
+  const month = q.month ?? monthOf(Date.now());
+  const models = await monthUsage(c.env.DB, tenant.tenant_id, month);
+  const total = models.reduce(
+    (t, m) => ({
+      calls: t.calls + m.calls,
+      cached_calls: t.cached_calls + m.cached_calls,
+      input_tokens: t.input_tokens + m.input_tokens,
+      output_tokens: t.output_tokens + m.output_tokens,
+      cost_usd: t.cost_usd + m.cost_usd,
+    }),
+    { calls: 0, cached_calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+  );
+  return c.json({ month, models, total, monthly_spend_usd: effectiveLimits(tenant.limits_json).monthly_spend_usd });
+});
