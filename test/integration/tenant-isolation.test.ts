@@ -119,7 +119,7 @@ describe("tenant isolation", () => {
   });
 
   it("never lists A's resources to B, and no response to B carries A's canary", async () => {
-    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets"]) {
+    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage"]) {
       const res = await apiAs(b.key, path);
       expect(res.status).toBe(200);
       const text = await res.text();
