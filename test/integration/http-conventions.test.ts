@@ -8,7 +8,7 @@ import { api } from "./helpers";
 
 describe("HTTP conventions", () => {
   it.each([
-    ["DELETE", "/v1/runs/some-run", "GET, HEAD"],
+    ["PUT", "/v1/runs/some-run", "DELETE, GET, HEAD"],
     ["PUT", "/v1/runs", "GET, HEAD, POST"],
     ["GET", "/v1/judge", "POST"],
     ["GET", "/v1/judge/calibrate", "POST"],

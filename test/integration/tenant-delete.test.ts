@@ -4,19 +4,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { addFakeRules, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel } from "./helpers";
-import { ADMIN_TOKEN, apiAs, createTenant, type TestTenant } from "./tenant-helpers";
+import { ADMIN_TOKEN, apiAs, createTenant, runAs, type TestTenant } from "./tenant-helpers";
 
-async function runAndWait(t: TestTenant, body: unknown, headers: Record<string, string> = {}): Promise<string> {
-  const res = await apiAs(t.key, "/v1/runs", { method: "POST", json: body, headers });
-  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${await res.text()}`);
-  const runId = ((await res.json()) as { run_id: string }).run_id;
-  for (let i = 0; i < 400; i++) {
-    const view = (await (await apiAs(t.key, `/v1/runs/${runId}`)).json()) as { status: string };
-    if (["completed", "partial", "failed"].includes(view.status)) return runId;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("run did not finish");
-}
+/** Submits with the tenant's key and waits for the run to finish; returns its id. */
+const runAndWait = async (t: TestTenant, body: unknown, headers: Record<string, string> = {}) => (await runAs(t.key, body, headers)).run_id as string;
 
 /** Everything D1 holds about a run, by table. */
 async function d1RowsOf(runId: string) {

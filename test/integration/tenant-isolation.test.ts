@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { addFakeRules, exactTemplate, fakeModel, fakeStats, uniqueModel } from "./helpers";
-import { apiAs, createTenant, type TestTenant } from "./tenant-helpers";
+import { apiAs, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
 
 const CANARY = `canary-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -32,21 +32,6 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/secrets/:name": { name: a.secret_name },
   };
   return table[path];
-}
-
-async function submitAs(key: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await apiAs(key, "/v1/runs", { method: "POST", json: body, headers });
-  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { run_id: string }).run_id;
-}
-
-async function waitAs(key: string, runId: string) {
-  for (let i = 0; i < 500; i++) {
-    const view = (await (await apiAs(key, `/v1/runs/${runId}`)).json()) as { status: string };
-    if (["completed", "partial", "failed"].includes(view.status)) return view;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`run ${runId} did not finish`);
 }
 
 describe("tenant isolation", () => {

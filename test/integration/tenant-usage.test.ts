@@ -3,21 +3,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { insertLedgerRows, monthOf } from "../../src/tenants/usage";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
-import { apiAs, createTenant, type TestTenant } from "./tenant-helpers";
+import { apiAs, createTenant, runAs, type TestTenant } from "./tenant-helpers";
 
 const price = (usd: number) => ({ input_per_mtok: usd * 1_000_000, output_per_mtok: usd * 1_000_000 });
 
-async function runAndWait(t: TestTenant, body: unknown): Promise<{ run_id: string; status: string; usage: any }> {
-  const res = await apiAs(t.key, "/v1/runs", { method: "POST", json: body });
-  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${await res.text()}`);
-  const runId = ((await res.json()) as { run_id: string }).run_id;
-  for (let i = 0; i < 400; i++) {
-    const view = (await (await apiAs(t.key, `/v1/runs/${runId}`)).json()) as any;
-    if (["completed", "partial", "failed", "budget_exceeded"].includes(view.status)) return view;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("run did not finish");
-}
+const runAndWait = (t: TestTenant, body: unknown) => runAs(t.key, body);
 
 function spec(ans: string, judge: string, replicates: number, prices?: Record<string, unknown>) {
   return {
