@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { SCOPES } from "../../src/tenants/scopes";
 import { api } from "./helpers";
@@ -87,6 +87,18 @@ describe("tenants and API keys", () => {
     await apiAs(t.key, `/v1/keys/${old.key_id}`, { method: "DELETE" });
     expect((await apiAs(old.key, "/v1/runs")).status).toBe(401);
     expect((await apiAs(fresh.key, "/v1/runs")).status).toBe(200);
+  });
+
+  it("records when a key was last used", async () => {
+    const t = await createTenant();
+    const k = await createKey(t.key, { scopes: ["runs:read"] });
+    const lastUsed = async () =>
+      ((await (await apiAs(t.key, "/v1/keys")).json()) as { keys: { key_id: string; last_used_at: string | null }[] }).keys.find((x) => x.key_id === k.key_id)!.last_used_at;
+    expect(await lastUsed()).toBeNull();
+    const before = Date.now();
+    await apiAs(k.key, "/v1/runs");
+    const at = await vi.waitUntil(lastUsed, { timeout: 2000, interval: 20 });
+    expect(Date.parse(at!)).toBeGreaterThanOrEqual(before - 1000);
   });
 
   it("refuses a key that differs from a real one only in its secret", async () => {
