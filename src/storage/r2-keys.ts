@@ -30,10 +30,10 @@ export const r2Keys = {
   retryLedger: (run: RunRef, jobId: string) => `${runPrefix(run)}/checkpoints/${jobId}/retries.json`,
   /** The full VerificationResult with its trace (raw answer, trace messages), one per results row. */
   result: (run: RunRef, resultId: string) => `${runPrefix(run)}/results/${resultId}.json`,
-  /** An agentic question's workspace (src/run/workspace.ts). */
+  /** An agentic question's workspace (src/adapters/workspace.ts). */
   workspace: (run: RunRef, questionId: string) => `${runPrefix(run)}/workspaces/${encodeURIComponent(questionId)}/`,
   /** A stored benchmark's body. */
   benchmark: (tenantId: string, benchmarkId: string) => `${tenantPrefix(tenantId)}benchmarks/${benchmarkId}/benchmark.json`,
-  /** The response cache of a tenant (src/run/response-cache.ts); entries never cross tenants. */
+  /** The response cache of a tenant (src/adapters/response-cache.ts); entries never cross tenants. */
   cachePrefix: (tenantId: string | undefined) => (tenantId ? `${tenantPrefix(tenantId)}cache/v1/` : "cache/v1/"),
 } as const;
