@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { whenMissing } from "./wire-issues";
+import { pythonContractProblem } from "../templates/python-subset";
 import { PRIMITIVES, isPrimitiveName } from "../templates/primitives/registry";
 import type { AnyPrimitive } from "../templates/primitives/types";
 import { VerifyWithSchema } from "../templates/primitives/verify-with";
@@ -196,6 +197,11 @@ export const CustomVerify = z.strictObject({
     .refine((s) => new TextEncoder().encode(s).length <= CUSTOM_VERIFY_MAX_BYTES, {
       error: `source must be at most ${CUSTOM_VERIFY_MAX_BYTES / 1024} KB`,
     }),
+}).superRefine((custom, ctx) => {
+  // The two languages have different contracts; a Python source written to the JavaScript one
+  // would fail every job, so it is refused here (src/templates/python-subset/README.md).
+  const problem = custom.language === "python" ? pythonContractProblem(custom.source) : null;
+  if (problem) ctx.addIssue({ code: "custom", path: ["source"], message: problem });
 });
 export type CustomVerify = z.output<typeof CustomVerify>;
 

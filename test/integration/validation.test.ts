@@ -60,6 +60,15 @@ const CASES: Case[] = [
     (b) => (b.benchmark.questions[0].template.verify_strategy = { type: "field_check", field_name: "nope" }),
     "benchmark.questions[0].template.verify_strategy",
   ],
+  [
+    "a Python custom_verify written to the JavaScript contract (issue 15 item 8)",
+    (b) =>
+      (b.benchmark.questions[0].template = {
+        fields: [{ name: "answer", type: "str", description: "the answer", ground_truth: "Paris" }],
+        custom_verify: { language: "python", source: "def verify(answer, ground_truth, context):\n    return answer['answer'] == ground_truth['answer']\n" },
+      }),
+    "benchmark.questions[0].template.custom_verify.source",
+  ],
   ["replicate_count 0", (b) => (b.config.replicate_count = 0), "config.replicate_count"],
   ["no parsing model", (b) => (b.config.parsing_models = []), "config.parsing_models"],
   ["a manual parsing model", (b) => (b.config.parsing_models = [{ id: "m", interface: "manual", manual_answers: {} }]), "config.parsing_models[0]"],

@@ -4,10 +4,11 @@
  * verifier port (running `verify()`).
  */
 import type { CodeVerifyOutcome, CodeVerifyRequest } from "../code-verify";
+import { parseModule } from "./parse";
 import { type CompiledTemplate, compileTemplate, runVerify } from "./template";
 
 export { compileTemplate, instantiate, runVerify, staticState, type CompiledTemplate, type CompileResult, type FieldDecl } from "./template";
-export { parseModule } from "./parse";
+export { parseModule };
 export { UnsupportedConstruct, type Expr, type Stmt } from "./ast";
 export { DEFAULT_STEP_BUDGET } from "./interpret";
 export { PyError } from "./values";
@@ -30,6 +31,30 @@ function compiled(source: string): CompiledTemplate | string {
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(source, value);
   return value;
+}
+
+/**
+ * Why this source cannot be a Python custom_verify at all, or null. The Python contract is a
+ * Karenina answer class (`class Answer(BaseAnswer)` with `def verify(self)`); a module with no
+ * class — typically the JavaScript contract's `def verify(answer, ground_truth, context)` written
+ * in Python — is refused when the template is submitted, not on every job. Sources that do not
+ * parse, or use constructs outside the subset, are left to the compile step (template_validation).
+ */
+export function pythonContractProblem(source: string): string | null {
+  let module: ReturnType<typeof parseModule>;
+  try {
+    module = parseModule(source);
+  } catch {
+    return null;
+  }
+  if (module.some((s) => s.k === "class")) return null;
+  const fn = module.find((s) => s.k === "def" && s.name === "verify");
+  return (
+    (fn ? `a module-level def verify(...) (line ${fn.line}) is the JavaScript contract; ` : "no answer class; ") +
+    "Python custom_verify is a Karenina answer class: class Answer(BaseAnswer) with the fields (name: str = Field(...)), " +
+    "self.correct set in model_post_init or ground_truth(), and def verify(self) returning a bool " +
+    "(src/templates/python-subset/README.md)"
+  );
 }
 
 /** The `python` branch of the code verifier port: Karenina's verify() on the judge's fields. */

@@ -21,7 +21,7 @@ describe("AnswerTemplate with custom_verify accepts", () => {
     parseOk(AnswerTemplate, {
       fields: [field()],
       regex: [{ name: "sym", pattern: "BCL\\d", expected: "BCL2" }],
-      custom_verify: { language: "python", source: "def verify(self):\n    return True\n" },
+      custom_verify: { language: "python", source: "class Answer(BaseAnswer):\n    def verify(self):\n        return True\n" },
     });
   });
   it("no fields at all: the code reads only the raw trace", () => {
@@ -38,6 +38,14 @@ describe("AnswerTemplate rejects, at the exact path", () => {
     ["verify_with beside custom_verify", { fields: [field(), field({ name: "b", verify_with: { type: "ExactMatch" } })], custom_verify: js }, "fields[1].verify_with", /not allowed with custom_verify/],
     ["a verify_strategy beside custom_verify", { fields: [field()], custom_verify: js, verify_strategy: { type: "all_of", conditions: [] } }, "verify_strategy", /not allowed with custom_verify/],
     ["an unknown language", { fields: [field()], custom_verify: { language: "ruby", source: "x" } }, "custom_verify.language", /javascript, python/],
+    // Issue 15 item 8: the JavaScript contract written in Python failed every job at run time.
+    [
+      "Python written to the JavaScript contract",
+      { fields: [field()], custom_verify: { language: "python", source: "def verify(answer, ground_truth, context):\n    return answer['a'] == ground_truth['a']\n" } },
+      "custom_verify.source",
+      /module-level def verify\(\.\.\.\) \(line 1\) is the JavaScript contract; Python custom_verify is a Karenina answer class: class Answer\(BaseAnswer\)/,
+    ],
+    ["Python with no answer class at all", { fields: [field()], custom_verify: { language: "python", source: "x = 1\n" } }, "custom_verify.source", /^no answer class; Python custom_verify is a Karenina answer class/],
     ["an empty source", { fields: [field()], custom_verify: { language: "javascript", source: "  " } }, "custom_verify.source", /must not be empty/],
     ["a missing source", { fields: [field()], custom_verify: { language: "javascript" } }, "custom_verify.source", /source is required/],
     ["a source over 200 KB (counted in UTF-8 bytes)", { fields: [field()], custom_verify: { language: "javascript", source: "é".repeat(100 * 1024 + 1) } }, "custom_verify.source", /at most 200 KB/],

@@ -1,0 +1,34 @@
+// Issue 15 item 8: the Python custom_verify contract as src/templates/python-subset/README.md
+// shows it runs, and the JavaScript contract written in Python is named for what it is.
+import { describe, expect, it } from "vitest";
+import { pythonContractProblem, verifyPython } from "../../../src/templates/python-subset";
+
+const README_EXAMPLE = `class Answer(BaseAnswer):
+    gene: str = Field(description="The gene named in the response")
+
+    def model_post_init(self, __context):
+        self.correct = {"gene": "TP53"}
+
+    def verify(self) -> bool:
+        return self.gene.strip().upper() == self.correct["gene"]
+`;
+
+const req = (source: string, parsed: Record<string, unknown>) => ({ language: "python" as const, source, parsed, ground_truth: {}, raw_trace: "" });
+
+describe("Python custom_verify contract", () => {
+  it("runs the README's example: the judge's fields as self.<name>, the class's own self.correct", () => {
+    expect(pythonContractProblem(README_EXAMPLE)).toBeNull();
+    expect(verifyPython(req(README_EXAMPLE, { gene: " tp53 " }))).toMatchObject({ ok: true, verify_result: true });
+    expect(verifyPython(req(README_EXAMPLE, { gene: "BRCA1" }))).toMatchObject({ ok: true, verify_result: false });
+  });
+
+  it("names the JavaScript contract written in Python, and a module with no class", () => {
+    expect(pythonContractProblem("def verify(answer, ground_truth, context):\n    return True\n")).toMatch(/^a module-level def verify\(\.\.\.\) \(line 1\) is the JavaScript contract/);
+    expect(pythonContractProblem("x = 1\n")).toMatch(/^no answer class/);
+  });
+
+  it("leaves sources that do not parse or use constructs outside the subset to the compile step", () => {
+    expect(pythonContractProblem("def verify(:\n")).toBeNull();
+    expect(pythonContractProblem("class Answer(BaseAnswer):\n    def verify(self):\n        with open('x') as f:\n            return True\n")).toBeNull();
+  });
+});
