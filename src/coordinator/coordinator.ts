@@ -15,7 +15,7 @@ import type { RunRef } from "../storage/r2-keys";
 import { setRunStatus, type RunStatus } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { Verdict } from "../pipeline/verdict";
-import { gradedCount, pairTraits, summarize, type PairSummary, statusOf } from "./progress";
+import { gradedCount, pairTraits, type PairWindow, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, type UnpricedRow, unpricedModels, type UsageGroup, type UsageRow } from "./cost";
 import { sendJobs } from "../jobs/job-queues";
 import { COORDINATOR_TABLES } from "./coordinator-tables";
@@ -57,6 +57,8 @@ export interface RunSnapshot {
   status: RunStatus;
   progress: { total: number; done: number };
   summary: (PairSummary & { usage: RunUsage & { unpriced_models: string[] }; traits: Record<string, TraitAggregate> })[];
+  /** Every (answering, parsing) pair of the run, whether or not `summary` holds them all. */
+  pairs_total: number;
   jobs: JobCounts;
   usage: RunUsage & { unpriced_models: string[] };
   budget_usd: number | null;
@@ -248,7 +250,8 @@ export class RunCoordinator extends DurableObject<Env> {
     await this.finishJob(jobId, "dead");
   }
 
-  async snapshot(): Promise<RunSnapshot | null> {
+  /** `pairs`: which (answering, parsing) pairs the summary holds (default all; the HTTP view pages them). */
+  async snapshot(pairs?: PairWindow): Promise<RunSnapshot | null> {
     const runId = this.meta("run_id");
     if (!runId) return null;
     const jobs = this.jobCounts();
@@ -269,7 +272,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const unpriced = this.sql
       .exec<UnpricedRow>("SELECT DISTINCT answering_id, parsing_id, stage, model FROM usage_rows WHERE cost_usd IS NULL")
       .toArray();
-    const summary = summarize(answering, parsing, perPair, results).map((s) => {
+    const summary = summarize(answering, parsing, perPair, results, pairs).map((s) => {
       const pair = { answering_id: s.answering_model, parsing_id: s.parsing_model };
       return {
         ...s,
@@ -283,6 +286,7 @@ export class RunCoordinator extends DurableObject<Env> {
       status: statusOf({ ...jobs, started: this.meta("started") === "1", graded: gradedCount(results) }),
       progress: { total: answering.length * parsing.length * perPair, done: results.reduce((a, r) => a + r.n, 0) },
       summary,
+      pairs_total: answering.length * parsing.length,
       jobs,
       usage: { ...runUsage(groups), unpriced_models: unpricedModels(unpriced) },
       budget_usd: budget === undefined ? null : Number(budget),
@@ -363,7 +367,8 @@ export class RunCoordinator extends DurableObject<Env> {
     const finishedAt = new Date().toISOString();
     this.setMeta("finished_at", finishedAt);
     await this.ctx.storage.deleteAlarm();
-    const snap = (await this.snapshot())!;
+    // Only the status is needed here: no pair summaries (a run may have thousands of pairs).
+    const snap = (await this.snapshot({ offset: 0, limit: 0 }))!;
     await this.syncD1Status(snap.status, finishedAt);
   }
 

@@ -15,29 +15,40 @@ export interface PairSummary {
   pass_rate: number | null;
 }
 
+/** A slice of the (answering, parsing) pairs, answering-major: what one page of the summary shows. */
+export interface PairWindow {
+  offset: number;
+  limit: number;
+}
+
 export function summarize(
   answeringIds: readonly string[],
   parsingIds: readonly string[],
   resultsPerPair: number,
   counts: readonly { answering_id: string; parsing_id: string; verdict: Verdict; n: number }[],
+  window: PairWindow = { offset: 0, limit: Number.POSITIVE_INFINITY },
 ): PairSummary[] {
-  return answeringIds.flatMap((a) =>
-    parsingIds.map((p) => {
-      const n = (v: Verdict) =>
-        counts.find((c) => c.answering_id === a && c.parsing_id === p && c.verdict === v)?.n ?? 0;
-      const passed = n("pass");
-      const failed = n("fail");
-      return {
-        answering_model: a,
-        parsing_model: p,
-        total: resultsPerPair,
-        passed,
-        failed,
-        errored: n("error"),
-        pass_rate: passed + failed > 0 ? passed / (passed + failed) : null,
-      };
-    }),
-  );
+  const byPair = new Map<string, number>();
+  for (const c of counts) byPair.set(`${c.answering_id}\u0000${c.parsing_id}\u0000${c.verdict}`, c.n);
+  const total = answeringIds.length * parsingIds.length;
+  const out: PairSummary[] = [];
+  for (let i = window.offset; i < Math.min(total, window.offset + window.limit); i++) {
+    const a = answeringIds[Math.floor(i / parsingIds.length)]!;
+    const p = parsingIds[i % parsingIds.length]!;
+    const n = (v: Verdict) => byPair.get(`${a}\u0000${p}\u0000${v}`) ?? 0;
+    const passed = n("pass");
+    const failed = n("fail");
+    out.push({
+      answering_model: a,
+      parsing_model: p,
+      total: resultsPerPair,
+      passed,
+      failed,
+      errored: n("error"),
+      pass_rate: passed + failed > 0 ? passed / (passed + failed) : null,
+    });
+  }
+  return out;
 }
 
 /** What the run status is decided from: the coordinator's job counts and what its results say. */

@@ -18,7 +18,7 @@ import { monthOf, monthSpend, secondsToNextMonth } from "../tenants/usage";
 import { loadKeyRing } from "../tenants/key-ring";
 import { refuseOverQuota } from "./request-rate";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
-import { ApiFailure, invalidBody } from "./errors";
+import { ApiFailure, invalidBody, invalidQuery } from "./errors";
 import { decodeCursor, encodeCursor } from "./cursor";
 
 /** Large enough for 1,000 questions with manual answers from several models. */
@@ -26,6 +26,12 @@ export const RUN_BODY_LIMIT: BodyLimit = {
   bytes: 32_000_000,
   advice: "split the benchmark into several runs (or store it with POST /v1/benchmarks and send benchmark_id)",
 };
+
+/**
+ * GET /v1/runs/:id embeds at most this many (answering, parsing) pairs: a run of 100 × 100
+ * models has 10,000 and would be ~4 MB in one response. The rest: GET /v1/runs/:id/summary.
+ */
+export const EMBEDDED_PAIRS = 100;
 
 /** A run takes seconds to minutes; a client refused for concurrency retries after this. */
 const CONCURRENT_RUNS_RETRY_S = 30;
@@ -124,8 +130,9 @@ runs.get("/", requireScope("runs:read"), async (c) => {
 runs.get("/:id", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   // The coordinator is reached only by the name on the tenant-checked row.
-  const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot();
+  const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: EMBEDDED_PAIRS });
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
+  const more = snap.pairs_total > snap.summary.length;
   return c.json({
     run_id: run.run_id,
     run_name: run.run_name,
@@ -133,11 +140,25 @@ runs.get("/:id", requireScope("runs:read"), async (c) => {
     status: snap.status,
     progress: snap.progress,
     summary: snap.summary,
+    summary_total: snap.pairs_total,
+    // The rest of the pairs, page by page (GET …/summary); null when summary holds them all.
+    summary_next_url: more ? `${statusUrl(run.run_id)}/summary?cursor=${pairCursor(snap.summary.length)}` : null,
     usage: snap.usage,
     budget_usd: snap.budget_usd,
     created_at: run.created_at,
     finished_at: snap.finished_at,
   });
+});
+
+/** The per-pair summary, paged: `{summary: [...], next_cursor}` in the order GET /v1/runs/:id embeds it. */
+runs.get("/:id/summary", requireScope("runs:read"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const q = validateQuery(ListQuery, c.req.query());
+  const offset = q.cursor ? pairOffset(q.cursor) : 0;
+  const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset, limit: q.limit });
+  if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
+  const end = offset + snap.summary.length;
+  return c.json({ summary: snap.summary, next_cursor: end < snap.pairs_total ? pairCursor(end) : null });
 });
 
 runs.get("/:id/results", requireScope("runs:read"), async (c) => {
@@ -194,6 +215,14 @@ async function requireRun(c: Context<AppEnv>, runId: string) {
   const run = await getRun(c.env.DB, tenantOf(c).tenant_id, runId);
   if (!run) throw new ApiFailure({ code: "not_found", message: `no run ${runId}; list runs with GET /v1/runs` });
   return run;
+}
+
+const pairCursor = (offset: number) => encodeCursor([String(offset)]);
+
+function pairOffset(cursor: string): number {
+  const offset = Number(decodeCursor(cursor, ["offset"])[0]);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidQuery([{ path: "query cursor", message: "not a cursor this API returned; start again without one" }]);
+  return offset;
 }
 
 function statusUrl(runId: string): string {

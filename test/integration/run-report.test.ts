@@ -86,3 +86,50 @@ describe("what a run reports", () => {
     expect(one.template.trace_messages.at(-1)).toEqual({ role: "assistant", content: "ANSWER<TP53>" });
   });
 });
+
+describe("a run with many model pairs (issue 15 item 11)", () => {
+  it("GET /v1/runs/:id embeds at most 100 pairs and links to the paged summary, which has every pair once", async () => {
+    const judge = uniqueModel("pairs-judge");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "TP53" } } }]);
+    const answering = Array.from({ length: 12 }, (_, i) => ({ id: `m${i}`, interface: "manual", manual_answers: { q1: "TP53" } }));
+    const parsing = Array.from({ length: 10 }, (_, i) => fakeModel(`j${i}`, judge));
+    const runId = await submitRun({ benchmark: { name: "pairs", questions: [QUESTION] }, config: { answering_models: answering, parsing_models: parsing } });
+
+    const view = (await (await api(`/v1/runs/${runId}`)).json()) as any;
+    expect(view.summary).toHaveLength(100);
+    expect(view.summary_total).toBe(120);
+    expect(view.summary_next_url).toMatch(new RegExp(`^/v1/runs/${runId}/summary\\?cursor=`));
+
+    const rest = (await (await api(view.summary_next_url)).json()) as any;
+    expect(rest.summary).toHaveLength(20);
+    expect(rest.next_cursor).toBeNull();
+    const seen = [...view.summary, ...rest.summary].map((s: any) => `${s.answering_model}/${s.parsing_model}`);
+    expect(new Set(seen).size).toBe(120);
+    expect(seen[0]).toBe("m0/j0");
+    expect(seen[119]).toBe("m11/j9");
+
+    // Paging with a smaller limit walks the same pairs in the same order.
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await (await api(`/v1/runs/${runId}/summary?limit=50${cursor ? `&cursor=${cursor}` : ""}`)).json()) as any;
+      walked.push(...page.summary.map((s: any) => `${s.answering_model}/${s.parsing_model}`));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(walked).toEqual(seen);
+
+    const done = (await waitForRun(runId)) as any;
+    expect(done.status).toBe("completed");
+    const full = (await (await api(`/v1/runs/${runId}/summary?limit=500`)).json()) as any;
+    expect(full.summary.every((s: any) => s.passed === 1)).toBe(true);
+  });
+
+  it("a run with few pairs embeds them all and has no next link", async () => {
+    const { body } = await twoAnswerersOnePricedJudge();
+    const runId = await submitRun(body);
+    const view = (await (await api(`/v1/runs/${runId}`)).json()) as any;
+    expect(view).toMatchObject({ summary_total: 2, summary_next_url: null });
+    expect(view.summary).toHaveLength(2);
+    await waitForRun(runId);
+  });
+});
