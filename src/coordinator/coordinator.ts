@@ -15,8 +15,9 @@ import type { RunRef } from "../storage/r2-keys";
 import { setRunStatus, type RunStatus } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { Verdict } from "../pipeline/verdict";
+import { type RunManifest, withActualModels } from "./manifest";
 import { gradedCount, pairTraits, type PairWindow, summarize, type PairSummary, statusOf } from "./progress";
-import { runUsage, type RunUsage, type UnpricedRow, unpricedModels, type UsageGroup, type UsageRow } from "./cost";
+import { runUsage, type RunUsage, unpricedModels, type UsageRowModel, type UsageGroup, type UsageRow } from "./cost";
 import { sendJobs } from "../jobs/job-queues";
 import { COORDINATOR_TABLES } from "./coordinator-tables";
 import type { CoordinatorOp, CoordinatorOpResult } from "../jobs/coordinator-batcher";
@@ -32,6 +33,8 @@ export interface InitRun {
   results_per_pair: number;
   /** Once recorded cost reaches this, no further job starts (the run ends budget_exceeded). */
   budget_usd?: number;
+  /** What the run is made of, for reproducing it (manifest.ts); absent on runs from before it. */
+  manifest?: RunManifest;
 }
 
 export interface RecordedResult {
@@ -59,6 +62,8 @@ export interface RunSnapshot {
   summary: (PairSummary & { usage: RunUsage & { unpriced_models: string[] }; traits: Record<string, TraitAggregate> })[];
   /** Every (answering, parsing) pair of the run, whether or not `summary` holds them all. */
   pairs_total: number;
+  /** Null for runs submitted before manifests existed. */
+  manifest: ReturnType<typeof withActualModels> | null;
   jobs: JobCounts;
   usage: RunUsage & { unpriced_models: string[] };
   budget_usd: number | null;
@@ -109,6 +114,7 @@ export class RunCoordinator extends DurableObject<Env> {
       this.setMeta("results_per_pair", String(run.results_per_pair));
       this.setMeta("started", "0");
       if (run.budget_usd !== undefined) this.setMeta("budget_usd", String(run.budget_usd));
+      if (run.manifest) this.setMeta("manifest", JSON.stringify(run.manifest));
       for (const id of run.job_ids) {
         this.sql.exec("INSERT INTO jobs (job_id, state, attempts, updated_at) VALUES (?, 'pending', 0, ?)", id, now);
       }
@@ -270,8 +276,12 @@ export class RunCoordinator extends DurableObject<Env> {
       )
       .toArray();
     const unpriced = this.sql
-      .exec<UnpricedRow>("SELECT DISTINCT answering_id, parsing_id, stage, model FROM usage_rows WHERE cost_usd IS NULL")
+      .exec<UsageRowModel>("SELECT DISTINCT answering_id, parsing_id, stage, model FROM usage_rows WHERE cost_usd IS NULL")
       .toArray();
+    const manifest = this.meta("manifest");
+    const reported = manifest
+      ? this.sql.exec<UsageRowModel>("SELECT DISTINCT answering_id, parsing_id, stage, model FROM usage_rows").toArray()
+      : [];
     const summary = summarize(answering, parsing, perPair, results, pairs).map((s) => {
       const pair = { answering_id: s.answering_model, parsing_id: s.parsing_model };
       return {
@@ -290,6 +300,7 @@ export class RunCoordinator extends DurableObject<Env> {
       jobs,
       usage: { ...runUsage(groups), unpriced_models: unpricedModels(unpriced) },
       budget_usd: budget === undefined ? null : Number(budget),
+      manifest: manifest ? withActualModels(JSON.parse(manifest) as RunManifest, reported) : null,
       finished_at: this.meta("finished_at") ?? null,
     };
   }

@@ -124,11 +124,11 @@ export function runUsage(groups: readonly UsageGroup[], pick?: { answering_id: s
 /** Sums of float prices drift (0.1 + 0.2); a nano-dollar is far below any price step. */
 const roundUsd = (usd: number | null): number | null => (usd === null ? null : Math.round(usd * 1e9) / 1e9);
 
-/** An unpriced usage row, as the coordinator lists them: the model and the pair it was used for. */
-export type UnpricedRow = { answering_id: string; parsing_id: string; stage: string; model: string };
+/** Which model a usage row's calls went to (`interface:reported name`), for which pair and stage. */
+export type UsageRowModel = { answering_id: string; parsing_id: string; stage: string; model: string };
 
 /** Unpriced models of the run, or of one pair (its answers are the answering model's), sorted. */
-export function unpricedModels(rows: readonly UnpricedRow[], pick?: { answering_id: string; parsing_id: string }): string[] {
+export function unpricedModels(rows: readonly UsageRowModel[], pick?: { answering_id: string; parsing_id: string }): string[] {
   const models = new Set<string>();
   for (const r of rows) {
     if (pick && (r.answering_id !== pick.answering_id || (r.stage !== ANSWER_STAGE && r.parsing_id !== pick.parsing_id))) continue;

@@ -145,6 +145,7 @@ runs.get("/:id", requireScope("runs:read"), async (c) => {
     summary_next_url: more ? `${statusUrl(run.run_id)}/summary?cursor=${pairCursor(snap.summary.length)}` : null,
     usage: snap.usage,
     budget_usd: snap.budget_usd,
+    manifest: snap.manifest,
     created_at: run.created_at,
     finished_at: snap.finished_at,
   });

@@ -8,6 +8,7 @@ import { coordinatorName } from "../storage/r2-keys";
 import { insertRun } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import { sendJobs } from "../jobs/job-queues";
+import { runManifest } from "../coordinator/manifest";
 import { saveSpec, type RunSpec } from "./spec";
 
 export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promise<void> {
@@ -22,6 +23,7 @@ export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promi
     parsing_ids: spec.parsing_models.map((m) => m.id),
     results_per_pair: perPair,
     ...(spec.budget_usd !== undefined ? { budget_usd: spec.budget_usd } : {}),
+    manifest: runManifest(spec),
   });
   await insertRun(env.DB, {
     run_id: spec.run_id,

@@ -9,7 +9,7 @@ export const KINDS = ["chat", "structured", "embeddings", "tools"];
 export const FAULTS = ["429", "500", "529", "hang", "malformed", "400", "401"];
 
 const MATCH_KEYS = new Set(["model", "contains", "kind", "probability", "seed", "in_flight_above"]);
-const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms", "error_message"]);
+const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms", "error_message", "model"]);
 const RULE_KEYS = new Set(["match", "reply", "times"]);
 
 const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
@@ -39,6 +39,7 @@ export function validateRule(rule, where = "rule") {
   if (reply.fault !== undefined && !FAULTS.includes(reply.fault)) return `${where}.reply.fault: one of ${FAULTS.join("|")}`;
   if (reply.retry_after_s !== undefined && !nonNegNumber(reply.retry_after_s)) return `${where}.reply.retry_after_s: number >= 0`;
   if (reply.error_message !== undefined && typeof reply.error_message !== "string") return `${where}.reply.error_message: string`;
+  if (reply.model !== undefined && (typeof reply.model !== "string" || !reply.model)) return `${where}.reply.model: non-empty string`;
   if (reply.latency_ms !== undefined && !nonNegNumber(reply.latency_ms)) return `${where}.reply.latency_ms: number >= 0`;
   if (reply.tool_calls !== undefined) {
     if (!Array.isArray(reply.tool_calls)) return `${where}.reply.tool_calls: must be an array`;

@@ -59,7 +59,8 @@ export function message(call, reply, seq) {
     id: `msg_fake_${seq}`,
     type: "message",
     role: "assistant",
-    model: call.model,
+    // The name the provider reports; a rule may report another (a dated snapshot of an alias).
+    model: reply?.model ?? call.model,
     content,
     stop_reason: hasToolUse ? "tool_use" : "end_turn",
     stop_sequence: null,

@@ -69,7 +69,8 @@ export function chatCompletion(call, body, reply, seq) {
     id: `chatcmpl-fake-${seq}`,
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
-    model: call.model,
+    // The name the provider reports; a rule may report another (a dated snapshot of an alias).
+    model: reply?.model ?? call.model,
     system_fingerprint: "fake-llm",
     choices: [
       {

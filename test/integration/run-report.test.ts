@@ -5,6 +5,9 @@
  * the run; the results list leaves `template.trace_messages` out (the single result has it).
  */
 import { describe, expect, it } from "vitest";
+import pkg from "../../package.json";
+import { GUARD_PROMPT_VERSION } from "../../src/pipeline/prompts/guards";
+import { PARSING_PROMPT_VERSION } from "../../src/pipeline/prompts/parsing";
 import { addFakeRules, api, exactTemplate, fakeModel, submitRun, uniqueModel, waitForRun } from "./helpers";
 
 const QUESTION = { id: "q1", question: "Which gene encodes p53?", template: exactTemplate("TP53") };
@@ -131,5 +134,30 @@ describe("a run with many model pairs (issue 15 item 11)", () => {
     expect(view).toMatchObject({ summary_total: 2, summary_next_url: null });
     expect(view.summary).toHaveLength(2);
     await waitForRun(runId);
+  });
+});
+
+describe("the run manifest (issue 15 item 12)", () => {
+  it("records edgeval's version, the prompt versions the settings use and each provider's reported model", async () => {
+    const [answerer, judge] = [uniqueModel("mf-ans"), uniqueModel("mf-judge")];
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "ANSWER<TP53>", model: `${answerer}-2025-01-01` } },
+      { match: { model: judge, contains: "abstention detection" }, reply: { json: { reasoning: "commits", abstention_detected: false }, model: `${judge}-snapshot` } },
+      { match: { model: judge }, reply: { json: { answer: "TP53" }, model: `${judge}-snapshot` } },
+    ]);
+    const manual = { id: "human", interface: "manual", manual_answers: { q1: "TP53" } };
+    const runId = await submitRun({
+      benchmark: { name: "manifest", questions: [QUESTION] },
+      config: { answering_models: [fakeModel("a", answerer), manual], parsing_models: [fakeModel("j", judge)], abstention_enabled: true },
+    });
+    await waitForRun(runId);
+    const { manifest } = (await (await api(`/v1/runs/${runId}`)).json()) as any;
+    expect(manifest.edgeval_version).toBe(pkg.version);
+    expect(manifest.prompt_versions).toEqual({ parsing: PARSING_PROMPT_VERSION, guards: GUARD_PROMPT_VERSION });
+    expect(manifest.models).toEqual([
+      { id: "a", role: "answering", interface: "openai_compatible", model_name: answerer, actual_models: [`${answerer}-2025-01-01`] },
+      { id: "human", role: "answering", interface: "manual", model_name: "manual", actual_models: [] },
+      { id: "j", role: "parsing", interface: "openai_compatible", model_name: judge, actual_models: [`${judge}-snapshot`] },
+    ]);
   });
 });
