@@ -2,7 +2,9 @@
  * Karenina's failure classifier and caveats (failure_classifier.py), over the final pipeline
  * state. First matching rule wins:
  *  1. an autofail stage (recursion limit, trace validation, deep judgment) — decisive
- *  2. template verification ran and said false → content (beats retry exhaustion)
+ *  2. template verification ran and could not decide (verify_result null: a regex past its step
+ *     budget, custom verify code that failed to run) → template_validation (group system);
+ *     verification ran and said false → content (beats retry exhaustion)
  *  3. a transient model error (timeout, connection, rate_limit, server_error); it only reaches a
  *     result on the job's last delivery, i.e. when its retries are exhausted
  *  4. abstention, then sufficiency (the guards forced verify_result false)
@@ -33,6 +35,9 @@ export function classifyFailure(state: PipelineState): Failure | null {
   if (state.autofail) return make(state.autofail.category, state.autofail.stage, state.autofail.reason);
 
   const v = state.verification;
+  if (v && v.verify_result === null) {
+    return make("template_validation", "verify_template", v.field_verification_error ?? "verification could not decide");
+  }
   if (v && !v.verify_result) {
     return make("content", "verify_template", contentReason(v.field_results, v.regex_validation_results, v.field_verification_error));
   }

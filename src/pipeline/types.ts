@@ -137,7 +137,8 @@ export interface PipelinePorts {
 type TemplateSection = NonNullable<VerificationResult["template"]>;
 
 export interface VerificationArtifact {
-  verify_result: boolean;
+  /** null: the checks could not decide (a regex past its budget, custom code that failed to run). */
+  verify_result: boolean | null;
   verify_granular_result: number | null;
   field_results: Record<string, boolean | null>;
   field_scores: Record<string, number | null>;
@@ -149,7 +150,7 @@ export interface VerificationArtifact {
   regex_overall_success: boolean | null;
   regex_extraction_results: Record<string, unknown> | null;
   /** The field part alone (before AND-ing regex): what the embedding check may override. */
-  field_verification_result?: boolean;
+  field_verification_result?: boolean | null;
 }
 
 /** Everything the stages have produced so far. Stages return patches; the orchestrator merges. */

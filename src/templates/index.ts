@@ -5,6 +5,6 @@
 export { buildJudgeSchema, judgeVisibleFields, type JudgeSchema, type ParsedAnswer } from "./judge-schema";
 export { verifyFields, groundTruthOf, type FieldVerification } from "./verify";
 export { runRegexChecks, findAll, type RegexChecksResult, type RegexCheckDetail, type RegexMatch } from "./regex-checks";
-export { validateRegexPattern, translatePythonRegex } from "./python-regex";
+export { validateRegexPattern } from "./python-regex";
 export { PRIMITIVES, PRIMITIVE_NAMES, type PrimitiveName, type VerifyWith } from "./primitives/registry";
 export { NORMALIZER_NAMES, applyNormalizers, type Normalizer } from "./normalizers";

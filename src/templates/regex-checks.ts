@@ -9,11 +9,13 @@
  *   count    — the number of matches equals `expected`
  *   all      — every item of `expected` is among the matches
  * A pattern edgeval cannot honour fails its check with a `failure_reason`; it never throws.
+ * A check that runs out of its step budget (or an answer over the scan cap) is not a failed
+ * check but an error: it is listed in `errors`, and the stage records no verdict for the result.
  * The messages follow Karenina's wording, with Python reprs of the matches.
  */
 import type { RegexCheck } from "../schemas/template";
 import { pyRepr } from "./python";
-import { compilePythonRegex } from "./python-regex";
+import { compilePythonRegex, RegexBudgetExceeded, Subject } from "./python-regex";
 
 export type RegexMatch = string | string[];
 
@@ -32,12 +34,23 @@ export interface RegexChecksResult {
   results: Record<string, boolean>;
   details: Record<string, RegexCheckDetail>;
   extraction_results: Record<string, RegexMatch[]>;
+  /** Checks that could not be decided (budget or size cap), as "name: message". */
+  errors: string[];
 }
 
 export function runRegexChecks(checks: readonly RegexCheck[], rawTrace: string): RegexChecksResult {
-  const out: RegexChecksResult = { success: true, results: {}, details: {}, extraction_results: {} };
+  const out: RegexChecksResult = { success: true, results: {}, details: {}, extraction_results: {}, errors: [] };
+  let subject: Subject | RegexBudgetExceeded;
+  try {
+    subject = new Subject(rawTrace);
+  } catch (e) {
+    if (!(e instanceof RegexBudgetExceeded)) throw e;
+    subject = e;
+  }
   for (const check of checks) {
-    const detail = runOne(check, rawTrace);
+    const detail = runOne(check, subject);
+    if (detail.error) out.errors.push(`${check.name}: ${detail.failure_reason}`);
+    delete detail.error;
     const passed = detail.failure_reason === undefined;
     out.results[check.name] = passed;
     out.details[check.name] = detail;
@@ -51,24 +64,21 @@ export function runRegexChecks(checks: readonly RegexCheck[], rawTrace: string):
 export function findAll(pattern: string, text: string): RegexMatch[] {
   const t = compilePythonRegex(pattern);
   if (!t.ok) throw new Error(t.error);
-  return collect(t.regex, t.groupCount, text);
+  return t.regex.findall(new Subject(text));
 }
 
-function collect(regex: RegExp, groupCount: number, text: string): RegexMatch[] {
-  const matches: RegexMatch[] = [];
-  for (const m of text.matchAll(regex)) {
-    if (groupCount === 0) matches.push(m[0]);
-    else if (groupCount === 1) matches.push(m[1] ?? "");
-    else matches.push(m.slice(1).map((g) => g ?? ""));
-  }
-  return matches;
-}
-
-function runOne(check: RegexCheck, text: string): RegexCheckDetail {
+function runOne(check: RegexCheck, text: Subject | RegexBudgetExceeded): RegexCheckDetail & { error?: true } {
   const base = { pattern: check.pattern, expected: check.expected, match_type: check.match_type };
   const t = compilePythonRegex(check.pattern);
   if (!t.ok) return { ...base, matches_found: [], match_count: 0, failure_reason: `invalid pattern: ${t.error}` };
-  const matches = collect(t.regex, t.groupCount, text);
+  let matches: RegexMatch[];
+  try {
+    if (text instanceof RegexBudgetExceeded) throw text;
+    matches = t.regex.findall(text);
+  } catch (e) {
+    if (!(e instanceof RegexBudgetExceeded)) throw e;
+    return { ...base, matches_found: [], match_count: 0, failure_reason: e.message, error: true };
+  }
   const detail: RegexCheckDetail = { ...base, matches_found: matches, match_count: matches.length };
   const verdict = judge(check, matches);
   if (verdict.ok) detail.success_reason = verdict.reason;

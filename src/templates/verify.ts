@@ -11,6 +11,8 @@
  *   when the primitive's condition on the raw answer equals `bool(ground_truth)`, so a false
  *   ground truth means "must be absent". They need `options.rawTrace`; without it they are a
  *   field error, never a guess.
+ * - A check that could not be decided (a regex past its step budget, `RegexBudgetExceeded`) says
+ *   nothing about the answer: `verify_result` is null (an error result, group system), not false.
  * - No fields (a regex-only template): the field part is true and nothing else is recorded.
  * Pure: reads only its arguments.
  */
@@ -18,6 +20,7 @@ import type { AnswerTemplate, TemplateField } from "../schemas/template";
 import { type FieldResults, type FieldScores, defaultStrategy, evaluateStrategy, granularScore, strategyLabel } from "./composition";
 import { primitiveFor } from "./primitives/registry";
 import { pyTruthy } from "./python";
+import { RegexBudgetExceeded } from "./python-regex";
 
 export interface VerifyOptions {
   /** The answering model's raw response, read by trace primitives. */
@@ -27,7 +30,8 @@ export interface VerifyOptions {
 export interface FieldVerification {
   field_results: FieldResults;
   field_scores: FieldScores;
-  verify_result: boolean;
+  /** null: verification could not decide (a regex past its budget, custom code that failed to run). */
+  verify_result: boolean | null;
   /** null when there are no fields or a primitive failed (Karenina skips verify_granular then). */
   verify_granular_result: number | null;
   /** Karenina's label of the template's own strategy: "all_of" | "any_of" | "at_least_n(N)" | "fieldcheck"; null without one. */
@@ -50,12 +54,14 @@ export function verifyFields(template: AnswerTemplate, parsed: Record<string, un
   const results: FieldResults = {};
   const scores: FieldScores = {};
   const errors: string[] = [];
+  let undecided = false;
   for (const field of fields) {
     try {
       [results[field.name], scores[field.name]] = verifyOne(field, parsed, options);
     } catch (e) {
       results[field.name] = null;
       scores[field.name] = null;
+      if (e instanceof RegexBudgetExceeded) undecided = true;
       errors.push(`${field.name} (${field.verify_with?.type ?? "no verify_with"}): ${e instanceof Error ? e.message : String(e)}`);
     }
   }
@@ -64,7 +70,7 @@ export function verifyFields(template: AnswerTemplate, parsed: Record<string, un
   return {
     field_results: results,
     field_scores: scores,
-    verify_result: !failed && evaluateStrategy(root, results),
+    verify_result: undecided ? null : !failed && evaluateStrategy(root, results),
     verify_granular_result: failed ? null : granularScore(root, fields, scores),
     composition_strategy: template.verify_strategy ? strategyLabel(template.verify_strategy) : null,
     field_verification_error: failed ? `Field verification failed: ${errors.join("; ")}` : null,

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { whenMissing } from "../../schemas/wire-issues";
 import { pyStr } from "../python";
-import { compilePythonRegex, validateRegexPattern } from "../python-regex";
+import { compilePythonRegex, Subject, validateRegexPattern } from "../python-regex";
 import { definePrimitive } from "./types";
 
 /** `re` flag names → the inline letter Python would set. LOCALE is absent: Python refuses it for str patterns. */
@@ -42,6 +42,6 @@ export const RegexMatch = definePrimitive({
   check(extracted, _groundTruth, { pattern, flags }) {
     const t = compilePythonRegex(flagPrefix(flags) + pattern);
     if (!t.ok) throw new Error(t.error);
-    return pyStr(extracted).search(t.regex) >= 0;
+    return t.regex.search(new Subject(pyStr(extracted))) !== null;
   },
 });

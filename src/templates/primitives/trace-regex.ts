@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { whenMissing } from "../../schemas/wire-issues";
-import { compilePythonRegex, validateRegexPattern } from "../python-regex";
+import { compilePythonRegex, Subject, validateRegexPattern } from "../python-regex";
 import { defineTracePrimitive } from "./types";
 
 export const TraceRegex = defineTracePrimitive({
@@ -26,9 +26,7 @@ export const TraceRegex = defineTracePrimitive({
   checkTrace(raw, { pattern, count_min }) {
     const t = compilePythonRegex(pattern);
     if (!t.ok) throw new Error(t.error);
-    let n = 0;
     // findall's match count is the number of matches whatever the groups hold.
-    for (const _ of raw.matchAll(t.regex)) if (++n >= (count_min ?? 1)) return true;
-    return n >= (count_min ?? 1);
+    return t.regex.countAtLeast(new Subject(raw), count_min ?? 1);
   },
 });

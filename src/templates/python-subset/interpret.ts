@@ -11,6 +11,7 @@ import { formatValue } from "./format-spec";
 import { binaryOp, compare } from "./operators";
 import { methodOf } from "./methods";
 import { mathModule } from "./math-module";
+import { newBudget } from "../regex";
 import { reModule } from "./re-module";
 import { hashable, isCallable, isTuple, type PyCallable, PyError, PyObject, pyRepr, pyStr, type PyValue, truthy, tuple, typeName } from "./values";
 
@@ -28,6 +29,8 @@ class Continue {}
 
 export class Interpreter {
   private steps = 0;
+  /** One regex step budget for the whole run, however often `re` is imported. */
+  private readonly regexBudget = newBudget();
   constructor(
     readonly globals: Map<string, PyValue>,
     private readonly budget = DEFAULT_STEP_BUDGET,
@@ -135,7 +138,7 @@ export class Interpreter {
         if (!truthy(this.eval(s.test, scope))) throw new PyError("AssertionError", s.msg ? pyStr(this.eval(s.msg, scope)) : "", s.line);
         return;
       case "import":
-        if (s.module === "re") scope.set("re", reModule());
+        if (s.module === "re") scope.set("re", reModule(this.regexBudget));
         else if (s.module === "math") scope.set("math", mathModule());
         return;
       case "pass":

@@ -1,9 +1,12 @@
 /**
  * The `re` module, as classic verify() code uses it: search, match, fullmatch, findall, sub,
- * split, compile, and the flag constants. Patterns go through the core's Python-regex translation,
- * so they mean what they mean in Python, or are refused (a `re.error`) — never approximated.
+ * split, compile, escape and the flag constants. Patterns compile with Python's rules through the
+ * core's regex engine (`../regex/`), so they mean what they mean in Python or raise `re.error`.
+ * All calls of one run share one step budget (`CHECK_STEP_BUDGET`); running out raises the
+ * uncatchable `StepLimitExceeded`, so a catastrophic pattern ends the run instead of hanging it.
  */
-import { compilePythonRegex } from "../python-regex";
+import { compilePythonRegex, RegexBudgetExceeded, Subject } from "../python-regex";
+import { type Budget, type CompiledRegex, newBudget, type RegexMatchResult } from "../regex";
 import { num } from "./builtins";
 import { type PyCallable, PyError, PyObject, type PyValue, tuple } from "./values";
 
@@ -26,78 +29,113 @@ function str(v: PyValue | undefined, what: string): string {
 }
 
 /** A pattern with the flags argument folded in as leading inline flags, compiled once. */
-function compile(pattern: PyValue | undefined, flags: PyValue | undefined, wrap?: (p: string) => string) {
-  let p = str(pattern, "re pattern");
+function compile(pattern: PyValue | undefined, flags: PyValue | undefined): CompiledRegex {
+  const p = str(pattern, "re pattern");
   const bits = flags == null ? 0 : num(flags, "re flags");
   const letters = [...new Set(Object.values(FLAGS).filter(([b]) => bits & b).map(([, l]) => l))].join("");
-  if (wrap) {
-    // Keep leading inline flags in front: Python only accepts them at the start.
-    const lead = /^(\(\?[a-zA-Z]+\))*/.exec(p)![0];
-    p = lead + wrap(p.slice(lead.length));
-  }
   const t = compilePythonRegex((letters ? `(?${letters})` : "") + p);
   if (!t.ok) throw new PyError("re.error", t.error);
-  return t;
+  return t.regex;
 }
 
-function matchObject(m: RegExpExecArray): PyObject {
+function subject(v: PyValue | undefined, what: string): Subject {
+  return bounded(() => new Subject(str(v, what)));
+}
+
+/** Runs a match under the run's budget; an exhausted budget is the subset's uncatchable limit. */
+function bounded<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RegexBudgetExceeded) throw new PyError("StepLimitExceeded", `re: ${e.message}`);
+    throw e;
+  }
+}
+
+function matchObject(m: RegexMatchResult): PyObject {
   const o = new PyObject("re.Match", new Map());
-  const groups = (): PyValue[] => m.slice(1).map((g) => g ?? null);
   const fn = (name: string, call: PyCallable["call"]): PyCallable => ({ callable: true, name, call });
-  o.attrs.set("group", fn("group", (args) => {
-    const pick = (i: PyValue) => {
-      const g = typeof i === "string" ? m.groups?.[i] : m[num(i, "group()")];
-      if (g === undefined && (typeof i !== "number" || i > m.length - 1)) throw new PyError("IndexError", "no such group");
-      return g ?? null;
-    };
-    return args.length <= 1 ? pick(args[0] ?? 0) : tuple(args.map(pick));
-  }));
-  o.attrs.set("groups", fn("groups", () => tuple(groups())));
-  o.attrs.set("start", fn("start", () => m.index));
-  o.attrs.set("end", fn("end", () => m.index + m[0].length));
+  const pick = (i: PyValue): PyValue => {
+    const g = typeof i === "string" ? m.names.get(i) : num(i, "group()");
+    if (g === undefined || g < 0 || 2 * g >= m.caps.length) throw new PyError("IndexError", "no such group");
+    return m.group(g);
+  };
+  o.attrs.set("group", fn("group", (args) => (args.length <= 1 ? pick(args[0] ?? 0) : tuple(args.map(pick)))));
+  o.attrs.set("groups", fn("groups", () => tuple(m.groups())));
+  o.attrs.set("start", fn("start", () => m.start));
+  o.attrs.set("end", fn("end", () => m.end));
   return o;
 }
 
-/** First match at or after `from` (search) or exactly at 0 (match), through the shared RegExp. */
-function exec(regex: RegExp, text: string, sticky: boolean): RegExpExecArray | null {
-  const r = new RegExp(regex.source, regex.flags.replace("g", "") + (sticky ? "y" : ""));
-  return r.exec(text);
-}
-
-function findall(pattern: PyValue | undefined, text: PyValue | undefined, flags: PyValue | undefined): PyValue {
-  const t = compile(pattern, flags);
-  const out: PyValue[] = [];
-  for (const m of str(text, "findall()").matchAll(t.regex)) {
-    if (t.groupCount === 0) out.push(m[0]);
-    else if (t.groupCount === 1) out.push(m[1] ?? "");
-    else out.push(tuple(m.slice(1).map((g) => g ?? "")));
+/** Python replacement templates: `\1`, `\g<1>`, `\g<name>`, character escapes; refused like Python. */
+function expandTemplate(repl: string, regex: CompiledRegex): (m: RegexMatchResult) => string {
+  const parts: (string | number)[] = [];
+  let lit = "";
+  for (let i = 0; i < repl.length; i++) {
+    const c = repl[i]!;
+    if (c !== "\\") {
+      lit += c;
+      continue;
+    }
+    const e = repl[++i];
+    const at = i - 1;
+    let group: number | undefined;
+    if (e === undefined) throw new PyError("re.error", `bad escape (end of pattern) at position ${at}`);
+    else if (e === "g") {
+      const m = /^<([^>]*)>/.exec(repl.slice(i + 1));
+      if (!m) throw new PyError("re.error", `missing < at position ${i + 1}`);
+      group = /^\d+$/.test(m[1]!) ? Number(m[1]) : regex.names.get(m[1]!);
+      if (group === undefined) throw new PyError("IndexError", `unknown group name '${m[1]}'`);
+      i += m[0].length;
+    } else if (/\d/.test(e)) {
+      const d = /^\d{1,2}/.exec(repl.slice(i))![0];
+      group = Number(d);
+      i += d.length - 1;
+    } else if (e in ESCAPES) lit += ESCAPES[e];
+    else if (/[a-zA-Z]/.test(e)) throw new PyError("re.error", `bad escape \\${e} at position ${at}`);
+    else lit += `\\${e}`;
+    if (group !== undefined) {
+      if (group > regex.groupCount) throw new PyError("re.error", `invalid group reference ${group} at position ${at + 1}`);
+      parts.push(lit, group);
+      lit = "";
+    }
   }
-  return out;
+  parts.push(lit);
+  return (m) => parts.map((p) => (typeof p === "number" ? (m.group(p) ?? "") : p)).join("");
+}
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", f: "\f", v: "\v", a: "\x07", b: "\b", "\\": "\\" };
+
+function findall(regex: CompiledRegex, text: Subject, budget: Budget): PyValue {
+  return bounded(() => regex.findall(text, budget).map((x) => (Array.isArray(x) ? tuple(x) : x)));
 }
 
-/** Python replacement templates (`\1`, `\g<1>`, `\g<name>`) → JS ones; `$` is literal in Python. */
-function jsReplacement(repl: string): string {
-  return repl
-    .replace(/\$/g, "$$$$")
-    .replace(/\\g<(\d+)>/g, "$$$1")
-    .replace(/\\g<([A-Za-z_]\w*)>/g, "$$<$1>")
-    .replace(/\\(\d{1,2})/g, "$$$1")
-    .replace(/\\n/g, "\n")
-    .replace(/\\t/g, "\t")
-    .replace(/\\\\/g, "\\");
+function sub(regex: CompiledRegex, repl: string, text: Subject, count: number, budget: Budget): string {
+  const expand = expandTemplate(repl, regex);
+  return bounded(() => {
+    let out = "";
+    let last = 0;
+    let n = 0;
+    for (const m of regex.finditer(text, budget)) {
+      if (count > 0 && n++ >= count) break;
+      out += text.slice(last, m.start) + expand(m);
+      last = m.end;
+    }
+    return out + text.slice(last, text.length);
+  });
 }
 
-function sub(pattern: PyValue | undefined, repl: PyValue | undefined, text: PyValue | undefined, count: PyValue | undefined, flags: PyValue | undefined): PyValue {
-  const t = compile(pattern, flags);
-  const replacement = jsReplacement(str(repl, "sub() replacement (functions are outside the subset)"));
-  let left = count == null || num(count, "count") === 0 ? Infinity : num(count, "count");
-  return str(text, "sub()").replace(t.regex, (...m: unknown[]) => {
-    if (left-- <= 0) return m[0] as string;
-    const groups = m.slice(1, t.groupCount + 1) as (string | undefined)[];
-    const named = typeof m[m.length - 1] === "object" ? (m[m.length - 1] as Record<string, string | undefined>) : {};
-    return replacement.replace(/\$(\$|\d{1,2}|<([A-Za-z_]\w*)>)/g, (_, what: string, name?: string) =>
-      what === "$" ? "$" : name ? (named[name] ?? "") : (groups[Number(what) - 1] ?? ""),
-    );
+function split(regex: CompiledRegex, text: Subject, maxsplit: number, budget: Budget): PyValue {
+  return bounded(() => {
+    const out: PyValue[] = [];
+    let last = 0;
+    let n = 0;
+    for (const m of regex.finditer(text, budget)) {
+      if (maxsplit > 0 && n++ >= maxsplit) break;
+      out.push(text.slice(last, m.start), ...m.groups());
+      last = m.end;
+    }
+    out.push(text.slice(last, text.length));
+    return out;
   });
 }
 
@@ -105,23 +143,32 @@ function api(kwargs: Map<string, PyValue>, args: PyValue[], names: string[]): (P
   return names.map((n, i) => (kwargs.has(n) ? kwargs.get(n) : args[i]));
 }
 
-export function reModule(): PyObject {
+/** A fresh `re` module for one run; its calls share `budget`. */
+export function reModule(budget: Budget = newBudget()): PyObject {
   const mod = new PyObject("module", new Map());
   const fn = (name: string, call: PyCallable["call"]): PyCallable => ({ callable: true, name: `re.${name}`, call });
-  const search = (sticky: boolean, full: boolean) => (args: PyValue[], kw: Map<string, PyValue>) => {
+  const search = (kind: "search" | "match" | "fullmatch") => (args: PyValue[], kw: Map<string, PyValue>) => {
     const [p, s, f] = api(kw, args, ["pattern", "string", "flags"]);
-    const t = compile(p, f, full ? (x) => `(?:${x})\\Z` : undefined);
-    const m = exec(t.regex, str(s, "string"), sticky);
+    const regex = compile(p, f);
+    const text = subject(s, "string");
+    const m = bounded(() => regex[kind](text, budget));
     return m ? matchObject(m) : null;
   };
-  mod.attrs.set("search", fn("search", search(false, false)));
-  mod.attrs.set("match", fn("match", search(true, false)));
-  mod.attrs.set("fullmatch", fn("fullmatch", search(true, true)));
-  mod.attrs.set("findall", fn("findall", (args, kw) => findall(...(api(kw, args, ["pattern", "string", "flags"]) as [PyValue, PyValue, PyValue]))));
-  mod.attrs.set("sub", fn("sub", (args, kw) => sub(...(api(kw, args, ["pattern", "repl", "string", "count", "flags"]) as [PyValue, PyValue, PyValue, PyValue, PyValue]))));
+  mod.attrs.set("search", fn("search", search("search")));
+  mod.attrs.set("match", fn("match", search("match")));
+  mod.attrs.set("fullmatch", fn("fullmatch", search("fullmatch")));
+  mod.attrs.set("findall", fn("findall", (args, kw) => {
+    const [p, s, f] = api(kw, args, ["pattern", "string", "flags"]);
+    return findall(compile(p, f), subject(s, "findall()"), budget);
+  }));
+  mod.attrs.set("sub", fn("sub", (args, kw) => {
+    const [p, r, s, c, f] = api(kw, args, ["pattern", "repl", "string", "count", "flags"]);
+    const repl = str(r, "sub() replacement (functions are outside the subset)");
+    return sub(compile(p, f), repl, subject(s, "sub()"), c == null ? 0 : num(c, "count"), budget);
+  }));
   mod.attrs.set("split", fn("split", (args, kw) => {
-    const [p, s, , f] = api(kw, args, ["pattern", "string", "maxsplit", "flags"]);
-    return str(s, "split()").split(compile(p, f).regex).map((x) => x ?? null);
+    const [p, s, m, f] = api(kw, args, ["pattern", "string", "maxsplit", "flags"]);
+    return split(compile(p, f), subject(s, "split()"), m == null ? 0 : num(m, "maxsplit"), budget);
   }));
   mod.attrs.set("escape", fn("escape", ([s]) => str(s, "escape()").replace(/[^A-Za-z0-9_]/gu, (c) => `\\${c}`)));
   mod.attrs.set("compile", fn("compile", (args, kw) => {
@@ -134,7 +181,7 @@ export function reModule(): PyObject {
     pat.attrs.set("match", bound("match", 1));
     pat.attrs.set("fullmatch", bound("fullmatch", 1));
     pat.attrs.set("findall", bound("findall", 1));
-    pat.attrs.set("split", fn("split", (a) => (mod.attrs.get("split") as PyCallable).call([p!, a[0] ?? null, 0, f ?? 0], new Map())));
+    pat.attrs.set("split", fn("split", (a) => (mod.attrs.get("split") as PyCallable).call([p!, a[0] ?? null, a[1] ?? 0, f ?? 0], new Map())));
     pat.attrs.set("sub", fn("sub", (a) => (mod.attrs.get("sub") as PyCallable).call([p!, a[0] ?? null, a[1] ?? null, a[2] ?? 0, f ?? 0], new Map())));
     return pat;
   }));

@@ -190,3 +190,12 @@ describe("collectCaveats", () => {
     expect(collectCaveats(base(), {})).toEqual([]);
   });
 });
+
+describe("verification that could not decide (issue 16)", () => {
+  it("is a template_validation failure in group system, never content", () => {
+    const undecided: VerificationArtifact = { ...verification(false), verify_result: null, field_verification_error: "Regex check failed to run: r: regex stopped after 10,000,000 steps" };
+    const f = classifyFailure({ ...base(), verification: undecided });
+    expect(f).toMatchObject({ category: "template_validation", group: "system", stage: "verify_template" });
+    expect(f!.reason).toMatch(/regex stopped/);
+  });
+});
