@@ -19,6 +19,17 @@ const body = {
 
 type Issue = { path: string; message: string };
 
+/** The dry run, against the app with another set of bindings (a secret set, local mode off). */
+const dryRunIn = (bindings: object) =>
+  buildApp().fetch(
+    new Request("http://edgeval.test/v1/runs", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ ...body, dry_run: true }),
+    }),
+    bindings,
+  );
+
 describe("dry runs and missing secrets", () => {
   it("answers a dry run of Karenina's preset_full.json with 200, an estimate and warnings with local advice", async () => {
     const res = await api("/v1/runs", { method: "POST", json: { ...body, dry_run: true } });
@@ -41,29 +52,14 @@ describe("dry runs and missing secrets", () => {
     expect(issues.map((i) => i.path).sort()).toEqual(["config.answering_models[0]", "config.parsing_models[0]"]);
     expect(issues[0]!.message).toContain(".dev.vars.local");
 
-    const app = buildApp();
-    const withKey = await app.fetch(
-      new Request("http://edgeval.test/v1/runs", {
-        method: "POST",
-        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ ...body, dry_run: true }),
-      }),
-      { ...env, ANTHROPIC_API_KEY: "sk-ant-test-only" },
-    );
+    const withKey = await dryRunIn({ ...env, ANTHROPIC_API_KEY: "sk-ant-test-only" });
     expect(withKey.status).toBe(200);
     expect(((await withKey.json()) as { warnings: Issue[] }).warnings).toEqual([]);
   });
 
   it("advises wrangler secret put in production mode (EDGEVAL_ENV unset)", async () => {
     const { EDGEVAL_ENV: _local, ...production } = env as unknown as Record<string, unknown>;
-    const res = await buildApp().fetch(
-      new Request("http://edgeval.test/v1/runs", {
-        method: "POST",
-        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ ...body, dry_run: true }),
-      }),
-      production,
-    );
+    const res = await dryRunIn(production);
     expect(res.status).toBe(200);
     const { warnings } = (await res.json()) as { warnings: Issue[] };
     expect(warnings).toHaveLength(2);
