@@ -12,11 +12,10 @@ import { actorOf, auditStatement } from "../tenants/audit";
 import { estimateRun } from "../submit/estimate";
 import { getResultKey, listResultJson } from "../storage/results-repo";
 import { loadBenchmark } from "../storage/benchmarks-repo";
-import { countActiveRuns, getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
-import { effectiveLimits, type TenantLimits } from "../tenants/limits";
-import { monthOf, monthSpend, secondsToNextMonth } from "../tenants/usage";
+import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
+import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
-import { refuseOverQuota } from "./request-rate";
+import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
 import { ApiFailure, invalidBody, invalidQuery } from "./errors";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -33,9 +32,6 @@ export const RUN_BODY_LIMIT: BodyLimit = {
  */
 export const EMBEDDED_PAIRS = 100;
 
-/** A run takes seconds to minutes; a client refused for concurrency retries after this. */
-const CONCURRENT_RUNS_RETRY_S = 30;
-
 export const runs = new Hono<AppEnv>();
 
 runs.post("/", requireScope("runs:write"), async (c) => {
@@ -44,10 +40,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const tenant = tenantOf(c);
   const limits = effectiveLimits(tenant.limits_json);
   const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
-  const requested = await withBenchmark(c.env, tenant.tenant_id, validate(CreateRunRequest, raw.value));
-  // Under a monthly spend quota every run is capped at what is left of it (so only priced models
-  // may run, as with any budget), and a running run ends budget_exceeded when it reaches that.
-  const body = allowance && allowance.left > 0 ? { ...requested, budget_usd: Math.min(requested.budget_usd ?? Infinity, allowance.left) } : requested;
+  const body = withinAllowance(await withBenchmark(c.env, tenant.tenant_id, validate(CreateRunRequest, raw.value)), allowance);
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
   const ring = await loadKeyRing(c.env, tenant);
@@ -76,28 +69,11 @@ runs.post("/", requireScope("runs:write"), async (c) => {
       return c.json({ run_id: holder.run_id, status_url: statusUrl(holder.run_id) }, 202);
     }
   }
-  if (allowance && allowance.left <= 0) {
-    if (idemKey) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idemKey, runId);
-    refuseOverQuota(
-      c,
-      { policy: "monthly_spend_usd", quota: allowance.quota, remaining: 0, resetS: secondsToNextMonth(Date.now()) },
-      secondsToNextMonth(Date.now()),
-      `this tenant has spent its ${allowance.quota} USD for ${allowance.month}; runs start again next month (or the operator raises limits.monthly_spend_usd)`,
-    );
-  }
-  const active = await countActiveRuns(c.env.DB, tenant.tenant_id);
-  if (active >= limits.concurrent_runs) {
-    if (idemKey) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idemKey, runId);
-    refuseOverQuota(
-      c,
-      { policy: "concurrent_runs", quota: limits.concurrent_runs, remaining: 0 },
-      CONCURRENT_RUNS_RETRY_S,
-      `this tenant has ${active} runs queued or running, its limit; submit again when one finishes`,
-    );
-  }
   try {
+    await admitRun(c, tenant.tenant_id, limits, allowance);
     await startRun(c.env, plan.spec, plan.jobIds);
   } catch (err) {
+    // Refused or failed: the key is free again for the same request.
     if (idemKey) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idemKey, runId);
     throw err;
   }
@@ -192,14 +168,6 @@ runs.delete("/:id", requireScope("runs:write"), async (c) => {
   await auditStatement(c.env.DB, { tenant_id: run.tenant_id, actor: actorOf(principal), action: "run.deleted", target: run.run_id, detail: removed }).run();
   return c.json({ run_id: run.run_id, deleted: true, ...removed });
 });
-
-/** What is left of the tenant's monthly spend quota (null: no quota). */
-async function spendAllowance(db: D1Database, tenantId: string, limits: TenantLimits) {
-  if (limits.monthly_spend_usd === null) return null;
-  const month = monthOf(Date.now());
-  const spent = await monthSpend(db, tenantId, month);
-  return { month, quota: limits.monthly_spend_usd, left: limits.monthly_spend_usd - spent };
-}
 
 /** Resolves `benchmark_id` to the stored benchmark; an unknown id is the caller's 400. */
 async function withBenchmark(env: Env, tenantId: string, req: CreateRunRequest): Promise<CreateRunBody> {

@@ -191,7 +191,8 @@ describe("concurrent runs per tenant", () => {
       config: { answering_models: [fakeModel("a", slow)], parsing_models: [fakeModel("j", judge)] },
     };
     const first = await submitAs(limited.key, spec);
-    const refused = await apiAs(limited.key, "/v1/runs", { method: "POST", json: spec });
+    const idem = { "idempotency-key": `conc-${crypto.randomUUID()}` };
+    const refused = await apiAs(limited.key, "/v1/runs", { method: "POST", json: spec, headers: idem });
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as any).error.code).toBe("quota_exceeded");
     expect(refused.headers.get("Retry-After")).toBe("30");
@@ -199,8 +200,9 @@ describe("concurrent runs per tenant", () => {
     expect(refused.headers.get("RateLimit")).toMatch(/^"requests";r=\d+;t=\d+, "concurrent_runs";r=0$/);
     const otherRun = await submitAs(other.key, spec);
     await waitAs(limited.key, first);
-    // the finished run frees the slot
-    const again = await submitAs(limited.key, spec);
+    // the finished run frees the slot, and the refused request's Idempotency-Key was not kept
+    const again = await submitAs(limited.key, spec, idem);
+    expect(again).not.toBe(first);
     await waitAs(limited.key, again);
     await waitAs(other.key, otherRun);
   });
