@@ -7,6 +7,7 @@
 //   call 100KB  — the same with a 100 KB raw trace
 //   loop stop   — `for (;;) {}` stopped by the interrupt-count cap, with a frozen clock (the edge)
 //   oom stop    — unbounded object allocation stopped by the heap cap
+//   then, per program of the runaway corpus, the CPU until it was stopped and the message
 // Figures are the median and p95 in ms over N calls after a warm-up. Node's V8 runs the wasm here,
 // workerd's V8 on the edge: same engine, so the figures carry over roughly. Asserts nothing.
 //
@@ -27,7 +28,7 @@ async function loadSandbox() {
   const outfile = path.join(dir, "sandbox.mjs");
   await build({
     stdin: {
-      contents: 'export { callInSandbox, DEFAULT_LIMITS } from "./src/sandbox/quickjs";\nexport { verifyJavaScript } from "./src/sandbox/js-verify";',
+      contents: 'export { callInSandbox, DEFAULT_LIMITS } from "./src/sandbox/quickjs";\nexport { verifyJavaScript } from "./src/sandbox/js-verify";\nexport { RUNAWAY_PROGRAMS } from "./test/fixtures/runaway-programs";',
       resolveDir: ROOT,
       loader: "ts",
     },
@@ -69,7 +70,7 @@ async function time(n, fn) {
   return { median: ms[Math.floor(n / 2)], p95: ms[Math.min(n - 1, Math.floor(n * 0.95))] };
 }
 
-const { callInSandbox, verifyJavaScript, DEFAULT_LIMITS } = await loadSandbox();
+const { callInSandbox, verifyJavaScript, DEFAULT_LIMITS, RUNAWAY_PROGRAMS } = await loadSandbox();
 const frozen = { now: () => 0 };
 const req = (source, raw_trace = "The gene is BCL2.") => ({
   language: "javascript",
@@ -93,3 +94,13 @@ const rows = [
 console.log(`limits: ${JSON.stringify(DEFAULT_LIMITS)}; node ${process.version}`);
 console.log("what          median ms    p95 ms");
 for (const [what, { median, p95 }] of rows) console.log(`${what.padEnd(12)} ${median.toFixed(2).padStart(10)} ${p95.toFixed(2).padStart(9)}`);
+
+// The runaway corpus (test/fixtures/runaway-programs.ts) with the default limits and a frozen
+// clock: how each program ends and the CPU it took (process.cpuUsage, one run each).
+console.log("\nrunaway program                               CPU ms  how it ended");
+for (const p of RUNAWAY_PROGRAMS) {
+  const t0 = process.cpuUsage();
+  const r = await callInSandbox(`function verify() { ${p.body} }`, "verify", [], { clock: frozen });
+  const d = process.cpuUsage(t0);
+  console.log(`${p.name.padEnd(44)} ${((d.user + d.system) / 1000).toFixed(0).padStart(7)}  ${r.ok ? "RETURNED " + JSON.stringify(r.value) : r.error}`);
+}

@@ -8,10 +8,14 @@
  * - memory (QuickJS heap) and stack size;
  * - an interrupt cap that counts interrupt-handler calls, because on the edge `Date.now()` does
  *   not advance during synchronous CPU work, so a clock deadline alone may never fire there;
- * - a deadline from an injected clock as well (it does fire locally and whenever time moves).
+ * - a deadline from an injected clock as well (it does fire locally and whenever time moves);
+ * - a budget of builtin work (work-budget.ts): native builtins do unbounded work between two
+ *   interrupt polls, so every builtin call is charged by the size of what it touches, and an
+ *   interrupt poll taken inside the regex engine counts `regexInterruptWeight` times.
  */
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import wasmModule from "@jitl/quickjs-wasmfile-release-sync/wasm";
+import { HOST_REGEX, HOST_STOP, workBudgetPrelude } from "./work-budget";
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
@@ -29,17 +33,25 @@ export interface SandboxLimits {
   maxInterrupts: number;
   /** Deadline on the injected clock. */
   timeoutMs: number;
+  /** Elements builtin calls may touch in one call of the guest (strings, arrays in and out). */
+  builtinWork: number;
+  /** How many interrupt checks one poll from inside the regex engine counts for. */
+  regexInterruptWeight: number;
 }
 
 /**
- * bench/sandbox.mjs: a bytecode loop makes 25–50k interrupt calls a second, so 50k is 1–2 s of
- * CPU; an object-allocating loop hits a 16 MB cap in ~0.2 s.
+ * bench/sandbox.mjs prints how each runaway program ends: a bytecode loop makes ~45k interrupt
+ * calls a second, so 2,000 (each after ~10,000 back-edges or calls, 2·10^7 in all, far more than a
+ * verify needs) is ~50 ms of CPU; a throw-and-catch loop, the slowest per poll, ~0.3 s;
+ * 20M builtin elements are 50–400 ms; an allocating loop hits the 16 MB heap cap sooner.
  */
 export const DEFAULT_LIMITS: SandboxLimits = {
   memoryBytes: 16 * 1024 * 1024,
   stackBytes: 256 * 1024,
-  maxInterrupts: 50_000,
+  maxInterrupts: 2_000,
   timeoutMs: 1_000,
+  builtinWork: 20_000_000,
+  regexInterruptWeight: 25,
 };
 
 export interface SandboxOptions {
@@ -87,14 +99,26 @@ export async function callInSandbox(source: string, entry: string, args: unknown
     runtime.setMaxStackSize(limits.stackBytes);
     const deadline = clock.now() + limits.timeoutMs;
     let interrupts = 0;
+    let regexDepth = 0;
     runtime.setInterruptHandler(() => {
-      interrupts += 1;
-      if (interrupts > limits.maxInterrupts) stopped = `it ran past ${limits.maxInterrupts} interrupt checks (runaway loop?)`;
+      if (stopped !== null) return true;
+      interrupts += regexDepth > 0 ? limits.regexInterruptWeight : 1;
+      if (interrupts > limits.maxInterrupts) {
+        stopped = regexDepth > 0
+          ? `a regular expression ran past ${limits.maxInterrupts} interrupt checks (catastrophic backtracking?)`
+          : `it ran past ${limits.maxInterrupts} interrupt checks (runaway loop?)`;
+      }
       else if (clock.now() > deadline) stopped = `it ran longer than ${limits.timeoutMs} ms`;
       return stopped !== null;
     });
     const vm = runtime.newContext();
     try {
+      const hooks = {
+        stop: () => void (stopped ??= `its builtin calls touched more than ${limits.builtinWork} elements (runaway work inside builtins?)`),
+        regex: (entering: boolean) => void (regexDepth = Math.max(0, regexDepth + (entering ? 1 : -1))),
+      };
+      const prelude = installWorkBudget(vm, limits, hooks);
+      if (prelude) return prelude;
       const outcome = runGuest(vm, source, entry, input, limits);
       if (stopped !== null) return { ok: false, kind: "interrupted", error: `stopped: ${stopped}` };
       return outcome;
@@ -113,6 +137,24 @@ export async function callInSandbox(source: string, entry: string, args: unknown
       modulePromise = undefined;
     }
   }
+}
+
+/** Host hooks + the prelude that wraps the builtins; an outcome only if the prelude itself failed. */
+function installWorkBudget(vm: QuickJSContext, limits: SandboxLimits, hooks: { stop(): void; regex(entering: boolean): void }): SandboxOutcome | null {
+  const stop = vm.newFunction(HOST_STOP, () => {
+    hooks.stop();
+  });
+  vm.setProp(vm.global, HOST_STOP, stop);
+  stop.dispose();
+  const regex = vm.newFunction(HOST_REGEX, (arg) => {
+    hooks.regex(vm.getNumber(arg) === 1);
+  });
+  vm.setProp(vm.global, HOST_REGEX, regex);
+  regex.dispose();
+  const r = vm.evalCode(workBudgetPrelude(limits.builtinWork), "prelude.js", { type: "global" });
+  if (r.error) return guestError(vm, r.error, "the sandbox prelude", limits);
+  r.value.dispose();
+  return null;
 }
 
 /** The guest side: define, check, call, serialise. Every handle is disposed before returning. */

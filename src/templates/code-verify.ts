@@ -6,8 +6,10 @@
  * contract and turns an outcome into the field verification the pipeline records.
  *
  * Any failure (the code threw, ran away, ran out of memory, returned something unusable, the
- * language is unavailable, there is no port) is a content failure as in Karenina: verify_result
- * false and `field_verification_error` set. Never a crash, never a pass.
+ * language is unavailable, there is no port) says nothing about the answer: verify_result null and
+ * `field_verification_error` set, which the failure classifier turns into `template_validation`
+ * (group system), verdict `error`. Karenina records false (a content failure) here; edgeval does
+ * not call an answer wrong because the grader's code broke. Never a crash, never a pass.
  */
 import type { AnswerTemplate, CustomVerify } from "../schemas/template";
 import { groundTruthOf } from "./verify";
@@ -40,7 +42,7 @@ export interface CodeVerifierPort {
 /** Recorded as `composition_strategy` so a reader sees the verdict came from code, not a tree. */
 export const CUSTOM_VERIFY_STRATEGY = "custom_verify";
 
-/** Runs the template's custom verify through the port; every failure becomes a false verdict. */
+/** Runs the template's custom verify through the port; every failure becomes an undecided (null) verdict. */
 export async function verifyWithCode(
   template: AnswerTemplate,
   custom: CustomVerify,
@@ -64,7 +66,7 @@ export async function verifyWithCode(
     return {
       field_results: {},
       field_scores: {},
-      verify_result: false,
+      verify_result: null,
       verify_granular_result: null,
       composition_strategy: CUSTOM_VERIFY_STRATEGY,
       field_verification_error: `Custom verify failed: ${outcome.error}`,

@@ -48,7 +48,7 @@ describe("custom_verify through the real queue", () => {
 
     const view = await waitForRun(runId);
     expect(view.status).toBe("completed");
-    expect(view.summary[0]).toMatchObject({ total: 4, passed: 2, failed: 2, errored: 0 });
+    expect(view.summary[0]).toMatchObject({ total: 4, passed: 2, failed: 1, errored: 1 });
     const byId = Object.fromEntries((await allResults(runId)).map((r) => [r.metadata.question_id, r]));
 
     expect(byId["q-js"].template).toMatchObject({
@@ -59,11 +59,12 @@ describe("custom_verify through the real queue", () => {
       composition_strategy: "custom_verify",
     });
     expect(byId["q-js-partial"].template).toMatchObject({ verify_result: false, verify_granular_result: 0.5, field_verification_error: null });
+    // Code that throws says nothing about the answer: an error (Karenina records false here).
     expect(byId["q-js-throws"].template).toMatchObject({
-      verify_result: false,
+      verify_result: null,
       field_verification_error: expect.stringMatching(/^Custom verify failed: verify threw: TypeError/),
     });
-    expect(byId["q-js-throws"].metadata.failure).toMatchObject({ category: "content", stage: "verify_template" });
+    expect(byId["q-js-throws"].metadata.failure).toMatchObject({ category: "template_validation", group: "system", stage: "verify_template" });
     expect(byId["q-py"].template).toMatchObject({ verify_result: true, field_verification_error: null });
   });
 });

@@ -42,21 +42,21 @@ async function grade(source: string) {
 const ok = "function verify(answer, gt) { return answer.gene === gt.gene; }";
 
 describe("the pipeline with runaway custom verify code, inside workerd", () => {
-  it("records an infinite loop as verify_result false with field_verification_error, then grades the next answer normally", async () => {
+  it("records an infinite loop as an error (verify_result null, template_validation, group system), then grades the next answer normally", async () => {
     const result = await grade("function verify() { for (;;) {} }");
-    expect(result.metadata.completed_without_errors).toBe(true);
-    expect(result.metadata.failure).toMatchObject({ category: "content", stage: "verify_template" });
+    expect(result.metadata.failure).toMatchObject({ category: "template_validation", group: "system", stage: "verify_template" });
     expect(result.template).toMatchObject({
-      verify_result: false,
+      verify_result: null,
       field_verification_error: "Custom verify failed: stopped: it ran past 2000 interrupt checks (runaway loop?)",
     });
     expect((await grade(ok)).template).toMatchObject({ verify_result: true, field_verification_error: null });
   });
 
-  it("records unbounded allocation as verify_result false with field_verification_error, then grades the next answer normally", async () => {
-    const result = await grade("function verify() { const xs = []; for (;;) xs.push({ n: xs.length, s: 'x' + xs.length }); }");
+  it("records unbounded allocation as an error with field_verification_error, then grades the next answer normally", async () => {
+    const result = await grade("function verify() { const xs = []; for (let i = 0; ; i++) xs[i] = { i, s: 'x' + i }; }");
+    expect(result.metadata.failure).toMatchObject({ category: "template_validation", group: "system" });
     expect(result.template).toMatchObject({
-      verify_result: false,
+      verify_result: null,
       field_verification_error: "Custom verify failed: verify ran out of memory (cap 4 MB)",
     });
     expect((await grade(ok)).template).toMatchObject({ verify_result: true, field_verification_error: null });

@@ -1,3 +1,4 @@
+import { verdictOf } from "../../../src/pipeline/verdict";
 import { describe, expect, it } from "vitest";
 import { runPipeline } from "../../../src/pipeline/orchestrator";
 import { Question } from "../../../src/schemas/benchmark";
@@ -72,18 +73,19 @@ describe("VerifyTemplate with custom_verify", () => {
     expect(result.metadata.failure).toBeNull();
   });
 
-  it("fails on content, never crashes, when the code fails", async () => {
+  it("records an error (verify_result null, template_validation, group system), never a wrong answer or a crash, when the code fails", async () => {
     const result = await run(fixed({ ok: false, error: "verify threw: TypeError: x is undefined" }));
-    expect(result.metadata.completed_without_errors).toBe(true);
-    expect(result.template).toMatchObject({ verify_result: false, field_verification_error: "Custom verify failed: verify threw: TypeError: x is undefined" });
-    expect(result.metadata.failure).toMatchObject({ category: "content", reason: expect.stringContaining("verify threw") });
+    expect(result.template).toMatchObject({ verify_result: null, field_verification_error: "Custom verify failed: verify threw: TypeError: x is undefined" });
+    expect(result.metadata.failure).toMatchObject({ category: "template_validation", group: "system", reason: expect.stringContaining("verify threw") });
+    expect(verdictOf(result)).toBe("error");
   });
 
-  it("fails on content when there is no code verifier, or the port itself throws", async () => {
+  it("records an error when there is no code verifier, or the port itself throws", async () => {
     const none = await run(undefined);
-    expect(none.template).toMatchObject({ verify_result: false, field_verification_error: expect.stringMatching(/not available: no code verifier/) });
+    expect(none.template).toMatchObject({ verify_result: null, field_verification_error: expect.stringMatching(/not available: no code verifier/) });
     const throwing = await run({ verify: async () => { throw new Error("boom"); } });
-    expect(throwing.template).toMatchObject({ verify_result: false, field_verification_error: expect.stringMatching(/code verifier failed: boom/) });
+    expect(throwing.template).toMatchObject({ verify_result: null, field_verification_error: expect.stringMatching(/code verifier failed: boom/) });
+    expect(throwing.metadata.failure).toMatchObject({ category: "template_validation", group: "system" });
   });
 
   it("ANDs the regex checks with the code's verdict", async () => {
