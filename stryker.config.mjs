@@ -16,6 +16,7 @@ export const MUTATION_MODULES = [
   { name: "normalizers", file: "src/templates/normalizers.ts", floor: 90 },
   { name: "aggregate", file: "src/rubric/aggregate.ts", floor: 90 },
   { name: "units", file: "src/judges/units.ts", floor: 90 },
+  { name: "pools", file: "src/judges/pools.ts", floor: 90 },
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

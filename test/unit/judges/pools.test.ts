@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runCompoundJudge } from "../../../src/judges";
-import { majority } from "../../../src/judges/pools";
-import type { UnitOutput } from "../../../src/judges/types";
+import { majority, mapValue, pool } from "../../../src/judges/pools";
+import type { JudgeNode, UnitOutput } from "../../../src/judges/types";
 import { JudgeConfig } from "../../../src/schemas/judge";
 import { judgePorts, testModel } from "../../support/judge-port";
 
@@ -99,5 +99,29 @@ describe("pools", () => {
     const r = await pooled({ ...likert, retries: 1 }, { type: "mean" }, [{ answer: 4 }, { kind: "server_error", message: "boom" }]);
     expect(r).toMatchObject({ pass: null, score: null, error: { unit: "likert[1]", kind: "server_error" } });
     expect(r.units.at(-1)).toMatchObject({ status: "skipped" });
+  });
+
+  it("weighted mean divides by the weights' sum when they do not add up to 1", () => {
+    const n = { pool: "weighted-mean", unit: { weights: { a: 2, b: 1, c: 1 } } } as unknown as JudgeNode;
+    expect(pool(n, [out(5, 5), out(3, 3), out(1, 1)], ["a", "b", "c"])).toEqual({ value: (5 * 2 + 3 + 1) / 4 });
+  });
+
+  it("max-pool picks the most frequent answer wherever it stands in layer order", () => {
+    expect(majority([out(2, 2), out(5, 5), out(5, 5)])).toEqual({ value: 5, answer: 5, votes: { "2": 1, "5": 2 } });
+    expect(majority([out("yes", 0, "no"), out("no", 1, "no"), out("no", 1, "no")])).toMatchObject({ answer: "no", value: 2 / 3 });
+  });
+
+  it("max-pool over choice units votes on the choice and reports the share of A, which passes", () => {
+    const choice = (chosen: "A" | "B"): UnitOutput => {
+      const { answer: _, ...rest } = out("", chosen === "A" ? 1 : 0);
+      return { ...rest, type: "pairwise", chosen };
+    };
+    expect(majority([choice("B"), choice("A"), choice("A")])).toEqual({ value: 2 / 3, answer: "A", votes: { B: 1, A: 2 }, pass_value: "A" });
+  });
+
+  it("normalize maps a one-point range to 0 instead of dividing by zero", () => {
+    const n = { unit: { op: "normalize" } } as unknown as JudgeNode;
+    expect(mapValue(n, out(3, 3), [3, 3])).toBe(0);
+    expect(mapValue(n, out(3, 3), [1, 5])).toBe(0.5);
   });
 });
