@@ -17,6 +17,7 @@ export const MUTATION_MODULES = [
   { name: "aggregate", file: "src/rubric/aggregate.ts", floor: 90 },
   { name: "units", file: "src/judges/units.ts", floor: 90 },
   { name: "pools", file: "src/judges/pools.ts", floor: 90 },
+  { name: "limiter-state", file: "src/limiter/limiter-state.ts", floor: 90 },
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

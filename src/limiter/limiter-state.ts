@@ -60,7 +60,10 @@ export interface ReleaseReport {
   /** The call got a 429. */
   rate_limited?: boolean;
   retry_after_ms?: number;
-  /** Tokens the call actually used (corrects the estimate taken at acquire). */
+  /**
+   * Tokens the calls actually used (corrects the estimates taken at acquire and prepay). Absent, or
+   * not a finite count ≥ 0, the estimates stand.
+   */
   tokens_used?: number;
   /**
    * Calls made under the lease (default 1): a consumer hands a finished call's lease to its next
@@ -95,6 +98,7 @@ export class LimiterState {
   private leases = new Map<string, Lease>();
   private nextLease = 0;
   /** The calls in use when the allowance last shrank, and how many of them were refused. */
+  // Stryker disable next-line ObjectLiteral: equivalent, read only after the first shrink has set it
   private burst = { inUse: 0, refused: 0 };
 
   constructor(
@@ -138,6 +142,7 @@ export class LimiterState {
     if (this.tokens < need) return { granted: false, wait_ms: Math.ceil((need - this.tokens) / (a.tpm / 60_000)), reason: "rate" };
     this.requests -= 1;
     this.tokens -= need;
+    // Stryker disable next-line UpdateOperator: equivalent, a lease id only has to be unique
     const lease_id = `l${++this.nextLease}`;
     const expires_at = now + this.tuning.leaseMs;
     this.leases.set(lease_id, { expires_at, tokens: need, need, prepaid: 0, generation: this.generation });
@@ -189,7 +194,11 @@ export class LimiterState {
     const later = Math.max(0, (report.calls ?? 1) - 1);
     const unused = Math.max(0, lease.prepaid - later);
     this.requests += unused - Math.max(0, later - lease.prepaid);
-    if (report.tokens_used !== undefined) this.tokens -= report.tokens_used - lease.tokens;
+    // A count that is no count of tokens (NaN, ±Infinity, negative: a usage the provider did not
+    // report well) counts as absent: subtracted, it would turn the bucket into NaN, which refuses
+    // nothing, and the tokens-per-minute limit would be off for good.
+    const used = report.tokens_used ?? Number.NaN;
+    if (Number.isFinite(used) && used >= 0) this.tokens -= used - lease.tokens;
     else this.tokens += unused * lease.need;
     const a = this.allowance();
     this.requests = Math.min(this.requests, a.rpm);
@@ -199,14 +208,13 @@ export class LimiterState {
   private narrowToAccepted(): void {
     this.burst.refused += 1;
     const accepted = Math.max(1, this.burst.inUse - this.burst.refused);
-    if (accepted < this.allowance().concurrency) {
-      this.concFactor = Math.max(this.tuning.minFactor, accepted / Math.max(1, this.limits.concurrency));
-    }
+    // Down to what the provider accepted, never up.
+    this.concFactor = Math.max(this.tuning.minFactor, Math.min(this.concFactor, accepted / Math.max(1, this.limits.concurrency)));
   }
 
   private grow(now: number): void {
-    const steps = Math.floor((now - this.lastChangeAt) / this.tuning.increaseEveryMs);
-    if (steps <= 0) return;
+    // None while the clock stands still or steps back.
+    const steps = Math.max(0, Math.floor((now - this.lastChangeAt) / this.tuning.increaseEveryMs));
     // One concurrency slot, and a tenth of the configured rates, per quiet interval.
     this.concFactor = Math.min(1, this.concFactor + steps / Math.max(1, this.limits.concurrency));
     this.rateFactor = Math.min(1, this.rateFactor + steps / 10);
