@@ -22,7 +22,7 @@
 // worker, so a profiled run's ratio is not a figure.
 // Locally a queue delivers one batch at a time, where production runs batches in parallel
 // invocations. The bench therefore runs a generated config with the job queue split into S shards
-// (JOBS, JOBS_1, …; src/run/job-queues.ts) of batches of B, J jobs side by side per batch: up to
+// (JOBS, JOBS_1, …; src/jobs/job-queues.ts) of batches of B, J jobs side by side per batch: up to
 // S·J jobs in flight, their model calls held to C by the shared ProviderLimiter. The defaults
 // (4 × 100, the Queues maximum batch) put all 400 jobs in flight at once, as production's consumers
 // scale out to a backlog; fewer, larger local invocations also cost the one shared thread less

@@ -10,6 +10,9 @@
 // Type-only imports (`import type …`, `export type … from`, `import { type A }`) are ignored: they
 // are erased at compile time and load nothing, so they cannot tie the core to a platform.
 //
+// It also prints the folder import graph of src/ (a file's folder is its top folder under src/;
+// type-only imports count) and fails on any cycle in it.
+//
 // Usage: node scripts/check-core.mjs [rootDir]   (rootDir defaults to the repository root)
 // Exit 0 when clean, 1 with one "file:line: …" line per offending import otherwise.
 import fs from "node:fs";
@@ -86,12 +89,25 @@ const lineOf = (text, index) => text.slice(0, index).split("\n").length;
 
 /** @returns {{spec: string, line: number}[]} the runtime (non type-only) imports of a source text */
 export function runtimeImports(source) {
+  return imports(source, false);
+}
+
+/** @returns {{spec: string, line: number}[]} every import of a source text, type-only ones included */
+export function allImports(source) {
+  return imports(source, true);
+}
+
+function imports(source, withTypes) {
   const text = stripComments(source);
   const found = [];
   // import/export … from "x" — the clause may span lines but never holds `;`, `=`, quotes or another import/export
   const fromRe = /\b(import|export)\s+((?:(?!\b(?:import|export)\b)[^;='"`])*?)\s*\bfrom\s*(["'])([^"'\n]+)\3/g;
   for (const m of text.matchAll(fromRe)) {
     const clause = m[2].trim();
+    if (withTypes) {
+      found.push({ spec: m[4], index: m.index + m[0].lastIndexOf(m[4]) });
+      continue;
+    }
     if (/^type\b/.test(clause) && !/^type\s*,/.test(clause)) continue; // import type … / export type …
     const braces = clause.match(/^\{([^}]*)\}$/);
     if (braces) {
@@ -166,12 +182,128 @@ export function checkCore(root) {
   return { violations, scanned: seen.size, coreFiles: coreFiles.length };
 }
 
+/** The graph node of a file: its top folder under src/ (`src/pipeline`), or the file itself at src/'s top. */
+export function folderOf(rel) {
+  const parts = rel.split("/");
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}` : rel;
+}
+
+/**
+ * src/env.ts types the bindings, and a binding's type names the Durable Object class it reaches,
+ * whose constructor takes the bindings: a type-only loop that every Worker with Durable Objects
+ * has and that loads nothing. Those references (`DurableObjectNamespace<import("…").Class>`) out
+ * of src/env.ts are left out.
+ */
+const TYPE_EDGES_IGNORED_FROM = new Set(["src/env.ts"]);
+
+/**
+ * Folder edges that still close a cycle, each with what it would take to remove it. The check
+ * leaves these out when it looks for cycles, so any other edge that closes one fails at once; an
+ * entry whose edge is gone is printed as stale, to be removed, so the list only shrinks.
+ * Layering they break (low → high): lib, log, env → templates → schemas → llm, sandbox → judges →
+ * rubric → pipeline → karenina → tenants → storage, limiter → adapters → coordinator, submit → jobs → http → index.
+ */
+export const KNOWN_BACK_EDGES = new Map([
+  ["src/templates → src/schemas", "primitives use schemas/wire-issues' whenMissing: move wire-issues' helpers to src/lib/"],
+  ["src/schemas → src/llm", "api.ts and judge.ts parse PriceOverrides from llm/prices.ts: move the price schema to schemas/"],
+  ["src/schemas → src/rubric", "verification-config.ts parses rubric/deep-judgment/config.ts's custom config: move that schema to schemas/"],
+  ["src/schemas → src/tenants", "schemas/tenants.ts parses tenants/limits.ts' and scopes.ts' shapes: move those schemas to schemas/"],
+  ["src/rubric → src/pipeline", "usage, SearchPort, excerpts, instructions and deep judgment's fuzzy/hallucination helpers: a shared core module under both"],
+  ["src/coordinator → src/jobs", "the alarm re-sends jobs (jobs/job-queues.ts) and the batch op types live in jobs/coordinator-batcher.ts"],
+  ["src/submit → src/jobs", "startRun sends the first jobs through jobs/job-queues.ts"],
+]);
+
+/**
+ * The folder import graph of src/ (every relative import, type-only ones included: a type import
+ * ties folders together as much as a value import does) and its cycles.
+ * @returns {{ edges: Map<string, Map<string, string>>, cycles: string[][], stale: string[] }} edges: from → (to → one
+ *   file:line that makes the edge); cycles: those left with KNOWN_BACK_EDGES taken out; stale: known edges no longer there
+ */
+export function folderGraph(root) {
+  const rel = (f) => path.relative(root, f).split(path.sep).join("/");
+  /** @type {Map<string, Map<string, string>>} */
+  const edges = new Map();
+  for (const file of listSources(path.join(root, "src"))) {
+    const from = folderOf(rel(file));
+    if (!edges.has(from)) edges.set(from, new Map());
+    const source = fs.readFileSync(file, "utf8");
+    const lines = source.split("\n");
+    for (const { spec, line } of allImports(source)) {
+      if (!spec.startsWith(".")) continue;
+      if (TYPE_EDGES_IGNORED_FROM.has(rel(file)) && /DurableObjectNamespace<import\(/.test(lines[line - 1] ?? "")) continue;
+      const target = resolveRelative(file, spec);
+      if (!target) continue;
+      const to = folderOf(rel(target));
+      if (to === from || !rel(target).startsWith("src/")) continue;
+      if (!edges.get(from).has(to)) edges.get(from).set(to, `${rel(file)}:${line}`);
+    }
+  }
+  const present = new Set([...edges].flatMap(([from, tos]) => [...tos.keys()].map((to) => `${from} → ${to}`)));
+  const checked = new Map([...edges].map(([from, tos]) => [from, new Map([...tos].filter(([to]) => !KNOWN_BACK_EDGES.has(`${from} → ${to}`)))]));
+  const stale = [...KNOWN_BACK_EDGES.keys()].filter((e) => !present.has(e));
+  return { edges, cycles: stronglyConnected(checked).filter((c) => c.length > 1), stale };
+}
+
+/** Tarjan's strongly connected components; each component's members sorted. */
+function stronglyConnected(edges) {
+  let index = 0;
+  const idx = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const out = [];
+  const visit = (v) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp = [];
+      let w;
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      out.push(comp.sort());
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
 function main() {
   const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), ".."));
+  const { edges, cycles, stale } = folderGraph(root);
+  console.log("check:core: folder import graph of src/ (type-only imports included; * = a known back edge, KNOWN_BACK_EDGES):");
+  for (const [from, tos] of [...edges].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const targets = [...tos.keys()].sort().map((to) => (KNOWN_BACK_EDGES.has(`${from} → ${to}`) ? `${to}*` : to));
+    if (targets.length > 0) console.log(`  ${from} → ${targets.join(", ")}`);
+  }
+  let code = 0;
+  // Not fatal: a tree without one of the folders (a fixture, a partial checkout) has none of its edges.
+  if (stale.length > 0) console.log(`check:core: KNOWN_BACK_EDGES lists edges that are gone; remove them: ${stale.join("; ")}`);
+  if (cycles.length > 0) {
+    console.error(`check:core: ${cycles.length} folder import cycle(s) in src/:`);
+    for (const cycle of cycles) {
+      console.error(`  ${cycle.join(" ↔ ")}`);
+      for (const from of cycle) {
+        for (const [to, where] of edges.get(from) ?? []) if (cycle.includes(to)) console.error(`    ${from} → ${to}  (${where})`);
+      }
+    }
+    console.error("Move what both sides need to a folder both may import (src/lib/ for generic helpers).");
+    code = 1;
+  }
   const { violations, scanned, coreFiles } = checkCore(root);
   if (violations.length === 0) {
-    console.log(`check:core: ok — ${coreFiles} core files, ${scanned} files scanned with their relative imports`);
-    return 0;
+    console.log(`check:core: ok — ${coreFiles} core files, ${scanned} files scanned with their relative imports${code ? "" : "; no folder cycles"}`);
+    return code;
   }
   console.error(`check:core: ${violations.length} forbidden import(s) in the platform-free core (${CORE_DIRS.join(", ")}):`);
   for (const v of violations) {

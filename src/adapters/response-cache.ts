@@ -9,12 +9,10 @@
  */
 import type { ResponseStore } from "../llm/caching";
 import type { ModelConfig } from "../schemas/model-config";
+import { CACHE_REFS } from "../storage/r2-keys";
 
 /** A week: long enough for an iterate-and-rerun session, short enough that models' drift shows. */
 export const DEFAULT_CACHE_TTL_S = 7 * 24 * 3600;
-
-/** Under a run's prefix: one empty object per cache entry the run wrote, so deleting the run finds them. */
-export const CACHE_REFS = "cache-refs/";
 
 /**
  * `prefix`: the tenant's cache prefix (r2Keys.cachePrefix), so a hit never crosses tenants.

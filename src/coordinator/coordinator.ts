@@ -13,7 +13,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import type { RunRef } from "../storage/r2-keys";
 import { setRunStatus, type RunStatus } from "../storage/runs-repo";
-import { DEFAULT_TENANT } from "../tenants/tenants-repo";
+import { DEFAULT_TENANT } from "../storage/r2-keys";
 import type { Verdict } from "../pipeline/verdict";
 import { type RunManifest, withActualModels } from "./manifest";
 import { gradedCount, pairTraits, type PairWindow, summarize, type PairSummary, statusOf } from "./progress";

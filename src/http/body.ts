@@ -6,7 +6,8 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { WIRE_PARSE, wireIssues } from "../schemas/wire-issues";
-import { ApiFailure, type FieldIssue, formatPath, invalidBody, invalidQuery } from "./errors";
+import type { FieldIssue } from "../schemas/field-issue";
+import { ApiFailure, formatPath, invalidBody, invalidQuery } from "./errors";
 
 export interface RawJsonBody {
   text: string;

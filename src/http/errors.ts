@@ -4,12 +4,7 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-
-export interface FieldIssue {
-  /** Dotted path into the request body, e.g. `benchmark.questions[3].template.fields[0].type`. */
-  path: string;
-  message: string;
-}
+import type { FieldIssue } from "../schemas/field-issue";
 
 export type ApiError =
   | { code: "invalid_body"; message: string; issues: FieldIssue[] }

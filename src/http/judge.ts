@@ -11,9 +11,9 @@ import { type Env, secretAdvice } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
 import { calibrate } from "../judges/calibrate";
-import { missingSecret, requiredSecretName } from "../llm/factory";
-import { repairingPort } from "../llm/repairing";
-import { emptyLedger, retryingPort } from "../llm/retrying";
+import { modelKeyIssues } from "../llm/model-keys";
+import { emptyLedger } from "../llm/retrying";
+import { modelPortChain } from "../adapters/model-chain";
 import { limitedAdapter, retrySettings } from "../adapters/edge-models";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import type { ModelPort } from "../llm/port";
@@ -21,7 +21,8 @@ import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices
 import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
 import type { ModelConfig } from "../schemas/model-config";
 import { type BodyLimit, readJson, validate } from "./body";
-import { invalidBody, type FieldIssue } from "./errors";
+import type { FieldIssue } from "../schemas/field-issue";
+import { invalidBody } from "./errors";
 
 /** One output (with its input and reference) to grade. */
 export const JUDGE_BODY_LIMIT: BodyLimit = {
@@ -88,13 +89,12 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
     const e = n.unit.extractor;
     const extra = e?.type === "post-hoc" && e.provider ? [e.provider] : [];
     for (const m of [...n.models, ...extra]) {
-      const name = missingSecret(m, ring.secret);
       const path = configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider");
-      const message = name && `model ${m.id} needs the secret ${name}, which is not set; ${secretAdvice(name, env)}`;
-      if (message && !issues.some((x) => x.path === path && x.message === message)) issues.push({ path, message });
-      const destination = ring.destinationIssue(m, requiredSecretName(m));
-      const destinationMessage = `model ${m.id}: ${destination}`;
-      if (destination && !issues.some((x) => x.path === path && x.message === destinationMessage)) issues.push({ path, message: destinationMessage });
+      // A judge's issues sit at its provider, the base_url's included; a model shared by units is reported once.
+      const { unset, misdirected } = modelKeyIssues(m, { model: path, base_url: path }, ring, (name) => secretAdvice(name, env));
+      for (const issue of [...unset, ...misdirected]) {
+        if (!issues.some((x) => x.path === issue.path && x.message === issue.message)) issues.push(issue);
+      }
     }
   }
   if (issues.length) throw invalidBody(issues);
@@ -109,7 +109,7 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
       const key = JSON.stringify(config);
       let port = ports.get(key);
       // Same path as the queue's jobs: the shared limiter, retries by class, one repair retry.
-      if (!port) ports.set(key, (port = repairingPort(retryingPort(limitedAdapter(env, ring, config), ledger, retryPolicy, retryEnv))));
+      if (!port) ports.set(key, (port = modelPortChain(limitedAdapter(env, ring, config), { ledger, retryPolicy, retryEnv })));
       return port;
     },
   };

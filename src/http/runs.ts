@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { type Env, secretAdvice } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { canonicalJson } from "../lib/jcs";
-import { sha256Hex } from "../pipeline/ids";
+import { sha256Hex } from "../lib/sha256";
 import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
 import { planRun } from "../submit/plan";
 import { startRun } from "../submit/submit";

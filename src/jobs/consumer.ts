@@ -83,7 +83,7 @@ function jobDeps(env: Env): JobDeps {
   // model for the whole batch without serialising configs (manual answers can be megabytes).
   const ports = new WeakMap<ModelConfig, ModelPort>();
   const coordinators = new Map<string, CoordinatorPort>();
-  // The batch's calls to each provider key share their leases (src/llm/lease-pool.ts).
+  // The batch's calls to each provider key share their leases (src/limiter/lease-pool.ts).
   const pools = poolRegistry(env.LIMITER, { modelTimeoutMs: modelTimeoutMs(env) });
   // Each tenant's provider keys, read and decrypted once per batch (src/tenants/key-ring.ts).
   const rings = new Map<string, Promise<KeyRing>>();

@@ -1,15 +1,13 @@
 /**
- * The model ports one job uses: the batch's limited adapter, wrapped per job in retries (against
- * the job's retry ledger), one repair retry for structured output, and, when the run asks for
- * it, the response cache (outermost, so a hit costs no lease, no retry and no call).
+ * The model ports one job uses: the batch's limited adapter in the one model-port chain
+ * (adapters/model-chain.ts) with the job's retry ledger and, when the run asks for it, the cache.
  *
  * The ledger is checkpointed next to the answer when the job goes back to the queue, so its
  * per-class budgets carry over to the next delivery.
  */
-import { cachingPort } from "../llm/caching";
 import type { ModelPort } from "../llm/port";
-import { repairingPort } from "../llm/repairing";
-import { emptyLedger, type RetryEnv, type RetryLedger, type RetryPolicy, retryingPort, RETRY_CLASSES } from "../llm/retrying";
+import { emptyLedger, type RetryEnv, type RetryLedger, type RetryPolicy, RETRY_CLASSES } from "../llm/retrying";
+import { modelPortChain } from "../adapters/model-chain";
 import type { ModelConfig } from "../schemas/model-config";
 import { r2Keys, runPrefix, type RunRef } from "../storage/r2-keys";
 import { cacheModelScope, DEFAULT_CACHE_TTL_S, r2ResponseStore } from "../adapters/response-cache";
@@ -48,14 +46,9 @@ export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: 
   return (model) => {
     let port = ports.get(model);
     if (port) return port;
-    port = repairingPort(retryingPort(deps.portFor(model, spec.limits?.[model.id], spec.tenant_id), ledger, deps.retryPolicy, deps.retryEnv));
-    if (store) {
-      port = cachingPort(port, store, {
-        model: cacheModelScope(model),
-        job: jobScope,
-        ttlSeconds: cache?.ttl_s ?? DEFAULT_CACHE_TTL_S,
-      });
-    }
+    const limited = deps.portFor(model, spec.limits?.[model.id], spec.tenant_id);
+    const cacheSetup = store ? { store, model: cacheModelScope(model), job: jobScope, ttlSeconds: cache?.ttl_s ?? DEFAULT_CACHE_TTL_S } : undefined;
+    port = modelPortChain(limited, { ledger, retryPolicy: deps.retryPolicy, retryEnv: deps.retryEnv }, cacheSetup);
     ports.set(model, port);
     return port;
   };

@@ -6,13 +6,14 @@
 import type { LimiterClient } from "./limited";
 import { leasePool, type SlotSource } from "./lease-pool";
 import type { ResolvedModel } from "../llm/factory";
+import { sha256Hex } from "../lib/sha256";
 import type { ProviderLimiter } from "./provider-limiter";
 import { DEFAULT_TUNING, type PartialLimits } from "./limiter-state";
 
 export async function limiterName(model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string): Promise<string> {
   const text = JSON.stringify([model.interface, model.base_url ?? "", key, model.model_name]);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+  // The first 16 bytes of the digest (32 hex digits) name the Durable Object.
+  return (await sha256Hex(text)).slice(0, 32);
 }
 
 /** One call, one lease: the limiter as a /v1/judge request (no batch to share leases with) uses it. */

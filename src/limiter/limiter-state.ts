@@ -67,7 +67,7 @@ export interface ReleaseReport {
   tokens_used?: number;
   /**
    * Calls made under the lease (default 1): a consumer hands a finished call's lease to its next
-   * waiting call (src/llm/lease-pool.ts) within the calls prepaid for it (`prepayOne`); the prepaid calls
+   * waiting call (src/limiter/lease-pool.ts) within the calls prepaid for it (`prepayOne`); the prepaid calls
    * not made are refunded here (any beyond them are charged).
    */
   calls?: number;

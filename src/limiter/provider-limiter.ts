@@ -19,7 +19,7 @@ export interface AcquireRequest {
   estimated_tokens: number;
   /** When the call first asked (its place in the line survives asking again after a hold). */
   since?: number;
-  /** Slots wanted (a consumer's calls waiting together, src/llm/lease-pool.ts); default 1. */
+  /** Slots wanted (a consumer's calls waiting together, src/limiter/lease-pool.ts); default 1. */
   count?: number;
   /** Calls to pay for in advance per lease, for a holder that hands leases on (default 0). */
   prepay?: number;

@@ -10,6 +10,7 @@
  * Only successes are stored. A structured hit is validated against the request's schema again,
  * so a stale entry can never become a value the schema refuses. Hits carry `usage.cached: true`.
  */
+import { sha256Hex } from "../lib/sha256";
 import type { ChatResponse, EmbedResponse, LlmResult, LogprobsResponse, ModelPort, ToolTurnResponse, Usage } from "./port";
 import { validateValue } from "./structured";
 
@@ -42,8 +43,7 @@ export function canonicalJson(value: unknown): string {
 export async function cacheKey(scope: CacheScope, op: string, request: Record<string, unknown>): Promise<string> {
   const { call_site, ...rest } = request;
   const text = canonicalJson({ v: 1, model: scope.model, op, site: [scope.job, call_site ?? ""], request: rest });
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(text);
 }
 
 const markCached = (usage: Usage): Usage => ({ ...usage, cached: true });

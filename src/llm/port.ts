@@ -123,14 +123,21 @@ export interface LogprobsResponse {
 }
 
 /**
- * Why a model call failed. `retryable` kinds may succeed on a later attempt; the queue consumer
+ * The transient kinds, in Karenina's retry-class order: a later attempt may succeed. The one list
+ * every other derives from (retry classes and their ledger, failure categories of the retry group).
+ * rate_limit: 429; server_error: 5xx, 529 overloaded.
+ */
+export const TRANSIENT_KINDS = ["connection", "timeout", "rate_limit", "server_error"] as const;
+export type TransientKind = (typeof TRANSIENT_KINDS)[number];
+
+export const isTransientKind = (kind: string): kind is TransientKind => (TRANSIENT_KINDS as readonly string[]).includes(kind);
+
+/**
+ * Why a model call failed. Transient kinds may succeed on a later attempt; the queue consumer
  * decides whether to retry the job or record the failure (Karenina's retry group).
  */
 export type LlmErrorKind =
-  | "rate_limit" // 429
-  | "server_error" // 5xx, 529 overloaded
-  | "timeout"
-  | "connection"
+  | TransientKind
   | "auth" // 401/403: a configuration problem, not transient
   | "bad_request" // 4xx other than the above
   | "invalid_output" // the model answered, but not in the requested shape
@@ -159,15 +166,8 @@ export interface LlmError {
 
 export type LlmResult<T> = { ok: true; value: T } | { ok: false; error: LlmError };
 
-export const RETRYABLE_KINDS: ReadonlySet<LlmErrorKind> = new Set([
-  "rate_limit",
-  "server_error",
-  "timeout",
-  "connection",
-]);
-
 export function isRetryable(error: LlmError): boolean {
-  return RETRYABLE_KINDS.has(error.kind);
+  return isTransientKind(error.kind);
 }
 
 export interface ModelIdentityLike {

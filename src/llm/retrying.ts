@@ -13,10 +13,11 @@
  *
  * Time and randomness are injected (no Date.now / Math.random here) so tests are exact.
  */
-import type { LlmError, LlmResult, ModelPort } from "./port";
+import { isTransientKind, TRANSIENT_KINDS, type LlmError, type LlmResult, type ModelPort, type TransientKind } from "./port";
 
-export type RetryClass = "connection" | "timeout" | "rate_limit" | "server_error";
-export const RETRY_CLASSES: readonly RetryClass[] = ["connection", "timeout", "rate_limit", "server_error"];
+/** Every transient kind is a retry class with its own budget. */
+export type RetryClass = TransientKind;
+export const RETRY_CLASSES: readonly RetryClass[] = TRANSIENT_KINDS;
 
 /** Karenina's per-class retry budgets. */
 export const KARENINA_BUDGETS: Readonly<Record<RetryClass, number>> = {
@@ -64,10 +65,10 @@ export interface RetryEnv {
 /** Retries used so far by one job, per class. Mutated in place; persisted between deliveries. */
 export type RetryLedger = Record<RetryClass, number>;
 
-export const emptyLedger = (): RetryLedger => ({ connection: 0, timeout: 0, rate_limit: 0, server_error: 0 });
+export const emptyLedger = (): RetryLedger => Object.fromEntries(RETRY_CLASSES.map((c) => [c, 0])) as RetryLedger;
 
 export function retryClass(error: LlmError): RetryClass | null {
-  return (RETRY_CLASSES as readonly string[]).includes(error.kind) ? (error.kind as RetryClass) : null;
+  return isTransientKind(error.kind) ? error.kind : null;
 }
 
 /** Exponential backoff for the n-th retry of a class, jittered into [50 %, 100 %). */

@@ -16,12 +16,13 @@
  */
 import { FAILURE_GROUP } from "../schemas/result";
 import type { FailureCategory, VerificationResult } from "../schemas/result";
+import { TRANSIENT_KINDS } from "../llm/port";
 import { truncate } from "./llm-failure";
 import type { PipelineInput, PipelineState } from "./types";
 
 export type Failure = NonNullable<VerificationResult["metadata"]["failure"]>;
 
-const RETRY_CATEGORIES: ReadonlySet<FailureCategory> = new Set(["timeout", "connection", "rate_limit", "server_error"]);
+const RETRY_CATEGORIES: ReadonlySet<FailureCategory> = new Set(TRANSIENT_KINDS);
 
 const make = (category: FailureCategory, stage: string, reason: string, details?: Record<string, unknown>): Failure => ({
   category,

@@ -5,6 +5,7 @@
 import type { ModelConfig } from "../schemas/model-config";
 import { canonicalKey } from "../schemas/model-config";
 import type { AnswerTemplate } from "../schemas/template";
+import { sha256Hex } from "../lib/sha256";
 
 /** JSON with object keys sorted at every depth, so equal values always hash equally. */
 export function canonicalJson(value: unknown): string {
@@ -19,11 +20,6 @@ function sortKeys(value: unknown): unknown {
     return out;
   }
   return value;
-}
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export interface ResultIdParts {

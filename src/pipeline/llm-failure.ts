@@ -3,19 +3,12 @@
  * retry-group category; anything else is a system failure of the stage that made the call.
  * Never a content failure: the judge failing says nothing about the answer.
  */
-import type { LlmError } from "../llm/port";
+import { isTransientKind, type LlmError } from "../llm/port";
 import type { StageError, StageName } from "./types";
 
-const TRANSIENT = {
-  rate_limit: "rate_limit",
-  server_error: "server_error",
-  timeout: "timeout",
-  connection: "connection",
-} as const;
-
 export function stageErrorFromLlm(stage: StageName, error: LlmError, what: string): StageError {
-  const transient = TRANSIENT[error.kind as keyof typeof TRANSIENT];
-  const category = transient ?? (stage === "parse_template" ? "parsing" : "unexpected_error");
+  // A transient kind is its own failure category (Karenina's retry group).
+  const category = isTransientKind(error.kind) ? error.kind : stage === "parse_template" ? "parsing" : "unexpected_error";
   const status = error.status ? ` (HTTP ${error.status})` : "";
   return { category, stage, reason: truncate(`${what}: ${error.kind}${status}: ${error.message}`), llm: error };
 }

@@ -42,7 +42,7 @@ export type CallableOutcome = { ok: true; value: unknown } | { ok: false; error:
 
 /**
  * Runs a callable trait's JavaScript (`function evaluate(text)`) somewhere safe. The edge
- * implements it with the QuickJS sandbox (src/run/rubric-callable.ts); tests may script it.
+ * implements it with the QuickJS sandbox (src/adapters/rubric-callable.ts); tests may script it.
  */
 export interface CallableTraitPort {
   run(req: { trait: string; source: string; text: string }): Promise<CallableOutcome>;

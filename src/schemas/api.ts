@@ -24,7 +24,7 @@ export const RunCacheOption = z.strictObject({
   ttl_s: z.number().int({ error: "cache.ttl_s must be a whole number of seconds" }).min(1).max(30 * 24 * 3600).optional(),
 });
 
-/** A model's shared rate limits, over its interface's defaults (src/run/limiter-state.ts). */
+/** A model's shared rate limits, over its interface's defaults (src/limiter/limiter-state.ts). */
 export const ModelLimits = z.strictObject({
   rpm: z.number().positive({ error: "limits.rpm must be > 0 (requests per minute)" }).optional(),
   tpm: z.number().positive({ error: "limits.tpm must be > 0 (tokens per minute)" }).optional(),

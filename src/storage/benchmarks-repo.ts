@@ -4,7 +4,7 @@
  * a crash in between leaves only an unlisted object that a retry with a new id never reuses.
  */
 import { z } from "zod";
-import { sha256Hex } from "../pipeline/ids";
+import { sha256Hex } from "../lib/sha256";
 import { Benchmark } from "../schemas/benchmark";
 import { r2Keys } from "./r2-keys";
 

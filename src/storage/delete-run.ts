@@ -5,8 +5,7 @@
  * retention sweep. The caller has checked the tenant; the run row names every key used here.
  */
 import type { Env } from "../env";
-import { CACHE_REFS } from "../adapters/response-cache";
-import { r2Keys } from "./r2-keys";
+import { CACHE_REFS, r2Keys } from "./r2-keys";
 import { deleteRunRows, type RunRecord } from "./runs-repo";
 
 /** R2 deletes take at most 1,000 keys per call. */

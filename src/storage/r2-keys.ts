@@ -6,6 +6,12 @@
  * existed has no tenant on its spec and keeps its old `runs/{run}/` keys (rows record their keys).
  */
 
+/** The tenant of EDGEVAL_API_TOKEN and of every run from before tenants (tenants/tenants-repo.ts exports it too). */
+export const DEFAULT_TENANT = "default";
+
+/** Under a run's prefix: one empty object per response-cache entry the run wrote (DELETE removes those entries). */
+export const CACHE_REFS = "cache-refs/";
+
 /** What names a run's objects and coordinator: its id and, for runs since tenants, its tenant. */
 export interface RunRef {
   run_id: string;

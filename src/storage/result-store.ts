@@ -6,17 +6,16 @@ import type { Clock } from "../pipeline/types";
 import { verdictOf, type Verdict } from "../pipeline/verdict";
 import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationResult } from "../schemas/result";
-import { r2Keys, type RunRef } from "./r2-keys";
-import { DEFAULT_TENANT } from "../tenants/tenants-repo";
+import { DEFAULT_TENANT, r2Keys, type RunRef } from "./r2-keys";
 import type { ResultRowRecord } from "./results-repo";
-import type { JobRef } from "../submit/spec";
 
 export async function saveResult(
   blobs: R2Bucket,
   /** Upserts the D1 row (directly, or batched with the invocation's other results). */
   writeRow: (row: ResultRowRecord) => Promise<void>,
   run: RunRef,
-  job: JobRef,
+  /** The job's part of the row (a submit/spec JobRef fits). */
+  job: { question: { id: string }; answering: { id: string }; replicate: number },
   parsing: ModelConfig,
   result: VerificationResult,
   clock: Clock,

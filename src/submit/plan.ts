@@ -6,8 +6,8 @@
  * it calls no model). Pure: nothing is written here.
  */
 import { secretAdvice } from "../env";
-import type { FieldIssue } from "../http/errors";
-import { missingSecret, requiredSecretName } from "../llm/factory";
+import type { FieldIssue } from "../schemas/field-issue";
+import { modelKeyIssues } from "../llm/model-keys";
 import type { KeyRing } from "../tenants/key-ring";
 import type { CreateRunBody } from "../schemas/api";
 import type { PipelineSettings } from "../pipeline/types";
@@ -67,13 +67,10 @@ export function planRun(
     ...config.parsing_models.map((model, i) => ({ path: `config.parsing_models[${i}]`, model })),
     ...modelsInRubrics(benchmark, (id) => !wanted || wanted.has(id)),
   ];
-  for (const { path, model: m } of models) {
-    const destination = ring.destinationIssue(m, requiredSecretName(m));
-    if (destination) issues.push({ path: `${path}.base_url`, message: destination });
-    const name = missingSecret(m, ring.secret);
-    if (name) {
-      unsetSecrets.push({ path, message: `model ${JSON.stringify(m.id)} needs the secret ${name}, which is not set; ${advice(name)}` });
-    }
+  for (const { path, model } of models) {
+    const keyIssues = modelKeyIssues(model, { model: path, base_url: `${path}.base_url` }, ring, advice);
+    issues.push(...keyIssues.misdirected);
+    unsetSecrets.push(...keyIssues.unset);
   }
 
   if (config.deep_judgment_search_enabled && !ring.secret(TAVILY_SECRET)) {

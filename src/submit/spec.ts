@@ -25,7 +25,7 @@ export interface RunSpec {
   /** Price overrides for this run's cost accounting (over src/llm/prices.ts). */
   prices?: PriceOverrides;
   budget_usd?: number;
-  /** The response cache (src/run/response-cache.ts); absent = off. */
+  /** The response cache (src/adapters/response-cache.ts); absent = off. */
   cache?: { enabled: boolean; ttl_s?: number };
   /** Per model id: shared rate limits over the interface's defaults. */
   limits?: Record<string, { rpm?: number; tpm?: number; concurrency?: number }>;

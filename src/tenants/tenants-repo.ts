@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { LimitOverrides } from "./limits";
 
-export const DEFAULT_TENANT = "default";
+// Defined with the R2 names it appears in, so storage and the coordinator need not import tenants/.
+export { DEFAULT_TENANT } from "../storage/r2-keys";
 
 const TenantRow = z.object({
   tenant_id: z.string(),

@@ -1,6 +1,6 @@
 /**
  * Agentic rubric traits (stage 11b): the settings, what the stage records, and the workspace
- * port. The workspace is a per-question file area (an R2 prefix at the edge, src/run/workspace.ts);
+ * port. The workspace is a per-question file area (an R2 prefix at the edge, src/adapters/workspace.ts);
  * the core sees only this interface, with outputs bounded by the implementation.
  */
 

@@ -135,4 +135,47 @@ describe("check:core", () => {
     });
     expect(run(root).code).toBe(0);
   });
+
+  it("prints the folder import graph of src/", () => {
+    const r = run(tree(CLEAN));
+    expect(r.out).toContain("folder import graph of src/");
+    expect(r.out).toContain("src/pipeline → src/env.ts, src/llm, src/run, src/templates");
+    expect(r.out).toContain("no folder cycles");
+  });
+
+  it("fails on a folder cycle, naming each edge with the import that makes it, type-only imports included", () => {
+    const root = tree({
+      ...CLEAN,
+      "src/storage/store.ts": 'import type { Spec } from "../adapters/spec";\nexport const store = 1;',
+      "src/adapters/spec.ts": '\nimport { store } from "../storage/store";\nexport type Spec = typeof store;',
+    });
+    const r = run(root);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("1 folder import cycle(s)");
+    expect(r.out).toContain("src/adapters ↔ src/storage");
+    expect(r.out).toContain("src/storage → src/adapters  (src/storage/store.ts:1)");
+    expect(r.out).toContain("src/adapters → src/storage  (src/adapters/spec.ts:2)");
+  });
+
+  it("leaves out src/env.ts's Durable Object binding types, which every Worker with Durable Objects loops through", () => {
+    const root = tree({
+      ...CLEAN,
+      "src/env.ts": 'export interface Env { RUNS: DurableObjectNamespace<import("./coordinator/do").Do> }',
+      "src/coordinator/do.ts": 'import type { Env } from "../env";\nexport class Do { env?: Env }',
+    });
+    const r = run(root);
+    expect(r.out).toContain("no folder cycles");
+    expect(r.code).toBe(0);
+  });
+
+  it("still fails on any other import out of src/env.ts that closes a cycle", () => {
+    const root = tree({
+      ...CLEAN,
+      "src/env.ts": 'import type { Do } from "./coordinator/do";\nexport interface Env { d?: Do }',
+      "src/coordinator/do.ts": 'import type { Env } from "../env";\nexport class Do { env?: Env }',
+    });
+    const r = run(root);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("src/coordinator ↔ src/env.ts");
+  });
 });
