@@ -11,7 +11,7 @@ import { ANSWER_STAGE, type UsageRowModel } from "./cost";
 import { PROMPTS_VERSION } from "../judges/prompts";
 import { GUARD_PROMPT_VERSION } from "../pipeline/prompts/guards";
 import { PARSING_PROMPT_VERSION } from "../pipeline/prompts/parsing";
-import type { RunSpec } from "../submit/spec";
+import type { RunSpec } from "../storage/run-spec";
 
 export const EDGEVAL_VERSION: string = pkg.version;
 

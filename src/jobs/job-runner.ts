@@ -30,12 +30,14 @@ import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
 import { coordinatorName, r2Keys } from "../storage/r2-keys";
 import type { Claim, RecordedResult } from "../coordinator/coordinator";
-import { type JobRef, loadSpec, resolveJob, type RunSpec } from "../submit/spec";
+import { type JobRef, resolveJob } from "../submit/spec";
+import type { RunSpec } from "../storage/run-spec";
+import { loadSpec } from "../storage/spec-store";
+import { loadLedger, saveLedger } from "../storage/ledger-store";
 import { saveResult, readSavedResult } from "../storage/result-store";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
-import { retriesUsed, RETRY_CLASSES } from "../llm/retrying";
-import { jobPorts, loadLedger, saveLedger } from "./job-ports";
+import { jobPorts } from "./job-ports";
 import { r2Workspace, workspacePrefix } from "../adapters/workspace";
 import { usageRows } from "../coordinator/cost";
 import { priceTable } from "../llm/prices";
@@ -81,6 +83,27 @@ const defaultCallableRunner = createCallableTraitRunner();
 
 export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string };
 
+/** Everything one claimed delivery of a job works with, passed to each step instead of positional parameters. */
+interface JobContext {
+  deps: JobDeps;
+  coordinator: CoordinatorPort;
+  /** What the coordinator's claim said: this delivery's number, results already recorded, the saved answer. */
+  claim: { attempts: number; recorded: readonly string[]; answer: string | null };
+  spec: RunSpec;
+  job: JobRef;
+  /** The last delivery records transient failures as results instead of handing the job back. */
+  finalAttempt: boolean;
+}
+
+/** A job's model ports for this delivery, with the retry ledger they count into. */
+interface JobModels {
+  ledger: RetryLedger;
+  portFor: (model: ModelConfig) => ModelPort;
+}
+
+const COMPLETE: JobOutcome = { kind: "ack", note: "job complete" };
+
+/** claim → spec → answer → for each pending parsing model: pipeline → store → record. */
 export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome> {
   const coordinator = deps.coordinator(coordinatorName(msg));
   const claim = await coordinator.claim(msg.job_id);
@@ -90,7 +113,7 @@ export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome
     return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "another delivery is working on this job" };
   }
   try {
-    const outcome = await runClaimedJob(msg, claim.attempts, claim.recorded, claim.answer, deps, coordinator);
+    const outcome = await runClaimedJob(msg, deps, coordinator, { attempts: claim.attempts, recorded: claim.recorded, answer: claim.answer });
     if (outcome.kind === "retry") await coordinator.release(msg.job_id);
     return outcome;
   } catch (err) {
@@ -99,94 +122,89 @@ export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome
   }
 }
 
-async function runClaimedJob(
-  msg: JobMessage,
-  attempts: number,
-  recorded: string[],
-  savedAnswer: string | null,
-  deps: JobDeps,
-  coordinator: CoordinatorPort,
-): Promise<JobOutcome> {
-  const claim = { attempts, recorded, answer: savedAnswer };
+async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: CoordinatorPort, claim: JobContext["claim"]): Promise<JobOutcome> {
   const spec = await loadSpec(deps.blobs, msg);
   if (!spec) return retryLater(deps, claim.attempts, "run spec not readable yet");
   const job = resolveJob(spec, msg.job_id);
   if (!job) return { kind: "ack", note: "job id outside the run spec: dropped" };
   await deps.prepareTenant(spec.tenant_id);
+  const ctx: JobContext = { deps, coordinator, claim, spec, job, finalAttempt: claim.attempts >= deps.maxAttempts };
 
-  const pending = await pendingParsers(spec, job, claim, deps, coordinator);
-  const finalAttempt = claim.attempts >= deps.maxAttempts;
-  if (pending.length > 0) {
-    // Retries used on earlier deliveries count against the same budgets.
-    const ledger = await loadLedger(deps.blobs, spec, job.job_id, claim.attempts);
-    const portFor = jobPorts(spec, job, ledger, deps);
-    const handBack = async (note: string, retryAfterMs?: number) => {
-      await saveLedger(deps.blobs, spec, job.job_id, ledger);
-      return retryLater(deps, claim.attempts, note, retryAfterMs);
-    };
-    const { outcome: answer, checkpoint } = await answerFor(spec, job, claim, deps, coordinator, portFor);
-    if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !finalAttempt) {
-      return handBack(answer.error.reason, answer.error.llm.retryAfterMs);
-    }
-    for (const [i, parsing] of pending.entries()) {
-      const outcome = await runPipeline(
-        {
-          run_id: spec.run_id,
-          run_name: spec.run_name,
-          question: job.question,
-          answering: job.answering,
-          parsing,
-          replicate: job.replicate,
-          settings: spec.settings,
-          answer,
-          // Retries of this job's calls so far, in place or across deliveries (caveat retries_used).
-          retries_used: retriesUsed(ledger),
-        },
-        {
-          answerer: portFor(job.answering),
-          judge: portFor(parsing),
-          clock: deps.clock,
-          log: deps.log,
-          codeVerifier: deps.codeVerifier,
-          search: deps.searchFor?.(spec.tenant_id),
-          // Callable rubric traits run in the QuickJS sandbox; compound traits' units get their own ports.
-          callableTraits: deps.callableTraits ?? defaultCallableRunner,
-          judgeModels: { model: portFor },
-          // Agentic rubric traits investigate the question's workspace (an R2 prefix per question of the run).
-          workspace: r2Workspace(deps.blobs, workspacePrefix(spec, job.question.id)),
-        },
-      );
-      // The checkpoint is needed from here on only if this delivery fails: it has had the judge
-      // call's time to land.
-      await checkpoint;
-      if (outcome.retryable && !outcome.retryable.exhausted && !finalAttempt) {
-        return handBack(outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
-      }
-      outcome.result.metadata.retry_counts = retryCounts(ledger, deps.retryPolicy);
-      // The input saw only retries made before this pipeline ran; its own calls may have retried too.
-      const caveats = outcome.result.metadata.caveats;
-      if (retriesUsed(ledger) > 0 && !caveats.includes("retries_used")) caveats.push("retries_used");
-      // The job's last result completes it in the same call to the coordinator.
-      await saveAndRecord(spec, job, parsing, outcome.result, deps, coordinator, i === pending.length - 1);
-    }
-    return { kind: "ack", note: "job complete" };
+  const pending = await pendingParsers(ctx);
+  if (pending.length === 0) {
+    await coordinator.completeJob(job.job_id);
+    return COMPLETE;
   }
-  await coordinator.completeJob(msg.job_id);
-  return { kind: "ack", note: "job complete" };
+  const models = await jobModels(ctx);
+  const { outcome: answer, checkpoint } = await answerFor(ctx, models);
+  if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !ctx.finalAttempt) {
+    return handBack(ctx, models, answer.error.reason, answer.error.llm.retryAfterMs);
+  }
+  for (const [i, parsing] of pending.entries()) {
+    const outcome = await judge(ctx, models, answer, parsing);
+    // The checkpoint is needed from here on only if this delivery fails: it has had the judge
+    // call's time to land.
+    await checkpoint;
+    if (outcome.retryable && !outcome.retryable.exhausted && !ctx.finalAttempt) {
+      return handBack(ctx, models, outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
+    }
+    // The job's last result completes it in the same call to the coordinator.
+    await saveAndRecord(ctx, parsing, outcome.result, i === pending.length - 1);
+  }
+  return COMPLETE;
+}
+
+/** The ports of this delivery; retries used on earlier deliveries count against the same budgets. */
+async function jobModels(ctx: JobContext): Promise<JobModels> {
+  const ledger = await loadLedger(ctx.deps.blobs, ctx.spec, ctx.job.job_id, ctx.claim.attempts);
+  return { ledger, portFor: jobPorts(ctx.spec, ctx.job, ledger, ctx.deps) };
+}
+
+/** Back to the queue, the ledger saved so the next delivery continues its budgets. */
+async function handBack(ctx: JobContext, models: JobModels, note: string, retryAfterMs?: number): Promise<JobOutcome> {
+  await saveLedger(ctx.deps.blobs, ctx.spec, ctx.job.job_id, models.ledger);
+  return retryLater(ctx.deps, ctx.claim.attempts, note, retryAfterMs);
+}
+
+/** One parsing model's pipeline over the job's answer. */
+function judge(ctx: JobContext, models: JobModels, answer: AnswerOutcome, parsing: ModelConfig) {
+  const { spec, job, deps } = ctx;
+  return runPipeline(
+    {
+      run_id: spec.run_id,
+      run_name: spec.run_name,
+      question: job.question,
+      answering: job.answering,
+      parsing,
+      replicate: job.replicate,
+      settings: spec.settings,
+      answer,
+      // The ledger the ports count into, in place or across deliveries: finalizeResult reads it for
+      // retry_counts and the retries_used caveat, this pipeline's own retries included.
+      retries: { used: models.ledger, budgets: deps.retryPolicy.budgets },
+    },
+    {
+      answerer: models.portFor(job.answering),
+      judge: models.portFor(parsing),
+      clock: deps.clock,
+      log: deps.log,
+      codeVerifier: deps.codeVerifier,
+      search: deps.searchFor?.(spec.tenant_id),
+      // Callable rubric traits run in the QuickJS sandbox; compound traits' units get their own ports.
+      callableTraits: deps.callableTraits ?? defaultCallableRunner,
+      judgeModels: { model: models.portFor },
+      // Agentic rubric traits investigate the question's workspace (an R2 prefix per question of the run).
+      workspace: r2Workspace(deps.blobs, workspacePrefix(spec, job.question.id)),
+    },
+  );
 }
 
 /**
  * Parsing models whose result is not yet recorded; results found in R2 are recorded on the way.
  * On a job's first attempt nothing can have been saved yet, so R2 is not asked.
  */
-async function pendingParsers(
-  spec: RunSpec,
-  job: JobRef,
-  claim: { attempts: number; recorded: readonly string[] },
-  deps: JobDeps,
-  coordinator: CoordinatorPort,
-): Promise<ModelConfig[]> {
-  const { recorded } = claim;
+async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
+  const { spec, job, claim } = ctx;
   const pending: ModelConfig[] = [];
   for (const parsing of spec.parsing_models) {
     const resultId = await computeResultId({
@@ -196,9 +214,9 @@ async function pendingParsers(
       parsing,
       replicate: job.replicate,
     });
-    if (recorded.includes(resultId)) continue;
-    const saved = claim.attempts > 1 ? await readSavedResult(deps.blobs, spec, resultId) : null;
-    if (saved) await saveAndRecord(spec, job, parsing, saved, deps, coordinator);
+    if (claim.recorded.includes(resultId)) continue;
+    const saved = claim.attempts > 1 ? await readSavedResult(ctx.deps.blobs, spec, resultId) : null;
+    if (saved) await saveAndRecord(ctx, parsing, saved);
     else pending.push(parsing);
   }
   return pending;
@@ -214,14 +232,9 @@ async function pendingParsers(
  * and need not hold up the call); the job waits for it before recording or handing back. A write
  * that fails only costs a regenerated answer if this delivery fails too, so it is logged, not fatal.
  */
-async function answerFor(
-  spec: RunSpec,
-  job: JobRef,
-  claim: { attempts: number; answer: string | null },
-  deps: JobDeps,
-  coordinator: CoordinatorPort,
-  portFor: (m: ModelConfig) => ModelPort,
-): Promise<{ outcome: AnswerOutcome; checkpoint: Promise<void> }> {
+async function answerFor(ctx: JobContext, models: JobModels): Promise<{ outcome: AnswerOutcome; checkpoint: Promise<void> }> {
+  const { spec, job, claim, deps, coordinator } = ctx;
+  const { portFor } = models;
   const none = Promise.resolve();
   // Manual answers live in the spec already; there is nothing to save.
   if (job.answering.interface === "manual") {
@@ -242,15 +255,8 @@ async function answerFor(
 /** Durable Object SQLite values hold up to 2 MB; answers longer than this (UTF-16 units) go to R2. */
 const MAX_ANSWER_IN_COORDINATOR = 512 * 1024;
 
-async function saveAndRecord(
-  spec: RunSpec,
-  job: JobRef,
-  parsing: ModelConfig,
-  result: VerificationResult,
-  deps: JobDeps,
-  coordinator: CoordinatorPort,
-  completesJob = false,
-): Promise<void> {
+async function saveAndRecord(ctx: JobContext, parsing: ModelConfig, result: VerificationResult, completesJob = false): Promise<void> {
+  const { spec, job, deps, coordinator } = ctx;
   const writeRow = deps.writeResultRow ?? ((row) => upsertResults(deps.db, [row]));
   const verdict = await saveResult(deps.blobs, writeRow, spec, job, parsing, result, deps.clock);
   // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
@@ -272,13 +278,6 @@ async function saveAndRecord(
       traits: traitObservations(result),
     },
     { completesJob },
-  );
-}
-
-/** Karenina's metadata.retry_counts {class: {used, budget}}, for the classes the job retried. */
-function retryCounts(ledger: RetryLedger, policy: RetryPolicy): Record<string, { used: number; budget: number }> {
-  return Object.fromEntries(
-    RETRY_CLASSES.filter((c) => ledger[c] > 0).map((c) => [c, { used: ledger[c], budget: policy.budgets[c] }]),
   );
 }
 

@@ -18,7 +18,7 @@ import { FAILURE_GROUP } from "../schemas/result";
 import type { FailureCategory, VerificationResult } from "../schemas/result";
 import { TRANSIENT_KINDS } from "../llm/port";
 import { truncate } from "./llm-failure";
-import type { PipelineInput, PipelineState } from "./types";
+import type { PipelineInput, PipelineState, RetryLedgerView } from "./types";
 
 export type Failure = NonNullable<VerificationResult["metadata"]["failure"]>;
 
@@ -67,11 +67,16 @@ export type Caveat = "partial_content" | "embedding_override" | "parse_decision_
  * `parse_decision_malformed` (dynamic parsing) come from features edgeval does not have, so
  * they never fire.
  */
-export function collectCaveats(state: PipelineState, input: Pick<PipelineInput, "retries_used">): Caveat[] {
+export function collectCaveats(state: PipelineState, input: Pick<PipelineInput, "retries">): Caveat[] {
   const caveats: Caveat[] = [];
   if (state.embedding?.override_applied) caveats.push("embedding_override");
-  if ((input.retries_used ?? 0) > 0) caveats.push("retries_used");
+  if (input.retries && TRANSIENT_KINDS.some((k) => input.retries!.used[k] > 0)) caveats.push("retries_used");
   return caveats;
+}
+
+/** Karenina's metadata.retry_counts {class: {used, budget}}, for the classes the job retried. */
+export function retryCounts(retries: RetryLedgerView): Record<string, { used: number; budget: number }> {
+  return Object.fromEntries(TRANSIENT_KINDS.filter((k) => retries.used[k] > 0).map((k) => [k, { used: retries.used[k], budget: retries.budgets[k] }]));
 }
 
 function contentReason(

@@ -13,7 +13,7 @@ import { modelIdentity } from "../schemas/model-config";
 import type { ResultDeepJudgment, VerificationResult } from "../schemas/result";
 import { type DeepJudgmentRubricSection, emptySection } from "../rubric/deep-judgment";
 import { emptySection as emptyRubricSection } from "../rubric/evaluate";
-import { classifyFailure, collectCaveats } from "./failure";
+import { classifyFailure, collectCaveats, retryCounts } from "./failure";
 import { resolveFewShotExamples } from "./few-shot";
 import { computeResultId, computeTemplateId } from "./ids";
 import type { PipelineInput, PipelinePorts, PipelineState } from "./types";
@@ -60,6 +60,7 @@ export async function finalizeResult(
       evaluation_mode: input.settings.evaluation_mode,
       few_shot_enabled: fewShot > 0,
       few_shot_example_count: fewShot,
+      ...(input.retries ? { retry_counts: retryCounts(input.retries) } : {}),
     },
     template: templateSection(state, template ? groundTruthOf(template) : null),
     deep_judgment: deepJudgmentSection(state, input),

@@ -2,7 +2,7 @@
  * What the pipeline is given and what it carries between stages. Platform-free: models arrive
  * as ports, time as a clock; nothing here knows about queues, D1 or R2.
  */
-import type { LlmError, Message, ModelPort, Usage } from "../llm/port";
+import type { LlmError, Message, ModelPort, TransientKind, Usage } from "../llm/port";
 import type { Question } from "../schemas/benchmark";
 import type { ModelConfig } from "../schemas/model-config";
 import type { CodeVerifierPort } from "../templates/code-verify";
@@ -101,8 +101,18 @@ export interface PipelineInput {
   settings: PipelineSettings;
   /** Answer already produced for this job (answer cache / checkpoint): generation is skipped. */
   answer?: AnswerOutcome;
-  /** Earlier deliveries of this job that ended on a transient failure (caveat `retries_used`). */
-  retries_used?: number;
+  /**
+   * The job's retry ledger: retries used per transient class, in place or on earlier deliveries,
+   * and each class's budget. `used` is the ledger the job's model ports count into, read when the
+   * result is finalized, so this pipeline's own retries count too (metadata.retry_counts, caveat
+   * `retries_used`). Absent outside queue jobs (no retry_counts then).
+   */
+  retries?: RetryLedgerView;
+}
+
+export interface RetryLedgerView {
+  used: Readonly<Record<TransientKind, number>>;
+  budgets: Readonly<Record<TransientKind, number>>;
 }
 
 export interface Clock {

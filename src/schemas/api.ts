@@ -31,7 +31,7 @@ export const ModelLimits = z.strictObject({
   concurrency: z.number().int().positive({ error: "limits.concurrency must be a whole number > 0" }).optional(),
 });
 /** Keyed by model id (answering or parsing). */
-const RunLimits = z.record(z.string(), ModelLimits);
+export const RunLimits = z.record(z.string(), ModelLimits);
 
 export const CreateRunBody = z.strictObject({
   benchmark: Benchmark,

@@ -5,7 +5,7 @@
 import type { Clock } from "../pipeline/types";
 import { verdictOf, type Verdict } from "../pipeline/verdict";
 import type { ModelConfig } from "../schemas/model-config";
-import type { VerificationResult } from "../schemas/result";
+import { VerificationResult } from "../schemas/result";
 import { DEFAULT_TENANT, r2Keys, type RunRef } from "./r2-keys";
 import type { ResultRowRecord } from "./results-repo";
 
@@ -61,5 +61,9 @@ export async function readSavedResult(
   resultId: string,
 ): Promise<VerificationResult | null> {
   const obj = await blobs.get(r2Keys.result(run, resultId));
-  return obj ? ((await obj.json()) as VerificationResult) : null;
+  if (!obj) return null;
+  // Parsed, not cast: an object that is not a result is treated as never saved, so the job judges
+  // again and overwrites it instead of recording something it cannot trust.
+  const parsed = VerificationResult.safeParse(await obj.json());
+  return parsed.success ? parsed.data : null;
 }

@@ -4,7 +4,7 @@
  */
 import { estimateCalls, ASSUMED_ANSWER_TOKENS } from "../pipeline/estimate";
 import { addUsd, costOf, priceFor, priceTable, PRICES_AS_OF, type PriceOverrides } from "../llm/prices";
-import type { RunSpec } from "./spec";
+import type { RunSpec } from "../storage/run-spec";
 
 interface Totals {
   calls: number;

@@ -17,7 +17,8 @@ import { type Rubric, traitNames } from "../schemas/rubric";
 import { TAVILY_SECRET } from "../adapters/search-tavily";
 import { modelsInRubrics } from "./rubric-models";
 import { priceFor, priceTable } from "../llm/prices";
-import { jobIds, type RunSpec } from "./spec";
+import { jobIds } from "./spec";
+import type { RunSpec } from "../storage/run-spec";
 
 /** A run larger than this is refused: split it (keeps submit within one request's limits). */
 export const MAX_RESULTS_PER_RUN = 100_000;

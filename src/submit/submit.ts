@@ -9,7 +9,8 @@ import { insertRun } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import { sendJobs } from "../jobs/job-queues";
 import { runManifest } from "../coordinator/manifest";
-import { saveSpec, type RunSpec } from "./spec";
+import type { RunSpec } from "../storage/run-spec";
+import { saveSpec } from "../storage/spec-store";
 
 export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promise<void> {
   const specKey = await saveSpec(env.BLOBS, spec);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyFailure, collectCaveats } from "../../../src/pipeline/failure";
+import { classifyFailure, collectCaveats, retryCounts } from "../../../src/pipeline/failure";
 import type { PipelineState, StageError, VerificationArtifact } from "../../../src/pipeline/types";
 import { FAILURE_CATEGORIES, FAILURE_GROUP } from "../../../src/schemas/result";
 
@@ -186,7 +186,8 @@ describe("classifyFailure: the reason and details a result carries", () => {
 describe("collectCaveats", () => {
   it("appends embedding_override then retries_used, in Karenina's order", () => {
     const state = { ...base(), embedding: { performed: true, similarity_score: 0.9, override_applied: true, model_used: "m" } };
-    expect(collectCaveats(state, { retries_used: 2 })).toEqual(["embedding_override", "retries_used"]);
+    const retries = { used: { connection: 0, timeout: 0, rate_limit: 2, server_error: 0 }, budgets: { connection: 3, timeout: 3, rate_limit: 5, server_error: 2 } };
+    expect(collectCaveats(state, { retries })).toEqual(["embedding_override", "retries_used"]);
     expect(collectCaveats(base(), {})).toEqual([]);
   });
 });
@@ -197,5 +198,22 @@ describe("verification that could not decide (issue 16)", () => {
     const f = classifyFailure({ ...base(), verification: undecided });
     expect(f).toMatchObject({ category: "template_validation", group: "system", stage: "verify_template" });
     expect(f!.reason).toMatch(/regex stopped/);
+  });
+});
+
+describe("retry counts from the job's ledger", () => {
+  const budgets = { connection: 3, timeout: 3, rate_limit: 5, server_error: 2 };
+  it("lists the classes the job retried with their budgets, in the ledger's class order", () => {
+    const used = { connection: 1, timeout: 0, rate_limit: 2, server_error: 0 };
+    expect(Object.entries(retryCounts({ used, budgets }))).toEqual([
+      ["connection", { used: 1, budget: 3 }],
+      ["rate_limit", { used: 2, budget: 5 }],
+    ]);
+  });
+
+  it("is empty, with no retries_used caveat, when nothing was retried", () => {
+    const used = { connection: 0, timeout: 0, rate_limit: 0, server_error: 0 };
+    expect(retryCounts({ used, budgets })).toEqual({});
+    expect(collectCaveats(base(), { retries: { used, budgets } })).toEqual([]);
   });
 });

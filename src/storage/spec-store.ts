@@ -1,0 +1,41 @@
+/**
+ * The run spec in R2: written once at submit (Durable Object values stop at 2 MB; a 1,000-question
+ * benchmark with manual answers is larger), read by every job and parsed with its schema
+ * (storage/run-spec.ts). It holds model configs with secret *names* only.
+ */
+import { RunSpec } from "./run-spec";
+import { r2Keys, type RunRef } from "./r2-keys";
+
+export async function saveSpec(blobs: R2Bucket, spec: RunSpec): Promise<string> {
+  const key = r2Keys.spec(spec);
+  await blobs.put(key, JSON.stringify(spec), { httpMetadata: { contentType: "application/json" } });
+  return key;
+}
+
+/**
+ * Specs are immutable once written, so each isolate keeps the few it has parsed recently:
+ * a batch of jobs from one run parses its spec once.
+ */
+const cache = new Map<string, Promise<RunSpec | null>>();
+const CACHE_LIMIT = 8;
+
+/** The run's spec; null while it is not in R2 yet. Throws on an object that is not a spec. */
+export function loadSpec(blobs: R2Bucket, run: RunRef): Promise<RunSpec | null> {
+  const key = r2Keys.spec(run);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const pending = (async () => {
+    const obj = await blobs.get(key);
+    if (!obj) return null;
+    const parsed = RunSpec.safeParse(await obj.json());
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new Error(`${key} is not a run spec: ${first?.path.join(".") || "(root)"}: ${first?.message ?? "invalid"}`);
+    }
+    return parsed.data;
+  })();
+  cache.set(key, pending);
+  pending.then((s) => s ?? cache.delete(key)).catch(() => cache.delete(key));
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  return pending;
+}
