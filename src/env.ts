@@ -2,6 +2,8 @@
  * The worker's bindings. Secrets (EDGEVAL_API_TOKEN, OPENAI_API_KEY, ANTHROPIC_API_KEY and any
  * secret named by a model's `api_key_secret`) arrive here and are read only at the edge.
  */
+import type { AiBinding } from "./llm/workers-ai";
+
 export interface Env {
   DB: D1Database;
   BLOBS: R2Bucket;
@@ -32,7 +34,14 @@ export interface Env {
   EDGEVAL_KEY_ORIGINS?: string;
   /** "local" on a developer's machine (.dev.vars, npm start, npm run dev, the tests); absent in production. */
   EDGEVAL_ENV?: string;
-  [secretOrVar: string]: unknown;
+  /** Jobs of one queue batch run side by side (default 4; src/config.ts parses every var). */
+  JOB_CONCURRENCY?: string;
+  /** Where the Tavily-compatible search API is (deep judgment's search; its key is the TAVILY_API_KEY secret). */
+  TAVILY_BASE_URL?: string;
+  /** Workers AI, for `workers_ai` models (absent or refusing locally). */
+  AI?: AiBinding;
+  // No index signature: a misspelt binding or var does not compile. Secrets named at run time (a
+  // model's api_key_secret) and the job queue's shards are read with bindingByName.
 }
 
 /**
@@ -58,4 +67,12 @@ export function secretAdvice(name: string, env: { EDGEVAL_ENV?: unknown }): stri
   if (!isLocalMode(env)) return `${tenant} wrangler secret put ${name}`;
   const fromEnv = DEV_ENV_SECRETS.has(name) ? `, or export ${name} before npm run dev` : "";
   return `${tenant} add ${name}=… to .dev.vars.local${fromEnv}, then restart npm start / npm run dev`;
+}
+
+/**
+ * A binding, var or secret by a name known only at run time: a model's `api_key_secret`, the job
+ * queue's shards (JOBS_1, …). The one read of `Env` by a computed name.
+ */
+export function bindingByName(env: Env, name: string): unknown {
+  return (env as unknown as Record<string, unknown>)[name];
 }

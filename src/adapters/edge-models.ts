@@ -4,11 +4,11 @@
  * the shared ProviderLimiter of its key, and the per-class retry policy (Karenina's budgets).
  */
 import type { Env } from "../env";
+import { edgeConfig } from "../config";
 import { createModelPort, NO_KEY_PLACEHOLDER, requiredSecretName } from "../llm/factory";
 import { limitedPort } from "../limiter/limited";
 import type { ModelPort } from "../llm/port";
 import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy } from "../llm/retrying";
-import type { AiBinding } from "../llm/workers-ai";
 import type { ModelConfig } from "../schemas/model-config";
 import type { KeyRing } from "../tenants/key-ring";
 import { limiterClient, type poolRegistry } from "../limiter/limiter-client";
@@ -30,8 +30,8 @@ export function limitedAdapter(
 ): ModelPort {
   // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
   const port = createModelPort(model, ring.secret, {
-    timeoutMs: modelTimeoutMs(env),
-    ai: env.AI as AiBinding | undefined,
+    timeoutMs: edgeConfig(env).modelTimeoutMs,
+    ai: env.AI,
     // Checked at submit too; here again because a queued spec may predate a change of the var or secret.
     keyDestination: ring.destinationIssue,
   });
@@ -57,22 +57,9 @@ function lowerLimits(key: PartialLimits | undefined, run: PartialLimits | undefi
   return out;
 }
 
-/** How long one model call may take (MODEL_TIMEOUT_MS, default 120 s). */
-export const modelTimeoutMs = (env: Env) => positiveInt(env.MODEL_TIMEOUT_MS, 120_000);
-
 export function retrySettings(env: Env): { retryPolicy: RetryPolicy; retryEnv: RetryEnv } {
   return {
-    retryPolicy: scaledPolicy(DEFAULT_RETRY_POLICY, nonNegativeNumber(env.RETRY_DELAY_SCALE, 1)),
+    retryPolicy: scaledPolicy(DEFAULT_RETRY_POLICY, edgeConfig(env).retryDelayScale),
     retryEnv: { sleep, random: Math.random },
   };
-}
-
-export function positiveInt(raw: unknown, fallback: number): number {
-  const n = Number(raw);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
-function nonNegativeNumber(raw: unknown, fallback: number): number {
-  const n = Number(raw);
-  return raw !== undefined && Number.isFinite(n) && n >= 0 ? n : fallback;
 }

@@ -14,6 +14,7 @@ import type { Env } from "../env";
 import type { RunRef } from "../storage/r2-keys";
 import { setRunStatus, type RunStatus } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../storage/r2-keys";
+import type { Clock } from "../pipeline/types";
 import type { Verdict } from "../pipeline/verdict";
 import { type RunManifest, withActualModels } from "./manifest";
 import { gradedCount, pairTraits, type PairWindow, summarize, type PairSummary, statusOf } from "./progress";
@@ -87,6 +88,11 @@ const WATCH_EVERY_MS = 5 * 60_000;
 const LEASE_MS = 5 * 60_000;
 
 export class RunCoordinator extends DurableObject<Env> {
+  /**
+   * The coordinator's clock (leases, the stall alarm, finish times): a port, so a test can set the
+   * time instead of waiting for it. The runtime constructs the object, so it is a field, not a parameter.
+   */
+  clock: Clock = { now: () => Date.now() };
   private sql: SqlStorage;
   /**
    * In-memory mirrors of rows only this object writes, loaded on first use (a restarted object
@@ -105,7 +111,7 @@ export class RunCoordinator extends DurableObject<Env> {
   /** Idempotent: a second init of the same run changes nothing. */
   async init(run: InitRun): Promise<void> {
     if (this.meta("run_id")) return;
-    const now = Date.now();
+    const now = this.clock.now();
     this.transaction(() => {
       this.setMeta("run_id", run.run_id);
       if (run.tenant_id) this.setMeta("tenant_id", run.tenant_id);
@@ -131,7 +137,7 @@ export class RunCoordinator extends DurableObject<Env> {
     ).toArray()[0];
     if (!job) return { kind: "unknown" };
     if (job.state === "done" || job.state === "dead" || job.state === "skipped") return { kind: "finished", state: job.state };
-    const now = Date.now();
+    const now = this.clock.now();
     // The budget check every job makes before its first model call: once spent, nothing starts.
     if (this.budgetSpent()) {
       this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? RETURNING 1", now, jobId));
@@ -171,7 +177,7 @@ export class RunCoordinator extends DurableObject<Env> {
     this.transaction(() => this.insertResult(result, !opts.completesJob));
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) {
-      this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", Date.now()));
+      this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", this.clock.now()));
     }
     if (opts.completesJob) await this.finishJob(result.job_id, "done");
   }
@@ -208,7 +214,7 @@ export class RunCoordinator extends DurableObject<Env> {
         result.result_id, t.trait, result.answering_id, result.parsing_id, t.score, t.pass === null ? null : Number(t.pass), Number(t.errored),
       );
     }
-    if (renewLease) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", Date.now(), result.job_id);
+    if (renewLease) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", this.clock.now(), result.job_id);
   }
 
   /**
@@ -244,7 +250,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** The consumer gives a claimed job back (it will be redelivered later). */
   async release(jobId: string): Promise<void> {
-    this.sql.exec("UPDATE jobs SET state = 'pending', updated_at = ? WHERE job_id = ? AND state = 'running'", Date.now(), jobId);
+    this.sql.exec("UPDATE jobs SET state = 'pending', updated_at = ? WHERE job_id = ? AND state = 'running'", this.clock.now(), jobId);
   }
 
   async completeJob(jobId: string): Promise<void> {
@@ -308,7 +314,7 @@ export class RunCoordinator extends DurableObject<Env> {
   async alarm(): Promise<void> {
     const jobs = this.jobCounts();
     if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) return;
-    const cutoff = Date.now() - STALL_MS;
+    const cutoff = this.clock.now() - STALL_MS;
     const stalled = this.sql
       .exec<{ job_id: string }>(
         "SELECT job_id FROM jobs WHERE state IN ('pending', 'running') AND updated_at < ? LIMIT 1000",
@@ -316,7 +322,7 @@ export class RunCoordinator extends DurableObject<Env> {
       )
       .toArray();
     await sendJobs(this.env, this.runRef(), stalled.map((j) => j.job_id));
-    const now = Date.now();
+    const now = this.clock.now();
     for (const j of stalled) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", now, j.job_id);
     await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
   }
@@ -340,7 +346,7 @@ export class RunCoordinator extends DurableObject<Env> {
       this.sql.exec(
         "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead', 'skipped') RETURNING 1",
         state,
-        Date.now(),
+        this.clock.now(),
         jobId,
       ),
     );
@@ -375,7 +381,7 @@ export class RunCoordinator extends DurableObject<Env> {
   /** When every job is done, dead or skipped: stamps the end once and mirrors the status to D1. */
   private async finishIfDone(): Promise<void> {
     if (this.openJobs() > 0 || this.meta("finished_at")) return;
-    const finishedAt = new Date().toISOString();
+    const finishedAt = new Date(this.clock.now()).toISOString();
     this.setMeta("finished_at", finishedAt);
     await this.ctx.storage.deleteAlarm();
     // Only the status is needed here: no pair summaries (a run may have thousands of pairs).

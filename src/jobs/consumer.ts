@@ -17,20 +17,13 @@ import { coordinatorBatcher } from "./coordinator-batcher";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
-import { limitedAdapter, modelTimeoutMs, positiveInt, retrySettings } from "../adapters/edge-models";
+import { limitedAdapter, retrySettings } from "../adapters/edge-models";
+import { edgeConfig } from "../config";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "../limiter/limiter-client";
 import type { PartialLimits } from "../limiter/limiter-state";
 import { insertLedgerRows, type LedgerRow } from "../tenants/usage";
-
-/**
- * Jobs of one batch run side by side, by default within the 6 simultaneous connections of an
- * invocation. The JOB_CONCURRENCY var raises it (up to the batch size): in production connections
- * beyond 6 wait, so it mostly matters locally, where one batch is delivered at a time
- * (bench/throughput sets it to the batch size).
- */
-const JOB_CONCURRENCY = 4;
 
 /** A result waits at most this long for others to share its D1 write. */
 const RESULT_ROW_BATCH = { windowMs: 25, maxRows: 50 };
@@ -38,7 +31,11 @@ const RESULT_ROW_BATCH = { windowMs: 25, maxRows: 50 };
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const deadLetters = batch.queue.endsWith("-dlq");
   const deps = jobDeps(env);
-  await mapLimited(batch.messages, positiveInt(env.JOB_CONCURRENCY, JOB_CONCURRENCY), (msg) =>
+  // Jobs of one batch run side by side, by default 4, within the 6 simultaneous connections of an
+  // invocation. The JOB_CONCURRENCY var raises it (up to the batch size): in production connections
+  // beyond 6 wait, so it mostly matters locally, where one batch is delivered at a time
+  // (bench/throughput sets it to the batch size).
+  await mapLimited(batch.messages, edgeConfig(env).jobConcurrency, (msg) =>
     deadLetters ? handleDeadLetter(msg, env) : handleJobMessage(msg, deps),
   );
 }
@@ -84,7 +81,7 @@ function jobDeps(env: Env): JobDeps {
   const ports = new WeakMap<ModelConfig, ModelPort>();
   const coordinators = new Map<string, CoordinatorPort>();
   // The batch's calls to each provider key share their leases (src/limiter/lease-pool.ts).
-  const pools = poolRegistry(env.LIMITER, { modelTimeoutMs: modelTimeoutMs(env) });
+  const pools = poolRegistry(env.LIMITER, { modelTimeoutMs: edgeConfig(env).modelTimeoutMs });
   // Each tenant's provider keys, read and decrypted once per batch (src/tenants/key-ring.ts).
   const rings = new Map<string, Promise<KeyRing>>();
   const loaded = new Map<string, KeyRing>();
@@ -134,8 +131,8 @@ function jobDeps(env: Env): JobDeps {
       if (!searches.has(id)) searches.set(id, searchPort(ringOf(id).secret, env));
       return searches.get(id);
     },
-    maxAttempts: positiveInt(env.JOB_MAX_ATTEMPTS, 4),
-    retryBaseDelaySeconds: nonNegativeInt(env.JOB_RETRY_BASE_DELAY_SECONDS, 2),
+    maxAttempts: edgeConfig(env).jobMaxAttempts,
+    retryBaseDelaySeconds: edgeConfig(env).jobRetryBaseDelaySeconds,
     ...retrySettings(env),
   };
 }
@@ -144,11 +141,5 @@ function jobDeps(env: Env): JobDeps {
 function searchPort(secret: (name: string) => string | undefined, env: Env) {
   const apiKey = secret(TAVILY_SECRET);
   if (!apiKey) return undefined;
-  const baseUrl = typeof env.TAVILY_BASE_URL === "string" ? env.TAVILY_BASE_URL : undefined;
-  return createTavilySearch({ apiKey, baseUrl });
-}
-
-function nonNegativeInt(raw: unknown, fallback: number): number {
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 0 ? n : fallback;
+  return createTavilySearch({ apiKey, baseUrl: edgeConfig(env).tavilyBaseUrl });
 }

@@ -6,7 +6,7 @@
  * invocations. Locally a queue delivers one batch at a time, so shards are how the local stack
  * runs batches side by side, as production's invocations do (bench/throughput uses them).
  */
-import type { Env } from "../env";
+import { bindingByName, type Env } from "../env";
 import type { JobMessage } from "../schemas/queue";
 import type { RunRef } from "../storage/r2-keys";
 
@@ -16,7 +16,7 @@ const SEND_BATCH = 100;
 export function jobQueues(env: Env): Queue<unknown>[] {
   const queues = [env.JOBS];
   for (let i = 1; ; i++) {
-    const shard = env[`JOBS_${i}`] as Queue<unknown> | undefined;
+    const shard = bindingByName(env, `JOBS_${i}`) as Queue<unknown> | undefined;
     if (!shard || typeof shard.sendBatch !== "function") return queues;
     queues.push(shard);
   }

@@ -6,7 +6,7 @@
  * sent only to that provider's origin or the origins registered with it; a deployment key goes
  * to its provider's origin or the EDGEVAL_KEY_ORIGINS list (src/llm/key-origins.ts).
  */
-import type { Env } from "../env";
+import { bindingByName, type Env } from "../env";
 import { allowedKeyOrigins, KEY_ORIGINS_VAR, keyDestinationIssue } from "../llm/key-origins";
 import { log } from "../log";
 import { parseKek, secretAad, unseal } from "./secret-crypto";
@@ -33,8 +33,10 @@ export interface KeyRing {
 const RESERVED_PREFIX = "EDGEVAL_";
 
 export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: ReadonlyMap<string, TenantKey>): KeyRing {
-  const deployment = (name: string) =>
-    useDeploymentKeys && !name.startsWith(RESERVED_PREFIX) && typeof env[name] === "string" && env[name] !== "" ? (env[name] as string) : undefined;
+  const deployment = (name: string) => {
+    const value = useDeploymentKeys && !name.startsWith(RESERVED_PREFIX) ? bindingByName(env, name) : undefined;
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
   const deploymentOrigins = allowedKeyOrigins(env[KEY_ORIGINS_VAR]);
   return {
     secret: (name) => tenantKeys.get(name)?.value ?? deployment(name),

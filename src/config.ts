@@ -1,0 +1,55 @@
+/**
+ * The worker's vars, parsed once per `env` object into a typed config (the edge reads these fields,
+ * never the raw strings). A var that is absent or not a valid value takes its default, as before:
+ * a misspelt value must not stop the worker, and the defaults are the production behaviour.
+ */
+import { z } from "zod";
+import type { Env } from "./env";
+
+/** An integer ≥ `min` from a var's string, or `fallback`. */
+const int = (min: number, fallback: number) => z.coerce.number().int().min(min).catch(fallback);
+
+const Vars = z.object({
+  /** Deliveries a job gets before a retryable model failure is recorded as a result. */
+  JOB_MAX_ATTEMPTS: int(1, 4),
+  /** Base of the exponential backoff between deliveries of a job (seconds). */
+  JOB_RETRY_BASE_DELAY_SECONDS: int(0, 2),
+  /** Jobs of one queue batch run side by side (src/jobs/consumer.ts). */
+  JOB_CONCURRENCY: int(1, 4),
+  /** Per-call timeout of model calls (ms); Karenina's request_timeout. */
+  MODEL_TIMEOUT_MS: int(1, 120_000),
+  /** Multiplies every retry backoff (tests use 0.01); provider retry-after is never scaled. */
+  RETRY_DELAY_SCALE: z.coerce.number().min(0).refine(Number.isFinite).catch(1),
+  /** Where the Tavily-compatible search API is (default: Tavily's own). */
+  TAVILY_BASE_URL: z.string().optional().catch(undefined),
+});
+
+export interface EdgeConfig {
+  jobMaxAttempts: number;
+  jobRetryBaseDelaySeconds: number;
+  jobConcurrency: number;
+  modelTimeoutMs: number;
+  retryDelayScale: number;
+  tavilyBaseUrl: string | undefined;
+}
+
+const parsed = new WeakMap<object, EdgeConfig>();
+
+export function edgeConfig(env: Env): EdgeConfig {
+  let config = parsed.get(env);
+  if (!config) {
+    // An absent var stays undefined, so it takes its default (coercing undefined would give NaN or "undefined").
+    const raw = Object.fromEntries(Object.keys(Vars.shape).map((k) => [k, (env as unknown as Record<string, unknown>)[k] ?? undefined]));
+    const v = Vars.parse(raw);
+    config = {
+      jobMaxAttempts: v.JOB_MAX_ATTEMPTS,
+      jobRetryBaseDelaySeconds: v.JOB_RETRY_BASE_DELAY_SECONDS,
+      jobConcurrency: v.JOB_CONCURRENCY,
+      modelTimeoutMs: v.MODEL_TIMEOUT_MS,
+      retryDelayScale: v.RETRY_DELAY_SCALE,
+      tavilyBaseUrl: v.TAVILY_BASE_URL,
+    };
+    parsed.set(env, config);
+  }
+  return config;
+}

@@ -1,0 +1,35 @@
+// The worker's vars are parsed once into a typed config (src/config.ts); absent or invalid values
+// take the defaults the edge used before, where each var was read with its own helper.
+import { describe, expect, it } from "vitest";
+import { edgeConfig } from "../../../src/config";
+import type { Env } from "../../../src/env";
+
+const env = (vars: Record<string, string>) => vars as unknown as Env;
+
+describe("edgeConfig", () => {
+  it("takes the defaults when no var is set", () => {
+    expect(edgeConfig(env({}))).toEqual({
+      jobMaxAttempts: 4,
+      jobRetryBaseDelaySeconds: 2,
+      jobConcurrency: 4,
+      modelTimeoutMs: 120_000,
+      retryDelayScale: 1,
+      tavilyBaseUrl: undefined,
+    });
+  });
+
+  it("reads set vars, as the workers test config sets them", () => {
+    const c = edgeConfig(env({ JOB_MAX_ATTEMPTS: "3", JOB_RETRY_BASE_DELAY_SECONDS: "0", RETRY_DELAY_SCALE: "0.01", MODEL_TIMEOUT_MS: "5000", JOB_CONCURRENCY: "100", TAVILY_BASE_URL: "http://127.0.0.1:9/t" }));
+    expect(c).toEqual({ jobMaxAttempts: 3, jobRetryBaseDelaySeconds: 0, jobConcurrency: 100, modelTimeoutMs: 5000, retryDelayScale: 0.01, tavilyBaseUrl: "http://127.0.0.1:9/t" });
+  });
+
+  it("falls back on values that are not valid: not a number, fractional counts, below the minimum", () => {
+    const c = edgeConfig(env({ JOB_MAX_ATTEMPTS: "0", JOB_RETRY_BASE_DELAY_SECONDS: "-1", JOB_CONCURRENCY: "2.5", MODEL_TIMEOUT_MS: "soon", RETRY_DELAY_SCALE: "-3" }));
+    expect(c).toMatchObject({ jobMaxAttempts: 4, jobRetryBaseDelaySeconds: 2, jobConcurrency: 4, modelTimeoutMs: 120_000, retryDelayScale: 1 });
+  });
+
+  it("parses an env object once", () => {
+    const e = env({ JOB_MAX_ATTEMPTS: "5" });
+    expect(edgeConfig(e)).toBe(edgeConfig(e));
+  });
+});
