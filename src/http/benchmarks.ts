@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { exportCheckpoint } from "../karenina/export";
 import { Checkpoint, importCheckpoint } from "../karenina/import";
+import { javaScriptSourceIssues } from "../sandbox/source-check";
 import { ListQuery } from "../schemas/api";
 import { Benchmark } from "../schemas/benchmark";
 import { type BenchmarkRecord, type BenchmarkSource, listBenchmarks, loadBenchmark, saveBenchmark, deleteBenchmark, getBenchmarkRecord } from "../storage/benchmarks-repo";
@@ -28,6 +29,12 @@ const view = (r: BenchmarkRecord) => ({
   url: `/v1/benchmarks/${r.benchmark_id}`,
 });
 
+/** JavaScript that does not compile or define its entry is the caller's 400, before anything is stored. */
+export async function refuseBrokenCode(benchmark: Benchmark, prefix: string): Promise<void> {
+  const issues = await javaScriptSourceIssues(benchmark);
+  if (issues.length) throw invalidBody(issues.map((i) => ({ path: prefix + i.path, message: i.message })));
+}
+
 async function store(env: Env, tenantId: string, benchmark: Benchmark, source: BenchmarkSource): Promise<BenchmarkRecord> {
   const ids = { benchmark_id: crypto.randomUUID(), tenant_id: tenantId, created_at: new Date().toISOString(), source };
   return saveBenchmark(env.DB, env.BLOBS, ids, benchmark);
@@ -36,6 +43,7 @@ async function store(env: Env, tenantId: string, benchmark: Benchmark, source: B
 benchmarks.post("/", requireScope("benchmarks:write"), async (c) => {
   const raw = await readJson(c, BENCHMARK_BODY_LIMIT);
   const benchmark = validate(Benchmark, raw.value);
+  await refuseBrokenCode(benchmark, "");
   const record = await store(c.env, tenantOf(c).tenant_id, benchmark, "native");
   c.header("Location", view(record).url);
   return c.json(view(record), 201);

@@ -16,6 +16,7 @@ import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "
 import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
 import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
+import { refuseBrokenCode } from "./benchmarks";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
 import { ApiFailure, invalidBody, invalidQuery } from "./errors";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -40,7 +41,9 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const tenant = tenantOf(c);
   const limits = effectiveLimits(tenant.limits_json);
   const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
-  const body = withinAllowance(await withBenchmark(c.env, tenant.tenant_id, validate(CreateRunRequest, raw.value)), allowance);
+  const request = validate(CreateRunRequest, raw.value);
+  if (request.benchmark) await refuseBrokenCode(request.benchmark, "benchmark.");
+  const body = withinAllowance(await withBenchmark(c.env, tenant.tenant_id, request), allowance);
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
   const ring = await loadKeyRing(c.env, tenant);

@@ -77,6 +77,18 @@ const INPUT_GLOBAL = "__edgeval_input__";
  * values JSON cannot carry come back as a `bad_return` naming what was returned.
  */
 export async function callInSandbox(source: string, entry: string, args: unknown[], options: SandboxOptions = {}): Promise<SandboxOutcome> {
+  return runInSandbox(source, entry, args, options, true);
+}
+
+/**
+ * Evaluates `source` and checks that it defines the function `entry`, without calling it (the
+ * submit-time check): `{ok: true}` or why not, naming the line of a syntax error or a throw.
+ */
+export async function defineInSandbox(source: string, entry: string, options: SandboxOptions = {}): Promise<SandboxOutcome> {
+  return runInSandbox(source, entry, [], options, false);
+}
+
+async function runInSandbox(source: string, entry: string, args: unknown[], options: SandboxOptions, call: boolean): Promise<SandboxOutcome> {
   if (!/^[A-Za-z_$][\w$]*$/.test(entry)) throw new Error(`entry must be an identifier, got ${JSON.stringify(entry)}`);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const clock = options.clock ?? { now: () => Date.now() };
@@ -119,7 +131,7 @@ export async function callInSandbox(source: string, entry: string, args: unknown
       };
       const prelude = installWorkBudget(vm, limits, hooks);
       if (prelude) return prelude;
-      const outcome = runGuest(vm, source, entry, input, limits);
+      const outcome = runGuest(vm, source, entry, input, limits, call);
       if (stopped !== null) return { ok: false, kind: "interrupted", error: `stopped: ${stopped}` };
       return outcome;
     } finally {
@@ -158,7 +170,7 @@ function installWorkBudget(vm: QuickJSContext, limits: SandboxLimits, hooks: { s
 }
 
 /** The guest side: define, check, call, serialise. Every handle is disposed before returning. */
-function runGuest(vm: QuickJSContext, source: string, entry: string, input: string, limits: SandboxLimits): SandboxOutcome {
+function runGuest(vm: QuickJSContext, source: string, entry: string, input: string, limits: SandboxLimits, call: boolean): SandboxOutcome {
   const defined = vm.evalCode(source, "verify.js", { type: "global" });
   if (defined.error) return guestError(vm, defined.error, "evaluating the source", limits);
   defined.value.dispose();
@@ -167,10 +179,10 @@ function runGuest(vm: QuickJSContext, source: string, entry: string, input: stri
   vm.setProp(vm.global, INPUT_GLOBAL, inputHandle);
   inputHandle.dispose();
 
-  const call = vm.evalCode(callerScript(entry), "call.js", { type: "global", strict: true });
-  if (call.error) return guestError(vm, call.error, entry, limits);
-  const text = vm.typeof(call.value) === "string" ? vm.getString(call.value) : null;
-  call.value.dispose();
+  const called = vm.evalCode(callerScript(entry, call), "call.js", { type: "global", strict: true });
+  if (called.error) return guestError(vm, called.error, entry, limits);
+  const text = vm.typeof(called.value) === "string" ? vm.getString(called.value) : null;
+  called.value.dispose();
   if (text === null) return { ok: false, kind: "engine", error: "the sandbox returned no result" };
   return decodeReply(text, entry);
 }
@@ -179,7 +191,7 @@ function runGuest(vm: QuickJSContext, source: string, entry: string, input: stri
  * Runs inside the guest. Reports how the call went as one JSON string:
  * {missing} | {value} | {unserialisable: kind}. Errors thrown by the function propagate.
  */
-function callerScript(entry: string): string {
+function callerScript(entry: string, call: boolean): string {
   const name = JSON.stringify(entry);
   const g = JSON.stringify(INPUT_GLOBAL);
   return `(() => {
@@ -187,6 +199,7 @@ function callerScript(entry: string): string {
   delete globalThis[${g}];
   const fn = globalThis[${name}] ?? (typeof ${entry} === "function" ? ${entry} : undefined);
   if (typeof fn !== "function") return JSON.stringify({ missing: typeof fn });
+  ${call ? "" : "return JSON.stringify({ value: true });"}
   const r = fn(...args);
   if (r === undefined) return JSON.stringify({ unserialisable: "undefined (nothing)" });
   if (typeof r === "function" || typeof r === "symbol" || typeof r === "bigint") return JSON.stringify({ unserialisable: "a " + typeof r });
@@ -235,8 +248,10 @@ const formatBytes = (n: number) => (n % (1024 * 1024) === 0 ? `${n / (1024 * 102
 /** What the guest threw, cut short: the message ends up in every result's field_verification_error. */
 function describeGuestError(dumped: unknown): string {
   if (dumped && typeof dumped === "object" && "message" in dumped) {
-    const e = dumped as { name?: unknown; message?: unknown };
-    return clip(`${typeof e.name === "string" ? e.name : "Error"}: ${String(e.message)}`);
+    const e = dumped as { name?: unknown; message?: unknown; stack?: unknown };
+    // QuickJS's stack names the user's script as verify.js: the first such frame is the line to fix.
+    const line = typeof e.stack === "string" ? /verify\.js:(\d+)/.exec(e.stack)?.[1] : undefined;
+    return clip(`${typeof e.name === "string" ? e.name : "Error"}: ${String(e.message)}${line ? ` (line ${line})` : ""}`);
   }
   // QuickJS throws a bare null when it runs out of memory while building the error object.
   if (dumped === null) return "null (a guest `throw null`, or memory ran out while QuickJS built the error)";

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { whenMissing } from "./wire-issues";
-import { pythonContractProblem } from "../templates/python-subset";
+import { pythonContractProblem, pythonSubsetProblem } from "../templates/python-subset";
 import { PRIMITIVES, isPrimitiveName } from "../templates/primitives/registry";
 import type { AnyPrimitive } from "../templates/primitives/types";
 import { VerifyWithSchema } from "../templates/primitives/verify-with";
@@ -200,7 +200,9 @@ export const CustomVerify = z.strictObject({
 }).superRefine((custom, ctx) => {
   // The two languages have different contracts; a Python source written to the JavaScript one
   // would fail every job, so it is refused here (src/templates/python-subset/README.md).
-  const problem = custom.language === "python" ? pythonContractProblem(custom.source) : null;
+  // Python compiles here (pure TS): a syntax error or a construct outside the subset is a 400
+  // naming its line. JavaScript needs QuickJS, an edge module: src/sandbox/source-check.ts.
+  const problem = custom.language === "python" ? (pythonContractProblem(custom.source) ?? pythonSubsetProblem(custom.source)) : null;
   if (problem) ctx.addIssue({ code: "custom", path: ["source"], message: problem });
 });
 export type CustomVerify = z.output<typeof CustomVerify>;

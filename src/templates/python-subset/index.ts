@@ -47,7 +47,11 @@ export function pythonContractProblem(source: string): string | null {
   } catch {
     return null;
   }
-  if (module.some((s) => s.k === "class")) return null;
+  const classes = module.filter((s): s is Extract<typeof s, { k: "class" }> => s.k === "class");
+  if (classes.some((c) => c.body.some((s) => s.k === "def" && s.name === "verify"))) return null;
+  if (classes.length > 0) {
+    return `class ${classes[0]!.name} (line ${classes[0]!.line}) defines no verify(self); every job would fail: add def verify(self) returning a bool`;
+  }
   const fn = module.find((s) => s.k === "def" && s.name === "verify");
   return (
     (fn ? `a module-level def verify(...) (line ${fn.line}) is the JavaScript contract; ` : "no answer class; ") +

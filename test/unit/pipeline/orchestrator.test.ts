@@ -174,7 +174,7 @@ describe("the stage list and its matrix (data)", () => {
 });
 
 describe("ValidateTemplate with Python custom verify", () => {
-  it("fails a template whose Python is outside the subset with template_validation, naming the construct", async () => {
+  it("fails a (stored) template whose Python is outside the subset with template_validation, naming the construct", async () => {
     const answerer = scriptedPort();
     const judge = scriptedPort();
     const q = question({
@@ -182,10 +182,12 @@ describe("ValidateTemplate with Python custom verify", () => {
         fields: [{ name: "organelle", type: "str", description: "Organelle", ground_truth: null }],
         custom_verify: {
           language: "python",
-          source: "class Answer(BaseAnswer):\n    organelle: str\n    def verify(self):\n        with open('x') as f:\n            return True\n",
+          source: "class Answer(BaseAnswer):\n    organelle: str\n    def verify(self):\n        return True\n",
         },
       },
     });
+    // The schema refuses this source at submit (issue 16); the stage still guards data stored before that.
+    q.template!.custom_verify!.source = "class Answer(BaseAnswer):\n    organelle: str\n    def verify(self):\n        with open('x') as f:\n            return True\n";
     const { result } = await runPipeline(input({ question: q }), { answerer, judge, clock: clock() });
     expect(result.metadata.failure).toMatchObject({ category: "template_validation", stage: "validate_template" });
     expect(result.metadata.failure!.reason).toContain("custom_verify (python)");

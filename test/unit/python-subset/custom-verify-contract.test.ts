@@ -2,6 +2,7 @@
 // shows it runs, and the JavaScript contract written in Python is named for what it is.
 import { describe, expect, it } from "vitest";
 import { pythonContractProblem, verifyPython } from "../../../src/templates/python-subset";
+import { CustomVerify } from "../../../src/schemas/template";
 
 const README_EXAMPLE = `class Answer(BaseAnswer):
     gene: str = Field(description="The gene named in the response")
@@ -31,4 +32,22 @@ describe("Python custom_verify contract", () => {
     expect(pythonContractProblem("def verify(:\n")).toBeNull();
     expect(pythonContractProblem("class Answer(BaseAnswer):\n    def verify(self):\n        with open('x') as f:\n            return True\n")).toBeNull();
   });
+});
+
+describe("a Python custom_verify is compiled when the template is submitted (issue 16)", () => {
+  const refused = (source: string) => {
+    const r = CustomVerify.safeParse({ language: "python", source });
+    return r.success ? null : r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+  };
+  it("refuses a syntax error, naming the line", () => {
+    expect(refused("class Answer(BaseAnswer):\n    def verify(self):\n        return 1 +* 2\n")).toMatch(/^source: line 3: syntax error/);
+  });
+  it("refuses a construct outside the subset, naming the line", () => {
+    expect(refused("class Answer(BaseAnswer):\n    def verify(self):\n        with open('x') as f:\n            return True\n")).toMatch(/^source: line 3: with statement/);
+  });
+  it("refuses an answer class without verify, and a def verify without a class", () => {
+    expect(refused("class Answer(BaseAnswer):\n    x: int = 1\n")).toMatch(/^source: class Answer \(line 1\) defines no verify\(self\)/);
+    expect(refused("def verify(answer, ground_truth, context):\n    return True\n")).toMatch(/^source: a module-level def verify/);
+  });
+  it("accepts the README's example", () => expect(refused(README_EXAMPLE)).toBeNull());
 });
