@@ -31,7 +31,7 @@ secrets.put("/:name", async (c) => {
     return url.origin;
   });
   const tenantId = tenantOf(c).tenant_id;
-  let sealed;
+  let sealed: Awaited<ReturnType<typeof seal>>;
   try {
     sealed = await seal(parseKek(c.env.EDGEVAL_SECRETS_KEK), secretAad(tenantId, name), body.value);
   } catch (err) {

@@ -101,7 +101,7 @@ type Est = Partial<StageEstimate> & { input_tokens: number; output_tokens: numbe
 /** Stage 11's calls (src/rubric/estimate.ts) in the rubric modes; none for a question without traits. */
 function rubricCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, response: string): [UsageStage, Est][] {
   if (s.evaluation_mode === "template_only") return [];
-  let merged;
+  let merged: ReturnType<typeof mergeRubrics>;
   try {
     merged = mergeRubrics(s.global_rubric ?? null, q.rubric ?? null);
   } catch {
