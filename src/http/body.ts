@@ -32,11 +32,39 @@ export async function readJson(c: Context, limit: BodyLimit): Promise<RawJsonBod
   const declared = Number(c.req.header("content-length") ?? "NaN");
   if (declared > limit.bytes) throw tooLarge(c, limit);
   const text = await readCapped(c, limit);
+  let value: unknown;
   try {
-    return { text, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (err) {
     throw new ApiFailure({ code: "invalid_json", message: `body is not valid JSON: ${(err as Error).message}` });
   }
+  const deep = tooDeep(value);
+  if (deep) throw invalidBody([{ path: formatPath(deep), message: `nested more than ${MAX_JSON_DEPTH} levels deep (edgeval's limit for every body)` }]);
+  return { text, value };
+}
+
+/**
+ * One nesting limit for every body, checked before anything is validated or stored: deeper JSON
+ * overflowed the stack in validation (500) or was stored and then could never be read back.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The path of the first object or array nested deeper than MAX_JSON_DEPTH, or null. Iterative, so it cannot overflow. */
+export function tooDeep(value: unknown): (string | number)[] | null {
+  type Entry = { v: unknown; depth: number; parent: Entry | null; key: string | number };
+  const stack: Entry[] = [{ v: value, depth: 0, parent: null, key: "" }];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (e.v === null || typeof e.v !== "object") continue;
+    if (e.depth >= MAX_JSON_DEPTH) {
+      const path: (string | number)[] = [];
+      for (let p: Entry | null = e; p && p.parent; p = p.parent) path.unshift(p.key);
+      return path;
+    }
+    if (Array.isArray(e.v)) e.v.forEach((x, i) => stack.push({ v: x, depth: e.depth + 1, parent: e, key: i }));
+    else for (const [k, x] of Object.entries(e.v)) stack.push({ v: x, depth: e.depth + 1, parent: e, key: k });
+  }
+  return null;
 }
 
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

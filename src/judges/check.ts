@@ -147,6 +147,7 @@ function checkPool(n: JudgeNode, deps: JudgeNode[], at: At, out: GraphIssue[]): 
   for (const b of bases) if (!(b in w)) at("weights", `no weight for unit "${b}"`);
   for (const k of Object.keys(w)) if (!bases.has(k)) at(`weights.${k}`, `"${k}" is not a unit feeding this pool (${[...bases].join(", ")})`);
   if (Object.values(w).some((x) => x < 0) || Object.values(w).every((x) => x === 0)) at("weights", "weights must be ≥ 0 and not all 0");
+  else if (!Number.isFinite(Object.values(w).reduce((s, x) => s + x, 0))) at("weights", "weights must sum to a finite number");
 }
 
 function checkExtractor(n: JudgeNode, at: At): void {

@@ -127,7 +127,7 @@ export function buildScale(spec: ScaleSpec): Scale | { error: string } {
     if (spec.every((v) => typeof v === "number") && (spec.length === 2 || spec.length === 3)) {
       const [a, b, step] = spec as number[];
       if (step !== undefined && step <= 0) return { error: "a range step must be > 0" };
-      return rangeScale(range(a!, b!, step), false);
+      return rangeScale(a!, b!, step, false);
     }
     return uniqueValues(spec as ScaleValue[], false);
   }
@@ -137,11 +137,14 @@ export function buildScale(spec: ScaleSpec): Scale | { error: string } {
       if (spec.range) {
         const [a, b, step] = spec.range;
         if (step !== undefined && step <= 0) return { error: "a range step must be > 0" };
-        return rangeScale(range(a, b, step), spec.end_is_worst ?? false);
+        return rangeScale(a, b, step, spec.end_is_worst ?? false);
       }
       return { error: "a discrete scale needs values or range" };
-    case "likert":
-      return discrete(range(spec.min ?? 1, spec.max ?? 5), spec.end_is_worst ?? false);
+    case "likert": {
+      const [min, max] = [spec.min ?? 1, spec.max ?? 5];
+      if (min >= max) return { error: `likert min (${min}) must be < max (${max})` };
+      return rangeScale(min, max, 1, spec.end_is_worst ?? false);
+    }
     case "boolean":
       return booleanScale();
     case "continuous":
@@ -149,14 +152,26 @@ export function buildScale(spec: ScaleSpec): Scale | { error: string } {
   }
 }
 
-/** [a, b, step] that yields one value (e.g. [1, 5, 10]) is a mistake, not a one-answer scale. */
-function rangeScale(values: number[], endIsWorst: boolean): Scale | { error: string } {
+/** A scale offers at most this many values: a judge cannot choose among more, and the prompt lists them. */
+export const MAX_SCALE_VALUES = 1001;
+
+/**
+ * [a, b, step] that yields one value (e.g. [1, 5, 10]) is a mistake, not a one-answer scale; one
+ * that yields more than MAX_SCALE_VALUES is refused (it used to be cut short silently).
+ */
+function rangeScale(a: number, b: number, step: number | undefined, endIsWorst: boolean): Scale | { error: string } {
+  const count = Math.floor(Math.abs(b - a) / Math.abs(step ?? 1) + 1e-9) + 1;
+  if (!Number.isFinite(count) || count > MAX_SCALE_VALUES) {
+    return { error: `this range has ${Number.isFinite(count) ? count : "too many"} values; a scale has at most ${MAX_SCALE_VALUES} (use a larger step, or a continuous scale)` };
+  }
+  const values = range(a, b, step);
   if (values.length < 2) return { error: "this range has fewer than two values; give [min, max] or [min, max, step] with step < max − min" };
   return discrete(values, endIsWorst);
 }
 
 function uniqueValues(values: ScaleValue[], endIsWorst: boolean): Scale | { error: string } {
   if (values.length < 2) return { error: "a scale needs at least two values" };
+  if (values.length > MAX_SCALE_VALUES) return { error: `a scale has at most ${MAX_SCALE_VALUES} values; this one has ${values.length}` };
   if (new Set(values.map(String)).size !== values.length) return { error: "scale values must be distinct" };
   return discrete(values, endIsWorst);
 }

@@ -221,6 +221,10 @@ export const AnswerTemplate = z
       ctx.addIssue({ code: "custom", path: ["fields"], message: "a template needs at least one field or one regex check (or custom_verify)" });
     }
     checkCustomVerifyRules(template, ctx);
+    // Each weight is finite, but 1e308 + 1e308 is not: the granular score would become null.
+    if (!Number.isFinite(template.fields.reduce((s, f) => s + (f.weight ?? 1), 0))) {
+      ctx.addIssue({ code: "custom", path: ["fields"], message: "the fields' weights must sum to a finite number" });
+    }
     reportDuplicates(template.fields.map((f) => f.name), "fields", "field", ctx);
     reportDuplicates((template.regex ?? []).map((r) => r.name), "regex", "regex check", ctx);
     if (template.verify_strategy) {
