@@ -18,6 +18,8 @@ export const MUTATION_MODULES = [
   { name: "units", file: "src/judges/units.ts", floor: 90 },
   { name: "pools", file: "src/judges/pools.ts", floor: 90 },
   { name: "limiter-state", file: "src/limiter/limiter-state.ts", floor: 90 },
+  { name: "coordinator/progress", file: "src/coordinator/progress.ts", floor: 90 },
+  { name: "coordinator/cost", file: "src/coordinator/cost.ts", floor: 90 },
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

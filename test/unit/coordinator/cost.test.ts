@@ -71,6 +71,27 @@ describe("usageRows", () => {
   });
 });
 
+describe("usageRows: which model a row names and prices", () => {
+  const table = priceTable({});
+  const job = { job_id: "0.0.1", answering };
+
+  it("names the configured model when the usage reports none, an empty name or not a name", () => {
+    const usage = { parsing: u(10, 10), abstention_check: { ...u(10, 10), model: "" }, sufficiency_check: { ...u(10, 10), model: 42 as unknown as string } };
+    const rows = usageRows(result("r", usage), job, judge, table);
+    expect(rows.map((r) => r.model)).toEqual(["anthropic:claude-haiku-4-5", "anthropic:claude-haiku-4-5", "anthropic:claude-haiku-4-5"]);
+  });
+
+  it("prices a reported name it does not know at the configured model's price, and still names what was reported", () => {
+    const [row] = usageRows(result("r", { answer_generation: u(1_000_000, 0, "my-proxy-alias") }), job, judge, table);
+    expect(row!.model).toBe("openai:my-proxy-alias");
+    expect(row!.cost_usd).toBeCloseTo(0.15); // gpt-4o-mini's input price per million
+  });
+
+  it("gives a result without a template section no rows", () => {
+    expect(usageRows({ metadata: { result_id: "r" }, template: null } as any, job, judge, table)).toEqual([]);
+  });
+});
+
 describe("runUsage", () => {
   const g = (answering_id: string, parsing_id: string, stage: string, i: number, o: number, c: number | null): UsageGroup => ({ answering_id, parsing_id, stage, input_tokens: i, output_tokens: o, cost_usd: c });
   const groups = [
@@ -108,6 +129,14 @@ describe("runUsage", () => {
   });
 });
 
+describe("runUsage rounding", () => {
+  it("rounds every cost to the nano-dollar, so float sums do not drift (0.1 + 0.2 is 0.3)", () => {
+    const g = (parsing_id: string, stage: string, c: number): UsageGroup => ({ answering_id: "a", parsing_id, stage, input_tokens: 1, output_tokens: 1, cost_usd: c });
+    const usage = runUsage([g("", "answer_generation", 0.1), g("", "answer_generation", 0.2), g("p", "parsing", 0.1), g("p", "parsing", 0.2)]);
+    expect([usage.answering.cost_usd, usage.judging.cost_usd, usage.judging.per_stage.parsing!.cost_usd, usage.total.cost_usd]).toEqual([0.3, 0.3, 0.3, 0.6]);
+  });
+});
+
 describe("unpricedModels", () => {
   const rows = [
     { answering_id: "a", parsing_id: "", stage: "answer_generation", model: "openai_compatible:ans-a" },
@@ -119,6 +148,7 @@ describe("unpricedModels", () => {
     expect(unpricedModels(rows, { answering_id: "a", parsing_id: "p" })).toEqual(["openai_compatible:ans-a", "openai_compatible:judge-p"]);
     expect(unpricedModels(rows, { answering_id: "a", parsing_id: "q" })).toEqual(["openai_compatible:ans-a"]);
     expect(unpricedModels(rows, { answering_id: "b", parsing_id: "p" })).toEqual([]);
+    expect(unpricedModels([...rows].reverse())).toEqual(["openai_compatible:ans-a", "openai_compatible:judge-p", "openai_compatible:judge-q"]);
   });
 });
 

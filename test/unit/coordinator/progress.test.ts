@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gradedCount, statusOf, summarize } from "../../../src/coordinator/progress";
+import { gradedCount, pairTraits, statusOf, summarize } from "../../../src/coordinator/progress";
 
 describe("summarize", () => {
   it("reports every (answering, parsing) pair, with pass_rate over passed + failed only", () => {
@@ -17,6 +17,44 @@ describe("summarize", () => {
   it("does not hold judge failures against the answer: all errors → pass_rate null", () => {
     const [pair] = summarize(["a"], ["j"], 1, [{ answering_id: "a", parsing_id: "j", verdict: "error", n: 1 }]);
     expect(pair!.pass_rate).toBeNull();
+  });
+});
+
+describe("summarize: pairs answering-major, pages, an answer that only fails", () => {
+  const counts = [
+    { answering_id: "a2", parsing_id: "j1", verdict: "fail" as const, n: 2 },
+    { answering_id: "a2", parsing_id: "j2", verdict: "pass" as const, n: 1 },
+  ];
+  const pairs = (s: { answering_model: string; parsing_model: string }[]) => s.map((p) => `${p.answering_model}/${p.parsing_model}`);
+
+  it("lists every answering × parsing pair, answering-major, and gives an answer that only fails pass_rate 0", () => {
+    const s = summarize(["a1", "a2", "a3"], ["j1", "j2"], 2, counts);
+    expect(pairs(s)).toEqual(["a1/j1", "a1/j2", "a2/j1", "a2/j2", "a3/j1", "a3/j2"]);
+    expect(s[2]).toEqual({ answering_model: "a2", parsing_model: "j1", total: 2, passed: 0, failed: 2, errored: 0, pass_rate: 0 });
+  });
+
+  it("returns one page of pairs from the window, and nothing past the last pair", () => {
+    expect(pairs(summarize(["a1", "a2", "a3"], ["j1", "j2"], 2, counts, { offset: 3, limit: 2 }))).toEqual(["a2/j2", "a3/j1"]);
+    expect(pairs(summarize(["a1", "a2", "a3"], ["j1", "j2"], 2, counts, { offset: 5, limit: 10 }))).toEqual(["a3/j2"]);
+  });
+});
+
+describe("pairTraits", () => {
+  it("aggregates one pair's trait rows, reading the stored 1/0/null pass and errored flags", () => {
+    const row = (answering_id: string, parsing_id: string, trait: string, score: number | null, pass: number | null, errored = 0) => ({ answering_id, parsing_id, trait, score, pass, errored });
+    const rows = [
+      row("a", "j", "clear", null, 1),
+      row("a", "j", "clear", null, 1),
+      row("a", "j", "clear", null, 0),
+      row("a", "j", "clear", null, null, 1),
+      row("a", "j", "depth", 4, null),
+      row("a", "k", "depth", 1, null),
+      row("b", "j", "depth", 1, null),
+    ];
+    expect(pairTraits(rows, "a", "j")).toEqual({
+      clear: { n: 3, errored: 1, mean_score: null, pass_rate: 2 / 3 },
+      depth: { n: 1, errored: 0, mean_score: 4, pass_rate: null },
+    });
   });
 });
 
