@@ -43,6 +43,8 @@ export default defineConfig(async () => {
                   MODEL_TIMEOUT_MS: "5000",
                   // A key for models whose interface needs one (anthropic) when they point at the fake.
                   FAKE_PROVIDER_KEY: "fake-provider-key",
+                  // The embedding check's default model (all-MiniLM-L6-v2 → all-minilm) is served by the fake locally.
+                  EDGEVAL_EMBEDDING_BASE_URL: `http://127.0.0.1:${inject("fakeLlmPort")}/v1`,
                   // Keys may go to the fake (src/llm/key-origins.ts); any other non-provider origin is refused.
                   EDGEVAL_KEY_ORIGINS: `http://127.0.0.1:${inject("fakeLlmPort")}`,
                 },

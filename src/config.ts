@@ -16,12 +16,14 @@ const Vars = z.object({
   JOB_RETRY_BASE_DELAY_SECONDS: int(0, 2),
   /** Jobs of one queue batch run side by side (src/jobs/consumer.ts). */
   JOB_CONCURRENCY: int(1, 4),
-  /** Per-call timeout of model calls (ms); Karenina's request_timeout. */
-  MODEL_TIMEOUT_MS: int(1, 120_000),
+  /** Ceiling on one model call (ms), over every request_timeout (src/adapters/edge-models.ts callTimeoutMs); a call holds a 150 s limiter lease. */
+  MODEL_TIMEOUT_MS: int(1, 140_000),
   /** Multiplies every retry backoff (tests use 0.01); provider retry-after is never scaled. */
   RETRY_DELAY_SCALE: z.coerce.number().min(0).refine(Number.isFinite).catch(1),
   /** Where the Tavily-compatible search API is (default: Tavily's own). */
   TAVILY_BASE_URL: z.string().optional().catch(undefined),
+  /** Locally, the OpenAI-compatible endpoint serving the embedding check's default model (src/llm/embedding-model.ts). */
+  EDGEVAL_EMBEDDING_BASE_URL: z.string().min(1).optional().catch(undefined),
 });
 
 export interface EdgeConfig {
@@ -31,6 +33,7 @@ export interface EdgeConfig {
   modelTimeoutMs: number;
   retryDelayScale: number;
   tavilyBaseUrl: string | undefined;
+  embeddingBaseUrl: string | undefined;
 }
 
 const parsed = new WeakMap<object, EdgeConfig>();
@@ -48,6 +51,7 @@ export function edgeConfig(env: Env): EdgeConfig {
       modelTimeoutMs: v.MODEL_TIMEOUT_MS,
       retryDelayScale: v.RETRY_DELAY_SCALE,
       tavilyBaseUrl: v.TAVILY_BASE_URL,
+      embeddingBaseUrl: v.EDGEVAL_EMBEDDING_BASE_URL,
     };
     parsed.set(env, config);
   }

@@ -32,6 +32,8 @@ export interface Env {
   RETRY_DELAY_SCALE?: string;
   /** Origins besides each provider's own that model keys may be sent to (src/llm/key-origins.ts). */
   EDGEVAL_KEY_ORIGINS?: string;
+  /** Locally, the OpenAI-compatible endpoint serving the embedding check's default model (default Ollama's http://127.0.0.1:11434/v1). */
+  EDGEVAL_EMBEDDING_BASE_URL?: string;
   /** "local" on a developer's machine (.dev.vars, npm start, npm run dev, the tests); absent in production. */
   EDGEVAL_ENV?: string;
   /** Jobs of one queue batch run side by side (default 4; src/config.ts parses every var). */

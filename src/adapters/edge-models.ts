@@ -3,12 +3,13 @@
  * synchronous /v1/judge endpoint: the SDK adapter (keys from worker secrets), every call through
  * the shared ProviderLimiter of its key, and the per-class retry policy (Karenina's budgets).
  */
-import type { Env } from "../env";
+import { type Env, isLocalMode } from "../env";
+import type { EmbeddingPlace } from "../llm/embedding-model";
 import { edgeConfig } from "../config";
 import { createModelPort, NO_KEY_PLACEHOLDER, requiredSecretName } from "../llm/factory";
 import { limitedPort } from "../limiter/limited";
 import type { ModelPort } from "../llm/port";
-import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy } from "../llm/retrying";
+import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy, withRetryPolicyConfig } from "../llm/retrying";
 import type { ModelConfig } from "../schemas/model-config";
 import type { KeyRing } from "../tenants/key-ring";
 import { limiterClient, type poolRegistry } from "../limiter/limiter-client";
@@ -30,7 +31,7 @@ export function limitedAdapter(
 ): ModelPort {
   // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
   const port = createModelPort(model, ring.secret, {
-    timeoutMs: edgeConfig(env).modelTimeoutMs,
+    timeoutMs: callTimeoutMs(env, model),
     ai: env.AI,
     // Checked at submit too; here again because a queued spec may predate a change of the var or secret.
     keyDestination: ring.destinationIssue,
@@ -40,7 +41,7 @@ export function limitedAdapter(
   const key = (name === null ? NO_KEY_PLACEHOLDER : ring.secret(name)) ?? "";
   // The limiter stays keyed by the key's fingerprint, origin and model: tenants sharing a key share its limit.
   const merged = lowerLimits(ring.limits(name), limits);
-  const client = pools ? pools(model, key, merged) : limiterClient(env.LIMITER, model, key, merged);
+  const client = pools ? pools(model, key, merged, callTimeoutMs(env, model)) : limiterClient(env.LIMITER, model, key, merged);
   return limitedPort(port, client, { sleep, now: Date.now });
 }
 
@@ -57,9 +58,28 @@ function lowerLimits(key: PartialLimits | undefined, run: PartialLimits | undefi
   return out;
 }
 
+/**
+ * How long one call to this model may take: its request_timeout (a run's is stamped onto its
+ * models at submit, Karenina's 120 s by default), else 120 s, never past the deployment's ceiling
+ * (MODEL_TIMEOUT_MS, default 140 s: a call holds a 150 s limiter lease).
+ */
+export function callTimeoutMs(env: Env, model: Pick<ModelConfig, "request_timeout">): number {
+  return Math.min(model.request_timeout !== undefined ? model.request_timeout * 1000 : DEFAULT_REQUEST_TIMEOUT_MS, edgeConfig(env).modelTimeoutMs);
+}
+const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+
+/** The retry policy for one model: the job's, with the model's (or its run's) Karenina retry_policy laid over it. */
+export const modelRetryPolicy = (policy: RetryPolicy, model: Pick<ModelConfig, "retry_policy">) => withRetryPolicyConfig(policy, model.retry_policy);
+
 export function retrySettings(env: Env): { retryPolicy: RetryPolicy; retryEnv: RetryEnv } {
   return {
     retryPolicy: scaledPolicy(DEFAULT_RETRY_POLICY, edgeConfig(env).retryDelayScale),
     retryEnv: { sleep, random: Math.random },
   };
+}
+
+/** Where the embedding check's default model runs: Workers AI deployed, EDGEVAL_EMBEDDING_BASE_URL (or Ollama) locally. */
+export function embeddingPlace(env: Env): EmbeddingPlace {
+  const base = edgeConfig(env).embeddingBaseUrl;
+  return { local: isLocalMode(env), ...(base ? { localBaseUrl: base } : {}) };
 }

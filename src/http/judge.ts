@@ -14,7 +14,7 @@ import { calibrate } from "../judges/calibrate";
 import { modelKeyIssues } from "../llm/model-keys";
 import { emptyLedger } from "../llm/retrying";
 import { modelPortChain } from "../adapters/model-chain";
-import { limitedAdapter, retrySettings } from "../adapters/edge-models";
+import { limitedAdapter, modelRetryPolicy, retrySettings } from "../adapters/edge-models";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import type { ModelPort } from "../llm/port";
 import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices";
@@ -109,7 +109,7 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
       const key = JSON.stringify(config);
       let port = ports.get(key);
       // Same path as the queue's jobs: the shared limiter, retries by class, one repair retry.
-      if (!port) ports.set(key, (port = modelPortChain(limitedAdapter(env, ring, config), { ledger, retryPolicy, retryEnv })));
+      if (!port) ports.set(key, (port = modelPortChain(limitedAdapter(env, ring, config), { ledger, retryPolicy: modelRetryPolicy(retryPolicy, config), retryEnv })));
       return port;
     },
   };

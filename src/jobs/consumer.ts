@@ -17,7 +17,7 @@ import { coordinatorBatcher } from "./coordinator-batcher";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
-import { limitedAdapter, retrySettings } from "../adapters/edge-models";
+import { embeddingPlace, limitedAdapter, retrySettings } from "../adapters/edge-models";
 import { edgeConfig } from "../config";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
@@ -123,6 +123,7 @@ function jobDeps(env: Env): JobDeps {
       if (!port) ports.set(model, (port = limitedAdapter(env, ringOf(tenantId), model, limits, pools)));
       return port;
     },
+    embeddingPlace: embeddingPlace(env),
     clock: { now: () => Date.now() },
     log,
     codeVerifier: createCodeVerifier(),

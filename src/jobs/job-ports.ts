@@ -10,6 +10,7 @@ import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
 import { modelPortChain } from "../adapters/model-chain";
 import type { ModelConfig } from "../schemas/model-config";
 import { r2Keys, runPrefix } from "../storage/r2-keys";
+import { modelRetryPolicy } from "../adapters/edge-models";
 import { cacheModelScope, DEFAULT_CACHE_TTL_S, r2ResponseStore } from "../adapters/response-cache";
 import type { JobRef } from "../submit/spec";
 import type { RunSpec } from "../storage/run-spec";
@@ -34,7 +35,7 @@ export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: 
     if (port) return port;
     const limited = deps.portFor(model, spec.limits?.[model.id], spec.tenant_id);
     const cacheSetup = store ? { store, model: cacheModelScope(model), job: jobScope, ttlSeconds: cache?.ttl_s ?? DEFAULT_CACHE_TTL_S } : undefined;
-    port = modelPortChain(limited, { ledger, retryPolicy: deps.retryPolicy, retryEnv: deps.retryEnv }, cacheSetup);
+    port = modelPortChain(limited, { ledger, retryPolicy: modelRetryPolicy(deps.retryPolicy, model), retryEnv: deps.retryEnv }, cacheSetup);
     ports.set(model, port);
     return port;
   };

@@ -41,6 +41,8 @@ import { jobPorts } from "./job-ports";
 import { r2Workspace, workspacePrefix } from "../adapters/workspace";
 import { usageRows } from "../coordinator/cost";
 import { priceTable } from "../llm/prices";
+import { embeddingModel, type EmbeddingPlace } from "../llm/embedding-model";
+import { modelRetryPolicy } from "../adapters/edge-models";
 
 export interface CoordinatorPort {
   claim(jobId: string): Promise<Claim>;
@@ -61,6 +63,8 @@ export interface JobDeps {
   coordinator: (name: string) => CoordinatorPort;
   /** A model's port for a run of `tenantId` (whose keys `prepareTenant` loaded first). */
   portFor: (model: ModelConfig, limits: PartialLimits | undefined, tenantId: string | undefined) => ModelPort;
+  /** Where the embedding check's default model runs (deployed: Workers AI; local: an OpenAI-compatible endpoint). */
+  embeddingPlace?: EmbeddingPlace;
   /** Loads the tenant's provider keys before its job builds ports (one D1 read per tenant and batch). */
   prepareTenant: (tenantId: string | undefined) => Promise<void>;
   clock: Clock;
@@ -181,11 +185,12 @@ function judge(ctx: JobContext, models: JobModels, answer: AnswerOutcome, parsin
       answer,
       // The ledger the ports count into, in place or across deliveries: finalizeResult reads it for
       // retry_counts and the retries_used caveat, this pipeline's own retries included.
-      retries: { used: models.ledger, budgets: deps.retryPolicy.budgets },
+      retries: { used: models.ledger, budgets: modelRetryPolicy(deps.retryPolicy, parsing).budgets },
     },
     {
       answerer: models.portFor(job.answering),
       judge: models.portFor(parsing),
+      ...embedderFor(spec, parsing, models.portFor, deps.embeddingPlace),
       clock: deps.clock,
       log: deps.log,
       codeVerifier: deps.codeVerifier,
@@ -285,4 +290,12 @@ function retryLater(deps: JobDeps, attempts: number, note: string, retryAfterMs?
   const backoff = deps.retryBaseDelaySeconds * 2 ** Math.max(0, attempts - 1);
   const fromProvider = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : 0;
   return { kind: "retry", delaySeconds: Math.min(300, Math.max(backoff, fromProvider)), note };
+}
+
+/** The embedding check's port and model for this judge (src/llm/embedding-model.ts); plan.ts refused the unresolvable. */
+function embedderFor(spec: RunSpec, judge: ModelConfig, portFor: (m: ModelConfig) => ModelPort, place: EmbeddingPlace = { local: false }) {
+  const e = spec.settings.embedding_check;
+  if (!e?.enabled) return {};
+  const r = embeddingModel({ model: e.model, provider: e.provider ?? null }, judge, place);
+  return "error" in r ? {} : { embedder: portFor(r.config), embedderModel: r.model };
 }

@@ -60,14 +60,15 @@ export function slotSource(
 const HAND_ONS_PER_LEASE = 4;
 
 export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: { modelTimeoutMs: number }) {
-  // A lease handed on must come back before the limiter expires it, even if its last call runs
-  // to the timeout (5 s spare for the round trips).
-  const maxChainMs = Math.max(0, DEFAULT_TUNING.leaseMs - opts.modelTimeoutMs - 5_000);
   const pools = new Map<string, LimiterClient>();
-  return (model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, limits?: PartialLimits): LimiterClient => {
+  return (model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, limits?: PartialLimits, timeoutMs = opts.modelTimeoutMs): LimiterClient => {
+    // A lease handed on must come back before the limiter expires it, even if its last call runs
+    // to the model's timeout (5 s spare for the round trips). Models with another timeout get their own pool.
+    const maxChainMs = Math.max(0, DEFAULT_TUNING.leaseMs - timeoutMs - 5_000);
     const pool = limiterName(model, key).then((name) => {
-      let p = pools.get(name);
-      if (!p) pools.set(name, (p = leasePool(slotSource(ns, model, key, limits), { now: Date.now, maxChainMs, prepay: HAND_ONS_PER_LEASE })));
+      const id = `${name}#${timeoutMs}`;
+      let p = pools.get(id);
+      if (!p) pools.set(id, (p = leasePool(slotSource(ns, model, key, limits), { now: Date.now, maxChainMs, prepay: HAND_ONS_PER_LEASE })));
       return p;
     });
     return {

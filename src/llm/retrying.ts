@@ -13,6 +13,7 @@
  *
  * Time and randomness are injected (no Date.now / Math.random here) so tests are exact.
  */
+import type { RetryPolicyConfig } from "../schemas/retry-policy";
 import { isTransientKind, TRANSIENT_KINDS, type LlmError, type LlmResult, type ModelPort, type TransientKind } from "./port";
 
 /** Every transient kind is a retry class with its own budget. */
@@ -37,9 +38,12 @@ export const KARENINA_DELAYS: Readonly<Record<RetryClass, { minMs: number; maxMs
 
 export interface RetryPolicy {
   budgets: Readonly<Record<RetryClass, number>>;
-  delays: Readonly<Record<RetryClass, { minMs: number; maxMs: number }>>;
+  /** Backoff range per class; delay n = min(minMs × multiplier^n, maxMs), multiplier 2 unless set. */
+  delays: Readonly<Record<RetryClass, { minMs: number; maxMs: number; multiplier?: number }>>;
   /** Waits up to this long happen in place; longer ones hand the job back to the queue. */
   maxInPlaceWaitMs: number;
+  /** The factor `scaledPolicy` applied to the delays (so a model's own delays get it too). */
+  scale?: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -51,9 +55,28 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 /** The policy with every backoff multiplied by `factor` (tests and benchmarks run faster clocks). */
 export function scaledPolicy(policy: RetryPolicy, factor: number): RetryPolicy {
   const delays = Object.fromEntries(
-    RETRY_CLASSES.map((c) => [c, { minMs: policy.delays[c].minMs * factor, maxMs: policy.delays[c].maxMs * factor }]),
+    RETRY_CLASSES.map((c) => [c, { ...policy.delays[c], minMs: policy.delays[c].minMs * factor, maxMs: policy.delays[c].maxMs * factor }]),
   ) as RetryPolicy["delays"];
-  return { ...policy, delays };
+  return { ...policy, delays, scale: (policy.scale ?? 1) * factor };
+}
+
+/**
+ * The policy with a Karenina `retry_policy` (a model's, else the run's) laid over it: each class it
+ * names gets that budget (`max_attempts` retries), backoff range (seconds, times the policy's
+ * scale) and multiplier; classes it leaves out keep the policy's.
+ */
+export function withRetryPolicyConfig(policy: RetryPolicy, config: RetryPolicyConfig | null | undefined): RetryPolicy {
+  if (!config) return policy;
+  const scale = policy.scale ?? 1;
+  const budgets = { ...policy.budgets };
+  const delays = { ...policy.delays };
+  for (const c of RETRY_CLASSES) {
+    const own = config[c];
+    if (!own) continue;
+    budgets[c] = own.max_attempts;
+    delays[c] = { minMs: own.backoff_min * 1000 * scale, maxMs: own.backoff_max * 1000 * scale, multiplier: own.backoff_multiplier };
+  }
+  return { ...policy, budgets, delays };
 }
 
 export interface RetryEnv {
@@ -73,8 +96,8 @@ export function retryClass(error: LlmError): RetryClass | null {
 
 /** Exponential backoff for the n-th retry of a class, jittered into [50 %, 100 %). */
 export function backoffMs(cls: RetryClass, retryIndex: number, policy: RetryPolicy, random: () => number): number {
-  const { minMs, maxMs } = policy.delays[cls];
-  return Math.round(Math.min(maxMs, minMs * 2 ** retryIndex) * (0.5 + 0.5 * random()));
+  const { minMs, maxMs, multiplier = 2 } = policy.delays[cls];
+  return Math.round(Math.min(maxMs, minMs * multiplier ** retryIndex) * (0.5 + 0.5 * random()));
 }
 
 export type RetryDecision =

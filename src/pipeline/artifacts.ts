@@ -3,6 +3,7 @@
  * the settings that switch them on. Kept apart from types.ts so each check's shape sits in one
  * place; types.ts composes them into the pipeline state.
  */
+import type { ModelConfig } from "../schemas/model-config";
 import type { FewShotConfig } from "./few-shot";
 import type { PromptConfig } from "./prompts/instructions";
 
@@ -72,6 +73,8 @@ export interface EmbeddingCheckSettings {
   enabled: boolean;
   model: string;
   threshold: number;
+  /** The config's embedding_check_provider; the edge resolves who embeds (src/llm/embedding-model.ts). */
+  provider?: ModelConfig | null;
 }
 
 /** Optional so run specs written before these features still load (absent = Karenina's default). */

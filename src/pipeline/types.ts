@@ -132,8 +132,10 @@ export interface PipelinePorts {
   log?: PipelineLog;
   /** Runs a template's custom_verify code; without it such templates fail verification (never pass). */
   codeVerifier?: CodeVerifierPort;
-  /** Embeddings for the embedding check; defaults to the judge's port (its `/embeddings`). */
+  /** Embeddings for the embedding check (the edge resolves it, src/llm/embedding-model.ts); defaults to the judge's port. */
   embedder?: ModelPort;
+  /** The model name `embedder` is asked for; defaults to the config's embedding_check_model. */
+  embedderModel?: string;
   /** Web search for deep judgment's hallucination check; without it search is skipped with a warning. */
   search?: SearchPort;
   /** Runs callable rubric traits' JavaScript (the QuickJS sandbox at the edge); without it they are null with a warning. */

@@ -18,6 +18,7 @@
  */
 import { z } from "zod";
 import { WIRE_PARSE, wireIssues } from "./wire-issues";
+import { RequestTimeout, RetryPolicyConfig } from "./retry-policy";
 import { TraceMessage } from "./trace-message";
 import type { Message as TraceMessageOut } from "../llm/port";
 
@@ -67,8 +68,6 @@ const UNSUPPORTED_KARENINA_FIELDS = [
   "agent_middleware",
   "max_context_tokens",
   "agent_timeout",
-  "request_timeout",
-  "retry_policy",
   "manual_traces",
 ] as const;
 
@@ -106,6 +105,10 @@ const ModelConfigInput = z.strictObject({
   api_key_secret: ApiKeySecret.nullish(),
   manual_answers: z.record(z.string(), ManualAnswer, { error: "manual_answers maps question ids to answers" }).nullish(),
   max_retries: z.number().int().min(0, { error: "max_retries must be an integer ≥ 0" }).nullish(),
+  /** Seconds one call to this model may take; unset: the run's request_timeout, else the deployment's. */
+  request_timeout: RequestTimeout.nullish(),
+  /** Karenina's per-class retry budgets and backoff for this model; unset: the run's, else Karenina's defaults. */
+  retry_policy: RetryPolicyConfig.nullish(),
   ...unsupportedShape,
 });
 type RawModelConfig = Omit<z.output<typeof ModelConfigInput>, "temperature"> & { temperature?: number };
@@ -121,6 +124,8 @@ export interface ModelConfig {
   system_prompt?: string;
   api_key_secret?: string;
   manual_answers?: Record<string, string | Message[]>;
+  request_timeout?: number;
+  retry_policy?: RetryPolicyConfig;
 }
 
 type Issue = { path: string; message: string };
@@ -184,6 +189,8 @@ function normalise(raw: RawModelConfig, ctx: z.RefinementCtx<unknown>): ModelCon
     ...(raw.system_prompt != null ? { system_prompt: raw.system_prompt } : {}),
     ...(raw.api_key_secret ? { api_key_secret: raw.api_key_secret } : {}),
     ...(raw.manual_answers ? { manual_answers: raw.manual_answers } : {}),
+    ...(raw.request_timeout != null ? { request_timeout: raw.request_timeout } : {}),
+    ...(raw.retry_policy != null ? { retry_policy: raw.retry_policy } : {}),
   };
 }
 

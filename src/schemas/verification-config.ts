@@ -12,13 +12,15 @@
  *    shortcuts fold into it; its rubric_evaluation and agentic_parsing tasks wait for those
  *    calls), deep_judgment_rubric_mode / _config / _global_excerpts / _*_default tuning numbers
  *    (search per trait through the run's search tool), agentic_rubric_strategy,
- *    agentic_rubric_parallel (async_max_workers traits at a time), plus edgeval's
- *    own `question_ids` filter (ids are checked against the benchmark later).
+ *    agentic_rubric_parallel (async_max_workers traits at a time), request_timeout and
+ *    retry_policy (stamped onto models without their own, as Karenina's model_stamping), plus
+ *    edgeval's own `question_ids` filter (ids are checked against the benchmark later) and
+ *    `embedding_check_provider` (who serves the embedding check's embeddings).
  * 2. Accepted execution knobs that change nothing in edgeval (Queues fan the work out and the
- *    shared provider limiter paces it; features they tune are not there yet):
+ *    shared provider limiter paces it; features they tune are not there yet; each is listed with
+ *    its reason in the README's "Accepted but inert" table):
  *    async_enabled, async_max_workers (except as agentic_rubric_parallel's bound), max_concurrent_requests, batch_timeout_seconds,
- *    task_ordering, answerer_concurrency_limits, request_timeout, retry_policy,
- *    max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
+ *    task_ordering, answerer_concurrency_limits, max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
  *    allow_partial_trace_scoring, agentic_judge_context, agentic_parsing_max_turns,
  *    agentic_parsing_timeout, workspace_copy,
  *    workspace_cleanup, workspace_output_exclude_patterns. Legacy keys Karenina strips
@@ -31,6 +33,7 @@
  * DEFAULT_ANSWERING_SYSTEM_PROMPT; parsing models keep none.
  */
 import { z } from "zod";
+import { RequestTimeout, RetryPolicyConfig } from "./retry-policy";
 import { whenMissing } from "./wire-issues";
 import { DEEP_JUDGMENT_RUBRIC_MODES, DeepJudgmentRubricCustomConfig } from "../rubric/deep-judgment/config";
 import { FewShotExample } from "./benchmark";
@@ -51,28 +54,6 @@ const nullOnly = (field: string, feature: string) => z.null({ error: notYet(fiel
 const int = (min: number) => z.number().int({ error: `must be an integer ≥ ${min}` }).min(min, { error: `must be an integer ≥ ${min}` });
 const positive = z.number().positive({ error: "must be a number > 0" });
 const unit = z.number().min(0, { error: "must be between 0 and 1" }).max(1, { error: "must be between 0 and 1" });
-
-const CategoryRetry = z.strictObject({
-  max_attempts: int(0).optional(),
-  backoff_min: z.number().min(0).optional(),
-  backoff_max: z.number().min(0).optional(),
-  backoff_multiplier: z.number().min(1).optional(),
-});
-/** Karenina's RetryPolicy, accepted for compatibility; edgeval's retry budgets are its own. */
-const RetryPolicy = z.strictObject({
-  connection: CategoryRetry.optional(),
-  timeout: CategoryRetry.optional(),
-  rate_limit: CategoryRetry.optional(),
-  server_error: CategoryRetry.optional(),
-  timeout_escalation: z
-    .strictObject({
-      strategy: z.enum(["additive", "multiplicative", "linear"]),
-      increment: z.number().min(0).optional(),
-      multiplier: z.number().min(1).optional(),
-      max_timeout: z.number().min(0).nullish(),
-    })
-    .nullish(),
-});
 
 /** Karenina's PromptConfig: per-task instructions appended to that task's system prompt. */
 const PROMPT_TASKS = ["generation", "parsing", "abstention_detection", "sufficiency_detection", "rubric_evaluation", "agentic_parsing", "deep_judgment"] as const;
@@ -163,6 +144,12 @@ const ConfigInput = z.strictObject({
   sufficiency_enabled: z.boolean().default(false),
   embedding_check_enabled: z.boolean().default(false),
   embedding_check_model: z.string().default("all-MiniLM-L6-v2"),
+  /**
+   * edgeval's: the model config that serves embeddings for the check (src/llm/embedding-model.ts);
+   * unset, Karenina's default model name maps to Workers AI (deployed) or a local OpenAI-compatible
+   * endpoint, and any other name is asked of the judge's provider.
+   */
+  embedding_check_provider: ModelConfig.nullish(),
   embedding_check_threshold: unit.default(0.85),
 
   async_enabled: z.boolean().default(true),
@@ -217,12 +204,14 @@ const ConfigInput = z.strictObject({
   workspace_output_exclude_patterns: z.array(z.string()).default([]),
 
   db_config: nullOnly("db_config", "database persistence (edgeval stores results itself)"),
-  request_timeout: positive.default(120),
+  /** Seconds per model call for models without their own (Karenina's default 120); the deployment's MODEL_TIMEOUT_MS caps it. */
+  request_timeout: RequestTimeout.default(120),
   scenario_turn_limit: int(1).default(20),
   replay_store: nullOnly("replay_store", "replay"),
   replay_parse_on_hydration_mismatch: z.enum(["fall_through", "strict"]).default("fall_through"),
   skip_triples: nullOnly("skip_triples", "resume"),
-  retry_policy: RetryPolicy.nullish(),
+  /** Retry budgets and backoff for models without their own retry_policy. */
+  retry_policy: RetryPolicyConfig.nullish(),
   custom_error_patterns: z
     .array(z.unknown())
     .refine((p) => p.length === 0, { error: notYet("custom_error_patterns", "custom error classification", "[]") })

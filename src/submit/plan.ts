@@ -8,9 +8,11 @@
 import { secretAdvice } from "../env";
 import type { FieldIssue } from "../schemas/field-issue";
 import { modelKeyIssues } from "../llm/model-keys";
+import { embeddingModel } from "../llm/embedding-model";
 import type { KeyRing } from "../tenants/key-ring";
 import type { CreateRunBody } from "../schemas/api";
 import type { PipelineSettings } from "../pipeline/types";
+import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationConfig } from "../schemas/verification-config";
 import type { Question } from "../schemas/benchmark";
 import { type Rubric, traitNames } from "../schemas/rubric";
@@ -67,7 +69,9 @@ export function planRun(
     ...config.answering_models.map((model, i) => ({ path: `config.answering_models[${i}]`, model })),
     ...config.parsing_models.map((model, i) => ({ path: `config.parsing_models[${i}]`, model })),
     ...modelsInRubrics(benchmark, (id) => !wanted || wanted.has(id)),
+    ...(config.embedding_check_enabled && config.embedding_check_provider ? [{ path: "config.embedding_check_provider", model: config.embedding_check_provider }] : []),
   ];
+  if (config.embedding_check_enabled) issues.push(...embeddingIssues(config));
   for (const { path, model } of models) {
     const keyIssues = modelKeyIssues(model, { model: path, base_url: `${path}.base_url` }, ring, advice);
     issues.push(...keyIssues.misdirected);
@@ -101,8 +105,8 @@ export function planRun(
     benchmark_name: benchmark.name,
     created_at: ids.created_at,
     questions,
-    answering_models: config.answering_models,
-    parsing_models: config.parsing_models,
+    answering_models: config.answering_models.map((m) => stampRunDefaults(m, config)),
+    parsing_models: config.parsing_models.map((m) => stampRunDefaults(m, config)),
     replicate_count: config.replicate_count,
     settings: { ...pipelineSettings(config), ...rubricSettings(config, benchmark.rubric ?? null, questions) },
     ...(body.prices ? { prices: body.prices } : {}),
@@ -127,6 +131,25 @@ export function rubricSettings(config: VerificationConfig, global: Rubric | null
     rubric_evaluation_strategy: config.rubric_evaluation_strategy ?? "batch",
     rubric_trait_names: config.rubric_trait_names ?? null,
   };
+}
+
+/**
+ * The run's request_timeout and retry_policy onto a model that has none of its own, as Karenina's
+ * model_stamping does (benchmark/verification/batch_runner.py:184-193): the model's own win.
+ */
+export function stampRunDefaults(model: ModelConfig, config: Pick<VerificationConfig, "request_timeout" | "retry_policy">): ModelConfig {
+  const retry = model.retry_policy ?? config.retry_policy ?? undefined;
+  return { ...model, request_timeout: model.request_timeout ?? config.request_timeout, ...(retry ? { retry_policy: retry } : {}) };
+}
+
+/** Every judge must have somewhere to get embeddings from (src/llm/embedding-model.ts). */
+function embeddingIssues(config: VerificationConfig): FieldIssue[] {
+  const settings = { model: config.embedding_check_model, provider: config.embedding_check_provider ?? null };
+  for (const judge of config.parsing_models) {
+    const r = embeddingModel(settings, judge, { local: false });
+    if ("error" in r) return [{ path: "config.embedding_check_model", message: r.error }];
+  }
+  return [];
 }
 
 /** A budget can only bind if every model that is called has a price. */
@@ -160,6 +183,7 @@ export function pipelineSettings(config: VerificationConfig): PipelineSettings {
       enabled: config.embedding_check_enabled,
       model: config.embedding_check_model,
       threshold: config.embedding_check_threshold,
+      ...(config.embedding_check_provider ? { provider: config.embedding_check_provider } : {}),
     },
     deep_judgment: {
       mode: config.deep_judgment_mode,

@@ -4,8 +4,9 @@
  * similarity reaches the threshold asks the judge whether they are semantically equivalent. YES
  * overrides the FIELD verdict to pass; a failed regex check still fails the answer.
  *
- * Model and threshold come from the run's config (`embedding_check_model`,
- * `embedding_check_threshold`) — never from the environment, unlike Karenina. Template fields
+ * Model and threshold come from the run's config (`embedding_check_model`, `embedding_check_provider`,
+ * `embedding_check_threshold`), resolved by the edge into `ports.embedder` / `ports.embedderModel`
+ * (src/llm/embedding-model.ts) — never from the environment, unlike Karenina. Template fields
  * verified by SemanticMatch are decided here: their primitive cannot decide alone.
  * A failing embedding or judge call is non-fatal: a warning and no override.
  */
@@ -29,17 +30,18 @@ export const embeddingCheck: Stage = {
     const gt = JSON.stringify(groundTruthOf(input.question.template!));
     const answer = JSON.stringify(state.parsed ?? {});
     const embedder = ports.embedder ?? ports.judge;
-    const emb = await embedder.embed({ inputs: [gt, answer], model: settings.model });
+    const model = ports.embedderModel ?? settings.model;
+    const emb = await embedder.embed({ inputs: [gt, answer], model });
     if (!emb.ok || emb.value.vectors.length !== 2) {
       const why = emb.ok ? `expected 2 vectors, got ${emb.value.vectors.length}` : `${emb.error.kind}: ${emb.error.message}`;
       return {
         ...checkFailed(ports, state, "embedding_check_failed", `embedding check failed (${why})`, emb.ok ? undefined : emb.error),
-        embedding: { performed: false, similarity_score: null, override_applied: false, model_used: settings.model },
+        embedding: { performed: false, similarity_score: null, override_applied: false, model_used: model },
       };
     }
     const similarity = Math.max(0, Math.min(1, cosine(emb.value.vectors[0]!, emb.value.vectors[1]!)));
     const usage = { ...state.usage, embedding_check: emb.value.usage };
-    const base = { performed: true, similarity_score: similarity, model_used: settings.model };
+    const base = { performed: true, similarity_score: similarity, model_used: model };
     if (similarity < settings.threshold) return { usage, embedding: { ...base, override_applied: false } };
 
     const reply = await ports.judge.chat({ messages: buildEquivalenceMessages(input.question.question, gt, answer), call_site: "embedding_check/equivalence" });

@@ -9,8 +9,10 @@ import {
   retriesUsed,
   retryingPort,
   scaledPolicy,
+  withRetryPolicyConfig,
   withRetry,
 } from "../../../src/llm/retrying";
+import { RetryPolicyConfig } from "../../../src/schemas/retry-policy";
 
 const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2, model: "m" };
 const okChat: LlmResult<ChatResponse> = { ok: true, value: { text: "hi", usage } };
@@ -45,6 +47,19 @@ describe("retries by error class", () => {
     expect(backoffMs("server_error", 10, p, () => 0)).toBe(7_500);
     expect(backoffMs("connection", 0, p, () => 0)).toBe(500);
     expect(backoffMs("rate_limit", 0, scaledPolicy(p, 0.01), () => 0)).toBe(25);
+  });
+
+  // Karenina's CategoryRetryConfig (utils/retry_policy.py:150-153): max_attempts retries, backoff_min/max in
+  // seconds, delay n = min(backoff_min × backoff_multiplier^n, backoff_max) (retry_policy.py:314).
+  it("a Karenina retry_policy replaces the budget, backoff range and multiplier of the classes it names, keeping the scale", () => {
+    const cfg = RetryPolicyConfig.parse({ server_error: { max_attempts: 4, backoff_min: 3, backoff_max: 100, backoff_multiplier: 3 }, timeout: {} });
+    const p = withRetryPolicyConfig(DEFAULT_RETRY_POLICY, cfg);
+    expect(p.budgets).toEqual({ connection: 3, timeout: 0, rate_limit: 5, server_error: 4 });
+    expect(backoffMs("server_error", 2, p, () => 0)).toBe(13_500); // 3 s × 3² = 27 s, jitter floor ½
+    expect(backoffMs("timeout", 0, p, () => 0)).toBe(500); // a named class takes CategoryRetryConfig's defaults: 1 s
+    expect(backoffMs("connection", 0, p, () => 0)).toBe(500);
+    expect(backoffMs("server_error", 0, withRetryPolicyConfig(scaledPolicy(DEFAULT_RETRY_POLICY, 0.01), cfg), () => 0)).toBe(15);
+    expect(withRetryPolicyConfig(DEFAULT_RETRY_POLICY, null)).toBe(DEFAULT_RETRY_POLICY);
   });
 
   it("retries a server error in place and returns the success, counting the retry", async () => {

@@ -24,6 +24,11 @@ describe("ModelConfig normalisation", () => {
   it("accepts the unsupported Karenina fields when they are null", () => {
     parseOk(ModelConfig, { id: "a", interface: "openai", model_name: "m", mcp_urls_dict: null, endpoint_api_key: null, extra_kwargs: null, retry_policy: null });
   });
+  // Karenina's ModelConfig.request_timeout / retry_policy (schemas/config/models.py:614-621): honoured per model.
+  it("keeps request_timeout and a Karenina retry_policy, with CategoryRetryConfig's defaults inside a named class", () => {
+    const m = parseOk(ModelConfig, { ...{ id: "a", interface: "openai", model_name: "m" }, request_timeout: 30, retry_policy: { rate_limit: { max_attempts: 7 } } });
+    expect(m).toMatchObject({ request_timeout: 30, retry_policy: { rate_limit: { max_attempts: 7, backoff_min: 1, backoff_max: 10, backoff_multiplier: 2 } } });
+  });
   it("gives a manual model id and model_name 'manual' and keeps its answers", () => {
     const m = parseOk(ModelConfig, { interface: "manual", manual_answers: { q1: "BCL2", q2: [{ role: "assistant", content: "TP53" }] } });
     expect(m).toMatchObject({ id: "manual", model_name: "manual", interface: "manual" });
@@ -38,6 +43,8 @@ describe("ModelConfig rejects, at the exact path", () => {
   it.each<[string, Record<string, unknown>, string, RegExp]>([
     ["langchain with another provider", { ...base, interface: "langchain", model_provider: "google_genai" }, "model_provider", /must be "openai" or "anthropic"; got model_provider "google_genai"/],
     ["langchain without a provider", { ...base, interface: "langchain" }, "model_provider", /got no model_provider/],
+    ["a request_timeout past the limiter's lease", { ...base, request_timeout: 600 }, "request_timeout", /≤ 140 s/],
+    ["a retry_policy with timeout_escalation", { ...base, retry_policy: { timeout_escalation: { strategy: "additive", increment: 5 } } }, "retry_policy.timeout_escalation", /not supported/],
     ["an interface edgeval does not speak", { ...base, interface: "openrouter" }, "interface", /interface "openrouter" is not supported/],
     ["a provider contradicting the interface", { ...base, model_provider: "anthropic" }, "model_provider", /contradicts interface "openai"/],
     ["openai_compatible without base_url", { ...base, interface: "openai_compatible" }, "base_url", /needs base_url/],
