@@ -26,7 +26,7 @@ export interface Env {
   JOB_MAX_ATTEMPTS?: string;
   /** Base of the exponential backoff between deliveries of a job (seconds). */
   JOB_RETRY_BASE_DELAY_SECONDS?: string;
-  /** Per-call timeout of model calls (ms); default 120000 (Karenina's request_timeout). */
+  /** Ceiling on one model call (ms), over every request_timeout; default 140000 (a call holds a 150 s limiter lease). */
   MODEL_TIMEOUT_MS?: string;
   /** Multiplies every retry backoff (default 1; tests use 0.01). Provider retry-after is never scaled. */
   RETRY_DELAY_SCALE?: string;
