@@ -47,6 +47,10 @@ export default defineConfig(async () => {
                   EDGEVAL_EMBEDDING_BASE_URL: `http://127.0.0.1:${inject("fakeLlmPort")}/v1`,
                   // Keys may go to the fake (src/llm/key-origins.ts); any other non-provider origin is refused.
                   EDGEVAL_KEY_ORIGINS: `http://127.0.0.1:${inject("fakeLlmPort")}`,
+                  // The webhook receiver (test/webhook-receiver/server.mjs) and a schedule at 1/10,000:
+                  // 0 s, 0.5 ms, 30 ms, 180 ms, 0.72 s, 1.8 s, 3.6 s, 3.6 s.
+                  WEBHOOK_RECEIVER_URL: `http://127.0.0.1:${inject("webhookReceiverPort")}`,
+                  WEBHOOK_RETRY_SCALE: "0.0001",
                 },
                 // An entry here REPLACES the wrangler.toml consumer settings for that queue.
                 queueConsumers: {

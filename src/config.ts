@@ -24,6 +24,8 @@ const Vars = z.object({
   TAVILY_BASE_URL: z.string().optional().catch(undefined),
   /** Locally, the OpenAI-compatible endpoint serving the embedding check's default model (src/llm/embedding-model.ts). */
   EDGEVAL_EMBEDDING_BASE_URL: z.string().min(1).optional().catch(undefined),
+  /** Multiplies the webhook retry schedule (src/webhooks/schedule.ts; tests shorten it). */
+  WEBHOOK_RETRY_SCALE: z.coerce.number().positive().refine(Number.isFinite).catch(1),
 });
 
 export interface EdgeConfig {
@@ -34,6 +36,7 @@ export interface EdgeConfig {
   retryDelayScale: number;
   tavilyBaseUrl: string | undefined;
   embeddingBaseUrl: string | undefined;
+  webhookRetryScale: number;
 }
 
 const parsed = new WeakMap<object, EdgeConfig>();
@@ -52,6 +55,7 @@ export function edgeConfig(env: Env): EdgeConfig {
       retryDelayScale: v.RETRY_DELAY_SCALE,
       tavilyBaseUrl: v.TAVILY_BASE_URL,
       embeddingBaseUrl: v.EDGEVAL_EMBEDDING_BASE_URL,
+      webhookRetryScale: v.WEBHOOK_RETRY_SCALE,
     };
     parsed.set(env, config);
   }

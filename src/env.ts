@@ -19,7 +19,7 @@ export interface Env {
   EDGEVAL_ADMIN_TOKEN?: string;
   /** HMAC key under which API keys are hashed; changing it invalidates every API key. */
   EDGEVAL_KEY_PEPPER?: string;
-  /** Key-encryption key(s) of tenant secrets: one value, or `1:<secret> 2:<secret>` (src/tenants/secret-crypto.ts). */
+  /** Key-encryption key(s) of tenant secrets: one value, or `1:<secret> 2:<secret>` (src/lib/secret-crypto.ts). */
   EDGEVAL_SECRETS_KEK?: string;
   OPENAI_API_KEY?: string;
   ANTHROPIC_API_KEY?: string;
@@ -36,6 +36,10 @@ export interface Env {
   EDGEVAL_EMBEDDING_BASE_URL?: string;
   /** "local" on a developer's machine (.dev.vars, npm start, npm run dev, the tests); absent in production. */
   EDGEVAL_ENV?: string;
+  /** One per webhook delivery: its retry schedule on alarms (src/webhooks/dispatcher.ts). */
+  WEBHOOKS: DurableObjectNamespace<import("./webhooks/dispatcher").WebhookDispatcher>;
+  /** Multiplies the webhook retry schedule (default 1; tests shorten it). */
+  WEBHOOK_RETRY_SCALE?: string;
   /** Jobs of one queue batch run side by side (default 4; src/config.ts parses every var). */
   JOB_CONCURRENCY?: string;
   /** Where the Tavily-compatible search API is (deep judgment's search; its key is the TAVILY_API_KEY secret). */

@@ -7,6 +7,7 @@ import { sweepRetention } from "./tenants/retention";
 export { RunCoordinator } from "./coordinator/coordinator";
 export { ProviderLimiter } from "./limiter/provider-limiter";
 export { TenantRateLimiter } from "./tenants/rate-limiter";
+export { WebhookDispatcher } from "./webhooks/dispatcher";
 
 const app = buildApp();
 

@@ -7,6 +7,7 @@ declare global {
     interface Env extends EdgevalEnv {
       TEST_MIGRATIONS: D1Migration[];
       FAKE_LLM_URL: string;
+      WEBHOOK_RECEIVER_URL: string;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

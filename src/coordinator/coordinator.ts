@@ -22,6 +22,8 @@ import { runUsage, type RunUsage, unpricedModels, type UsageRowModel, type Usage
 import { sendJobs } from "../jobs/job-queues";
 import { COORDINATOR_TABLES } from "./coordinator-tables";
 import type { CoordinatorOp, CoordinatorOpResult } from "../jobs/coordinator-batcher";
+import { log } from "../log";
+import { EVENT_PAIRS, emitRunEvent } from "../webhooks/emit";
 
 export interface InitRun {
   run_id: string;
@@ -36,6 +38,8 @@ export interface InitRun {
   budget_usd?: number;
   /** What the run is made of, for reproducing it (manifest.ts); absent on runs from before it. */
   manifest?: RunManifest;
+  /** Endpoints the run named for its end event (src/webhooks), besides the tenant's all-runs ones. */
+  webhook_endpoint_ids?: string[];
 }
 
 export interface RecordedResult {
@@ -86,6 +90,8 @@ const WATCH_EVERY_MS = 5 * 60_000;
  * consumer that gives the job back (retry) releases it at once.
  */
 const LEASE_MS = 5 * 60_000;
+/** A run end event that could not be written is tried again this much later. */
+const EMIT_RETRY_MS = 60_000;
 
 export class RunCoordinator extends DurableObject<Env> {
   /**
@@ -121,6 +127,7 @@ export class RunCoordinator extends DurableObject<Env> {
       this.setMeta("started", "0");
       if (run.budget_usd !== undefined) this.setMeta("budget_usd", String(run.budget_usd));
       if (run.manifest) this.setMeta("manifest", JSON.stringify(run.manifest));
+      if (run.webhook_endpoint_ids) this.setMeta("webhook_endpoint_ids", JSON.stringify(run.webhook_endpoint_ids));
       for (const id of run.job_ids) {
         this.sql.exec("INSERT INTO jobs (job_id, state, attempts, updated_at) VALUES (?, 'pending', 0, ?)", id, now);
       }
@@ -313,7 +320,11 @@ export class RunCoordinator extends DurableObject<Env> {
 
   async alarm(): Promise<void> {
     const jobs = this.jobCounts();
-    if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) return;
+    if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) {
+      // A finished run whose end event could not be written yet (emitRunEnd set this alarm).
+      if (this.meta("finished_at") && this.meta("run_event") !== "emitted") await this.emitRunEnd();
+      return;
+    }
     const cutoff = this.clock.now() - STALL_MS;
     const stalled = this.sql
       .exec<{ job_id: string }>(
@@ -378,7 +389,11 @@ export class RunCoordinator extends DurableObject<Env> {
     if (this.openJobCount !== undefined) this.openJobCount -= n;
   }
 
-  /** When every job is done, dead or skipped: stamps the end once and mirrors the status to D1. */
+  /**
+   * When every job is done, dead or skipped: stamps the end once, mirrors the status to D1 and
+   * emits the run's end event. The check and the stamp are synchronous, so of two last jobs
+   * finishing at once only one gets past them: one event per run.
+   */
   private async finishIfDone(): Promise<void> {
     if (this.openJobs() > 0 || this.meta("finished_at")) return;
     const finishedAt = new Date(this.clock.now()).toISOString();
@@ -387,6 +402,30 @@ export class RunCoordinator extends DurableObject<Env> {
     // Only the status is needed here: no pair summaries (a run may have thousands of pairs).
     const snap = (await this.snapshot({ offset: 0, limit: 0 }))!;
     await this.syncD1Status(snap.status, finishedAt);
+    await this.emitRunEnd();
+  }
+
+  /**
+   * The run's end event (src/webhooks/emit.ts; its ids derive from the run, so emitting again
+   * after a failure half-way duplicates nothing). A failure is retried from the alarm.
+   */
+  private async emitRunEnd(): Promise<void> {
+    try {
+      const snap = (await this.snapshot({ offset: 0, limit: EVENT_PAIRS }))!;
+      await emitRunEvent(this.env, {
+        tenant_id: this.meta("tenant_id") ?? DEFAULT_TENANT,
+        run_id: snap.run_id,
+        status: snap.status,
+        progress: snap.progress,
+        pairs: snap.summary,
+        pairs_total: snap.pairs_total,
+        named_endpoint_ids: JSON.parse(this.meta("webhook_endpoint_ids") ?? "[]") as string[],
+      });
+      this.setMeta("run_event", "emitted");
+    } catch (err) {
+      log.warn("run_event_emit_failed", { run_id: this.meta("run_id"), error: String(err) });
+      await this.ctx.storage.setAlarm(this.clock.now() + EMIT_RETRY_MS);
+    }
   }
 
   private budgetSpent(): boolean {

@@ -15,6 +15,7 @@ import { keys } from "./keys";
 import { requestRate } from "./request-rate";
 import { secrets } from "./secrets";
 import { usage } from "./usage";
+import { webhooks } from "./webhooks";
 import { runs } from "./runs";
 
 export function buildApp() {
@@ -32,6 +33,7 @@ export function buildApp() {
   app.route("/v1/runs", runs);
   app.route("/v1/benchmarks", benchmarks);
   app.route("/v1/judge", judge);
+  app.route("/v1/webhook-endpoints", webhooks);
   app.notFound((c) => {
     const allow = allowedMethods(app.routes, c.req.path);
     if (allow.length === 0) return errorResponse(c, { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` });

@@ -18,6 +18,7 @@ export type ApiError =
   | { code: "method_not_allowed"; message: string }
   | { code: "idempotency_conflict"; message: string }
   | { code: "run_active"; message: string }
+  | { code: "delivery_state"; message: string }
   | { code: "rate_limited"; message: string }
   | { code: "quota_exceeded"; message: string }
   | { code: "not_configured"; message: string }
@@ -35,6 +36,7 @@ const STATUS: Record<ApiError["code"], ContentfulStatusCode> = {
   method_not_allowed: 405,
   idempotency_conflict: 409,
   run_active: 409,
+  delivery_state: 409,
   rate_limited: 429,
   quota_exceeded: 429,
   not_configured: 503,

@@ -15,6 +15,7 @@ import { loadBenchmark } from "../storage/benchmarks-repo";
 import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
 import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
+import { knownEndpointIds } from "../webhooks/endpoints-repo";
 import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
 import { refuseBrokenCode } from "./benchmarks";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
@@ -41,7 +42,8 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const tenant = tenantOf(c);
   const limits = effectiveLimits(tenant.limits_json);
   const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
-  const request = validate(CreateRunRequest, raw.value);
+  const { webhook_endpoint_ids: webhookIds = [], ...request } = validate(CreateRunRequest, raw.value);
+  await requireEndpoints(c.env, tenant.tenant_id, webhookIds);
   if (request.benchmark) await refuseBrokenCode(request.benchmark, "benchmark.");
   const body = withinAllowance(await withBenchmark(c.env, tenant.tenant_id, request), allowance);
   const runId = crypto.randomUUID();
@@ -74,7 +76,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   }
   try {
     await admitRun(c, tenant.tenant_id, limits, allowance);
-    await startRun(c.env, plan.spec, plan.jobIds);
+    await startRun(c.env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds });
   } catch (err) {
     // Refused or failed: the key is free again for the same request.
     if (idemKey) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idemKey, runId);
@@ -172,8 +174,17 @@ runs.delete("/:id", requireScope("runs:write"), async (c) => {
   return c.json({ run_id: run.run_id, deleted: true, ...removed });
 });
 
+/** Runs may name only endpoints their tenant registered (so every delivery is signed with a secret the receiver holds). */
+async function requireEndpoints(env: Env, tenantId: string, ids: readonly string[]): Promise<void> {
+  const known = await knownEndpointIds(env.DB, tenantId, ids);
+  const issues = ids.flatMap((id, i) =>
+    known.has(id) ? [] : [{ path: `webhook_endpoint_ids[${i}]`, message: `no webhook endpoint ${JSON.stringify(id)}; list them with GET /v1/webhook-endpoints` }],
+  );
+  if (issues.length) throw invalidBody(issues);
+}
+
 /** Resolves `benchmark_id` to the stored benchmark; an unknown id is the caller's 400. */
-async function withBenchmark(env: Env, tenantId: string, req: CreateRunRequest): Promise<CreateRunBody> {
+async function withBenchmark(env: Env, tenantId: string, req: Omit<CreateRunRequest, "webhook_endpoint_ids">): Promise<CreateRunBody> {
   const { benchmark_id, benchmark, ...rest } = req;
   if (benchmark) return { ...rest, benchmark };
   const stored = await loadBenchmark(env.DB, env.BLOBS, tenantId, benchmark_id!);

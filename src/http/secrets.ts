@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { isLocalMode } from "../env";
 import { PutSecretRequest, SecretName } from "../schemas/tenants";
 import { actorOf, auditStatement } from "../tenants/audit";
-import { KekMissing, parseKek, seal, secretAad } from "../tenants/secret-crypto";
+import { KekMissing, parseKek, seal, secretAad } from "../lib/secret-crypto";
 import { deleteSecret, getSecret, listSecrets, type SecretRecord, secretView, upsertSecret } from "../tenants/secrets-repo";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { type BodyLimit, readJson, validate } from "./body";

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { Benchmark } from "./benchmark";
 import { VerificationConfig } from "./verification-config";
 import { PriceOverrides } from "../llm/prices";
+import { WebhookEndpointIds } from "./webhooks";
 
 /** Run options about money: a spending cap, a cost estimate instead of a run, price overrides. */
 const RunCostOptions = {
@@ -53,6 +54,8 @@ export const CreateRunRequest = z
     ...RunCostOptions,
     cache: RunCacheOption.optional(),
     limits: RunLimits.optional(),
+    /** Endpoints of the tenant (POST /v1/webhook-endpoints) that receive this run's end event. */
+    webhook_endpoint_ids: WebhookEndpointIds.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.benchmark === undefined && body.benchmark_id === undefined) {

@@ -12,7 +12,8 @@ import { runManifest } from "../coordinator/manifest";
 import type { RunSpec } from "../storage/run-spec";
 import { saveSpec } from "../storage/spec-store";
 
-export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promise<void> {
+/** `webhook_endpoint_ids`: endpoints (already checked to be the tenant's) that receive the run's end event. */
+export async function startRun(env: Env, spec: RunSpec, jobIds: string[], opts: { webhook_endpoint_ids?: string[] } = {}): Promise<void> {
   const specKey = await saveSpec(env.BLOBS, spec);
   const perPair = spec.questions.length * spec.replicate_count;
   const coordinator = coordinatorName(spec);
@@ -25,6 +26,7 @@ export async function startRun(env: Env, spec: RunSpec, jobIds: string[]): Promi
     results_per_pair: perPair,
     ...(spec.budget_usd !== undefined ? { budget_usd: spec.budget_usd } : {}),
     manifest: runManifest(spec),
+    ...(opts.webhook_endpoint_ids?.length ? { webhook_endpoint_ids: opts.webhook_endpoint_ids } : {}),
   });
   await insertRun(env.DB, {
     run_id: spec.run_id,

@@ -16,6 +16,10 @@ export const AUDIT_ACTIONS = [
   "benchmark.deleted",
   "secret.set",
   "secret.deleted",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.deleted",
+  "webhook.secret_rotated",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

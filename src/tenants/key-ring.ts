@@ -9,7 +9,7 @@
 import { bindingByName, type Env } from "../env";
 import { allowedKeyOrigins, KEY_ORIGINS_VAR, keyDestinationIssue } from "../llm/key-origins";
 import { log } from "../log";
-import { parseKek, secretAad, unseal } from "./secret-crypto";
+import { parseKek, secretAad, unseal } from "../lib/secret-crypto";
 import { listSecrets, sealedOf, type SecretLimits } from "./secrets-repo";
 import type { TenantRecord } from "./tenants-repo";
 

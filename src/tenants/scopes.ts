@@ -12,6 +12,8 @@ export const SCOPES = [
   "judge",
   "secrets:write",
   "keys:admin",
+  "webhooks:write",
+  "webhooks:read",
 ] as const;
 
 export const Scope = z.enum(SCOPES);

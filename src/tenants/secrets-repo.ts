@@ -1,6 +1,6 @@
 /** D1 access to `tenant_secrets`: sealed values in, metadata out; every query names the tenant. */
 import { z } from "zod";
-import type { Sealed } from "./secret-crypto";
+import type { Sealed } from "../lib/secret-crypto";
 
 const Limits = z.object({ rpm: z.number().optional(), tpm: z.number().optional(), concurrency: z.number().optional() });
 

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { addFakeRules, exactTemplate, fakeModel, fakeStats, uniqueModel } from "./helpers";
 import { apiAs, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
+import { createEndpoint, settledDeliveries } from "./webhook-helpers";
 
 const CANARY = `canary-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -17,6 +18,8 @@ interface AIds {
   result_id: string;
   key_id: string;
   secret_name: string;
+  endpoint_id: string;
+  delivery_id: string;
 }
 
 /** Path parameters per route: A's ids. A route missing here fails the enumeration test. */
@@ -31,6 +34,10 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/keys/:id": { id: a.key_id },
     "/v1/keys/:id/rotate": { id: a.key_id },
     "/v1/secrets/:name": { name: a.secret_name },
+    "/v1/webhook-endpoints/:id": { id: a.endpoint_id },
+    "/v1/webhook-endpoints/:id/rotate-secret": { id: a.endpoint_id },
+    "/v1/webhook-endpoints/:id/deliveries": { id: a.endpoint_id },
+    "/v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": { id: a.endpoint_id, delivery_id: a.delivery_id },
   };
   return table[path];
 }
@@ -57,6 +64,8 @@ describe("tenant isolation", () => {
       },
     });
     const benchmark_id = ((await stored.json()) as { benchmark_id: string }).benchmark_id;
+    // A's webhook endpoint receives A's run's end event: B must reach neither it nor its deliveries.
+    const endpoint = await createEndpoint(a.key, { description: `hook ${CANARY}` });
     const run_id = await submitAs(a.key, {
       benchmark_id,
       run_name: `run ${CANARY}`,
@@ -67,7 +76,11 @@ describe("tenant isolation", () => {
     const secret_name = `SECRET_${CANARY.slice(7).toUpperCase()}`;
     const put = await apiAs(a.key, `/v1/secrets/${secret_name}`, { method: "PUT", json: { value: `sk-${CANARY}`, interface: "openai" } });
     expect(put.status).toBe(201);
-    ids = { run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id, secret_name };
+    const [delivery] = await settledDeliveries(a.key, endpoint.endpoint_id, 1);
+    ids = {
+      run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id, secret_name,
+      endpoint_id: endpoint.endpoint_id, delivery_id: delivery.delivery_id,
+    };
     // A's own view has the canary (so its absence from B's responses means something).
     expect(JSON.stringify(page)).toContain(CANARY);
   });
@@ -102,16 +115,19 @@ describe("tenant isolation", () => {
     const aSecrets = (await (await apiAs(a.key, "/v1/secrets")).json()) as { secrets: { name: string; created_at: string; updated_at: string }[] };
     expect(aSecrets.secrets).toHaveLength(1);
     expect(aSecrets.secrets[0]!.updated_at).toBe(aSecrets.secrets[0]!.created_at);
+    const hook = (await (await apiAs(a.key, `/v1/webhook-endpoints/${ids.endpoint_id}`)).json()) as Record<string, unknown>;
+    expect(hook).toMatchObject({ enabled: true, description: `hook ${CANARY}`, previous_secret_expires_at: null });
+    expect(hook.updated_at).toBe(hook.created_at);
   });
 
   it("never lists A's resources to B, and no response to B carries A's canary", async () => {
-    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage"]) {
+    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints"]) {
       const res = await apiAs(b.key, path);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).not.toContain(CANARY);
       // (B set a secret of A's secret's name itself in the test above: that name is B's too.)
-      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id]) expect(text).not.toContain(id);
+      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id]) expect(text).not.toContain(id);
     }
     // A's benchmark named in a run body is unknown to B (a 400 at benchmark_id, no canary).
     const res = await apiAs(b.key, "/v1/runs", {
@@ -122,6 +138,17 @@ describe("tenant isolation", () => {
     const text = await res.text();
     expect(JSON.parse(text).error.issues[0].path).toBe("benchmark_id");
     expect(text).not.toContain(CANARY);
+    // A's webhook endpoint named in B's run is unknown to B as well.
+    const named = await apiAs(b.key, "/v1/runs", {
+      method: "POST",
+      json: {
+        benchmark: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
+        config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }], parsing_models: [fakeModel("j", judge)] },
+        webhook_endpoint_ids: [ids.endpoint_id],
+      },
+    });
+    expect(named.status).toBe(400);
+    expect(((await named.json()) as any).error.issues[0].path).toBe("webhook_endpoint_ids[0]");
   });
 
   it("keeps each tenant's rows, objects and coordinator under its tenant", async () => {

@@ -17,17 +17,18 @@ describe("edgeConfig", () => {
       retryDelayScale: 1,
       tavilyBaseUrl: undefined,
       embeddingBaseUrl: undefined,
+      webhookRetryScale: 1,
     });
   });
 
   it("reads set vars, as the workers test config sets them", () => {
-    const c = edgeConfig(env({ JOB_MAX_ATTEMPTS: "3", JOB_RETRY_BASE_DELAY_SECONDS: "0", RETRY_DELAY_SCALE: "0.01", MODEL_TIMEOUT_MS: "5000", JOB_CONCURRENCY: "100", TAVILY_BASE_URL: "http://127.0.0.1:9/t" }));
-    expect(c).toEqual({ jobMaxAttempts: 3, jobRetryBaseDelaySeconds: 0, jobConcurrency: 100, modelTimeoutMs: 5000, retryDelayScale: 0.01, tavilyBaseUrl: "http://127.0.0.1:9/t", embeddingBaseUrl: undefined });
+    const c = edgeConfig(env({ JOB_MAX_ATTEMPTS: "3", JOB_RETRY_BASE_DELAY_SECONDS: "0", RETRY_DELAY_SCALE: "0.01", MODEL_TIMEOUT_MS: "5000", JOB_CONCURRENCY: "100", TAVILY_BASE_URL: "http://127.0.0.1:9/t", WEBHOOK_RETRY_SCALE: "0.0001" }));
+    expect(c).toEqual({ jobMaxAttempts: 3, jobRetryBaseDelaySeconds: 0, jobConcurrency: 100, modelTimeoutMs: 5000, retryDelayScale: 0.01, tavilyBaseUrl: "http://127.0.0.1:9/t", embeddingBaseUrl: undefined, webhookRetryScale: 0.0001 });
   });
 
   it("falls back on values that are not valid: not a number, fractional counts, below the minimum", () => {
-    const c = edgeConfig(env({ JOB_MAX_ATTEMPTS: "0", JOB_RETRY_BASE_DELAY_SECONDS: "-1", JOB_CONCURRENCY: "2.5", MODEL_TIMEOUT_MS: "soon", RETRY_DELAY_SCALE: "-3" }));
-    expect(c).toMatchObject({ jobMaxAttempts: 4, jobRetryBaseDelaySeconds: 2, jobConcurrency: 4, modelTimeoutMs: 140_000, retryDelayScale: 1 });
+    const c = edgeConfig(env({ JOB_MAX_ATTEMPTS: "0", JOB_RETRY_BASE_DELAY_SECONDS: "-1", JOB_CONCURRENCY: "2.5", MODEL_TIMEOUT_MS: "soon", RETRY_DELAY_SCALE: "-3", WEBHOOK_RETRY_SCALE: "0" }));
+    expect(c).toMatchObject({ jobMaxAttempts: 4, jobRetryBaseDelaySeconds: 2, jobConcurrency: 4, modelTimeoutMs: 140_000, retryDelayScale: 1, webhookRetryScale: 1 });
   });
 
   it("parses an env object once", () => {

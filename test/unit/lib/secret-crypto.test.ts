@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KekMissing, parseKek, seal, secretAad, unseal } from "../../../src/tenants/secret-crypto";
+import { KekMissing, parseKek, seal, secretAad, unseal } from "../../../src/lib/secret-crypto";
 
 const KEKS = parseKek("1:first-kek-secret 2:second-kek-secret");
 

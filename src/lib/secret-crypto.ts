@@ -1,5 +1,5 @@
 /**
- * Tenant secrets at rest: AES-256-GCM (WebCrypto) with a random 96-bit IV per write and the
+ * Secrets at rest (tenant provider keys; webhook signing secrets, src/webhooks): AES-256-GCM (WebCrypto) with a random 96-bit IV per write and the
  * additional data `tenant_id|name`, so a ciphertext copied to another tenant's or another name's
  * row fails to decrypt. The key-encryption key comes from the EDGEVAL_SECRETS_KEK secret:
  * either one value (version 1) or `1:<secret> 2:<secret> …`; the highest version encrypts, every

@@ -1,0 +1,144 @@
+/**
+ * /v1/webhook-endpoints (src/webhooks/README.md): a tenant's receivers of run events. The signing
+ * secret is in the response that creates or rotates it, and nowhere else (sealed in D1).
+ * Scopes: webhooks:write to change, webhooks:read to look (endpoints, deliveries).
+ */
+import { type Context, Hono } from "hono";
+import { actorOf, type AuditAction, auditStatement } from "../tenants/audit";
+import { KekMissing } from "../lib/secret-crypto";
+import { listDeliveries, restartDelivery, getDelivery } from "../webhooks/deliveries-repo";
+import { startDelivery } from "../webhooks/emit";
+import {
+  deleteEndpoint, type EndpointRecord, endpointView, getEndpoint, insertEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint,
+} from "../webhooks/endpoints-repo";
+import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
+import { mintSigningSecret, sealSigningSecret } from "../webhooks/signing";
+import { webhookUrlProblem } from "../webhooks/url-check";
+import { ListQuery } from "../schemas/api";
+import { type AppEnv, requireScope, tenantOf } from "./auth";
+import { type BodyLimit, readJson, validate, validateQuery } from "./body";
+import { decodeCursor, encodeCursor } from "./cursor";
+import { ApiFailure, invalidBody } from "./errors";
+
+const ENDPOINT_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "an endpoint is a url, a description, event types and two flags" };
+
+export const webhooks = new Hono<AppEnv>();
+
+webhooks.post("/", requireScope("webhooks:write"), async (c) => {
+  const body = validate(CreateEndpointRequest, (await readJson(c, ENDPOINT_BODY_LIMIT)).value);
+  checkUrl(c, body.url);
+  const tenantId = tenantOf(c).tenant_id;
+  const endpointId = `whe_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+  const secret = mintSigningSecret();
+  const now = new Date().toISOString();
+  const record: EndpointRecord = {
+    tenant_id: tenantId,
+    endpoint_id: endpointId,
+    url: body.url,
+    description: body.description,
+    event_types_json: body.event_types,
+    all_runs: body.all_runs,
+    enabled: body.enabled,
+    disabled_reason: null,
+    ...(await sealed(c, tenantId, endpointId, secret)),
+    prev_ciphertext: null,
+    prev_iv: null,
+    prev_kek_version: null,
+    prev_expires_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertEndpoint(c.env.DB, record);
+  await audit(c, "webhook.created", endpointId, { url: body.url, event_types: body.event_types });
+  return c.json({ ...endpointView(record), secret }, 201);
+});
+
+webhooks.get("/", requireScope("webhooks:read"), async (c) =>
+  c.json({ endpoints: (await listEndpoints(c.env.DB, tenantOf(c).tenant_id)).map(endpointView) }),
+);
+
+webhooks.get("/:id", requireScope("webhooks:read"), async (c) => c.json(endpointView(await requireEndpoint(c))));
+
+webhooks.patch("/:id", requireScope("webhooks:write"), async (c) => {
+  const endpoint = await requireEndpoint(c);
+  const body = validate(UpdateEndpointRequest, (await readJson(c, ENDPOINT_BODY_LIMIT)).value);
+  if (body.url !== undefined) checkUrl(c, body.url);
+  await updateEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, body, new Date().toISOString());
+  await audit(c, "webhook.updated", endpoint.endpoint_id, { fields: Object.keys(body) });
+  return c.json(endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!));
+});
+
+webhooks.delete("/:id", requireScope("webhooks:write"), async (c) => {
+  const endpoint = await requireEndpoint(c);
+  await deleteEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id);
+  await audit(c, "webhook.deleted", endpoint.endpoint_id, {});
+  return c.json({ endpoint_id: endpoint.endpoint_id, deleted: true });
+});
+
+/** A new secret, shown once; the old one keeps signing beside it for overlap_seconds. */
+webhooks.post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) => {
+  const endpoint = await requireEndpoint(c);
+  const body = validate(RotateSecretRequest, (await readJson(c, ENDPOINT_BODY_LIMIT)).value);
+  const secret = mintSigningSecret();
+  const now = new Date();
+  const prevExpiresAt = new Date(now.getTime() + body.overlap_seconds * 1000).toISOString();
+  const next = await sealed(c, endpoint.tenant_id, endpoint.endpoint_id, secret);
+  await rotateEndpointSecret(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, next, prevExpiresAt, now.toISOString());
+  await audit(c, "webhook.secret_rotated", endpoint.endpoint_id, { overlap_seconds: body.overlap_seconds });
+  return c.json({ ...endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!), secret }, 201);
+});
+
+webhooks.get("/:id/deliveries", requireScope("webhooks:read"), async (c) => {
+  const endpoint = await requireEndpoint(c);
+  const q = validateQuery(ListQuery, c.req.query());
+  const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "delivery_id"]) : null;
+  const rows = await listDeliveries(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, q.limit, cursor && { created_at: cursor[0]!, delivery_id: cursor[1]! });
+  const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
+  return c.json({ deliveries: rows, next_cursor: last ? encodeCursor([last.created_at, last.delivery_id]) : null });
+});
+
+/** A delivered or failed delivery starts a fresh schedule now (same event, same webhook-id). */
+webhooks.post("/:id/deliveries/:delivery_id/retry", requireScope("webhooks:write"), async (c) => {
+  const endpoint = await requireEndpoint(c);
+  const deliveryId = c.req.param("delivery_id");
+  const delivery = await getDelivery(c.env.DB, endpoint.tenant_id, deliveryId);
+  if (!delivery || delivery.endpoint_id !== endpoint.endpoint_id) {
+    throw new ApiFailure({ code: "not_found", message: `no delivery ${deliveryId} to endpoint ${endpoint.endpoint_id}` });
+  }
+  if (!endpoint.enabled) {
+    throw new ApiFailure({ code: "delivery_state", message: `endpoint ${endpoint.endpoint_id} is disabled; enable it (PATCH {"enabled": true}) first` });
+  }
+  if (!(await restartDelivery(c.env.DB, endpoint.tenant_id, deliveryId, new Date().toISOString()))) {
+    throw new ApiFailure({ code: "delivery_state", message: `delivery ${deliveryId} is still pending; it is retried on its schedule` });
+  }
+  await startDelivery(c.env, endpoint.tenant_id, deliveryId);
+  return c.json({ delivery_id: deliveryId, status: "pending" }, 202);
+});
+
+async function requireEndpoint(c: Context<AppEnv>): Promise<EndpointRecord> {
+  const id = c.req.param("id")!;
+  const endpoint = await getEndpoint(c.env.DB, tenantOf(c).tenant_id, id);
+  if (!endpoint) throw new ApiFailure({ code: "not_found", message: `no webhook endpoint ${id}; list them with GET /v1/webhook-endpoints` });
+  return endpoint;
+}
+
+function checkUrl(c: Context<AppEnv>, url: string): void {
+  const problem = webhookUrlProblem(url, c.env);
+  if (problem) throw invalidBody([{ path: "url", message: problem }]);
+}
+
+async function sealed(c: Context<AppEnv>, tenantId: string, endpointId: string, secret: string) {
+  try {
+    return await sealSigningSecret(c.env.EDGEVAL_SECRETS_KEK, tenantId, endpointId, secret);
+  } catch (err) {
+    if (err instanceof KekMissing) {
+      throw new ApiFailure({ code: "not_configured", message: "webhook secrets need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)" });
+    }
+    throw err;
+  }
+}
+
+function audit(c: Context<AppEnv>, action: AuditAction, target: string, detail: Record<string, unknown>) {
+  const principal = c.get("principal");
+  return auditStatement(c.env.DB, { tenant_id: principal.tenant.tenant_id, actor: actorOf(principal), action, target, detail }).run();
+}

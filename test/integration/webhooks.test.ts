@@ -1,0 +1,199 @@
+/**
+ * Issue 17: signed completion webhooks, inside workerd against a real receiver (a Node server
+ * verifying every delivery with the `standardwebhooks` package, test/webhook-receiver/server.mjs).
+ */
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signDelivery } from "../../src/webhooks/signing";
+import { addFakeRules, uniqueModel } from "./helpers";
+import { apiAs, createTenant, runAs, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
+import {
+  createEndpoint, deliveriesOf, hookUrl, receivedBy, registerHook, settledDeliveries, tinyRun, updateHook, waitForReceived,
+} from "./webhook-helpers";
+
+const accepted = (r: { status: number }) => r.status >= 200 && r.status < 300;
+
+describe("signed completion webhooks", () => {
+  let t: TestTenant;
+  const judge = uniqueModel("hook-judge");
+
+  beforeAll(async () => {
+    t = await createTenant({ name: "webhooks" });
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
+  });
+
+  it("creates, lists, updates and deletes endpoints; the secret is shown once and sealed in D1", async () => {
+    const ep = await createEndpoint(t.key, { description: "ci", event_types: ["run.completed"] });
+    expect(ep.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const got = (await (await apiAs(t.key, `/v1/webhook-endpoints/${ep.endpoint_id}`)).json()) as Record<string, unknown>;
+    expect(got).toMatchObject({ endpoint_id: ep.endpoint_id, description: "ci", event_types: ["run.completed"], all_runs: true, enabled: true });
+    expect(JSON.stringify(got)).not.toContain(ep.secret.slice(6));
+    const row = await env.DB.prepare("SELECT * FROM webhook_endpoints WHERE endpoint_id = ?").bind(ep.endpoint_id).first<Record<string, unknown>>();
+    expect(row!.tenant_id).toBe(t.tenant_id);
+    expect(JSON.stringify(row)).not.toContain(ep.secret.slice(6));
+    const patched = await apiAs(t.key, `/v1/webhook-endpoints/${ep.endpoint_id}`, { method: "PATCH", json: { enabled: false, description: "off" } });
+    expect(await patched.json()).toMatchObject({ enabled: false, description: "off" });
+    const bad = await apiAs(t.key, "/v1/webhook-endpoints", { method: "POST", json: { url: "ftp://x", event_types: ["run.done"] } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.issues.map((i: { path: string }) => i.path).sort()).toEqual(["event_types[0]", "url"]);
+    expect((await apiAs(t.key, `/v1/webhook-endpoints/${ep.endpoint_id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await apiAs(t.key, `/v1/webhook-endpoints/${ep.endpoint_id}`)).status).toBe(404);
+  });
+
+  it("refuses webhook_endpoint_ids that are not the tenant's endpoints, at their path", async () => {
+    const ep = await createEndpoint(t.key, { all_runs: false });
+    const res = await apiAs(t.key, "/v1/runs", { method: "POST", json: tinyRun(judge, { webhook_endpoint_ids: [ep.endpoint_id, "whe_nope"] }) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.issues).toEqual([expect.objectContaining({ path: "webhook_endpoint_ids[1]" })]);
+  });
+
+  it("N = 6 runs end → exactly 6 distinct webhook-ids, each verified, each in the Standard Webhooks shape", async () => {
+    const own = await createTenant({ name: "six runs" });
+    const ep = await createEndpoint(own.key);
+    const runIds = await Promise.all(Array.from({ length: 6 }, (_, i) => submitAs(own.key, tinyRun(judge, { run_name: `six-${i}` }))));
+    for (const id of runIds) await waitAs(own.key, id);
+    const got = await waitForReceived(ep.name, (r) => r.length >= 6);
+    await new Promise((r) => setTimeout(r, 300)); // nothing more arrives
+    const all = await receivedBy(ep.name);
+    expect(all).toHaveLength(6);
+    expect(all.every((r) => r.verified_by.length === 1 && accepted(r))).toBe(true);
+    expect(new Set(all.map((r) => r.webhook_id)).size).toBe(6);
+    const events = got.map((r) => JSON.parse(r.body));
+    expect(events.map((e) => e.data.run_id).sort()).toEqual([...runIds].sort());
+    const first = events.find((e) => e.data.run_id === runIds[0])!;
+    expect(first).toEqual({
+      type: "run.completed",
+      timestamp: expect.any(String),
+      data: {
+        run_id: runIds[0],
+        run_name: "six-0",
+        status: "completed",
+        progress: { total: 1, done: 1 },
+        pairs: [expect.objectContaining({ answering_model: "m", parsing_model: "j", passed: 1 })],
+        pairs_truncated: false,
+        links: { run: `/v1/runs/${runIds[0]}`, summary: `/v1/runs/${runIds[0]}/summary`, results: `/v1/runs/${runIds[0]}/results` },
+      },
+    });
+    expect(all.find((r) => JSON.parse(r.body).data.run_id === runIds[0])!.webhook_id).toBe(`msg_${runIds[0]}`);
+    const log = await settledDeliveries(own.key, ep.endpoint_id, 6);
+    expect(log.map((d) => d.status)).toEqual(Array(6).fill("delivered"));
+  });
+
+  it("503 three times, then 200: one accepted delivery per event id, every attempt freshly signed and verified", async () => {
+    const own = await createTenant({ name: "retries" });
+    // Slow 503s push attempts into different seconds, so a fresh timestamp shows as a new signature.
+    const slow503 = { status: 503, delay_ms: 1100 };
+    const ep = await createEndpoint(own.key, { all_runs: false }, [slow503, slow503, slow503]);
+    const runId = await submitAs(own.key, tinyRun(judge, { webhook_endpoint_ids: [ep.endpoint_id] }));
+    await waitAs(own.key, runId);
+    const got = await waitForReceived(ep.name, (r) => r.some(accepted));
+    expect(got.map((r) => r.status)).toEqual([503, 503, 503, 200]);
+    expect(new Set(got.map((r) => r.webhook_id))).toEqual(new Set([`msg_${runId}`]));
+    expect(got.every((r) => r.verified_by.length === 1)).toBe(true);
+    expect(new Set(got.map((r) => r.timestamp)).size).toBe(4);
+    expect(new Set(got.map((r) => r.signature)).size).toBe(4);
+    expect(new Set(got.map((r) => r.body)).size).toBe(1);
+    const [d] = await settledDeliveries(own.key, ep.endpoint_id, 1);
+    expect(d).toMatchObject({ status: "delivered", attempts: 4, event_type: "run.completed", run_id: runId });
+    expect(d.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([503, 503, 503, 200]);
+    expect(d.attempt_log.map((a: { webhook_timestamp: number }) => String(a.webhook_timestamp))).toEqual(got.map((r) => r.timestamp));
+  });
+
+  it("a run not naming an endpoint with all_runs false sends it nothing", async () => {
+    const own = await createTenant({ name: "not named" });
+    const ep = await createEndpoint(own.key, { all_runs: false });
+    await runAs(own.key, tinyRun(judge));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await receivedBy(ep.name)).toEqual([]);
+    expect(await deliveriesOf(own.key, ep.endpoint_id)).toEqual([]);
+  });
+
+  it("410 Gone disables the endpoint: no further attempts, no later deliveries; retry refused until it is enabled", async () => {
+    const own = await createTenant({ name: "gone" });
+    const ep = await createEndpoint(own.key, {}, [{ status: 410 }]);
+    await runAs(own.key, tinyRun(judge));
+    const [d] = await settledDeliveries(own.key, ep.endpoint_id, 1);
+    expect(d).toMatchObject({ status: "failed", attempts: 1, last_status_code: 410 });
+    const view = (await (await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}`)).json()) as any;
+    expect(view).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining("410") });
+    await runAs(own.key, tinyRun(judge));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await receivedBy(ep.name)).toHaveLength(1);
+    expect(await deliveriesOf(own.key, ep.endpoint_id)).toHaveLength(1);
+    const retry = `/v1/webhook-endpoints/${ep.endpoint_id}/deliveries/${d.delivery_id}/retry`;
+    expect((await apiAs(own.key, retry, { method: "POST" })).status).toBe(409);
+    // Enabled again, a manual retry delivers the same event (same webhook-id).
+    await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}`, { method: "PATCH", json: { enabled: true } });
+    expect((await apiAs(own.key, retry, { method: "POST" })).status).toBe(202);
+    const got = await waitForReceived(ep.name, (r) => r.some(accepted));
+    expect(got.map((r) => [r.status, r.webhook_id])).toEqual([[410, got[0]!.webhook_id], [200, got[0]!.webhook_id]]);
+  });
+
+  it("a 301 is not followed: the redirect target receives nothing and the delivery is retried at the endpoint", async () => {
+    const own = await createTenant({ name: "redirect" });
+    const target = `target-${crypto.randomUUID().slice(0, 8)}`;
+    const ep = await createEndpoint(own.key, {}, [{ status: 301, location: hookUrl(target) }]);
+    await registerHook(target, [ep.secret]);
+    await runAs(own.key, tinyRun(judge));
+    const [d] = await settledDeliveries(own.key, ep.endpoint_id, 1);
+    expect(d.attempt_log.map((a: any) => [a.status_code, a.error])).toEqual([[301, "redirect 301 not followed"], [200, null]]);
+    expect(await receivedBy(target)).toEqual([]);
+  });
+
+  it("standardwebhooks refuses a tampered body, a 6-minute-old timestamp and a wrong secret", async () => {
+    const own = await createTenant({ name: "verify" });
+    const ep = await createEndpoint(own.key);
+    await runAs(own.key, tinyRun(judge));
+    const [r] = await waitForReceived(ep.name, (x) => x.length >= 1);
+    const headers = { "webhook-id": r!.webhook_id!, "webhook-timestamp": r!.timestamp!, "webhook-signature": r!.signature! };
+    expect(new Webhook(ep.secret).verify(r!.body, headers)).toMatchObject({ type: "run.completed" });
+    expect(() => new Webhook(ep.secret).verify(r!.body.replace('"completed"', '"failed"'), headers)).toThrow(/signature/i);
+    const other = (await createEndpoint(own.key)).secret;
+    expect(() => new Webhook(other).verify(r!.body, headers)).toThrow(/signature/i);
+    // Our signer at 6 minutes ago: correctly signed, and still refused as too old.
+    const old = signDelivery([ep.secret], r!.webhook_id!, new Date(Date.now() - 6 * 60_000), r!.body);
+    expect(() => new Webhook(ep.secret).verify(r!.body, { ...old })).toThrow(/too old/);
+    const now = signDelivery([ep.secret], r!.webhook_id!, new Date(), r!.body);
+    expect(new Webhook(ep.secret).verify(r!.body, { ...now })).toBeTruthy();
+  });
+
+  it("during a rotation both secrets verify (two v1 signatures); after the overlap only the new one", async () => {
+    const own = await createTenant({ name: "rotation" });
+    const ep = await createEndpoint(own.key);
+    const rotated = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/rotate-secret`, { method: "POST", json: { overlap_seconds: 3600 } });
+    expect(rotated.status).toBe(201);
+    const next = ((await rotated.json()) as { secret: string; previous_secret_expires_at: string }).secret;
+    expect(next).not.toBe(ep.secret);
+    await updateHook(ep.name, { secrets: [ep.secret, next] });
+    await runAs(own.key, tinyRun(judge));
+    const [during] = await waitForReceived(ep.name, (x) => x.length >= 1);
+    expect(during!.verified_by).toEqual([0, 1]);
+    expect(during!.signature!.split(" ")).toHaveLength(2);
+    // A rotation with no overlap: the secret before it no longer signs.
+    const again = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/rotate-secret`, { method: "POST", json: { overlap_seconds: 0 } });
+    const third = ((await again.json()) as { secret: string }).secret;
+    await updateHook(ep.name, { secrets: [next, third] });
+    await runAs(own.key, tinyRun(judge));
+    const got = await waitForReceived(ep.name, (x) => x.length >= 2);
+    expect(got[1]!.verified_by).toEqual([1]);
+    expect(got[1]!.signature!.split(" ")).toHaveLength(1);
+  });
+
+  it("the last two jobs of a run finishing at once produce one run.completed (one webhook-id)", async () => {
+    const own = await createTenant({ name: "race" });
+    const ep = await createEndpoint(own.key);
+    const runId = crypto.randomUUID();
+    const stub = env.RUNS.getByName(`${own.tenant_id}:${runId}`);
+    await stub.init({ run_id: runId, tenant_id: own.tenant_id, job_ids: ["j1", "j2"], answering_ids: ["m"], parsing_ids: ["j"], results_per_pair: 2 });
+    const result = (job: string) => ({ result_id: `r-${job}`, job_id: job, answering_id: "m", parsing_id: "j", verdict: "pass" as const });
+    await Promise.all([stub.record(result("j1"), { completesJob: true }), stub.record(result("j2"), { completesJob: true })]);
+    await waitForReceived(ep.name, (x) => x.length >= 1);
+    await new Promise((r) => setTimeout(r, 300));
+    const got = await receivedBy(ep.name);
+    expect(got.map((r) => r.webhook_id)).toEqual([`msg_${runId}`]);
+    expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "run.completed", data: { status: "completed", progress: { total: 2, done: 2 } } });
+    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_events WHERE tenant_id = ? AND run_id = ?").bind(own.tenant_id, runId).first<{ n: number }>();
+    expect(events!.n).toBe(1);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { EVENT_MAX_BYTES, eventBody, eventTypeOf } from "../../../src/webhooks/emit";
+
+const end = (pairs: unknown[]) => ({
+  tenant_id: "t",
+  run_id: "r",
+  run_name: "n",
+  status: "completed" as const,
+  progress: { total: 1, done: 1 },
+  pairs,
+  pairs_total: pairs.length,
+  named_endpoint_ids: [],
+});
+
+describe("run end event body", () => {
+  it("maps each final status to its event and none before the end", () => {
+    expect(["queued", "running", "completed", "partial", "failed", "cancelled", "budget_exceeded"].map((s) => eventTypeOf(s as never))).toEqual([
+      null, null, "run.completed", "run.partial", "run.failed", "run.cancelled", "run.budget_exceeded",
+    ]);
+  });
+
+  it("carries at most 50 pairs and says when it dropped some", () => {
+    const body = JSON.parse(eventBody("run.completed", new Date(0), end(Array.from({ length: 80 }, (_, i) => ({ i })))));
+    expect(body.data.pairs).toHaveLength(50);
+    expect(body.data.pairs_truncated).toBe(true);
+    expect(body.timestamp).toBe("1970-01-01T00:00:00.000Z");
+  });
+
+  it("stays within 64 KB by dropping pairs", () => {
+    const big = Array.from({ length: 50 }, (_, i) => ({ i, pad: "x".repeat(3000) }));
+    const text = eventBody("run.completed", new Date(0), end(big));
+    expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(EVENT_MAX_BYTES);
+    const body = JSON.parse(text);
+    expect(body.data.pairs.length).toBeGreaterThan(0);
+    expect(body.data.pairs.length).toBeLessThan(50);
+    expect(body.data.pairs_truncated).toBe(true);
+  });
+});
