@@ -7,34 +7,35 @@
 // cap). Each job makes m = 2 calls (answer, then parse), k = 2 of them on the critical path, so no
 // design can beat bound = max(k·L, N·m·L/C). Prints wall time (POST returned → the run's
 // finished_at), the bound, ratio = wall / bound, provider calls, 429s received, peak in flight,
-// how full the C slots were over time, and the CPU of workerd's busiest thread.
+// how full the C slots were over time, and the CPU of workerd's threads, per result too.
 //
-//   node bench/throughput.mjs [--jobs N=400] [--latency-ms L=500] [--cap C=64] [--shards S=4]
-//                             [--batch B=100] [--job-concurrency J=B] [--batch-timeout T=0.1]
+//   node bench/throughput.mjs [--jobs N=400] [--latency-ms L=500] [--cap C=64]
+//                             [--key-limits concurrency=…,rpm=…,tpm=…]
+//                             [--shards S] [--batch B] [--job-concurrency J] [--batch-timeout T]
 //                             [--timeout S=900] [--dump FILE] [--profile FILE] [--state-dir DIR=/dev/shm]
 //                             [--local-observability]
+// With no flags it measures exactly the stack `npm start` and `npm run dev` run: the local job
+// queue settings LOCAL_JOB_QUEUE (scripts/lib/local-stack.mjs: shards, batch size, batch timeout,
+// JOB_CONCURRENCY) and wrangler dev's local observability collector off. --shards, --batch,
+// --job-concurrency, --batch-timeout and --local-observability change that stack, and the bench
+// says so. --cap is the fake provider's 429 cap. --key-limits puts the models on a provider key
+// whose limits are set on the key (a tenant secret's `limits`, PUT /v1/secrets/:name): without it
+// the key has its interface's defaults (openai_compatible: concurrency 64), so C above 64 needs
+// --key-limits concurrency=C. The key belongs to a tenant the bench creates (each API request then
+// reads the tenant's key from D1, as a tenant's requests do).
 // --dump writes the fake's request log (arrival, reply, kind, in flight; no bodies) and t0 as JSON,
-// to see where the slots sat idle. wrangler dev's local observability collector (a trace of every
-// invocation, fetch and Durable Object call, for its local explorer) is off unless
-// --local-observability: it took ~30 % of workerd's thread here, a cost production's tracing does
-// not put on the worker's thread. --profile writes a V8 CPU profile of the worker's isolate (open
+// to see where the slots sat idle. --profile writes a V8 CPU profile of the worker's isolate (open
 // it in Chrome DevTools) and prints the functions with the most self time; sampling slows the
 // worker, so a profiled run's ratio is not a figure.
-// Locally a queue delivers one batch at a time, where production runs batches in parallel
-// invocations. The bench therefore runs a generated config with the job queue split into S shards
-// (JOBS, JOBS_1, …; src/jobs/job-queues.ts) of batches of B, J jobs side by side per batch: up to
-// S·J jobs in flight, their model calls held to C by the shared ProviderLimiter. The defaults
-// (4 × 100, the Queues maximum batch) put all 400 jobs in flight at once, as production's consumers
-// scale out to a backlog; fewer, larger local invocations also cost the one shared thread less
-// than many small ones (4 × 40 measured 1.10–1.11 where 4 × 100 measured 1.08–1.09). Locally every isolate, Durable Object
-// and the D1/R2 simulators share one workerd thread; the bench prints its CPU, the ceiling that
-// remains. Production spreads invocations over machines with 6 connections each, so there the
-// same in-flight count takes more, smaller invocations (JOB_CONCURRENCY 4 by default).
+// Locally every isolate, Durable Object and the D1/R2 simulators share one workerd thread; the bench
+// prints its CPU, the ceiling that remains. Production spreads invocations over machines with 6
+// connections each, so there the same in-flight count takes more, smaller invocations
+// (wrangler.toml: one queue, JOB_CONCURRENCY 4).
 import fs from "node:fs";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
-import { reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
+import { LOCAL_JOB_QUEUE, localAdminToken, reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
 import { startCpuProfile, summarizeProfile } from "./lib/cpu-profile.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
@@ -44,7 +45,7 @@ const M = 2;
 const K = 2;
 
 function parseArgs(argv) {
-  const opts = { localObservability: false, jobs: 400, latencyMs: 500, cap: 64, shards: 4, batch: 100, jobConcurrency: 0, batchTimeoutS: 0.1, timeoutS: 900 };
+  const opts = { localObservability: false, jobs: 400, latencyMs: 500, cap: 64, timeoutS: 900 };
   const flags = {
     "--jobs": "jobs",
     "--latency-ms": "latencyMs",
@@ -58,6 +59,7 @@ function parseArgs(argv) {
     "--profile": "profile",
     "--state-dir": "stateDir",
     "--local-observability": "localObservability",
+    "--key-limits": "keyLimits",
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
@@ -72,12 +74,60 @@ function parseArgs(argv) {
       opts[key] = value;
       continue;
     }
+    if (key === "keyLimits") {
+      opts.keyLimits = parseKeyLimits(value);
+      continue;
+    }
     opts[key] = Number(value);
     if (!(opts[key] > 0)) throw new Error(`${flag} needs a number > 0`);
   }
-  opts.jobConcurrency ||= opts.batch;
   opts.stateDir ??= defaultStateDir();
   return opts;
+}
+
+/** `concurrency=256,rpm=100000` → {concurrency: 256, rpm: 100000} (a tenant secret's `limits`). */
+function parseKeyLimits(text = "") {
+  const out = {};
+  for (const part of text.split(",")) {
+    const [name, v] = part.split("=");
+    if (!["concurrency", "rpm", "tpm"].includes(name) || !(Number(v) > 0)) {
+      throw new Error(`--key-limits takes concurrency=N,rpm=N,tpm=N (each optional, > 0); got ${JSON.stringify(part)}`);
+    }
+    out[name] = Number(v);
+  }
+  return out;
+}
+
+/**
+ * The local job queue this run uses: LOCAL_JOB_QUEUE (what npm start runs) with the flags' changes,
+ * and whether anything differs from npm start's stack.
+ */
+function queueSettings(o) {
+  const q = {
+    shards: o.shards ?? LOCAL_JOB_QUEUE.shards,
+    batchSize: o.batch ?? LOCAL_JOB_QUEUE.batchSize,
+    batchTimeoutS: o.batchTimeoutS ?? LOCAL_JOB_QUEUE.batchTimeoutS,
+    jobConcurrency: o.jobConcurrency ?? LOCAL_JOB_QUEUE.jobConcurrency,
+  };
+  const same = Object.keys(q).every((k) => q[k] === LOCAL_JOB_QUEUE[k]) && !o.localObservability;
+  return { q, same };
+}
+
+/**
+ * A tenant with one provider key whose limits are `limits` (PUT /v1/secrets/:name), for the models
+ * to use through api_key_secret. Returns the tenant's API token and the secret's name.
+ */
+async function keyWithLimits(stack, fakeUrl, limits) {
+  const call = async (token, method, path, body) => {
+    const res = await fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  const { key } = await call(localAdminToken(), "POST", "/v1/admin/tenants", { name: "bench-throughput", limits: { requests_per_minute: 1_000_000 }, first_key: { name: "bench" } });
+  const name = "BENCH_PROVIDER_KEY";
+  await call(key.key, "PUT", `/v1/secrets/${name}`, { value: "bench-provider-key", interface: "openai_compatible", origins: [new URL(fakeUrl).origin], limits });
+  return { token: key.key, secretName: name };
 }
 
 /**
@@ -94,14 +144,14 @@ function defaultStateDir() {
   }
 }
 
-function buildRun(n, baseUrl) {
+function buildRun(n, baseUrl, secretName) {
   const questions = Array.from({ length: n }, (_, i) => ({
     id: `tp-${i}`,
     question: `What is ${i} plus ${i}?`,
     // The fake's default structured reply fills a boolean with true: every result passes.
     template: { fields: [{ name: "answer_is_right", type: "bool", description: "True if the response gives the right sum", ground_truth: true, verify_with: { type: "BooleanMatch" } }] },
   }));
-  const model = (id, model_name) => ({ id, interface: "openai_compatible", model_name, base_url: baseUrl, temperature: 0 });
+  const model = (id, model_name) => ({ id, interface: "openai_compatible", model_name, base_url: baseUrl, temperature: 0, ...(secretName ? { api_key_secret: secretName } : {}) });
   return {
     run_name: `bench:throughput ${n}`,
     benchmark: { name: `bench:throughput ${n} jobs`, questions },
@@ -149,17 +199,19 @@ async function main() {
   const boundMs = Math.max(K * o.latencyMs, (o.jobs * M * o.latencyMs) / o.cap);
   // The bound counts a fractional last wave; calls of L each cannot split, so some slot makes ⌈N·m/C⌉ of them.
   const floorMs = Math.max(K * o.latencyMs, Math.ceil((o.jobs * M) / o.cap) * o.latencyMs);
-  console.log(`bench/throughput — N=${o.jobs} jobs, m=${M} calls each (k=${K} on the critical path), L=${o.latencyMs} ms, C=${o.cap}, JOB_CONCURRENCY=${o.jobConcurrency}`);
+  const { q, same } = queueSettings(o);
+  console.log(`bench/throughput — N=${o.jobs} jobs, m=${M} calls each (k=${K} on the critical path), L=${o.latencyMs} ms, C=${o.cap}${o.keyLimits ? `, key limits ${JSON.stringify(o.keyLimits)}` : ""}`);
+  console.log(`  stack: ${q.shards} queue shard(s) × batches of ${q.batchSize}, JOB_CONCURRENCY ${q.jobConcurrency}, collector ${o.localObservability ? "on" : "off"} — ${same ? "what npm start runs" : "NOT what npm start runs (flags changed it)"}`);
   const fake = await startFakeLlm({ latencyMs: o.latencyMs, maxInFlight: o.cap, requestLogSize: o.jobs * M * 4 });
   const stack = await startLocalStack({
-    vars: { JOB_CONCURRENCY: String(o.jobConcurrency) },
-    jobQueue: { shards: o.shards, batchSize: o.batch, batchTimeoutS: o.batchTimeoutS },
+    jobQueue: q,
     stateRoot: o.stateDir,
     localObservability: o.localObservability,
     say: (m) => console.log(`  ${m}`),
   });
   try {
-    const api = apiClient(stack.url, stack.token);
+    const key = o.keyLimits ? await keyWithLimits(stack, fake.url, o.keyLimits) : null;
+    const api = apiClient(stack.url, key?.token ?? stack.token);
     // The profiler's sampling costs the worker's thread time too: figures from a profiled run are
     // for finding hot spots, not for the ratio.
     const profiler = o.profile ? await startCpuProfile(stack.inspectorPort) : null;
@@ -168,7 +220,7 @@ async function main() {
     const lag = monitorEventLoopDelay({ resolution: 5 });
     lag.enable();
     const fakeCpu0 = process.cpuUsage();
-    const submitted = await api.submit(buildRun(o.jobs, `${fake.url}/v1`));
+    const submitted = await api.submit(buildRun(o.jobs, `${fake.url}/v1`, key?.secretName));
     const t0 = Date.now();
     const cpuSteps = sampleCpuSteps(stack.pid, 250);
     let run;
@@ -222,6 +274,7 @@ async function main() {
   in flight / 250 ms ${tl.perStep.join(" ")}
   busy / 250 ms     ${cpuPerStep.map((ms) => Math.round((100 * ms) / 250)).join(" ")} (% of the busiest workerd thread, from the POST's return)
   workerd CPU       ${cpu ? `busiest thread ${s(cpu.busiest)} over the run (${((100 * cpu.busiest) / wallMs).toFixed(0)} % of wall); all threads ${s(cpu.total)}` : "n/a (no /proc)"}
+  CPU per result    ${cpu ? `${(cpu.total / Math.max(1, run.progress.done)).toFixed(2)} ms (workerd, all threads, from the POST to finished_at ÷ results)` : "n/a (no /proc)"}
   fake LLM process  ${s((fakeCpu.user + fakeCpu.system) / 1000)} CPU; event-loop lag mean ${(lag.mean / 1e6).toFixed(1)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms`);
     if (stack.reloads) console.log(`  ${reloadHint(stack)}`);
     return run.status === "completed" ? 0 : 1;

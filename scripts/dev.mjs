@@ -2,7 +2,7 @@
 // npm run dev — the API on http://127.0.0.1:8787 with local state kept in .wrangler/state, plus the
 // fake LLM on http://127.0.0.1:9797 (unless --no-fake). Ctrl-C stops both.
 //
-//   npm run dev -- [--port 8787] [--fake-port 9797] [--no-fake] [--fake-script F] [--help]
+//   npm run dev -- [--port 8787] [--fake-port 9797] [--no-fake] [--fake-script F] [--local-observability] [--help]
 //
 // With the fake, it writes examples/basic as a ready run body whose models point at the fake's
 // real port (.wrangler/dev/port-<port>/example-run.json) and prints curl lines that post it, so
@@ -20,10 +20,12 @@ const USAGE = `npm run dev -- [options]
   --fake-port N     the fake LLM's port (default 9797)
   --no-fake         do not start the fake LLM
   --fake-script F   the fake's rules (default examples/basic/fake-script.json)
+  --local-observability  keep wrangler dev's local trace collector on (off by default: it shares
+                    the worker's thread; README, "Local and deployed queue settings")
   --help            this text`;
 
 function parseArgs(argv) {
-  const opts = { port: 8787, fake: true, fakePort: 9797, fakeScript: path.join(REPO_ROOT, "examples/basic/fake-script.json"), help: false };
+  const opts = { port: 8787, fake: true, fakePort: 9797, fakeScript: path.join(REPO_ROOT, "examples/basic/fake-script.json"), localObservability: false, help: false };
   const port = (flag, v) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${flag} needs a port number 1-65535 (got ${JSON.stringify(v)})`);
@@ -36,6 +38,7 @@ function parseArgs(argv) {
     else if (flag === "--no-fake") opts.fake = false;
     else if (flag === "--fake-port") opts.fakePort = port(flag, value());
     else if (flag === "--fake-script") opts.fakeScript = path.resolve(value());
+    else if (flag === "--local-observability") opts.localObservability = true;
     else if (flag === "--help" || flag === "-h") opts.help = true;
     else throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
   }
@@ -75,6 +78,7 @@ async function main() {
       persistTo: path.join(REPO_ROOT, ".wrangler/state"),
       fake: opts.fake ? { port: opts.fakePort, script: opts.fakeScript } : false,
       secrets,
+      localObservability: opts.localObservability,
       onLog: (l) => console.log(AI_WARNING.test(l) ? AI_NOTE : l),
       say: (m) => console.log(`[dev] ${m}`),
     });

@@ -8,9 +8,9 @@ export async function startCpuProfile(inspectorPort, { intervalUs = 200 } = {}) 
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
   const url = targets[0]?.webSocketDebuggerUrl;
   if (!url) throw new Error(`no inspector target on port ${inspectorPort}`);
-  // Node 22 has a global WebSocket; Node 20 (the machine's default node) only behind a flag, so
-  // fall back to `ws`, which miniflare already installs.
-  const WebSocketImpl = globalThis.WebSocket ?? (await import("ws")).WebSocket;
+  // `ws` (miniflare installs it): wrangler's inspector proxy refuses the upgrade of Node 22's own
+  // WebSocket (undici: "non-101 status code"), and Node 20 has none without a flag.
+  const WebSocketImpl = (await import("ws")).WebSocket;
   const ws = new WebSocketImpl(url);
   await new Promise((resolve, reject) => {
     ws.addEventListener("open", resolve, { once: true });

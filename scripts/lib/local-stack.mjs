@@ -58,6 +58,21 @@ export function readEnvFile(file) {
   return out;
 }
 
+/**
+ * The job queue and consumer settings of every local stack (npm start, npm run dev, the e2e tests,
+ * and bench/throughput with no flags), chosen by measurement (README, "Local and deployed queue
+ * settings"). A local queue delivers one batch at a time and waits for its invocation to end before
+ * the next, so the local stack splits the job queue into shards and runs each batch's jobs all side
+ * by side: 4 shards × batches of 100 with JOB_CONCURRENCY 100 puts 400 jobs in flight. Measured with
+ * bench/throughput (N 400, L 500 ms, C 64), one run each at load ~5: 4 × 100 × J 100 → 1.14,
+ * 8 × 50 × J 50 → 1.13, 12 × 10 × J 6 → 1.47, 16 × 6 × J 6 → 1.33, and wrangler.toml's own one queue of
+ * 10 with J 4 → ~20 (issue 19). With J ≤ 6 (production's connection limit) each batch waits for its
+ * slowest job before the queue delivers the next, so small batches leave slots idle locally.
+ * Production runs one queue (wrangler.toml): there a backlog scales consumers out to parallel
+ * invocations, each within 6 outgoing connections.
+ */
+export const LOCAL_JOB_QUEUE = Object.freeze({ shards: 4, batchSize: 100, batchTimeoutS: 0.1, jobConcurrency: 100 });
+
 /** Names whose values are masked in printed wrangler output when they come from .dev.vars.local. */
 const SECRET_NAME = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PEPPER|KEKS?)$/;
 
@@ -79,6 +94,9 @@ export function workerEnvEntries(secrets, file = path.join(REPO_ROOT, ".dev.vars
 
 /** The API token the local worker accepts (from .dev.vars unless overridden). */
 export const localToken = () => readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_API_TOKEN ?? "edgeval-local-dev-token";
+
+/** The operator's token for /v1/admin on the local worker (from .dev.vars). */
+export const localAdminToken = () => readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_ADMIN_TOKEN ?? "edgeval-local-admin-token";
 
 function childEnv() {
   const env = { ...process.env };
@@ -221,15 +239,16 @@ function alive(pid) {
  * @param {Record<string, string>} [opts.secrets] worker secrets (e.g. OPENAI_API_KEY); never printed, never left on disk
  * @param {Record<string, string>} [opts.vars] extra plain worker vars (--var)
  * @param {string} [opts.localVarsFile] entries passed to the worker as well (default: .dev.vars.local; see workerEnvEntries)
- * @param {{ shards?: number, batchSize?: number, batchTimeoutS?: number }} [opts.jobQueue] run with a
- *   generated config: the job queue split into `shards` queues (locally each delivers one batch at a
- *   time, so S shards run S batches side by side, as production's parallel invocations do) and
- *   their consumers' batch size / timeout
+ * @param {false | { shards?: number, batchSize?: number, batchTimeoutS?: number, jobConcurrency?: number }} [opts.jobQueue]
+ *   the job queue of the generated config, over LOCAL_JOB_QUEUE: split into `shards` queues (locally
+ *   each delivers one batch at a time, so S shards run S batches side by side, as production's
+ *   parallel invocations do), their consumers' batch size / timeout, and JOB_CONCURRENCY (a var in
+ *   `vars` wins). `false`: wrangler.toml as it is (one queue, production's settings).
  * @param {number} [opts.port] worker port (default: a free one)
  * @param {string} [opts.persistTo] local state dir (default: a fresh temp dir, deleted on stop)
  * @param {string} [opts.stateRoot] where that fresh temp dir is made (default: the OS temp dir)
  * @param {number} [opts.readyTimeoutMs]
- * @param {boolean} [opts.localObservability] false: turn off wrangler dev's local trace collector (benches)
+ * @param {boolean} [opts.localObservability] true: keep wrangler dev's local trace collector on (default off)
  * @param {(line: string) => void} [opts.onLog] every wrangler output line (masked)
  * @param {(msg: string) => void} [opts.say] progress lines of the stack itself
  */
@@ -336,11 +355,13 @@ export async function startLocalStack(opts = {}) {
       "--log-level", "info",
     ];
     // Local mode (src/env.ts isLocalMode) even when .dev.vars is missing or edited.
-    for (const [k, v] of Object.entries({ EDGEVAL_ENV: "local", ...vars })) args.push("--var", `${k}:${v}`);
-    if (opts.jobQueue) {
-      st.configFile = writeShardedConfig(opts.jobQueue);
+    const jobQueue = opts.jobQueue === false ? null : { ...LOCAL_JOB_QUEUE, ...opts.jobQueue };
+    const queueVars = jobQueue ? { JOB_CONCURRENCY: String(jobQueue.jobConcurrency) } : {};
+    for (const [k, v] of Object.entries({ EDGEVAL_ENV: "local", ...queueVars, ...vars })) args.push("--var", `${k}:${v}`);
+    if (jobQueue) {
+      st.configFile = writeShardedConfig(jobQueue);
       args.push("--config", st.configFile);
-      say(`job queue: ${opts.jobQueue.shards ?? 1} shard(s), batches of ${opts.jobQueue.batchSize ?? "the default size"} (${path.basename(st.configFile)})`);
+      say(`job queue: ${jobQueue.shards} shard(s) × batches of ${jobQueue.batchSize}, JOB_CONCURRENCY ${vars.JOB_CONCURRENCY ?? jobQueue.jobConcurrency} (${path.basename(st.configFile)})`);
     }
     if (workerEnv.localNames.length > 0) say(`passing ${workerEnv.localNames.join(", ")} from .dev.vars.local to the worker`);
     stack.localVarNames = workerEnv.localNames;
@@ -368,10 +389,11 @@ export async function startLocalStack(opts = {}) {
       onLog?.(line);
     };
     // wrangler dev streams a trace of every invocation, fetch and Durable Object call to its local
-    // observability collector (X_LOCAL_OBSERVABILITY, on by default; the local explorer shows it).
-    // That collector runs on workerd's one thread beside the worker: bench/throughput measured it
-    // at ~30 % of that thread's CPU, a cost production's tracing does not put on the worker.
-    const env = opts.localObservability === false ? { X_LOCAL_OBSERVABILITY: "false" } : {};
+    // observability collector (X_LOCAL_OBSERVABILITY, on by wrangler's default; its local explorer
+    // shows it). That collector runs on workerd's one thread beside the worker: bench/throughput
+    // measured it at ~13 % of workerd's samples and ratio 1.10–1.12 against 1.08–1.09 without, a
+    // cost production's tracing does not put on the worker. So it is off unless asked for.
+    const env = { X_LOCAL_OBSERVABILITY: opts.localObservability === true ? "true" : "false" };
     const run = runWrangler(args, { mask, onLine, detached: true, env });
     st.child = run.child;
     st.exited = run.exited;
@@ -391,6 +413,8 @@ export async function startLocalStack(opts = {}) {
   }
 }
 
+let configFiles = 0;
+
 /**
  * wrangler.toml with the job queue's consumer batch settings replaced and shards JOBS_1… added
  * (same consumer settings, same dead-letter queue). Written next to wrangler.toml, because the
@@ -409,7 +433,8 @@ export function writeShardedConfig({ shards = 1, batchSize, batchTimeoutS }) {
     text += `\n[[queues.producers]]\nbinding = "JOBS_${i}"\nqueue = "edgeval-jobs-${i}"\n`;
     text += `\n${consumer.replace('queue = "edgeval-jobs"', `queue = "edgeval-jobs-${i}"`)}`;
   }
-  const file = path.join(REPO_ROOT, `.wrangler.local-${process.pid}.toml`);
+  // One file per stack: a process may run several (e.g. a test file).
+  const file = path.join(REPO_ROOT, `.wrangler.local-${process.pid}-${++configFiles}.toml`);
   fs.writeFileSync(file, `# generated by scripts/lib/local-stack.mjs for one local run; deleted when it stops\n${text}`);
   return file;
 }

@@ -57,6 +57,8 @@ describe("npm start", () => {
   it("grades the example with the bundled offline judge and matches every expected verdict", async () => {
     const r = await runStart({});
     expect(r.out).toContain("bundled offline judge");
+    // The local queue settings (README, "Local and deployed queue settings"), not wrangler.toml's.
+    expect(r.out).toMatch(/job queue: 4 shard\(s\) × batches of 100, JOB_CONCURRENCY 100/);
     expect(r.out).toContain("Verdicts: all 48 match expected.json.");
     // 44 judgements + one repair retry for each of the 2 malformed judge replies (issue 5: the
     // validation error is fed back once before the reply counts as a parsing failure).
