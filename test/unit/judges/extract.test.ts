@@ -83,6 +83,11 @@ describe("extractors", () => {
     expect(r.units[0]!.answer).toBeCloseTo(0.7 / 0.9);
     expect(r.score).toBeCloseTo(0.7 / 0.9);
     expect(r.pass).toBe(true);
+    // With pass_value false the unit pools P(no): the same distribution then fails.
+    const no = await judge({ type: "judge", scale: { type: "boolean" }, pass_value: false, extractor: { type: "token-probability", mode: "weighted" } }, () => yesNo, { logprobs: true });
+    expect(no.r.units[0]!.answer).toBeCloseTo(0.7 / 0.9);
+    expect(no.r.score).toBeCloseTo(0.2 / 0.9);
+    expect(no.r.pass).toBe(false);
     // A categorical label scale is still refused: there is no number to weigh.
     const bad = JudgeConfig.parse({ provider, type: "categorical", categories: ["good", "bad"], extractor: { type: "token-probability", mode: "weighted" } });
     await expect(runCompoundJudge(bad, sample, judgePorts(() => yesNo, { logprobs: true }).ports)).rejects.toThrow(/weighted sums numeric values/);

@@ -48,7 +48,7 @@ describe("graph: connection patterns", () => {
   });
 
   it("cumulative with unequal sizes is refused naming the sizes (3 → 2 would leave a[2]'s paid call unread)", () => {
-    // Verdict's Layer.link (verdict/core/primitive.py:626) wires cumulative only when the sizes match
+    // Verdict's Layer.link (verdict/core/primitive.py:628) wires cumulative only when the sizes match
     // and otherwise falls through to dense; its docs (docs/concept/layer.md:95) say "next Layer must
     // have same length". edgeval refuses instead of silently changing the pattern.
     expect(issues(twoLayers("cumulative", 3, 2))).toEqual([

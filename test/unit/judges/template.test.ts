@@ -59,6 +59,15 @@ describe("placeholders", () => {
     expect(k).not.toContain("Previous judgment");
   });
 
+  it("only a placeholder that resolves suppresses the automatic previous-judgment block, not the text {{previous", async () => {
+    // Before issue 23 any "{{previous" in the prompt dropped the block, so the unit judged without its input.
+    const h = judgePorts((c) => (c.call_site!.startsWith("pipeline[0]") ? { answer: 2 } : { answer: 4 }));
+    const cfg = JudgeConfig.parse({ provider, pipeline: [{ type: "judge", name: "j" }, { type: "judge", prompt: "Templates write {{previous without closing it. Check it." }] });
+    expect(validateJudge(cfg, sample)).toHaveProperty("graph");
+    await runCompoundJudge(cfg, sample, h.ports);
+    expect(h.calls[1]!.user).toContain("Previous judgment (j): answer 2");
+  });
+
   it("refuses (400 at the prompt's path) Verdict-looking placeholders that resolve to nothing, before any call", () => {
     const v = (pipeline: unknown[], s = sample) => validateJudge(JudgeConfig.parse({ provider, pipeline }), s);
     const two = (prompt: string) => [{ layer: { unit: { type: "judge", name: "j" }, repeat: 2 } }, { type: "judge", prompt }];
