@@ -128,6 +128,8 @@ describe("templates outside what can be imported", () => {
 });
 
 describe("VerifiedField templates with methods", () => {
+  // Karenina runs a template's own verify_granular() when it has one (benchmark/verification/stages/pipeline/
+  // verify_template.py:194-196); edgeval's declarative grading cannot, so the override is refused rather than dropped.
   it("stay declarative when they only add helpers; a verify_granular override is refused, naming its line (never silently dropped)", () => {
     const r = importTemplate(`class Answer(BaseAnswer):
     ok: bool = VerifiedField(description="ok", ground_truth=True, verify_with=BooleanMatch())

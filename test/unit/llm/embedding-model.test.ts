@@ -8,9 +8,11 @@ const embedder = ModelConfig.parse({ id: "e", interface: "openai", model_name: "
 const deployed = { local: false };
 const local = { local: true };
 
-// Karenina's VerificationConfig.embedding_check_model defaults to "all-MiniLM-L6-v2" (a sentence-transformers
-// model it loads in-process); karenina-inventory §1.7 notes the similarity reads the env var and the config
-// field only relabels the result. edgeval honours the field and maps the default name to a hosted model.
+// Karenina's VerificationConfig.embedding_check_model defaults to "all-MiniLM-L6-v2" (karenina
+// schemas/verification/config.py:42 DEFAULT_EMBEDDING_MODEL, :144 the field; a sentence-transformers model it
+// loads in-process, with the EMBEDDING_CHECK_MODEL env var as the fallback, utils/embedding_check.py:123);
+// the similarity reads the env var and the config field only relabels the result (embedding_check.py:336-339).
+// edgeval honours the field and maps the default name to a hosted model.
 describe("embedding model for the embedding check", () => {
   it("Karenina's default name maps to Workers AI when deployed and to a local OpenAI-compatible endpoint locally", () => {
     expect(embeddingModel({ model: KARENINA_DEFAULT_EMBEDDING_MODEL }, openaiJudge, deployed)).toEqual({

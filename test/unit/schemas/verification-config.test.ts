@@ -105,6 +105,8 @@ describe("VerificationConfig rejects, at the exact path", () => {
     ["a shortcut and prompt_config naming one task", { ...minimal, parsing_instructions: "a", prompt_config: { parsing: "b" } }, "parsing_instructions", /both set the parsing instructions/],
     // Karenina's CLI: cli/verify_config.py:250, "custom mode requires --deep-judgment-rubric-config".
     ["deep_judgment_rubric_mode custom without its config", { ...minimal, deep_judgment_rubric_mode: "custom" }, "deep_judgment_rubric_config", /"custom" needs deep_judgment_rubric_config/],
+    // Karenina checks deep_judgment_search_tool when the config is built (schemas/verification/config.py:592-597) but
+    // deep_judgment_rubric_search_tool (:231) only when a trait searches (verification/utils/search_provider.py:129-130).
     ["an unknown deep_judgment_rubric_search_tool", { ...minimal, deep_judgment_rubric_search_tool: "bing" }, "deep_judgment_rubric_search_tool", /only "tavily"/],
     ["a db config", { ...minimal, db_config: { url: "sqlite://" } }, "db_config", /not supported yet/],
     ["agentic parsing", { ...minimal, agentic_parsing: true }, "agentic_parsing", /agentic parsing is not supported yet/],
