@@ -9,8 +9,8 @@
  *    abstention_enabled, sufficiency_enabled, embedding_check_enabled / _model / _threshold,
  *    deep_judgment_mode and its tuning numbers (max excerpts, fuzzy threshold, retries) and
  *    deep_judgment_search_enabled (Tavily), few_shot_config, prompt_config (the *_instructions
- *    shortcuts fold into it; its rubric_evaluation and agentic_parsing tasks wait for those
- *    calls), deep_judgment_rubric_mode / _config / _global_excerpts / _*_default tuning numbers
+ *    shortcuts fold into it; its agentic_parsing task is inert, agentic parsing being refused
+ *    unless off), deep_judgment_rubric_mode / _config / _global_excerpts / _*_default tuning numbers
  *    (search per trait through the run's search tool), agentic_rubric_strategy,
  *    agentic_rubric_parallel (async_max_workers traits at a time), request_timeout and
  *    retry_policy (stamped onto models without their own, as Karenina's model_stamping), plus
@@ -22,7 +22,7 @@
  *    async_enabled, async_max_workers (except as agentic_rubric_parallel's bound), max_concurrent_requests, batch_timeout_seconds,
  *    task_ordering, answerer_concurrency_limits, max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
  *    allow_partial_trace_scoring, agentic_judge_context, agentic_parsing_max_turns,
- *    agentic_parsing_timeout, workspace_copy,
+ *    agentic_parsing_timeout, agentic_parsing_trigger ("always"), workspace_copy,
  *    workspace_cleanup, workspace_output_exclude_patterns. Legacy keys Karenina strips
  *    (rubric_enabled, deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
  * 3. Features not implemented yet: accepted only at their off value, otherwise an issue at
