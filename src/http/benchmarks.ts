@@ -12,6 +12,7 @@ import { actorOf, auditStatement } from "../tenants/audit";
 import { type BodyLimit, fieldIssues, readJson, validate, validateQuery } from "./body";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
+import { warningsHeader } from "./export-warnings";
 import { WIRE_PARSE } from "../schemas/wire-issues";
 
 /** The same cap as a run body: a stored benchmark is what a run would have carried inline. */
@@ -79,7 +80,11 @@ benchmarks.get("/:id", requireScope("benchmarks:read"), async (c) => {
 benchmarks.get("/:id/checkpoint", requireScope("benchmarks:read"), async (c) => {
   const { record, benchmark } = await requireBenchmark(c.env, tenantOf(c).tenant_id, c.req.param("id"));
   const { checkpoint, warnings } = exportCheckpoint(benchmark, record.benchmark_id, record.created_at);
-  if (warnings.length) c.header("X-Edgeval-Export-Warnings", String(warnings.length));
+  if (warnings.length) {
+    c.header("X-Edgeval-Export-Warnings", String(warnings.length));
+    // What was left out (a compound trait, a JavaScript verify) must reach the caller, not only a count.
+    c.header("X-Edgeval-Export-Warning-Messages", warningsHeader(warnings));
+  }
   return c.body(JSON.stringify(checkpoint, null, 2), 200, {
     "content-type": "application/ld+json",
     "content-disposition": `attachment; filename="${record.benchmark_id}.jsonld"`,

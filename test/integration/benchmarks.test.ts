@@ -68,6 +68,20 @@ describe("/v1/benchmarks", () => {
     expect(b).toEqual(a);
   });
 
+  it("names what a checkpoint cannot carry (a compound trait) in the export's warning headers instead of dropping it silently", async () => {
+    const provider = { id: "j", interface: "openai", model_name: "gpt-4o-mini" };
+    const body = { ...native("with-compound"), rubric: { compound_traits: [{ name: "jüry", config: { type: "likert", provider } }] } };
+    const created = (await (await api("/v1/benchmarks", { method: "POST", json: body })).json()) as { benchmark_id: string };
+    const exported = await api(`/v1/benchmarks/${created.benchmark_id}/checkpoint`);
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get("X-Edgeval-Export-Warnings")).toBe("1");
+    expect(JSON.parse(exported.headers.get("X-Edgeval-Export-Warning-Messages")!)).toEqual([
+      'the global rubric: compound trait "jüry" has no Karenina checkpoint form (Karenina has no compound judges); not exported',
+    ]);
+    const plain = await api(`/v1/benchmarks/${((await (await api("/v1/benchmarks", { method: "POST", json: native("no-warnings") })).json()) as { benchmark_id: string }).benchmark_id}/checkpoint`);
+    expect(plain.headers.get("X-Edgeval-Export-Warnings")).toBeNull();
+  });
+
   it("accepts a checkpoint sent as application/ld+json", async () => {
     const res = await api("/v1/benchmarks/import", { method: "POST", body: minimal, headers: { "content-type": "application/ld+json" } });
     expect(res.status).toBe(201);
