@@ -68,6 +68,7 @@ describe("a run through the real local queue", () => {
 
     const results = await allResults(runId);
     expect(results).toHaveLength(24);
+    expect(new Set(results.map((r) => r.metadata.replicate))).toEqual(new Set([1, 2]));
     expect(new Set(results.map((r) => r.metadata.question_id))).toEqual(new Set(QUESTIONS.map((q) => q.id)));
     const one = results.find((r) => r.metadata.question_id === "q-gene" && r.metadata.answering.config_id === "good")!;
     expect(one.template).toMatchObject({ verify_result: true, parsed_llm_response: { answer: "TP53" }, parsed_gt_response: { answer: "TP53" } });
@@ -77,6 +78,21 @@ describe("a run through the real local queue", () => {
     expect(full.status).toBe(200);
     const fullJson = (await full.json()) as any;
     expect(fullJson.template.trace_messages.at(-1)).toEqual({ role: "assistant", content: "ANSWER<TP53>" });
+  });
+
+  // Karenina, benchmark/verification/batch_runner.py:199: replicate = None if config.replicate_count == 1 else rep.
+  it("a single-replicate run records replicate null, as Karenina; the stored row keeps the index", async () => {
+    const judge = uniqueModel("single-rep-judge");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
+    const runId = await submitRun({
+      benchmark: { name: "single", questions: [{ id: "q", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "Paris" } }], parsing_models: [fakeModel("j", judge)] },
+    });
+    await waitForRun(runId);
+    const [r] = await allResults(runId);
+    expect(r!.metadata.replicate).toBeNull();
+    expect(r!.template.verify_result).toBe(true);
+    expect((await d1ResultRows(runId)).map((row) => row.replicate)).toEqual([1]);
   });
 
   it("lists runs newest first", async () => {
