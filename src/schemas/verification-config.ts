@@ -233,7 +233,7 @@ export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
       ctx.addIssue({ code: "custom", path: ["deep_judgment_search_tool"], message: 'deep_judgment_search_tool: only "tavily" (a Tavily-compatible search API) is supported' });
     }
   }
-  // Karenina's CLI refuses this too (cli/verify_config.py:250); its library would silently disable every trait.
+  // As Karenina's VerificationConfig._validate_custom_mode_has_config (schemas/verification/config.py:388-389).
   if (config.deep_judgment_rubric_mode === "custom" && !config.deep_judgment_rubric_config) {
     ctx.addIssue({ code: "custom", path: ["deep_judgment_rubric_config"], message: 'deep_judgment_rubric_mode "custom" needs deep_judgment_rubric_config (which traits get deep judgment, with what settings)' });
   }

@@ -103,7 +103,7 @@ describe("VerificationConfig rejects, at the exact path", () => {
     ["a few-shot k of 0", { ...minimal, few_shot_config: { global_mode: "k-shot", global_k: 0 } }, "few_shot_config.global_k", /integer ≥ 1/],
     ["an unknown prompt task", { ...minimal, prompt_config: { answering: "Be brief" } }, "prompt_config", /Unrecognized key: "answering"/],
     ["a shortcut and prompt_config naming one task", { ...minimal, parsing_instructions: "a", prompt_config: { parsing: "b" } }, "parsing_instructions", /both set the parsing instructions/],
-    // Karenina's CLI: cli/verify_config.py:250, "custom mode requires --deep-judgment-rubric-config".
+    // Karenina raises the same (schemas/verification/config.py:388-389, and its CLI at cli/verify_config.py:250).
     ["deep_judgment_rubric_mode custom without its config", { ...minimal, deep_judgment_rubric_mode: "custom" }, "deep_judgment_rubric_config", /"custom" needs deep_judgment_rubric_config/],
     // Karenina checks deep_judgment_search_tool when the config is built (schemas/verification/config.py:592-597) but
     // deep_judgment_rubric_search_tool (:231) only when a trait searches (verification/utils/search_provider.py:129-130).
