@@ -5,6 +5,7 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
+import { emitRunEvent } from "../../src/webhooks/emit";
 import { signDelivery } from "../../src/webhooks/signing";
 import { addFakeRules, uniqueModel } from "./helpers";
 import { apiAs, createTenant, runAs, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
@@ -180,7 +181,7 @@ describe("signed completion webhooks", () => {
     expect(got[1]!.signature!.split(" ")).toHaveLength(1);
   });
 
-  it("the last two jobs of a run finishing at once produce one run.completed (one webhook-id)", async () => {
+  it("the last two jobs of a run finishing at once, their redeliveries and a late dead-letter produce one run.completed (one webhook-id)", async () => {
     const own = await createTenant({ name: "race" });
     const ep = await createEndpoint(own.key);
     const runId = crypto.randomUUID();
@@ -188,6 +189,8 @@ describe("signed completion webhooks", () => {
     await stub.init({ run_id: runId, tenant_id: own.tenant_id, job_ids: ["j1", "j2"], answering_ids: ["m"], parsing_ids: ["j"], results_per_pair: 2 });
     const result = (job: string) => ({ result_id: `r-${job}`, job_id: job, answering_id: "m", parsing_id: "j", verdict: "pass" as const });
     await Promise.all([stub.record(result("j1"), { completesJob: true }), stub.record(result("j2"), { completesJob: true })]);
+    // At least once: both messages come again, and the dead-letter queue gives up on one late.
+    await Promise.all([stub.record(result("j1"), { completesJob: true }), stub.record(result("j2"), { completesJob: true }), stub.markDead("j2")]);
     await waitForReceived(ep.name, (x) => x.length >= 1);
     await new Promise((r) => setTimeout(r, 300));
     const got = await receivedBy(ep.name);
@@ -195,5 +198,21 @@ describe("signed completion webhooks", () => {
     expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "run.completed", data: { status: "completed", progress: { total: 2, done: 2 } } });
     const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_events WHERE tenant_id = ? AND run_id = ?").bind(own.tenant_id, runId).first<{ n: number }>();
     expect(events!.n).toBe(1);
+    expect(await deliveriesOf(own.key, ep.endpoint_id)).toHaveLength(1);
+  });
+
+  it("emitting a run's end again (a retry after a failure half-way) writes no second event or delivery and sends nothing twice", async () => {
+    const own = await createTenant({ name: "emit twice" });
+    const ep = await createEndpoint(own.key);
+    const runId = crypto.randomUUID();
+    const end = { tenant_id: own.tenant_id, run_id: runId, status: "completed" as const, progress: { total: 1, done: 1 }, pairs: [], pairs_total: 1, named_endpoint_ids: [] };
+    const first = await emitRunEvent(env, end);
+    await waitForReceived(ep.name, (x) => x.length >= 1);
+    const again = await emitRunEvent(env, { ...end, status: "partial" });
+    await new Promise((r) => setTimeout(r, 300));
+    const got = await receivedBy(ep.name);
+    expect(got.map((r) => [r.webhook_id, JSON.parse(r.body).type])).toEqual([[`msg_${runId}`, "run.completed"]]);
+    expect(await deliveriesOf(own.key, ep.endpoint_id)).toHaveLength(1);
+    expect(again).toEqual(first);
   });
 });
