@@ -1,6 +1,7 @@
 /**
  * The run coordinator's own SQLite tables (one Durable Object per run): job states, the results
- * and usage rows recorded once each, per-trait rows for the aggregates, and answer checkpoints.
+ * and usage rows recorded once each, per-trait rows for the aggregates, answer checkpoints, and the
+ * outbox of results whose `result.created` webhook event is not handed over yet (src/webhooks/result-events.ts).
  * Created on every start of the object; IF NOT EXISTS makes that a no-op after the first.
  */
 export const COORDINATOR_TABLES = `
@@ -18,4 +19,5 @@ export const COORDINATOR_TABLES = `
   CREATE TABLE IF NOT EXISTS trait_rows (
     result_id TEXT NOT NULL, trait TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
     score REAL, pass INTEGER, errored INTEGER NOT NULL, PRIMARY KEY (result_id, trait));
+  CREATE TABLE IF NOT EXISTS result_events (result_id TEXT PRIMARY KEY);
 `;

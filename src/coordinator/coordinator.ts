@@ -24,6 +24,7 @@ import { COORDINATOR_TABLES } from "./coordinator-tables";
 import type { CoordinatorOp, CoordinatorOpResult } from "../jobs/coordinator-batcher";
 import { log } from "../log";
 import { EVENT_PAIRS, emitRunEvent } from "../webhooks/emit";
+import { emitResultEvents, RESULT_EVENTS_PER_FLUSH } from "../webhooks/result-events";
 
 export interface InitRun {
   run_id: string;
@@ -38,8 +39,10 @@ export interface InitRun {
   budget_usd?: number;
   /** What the run is made of, for reproducing it (manifest.ts); absent on runs from before it. */
   manifest?: RunManifest;
-  /** Endpoints the run named for its end event (src/webhooks), besides the tenant's all-runs ones. */
+  /** Endpoints the run named for its events (src/webhooks), besides the tenant's all-runs ones. */
   webhook_endpoint_ids?: string[];
+  /** An endpoint took result.created when the run was submitted: each new result goes to the outbox. */
+  result_events?: boolean;
 }
 
 export interface RecordedResult {
@@ -90,8 +93,10 @@ const WATCH_EVERY_MS = 5 * 60_000;
  * consumer that gives the job back (retry) releases it at once.
  */
 const LEASE_MS = 5 * 60_000;
-/** A run end event that could not be written is tried again this much later. */
+/** A webhook event that could not be handed over is tried again this much later. */
 const EMIT_RETRY_MS = 60_000;
+/** New results wait this long in the outbox, so one hand-over carries many (result.created). */
+const RESULT_EVENTS_DELAY_MS = 1_000;
 
 export class RunCoordinator extends DurableObject<Env> {
   /**
@@ -128,6 +133,7 @@ export class RunCoordinator extends DurableObject<Env> {
       if (run.budget_usd !== undefined) this.setMeta("budget_usd", String(run.budget_usd));
       if (run.manifest) this.setMeta("manifest", JSON.stringify(run.manifest));
       if (run.webhook_endpoint_ids) this.setMeta("webhook_endpoint_ids", JSON.stringify(run.webhook_endpoint_ids));
+      if (run.result_events) this.setMeta("result_events", "1");
       for (const id of run.job_ids) {
         this.sql.exec("INSERT INTO jobs (job_id, state, attempts, updated_at) VALUES (?, 'pending', 0, ?)", id, now);
       }
@@ -181,7 +187,14 @@ export class RunCoordinator extends DurableObject<Env> {
    * marks its job done in the same call (the job's last result: one round trip instead of two).
    */
   async record(result: RecordedResult, opts: { completesJob?: boolean } = {}): Promise<void> {
-    this.transaction(() => this.insertResult(result, !opts.completesJob));
+    // A new result of a run with result.created receivers goes to the outbox, handed over shortly (alarm).
+    const outbox = this.meta("result_events") === "1";
+    let isNew = false;
+    this.transaction(() => {
+      isNew = this.insertResult(result, !opts.completesJob);
+      if (isNew && outbox) this.sql.exec("INSERT INTO result_events (result_id) VALUES (?) ON CONFLICT DO NOTHING", result.result_id);
+    });
+    if (isNew && outbox) await this.alarmBy(this.clock.now() + RESULT_EVENTS_DELAY_MS);
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) {
       this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", this.clock.now()));
@@ -189,17 +202,23 @@ export class RunCoordinator extends DurableObject<Env> {
     if (opts.completesJob) await this.finishJob(result.job_id, "done");
   }
 
-  /** `renewLease`: a result that does not finish its job renews the job's lease (finishing stamps it anyway). */
-  private insertResult(result: RecordedResult, renewLease: boolean): void {
-    this.sql.exec(
-      `INSERT INTO results (result_id, job_id, answering_id, parsing_id, verdict) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT(result_id) DO NOTHING`,
-      result.result_id,
-      result.job_id,
-      result.answering_id,
-      result.parsing_id,
-      result.verdict,
-    );
+  /**
+   * `renewLease`: a result that does not finish its job renews the job's lease (finishing stamps it
+   * anyway). True when the result is new (not a repeat).
+   */
+  private insertResult(result: RecordedResult, renewLease: boolean): boolean {
+    const isNew =
+      this.sql
+        .exec(
+          `INSERT INTO results (result_id, job_id, answering_id, parsing_id, verdict) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT(result_id) DO NOTHING RETURNING 1`,
+          result.result_id,
+          result.job_id,
+          result.answering_id,
+          result.parsing_id,
+          result.verdict,
+        )
+        .toArray().length > 0;
     let added = 0;
     for (const u of result.usage ?? []) {
       // RETURNING yields a row only when the row is new: a repeat adds nothing to the running spend.
@@ -222,6 +241,7 @@ export class RunCoordinator extends DurableObject<Env> {
       );
     }
     if (renewLease) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", this.clock.now(), result.job_id);
+    return isNew;
   }
 
   /**
@@ -320,9 +340,10 @@ export class RunCoordinator extends DurableObject<Env> {
 
   async alarm(): Promise<void> {
     const jobs = this.jobCounts();
+    const eventsDue = await this.flushEvents();
     if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) {
-      // A finished run whose end event could not be written yet (emitRunEnd set this alarm).
-      if (this.meta("finished_at") && this.meta("run_event") !== "emitted") await this.emitRunEnd();
+      // A finished run whose events could not all be handed over yet.
+      if (eventsDue !== null) await this.alarmBy(eventsDue);
       return;
     }
     const cutoff = this.clock.now() - STALL_MS;
@@ -335,7 +356,7 @@ export class RunCoordinator extends DurableObject<Env> {
     await sendJobs(this.env, this.runRef(), stalled.map((j) => j.job_id));
     const now = this.clock.now();
     for (const j of stalled) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", now, j.job_id);
-    await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
+    await this.alarmBy(Math.min(now + WATCH_EVERY_MS, eventsDue ?? Number.POSITIVE_INFINITY));
   }
 
   /**
@@ -402,29 +423,55 @@ export class RunCoordinator extends DurableObject<Env> {
     // Only the status is needed here: no pair summaries (a run may have thousands of pairs).
     const snap = (await this.snapshot({ offset: 0, limit: 0 }))!;
     await this.syncD1Status(snap.status, finishedAt);
-    await this.emitRunEnd();
+    const eventsDue = await this.flushEvents();
+    if (eventsDue !== null) await this.alarmBy(eventsDue);
   }
 
   /**
-   * The run's end event (src/webhooks/emit.ts; its ids derive from the run, so emitting again
-   * after a failure half-way duplicates nothing). A failure is retried from the alarm.
+   * Sets the one alarm to `at` unless it is already due sooner. Inside alarm() getAlarm is null
+   * until something sets it, so a record that armed the outbox meanwhile is not pushed back.
    */
-  private async emitRunEnd(): Promise<void> {
+  private async alarmBy(at: number): Promise<void> {
+    const set = await this.ctx.storage.getAlarm();
+    if (set === null || set > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * Hands the run's webhook events over (src/webhooks): the outbox of result.created first, one
+   * chunk per call, then — once the run is finished and the outbox empty — the run's end event,
+   * once (its ids derive from the run, so emitting again after a failure half-way duplicates
+   * nothing). Returns when to come back (more outbox, or a failure to retry), or null when done.
+   */
+  private async flushEvents(): Promise<number | null> {
+    const named = JSON.parse(this.meta("webhook_endpoint_ids") ?? "[]") as string[];
+    const tenantId = this.meta("tenant_id") ?? DEFAULT_TENANT;
     try {
+      const ids = this.sql
+        .exec<{ result_id: string }>("SELECT result_id FROM result_events LIMIT ?", RESULT_EVENTS_PER_FLUSH + 1)
+        .toArray()
+        .map((r) => r.result_id);
+      const chunk = ids.slice(0, RESULT_EVENTS_PER_FLUSH);
+      if (chunk.length > 0) {
+        await emitResultEvents(this.env, { tenant_id: tenantId, run_id: this.meta("run_id")!, named_endpoint_ids: named }, chunk);
+        for (const id of chunk) this.sql.exec("DELETE FROM result_events WHERE result_id = ?", id);
+      }
+      if (ids.length > chunk.length) return this.clock.now();
+      if (!this.meta("finished_at") || this.meta("run_event") === "emitted") return null;
       const snap = (await this.snapshot({ offset: 0, limit: EVENT_PAIRS }))!;
       await emitRunEvent(this.env, {
-        tenant_id: this.meta("tenant_id") ?? DEFAULT_TENANT,
+        tenant_id: tenantId,
         run_id: snap.run_id,
         status: snap.status,
         progress: snap.progress,
         pairs: snap.summary,
         pairs_total: snap.pairs_total,
-        named_endpoint_ids: JSON.parse(this.meta("webhook_endpoint_ids") ?? "[]") as string[],
+        named_endpoint_ids: named,
       });
       this.setMeta("run_event", "emitted");
+      return null;
     } catch (err) {
-      log.warn("run_event_emit_failed", { run_id: this.meta("run_id"), error: String(err) });
-      await this.ctx.storage.setAlarm(this.clock.now() + EMIT_RETRY_MS);
+      log.warn("webhook_event_emit_failed", { run_id: this.meta("run_id"), error: String(err) });
+      return this.clock.now() + EMIT_RETRY_MS;
     }
   }
 

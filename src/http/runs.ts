@@ -15,7 +15,7 @@ import { loadBenchmark } from "../storage/benchmarks-repo";
 import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
 import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
-import { knownEndpointIds } from "../webhooks/endpoints-repo";
+import { webhooksOfRun } from "../webhooks/emit";
 import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
 import { refuseBrokenCode } from "./benchmarks";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
@@ -43,7 +43,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const limits = effectiveLimits(tenant.limits_json);
   const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
   const { webhook_endpoint_ids: webhookIds = [], ...request } = validate(CreateRunRequest, raw.value);
-  await requireEndpoints(c.env, tenant.tenant_id, webhookIds);
+  const { result_events } = await requireEndpoints(c.env, tenant.tenant_id, webhookIds);
   if (request.benchmark) await refuseBrokenCode(request.benchmark, "benchmark.");
   const body = withinAllowance(await withBenchmark(c.env, tenant.tenant_id, request), allowance);
   const runId = crypto.randomUUID();
@@ -76,7 +76,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   }
   try {
     await admitRun(c, tenant.tenant_id, limits, allowance);
-    await startRun(c.env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds });
+    await startRun(c.env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events });
   } catch (err) {
     // Refused or failed: the key is free again for the same request.
     if (idemKey) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idemKey, runId);
@@ -174,13 +174,18 @@ runs.delete("/:id", requireScope("runs:write"), async (c) => {
   return c.json({ run_id: run.run_id, deleted: true, ...removed });
 });
 
-/** Runs may name only endpoints their tenant registered (so every delivery is signed with a secret the receiver holds). */
-async function requireEndpoints(env: Env, tenantId: string, ids: readonly string[]): Promise<void> {
-  const known = await knownEndpointIds(env.DB, tenantId, ids);
-  const issues = ids.flatMap((id, i) =>
-    known.has(id) ? [] : [{ path: `webhook_endpoint_ids[${i}]`, message: `no webhook endpoint ${JSON.stringify(id)}; list them with GET /v1/webhook-endpoints` }],
-  );
+/**
+ * Runs may name only endpoints their tenant registered (so every delivery is signed with a secret
+ * the receiver holds); says whether the run's results go to a result.created receiver.
+ */
+async function requireEndpoints(env: Env, tenantId: string, ids: readonly string[]): Promise<{ result_events: boolean }> {
+  const { unknown, result_events } = await webhooksOfRun(env.DB, tenantId, ids);
+  const issues = unknown.map((i) => ({
+    path: `webhook_endpoint_ids[${i}]`,
+    message: `no webhook endpoint ${JSON.stringify(ids[i])}; list them with GET /v1/webhook-endpoints`,
+  }));
   if (issues.length) throw invalidBody(issues);
+  return { result_events };
 }
 
 /** Resolves `benchmark_id` to the stored benchmark; an unknown id is the caller's 400. */

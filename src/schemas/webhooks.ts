@@ -3,7 +3,9 @@ import { z } from "zod";
 
 /** The run's end, one per status of the precedence rule (src/coordinator/progress.ts statusOf). */
 export const RUN_EVENT_TYPES = ["run.completed", "run.partial", "run.failed", "run.cancelled", "run.budget_exceeded"] as const;
-export const EventType = z.enum(RUN_EVENT_TYPES, { error: `event types are: ${RUN_EVENT_TYPES.join(", ")}` });
+/** Every type; `result.created` (one event per recorded result) is opt-in: not in the default filter. */
+export const EVENT_TYPES = [...RUN_EVENT_TYPES, "result.created"] as const;
+export const EventType = z.enum(EVENT_TYPES, { error: `event types are: ${EVENT_TYPES.join(", ")}` });
 export type EventType = z.infer<typeof EventType>;
 
 const Url = z
@@ -18,7 +20,7 @@ const EventTypes = z
 export const CreateEndpointRequest = z.strictObject({
   url: Url,
   description: Description.default(""),
-  /** Default: every run event. */
+  /** Default: every run end event (result.created only when named). */
   event_types: EventTypes.default([...RUN_EVENT_TYPES]),
   /** true: every run of the tenant; false: only runs naming it in webhook_endpoint_ids. */
   all_runs: z.boolean({ error: "all_runs must be true or false" }).default(true),

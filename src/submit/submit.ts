@@ -12,8 +12,16 @@ import { runManifest } from "../coordinator/manifest";
 import type { RunSpec } from "../storage/run-spec";
 import { saveSpec } from "../storage/spec-store";
 
-/** `webhook_endpoint_ids`: endpoints (already checked to be the tenant's) that receive the run's end event. */
-export async function startRun(env: Env, spec: RunSpec, jobIds: string[], opts: { webhook_endpoint_ids?: string[] } = {}): Promise<void> {
+/**
+ * `webhook_endpoint_ids`: endpoints (already checked to be the tenant's) that receive the run's
+ * events; `result_events`: one of its receivers takes result.created (src/webhooks/result-events.ts).
+ */
+export async function startRun(
+  env: Env,
+  spec: RunSpec,
+  jobIds: string[],
+  opts: { webhook_endpoint_ids?: string[]; result_events?: boolean } = {},
+): Promise<void> {
   const specKey = await saveSpec(env.BLOBS, spec);
   const perPair = spec.questions.length * spec.replicate_count;
   const coordinator = coordinatorName(spec);
@@ -27,6 +35,7 @@ export async function startRun(env: Env, spec: RunSpec, jobIds: string[], opts: 
     ...(spec.budget_usd !== undefined ? { budget_usd: spec.budget_usd } : {}),
     manifest: runManifest(spec),
     ...(opts.webhook_endpoint_ids?.length ? { webhook_endpoint_ids: opts.webhook_endpoint_ids } : {}),
+    ...(opts.result_events ? { result_events: true } : {}),
   });
   await insertRun(env.DB, {
     run_id: spec.run_id,

@@ -1,15 +1,16 @@
 /**
- * A run's end → one event and one delivery per receiving endpoint. Called from the
- * RunCoordinator's finish path, which reaches it once per run; the event id is derived from the
- * run (`msg_<run_id>`) and delivery ids from (event, endpoint), with insert-or-ignore, so a
- * repeated emission (a retry after a failure half-way) creates nothing twice and every attempt of
- * every delivery carries the same `webhook-id`.
+ * A run's end → one event and one delivery per receiving endpoint; also who receives what, and the
+ * writing and starting of deliveries that result-events.ts shares. Called from the RunCoordinator's
+ * finish path, which reaches it once per run; the event id is derived from the run (`msg_<run_id>`)
+ * and delivery ids from (event, endpoint), with insert-or-ignore, so a repeated emission (a retry
+ * after a failure half-way) creates nothing twice and every attempt of every delivery carries the
+ * same `webhook-id`.
  */
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/sha256";
 import type { RunStatus } from "../storage/runs-repo";
-import { insertDeliveryStatement, insertEventStatement } from "./deliveries-repo";
-import { listEndpoints } from "./endpoints-repo";
+import { type EventRecord, insertDeliveryStatement, insertEventStatement } from "./deliveries-repo";
+import { type EndpointRecord, listEndpoints } from "./endpoints-repo";
 import type { EventType } from "../schemas/webhooks";
 
 /** Pairs an event carries at most; the rest are one GET …/summary away. */
@@ -68,23 +69,52 @@ export async function emitRunEvent(env: Env, end: RunEnd, now = new Date()): Pro
   const type = eventTypeOf(end.status);
   if (!type) return null;
   const named = new Set(end.named_endpoint_ids);
-  const receivers = (await listEndpoints(env.DB, end.tenant_id)).filter(
-    (e) => e.enabled && (e.all_runs || named.has(e.endpoint_id)) && e.event_types_json.includes(type),
-  );
+  const receivers = (await listEndpoints(env.DB, end.tenant_id)).filter((e) => receives(e, type, named));
   if (receivers.length === 0) return null;
-  const run = await env.DB.prepare("SELECT run_name FROM runs WHERE tenant_id = ? AND run_id = ?")
-    .bind(end.tenant_id, end.run_id)
-    .first<{ run_name: string | null }>();
   const eventId = eventIdOf(end.run_id);
-  const at = now.toISOString();
-  const payload = eventBody(type, now, { ...end, run_name: run?.run_name ?? null });
-  const deliveries = await Promise.all(receivers.map(async (e) => ({ endpoint_id: e.endpoint_id, delivery_id: await deliveryIdOf(eventId, e.endpoint_id) })));
-  await env.DB.batch([
-    insertEventStatement(env.DB, { tenant_id: end.tenant_id, event_id: eventId, run_id: end.run_id, type, payload, created_at: at }),
-    ...deliveries.map((d) => insertDeliveryStatement(env.DB, { tenant_id: end.tenant_id, event_id: eventId, at, ...d })),
-  ]);
-  await Promise.all(deliveries.map((d) => startDelivery(env, end.tenant_id, d.delivery_id)));
-  return { event_id: eventId, deliveries: deliveries.map((d) => d.delivery_id) };
+  const payload = eventBody(type, now, { ...end, run_name: await runNameOf(env.DB, end.tenant_id, end.run_id) });
+  const event = { tenant_id: end.tenant_id, event_id: eventId, run_id: end.run_id, type, payload, created_at: now.toISOString() };
+  return { event_id: eventId, deliveries: await deliverEvents(env, [event], receivers) };
+}
+
+/** Whether an endpoint gets an event of `type` about a run that named `named`: enabled, subscribed, and tenant-wide or named. */
+export function receives(e: EndpointRecord, type: EventType, named: ReadonlySet<string>): boolean {
+  return e.enabled && (e.all_runs || named.has(e.endpoint_id)) && e.event_types_json.includes(type);
+}
+
+/**
+ * At submit: the indexes of `named` ids that are not endpoints of the tenant, and whether any
+ * endpoint that would receive the run's events takes result.created (the run then keeps an outbox).
+ */
+export async function webhooksOfRun(db: D1Database, tenantId: string, named: readonly string[]): Promise<{ unknown: number[]; result_events: boolean }> {
+  const endpoints = await listEndpoints(db, tenantId);
+  const known = new Set(endpoints.map((e) => e.endpoint_id));
+  const namedSet = new Set(named);
+  return {
+    unknown: named.flatMap((id, i) => (known.has(id) ? [] : [i])),
+    result_events: endpoints.some((e) => receives(e, "result.created", namedSet)),
+  };
+}
+
+export async function runNameOf(db: D1Database, tenantId: string, runId: string): Promise<string | null> {
+  const run = await db.prepare("SELECT run_name FROM runs WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId).first<{ run_name: string | null }>();
+  return run?.run_name ?? null;
+}
+
+/**
+ * Writes events and one delivery per (event, receiver) in one D1 batch, insert-or-ignore (ids
+ * derive from the event and the endpoint), then starts each delivery's dispatcher. Returns the delivery ids.
+ */
+export async function deliverEvents(env: Env, events: readonly EventRecord[], receivers: readonly EndpointRecord[]): Promise<string[]> {
+  const deliveries = await Promise.all(
+    events.flatMap((ev) =>
+      receivers.map(async (e) => ({ tenant_id: ev.tenant_id, event_id: ev.event_id, endpoint_id: e.endpoint_id, at: ev.created_at, delivery_id: await deliveryIdOf(ev.event_id, e.endpoint_id) })),
+    ),
+  );
+  if (deliveries.length === 0) return [];
+  await env.DB.batch([...events.map((ev) => insertEventStatement(env.DB, ev)), ...deliveries.map((d) => insertDeliveryStatement(env.DB, d))]);
+  await Promise.all(deliveries.map((d) => startDelivery(env, d.tenant_id, d.delivery_id)));
+  return deliveries.map((d) => d.delivery_id);
 }
 
 /** Each delivery has its own WebhookDispatcher (dispatcher.ts), named by tenant and delivery. */

@@ -70,16 +70,6 @@ export async function listEndpoints(db: D1Database, tenantId: string): Promise<E
   return results.map((r) => EndpointRow.parse(r));
 }
 
-/** Which of `ids` are endpoints of the tenant (for POST /v1/runs' webhook_endpoint_ids). */
-export async function knownEndpointIds(db: D1Database, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const { results } = await db
-    .prepare(`SELECT endpoint_id FROM webhook_endpoints WHERE tenant_id = ? AND endpoint_id IN (${ids.map(() => "?").join(", ")})`)
-    .bind(tenantId, ...ids)
-    .all<{ endpoint_id: string }>();
-  return new Set(results.map((r) => r.endpoint_id));
-}
-
 /** Settable fields; `enabled: true` clears the reason it was disabled. */
 export async function updateEndpoint(
   db: D1Database,

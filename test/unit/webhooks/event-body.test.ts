@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EVENT_MAX_BYTES, eventBody, eventTypeOf } from "../../../src/webhooks/emit";
+import { resultEventBody } from "../../../src/webhooks/result-events";
 
 const end = (pairs: unknown[]) => ({
   tenant_id: "t",
@@ -34,5 +35,30 @@ describe("run end event body", () => {
     expect(body.data.pairs.length).toBeGreaterThan(0);
     expect(body.data.pairs.length).toBeLessThan(50);
     expect(body.data.pairs_truncated).toBe(true);
+  });
+
+  const facts = (question_id: string) => ({
+    result_id: "abc", question_id, answering_model: "m", parsing_model: "j", replicate: 0, verdict: "fail", verify_result: 0, failure_category: "content",
+  });
+
+  it("a result.created body carries the result's facts and its link", () => {
+    const body = JSON.parse(resultEventBody(new Date(0), "r", "n", facts("q1")));
+    expect(body).toEqual({
+      type: "result.created",
+      timestamp: "1970-01-01T00:00:00.000Z",
+      data: {
+        run_id: "r", run_name: "n", result_id: "abc", question_id: "q1", answering_model: "m", parsing_model: "j", replicate: 0,
+        verdict: "fail", verify_result: false, failure_category: "content", links: { result: "/v1/runs/r/results/abc", run: "/v1/runs/r" },
+      },
+    });
+  });
+
+  it("a result.created body whose tenant-chosen ids would pass 64 KB keeps only server-made ids", () => {
+    const text = resultEventBody(new Date(0), "r", "n", facts("q".repeat(70_000)));
+    expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(EVENT_MAX_BYTES);
+    expect(JSON.parse(text).data).toEqual({
+      run_id: "r", result_id: "abc", verdict: "fail", verify_result: false, failure_category: "content",
+      links: { result: "/v1/runs/r/results/abc", run: "/v1/runs/r" }, fields_omitted: true,
+    });
   });
 });
