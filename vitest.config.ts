@@ -51,6 +51,9 @@ export default defineConfig(async () => {
                   // 0 s, 0.5 ms, 30 ms, 180 ms, 0.72 s, 1.8 s, 3.6 s, 3.6 s.
                   WEBHOOK_RECEIVER_URL: `http://127.0.0.1:${inject("webhookReceiverPort")}`,
                   WEBHOOK_RETRY_SCALE: "0.0001",
+                  // A loopback listener production mode must never reach (test/support/canary-server.mjs).
+                  CANARY_PORT: String(inject("canaryPort")),
+                  CANARY_IPV6: String(inject("canaryIpv6")),
                 },
                 // An entry here REPLACES the wrangler.toml consumer settings for that queue.
                 queueConsumers: {

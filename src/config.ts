@@ -4,7 +4,10 @@
  * a misspelt value must not stop the worker, and the defaults are the production behaviour.
  */
 import { z } from "zod";
-import type { Env } from "./env";
+import { type Env, isLocalMode } from "./env";
+import { parseOrigins } from "./outbound/origins";
+import { PROVIDER_ORIGINS, TAVILY_ORIGIN } from "./outbound/provider-origins";
+import type { OutboundPolicy } from "./outbound/url-policy";
 
 /** An integer ≥ `min` from a var's string, or `fallback`. */
 const int = (min: number, fallback: number) => z.coerce.number().int().min(min).catch(fallback);
@@ -26,6 +29,10 @@ const Vars = z.object({
   EDGEVAL_EMBEDDING_BASE_URL: z.string().min(1).optional().catch(undefined),
   /** Multiplies the webhook retry schedule (src/webhooks/schedule.ts; tests shorten it). */
   WEBHOOK_RETRY_SCALE: z.coerce.number().positive().refine(Number.isFinite).catch(1),
+  /** Origins the operator allows whatever their address (src/outbound/url-policy.ts). */
+  EDGEVAL_PRIVATE_ORIGINS: z.string().optional().catch(undefined),
+  /** Origins besides each provider's own that keys may go to (src/llm/key-origins.ts). */
+  EDGEVAL_KEY_ORIGINS: z.string().optional().catch(undefined),
 });
 
 export interface EdgeConfig {
@@ -37,6 +44,8 @@ export interface EdgeConfig {
   tavilyBaseUrl: string | undefined;
   embeddingBaseUrl: string | undefined;
   webhookRetryScale: number;
+  /** Where requests may go (src/outbound): every outbound URL is checked against it. */
+  outbound: OutboundPolicy;
 }
 
 const parsed = new WeakMap<object, EdgeConfig>();
@@ -56,8 +65,16 @@ export function edgeConfig(env: Env): EdgeConfig {
       tavilyBaseUrl: v.TAVILY_BASE_URL,
       embeddingBaseUrl: v.EDGEVAL_EMBEDDING_BASE_URL,
       webhookRetryScale: v.WEBHOOK_RETRY_SCALE,
+      outbound: outboundPolicy(isLocalMode(env), v.EDGEVAL_PRIVATE_ORIGINS, v.EDGEVAL_KEY_ORIGINS),
     };
     parsed.set(env, config);
   }
   return config;
+}
+
+function outboundPolicy(local: boolean, privateList: string | undefined, keyList: string | undefined): OutboundPolicy {
+  const privateOrigins = parseOrigins(privateList);
+  // The operator's lists name servers it runs or trusts: their error text is as good as a provider's.
+  const providerOrigins = new Set([...Object.values(PROVIDER_ORIGINS), TAVILY_ORIGIN, ...parseOrigins(keyList), ...privateOrigins]);
+  return { local, privateOrigins, providerOrigins };
 }

@@ -32,6 +32,8 @@ export interface Env {
   RETRY_DELAY_SCALE?: string;
   /** Origins besides each provider's own that model keys may be sent to (src/llm/key-origins.ts). */
   EDGEVAL_KEY_ORIGINS?: string;
+  /** Origins the operator allows whatever their address: a self-hosted server on a private network (src/outbound). */
+  EDGEVAL_PRIVATE_ORIGINS?: string;
   /** Locally, the OpenAI-compatible endpoint serving the embedding check's default model (default Ollama's http://127.0.0.1:11434/v1). */
   EDGEVAL_EMBEDDING_BASE_URL?: string;
   /** "local" on a developer's machine (.dev.vars, npm start, npm run dev, the tests); absent in production. */

@@ -8,6 +8,8 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       FAKE_LLM_URL: string;
       WEBHOOK_RECEIVER_URL: string;
+      CANARY_PORT: string;
+      CANARY_IPV6: string;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

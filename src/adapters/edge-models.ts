@@ -8,6 +8,7 @@ import type { EmbeddingPlace } from "../llm/embedding-model";
 import { edgeConfig } from "../config";
 import { createModelPort, NO_KEY_PLACEHOLDER, requiredSecretName } from "../llm/factory";
 import { limitedPort } from "../limiter/limited";
+import { guardedFetch } from "../outbound/guarded-fetch";
 import type { ModelPort } from "../llm/port";
 import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy, withRetryPolicyConfig } from "../llm/retrying";
 import type { ModelConfig } from "../schemas/model-config";
@@ -35,6 +36,9 @@ export function limitedAdapter(
     ai: env.AI,
     // Checked at submit too; here again because a queued spec may predate a change of the var or secret.
     keyDestination: ring.destinationIssue,
+    // Every request is checked against the outbound policy again, redirects are not followed and a
+    // non-provider origin's error text is not passed on (src/outbound/guarded-fetch.ts).
+    fetch: guardedFetch(edgeConfig(env).outbound),
   });
   if (model.interface === "manual") return port;
   const name = requiredSecretName(model);

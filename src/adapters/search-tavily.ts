@@ -5,9 +5,10 @@
  * except in the Authorization header; errors are scrubbed of it.
  */
 import type { SearchPort } from "../pipeline/artifacts";
+import { TAVILY_ORIGIN } from "../outbound/provider-origins";
 
 export const TAVILY_SECRET = "TAVILY_API_KEY";
-export const TAVILY_DEFAULT_URL = "https://api.tavily.com";
+export const TAVILY_DEFAULT_URL = TAVILY_ORIGIN;
 
 export interface TavilyOptions {
   apiKey: string;

@@ -17,6 +17,7 @@ import { coordinatorBatcher } from "./coordinator-batcher";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
+import { guardedFetch } from "../outbound/guarded-fetch";
 import { embeddingPlace, limitedAdapter, retrySettings } from "../adapters/edge-models";
 import { edgeConfig } from "../config";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
@@ -142,5 +143,5 @@ function jobDeps(env: Env): JobDeps {
 function searchPort(secret: (name: string) => string | undefined, env: Env) {
   const apiKey = secret(TAVILY_SECRET);
   if (!apiKey) return undefined;
-  return createTavilySearch({ apiKey, baseUrl: edgeConfig(env).tavilyBaseUrl });
+  return createTavilySearch({ apiKey, baseUrl: edgeConfig(env).tavilyBaseUrl, fetch: guardedFetch(edgeConfig(env).outbound) });
 }

@@ -8,6 +8,8 @@ import type { LlmError, LlmErrorKind } from "./port";
 
 /** Longest error message we pass on. */
 export const MESSAGE_LIMIT = 500;
+/** Longest error text from a provider's answer (issue 16: the target's own words, bounded tighter). */
+export const PROVIDER_TEXT_LIMIT = 300;
 /** Longest model output kept on an `invalid_output` error. */
 export const RAW_LIMIT = 2_000;
 
@@ -45,10 +47,10 @@ export function truncate(s: string, max: number): string {
 }
 
 /** Removes every secret from `text` and bounds its length. */
-export function scrub(text: string, secrets: readonly string[]): string {
+export function scrub(text: string, secrets: readonly string[], max = MESSAGE_LIMIT): string {
   let out = text;
   for (const s of secrets) if (s.length >= 4) out = out.split(s).join("[redacted]");
-  return truncate(out, MESSAGE_LIMIT);
+  return truncate(out, max);
 }
 
 /** An error that came with an HTTP status. */
@@ -59,7 +61,7 @@ export function httpError(
   ctx: { secrets: readonly string[]; now: number },
 ): LlmError {
   const kind = kindForStatus(status);
-  const error: LlmError = { kind, status, message: scrub(message, ctx.secrets) };
+  const error: LlmError = { kind, status, message: scrub(message, ctx.secrets, PROVIDER_TEXT_LIMIT) };
   const wait = retryAfterMs(headers, ctx.now);
   if (wait !== undefined && (kind === "rate_limit" || kind === "server_error")) error.retryAfterMs = wait;
   return error;

@@ -4,29 +4,16 @@
  * own server and receive the service's provider key. A key goes only to its provider's own origin
  * (api.openai.com, api.anthropic.com) or to an origin the deployment lists in the
  * EDGEVAL_KEY_ORIGINS var (comma- or space-separated URLs; only their origins count). Models that
- * send no key (openai_compatible without api_key_secret, manual, workers_ai) may use any base_url.
+ * send no key (openai_compatible without api_key_secret, manual, workers_ai) may use any base_url
+ * the outbound policy allows (src/outbound: public addresses only in production).
  */
+import { parseOrigins } from "../outbound/origins";
+import { PROVIDER_ORIGINS } from "../outbound/provider-origins";
+
 export const KEY_ORIGINS_VAR = "EDGEVAL_KEY_ORIGINS";
 
-const PROVIDER_ORIGINS: Readonly<Record<string, string>> = {
-  openai: "https://api.openai.com",
-  anthropic: "https://api.anthropic.com",
-};
-
 /** The origins listed in EDGEVAL_KEY_ORIGINS; entries that are not URLs are ignored. */
-export function allowedKeyOrigins(raw: unknown): ReadonlySet<string> {
-  const origins = new Set<string>();
-  if (typeof raw !== "string") return origins;
-  for (const entry of raw.split(/[\s,]+/)) {
-    if (!entry) continue;
-    try {
-      origins.add(new URL(entry).origin);
-    } catch {
-      // not a URL: it allows nothing
-    }
-  }
-  return origins;
-}
+export const allowedKeyOrigins = (raw: unknown): ReadonlySet<string> => parseOrigins(raw);
 
 /**
  * Null when the model's key may go where the model sends it (or it sends none: `secretName` null,

@@ -8,8 +8,10 @@
  */
 import { bindingByName, type Env } from "../env";
 import { allowedKeyOrigins, KEY_ORIGINS_VAR, keyDestinationIssue } from "../llm/key-origins";
+import { edgeConfig } from "../config";
 import { log } from "../log";
 import { parseKek, secretAad, unseal } from "../lib/secret-crypto";
+import { outboundUrlIssue } from "../outbound/url-policy";
 import { listSecrets, sealedOf, type SecretLimits } from "./secrets-repo";
 import type { TenantRecord } from "./tenants-repo";
 
@@ -27,6 +29,8 @@ export interface KeyRing {
   destinationIssue(model: { interface: string; base_url?: string | null }, name: string | null): string | null;
   /** The per-key limits registered with a tenant secret. */
   limits(name: string | null): SecretLimits | undefined;
+  /** Null when requests may go to this base URL under the worker's outbound policy (src/outbound). */
+  urlIssue(baseUrl: string): string | null;
 }
 
 /** Secrets that guard edgeval itself: never a provider key, whatever a config names. */
@@ -50,6 +54,7 @@ export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: Readon
       return keyDestinationIssue(model, name, own.origins, `register the origin with the secret (PUT /v1/secrets/${name} {origins})`);
     },
     limits: (name) => (name === null ? undefined : (tenantKeys.get(name)?.limits ?? undefined)),
+    urlIssue: (baseUrl) => outboundUrlIssue(baseUrl, edgeConfig(env).outbound, "base"),
   };
 }
 

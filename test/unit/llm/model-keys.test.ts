@@ -4,6 +4,7 @@ import { modelKeyIssues, type ModelKeys } from "../../../src/llm/model-keys";
 const keys = (set: Record<string, string>, destination: string | null = null): ModelKeys => ({
   secret: (name) => set[name],
   destinationIssue: () => destination,
+  urlIssue: () => null,
 });
 const advice = (name: string) => `set ${name}`;
 const at = { model: "config.parsing_models[0]", base_url: "config.parsing_models[0].base_url" };
