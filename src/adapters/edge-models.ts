@@ -14,10 +14,17 @@ import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy, wi
 import type { ModelConfig } from "../schemas/model-config";
 import type { KeyRing } from "../tenants/key-ring";
 import { limiterClient, type poolRegistry } from "../limiter/limiter-client";
+import { withOwnShare } from "../limiter/own-share";
 import type { PartialLimits } from "../limiter/limiter-state";
 
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A run's share: its id names its own limiter, where its `limits` for the model apply (src/limiter/own-share.ts). */
+export interface RunShare {
+  run_id: string;
+  limits?: PartialLimits;
+}
 
 /**
  * A model's adapter with its calls drawn from the shared limiter (manual models make no calls).
@@ -27,8 +34,7 @@ export function limitedAdapter(
   env: Env,
   ring: KeyRing,
   model: ModelConfig,
-  limits?: PartialLimits,
-  pools?: ReturnType<typeof poolRegistry>,
+  opts: { run?: RunShare; pools?: ReturnType<typeof poolRegistry> } = {},
 ): ModelPort {
   // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
   const port = createModelPort(model, ring.secret, {
@@ -43,9 +49,12 @@ export function limitedAdapter(
   if (model.interface === "manual") return port;
   const name = requiredSecretName(model);
   const key = (name === null ? NO_KEY_PLACEHOLDER : ring.secret(name)) ?? "";
-  // The limiter stays keyed by the key's fingerprint, origin and model: tenants sharing a key share its limit.
-  const merged = lowerLimits(ring.limits(name), limits);
-  const client = pools ? pools(model, key, merged, callTimeoutMs(env, model)) : limiterClient(env.LIMITER, model, key, merged);
+  // The shared limiter is keyed by the key's fingerprint, origin and model (tenants sharing a key
+  // share its limit) and takes only the key's own limits, never a run's.
+  const keyLimits = ring.limits(name);
+  const { pools, run } = opts;
+  const shared = pools ? pools(model, key, keyLimits, callTimeoutMs(env, model)) : limiterClient(env.LIMITER, model, key, keyLimits);
+  const client = run?.limits ? withOwnShare(limiterClient(env.LIMITER, model, key, lowerLimits(keyLimits, run.limits), `run:${run.run_id}`), shared) : shared;
   return limitedPort(port, client, { sleep, now: Date.now });
 }
 

@@ -23,7 +23,7 @@ import { edgeConfig } from "../config";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "../limiter/limiter-client";
-import type { PartialLimits } from "../limiter/limiter-state";
+import type { RunShareOf } from "./job-ports";
 import { insertLedgerRows, type LedgerRow } from "../tenants/usage";
 
 /** A result waits at most this long for others to share its D1 write. */
@@ -119,9 +119,9 @@ function jobDeps(env: Env): JobDeps {
       }
       loaded.set(id, await ring);
     },
-    portFor: (model: ModelConfig, limits: PartialLimits | undefined, tenantId: string | undefined) => {
+    portFor: (model: ModelConfig, run: RunShareOf) => {
       let port = ports.get(model);
-      if (!port) ports.set(model, (port = limitedAdapter(env, ringOf(tenantId), model, limits, pools)));
+      if (!port) ports.set(model, (port = limitedAdapter(env, ringOf(run.tenant_id), model, { pools, run: { run_id: run.run_id, limits: run.limits } })));
       return port;
     },
     embeddingPlace: embeddingPlace(env),

@@ -16,10 +16,17 @@ import type { JobRef } from "../submit/spec";
 import type { RunSpec } from "../storage/run-spec";
 import type { PartialLimits } from "../limiter/limiter-state";
 
+/** What the edge needs of a run to build its ports: the tenant's keys, and the run's own limits for the model. */
+export interface RunShareOf {
+  run_id: string;
+  tenant_id: string | undefined;
+  limits: PartialLimits | undefined;
+}
+
 export interface JobPortDeps {
   blobs: R2Bucket;
-  /** The batch's adapter for a model, its calls through the shared limiter (with the run's limits). */
-  portFor: (model: ModelConfig, limits: PartialLimits | undefined, tenantId: string | undefined) => ModelPort;
+  /** The batch's adapter for a model, its calls through the key's shared limiter and, when the run sets `limits` for it, the run's own. */
+  portFor: (model: ModelConfig, run: RunShareOf) => ModelPort;
   clock: { now(): number };
   retryPolicy: RetryPolicy;
   retryEnv: RetryEnv;
@@ -33,7 +40,7 @@ export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: 
   return (model) => {
     let port = ports.get(model);
     if (port) return port;
-    const limited = deps.portFor(model, spec.limits?.[model.id], spec.tenant_id);
+    const limited = deps.portFor(model, { run_id: spec.run_id, tenant_id: spec.tenant_id, limits: spec.limits?.[model.id] });
     const cacheSetup = store ? { store, model: cacheModelScope(model), job: jobScope, ttlSeconds: cache?.ttl_s ?? DEFAULT_CACHE_TTL_S } : undefined;
     port = modelPortChain(limited, { ledger, retryPolicy: modelRetryPolicy(deps.retryPolicy, model), retryEnv: deps.retryEnv }, cacheSetup);
     ports.set(model, port);

@@ -22,7 +22,6 @@ import { runPipeline } from "../pipeline/orchestrator";
 import type { SearchPort } from "../pipeline/artifacts";
 import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
-import type { PartialLimits } from "../limiter/limiter-state";
 import { type LedgerRow, ledgerRows } from "../tenants/usage";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { CodeVerifierPort } from "../templates/code-verify";
@@ -37,7 +36,7 @@ import { loadLedger, saveLedger } from "../storage/ledger-store";
 import { saveResult, readSavedResult } from "../storage/result-store";
 import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
-import { jobPorts } from "./job-ports";
+import { type JobPortDeps, jobPorts } from "./job-ports";
 import { r2Workspace, workspacePrefix } from "../adapters/workspace";
 import { usageRows } from "../coordinator/cost";
 import { priceTable } from "../llm/prices";
@@ -62,7 +61,7 @@ export interface JobDeps {
   /** By coordinator name (r2-keys coordinatorName). */
   coordinator: (name: string) => CoordinatorPort;
   /** A model's port for a run of `tenantId` (whose keys `prepareTenant` loaded first). */
-  portFor: (model: ModelConfig, limits: PartialLimits | undefined, tenantId: string | undefined) => ModelPort;
+  portFor: JobPortDeps["portFor"];
   /** Where the embedding check's default model runs (deployed: Workers AI; local: an OpenAI-compatible endpoint). */
   embeddingPlace?: EmbeddingPlace;
   /** Loads the tenant's provider keys before its job builds ports (one D1 read per tenant and batch). */

@@ -10,8 +10,9 @@ import { sha256Hex } from "../lib/sha256";
 import type { ProviderLimiter } from "./provider-limiter";
 import { DEFAULT_TUNING, type PartialLimits } from "./limiter-state";
 
-export async function limiterName(model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string): Promise<string> {
-  const text = JSON.stringify([model.interface, model.base_url ?? "", key, model.model_name]);
+/** `scope`: a run's own limiter for its `limits` (own-share.ts) is named for the run as well. */
+export async function limiterName(model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, scope?: string): Promise<string> {
+  const text = JSON.stringify([model.interface, model.base_url ?? "", key, model.model_name, ...(scope === undefined ? [] : [scope])]);
   // The first 16 bytes of the digest (32 hex digits) name the Durable Object.
   return (await sha256Hex(text)).slice(0, 32);
 }
@@ -22,8 +23,9 @@ export function limiterClient(
   model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
   key: string,
   limits?: PartialLimits,
+  scope?: string,
 ): LimiterClient {
-  const source = slotSource(ns, model, key, limits);
+  const source = slotSource(ns, model, key, limits, scope);
   return {
     acquire: async (estimatedTokens, since) => {
       const r = await source.acquire({ count: 1, estimatedTokens, since: since ?? Date.now(), prepay: 0 });
@@ -39,9 +41,10 @@ export function slotSource(
   model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
   key: string,
   limits?: PartialLimits,
+  scope?: string,
 ): SlotSource {
   let stub: DurableObjectStub<ProviderLimiter> | undefined;
-  const get = async () => (stub ??= ns.getByName(await limiterName(model, key)));
+  const get = async () => (stub ??= ns.getByName(await limiterName(model, key, scope)));
   return {
     acquire: async ({ count, estimatedTokens, since, prepay }) => {
       const r = await (await get()).acquire({ provider: model.interface, estimated_tokens: estimatedTokens, since, count, prepay, ...(limits ? { limits } : {}) });
