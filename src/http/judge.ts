@@ -13,6 +13,7 @@ import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGrap
 import { calibrate } from "../judges/calibrate";
 import { modelKeyIssues } from "../llm/model-keys";
 import { emptyLedger } from "../llm/retrying";
+import { type Deadline, deadlinePort } from "../llm/deadline";
 import { modelPortChain } from "../adapters/model-chain";
 import { limitedAdapter, modelRetryPolicy, retrySettings } from "../adapters/edge-models";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
@@ -47,7 +48,9 @@ judge.post("/", requireScope("judge"), async (c) => {
   const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
   const graph = checked(validateJudge(body.config, sample), "");
   capCalls(estimateCalls(graph), MAX_JUDGE_CALLS, "config", "this judge plans");
-  const ports = edgePorts(c.env, await loadKeyRing(c.env, tenantOf(c)), graph, body.prices);
+  // The clock starts when the request is read: validation and key loading count against it.
+  const deadline = { at: Date.now() + body.deadline_ms, ms: body.deadline_ms, now: Date.now };
+  const ports = edgePorts(c.env, await loadKeyRing(c.env, tenantOf(c)), graph, body.prices, deadline);
   const outcome = await runGraph(graph, sample, ports);
   return c.json(outcome);
 });
@@ -82,7 +85,7 @@ function checked(v: { graph: JudgeGraph } | { issues: GraphIssue[] }, where: str
 }
 
 /** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
-function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOverrides | undefined): JudgePorts {
+function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOverrides | undefined, deadline?: Deadline): JudgePorts {
   const table = priceTable(prices);
   const issues: FieldIssue[] = [];
   for (const n of graph.nodes) {
@@ -109,7 +112,12 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
       const key = JSON.stringify(config);
       let port = ports.get(key);
       // Same path as the queue's jobs: the shared limiter, retries by class, one repair retry.
-      if (!port) ports.set(key, (port = modelPortChain(limitedAdapter(env, ring, config), { ledger, retryPolicy: modelRetryPolicy(retryPolicy, config), retryEnv })));
+      if (!port) {
+        // With a deadline: no call starts after it (inner), and nothing in progress is waited for past it (outer).
+        const bounded = (p: ModelPort) => (deadline ? deadlinePort(p, deadline) : p);
+        port = bounded(modelPortChain(bounded(limitedAdapter(env, ring, config)), { ledger, retryPolicy: modelRetryPolicy(retryPolicy, config), retryEnv }));
+        ports.set(key, port);
+      }
       return port;
     },
   };
