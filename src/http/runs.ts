@@ -10,7 +10,8 @@ import { startRun } from "../submit/submit";
 import { deleteRun } from "../storage/delete-run";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { estimateRun } from "../submit/estimate";
-import { getResultKey, listResultJson } from "../storage/results-repo";
+import { getStoredResult, listResultJson } from "../storage/results-repo";
+import { fullResultJson } from "../storage/result-store";
 import { loadBenchmark } from "../storage/benchmarks-repo";
 import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
 import { effectiveLimits } from "../tenants/limits";
@@ -157,10 +158,10 @@ runs.get("/:id/results", requireScope("runs:read"), async (c) => {
 
 runs.get("/:id/results/:result_id", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  const key = await getResultKey(c.env.DB, run.tenant_id, run.run_id, c.req.param("result_id"));
-  const obj = key ? await c.env.BLOBS.get(key) : null;
-  if (!obj) throw new ApiFailure({ code: "not_found", message: `no result ${c.req.param("result_id")} in run ${run.run_id}` });
-  return c.body(obj.body, 200, { "content-type": "application/json" });
+  const row = await getStoredResult(c.env.DB, run.tenant_id, run.run_id, c.req.param("result_id"));
+  const json = await fullResultJson(c.env.BLOBS, row);
+  if (json === null) throw new ApiFailure({ code: "not_found", message: `no result ${c.req.param("result_id")} in run ${run.run_id}` });
+  return c.body(json, 200, { "content-type": "application/json" });
 });
 
 runs.delete("/:id", requireScope("runs:write"), async (c) => {

@@ -3,9 +3,10 @@
  * by every parsing model, one result each.
  *
  * Checkpoints make redelivery cheap and exact: the answer is checkpointed in the run's coordinator
- * (while the first judge call runs), and each result is saved (R2 → D1 → coordinator) before the
- * next judge call. A redelivered job skips recorded results, re-records results that reached R2
- * but not the coordinator, reuses the saved answer, and so never pays for a call twice.
+ * (while the first judge call runs), and each result is saved (its D1 row, a large one in R2 first,
+ * then the coordinator) before the next judge call. A redelivered job skips recorded results,
+ * re-records results that reached D1 or R2 but not the coordinator, reuses the saved answer, and
+ * so never pays for a call twice.
  *
  * Transient model failures (rate limit, 5xx, timeout, connection) ask the queue to redeliver the
  * job later, until the job's last attempt; then they are recorded as results in Karenina's retry
@@ -219,7 +220,7 @@ async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
       replicate: job.replicate,
     });
     if (claim.recorded.includes(resultId)) continue;
-    const saved = claim.attempts > 1 ? await readSavedResult(ctx.deps.blobs, spec, resultId) : null;
+    const saved = claim.attempts > 1 ? await readSavedResult(ctx.deps.blobs, ctx.deps.db, spec, resultId) : null;
     if (saved) await saveAndRecord(ctx, parsing, saved);
     else pending.push(parsing);
   }

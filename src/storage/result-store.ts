@@ -1,13 +1,24 @@
 /**
- * Saving one result: the full result, trace included, to R2 (a deterministic key), then the D1
- * row (upsert on result_id, through `writeRow`). Both overwrite on redelivery, so saving twice leaves one of each.
+ * Saving one result. A small one (JSON up to INLINE_RESULT_MAX characters) is one D1 row: the
+ * compact form plus its trace messages, no R2 object. A larger one goes whole, trace included, to
+ * R2 (a deterministic key) first, then the row without the trace. Both overwrite on redelivery
+ * (upsert on result_id, through `writeRow`), so saving twice leaves one of each.
  */
 import type { Clock } from "../pipeline/types";
 import { verdictOf, type Verdict } from "../pipeline/verdict";
 import type { ModelConfig } from "../schemas/model-config";
 import { VerificationResult } from "../schemas/result";
 import { DEFAULT_TENANT, r2Keys, type RunRef } from "./r2-keys";
-import type { ResultRowRecord } from "./results-repo";
+import { getStoredResult, type ResultRowRecord, type StoredResultRow } from "./results-repo";
+
+/**
+ * Results whose JSON is at most this many characters live in their D1 row only: an R2 put was the
+ * largest CPU cost of a result (bench/binding-costs: ~1.4 ms locally, against ~0.7 ms for a whole
+ * multi-row D1 upsert). Larger results (long answers, agentic traces) keep D1 lean by going to R2.
+ * D1 holds 10 GB per database: the scale model (bench/scale-model.mjs) divides it by the bytes a
+ * result takes.
+ */
+export const INLINE_RESULT_MAX = 16 * 1024;
 
 export async function saveResult(
   blobs: R2Bucket,
@@ -22,8 +33,12 @@ export async function saveResult(
 ): Promise<Verdict> {
   const resultId = result.metadata.result_id;
   const verdict = verdictOf(result);
-  const resultKey = r2Keys.result(run, resultId);
-  await blobs.put(resultKey, JSON.stringify(result), { httpMetadata: { contentType: "application/json" } });
+  // Serialised once: the compact form for the row, the trace beside it.
+  const compactJson = JSON.stringify(compact(result));
+  const traceJson = result.template?.trace_messages !== undefined ? JSON.stringify(result.template.trace_messages) : null;
+  const inline = compactJson.length + (traceJson?.length ?? 0) <= INLINE_RESULT_MAX;
+  const resultKey = inline ? "" : r2Keys.result(run, resultId);
+  if (!inline) await blobs.put(resultKey, JSON.stringify(result), { httpMetadata: { contentType: "application/json" } });
   await writeRow({
     result_id: resultId,
     tenant_id: run.tenant_id ?? DEFAULT_TENANT,
@@ -36,7 +51,9 @@ export async function saveResult(
     verify_result: result.template?.verify_result ?? null,
     failure_category: result.metadata.failure?.category ?? null,
     r2_key: resultKey,
-    compact_json: JSON.stringify(compact(result)),
+    compact_json: compactJson,
+    // Null for an R2 result; "null" would not do: a template without trace_messages stays without.
+    trace_json: inline ? (traceJson ?? NO_TRACE) : null,
     created_at: new Date(clock.now()).toISOString(),
   });
   return verdict;
@@ -55,15 +72,38 @@ export function compact(result: VerificationResult): ListedResult {
   return { ...result, template };
 }
 
+/** trace_json of an inline result whose template has no trace_messages key (or no template). */
+const NO_TRACE = "";
+
+/** The full result as saved (JSON text): the row's own, or its R2 object's; null if neither. */
+export async function fullResultJson(blobs: R2Bucket, row: StoredResultRow | null): Promise<string | null> {
+  if (!row) return null;
+  if (row.trace_json !== null) {
+    if (row.trace_json === NO_TRACE) return row.compact_json;
+    // The trace goes back into the template it came from.
+    const c = JSON.parse(row.compact_json) as ListedResult;
+    return JSON.stringify({ ...c, template: { ...c.template, trace_messages: JSON.parse(row.trace_json) } });
+  }
+  const obj = row.r2_key ? await blobs.get(row.r2_key) : null;
+  return obj ? obj.text() : null;
+}
+
+/**
+ * A result an earlier delivery saved (its row, and for a large one its R2 object), for a
+ * redelivery to record without judging again.
+ */
 export async function readSavedResult(
   blobs: R2Bucket,
+  db: D1Database,
   run: RunRef,
   resultId: string,
 ): Promise<VerificationResult | null> {
-  const obj = await blobs.get(r2Keys.result(run, resultId));
-  if (!obj) return null;
+  const row = await getStoredResult(db, run.tenant_id ?? DEFAULT_TENANT, run.run_id, resultId);
+  // No row yet: a large result may have reached R2 before the delivery died (R2 is written first).
+  const text = await fullResultJson(blobs, row ?? { r2_key: r2Keys.result(run, resultId), compact_json: "", trace_json: null });
+  if (text === null) return null;
   // Parsed, not cast: an object that is not a result is treated as never saved, so the job judges
   // again and overwrites it instead of recording something it cannot trust.
-  const parsed = VerificationResult.safeParse(await obj.json());
+  const parsed = VerificationResult.safeParse(JSON.parse(text));
   return parsed.success ? parsed.data : null;
 }

@@ -12,8 +12,11 @@ export interface ResultRowRecord {
   verdict: import("../pipeline/verdict").Verdict;
   verify_result: boolean | null;
   failure_category: string | null;
+  /** Where the full result is in R2; '' when the row holds it whole (`trace_json` set). */
   r2_key: string;
   compact_json: string;
+  /** The result's `template.trace_messages` (JSON) when the row holds it whole; null when R2 has it. */
+  trace_json: string | null;
   created_at: string;
 }
 
@@ -30,6 +33,7 @@ const COLUMNS = [
   "failure_category",
   "r2_key",
   "compact_json",
+  "trace_json",
   "created_at",
 ] as const;
 
@@ -52,11 +56,12 @@ export async function upsertResults(db: D1Database, rows: readonly ResultRowReco
     r.failure_category,
     r.r2_key,
     r.compact_json,
+    r.trace_json,
     r.created_at,
   ]);
   const conflict = `ON CONFLICT(result_id) DO UPDATE SET verdict = excluded.verdict,
     verify_result = excluded.verify_result, failure_category = excluded.failure_category,
-    r2_key = excluded.r2_key, compact_json = excluded.compact_json`;
+    r2_key = excluded.r2_key, compact_json = excluded.compact_json, trace_json = excluded.trace_json`;
   await db.batch(multiRowInsert(db, "results", COLUMNS, values, conflict));
 }
 
@@ -81,10 +86,16 @@ export async function listResultJson(
   return results;
 }
 
-export async function getResultKey(db: D1Database, tenantId: string, runId: string, resultId: string): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT r2_key FROM results WHERE tenant_id = ? AND run_id = ? AND result_id = ?")
+/** Where a result's full form is: the row itself (compact_json + trace_json) or its R2 object. */
+export interface StoredResultRow {
+  r2_key: string;
+  compact_json: string;
+  trace_json: string | null;
+}
+
+export async function getStoredResult(db: D1Database, tenantId: string, runId: string, resultId: string): Promise<StoredResultRow | null> {
+  return db
+    .prepare("SELECT r2_key, compact_json, trace_json FROM results WHERE tenant_id = ? AND run_id = ? AND result_id = ?")
     .bind(tenantId, runId, resultId)
-    .first<{ r2_key: string }>();
-  return row?.r2_key ?? null;
+    .first<StoredResultRow>();
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addFakeRules, allResults, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, submitRun, uniqueModel, waitForRun, runObjects } from "./helpers";
+import { addFakeRules, allResults, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, savedResults, submitRun, uniqueModel, waitForRun } from "./helpers";
 
 const price = (usd: number) => ({ input_per_mtok: usd * 1_000_000, output_per_mtok: usd * 1_000_000 });
 
@@ -89,10 +89,10 @@ describe("budget_usd", () => {
     const full = (await (await api(`/v1/runs/${runId}`)).json()) as any;
     expect(full.budget_usd).toBe(1);
     expect(full.usage.total.cost_usd).toBeGreaterThanOrEqual(1);
-    // Nothing finished is lost: every recorded result is in D1, R2 and the results API.
+    // Nothing finished is lost: every recorded result is stored whole (D1, or R2 when large) and in the results API.
     const rows = await d1ResultRows(runId);
     expect(rows).toHaveLength(view.progress.done);
-    expect((await r2Keys(`${runObjects(runId)}/results/`)).length).toBe(view.progress.done);
+    expect(await savedResults(runId)).toEqual(rows.map(() => "d1"));
     expect((await allResults(runId)).every((r) => r.template.verify_result === true)).toBe(true);
     // No job started beyond those that finished: one answer call per finished job.
     expect((await fakeStats(ans)).total).toBe(view.progress.done);

@@ -6,7 +6,7 @@ import { keyRing } from "../../src/tenants/key-ring";
 import { planRun } from "../../src/submit/plan";
 import { startRun } from "../../src/submit/submit";
 import { CreateRunBody } from "../../src/schemas/api";
-import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel, type RunView, runObjects } from "./helpers";
+import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, LONG_ANSWER, r2Keys, savedResults, uniqueModel, type RunView, runObjects } from "./helpers";
 
 /** Starts a run whose messages are captured instead of queued, so the test delivers them itself. */
 async function startCapturedRun(body: unknown) {
@@ -54,7 +54,9 @@ describe("at-least-once delivery", () => {
     const after = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
     expect(after).toEqual(before);
     expect(await d1ResultRows(runId)).toHaveLength(2);
-    expect(await r2Keys(`${runObjects(runId)}/results/`)).toHaveLength(2);
+    // Small results are whole in their D1 rows: no R2 object.
+    expect(await savedResults(runId)).toEqual(["d1", "d1"]);
+    expect(await r2Keys(`${runObjects(runId)}/results/`)).toEqual([]);
     expect((await fakeStats(answerer)).total + (await fakeStats(judge)).total).toBe(callsBefore);
   });
 
@@ -70,8 +72,9 @@ describe("a consumer that crashes mid-job", () => {
     const answerer = uniqueModel("crash-answerer");
     const judge1 = uniqueModel("crash-judge1");
     const judge2 = uniqueModel("crash-judge2");
+    // A long answer: its results go to R2 (small ones are whole in D1, tested below).
     await addFakeRules([
-      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: answerer }, reply: { text: LONG_ANSWER } },
       { match: { model: judge1 }, reply: { json: { answer: "Paris" } } },
       { match: { model: judge2 }, reply: { json: { answer: "Paris" } } },
     ]);
@@ -119,8 +122,9 @@ describe("a result that reached R2 but not D1 or the coordinator", () => {
   it("is recorded from R2 on redelivery without asking its judge again", async () => {
     const answerer = uniqueModel("half-answerer");
     const judge = uniqueModel("half-judge");
+    // Long enough to go to R2: a small result has no R2 object (below).
     await addFakeRules([
-      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: answerer }, reply: { text: LONG_ANSWER } },
       { match: { model: judge }, reply: { json: { answer: "Paris" } } },
     ]);
     const { runId, sent } = await startCapturedRun({
@@ -148,6 +152,58 @@ describe("a result that reached R2 but not D1 or the coordinator", () => {
 
     await deliver([sent[0]!.body]);
     expect(await d1ResultRows(runId)).toHaveLength(1);
+    const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
+    expect(view).toMatchObject({ status: "completed", progress: { total: 1, done: 1 } });
+    expect((await fakeStats(judge)).total).toBe(1);
+    expect((await fakeStats(answerer)).total).toBe(1);
+  });
+});
+
+describe("a small result that reached D1 but not the coordinator", () => {
+  it("is recorded from its D1 row on redelivery without asking its judge again", async () => {
+    const answerer = uniqueModel("d1only-answerer");
+    const judge = uniqueModel("d1only-judge");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const { runId, sent } = await startCapturedRun({
+      benchmark: { name: "d1only", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
+    });
+    // The coordinator refuses every result: the job dies after its D1 row, before the record.
+    const refusing = new Proxy(env.RUNS, {
+      get(target, prop) {
+        if (prop !== "getByName") {
+          const v = Reflect.get(target, prop);
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return (name: string) => {
+          const stub = target.getByName(name);
+          return new Proxy(stub, {
+            get(s, p) {
+              if (p === "applyBatch") {
+                return async (ops: { op: string }[]) => {
+                  if (ops.some((o) => o.op === "record")) throw new Error("coordinator went away");
+                  return s.applyBatch(ops as never);
+                };
+              }
+              // Every other method goes through to the object (an RPC stub has no `bind`).
+              return (...args: unknown[]) => (s as unknown as Record<string | symbol, (...a: unknown[]) => unknown>)[p]!(...args);
+            },
+          });
+        };
+      },
+    });
+    const batch = createMessageBatch("edgeval-jobs", [{ id: "d1only-1", timestamp: new Date(), attempts: 1, body: sent[0]!.body }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, { ...env, RUNS: refusing });
+    expect((await getQueueResult(batch, ctx)).retryMessages).toHaveLength(1);
+    expect(await savedResults(runId)).toEqual(["d1"]);
+    expect(await r2Keys(`${runObjects(runId)}/results/`)).toEqual([]);
+    expect(((await (await api(`/v1/runs/${runId}`)).json()) as RunView).progress.done).toBe(0);
+
+    await deliver([sent[0]!.body]);
     const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
     expect(view).toMatchObject({ status: "completed", progress: { total: 1, done: 1 } });
     expect((await fakeStats(judge)).total).toBe(1);

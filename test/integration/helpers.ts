@@ -93,6 +93,22 @@ export async function d1ResultRows(runId: string) {
 /** Where a run of tenant `default` (the test token's) keeps its R2 objects. */
 export const runObjects = (runId: string) => `t/default/runs/${runId}`;
 
+/**
+ * Where each D1 result row's full form is: "d1" (a small result, whole in its row: trace_json),
+ * "r2" (its R2 object exists) or "missing" (neither: a row without its trace).
+ */
+export async function savedResults(runId: string): Promise<("d1" | "r2" | "missing")[]> {
+  const { results } = await env.DB.prepare("SELECT r2_key, trace_json FROM results WHERE run_id = ? ORDER BY result_id")
+    .bind(runId)
+    .all<{ r2_key: string; trace_json: string | null }>();
+  return Promise.all(
+    results.map(async (r) => (r.trace_json !== null ? "d1" : r.r2_key && (await env.BLOBS.head(r.r2_key)) ? "r2" : "missing")),
+  );
+}
+
+/** A fake answer long enough that its result goes to R2 (src/storage/result-store.ts INLINE_RESULT_MAX). */
+export const LONG_ANSWER = `Paris. ${"The capital of France is Paris. ".repeat(700)}`;
+
 export async function r2Keys(prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let cursor: string | undefined;

@@ -40,7 +40,7 @@ describe("DELETE /v1/runs/:id", () => {
     const prefix = `t/${t.tenant_id}/runs/${runId}/`;
     const before = { d1: await d1RowsOf(runId), objects: await r2Keys(prefix), cache: await r2Keys(`t/${t.tenant_id}/cache/`) };
     expect(before.d1).toEqual({ runs: 1, results: 2, idempotency_keys: 1 });
-    expect(before.objects.filter((k) => k.includes("/results/"))).toHaveLength(2);
+    expect(before.objects.filter((k) => k.includes("/spec.json"))).toHaveLength(1);
     expect(before.cache).toHaveLength(4);
 
     const res = await apiAs(t.key, `/v1/runs/${runId}`, { method: "DELETE" });

@@ -103,7 +103,7 @@ describe("result.created (opt-in)", () => {
     const now = new Date().toISOString();
     const row = (result_id: string, question_id: string) => ({
       result_id, tenant_id: own.tenant_id, run_id: runId, question_id, answering_model: "m", parsing_model: "j", replicate: 0,
-      verdict: "fail" as const, verify_result: false, failure_category: null, r2_key: `k/${result_id}`, compact_json: "{}", created_at: now,
+      verdict: "fail" as const, verify_result: false, failure_category: null, r2_key: `k/${result_id}`, compact_json: "{}", trace_json: null, created_at: now,
     });
     // As the consumer does: the D1 row first, then the coordinator hears of the result.
     await upsertResults(env.DB, [row("r1", "q1"), row("r2", "q2")]);

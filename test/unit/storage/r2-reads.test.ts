@@ -7,9 +7,12 @@ import { loadSpec } from "../../../src/storage/spec-store";
 
 function bucket(objects: Record<string, unknown>): R2Bucket {
   return {
-    get: async (key: string) => (key in objects ? { json: async () => objects[key] } : null),
+    get: async (key: string) => (key in objects ? { json: async () => objects[key], text: async () => JSON.stringify(objects[key]) } : null),
   } as unknown as R2Bucket;
 }
+
+/** A D1 database with no result rows. */
+const noRows = { prepare: () => ({ bind: () => ({ first: async () => null }) }) } as unknown as D1Database;
 
 const spec = {
   run_id: "r-parse-1",
@@ -43,7 +46,7 @@ describe("loadSpec", () => {
 describe("readSavedResult", () => {
   it("treats an object that is not a result as never saved", async () => {
     const run = { run_id: "r", tenant_id: "acme" };
-    expect(await readSavedResult(bucket({ "t/acme/runs/r/results/x.json": { metadata: { verdict: "yes" } } }), run, "x")).toBeNull();
+    expect(await readSavedResult(bucket({ "t/acme/runs/r/results/x.json": { metadata: { verdict: "yes" } } }), noRows, run, "x")).toBeNull();
   });
 });
 
