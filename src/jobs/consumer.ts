@@ -14,8 +14,7 @@ import { mapLimited } from "../lib/map-limited";
 import { createCodeVerifier } from "../adapters/code-verifier";
 import { rowBatcher } from "./row-batcher";
 import { coordinatorBatcher } from "./coordinator-batcher";
-import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
-import { type CoordinatorPort, type JobDeps, runJob } from "./job-runner";
+import { type CoordinatorPort, type JobDeps, type ResultWrite, runJob, writeResults } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import { embeddingPlace, limitedAdapter, retrySettings } from "../adapters/edge-models";
@@ -24,7 +23,6 @@ import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "../limiter/limiter-client";
 import type { RunShareOf } from "./job-ports";
-import { insertLedgerRows, type LedgerRow } from "../tenants/usage";
 
 /** A result waits at most this long for others to share its D1 write. */
 const RESULT_ROW_BATCH = { windowMs: 25, maxRows: 50 };
@@ -95,11 +93,9 @@ function jobDeps(env: Env): JobDeps {
   return {
     blobs: env.BLOBS,
     db: env.DB,
-    // Results finishing close together share one D1 write (bench/throughput: D1 calls were a
-    // visible share of the worker's CPU).
-    writeResultRow: rowBatcher((rows: ResultRowRecord[]) => upsertResults(env.DB, rows), RESULT_ROW_BATCH),
-    // The tenants' usage ledger, batched the same way (one D1 write for the results finishing together).
-    writeUsage: rowBatcher((groups: LedgerRow[][]) => insertLedgerRows(env.DB, groups.flat()), RESULT_ROW_BATCH),
+    // Results finishing close together share one D1 write, their ledger rows included
+    // (bench/throughput: D1 calls were a visible share of the worker's CPU).
+    writeResultRow: rowBatcher((items: ResultWrite[]) => writeResults(env.DB, items), RESULT_ROW_BATCH),
     // A batch of jobs shares its calls to each run's coordinator (coordinator-batcher.ts).
     coordinator: (name) => {
       let port = coordinators.get(name);

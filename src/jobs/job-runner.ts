@@ -23,7 +23,7 @@ import { runPipeline } from "../pipeline/orchestrator";
 import type { SearchPort } from "../pipeline/artifacts";
 import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
-import { type LedgerRow, ledgerRows } from "../tenants/usage";
+import { type LedgerRow, ledgerInsertStatements, ledgerRows } from "../tenants/usage";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
@@ -35,7 +35,7 @@ import type { RunSpec } from "../storage/run-spec";
 import { loadSpec } from "../storage/spec-store";
 import { loadLedger, saveLedger } from "../storage/ledger-store";
 import { saveResult, readSavedResult } from "../storage/result-store";
-import { type ResultRowRecord, upsertResults } from "../storage/results-repo";
+import { type ResultRowRecord, resultUpsertStatements } from "../storage/results-repo";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
 import { type JobPortDeps, jobPorts } from "./job-ports";
 import { r2Workspace, workspacePrefix } from "../adapters/workspace";
@@ -55,10 +55,11 @@ export interface CoordinatorPort {
 export interface JobDeps {
   blobs: R2Bucket;
   db: D1Database;
-  /** Writes a result's D1 row; default one upsert per row (the consumer batches them per invocation). */
-  writeResultRow?: (row: ResultRowRecord) => Promise<void>;
-  /** Adds a result's usage to the tenant's ledger (src/tenants/usage.ts); absent, nothing is kept. */
-  writeUsage?: (rows: LedgerRow[]) => Promise<void>;
+  /**
+   * Writes a result's D1 row and its usage ledger rows (src/tenants/usage.ts) in one batch; default
+   * one batch per result (the consumer coalesces the invocation's results into one write).
+   */
+  writeResultRow?: (item: ResultWrite) => Promise<void>;
   /** By coordinator name (r2-keys coordinatorName). */
   coordinator: (name: string) => CoordinatorPort;
   /** A model's port for a run of `tenantId` (whose keys `prepareTenant` loaded first). */
@@ -84,6 +85,20 @@ export interface JobDeps {
 }
 
 const defaultCallableRunner = createCallableTraitRunner();
+
+/** A result's D1 row and the tenant ledger rows of its usage, written together. */
+export interface ResultWrite {
+  row: ResultRowRecord;
+  ledger: LedgerRow[];
+}
+
+/** One D1 batch (one transaction) for results and their ledger rows: one round trip for all of them. */
+export async function writeResults(db: D1Database, items: readonly ResultWrite[]): Promise<void> {
+  const ledger = items.flatMap((i) => i.ledger);
+  const statements = resultUpsertStatements(db, items.map((i) => i.row));
+  if (ledger.length > 0) statements.push(...ledgerInsertStatements(db, ledger));
+  if (statements.length > 0) await db.batch(statements);
+}
 
 export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string };
 
@@ -262,16 +277,14 @@ const MAX_ANSWER_IN_COORDINATOR = 512 * 1024;
 
 async function saveAndRecord(ctx: JobContext, parsing: ModelConfig, result: VerificationResult, completesJob = false): Promise<void> {
   const { spec, job, deps, coordinator } = ctx;
-  const writeRow = deps.writeResultRow ?? ((row) => upsertResults(deps.db, [row]));
-  const verdict = await saveResult(deps.blobs, writeRow, spec, job, parsing, result, deps.clock);
   // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
   const usage = usageRows(result, job, parsing, priceTable(spec.prices));
-  if (deps.writeUsage) {
-    const stages = (result.template?.usage_metadata ?? {}) as Record<string, { cached?: boolean }>;
-    const cached = new Set(usage.filter((u) => stages[u.stage]?.cached === true).map((u) => u.key));
-    // Before the coordinator records it: a redelivery re-records, and the ledger ignores rows it has.
-    await deps.writeUsage(ledgerRows(spec.tenant_id ?? DEFAULT_TENANT, spec.run_id, usage, cached, deps.clock.now()));
-  }
+  const stages = (result.template?.usage_metadata ?? {}) as Record<string, { cached?: boolean }>;
+  const cached = new Set(usage.filter((u) => stages[u.stage]?.cached === true).map((u) => u.key));
+  // With the row, before the coordinator records it: a redelivery re-records, and the ledger ignores rows it has.
+  const ledger = ledgerRows(spec.tenant_id ?? DEFAULT_TENANT, spec.run_id, usage, cached, deps.clock.now());
+  const write = deps.writeResultRow ?? ((item: ResultWrite) => writeResults(deps.db, [item]));
+  const verdict = await saveResult(deps.blobs, (row) => write({ row, ledger }), spec, job, parsing, result, deps.clock);
   await coordinator.record(
     {
       result_id: result.metadata.result_id,

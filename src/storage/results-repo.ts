@@ -43,6 +43,11 @@ const COLUMNS = [
  */
 export async function upsertResults(db: D1Database, rows: readonly ResultRowRecord[]): Promise<void> {
   if (rows.length === 0) return;
+  await db.batch(resultUpsertStatements(db, rows));
+}
+
+/** upsertResults' statements, for a `batch()` of the caller's (the consumer adds the ledger's). */
+export function resultUpsertStatements(db: D1Database, rows: readonly ResultRowRecord[]): D1PreparedStatement[] {
   const values = rows.map((r) => [
     r.result_id,
     r.tenant_id,
@@ -62,7 +67,7 @@ export async function upsertResults(db: D1Database, rows: readonly ResultRowReco
   const conflict = `ON CONFLICT(result_id) DO UPDATE SET verdict = excluded.verdict,
     verify_result = excluded.verify_result, failure_category = excluded.failure_category,
     r2_key = excluded.r2_key, compact_json = excluded.compact_json, trace_json = excluded.trace_json`;
-  await db.batch(multiRowInsert(db, "results", COLUMNS, values, conflict));
+  return multiRowInsert(db, "results", COLUMNS, values, conflict);
 }
 
 /** Results of a run in result_id order; the cursor is the last result_id returned. */

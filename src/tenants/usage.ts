@@ -39,8 +39,13 @@ export function ledgerRows(tenantId: string, runId: string, rows: readonly Usage
 
 export async function insertLedgerRows(db: D1Database, rows: readonly LedgerRow[]): Promise<void> {
   if (rows.length === 0) return;
+  await db.batch(ledgerInsertStatements(db, rows));
+}
+
+/** The insert-once statements of ledger rows, for a `batch()` of the caller's (the results' own, in the consumer). */
+export function ledgerInsertStatements(db: D1Database, rows: readonly LedgerRow[]): D1PreparedStatement[] {
   const values = rows.map((r) => [r.tenant_id, r.run_id, r.row_key, r.month, r.model, r.input_tokens, r.output_tokens, r.cost_usd, r.cached ? 1 : 0]);
-  await db.batch(multiRowInsert(db, "usage_ledger", COLUMNS, values, "ON CONFLICT DO NOTHING"));
+  return multiRowInsert(db, "usage_ledger", COLUMNS, values, "ON CONFLICT DO NOTHING");
 }
 
 export interface ModelUsage {
