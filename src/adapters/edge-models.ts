@@ -29,12 +29,13 @@ export interface RunShare {
 /**
  * A model's adapter with its calls drawn from the shared limiter (manual models make no calls).
  * `pools`: the invocation's lease pools (a queue batch passes one; a single request needs none).
+ * `gate`: wraps the bare adapter, inside the limiter (the queue consumer's cancel check).
  */
 export function limitedAdapter(
   env: Env,
   ring: KeyRing,
   model: ModelConfig,
-  opts: { run?: RunShare; pools?: ReturnType<typeof poolRegistry> } = {},
+  opts: { run?: RunShare; pools?: ReturnType<typeof poolRegistry>; gate?: (port: ModelPort) => ModelPort } = {},
 ): ModelPort {
   // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
   const port = createModelPort(model, ring.secret, {
@@ -55,7 +56,8 @@ export function limitedAdapter(
   const { pools, run } = opts;
   const shared = pools ? pools(model, key, keyLimits, callTimeoutMs(env, model)) : limiterClient(env.LIMITER, model, key, keyLimits);
   const client = run?.limits ? withOwnShare(limiterClient(env.LIMITER, model, key, lowerLimits(keyLimits, run.limits), `run:${run.run_id}`), shared) : shared;
-  return limitedPort(port, client, { sleep, now: Date.now });
+  // The gate (a queued run's cancel check) sits inside the limiter: a call is checked when it would start.
+  return limitedPort(opts.gate ? opts.gate(port) : port, client, { sleep, now: Date.now });
 }
 
 /** A key's own limits (from its tenant secret) and a run's: each the lower of the two. */

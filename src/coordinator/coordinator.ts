@@ -23,6 +23,7 @@ import { sendJobs } from "../jobs/job-queues";
 import { COORDINATOR_TABLES } from "./coordinator-tables";
 import type { CoordinatorOp, CoordinatorOpResult } from "../jobs/coordinator-batcher";
 import { log } from "../log";
+import { type CancelOutcome, cancelRun, isCancelled } from "./cancel";
 import { EVENT_PAIRS, emitRunEvent } from "../webhooks/emit";
 import { emitResultEvents, RESULT_EVENTS_PER_FLUSH } from "../webhooks/result-events";
 
@@ -78,7 +79,7 @@ export interface RunSnapshot {
   finished_at: string | null;
 }
 
-/** `skipped`: jobs never started because the run's budget was spent. */
+/** `skipped`: jobs never started because the run's budget was spent or the run was cancelled. */
 type JobCounts = { total: number; done: number; dead: number; skipped: number };
 
 /**
@@ -151,8 +152,9 @@ export class RunCoordinator extends DurableObject<Env> {
     if (!job) return { kind: "unknown" };
     if (job.state === "done" || job.state === "dead" || job.state === "skipped") return { kind: "finished", state: job.state };
     const now = this.clock.now();
-    // The budget check every job makes before its first model call: once spent, nothing starts.
-    if (this.budgetSpent()) {
+    // The check every job makes before its first model call: once the budget is spent or the run
+    // cancelled, nothing starts.
+    if (this.budgetSpent() || this.cancelled()) {
       this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? RETURNING 1", now, jobId));
       await this.finishIfDone();
       return { kind: "finished", state: "skipped" };
@@ -260,13 +262,13 @@ export class RunCoordinator extends DurableObject<Env> {
     const out: CoordinatorOpResult[] = [];
     for (const op of ops) {
       try {
-        if (op.op === "claim") out.push({ ok: true, claim: await this.claim(op.job_id) });
+        if (op.op === "claim") out.push({ ok: true, claim: await this.claim(op.job_id), ...this.cancelFlag() });
         else if (op.op === "saveAnswer") {
           await this.saveAnswer(op.job_id, op.answer);
-          out.push({ ok: true });
+          out.push({ ok: true, ...this.cancelFlag() });
         } else {
           await this.record(op.result, { completesJob: op.completesJob });
-          out.push({ ok: true });
+          out.push({ ok: true, ...this.cancelFlag() });
         }
       } catch (err) {
         out.push({ ok: false, error: err instanceof Error ? err.message : String(err) });
@@ -275,8 +277,16 @@ export class RunCoordinator extends DurableObject<Env> {
     return out;
   }
 
-  /** The consumer gives a claimed job back (it will be redelivered later). */
+  /**
+   * The consumer gives a claimed job back (it will be redelivered later). In a cancelled run a job
+   * given back is over: skipped, and the run may be finished.
+   */
   async release(jobId: string): Promise<void> {
+    if (this.cancelled()) {
+      this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? AND state IN ('pending', 'running') RETURNING 1", this.clock.now(), jobId));
+      await this.finishIfDone();
+      return;
+    }
     this.sql.exec("UPDATE jobs SET state = 'pending', updated_at = ? WHERE job_id = ? AND state = 'running'", this.clock.now(), jobId);
   }
 
@@ -287,6 +297,25 @@ export class RunCoordinator extends DurableObject<Env> {
   /** A job whose message exhausted its deliveries (dead-letter queue). */
   async markDead(jobId: string): Promise<void> {
     await this.finishJob(jobId, "dead");
+  }
+
+  /** POST /v1/runs/:id/cancel: see cancel.ts. */
+  async cancel(): Promise<CancelOutcome> {
+    return cancelRun({
+      meta: (k) => this.meta(k),
+      setMeta: (k, v) => this.setMeta(k, v),
+      now: () => this.clock.now(),
+      skipPending: () =>
+        this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", this.clock.now())),
+      status: async () => (await this.snapshot({ offset: 0, limit: 0 }))!.status,
+      syncD1Status: (status, finishedAt) => this.syncD1Status(status, finishedAt),
+      finishIfDone: () => this.finishIfDone(),
+    });
+  }
+
+  /** The run's flag the jobs' cancel gate refreshes (src/jobs/cancel-gate.ts), when no other answer carried it lately. */
+  async runState(): Promise<{ cancelled: boolean }> {
+    return { cancelled: this.cancelled() };
   }
 
   /** `pairs`: which (answering, parsing) pairs the summary holds (default all; the HTTP view pages them). */
@@ -326,7 +355,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const budget = this.meta("budget_usd");
     return {
       run_id: runId,
-      status: statusOf({ ...jobs, started: this.meta("started") === "1", graded: gradedCount(results) }),
+      status: statusOf({ ...jobs, started: this.meta("started") === "1", graded: gradedCount(results), cancelled: this.cancelled() }),
       progress: { total: answering.length * parsing.length * perPair, done: results.reduce((a, r) => a + r.n, 0) },
       summary,
       pairs_total: answering.length * parsing.length,
@@ -473,6 +502,14 @@ export class RunCoordinator extends DurableObject<Env> {
       log.warn("webhook_event_emit_failed", { run_id: this.meta("run_id"), error: String(err) });
       return this.clock.now() + EMIT_RETRY_MS;
     }
+  }
+
+  private cancelled(): boolean {
+    return isCancelled((k) => this.meta(k));
+  }
+
+  private cancelFlag(): { cancelled?: true } {
+    return this.cancelled() ? { cancelled: true } : {};
   }
 
   private budgetSpent(): boolean {

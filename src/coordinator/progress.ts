@@ -56,12 +56,12 @@ export interface RunFacts {
   total: number;
   done: number;
   dead: number;
-  /** Jobs never started because the budget was spent. */
+  /** Jobs never started because the budget was spent or the run was cancelled. */
   skipped?: number;
   started: boolean;
   /** Results with a verdict about the answer: pass, fail or no_verdict (not error). */
   graded: number;
-  /** The run was cancelled (set by cancel; no run is cancelled yet). */
+  /** The run was cancelled (POST /v1/runs/:id/cancel, coordinator/cancel.ts). */
   cancelled?: boolean;
 }
 

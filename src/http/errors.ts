@@ -18,6 +18,8 @@ export type ApiError =
   | { code: "method_not_allowed"; message: string }
   | { code: "idempotency_conflict"; message: string }
   | { code: "run_active"; message: string }
+  /** A finished run cannot be cancelled; `status` is how it ended. */
+  | { code: "run_finished"; message: string; status: string }
   | { code: "delivery_state"; message: string }
   | { code: "rate_limited"; message: string }
   | { code: "quota_exceeded"; message: string }
@@ -36,6 +38,7 @@ const STATUS: Record<ApiError["code"], ContentfulStatusCode> = {
   method_not_allowed: 405,
   idempotency_conflict: 409,
   run_active: 409,
+  run_finished: 409,
   delivery_state: 409,
   rate_limited: 429,
   quota_exceeded: 429,

@@ -13,7 +13,8 @@ import { estimateRun } from "../submit/estimate";
 import { getStoredResult, listResultJson } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
 import { loadBenchmark } from "../storage/benchmarks-repo";
-import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
+import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey, type RunRecord } from "../storage/runs-repo";
+import { cancelRun } from "./run-cancel";
 import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
 import { webhooksOfRun } from "../webhooks/emit";
@@ -109,13 +110,22 @@ runs.get("/", requireScope("runs:read"), async (c) => {
   });
 });
 
-runs.get("/:id", requireScope("runs:read"), async (c) => {
+runs.get("/:id", requireScope("runs:read"), async (c) => c.json(await runView(c, await requireRun(c, c.req.param("id")))));
+
+/** POST /v1/runs/:id/cancel (run-cancel.ts): the run's view as GET /v1/runs/:id gives it, status cancelled. */
+runs.post("/:id/cancel", requireScope("runs:write"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
+  await cancelRun(c, run);
+  return c.json(await runView(c, run));
+});
+
+/** GET /v1/runs/:id: the run's status, progress, the first pairs of its summary, usage and manifest. */
+export async function runView(c: Context<AppEnv>, run: RunRecord) {
   // The coordinator is reached only by the name on the tenant-checked row.
   const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: EMBEDDED_PAIRS });
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
   const more = snap.pairs_total > snap.summary.length;
-  return c.json({
+  return {
     run_id: run.run_id,
     run_name: run.run_name,
     benchmark_name: run.benchmark_name,
@@ -130,8 +140,8 @@ runs.get("/:id", requireScope("runs:read"), async (c) => {
     manifest: snap.manifest,
     created_at: run.created_at,
     finished_at: snap.finished_at,
-  });
-});
+  };
+}
 
 /** The per-pair summary, paged: `{summary: [...], next_cursor}` in the order GET /v1/runs/:id embeds it. */
 runs.get("/:id/summary", requireScope("runs:read"), async (c) => {
@@ -200,7 +210,7 @@ async function withBenchmark(env: Env, tenantId: string, req: Omit<CreateRunRequ
   return { ...rest, benchmark: stored.benchmark };
 }
 
-async function requireRun(c: Context<AppEnv>, runId: string) {
+export async function requireRun(c: Context<AppEnv>, runId: string): Promise<RunRecord> {
   const run = await getRun(c.env.DB, tenantOf(c).tenant_id, runId);
   if (!run) throw new ApiFailure({ code: "not_found", message: `no run ${runId}; list runs with GET /v1/runs` });
   return run;

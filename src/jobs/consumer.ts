@@ -13,7 +13,8 @@ import { log } from "../log";
 import { mapLimited } from "../lib/map-limited";
 import { createCodeVerifier } from "../adapters/code-verifier";
 import { rowBatcher } from "./row-batcher";
-import { coordinatorBatcher } from "./coordinator-batcher";
+import { coordinatorBatcher, DEFAULT_COORDINATOR_BATCHING } from "./coordinator-batcher";
+import { cancelGate, gatedPort, noteRunState } from "./cancel-gate";
 import { type CoordinatorPort, type JobDeps, type ResultWrite, runJob, writeResults } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
 import { guardedFetch } from "../outbound/guarded-fetch";
@@ -85,6 +86,7 @@ function jobDeps(env: Env): JobDeps {
   const rings = new Map<string, Promise<KeyRing>>();
   const loaded = new Map<string, KeyRing>();
   const searches = new Map<string, ReturnType<typeof searchPort>>();
+  const cancels = cancelGate(async (name) => (await env.RUNS.getByName(name).runState()).cancelled, Date.now);
   const ringOf = (tenantId: string | undefined) => {
     const ring = loaded.get(tenantId ?? DEFAULT_TENANT);
     if (!ring) throw new Error(`provider keys of tenant ${tenantId ?? DEFAULT_TENANT} were not loaded before use`);
@@ -99,7 +101,10 @@ function jobDeps(env: Env): JobDeps {
     // A batch of jobs shares its calls to each run's coordinator (coordinator-batcher.ts).
     coordinator: (name) => {
       let port = coordinators.get(name);
-      if (!port) coordinators.set(name, (port = coordinatorBatcher(env.RUNS.getByName(name))));
+      if (!port) {
+        const onRunState = (cancelled: boolean, asOf: number) => noteRunState(name, cancelled, asOf);
+        coordinators.set(name, (port = coordinatorBatcher(env.RUNS.getByName(name), { ...DEFAULT_COORDINATOR_BATCHING, onRunState })));
+      }
       return port;
     },
     prepareTenant: async (tenantId) => {
@@ -117,7 +122,11 @@ function jobDeps(env: Env): JobDeps {
     },
     portFor: (model: ModelConfig, run: RunShareOf) => {
       let port = ports.get(model);
-      if (!port) ports.set(model, (port = limitedAdapter(env, ringOf(run.tenant_id), model, { pools, run: { run_id: run.run_id, limits: run.limits } })));
+      if (!port) {
+        // Every call of a run's job checks, just before it starts, that the run was not cancelled.
+        const gate = (p: ModelPort) => gatedPort(p, cancels, coordinatorName(run));
+        ports.set(model, (port = limitedAdapter(env, ringOf(run.tenant_id), model, { pools, run: { run_id: run.run_id, limits: run.limits }, gate })));
+      }
       return port;
     },
     embeddingPlace: embeddingPlace(env),

@@ -16,7 +16,8 @@ export type CoordinatorOp =
   | { op: "saveAnswer"; job_id: string; answer: string }
   | { op: "record"; result: RecordedResult; completesJob: boolean };
 
-export type CoordinatorOpResult = { ok: true; claim?: Claim } | { ok: false; error: string };
+/** `cancelled`: the run was cancelled (carried on every answer, so jobs learn it without asking). */
+export type CoordinatorOpResult = { ok: true; claim?: Claim; cancelled?: boolean } | { ok: false; error: string };
 
 /** The coordinator as the batcher sees it (the Durable Object stub at the edge). */
 export interface BatchTarget {
@@ -35,6 +36,8 @@ export interface CoordinatorBatcherOptions {
   maxOps: number;
   maxChars: number;
   setTimer?: (fn: () => void, ms: number) => unknown;
+  /** Told, after each batch, whether the run was cancelled as of when the batch was sent (src/jobs/cancel-gate.ts). */
+  onRunState?: (cancelled: boolean, asOf: number) => void;
 }
 
 export const DEFAULT_COORDINATOR_BATCHING: CoordinatorBatcherOptions = { windowMs: 20, maxOps: 100, maxChars: 4_000_000 };
@@ -56,8 +59,12 @@ export function coordinatorBatcher(target: BatchTarget, opts: CoordinatorBatcher
     pending = [];
     chars = 0;
     if (batch.length === 0) return;
+    const sentAt = Date.now();
     target.applyBatch(batch.map((p) => p.op)).then(
-      (results) => batch.forEach((p, i) => p.settle(results[i] ?? { ok: false, error: "the coordinator returned no result for this operation" })),
+      (results) => {
+        opts.onRunState?.(results.some((r) => r.ok && r.cancelled === true), sentAt);
+        batch.forEach((p, i) => p.settle(results[i] ?? { ok: false, error: "the coordinator returned no result for this operation" }));
+      },
       (err: unknown) => batch.forEach((p) => p.settle({ transport: err })),
     );
   };

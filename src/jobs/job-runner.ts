@@ -16,7 +16,8 @@ import type { CallableTraitPort } from "../rubric/types";
 import { createCallableTraitRunner } from "../adapters/rubric-callable";
 import { traitObservations } from "../rubric/aggregate";
 import type { ModelPort } from "../llm/port";
-import { isRetryable } from "../llm/port";
+import { isRetryable, type LlmError } from "../llm/port";
+import { knownCancelled } from "./cancel-gate";
 import { produceAnswer } from "../pipeline/stages/generate-answer";
 import { computeResultId } from "../pipeline/ids";
 import { runPipeline } from "../pipeline/orchestrator";
@@ -156,6 +157,7 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
   }
   const models = await jobModels(ctx);
   const { outcome: answer, checkpoint } = await answerFor(ctx, models);
+  if (!answer.ok && stoppedByCancel(ctx, answer.error.llm)) return stopCancelled(ctx);
   if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !ctx.finalAttempt) {
     return handBack(ctx, models, answer.error.reason, answer.error.llm.retryAfterMs);
   }
@@ -164,6 +166,8 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
     // The checkpoint is needed from here on only if this delivery fails: it has had the judge
     // call's time to land.
     await checkpoint;
+    // A call of this pipeline was refused because the run was cancelled: its result is incomplete.
+    if (stoppedByCancel(ctx, outcome.retryable)) return stopCancelled(ctx);
     if (outcome.retryable && !outcome.retryable.exhausted && !ctx.finalAttempt) {
       return handBack(ctx, models, outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
     }
@@ -171,6 +175,23 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
     await saveAndRecord(ctx, parsing, outcome.result, i === pending.length - 1);
   }
   return COMPLETE;
+}
+
+/**
+ * A model call refused by the cancel gate (src/jobs/cancel-gate.ts); a transient failure of a run
+ * this isolate knows is cancelled counts too (a pipeline reports only its first transient error).
+ */
+function stoppedByCancel(ctx: JobContext, error: LlmError | null | undefined): boolean {
+  return !!error && (error.cancelled === true || (isRetryable(error) && knownCancelled(coordinatorName(ctx.spec))));
+}
+
+/**
+ * The run was cancelled while this job ran: what it recorded stays, the rest is not attempted.
+ * Released under a cancel, the coordinator marks the job skipped.
+ */
+async function stopCancelled(ctx: JobContext): Promise<JobOutcome> {
+  await ctx.coordinator.release(ctx.job.job_id);
+  return { kind: "ack", note: "run cancelled: the job stops" };
 }
 
 /** The ports of this delivery; retries used on earlier deliveries count against the same budgets. */

@@ -162,6 +162,8 @@ export interface LlmError {
    * should hold. Handed back to the queue without spending a retry (no provider refused it).
    */
   deferred?: boolean;
+  /** The call was never made because its run was cancelled (src/jobs/cancel-gate.ts): the job stops. */
+  cancelled?: boolean;
 }
 
 export type LlmResult<T> = { ok: true; value: T } | { ok: false; error: LlmError };

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   "key.revoked",
   "run.submitted",
   "run.deleted",
+  "run.cancelled",
   "benchmark.deleted",
   "secret.set",
   "secret.deleted",

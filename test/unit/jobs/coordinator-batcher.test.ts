@@ -112,4 +112,20 @@ describe("coordinatorBatcher", () => {
     await port.completeJob("j2");
     expect(calls).toEqual(["release j1", "complete j2"]);
   });
+
+  it("tells onRunState after each batch whether the run was cancelled, as of when the batch was sent", async () => {
+    const timers = manualTimers();
+    let cancelled = false;
+    const { target } = fakeTarget((op) => ({ ok: true, ...(op.op === "claim" ? { claim: { kind: "finished", state: "skipped" } as const } : {}), ...(cancelled ? { cancelled: true } : {}) }));
+    const seen: boolean[] = [];
+    const b = coordinatorBatcher(target, { windowMs: 20, maxOps: 100, maxChars: 1_000, setTimer: timers.setTimer, onRunState: (c) => seen.push(c) });
+    const first = b.claim("j1");
+    timers.fire();
+    await first;
+    cancelled = true;
+    const second = b.claim("j2");
+    timers.fire();
+    await second;
+    expect(seen).toEqual([false, true]);
+  });
 });
