@@ -16,7 +16,9 @@ import { emptyLedger } from "../llm/retrying";
 import { type Deadline, deadlinePort } from "../llm/deadline";
 import { modelPortChain } from "../adapters/model-chain";
 import { limitedAdapter, modelRetryPolicy, retrySettings } from "../adapters/edge-models";
-import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
+import { type KeyRing, keyRing, loadKeyRing } from "../tenants/key-ring";
+import type { TenantRecord } from "../tenants/tenants-repo";
+import { requiredSecretName } from "../llm/factory";
 import type { ModelPort } from "../llm/port";
 import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices";
 import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
@@ -50,7 +52,7 @@ judge.post("/", requireScope("judge"), async (c) => {
   capCalls(estimateCalls(graph), MAX_JUDGE_CALLS, "config", "this judge plans");
   // The clock starts when the request is read: validation and key loading count against it.
   const deadline = { at: Date.now() + body.deadline_ms, ms: body.deadline_ms, now: Date.now };
-  const ports = edgePorts(c.env, await loadKeyRing(c.env, tenantOf(c)), graph, body.prices, deadline);
+  const ports = edgePorts(c.env, await ringFor(c.env, tenantOf(c), graph), graph, body.prices, deadline);
   const outcome = await runGraph(graph, sample, ports);
   return c.json(outcome);
 });
@@ -63,7 +65,7 @@ judge.post("/calibrate", requireScope("judge"), async (c) => {
   });
   const planned = estimateCalls(graph!) * body.items.length * body.repeats;
   capCalls(planned, MAX_CALIBRATE_CALLS, "items", "items × repeats × the judge's calls come to");
-  const ports = edgePorts(c.env, await loadKeyRing(c.env, tenantOf(c)), graph!, body.prices);
+  const ports = edgePorts(c.env, await ringFor(c.env, tenantOf(c), graph!), graph!, body.prices);
   const report = await calibrate(
     graph!,
     body.items,
@@ -84,20 +86,35 @@ function checked(v: { graph: JudgeGraph } | { issues: GraphIssue[] }, where: str
   return v.graph;
 }
 
-/** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
-function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOverrides | undefined, deadline?: Deadline): JudgePorts {
-  const table = priceTable(prices);
-  const issues: FieldIssue[] = [];
+/** Every model the graph may call, with the config path its issues are reported at. */
+function* graphModels(graph: JudgeGraph): Generator<{ model: ModelConfig; path: string }> {
   for (const n of graph.nodes) {
     const e = n.unit.extractor;
     const extra = e?.type === "post-hoc" && e.provider ? [e.provider] : [];
     for (const m of [...n.models, ...extra]) {
-      const path = configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider");
-      // A judge's issues sit at its provider, the base_url's included; a model shared by units is reported once.
-      const { unset, misdirected } = modelKeyIssues(m, { model: path, base_url: path }, ring, (name) => secretAdvice(name, env));
-      for (const issue of [...unset, ...misdirected]) {
-        if (!issues.some((x) => x.path === issue.path && x.message === issue.message)) issues.push(issue);
-      }
+      yield { model: m, path: configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider") };
+    }
+  }
+}
+
+/**
+ * The tenant's provider keys, read (one D1 query) only when a model of the graph sends one: a
+ * keyless model (an openai_compatible server without api_key_secret) needs none (bench/judge).
+ */
+async function ringFor(env: Env, tenant: TenantRecord, graph: JudgeGraph): Promise<KeyRing> {
+  for (const { model } of graphModels(graph)) if (requiredSecretName(model) !== null) return loadKeyRing(env, tenant);
+  return keyRing(env, tenant.use_deployment_keys, new Map());
+}
+
+/** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
+function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOverrides | undefined, deadline?: Deadline): JudgePorts {
+  const table = priceTable(prices);
+  const issues: FieldIssue[] = [];
+  for (const { model: m, path } of graphModels(graph)) {
+    // A judge's issues sit at its provider, the base_url's included; a model shared by units is reported once.
+    const { unset, misdirected } = modelKeyIssues(m, { model: path, base_url: path }, ring, (name) => secretAdvice(name, env));
+    for (const issue of [...unset, ...misdirected]) {
+      if (!issues.some((x) => x.path === issue.path && x.message === issue.message)) issues.push(issue);
     }
   }
   if (issues.length) throw invalidBody(issues);
