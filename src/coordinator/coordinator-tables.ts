@@ -1,7 +1,8 @@
 /**
  * The run coordinator's own SQLite tables (one Durable Object per run): job states, the results
  * and usage rows recorded once each, per-trait rows for the aggregates, answer checkpoints, and the
- * outbox of results whose `result.created` webhook event is not handed over yet (src/webhooks/result-events.ts).
+ * outbox of results whose `result.created` webhook event is not handed over yet (src/webhooks/result-events.ts),
+ * and when the queue last accepted each job's message (stall-watch.ts).
  * Created on every start of the object; IF NOT EXISTS makes that a no-op after the first.
  */
 export const COORDINATOR_TABLES = `
@@ -20,4 +21,5 @@ export const COORDINATOR_TABLES = `
     result_id TEXT NOT NULL, trait TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
     score REAL, pass INTEGER, errored INTEGER NOT NULL, PRIMARY KEY (result_id, trait));
   CREATE TABLE IF NOT EXISTS result_events (result_id TEXT PRIMARY KEY);
+  CREATE TABLE IF NOT EXISTS job_sends (job_id TEXT PRIMARY KEY, accepted_at INTEGER NOT NULL);
 `;

@@ -4,9 +4,9 @@
  * the same result twice cannot count it twice. Every write is synchronous SQL with no await in
  * between, so a call never interleaves half-way.
  *
- * It also watches for lost work: an alarm re-enqueues jobs that have made no progress for a
- * while (a message lost at submit, a consumer evicted mid-job). Re-enqueuing is safe because
- * every job effect is idempotent.
+ * It also watches for lost work: an alarm re-enqueues jobs whose message the queue never took,
+ * whose consumer stopped renewing its lease, or whose message nears the queue's retention
+ * (stall-watch.ts). Re-enqueuing is safe because every job effect is idempotent.
  */
 import type { TraitAggregate, TraitObservation } from "../rubric/aggregate";
 import { DurableObject } from "cloudflare:workers";
@@ -24,6 +24,7 @@ import { COORDINATOR_TABLES } from "./coordinator-tables";
 import type { CoordinatorOp, CoordinatorOpResult } from "../jobs/coordinator-batcher";
 import { log } from "../log";
 import { type CancelOutcome, cancelRun, isCancelled } from "./cancel";
+import { ACCEPTED_SQL, type JobSender, RESENT_SQL, stalledJobsSql } from "./stall-watch";
 import { EVENT_PAIRS, emitRunEvent } from "../webhooks/emit";
 import { emitResultEvents, RESULT_EVENTS_PER_FLUSH } from "../webhooks/result-events";
 
@@ -82,11 +83,6 @@ export interface RunSnapshot {
 /** `skipped`: jobs never started because the run's budget was spent or the run was cancelled. */
 type JobCounts = { total: number; done: number; dead: number; skipped: number };
 
-/**
- * A job with no progress for this long is presumed lost and sent again. Longer than a queue
- * consumer's 15-minute wall clock, so the job cannot still be running somewhere.
- */
-const STALL_MS = 16 * 60_000;
 const WATCH_EVERY_MS = 5 * 60_000;
 /**
  * A claimed job is leased: a duplicate delivery arriving while another consumer works on it
@@ -105,6 +101,8 @@ export class RunCoordinator extends DurableObject<Env> {
    * time instead of waiting for it. The runtime constructs the object, so it is a field, not a parameter.
    */
   clock: Clock = { now: () => Date.now() };
+  /** How the stall watch sends job messages (stall-watch.ts): a port too, so a test can count them. */
+  sendJobs: JobSender = (run, ids, accepted) => sendJobs(this.env, run, ids, accepted);
   private sql: SqlStorage;
   /**
    * In-memory mirrors of rows only this object writes, loaded on first use (a restarted object
@@ -294,6 +292,12 @@ export class RunCoordinator extends DurableObject<Env> {
     await this.finishJob(jobId, "done");
   }
 
+  /** The queue accepted these jobs' messages (the submit's sends): the stall watch leaves them to the queue. */
+  async accepted(jobIds: string[]): Promise<void> {
+    const now = this.clock.now();
+    for (const id of jobIds) this.sql.exec(ACCEPTED_SQL, id, now);
+  }
+
   /** A job whose message exhausted its deliveries (dead-letter queue). */
   async markDead(jobId: string): Promise<void> {
     await this.finishJob(jobId, "dead");
@@ -375,16 +379,19 @@ export class RunCoordinator extends DurableObject<Env> {
       if (eventsDue !== null) await this.alarmBy(eventsDue);
       return;
     }
-    const cutoff = this.clock.now() - STALL_MS;
-    const stalled = this.sql
-      .exec<{ job_id: string }>(
-        "SELECT job_id FROM jobs WHERE state IN ('pending', 'running') AND updated_at < ? LIMIT 1000",
-        cutoff,
-      )
-      .toArray();
-    await sendJobs(this.env, this.runRef(), stalled.map((j) => j.job_id));
+    const { sql, params } = stalledJobsSql(this.clock.now(), LEASE_MS);
+    const stalled = this.sql.exec<{ job_id: string }>(sql, ...params).toArray();
+    // Stamped per send as the queue takes it: an alarm retried after failing half-way re-sends only the rest.
+    if (stalled.length > 0) {
+      await this.sendJobs(this.runRef(), stalled.map((j) => j.job_id), (ids) => {
+        const now = this.clock.now();
+        for (const id of ids) {
+          this.sql.exec(RESENT_SQL, now, id);
+          this.sql.exec(ACCEPTED_SQL, id, now);
+        }
+      });
+    }
     const now = this.clock.now();
-    for (const j of stalled) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", now, j.job_id);
     await this.alarmBy(Math.min(now + WATCH_EVERY_MS, eventsDue ?? Number.POSITIVE_INFINITY));
   }
 

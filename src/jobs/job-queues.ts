@@ -22,8 +22,16 @@ export function jobQueues(env: Env): Queue<unknown>[] {
   }
 }
 
-/** Sends one message per job, job i to shard i mod S, at most 100 per send. */
-export async function sendJobs(env: Env, run: RunRef, jobIds: readonly string[]): Promise<void> {
+/**
+ * Sends one message per job, job i to shard i mod S, at most 100 per send. `accepted` is told each
+ * send's ids once the queue has taken them (the coordinator's stall watch re-sends only the others).
+ */
+export async function sendJobs(
+  env: Env,
+  run: RunRef,
+  jobIds: readonly string[],
+  accepted?: (ids: string[]) => void | Promise<void>,
+): Promise<void> {
   const queues = jobQueues(env);
   const perShard = queues.map((): JobMessage[] => []);
   jobIds.forEach((job_id, i) => perShard[i % queues.length]!.push({ run_id: run.run_id, ...(run.tenant_id ? { tenant_id: run.tenant_id } : {}), job_id }));
@@ -31,7 +39,9 @@ export async function sendJobs(env: Env, run: RunRef, jobIds: readonly string[])
     queues.map(async (queue, s) => {
       const bodies = perShard[s]!;
       for (let i = 0; i < bodies.length; i += SEND_BATCH) {
-        await queue.sendBatch(bodies.slice(i, i + SEND_BATCH).map((body) => ({ body })));
+        const sent = bodies.slice(i, i + SEND_BATCH);
+        await queue.sendBatch(sent.map((body) => ({ body })));
+        await accepted?.(sent.map((b) => b.job_id));
       }
     }),
   );

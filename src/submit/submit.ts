@@ -1,7 +1,7 @@
 /**
  * Creating a run, in an order that never loses it: spec to R2, job list to the coordinator,
  * the runs row to D1, then the job messages (ids only, spread over the job queue's shards). If
- * sending stops half-way, the coordinator's stall alarm re-sends what never started.
+ * sending stops half-way, the coordinator's stall alarm re-sends what the queue never accepted.
  */
 import type { Env } from "../env";
 import { coordinatorName } from "../storage/r2-keys";
@@ -50,5 +50,7 @@ export async function startRun(
     created_at: spec.created_at,
     finished_at: null,
   }).run();
-  await sendJobs(env, spec, jobIds);
+  // Each send the queue took is stamped in the coordinator: its stall watch re-sends only the rest.
+  const stub = env.RUNS.getByName(coordinator);
+  await sendJobs(env, spec, jobIds, (ids) => stub.accepted(ids));
 }

@@ -22,6 +22,20 @@ describe("job queue shards", () => {
     expect(jobs.sends.flat().every((m) => m.run_id === "run-1" && m.tenant_id === "acme")).toBe(true);
   });
 
+  it("tells `accepted` each send's ids only after the queue took them; a failed send is never reported", async () => {
+    const jobs = fakeQueue();
+    let calls = 0;
+    const failing = {
+      sendBatch: async (m: unknown[]) => {
+        if (++calls === 2) throw new Error("queue down");
+        return jobs.queue.sendBatch(m as never);
+      },
+    } as unknown as Queue<unknown>;
+    const accepted: string[][] = [];
+    await expect(sendJobs({ JOBS: failing } as unknown as Env, { run_id: "run-3" }, ids(250), (got) => void accepted.push(got))).rejects.toThrow("queue down");
+    expect(accepted).toEqual([ids(100)]);
+  });
+
   it("spreads job i to shard i mod S, each job exactly once", async () => {
     const [a, b, c] = [fakeQueue(), fakeQueue(), fakeQueue()];
     const env = { JOBS: a.queue, JOBS_1: b.queue, JOBS_2: c.queue } as unknown as Env;
