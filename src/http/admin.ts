@@ -9,11 +9,13 @@ import { mintKey } from "../tenants/issue-key";
 import { insertKey, keyView } from "../tenants/keys-repo";
 import { getTenant, insertTenant, type TenantRecord, tenantView, updateTenant } from "../tenants/tenants-repo";
 import { type AppEnv, adminAuth } from "./auth";
-import { type BodyLimit, readJson, validate } from "./body";
+import { readJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
 import { futureExpiry, keyPepper } from "./keys";
+import { reply } from "./reply";
+import { CreatedTenant, TenantResponse } from "../schemas/tenant-views";
+import { ADMIN_BODY_LIMIT } from "../schemas/body-limits";
 
-const ADMIN_BODY_LIMIT: BodyLimit = { bytes: 64_000, advice: "a tenant is a name and a few settings; send only those" };
 
 export const admin = new Hono<AppEnv>();
 admin.use(adminAuth);
@@ -48,10 +50,10 @@ admin.post("/tenants", async (c) => {
     auditStatement(c.env.DB, { tenant_id: tenantId, actor: OPERATOR, action: "tenant.created", target: tenantId, detail: { first_key: minted.record.key_id } }),
     auditStatement(c.env.DB, { tenant_id: tenantId, actor: OPERATOR, action: "key.created", target: minted.record.key_id, detail: { name: first.name, scopes: first.scopes } }),
   ]);
-  return c.json({ tenant: tenantView(tenant), key: { ...keyView(minted.record), key: minted.key } }, 201);
+  return reply(c, CreatedTenant, { tenant: tenantView(tenant), key: { ...keyView(minted.record), key: minted.key } }, 201);
 });
 
-admin.get("/tenants/:id", async (c) => c.json({ tenant: tenantView(await requireTenant(c.env.DB, c.req.param("id"))) }));
+admin.get("/tenants/:id", async (c) => reply(c, TenantResponse, { tenant: tenantView(await requireTenant(c.env.DB, c.req.param("id"))) }));
 
 admin.patch("/tenants/:id", async (c) => {
   const tenant = await requireTenant(c.env.DB, c.req.param("id"));
@@ -67,7 +69,7 @@ admin.patch("/tenants/:id", async (c) => {
   };
   await updateTenant(c.env.DB, next);
   await auditStatement(c.env.DB, { tenant_id: next.tenant_id, actor: OPERATOR, action: "tenant.updated", target: next.tenant_id, detail: { changed: Object.keys(body) } }).run();
-  return c.json({ tenant: tenantView(next) });
+  return reply(c, TenantResponse, { tenant: tenantView(next) });
 });
 
 async function requireTenant(db: D1Database, id: string): Promise<TenantRecord> {

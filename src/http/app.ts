@@ -17,11 +17,14 @@ import { secrets } from "./secrets";
 import { usage } from "./usage";
 import { webhooks } from "./webhooks";
 import { runs } from "./runs";
+import { apiDocs } from "../openapi/routes";
 
 export function buildApp() {
   const app = new Hono<AppEnv>();
   app.use(requestId());
   app.get("/health", (c) => c.json({ ok: true }));
+  // The API reference: /openapi.json and /docs (public, like /health).
+  app.route("/", apiDocs);
   // Tenant routes take an API key (or EDGEVAL_API_TOKEN); /v1/admin takes the operator's token.
   app.use("/v1/*", except("/v1/admin/*", tenantAuth));
   app.use("/v1/*", except("/v1/admin/*", requestRate));

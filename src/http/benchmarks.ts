@@ -9,19 +9,20 @@ import { ListQuery } from "../schemas/api";
 import { Benchmark } from "../schemas/benchmark";
 import { type BenchmarkRecord, type BenchmarkSource, listBenchmarks, loadBenchmark, saveBenchmark, deleteBenchmark, getBenchmarkRecord } from "../storage/benchmarks-repo";
 import { actorOf, auditStatement } from "../tenants/audit";
-import { type BodyLimit, fieldIssues, readJson, validate, validateQuery } from "./body";
+import { fieldIssues, readJson, validate, validateQuery } from "./body";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
 import { warningsHeader } from "./export-warnings";
 import { WIRE_PARSE } from "../schemas/wire-issues";
+import type { z } from "zod";
+import { reply } from "./reply";
+import { BenchmarkList, BenchmarkListing, DeletedBenchmark, ImportedCheckpoint, StoredBenchmark } from "../schemas/benchmark-views";
+import { BENCHMARK_BODY_LIMIT, IMPORT_BODY_LIMIT } from "../schemas/body-limits";
 
-/** The same cap as a run body: a stored benchmark is what a run would have carried inline. */
-export const BENCHMARK_BODY_LIMIT: BodyLimit = { bytes: 32_000_000, advice: "split the questions into several benchmarks" };
-const IMPORT_BODY_LIMIT: BodyLimit = { bytes: 32_000_000, advice: "split the checkpoint's questions into several checkpoints and import each" };
 
 export const benchmarks = new Hono<AppEnv>();
 
-const view = (r: BenchmarkRecord) => ({
+const view = (r: BenchmarkRecord): z.input<typeof BenchmarkListing> => ({
   benchmark_id: r.benchmark_id,
   name: r.name,
   question_count: r.question_count,
@@ -47,7 +48,7 @@ benchmarks.post("/", requireScope("benchmarks:write"), async (c) => {
   await refuseBrokenCode(benchmark, "");
   const record = await store(c.env, tenantOf(c).tenant_id, benchmark, "native");
   c.header("Location", view(record).url);
-  return c.json(view(record), 201);
+  return reply(c, BenchmarkListing, view(record), 201);
 });
 
 benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
@@ -61,7 +62,7 @@ benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
   }
   const record = await store(c.env, tenantOf(c).tenant_id, parsed.data, "karenina_checkpoint");
   c.header("Location", view(record).url);
-  return c.json({ benchmark_id: record.benchmark_id, imported: parsed.data.questions.length, warnings, errors, url: view(record).url }, 201);
+  return reply(c, ImportedCheckpoint, { benchmark_id: record.benchmark_id, imported: parsed.data.questions.length, warnings, errors, url: view(record).url }, 201);
 });
 
 benchmarks.get("/", requireScope("benchmarks:read"), async (c) => {
@@ -69,12 +70,12 @@ benchmarks.get("/", requireScope("benchmarks:read"), async (c) => {
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "benchmark_id"]) : null;
   const rows = await listBenchmarks(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { created_at: cursor[0]!, benchmark_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
-  return c.json({ benchmarks: rows.map(view), next_cursor: last ? encodeCursor([last.created_at, last.benchmark_id]) : null });
+  return reply(c, BenchmarkList, { benchmarks: rows.map(view), next_cursor: last ? encodeCursor([last.created_at, last.benchmark_id]) : null });
 });
 
 benchmarks.get("/:id", requireScope("benchmarks:read"), async (c) => {
   const { record, benchmark } = await requireBenchmark(c.env, tenantOf(c).tenant_id, c.req.param("id"));
-  return c.json({ ...view(record), benchmark });
+  return reply(c, StoredBenchmark, { ...view(record), benchmark });
 });
 
 benchmarks.get("/:id/checkpoint", requireScope("benchmarks:read"), async (c) => {
@@ -98,7 +99,7 @@ benchmarks.delete("/:id", requireScope("benchmarks:write"), async (c) => {
   await deleteBenchmark(c.env.DB, c.env.BLOBS, record);
   const actor = actorOf(c.get("principal"));
   await auditStatement(c.env.DB, { tenant_id: tenantId, actor, action: "benchmark.deleted", target: record.benchmark_id, detail: { name: record.name } }).run();
-  return c.json({ benchmark_id: record.benchmark_id, deleted: true });
+  return reply(c, DeletedBenchmark, { benchmark_id: record.benchmark_id, deleted: true });
 });
 
 export async function requireBenchmark(env: Env, tenantId: string, id: string) {

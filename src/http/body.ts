@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { WIRE_PARSE, wireIssues } from "../schemas/wire-issues";
 import type { FieldIssue } from "../schemas/field-issue";
+import type { BodyLimit } from "../schemas/body-limits";
 import { ApiFailure, formatPath, invalidBody, invalidQuery } from "./errors";
 
 export interface RawJsonBody {
@@ -14,12 +15,7 @@ export interface RawJsonBody {
   value: unknown;
 }
 
-/** An endpoint's body cap and what to do past it (a 413 says both). */
-export interface BodyLimit {
-  bytes: number;
-  /** Advice that fits the endpoint, e.g. "split the benchmark into several runs". */
-  advice: string;
-}
+export type { BodyLimit } from "../schemas/body-limits";
 
 export async function readJson(c: Context, limit: BodyLimit): Promise<RawJsonBody> {
   const type = c.req.header("content-type") ?? "";

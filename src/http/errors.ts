@@ -4,47 +4,16 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type ErrorCode, ERROR_STATUS } from "../schemas/api-error";
 import type { FieldIssue } from "../schemas/field-issue";
 
+/** invalid_body / invalid_query list every failing field; every other code is a message. */
 export type ApiError =
-  | { code: "invalid_body"; message: string; issues: FieldIssue[] }
-  | { code: "invalid_query"; message: string; issues: FieldIssue[] }
-  | { code: "invalid_json"; message: string }
-  | { code: "body_too_large"; message: string }
-  | { code: "unsupported_media_type"; message: string }
-  | { code: "unauthorized"; message: string }
-  | { code: "forbidden"; message: string }
-  | { code: "not_found"; message: string }
-  | { code: "method_not_allowed"; message: string }
-  | { code: "idempotency_conflict"; message: string }
-  | { code: "run_active"; message: string }
+  | { code: "invalid_body" | "invalid_query"; message: string; issues: FieldIssue[] }
   /** A finished run cannot be cancelled; `status` is how it ended. */
   | { code: "run_finished"; message: string; status: string }
-  | { code: "delivery_state"; message: string }
-  | { code: "rate_limited"; message: string }
-  | { code: "quota_exceeded"; message: string }
-  | { code: "not_configured"; message: string }
-  | { code: "internal"; message: string };
+  | { code: Exclude<ErrorCode, "invalid_body" | "invalid_query" | "run_finished">; message: string };
 
-const STATUS: Record<ApiError["code"], ContentfulStatusCode> = {
-  invalid_body: 400,
-  invalid_query: 400,
-  invalid_json: 400,
-  body_too_large: 413,
-  unsupported_media_type: 415,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  idempotency_conflict: 409,
-  run_active: 409,
-  run_finished: 409,
-  delivery_state: 409,
-  rate_limited: 429,
-  quota_exceeded: 429,
-  not_configured: 503,
-  internal: 500,
-};
 
 /** Thrown inside handlers; the app's error handler turns it into the wire shape. */
 export class ApiFailure extends Error {
@@ -54,14 +23,14 @@ export class ApiFailure extends Error {
 }
 
 /** Headers a status requires (RFC 9110 §11.6.1: a 401 names the scheme to use). */
-const HEADERS: Partial<Record<ApiError["code"], Record<string, string>>> = {
+const HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
   unauthorized: { "WWW-Authenticate": 'Bearer realm="edgeval"' },
 };
 
 /** `headers`: per-response headers, e.g. a 405's `Allow`. */
 export function errorResponse(c: Context, error: ApiError, headers: Record<string, string> = {}): Response {
   const requestId = c.get("requestId" as never) as string | undefined;
-  return c.json({ error: { ...error, request_id: requestId } }, STATUS[error.code], { ...HEADERS[error.code], ...headers });
+  return c.json({ error: { ...error, request_id: requestId } }, ERROR_STATUS[error.code] as ContentfulStatusCode, { ...HEADERS[error.code], ...headers });
 }
 
 /** zod path segments → `a.b[2].c` */

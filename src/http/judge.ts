@@ -23,19 +23,13 @@ import type { ModelPort } from "../llm/port";
 import { costOf, priceFor, priceTable, type PriceOverrides } from "../llm/prices";
 import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
 import type { ModelConfig } from "../schemas/model-config";
-import { type BodyLimit, readJson, validate } from "./body";
+import { readJson, validate } from "./body";
 import type { FieldIssue } from "../schemas/field-issue";
 import { invalidBody } from "./errors";
+import { reply } from "./reply";
+import { CalibrationReport, JudgeOutcome } from "../schemas/judge-outcome";
+import { CALIBRATE_BODY_LIMIT, JUDGE_BODY_LIMIT } from "../schemas/body-limits";
 
-/** One output (with its input and reference) to grade. */
-export const JUDGE_BODY_LIMIT: BodyLimit = {
-  bytes: 1_000_000,
-  advice: "a judge request grades one output: send a shorter output, input or reference (for many outputs, use several requests or a run)",
-};
-export const CALIBRATE_BODY_LIMIT: BodyLimit = {
-  bytes: 8_000_000,
-  advice: "send the items in several calibrate requests (each of at most 200 items), or shorten their outputs",
-};
 /**
  * Model calls one request may plan (before retries): each is a fetch subrequest, and a Worker
  * invocation has a subrequest budget (1,000 on the paid plan by default).
@@ -54,7 +48,7 @@ judge.post("/", requireScope("judge"), async (c) => {
   const deadline = { at: Date.now() + body.deadline_ms, ms: body.deadline_ms, now: Date.now };
   const ports = edgePorts(c.env, await ringFor(c.env, tenantOf(c), graph), graph, body.prices, deadline);
   const outcome = await runGraph(graph, sample, ports);
-  return c.json(outcome);
+  return reply(c, JudgeOutcome, outcome);
 });
 
 judge.post("/calibrate", requireScope("judge"), async (c) => {
@@ -72,7 +66,7 @@ judge.post("/calibrate", requireScope("judge"), async (c) => {
     { repeats: body.repeats, ...(body.label_threshold !== undefined ? { labelThreshold: body.label_threshold } : {}) },
     ports,
   );
-  return c.json(report);
+  return reply(c, CalibrationReport, report);
 });
 
 function capCalls(planned: number, max: number, path: string, what: string): void {

@@ -11,10 +11,12 @@ import { mintKey } from "../tenants/issue-key";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import type { Scope } from "../tenants/scopes";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { type BodyLimit, readJson, validate } from "./body";
+import { readJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
+import { reply } from "./reply";
+import { KeyList, KeyView, MintedKey } from "../schemas/tenant-views";
+import { KEY_BODY_LIMIT } from "../schemas/body-limits";
 
-const KEY_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "a key request is a name, scopes and an expiry; send only those" };
 
 export const keys = new Hono<AppEnv>();
 keys.use(requireScope("keys:admin"));
@@ -36,10 +38,10 @@ keys.post("/", async (c) => {
     detail: { name: body.name, scopes: body.scopes },
   });
   await c.env.DB.batch([insertKey(c.env.DB, minted.record), audit]);
-  return c.json({ ...keyView(minted.record), key: minted.key }, 201);
+  return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);
 });
 
-keys.get("/", async (c) => c.json({ keys: (await listKeys(c.env.DB, tenantOf(c).tenant_id)).map(keyView) }));
+keys.get("/", async (c) => reply(c, KeyList, { keys: (await listKeys(c.env.DB, tenantOf(c).tenant_id)).map(keyView) }));
 
 keys.post("/:id/rotate", async (c) => {
   const old = await requireKey(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
@@ -60,7 +62,7 @@ keys.post("/:id/rotate", async (c) => {
     detail: { rotated_from: old.key_id },
   });
   await c.env.DB.batch([insertKey(c.env.DB, minted.record), audit]);
-  return c.json({ ...keyView(minted.record), key: minted.key }, 201);
+  return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);
 });
 
 keys.delete("/:id", async (c) => {
@@ -71,7 +73,7 @@ keys.delete("/:id", async (c) => {
   } else {
     await requireKey(c.env.DB, tenantId, id);
   }
-  return c.json(keyView((await getKey(c.env.DB, tenantId, id))!));
+  return reply(c, KeyView, keyView((await getKey(c.env.DB, tenantId, id))!));
 });
 
 async function requireKey(db: D1Database, tenantId: string, id: string): Promise<KeyRecord> {

@@ -20,15 +20,13 @@ import { loadKeyRing } from "../tenants/key-ring";
 import { webhooksOfRun } from "../webhooks/emit";
 import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
 import { refuseBrokenCode } from "./benchmarks";
-import { type BodyLimit, readJson, validate, validateQuery } from "./body";
+import { readJson, validate, validateQuery } from "./body";
 import { ApiFailure, invalidBody, invalidQuery } from "./errors";
 import { decodeCursor, encodeCursor } from "./cursor";
+import { reply } from "./reply";
+import { DeletedRun, DryRunEstimate, RunList, RunStatus, type RunStatusView, SubmittedRun, SummaryPage } from "../schemas/run-views";
+import { RUN_BODY_LIMIT } from "../schemas/body-limits";
 
-/** Large enough for 1,000 questions with manual answers from several models. */
-export const RUN_BODY_LIMIT: BodyLimit = {
-  bytes: 32_000_000,
-  advice: "split the benchmark into several runs (or store it with POST /v1/benchmarks and send benchmark_id)",
-};
 
 /**
  * GET /v1/runs/:id embeds at most this many (answering, parsing) pairs: a run of 100 × 100
@@ -60,7 +58,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
     throw invalidBody([{ path: "config", message: `this run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run` }]);
   }
   // A dry run stops here: nothing written, no model called, no idempotency key taken.
-  if (body.dry_run) return c.json({ estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings }, 200);
+  if (body.dry_run) return reply(c, DryRunEstimate, { estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings });
 
   if (idemKey) {
     // The same request re-sent pretty-printed or with keys in another order is the same body.
@@ -73,7 +71,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
           message: "this Idempotency-Key was already used with a different body; use a new key for a new run",
         });
       }
-      return c.json({ run_id: holder.run_id, status_url: statusUrl(holder.run_id) }, 202);
+      return reply(c, SubmittedRun, { run_id: holder.run_id, status_url: statusUrl(holder.run_id) }, 202);
     }
   }
   try {
@@ -87,7 +85,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const principal = c.get("principal");
   await auditStatement(c.env.DB, { tenant_id: principal.tenant.tenant_id, actor: actorOf(principal), action: "run.submitted", target: runId, detail: { jobs: plan.jobIds.length } }).run();
   c.header("Location", statusUrl(runId));
-  return c.json({ run_id: runId, status_url: statusUrl(runId) }, 202);
+  return reply(c, SubmittedRun, { run_id: runId, status_url: statusUrl(runId) }, 202);
 });
 
 runs.get("/", requireScope("runs:read"), async (c) => {
@@ -95,7 +93,7 @@ runs.get("/", requireScope("runs:read"), async (c) => {
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "run_id"]) : null;
   const rows = await listRuns(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
-  return c.json({
+  return reply(c, RunList, {
     runs: rows.map((r) => ({
       run_id: r.run_id,
       run_name: r.run_name,
@@ -110,17 +108,17 @@ runs.get("/", requireScope("runs:read"), async (c) => {
   });
 });
 
-runs.get("/:id", requireScope("runs:read"), async (c) => c.json(await runView(c, await requireRun(c, c.req.param("id")))));
+runs.get("/:id", requireScope("runs:read"), async (c) => reply(c, RunStatus, await runView(c, await requireRun(c, c.req.param("id")))));
 
 /** POST /v1/runs/:id/cancel (run-cancel.ts): the run's view as GET /v1/runs/:id gives it, status cancelled. */
 runs.post("/:id/cancel", requireScope("runs:write"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   await cancelRun(c, run);
-  return c.json(await runView(c, run));
+  return reply(c, RunStatus, await runView(c, run));
 });
 
 /** GET /v1/runs/:id: the run's status, progress, the first pairs of its summary, usage and manifest. */
-export async function runView(c: Context<AppEnv>, run: RunRecord) {
+export async function runView(c: Context<AppEnv>, run: RunRecord): Promise<RunStatusView> {
   // The coordinator is reached only by the name on the tenant-checked row.
   const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: EMBEDDED_PAIRS });
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
@@ -151,7 +149,7 @@ runs.get("/:id/summary", requireScope("runs:read"), async (c) => {
   const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset, limit: q.limit });
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
   const end = offset + snap.summary.length;
-  return c.json({ summary: snap.summary, next_cursor: end < snap.pairs_total ? pairCursor(end) : null });
+  return reply(c, SummaryPage, { summary: snap.summary, next_cursor: end < snap.pairs_total ? pairCursor(end) : null });
 });
 
 runs.get("/:id/results", requireScope("runs:read"), async (c) => {
@@ -182,7 +180,7 @@ runs.delete("/:id", requireScope("runs:write"), async (c) => {
   const removed = await deleteRun(c.env, run);
   const principal = c.get("principal");
   await auditStatement(c.env.DB, { tenant_id: run.tenant_id, actor: actorOf(principal), action: "run.deleted", target: run.run_id, detail: removed }).run();
-  return c.json({ run_id: run.run_id, deleted: true, ...removed });
+  return reply(c, DeletedRun, { run_id: run.run_id, deleted: true, ...removed });
 });
 
 /**

@@ -10,15 +10,17 @@ import { actorOf, auditStatement } from "../tenants/audit";
 import { KekMissing, parseKek, seal, secretAad } from "../lib/secret-crypto";
 import { deleteSecret, getSecret, listSecrets, type SecretRecord, secretView, upsertSecret } from "../tenants/secrets-repo";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { type BodyLimit, readJson, validate } from "./body";
+import { readJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
+import { reply } from "./reply";
+import { DeletedSecret, SecretList, SecretView } from "../schemas/tenant-views";
+import { SECRET_BODY_LIMIT } from "../schemas/body-limits";
 
-const SECRET_BODY_LIMIT: BodyLimit = { bytes: 32_000, advice: "a secret is one key with its interface, origins and limits" };
 
 export const secrets = new Hono<AppEnv>();
 secrets.use(requireScope("secrets:write"));
 
-secrets.get("/", async (c) => c.json({ secrets: (await listSecrets(c.env.DB, tenantOf(c).tenant_id)).map(secretView) }));
+secrets.get("/", async (c) => reply(c, SecretList, { secrets: (await listSecrets(c.env.DB, tenantOf(c).tenant_id)).map(secretView) }));
 
 secrets.put("/:name", async (c) => {
   const name = secretName(c.req.param("name"));
@@ -55,7 +57,7 @@ secrets.put("/:name", async (c) => {
   await upsertSecret(c.env.DB, record);
   const detail = { interface: body.interface, origins: record.origins_json };
   await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "secret.set", target: name, detail }).run();
-  return c.json(secretView(record), existing ? 200 : 201);
+  return reply(c, SecretView, secretView(record), existing ? 200 : 201);
 });
 
 secrets.delete("/:name", async (c) => {
@@ -65,7 +67,7 @@ secrets.delete("/:name", async (c) => {
     throw new ApiFailure({ code: "not_found", message: `no secret ${name}; list them with GET /v1/secrets` });
   }
   await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "secret.deleted", target: name, detail: {} }).run();
-  return c.json({ name, deleted: true });
+  return reply(c, DeletedSecret, { name, deleted: true });
 });
 
 function secretName(raw: string): string {

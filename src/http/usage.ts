@@ -5,6 +5,8 @@ import { effectiveLimits } from "../tenants/limits";
 import { monthOf, monthUsage } from "../tenants/usage";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { validateQuery } from "./body";
+import { reply } from "./reply";
+import { MonthUsage } from "../schemas/tenant-views";
 
 export const usage = new Hono<AppEnv>();
 
@@ -23,5 +25,5 @@ usage.get("/", requireScope("runs:read"), async (c) => {
     }),
     { calls: 0, cached_calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
   );
-  return c.json({ month, models, total, monthly_spend_usd: effectiveLimits(tenant.limits_json).monthly_spend_usd });
+  return reply(c, MonthUsage, { month, models, total, monthly_spend_usd: effectiveLimits(tenant.limits_json).monthly_spend_usd });
 });

@@ -16,11 +16,12 @@ import { mintSigningSecret, sealSigningSecret } from "../webhooks/signing";
 import { webhookUrlProblem } from "../webhooks/url-check";
 import { ListQuery } from "../schemas/api";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { type BodyLimit, readJson, validate, validateQuery } from "./body";
+import { readJson, validate, validateQuery } from "./body";
+import { ENDPOINT_BODY_LIMIT } from "../schemas/body-limits";
+import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../schemas/webhook-views";
+import { reply } from "./reply";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
-
-const ENDPOINT_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "an endpoint is a url, a description, event types and two flags" };
 
 export const webhooks = new Hono<AppEnv>();
 
@@ -50,14 +51,14 @@ webhooks.post("/", requireScope("webhooks:write"), async (c) => {
   };
   await insertEndpoint(c.env.DB, record);
   await audit(c, "webhook.created", endpointId, { url: body.url, event_types: body.event_types });
-  return c.json({ ...endpointView(record), secret }, 201);
+  return reply(c, EndpointWithSecret, { ...endpointView(record), secret }, 201);
 });
 
 webhooks.get("/", requireScope("webhooks:read"), async (c) =>
-  c.json({ endpoints: (await listEndpoints(c.env.DB, tenantOf(c).tenant_id)).map(endpointView) }),
+  reply(c, EndpointList, { endpoints: (await listEndpoints(c.env.DB, tenantOf(c).tenant_id)).map(endpointView) }),
 );
 
-webhooks.get("/:id", requireScope("webhooks:read"), async (c) => c.json(endpointView(await requireEndpoint(c))));
+webhooks.get("/:id", requireScope("webhooks:read"), async (c) => reply(c, EndpointView, endpointView(await requireEndpoint(c))));
 
 webhooks.patch("/:id", requireScope("webhooks:write"), async (c) => {
   const endpoint = await requireEndpoint(c);
@@ -65,14 +66,14 @@ webhooks.patch("/:id", requireScope("webhooks:write"), async (c) => {
   if (body.url !== undefined) checkUrl(c, body.url);
   await updateEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, body, new Date().toISOString());
   await audit(c, "webhook.updated", endpoint.endpoint_id, { fields: Object.keys(body) });
-  return c.json(endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!));
+  return reply(c, EndpointView, endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!));
 });
 
 webhooks.delete("/:id", requireScope("webhooks:write"), async (c) => {
   const endpoint = await requireEndpoint(c);
   await deleteEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id);
   await audit(c, "webhook.deleted", endpoint.endpoint_id, {});
-  return c.json({ endpoint_id: endpoint.endpoint_id, deleted: true });
+  return reply(c, DeletedEndpoint, { endpoint_id: endpoint.endpoint_id, deleted: true });
 });
 
 /** A new secret, shown once; the old one keeps signing beside it for overlap_seconds. */
@@ -85,7 +86,7 @@ webhooks.post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) =>
   const next = await sealed(c, endpoint.tenant_id, endpoint.endpoint_id, secret);
   await rotateEndpointSecret(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, next, prevExpiresAt, now.toISOString());
   await audit(c, "webhook.secret_rotated", endpoint.endpoint_id, { overlap_seconds: body.overlap_seconds });
-  return c.json({ ...endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!), secret }, 201);
+  return reply(c, EndpointWithSecret, { ...endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!), secret }, 201);
 });
 
 webhooks.get("/:id/deliveries", requireScope("webhooks:read"), async (c) => {
@@ -94,7 +95,7 @@ webhooks.get("/:id/deliveries", requireScope("webhooks:read"), async (c) => {
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "delivery_id"]) : null;
   const rows = await listDeliveries(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, q.limit, cursor && { created_at: cursor[0]!, delivery_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
-  return c.json({ deliveries: rows, next_cursor: last ? encodeCursor([last.created_at, last.delivery_id]) : null });
+  return reply(c, DeliveryPage, { deliveries: rows, next_cursor: last ? encodeCursor([last.created_at, last.delivery_id]) : null });
 });
 
 /** A delivered or failed delivery starts a fresh schedule now (same event, same webhook-id). */
@@ -112,7 +113,7 @@ webhooks.post("/:id/deliveries/:delivery_id/retry", requireScope("webhooks:write
     throw new ApiFailure({ code: "delivery_state", message: `delivery ${deliveryId} is still pending; it is retried on its schedule` });
   }
   await startDelivery(c.env, endpoint.tenant_id, deliveryId);
-  return c.json({ delivery_id: deliveryId, status: "pending" }, 202);
+  return reply(c, RetriedDelivery, { delivery_id: deliveryId, status: "pending" }, 202);
 });
 
 async function requireEndpoint(c: Context<AppEnv>): Promise<EndpointRecord> {

@@ -6,9 +6,9 @@
 import { z } from "zod";
 import { sha256Hex } from "../lib/sha256";
 import { Benchmark } from "../schemas/benchmark";
+import { BENCHMARK_SOURCES } from "../schemas/benchmark-views";
 import { r2Keys } from "./r2-keys";
 
-export const BENCHMARK_SOURCES = ["native", "karenina_checkpoint"] as const;
 export type BenchmarkSource = (typeof BENCHMARK_SOURCES)[number];
 
 const BenchmarkRow = z.object({

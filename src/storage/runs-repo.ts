@@ -3,18 +3,11 @@
  * query names the tenant, so another tenant's run is not found.
  */
 import { z } from "zod";
+import { RunStatusName } from "../schemas/run-views";
 
-export const RUN_STATUSES = [
-  "queued",
-  "running",
-  "completed",
-  "partial",
-  "failed",
-  "cancelled",
-  "budget_exceeded",
-] as const;
-export const RunStatus = z.enum(RUN_STATUSES);
-export type RunStatus = z.infer<typeof RunStatus>;
+// The status names are a wire shape (src/schemas/run-views.ts); the rows store them as they are.
+export const RunStatus = RunStatusName;
+export type RunStatus = z.infer<typeof RunStatusName>;
 
 export interface RunRecord {
   run_id: string;

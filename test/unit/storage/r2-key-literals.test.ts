@@ -19,7 +19,8 @@ function withoutComments(source: string): string {
 function keyLiterals(source: string): { line: number; text: string }[] {
   return withoutComments(source)
     .split("\n")
-    .flatMap((text, i) => (KEY_LITERAL.test(text) ? [{ line: i + 1, text: text.trim() }] : []));
+    // A module specifier (`import x from "…/benchmark.json"`) names a file of the repository, never an R2 key.
+    .flatMap((text, i) => (KEY_LITERAL.test(text) && !/^\s*import\b.*\bfrom\s+["'][^"']+["'];?\s*$/.test(text) ? [{ line: i + 1, text: text.trim() }] : []));
 }
 
 function sources(dir: string): string[] {

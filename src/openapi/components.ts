@@ -1,0 +1,95 @@
+/**
+ * The named schemas of /openapi.json (`#/components/schemas/<name>`): every request and response
+ * schema an operation uses, plus shared shapes worth a name of their own (they become $refs
+ * wherever they occur). An operation using a schema missing here fails the document build, naming it.
+ */
+import type { z } from "zod";
+import { CreateRunRequest } from "../schemas/api";
+import { ErrorResponse } from "../schemas/api-error";
+import { Benchmark, Question } from "../schemas/benchmark";
+import { BenchmarkList, BenchmarkListing, CheckpointDocument, DeletedBenchmark, ImportedCheckpoint, StoredBenchmark } from "../schemas/benchmark-views";
+import { CalibrateRequest, JudgeConfig, JudgeRequest, UnitConfig } from "../schemas/judge";
+import { ModelConfig } from "../schemas/model-config";
+import { AgenticRubricTrait, CallableRubricTrait, CompoundRubricTrait, DynamicRubric, LLMRubricTrait, MetricRubricTrait, RegexRubricTrait, Rubric } from "../schemas/rubric";
+import { CalibrationReport, JudgeOutcome } from "../schemas/judge-outcome";
+import { ResultMetadata, ResultTemplate, VerificationResult } from "../schemas/result";
+import { DeletedRun, DryRunEstimate, ListedResult, PairSummary, ResultPage, RunList, RunStatus, RunUsage, SubmittedRun, SummaryPage } from "../schemas/run-views";
+import { AuditPage, CreatedTenant, DeletedSecret, KeyList, KeyView, MintedKey, MonthUsage, SecretList, SecretView, TenantResponse } from "../schemas/tenant-views";
+import { CreateKeyRequest, CreateTenantRequest, PutSecretRequest, RotateKeyRequest, UpdateTenantRequest } from "../schemas/tenants";
+import { VerificationConfig } from "../schemas/verification-config";
+import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../schemas/webhook-views";
+import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
+import { AnswerTemplate, TemplateField, VerifyStrategy } from "../schemas/template";
+import { Checkpoint } from "../karenina/import";
+
+export const COMPONENTS: Record<string, z.ZodType> = {
+  ErrorResponse,
+  // requests
+  CreateRunRequest,
+  Benchmark,
+  Question,
+  AnswerTemplate,
+  TemplateField,
+  VerifyStrategy,
+  VerificationConfig,
+  ModelConfig,
+  Rubric,
+  DynamicRubric,
+  LLMRubricTrait,
+  RegexRubricTrait,
+  CallableRubricTrait,
+  MetricRubricTrait,
+  AgenticRubricTrait,
+  CompoundRubricTrait,
+  JudgeConfig,
+  UnitConfig,
+  KareninaCheckpoint: Checkpoint,
+  JudgeRequest,
+  CalibrateRequest,
+  CreateKeyRequest,
+  RotateKeyRequest,
+  PutSecretRequest,
+  CreateTenantRequest,
+  UpdateTenantRequest,
+  CreateEndpointRequest,
+  UpdateEndpointRequest,
+  RotateSecretRequest,
+  // responses
+  SubmittedRun,
+  DryRunEstimate,
+  RunList,
+  RunStatus,
+  RunUsage,
+  PairSummary,
+  SummaryPage,
+  ResultPage,
+  ListedResult,
+  VerificationResult,
+  ResultMetadata,
+  ResultTemplate,
+  DeletedRun,
+  BenchmarkListing,
+  BenchmarkList,
+  StoredBenchmark,
+  ImportedCheckpoint,
+  CheckpointDocument,
+  DeletedBenchmark,
+  JudgeOutcome,
+  CalibrationReport,
+  KeyView,
+  MintedKey,
+  KeyList,
+  SecretView,
+  SecretList,
+  DeletedSecret,
+  MonthUsage,
+  AuditPage,
+  TenantResponse,
+  CreatedTenant,
+  EndpointView,
+  EndpointWithSecret,
+  EndpointList,
+  DeletedEndpoint,
+  DeliveryPage,
+  RetriedDelivery,
+};

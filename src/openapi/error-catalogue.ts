@@ -1,0 +1,39 @@
+/**
+ * The published catalogue of error codes: when each is answered and what the caller should do.
+ * Keyed by the one list of codes (src/schemas/api-error.ts), so a new code does not compile until
+ * it is described here; the status comes from the table the handlers answer with.
+ */
+import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
+
+export interface CatalogueEntry {
+  code: ErrorCode;
+  status: number;
+  when: string;
+  fix: string;
+}
+
+const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
+  invalid_body: { when: "The body failed validation; `issues` lists every failing field by its path, with what was expected and what came.", fix: "Correct the fields named; nothing was written." },
+  invalid_query: { when: "A query parameter is unknown or malformed (path `query <name>`), e.g. a cursor this API did not return.", fix: "Send only the documented parameters; restart paging without a cursor." },
+  invalid_json: { when: "The body is not valid JSON.", fix: "Send one JSON value, UTF-8 encoded." },
+  body_too_large: { when: "The body is over the endpoint's cap (see each operation's x-max-body-bytes).", fix: "Follow the advice in the message, e.g. split the benchmark into several runs." },
+  unsupported_media_type: { when: "The Content-Type is not application/json (or application/ld+json for a checkpoint import).", fix: "Send Content-Type: application/json." },
+  unauthorized: { when: "No bearer token, or an unknown, revoked or expired key, or a disabled tenant. Carries WWW-Authenticate: Bearer.", fix: "Send Authorization: Bearer <API key>; create or rotate keys with /v1/keys." },
+  forbidden: { when: "The key lacks the operation's scope, or asks to grant scopes it does not hold.", fix: "Use a key that has the scope named in the message." },
+  not_found: { when: "No such path, or no such resource for this tenant (another tenant's resource is not found either).", fix: "Check the id; list resources with the matching GET." },
+  method_not_allowed: { when: "The path exists but does not take this method; the Allow header lists those it takes.", fix: "Use one of the methods in Allow." },
+  idempotency_conflict: { when: "The Idempotency-Key was already used with a different body.", fix: "Use a new key for a new run; the same key only re-sends the same body." },
+  run_active: { when: "The run is still queued or running.", fix: "Wait until it has finished (or cancel it), then retry." },
+  run_finished: { when: "A cancel asked of a run that has already ended; `status` says how it ended.", fix: "Nothing to stop: read the run's results." },
+  delivery_state: { when: "A webhook delivery cannot be retried now: its endpoint is disabled, or the delivery is still pending.", fix: "Enable the endpoint first; a pending delivery is retried on its schedule." },
+  rate_limited: { when: "The tenant's requests_per_minute quota is spent. Carries Retry-After and RateLimit headers.", fix: "Wait Retry-After seconds and retry." },
+  quota_exceeded: { when: "Too many runs queued or running at once, or the monthly spend quota is spent. Carries Retry-After.", fix: "Wait Retry-After seconds, or ask the operator to raise the quota." },
+  not_configured: { when: "The deployment lacks a secret this feature needs (e.g. EDGEVAL_KEY_PEPPER, EDGEVAL_SECRETS_KEK, EDGEVAL_ADMIN_TOKEN).", fix: "The operator sets the secret named in the message." },
+  internal: { when: "An unexpected failure inside edgeval.", fix: "Retry; report the request_id if it persists." },
+};
+
+export const ERROR_CATALOGUE: readonly CatalogueEntry[] = (Object.keys(ENTRIES) as ErrorCode[]).map((code) => ({
+  code,
+  status: ERROR_STATUS[code],
+  ...ENTRIES[code],
+}));

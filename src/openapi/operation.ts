@@ -1,0 +1,40 @@
+/**
+ * One documented operation: the route (as Hono spells it), the zod schemas of what it takes and
+ * answers, and the error codes it may return beyond those every route of its kind may. The
+ * document (document.ts) and the /docs page are built from a list of these; the route-coverage
+ * test compares that list with the app's real route table.
+ */
+import type { z } from "zod";
+import type { ErrorCode } from "../schemas/api-error";
+import type { Scope } from "../tenants/scopes";
+
+export type Method = "get" | "post" | "put" | "patch" | "delete";
+
+export interface Payload {
+  schema: z.ZodType;
+  /** Default application/json. */
+  contentType?: string;
+  /** Validated against `schema` by test/unit/openapi/examples.test.ts. */
+  example?: unknown;
+}
+
+export interface Operation {
+  method: Method;
+  /** Hono's spelling, `:name` for a parameter: `/v1/runs/:id`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** `tenant`: an API key (or EDGEVAL_API_TOKEN) with `scope`; `admin`: EDGEVAL_ADMIN_TOKEN. */
+  auth: { kind: "tenant"; scope: Scope } | { kind: "admin" };
+  /** Parameter descriptions by name (each `:name` of the path is a required string). */
+  pathParams?: Record<string, string>;
+  query?: z.ZodObject;
+  headers?: { name: string; description: string }[];
+  body?: Payload & { maxBytes: number };
+  /** By status; a 2xx without a schema has no JSON body. */
+  responses: Record<number, Payload & { description: string }>;
+  /** Codes particular to this operation; auth, body, query and path errors are added from the rest. */
+  errors?: ErrorCode[];
+}

@@ -1,0 +1,12 @@
+/**
+ * Every documented /v1 operation. A route served by the app and missing here fails
+ * test/integration/openapi-routes.test.ts, which names it: add it to the file of its resource.
+ */
+import type { Operation } from "../operation";
+import { BENCHMARK_OPERATIONS } from "./benchmarks";
+import { JUDGE_OPERATIONS } from "./judge";
+import { RUN_OPERATIONS } from "./runs";
+import { TENANT_OPERATIONS } from "./tenant";
+import { WEBHOOK_OPERATIONS } from "./webhooks";
+
+export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS];

@@ -1,0 +1,116 @@
+/** /v1/runs: submit, list, status, summary pages, results, delete. */
+import { CreateRunRequest, ListQuery } from "../../schemas/api";
+import { DeletedRun, DryRunEstimate, ResultPage, RunList, RunStatus, SubmittedRun, SummaryPage } from "../../schemas/run-views";
+import { VerificationResult } from "../../schemas/result";
+import { RUN_BODY_LIMIT } from "../../schemas/body-limits";
+import { EXAMPLE_RUN_REQUEST, EXAMPLE_RUN_STATUS } from "../examples";
+import type { Operation } from "../operation";
+
+const runId = { id: "The run_id POST /v1/runs answered." };
+const read = { kind: "tenant", scope: "runs:read" } as const;
+
+export const RUN_OPERATIONS: Operation[] = [
+  {
+    method: "post",
+    path: "/v1/runs",
+    operationId: "createRun",
+    tag: "runs",
+    summary: "Submit a run",
+    description:
+      "A benchmark (inline, or `benchmark_id` naming a stored one) and a Karenina VerificationConfig. Every question × answering model × replicate becomes a queued job; poll the status_url (or watch its events) until the status is terminal. `dry_run: true` answers 200 with a cost estimate instead, writing nothing and calling no model. `budget_usd` caps spend; `prices` override the shipped price table; `cache` serves repeated model calls from R2.",
+    auth: { kind: "tenant", scope: "runs:write" },
+    headers: [
+      {
+        name: "Idempotency-Key",
+        description:
+          "1-255 characters. The same key with the same body (compared canonicalised per RFC 8785) returns the same run_id; with another body it is a 409 idempotency_conflict.",
+      },
+    ],
+    body: { schema: CreateRunRequest, maxBytes: RUN_BODY_LIMIT.bytes, example: EXAMPLE_RUN_REQUEST },
+    responses: {
+      202: { description: "Accepted: the run is queued.", schema: SubmittedRun, example: { run_id: "0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f", status_url: "/v1/runs/0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f" } },
+      200: { description: "A dry run's estimate (`dry_run: true`).", schema: DryRunEstimate },
+    },
+    errors: ["idempotency_conflict", "quota_exceeded"],
+  },
+  {
+    method: "get",
+    path: "/v1/runs",
+    operationId: "listRuns",
+    tag: "runs",
+    summary: "List runs, newest first",
+    auth: read,
+    query: ListQuery,
+    responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: RunList } },
+  },
+  {
+    method: "get",
+    path: "/v1/runs/:id",
+    operationId: "getRun",
+    tag: "runs",
+    summary: "A run's status, progress, per-pair summary, usage and manifest",
+    description:
+      "`status` is queued or running, then the first that applies of: cancelled, budget_exceeded, failed (no result with a pass, fail or no_verdict verdict), partial (some jobs dead-lettered), completed. `summary` embeds at most 100 (answering, parsing) pairs; `summary_next_url` pages through the rest. `pass_rate` = passed / (passed + failed): a judge failure (errored) is never held against the answer.",
+    auth: read,
+    pathParams: runId,
+    responses: { 200: { description: "The run.", schema: RunStatus, example: EXAMPLE_RUN_STATUS } },
+  },
+  {
+    method: "post",
+    path: "/v1/runs/:id/cancel",
+    operationId: "cancelRun",
+    tag: "runs",
+    summary: "Stop a run: no model call of it starts later than 1 s after this returns",
+    description:
+      "Calls in flight finish and are recorded; jobs not started are skipped; the run ends `cancelled` and its webhooks fire once. A second cancel answers the same; a run that has already ended is a 409 `run_finished` with its `status`.",
+    auth: { kind: "tenant", scope: "runs:write" },
+    pathParams: runId,
+    responses: { 200: { description: "The run, as GET /v1/runs/:id shows it.", schema: RunStatus } },
+    errors: ["run_finished"],
+  },
+  {
+    method: "get",
+    path: "/v1/runs/:id/summary",
+    operationId: "getRunSummary",
+    tag: "runs",
+    summary: "Every (answering, parsing) pair's summary, paged",
+    auth: read,
+    pathParams: runId,
+    query: ListQuery,
+    responses: { 200: { description: "One page of pairs, in the order GET /v1/runs/:id embeds them.", schema: SummaryPage } },
+  },
+  {
+    method: "get",
+    path: "/v1/runs/:id/results",
+    operationId: "listResults",
+    tag: "runs",
+    summary: "A run's results (Karenina's VerificationResult), paged in result_id order",
+    description: "Listed results leave out `template.trace_messages`; GET …/results/:result_id has them.",
+    auth: read,
+    pathParams: runId,
+    query: ListQuery,
+    responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: ResultPage } },
+  },
+  {
+    method: "get",
+    path: "/v1/runs/:id/results/:result_id",
+    operationId: "getResult",
+    tag: "runs",
+    summary: "One result in full, trace included",
+    auth: read,
+    pathParams: { ...runId, result_id: "A result's metadata.result_id." },
+    responses: { 200: { description: "The result as stored.", schema: VerificationResult } },
+  },
+  {
+    method: "delete",
+    path: "/v1/runs/:id",
+    operationId: "deleteRun",
+    tag: "runs",
+    summary: "Delete a finished run and everything it left",
+    description: "Its D1 rows, R2 objects (spec, checkpoints, results, workspaces), the cache entries it wrote and its coordinator's storage.",
+    auth: { kind: "tenant", scope: "runs:write" },
+    pathParams: runId,
+    responses: { 200: { description: "Deleted.", schema: DeletedRun } },
+    errors: ["run_active"],
+  },
+];

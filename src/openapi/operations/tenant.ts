@@ -1,0 +1,105 @@
+/** A tenant's own settings: API keys, provider secrets, usage, audit log; and the operator's /v1/admin. */
+import { ListQuery } from "../../schemas/api";
+import { CreateKeyRequest, CreateTenantRequest, PutSecretRequest, RotateKeyRequest, UpdateTenantRequest, UsageQuery } from "../../schemas/tenants";
+import { AuditPage, CreatedTenant, DeletedSecret, KeyList, KeyView, MintedKey, MonthUsage, SecretList, SecretView, TenantResponse } from "../../schemas/tenant-views";
+import { ADMIN_BODY_LIMIT, KEY_BODY_LIMIT, SECRET_BODY_LIMIT } from "../../schemas/body-limits";
+import type { Operation } from "../operation";
+
+const keysAdmin = { kind: "tenant", scope: "keys:admin" } as const;
+const secretsWrite = { kind: "tenant", scope: "secrets:write" } as const;
+const keyId = { id: "A key_id from GET /v1/keys." };
+const secretName = { name: "The secret's name, as a model's api_key_secret names it (A-Z, 0-9, _)." };
+const tenantId = { id: "The tenant_id." };
+
+export const TENANT_OPERATIONS: Operation[] = [
+  {
+    method: "post",
+    path: "/v1/keys",
+    operationId: "createKey",
+    tag: "keys",
+    summary: "Create an API key (shown once)",
+    description: "A key may grant only scopes it holds itself.",
+    auth: keysAdmin,
+    body: { schema: CreateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: { name: "ci", scopes: ["runs:write", "runs:read"] } },
+    responses: { 201: { description: "The key; `key` is not shown again.", schema: MintedKey } },
+  },
+  { method: "get", path: "/v1/keys", operationId: "listKeys", tag: "keys", summary: "The tenant's API keys", auth: keysAdmin, responses: { 200: { description: "Every key, revoked ones included.", schema: KeyList } } },
+  {
+    method: "post",
+    path: "/v1/keys/:id/rotate",
+    operationId: "rotateKey",
+    tag: "keys",
+    summary: "Mint a key with the same name and scopes",
+    description: "The old key stays valid until it is revoked (DELETE), so clients can switch over without downtime.",
+    auth: keysAdmin,
+    pathParams: keyId,
+    body: { schema: RotateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: {} },
+    responses: { 201: { description: "The new key, shown once.", schema: MintedKey } },
+  },
+  {
+    method: "delete",
+    path: "/v1/keys/:id",
+    operationId: "revokeKey",
+    tag: "keys",
+    summary: "Revoke a key",
+    auth: keysAdmin,
+    pathParams: keyId,
+    responses: { 200: { description: "The key, with revoked_at set.", schema: KeyView } },
+  },
+  { method: "get", path: "/v1/secrets", operationId: "listSecrets", tag: "secrets", summary: "The tenant's provider keys (names and metadata, never values)", auth: secretsWrite, responses: { 200: { description: "Every secret.", schema: SecretList } } },
+  {
+    method: "put",
+    path: "/v1/secrets/:name",
+    operationId: "putSecret",
+    tag: "secrets",
+    summary: "Set a provider key for the tenant's models",
+    description: "Sealed with AES-256-GCM before it is stored; the value never comes back. Sent only to its interface's provider origin or the `origins` listed.",
+    auth: secretsWrite,
+    pathParams: secretName,
+    body: { schema: PutSecretRequest, maxBytes: SECRET_BODY_LIMIT.bytes, example: { value: "sk-…", interface: "openai" } },
+    responses: { 201: { description: "Created.", schema: SecretView }, 200: { description: "Replaced.", schema: SecretView } },
+  },
+  { method: "delete", path: "/v1/secrets/:name", operationId: "deleteSecret", tag: "secrets", summary: "Delete a provider key", auth: secretsWrite, pathParams: secretName, responses: { 200: { description: "Deleted.", schema: DeletedSecret } } },
+  {
+    method: "get",
+    path: "/v1/usage",
+    operationId: "getUsage",
+    tag: "usage",
+    summary: "Calls, tokens and cost per model in one UTC month",
+    auth: { kind: "tenant", scope: "runs:read" },
+    query: UsageQuery,
+    responses: { 200: { description: "The month's usage (default: this month).", schema: MonthUsage } },
+  },
+  {
+    method: "get",
+    path: "/v1/audit",
+    operationId: "listAudit",
+    tag: "audit",
+    summary: "The tenant's audit log, newest first",
+    auth: keysAdmin,
+    query: ListQuery,
+    responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: AuditPage } },
+  },
+  {
+    method: "post",
+    path: "/v1/admin/tenants",
+    operationId: "createTenant",
+    tag: "admin",
+    summary: "Create a tenant with its first key (operator)",
+    auth: { kind: "admin" },
+    body: { schema: CreateTenantRequest, maxBytes: ADMIN_BODY_LIMIT.bytes, example: { name: "Acme", tenant_id: "acme" } },
+    responses: { 201: { description: "The tenant and its first key (shown once).", schema: CreatedTenant } },
+  },
+  { method: "get", path: "/v1/admin/tenants/:id", operationId: "getTenant", tag: "admin", summary: "A tenant's settings (operator)", auth: { kind: "admin" }, pathParams: tenantId, responses: { 200: { description: "The tenant.", schema: TenantResponse } } },
+  {
+    method: "patch",
+    path: "/v1/admin/tenants/:id",
+    operationId: "updateTenant",
+    tag: "admin",
+    summary: "Change a tenant's name, quotas, retention or state (operator)",
+    auth: { kind: "admin" },
+    pathParams: tenantId,
+    body: { schema: UpdateTenantRequest, maxBytes: ADMIN_BODY_LIMIT.bytes, example: { limits: { requests_per_minute: 1200 } } },
+    responses: { 200: { description: "The tenant as changed.", schema: TenantResponse } },
+  },
+];

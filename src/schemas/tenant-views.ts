@@ -1,0 +1,85 @@
+/**
+ * What the tenant routes answer: /v1/keys, /v1/secrets, /v1/usage, /v1/audit and the operator's
+ * /v1/admin/tenants. The views in src/tenants/*-repo.ts are typed by these (`z.input<…>`).
+ */
+import { z } from "zod";
+import { LimitOverrides } from "../tenants/limits";
+import { Scope } from "../tenants/scopes";
+import { ModelLimits } from "./api";
+
+export const KeyView = z.strictObject({
+  key_id: z.string(),
+  name: z.string(),
+  scopes: z.array(Scope),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+  rotated_from: z.string().nullable(),
+});
+
+/** A key as minted (create, rotate, a tenant's first key): `key` is shown here only, never again. */
+export const MintedKey = KeyView.extend({ key: z.string() });
+export const KeyList = z.strictObject({ keys: z.array(KeyView) });
+
+export const SecretView = z.strictObject({
+  name: z.string(),
+  interface: z.string(),
+  origins: z.array(z.string()),
+  limits: ModelLimits.nullable(),
+  kek_version: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const SecretList = z.strictObject({ secrets: z.array(SecretView) });
+export const DeletedSecret = z.strictObject({ name: z.string(), deleted: z.literal(true) });
+
+export const ModelMonthUsage = z.strictObject({
+  model: z.string(),
+  calls: z.number(),
+  cached_calls: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cost_usd: z.number(),
+  unpriced_calls: z.number(),
+});
+export const MonthUsage = z.strictObject({
+  month: z.string(),
+  models: z.array(ModelMonthUsage),
+  total: z.strictObject({
+    calls: z.number(),
+    cached_calls: z.number(),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cost_usd: z.number(),
+  }),
+  monthly_spend_usd: z.number().nullable(),
+});
+
+export const AuditPage = z.strictObject({
+  entries: z.array(
+    z.strictObject({
+      audit_id: z.string(),
+      at: z.string(),
+      /** `key:<key_id>`, `deployment_token` or `operator`; never a key or a secret. */
+      actor: z.string(),
+      action: z.string(),
+      target: z.string(),
+      detail: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+export const TenantView = z.strictObject({
+  tenant_id: z.string(),
+  name: z.string(),
+  use_deployment_keys: z.boolean(),
+  limits: LimitOverrides,
+  retention_days: z.number().int().nullable(),
+  disabled: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const TenantResponse = z.strictObject({ tenant: TenantView });
+export const CreatedTenant = z.strictObject({ tenant: TenantView, key: MintedKey });
