@@ -1,0 +1,123 @@
+/**
+ * A run's live events: Server-Sent Events from GET /v1/runs/:id/events (issue 20: `progress`,
+ * `result`, `status`, a final `done`, heartbeats, resumable with Last-Event-ID), read with fetch.
+ * A server without that route (it answers 404 "no route …") is watched by polling GET /v1/runs/:id
+ * instead, and the same kinds of events are made from the snapshots (`result` events only come
+ * from SSE). The iterator ends after `done`.
+ */
+import { EdgevalApiError, enc, type Transport } from "./http.ts";
+import { TERMINAL_STATUSES, type RunStatus } from "./types.ts";
+
+export type RunEvent =
+  | { type: "progress"; id?: string; data: { done: number; total: number; cost_usd?: number | null; eta_s?: number | null } }
+  | { type: "result"; id?: string; data: Record<string, unknown> }
+  | { type: "status"; id?: string; data: { status: string } }
+  | { type: "done"; id?: string; data: Record<string, unknown> }
+  | { type: string; id?: string; data: unknown };
+
+export interface WatchOptions {
+  /** Polling interval when the server has no event stream; default 1 s. */
+  pollMs?: number;
+  /** Told once, when the client falls back to polling. */
+  onFallback?: (reason: string) => void;
+  signal?: AbortSignal;
+  /** Reconnects of a dropped stream before giving up; default 5. */
+  maxReconnects?: number;
+}
+
+/** Parses an SSE byte stream into {event, id, data} records (WHATWG HTML §9.2.6, the parts servers use). */
+export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; id?: string; data: string; retry?: number }> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let event = "";
+  let data: string[] = [];
+  let id: string | undefined;
+  let retry: number | undefined;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(buffer[nl] === "\r" && buffer[nl + 1] === "\n" ? nl + 2 : nl + 1);
+      if (line === "") {
+        if (data.length) yield { event: event || "message", id, data: data.join("\n"), retry };
+        event = "";
+        data = [];
+        retry = undefined;
+        continue;
+      }
+      if (line.startsWith(":")) continue; // a comment: heartbeats
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") event = value;
+      else if (field === "data") data.push(value);
+      else if (field === "id") id = value;
+      else if (field === "retry" && /^\d+$/.test(value)) retry = Number(value);
+    }
+  }
+}
+
+function parseData(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export async function* watchRun(t: Transport, runId: string, opts: WatchOptions = {}): AsyncGenerator<RunEvent> {
+  let lastId: string | undefined;
+  let reconnects = 0;
+  for (;;) {
+    let res: Response;
+    try {
+      res = await t.raw("GET", `/v1/runs/${enc(runId)}/events`, { accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) }, opts.signal);
+    } catch (err) {
+      if (err instanceof EdgevalApiError && err.routeMissing) {
+        opts.onFallback?.("this server has no event stream (GET /v1/runs/:id/events answers 404); polling GET /v1/runs/:id instead");
+        yield* pollRun(t, runId, opts);
+        return;
+      }
+      throw err;
+    }
+    if (!res.body) throw new Error(`GET /v1/runs/${runId}/events answered no body`);
+    for await (const e of parseSse(res.body)) {
+      if (e.id !== undefined) lastId = e.id;
+      const event = { type: e.event, id: e.id, data: parseData(e.data) } as RunEvent;
+      yield event;
+      if (event.type === "done") return;
+    }
+    // The stream ended without `done`: resume where it stopped.
+    if (++reconnects > (opts.maxReconnects ?? 5)) throw new Error(`the event stream of run ${runId} kept ending before its done event`);
+  }
+}
+
+/** Events made from snapshots: progress when done/total change, status when it changes, done at a terminal status. */
+export async function* pollRun(t: Transport, runId: string, opts: WatchOptions = {}): AsyncGenerator<RunEvent> {
+  let last = "";
+  let lastStatus = "";
+  for (;;) {
+    const run = await t.json<RunStatus>("GET", `/v1/runs/${enc(runId)}`);
+    const progress = `${run.progress.done}/${run.progress.total}`;
+    if (progress !== last) {
+      last = progress;
+      yield { type: "progress", data: { done: run.progress.done, total: run.progress.total, cost_usd: run.usage.total.cost_usd } };
+    }
+    if (run.status !== lastStatus) {
+      lastStatus = run.status;
+      yield { type: "status", data: { status: run.status } };
+    }
+    if (TERMINAL_STATUSES.includes(run.status)) {
+      yield { type: "done", data: { status: run.status } };
+      return;
+    }
+    await sleep(opts.pollMs ?? 1000, opts.signal);
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });

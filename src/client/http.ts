@@ -1,0 +1,109 @@
+/**
+ * The client's one way to the server: bearer auth, JSON in and out, and every non-2xx turned into
+ * an EdgevalApiError carrying the server's error code, message, field issues and request id.
+ */
+import type { ApiErrorBody } from "./types.ts";
+
+export interface ClientOptions {
+  /** The deployment's origin, e.g. http://127.0.0.1:8787 (a trailing /v1 is accepted). */
+  url: string;
+  /** An API key (ev_…) or the deployment's EDGEVAL_API_TOKEN. */
+  token: string;
+  /** Defaults to the global fetch; tests pass one that records or routes requests. */
+  fetch?: typeof fetch;
+  /** Per request; default 120 s. */
+  timeoutMs?: number;
+}
+
+type ErrorDetail = ApiErrorBody["error"];
+
+export class EdgevalApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly issues: NonNullable<ErrorDetail["issues"]>;
+  readonly requestId: string | undefined;
+  /** The server's own message (what to do), without the method and path. */
+  readonly serverMessage: string;
+  // Declared fields, not parameter properties: Node's type stripping runs only erasable syntax.
+  readonly method: string;
+  readonly path: string;
+  constructor(
+    method: string,
+    path: string,
+    status: number,
+    detail: Partial<ErrorDetail> | undefined,
+    fallback: string,
+  ) {
+    const issues = detail?.issues ?? [];
+    const listed = issues.length > 1 ? `\n${issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}` : "";
+    super(`${method} ${path} → ${status} ${detail?.code ?? "error"}: ${detail?.message ?? fallback}${listed}`);
+    this.name = "EdgevalApiError";
+    this.method = method;
+    this.path = path;
+    this.status = status;
+    this.code = detail?.code ?? "unknown";
+    this.issues = issues;
+    this.requestId = detail?.request_id;
+    this.serverMessage = detail?.message ?? fallback;
+  }
+
+  /** The server has no such route (as opposed to no such resource): a feature it does not have yet. */
+  get routeMissing(): boolean {
+    return this.status === 404 && this.code === "not_found" && this.serverMessage.startsWith("no route ");
+  }
+}
+
+export interface Transport {
+  json<T>(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; contentType?: string }): Promise<T>;
+  text(method: string, path: string, headers?: Record<string, string>): Promise<{ text: string; headers: Headers }>;
+  raw(method: string, path: string, headers?: Record<string, string>, signal?: AbortSignal): Promise<Response>;
+  readonly base: string;
+}
+
+export function transport(opts: ClientOptions): Transport {
+  const base = opts.url.replace(/\/+$/, "").replace(/\/v1$/, "");
+  const doFetch = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+
+  async function raw(method: string, path: string, headers: Record<string, string> = {}, signal?: AbortSignal, body?: string): Promise<Response> {
+    let res: Response;
+    try {
+      res = await doFetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${opts.token}`, ...headers },
+        body,
+        signal: signal ?? AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code;
+      throw new Error(`${method} ${base}${path}: ${(err as Error).message}${cause ? ` (${cause})` : ""} — is the server running at ${base}? (set --url or EDGEVAL_URL)`);
+    }
+    if (res.ok) return res;
+    const text = await res.text();
+    let detail: Partial<ErrorDetail> | undefined;
+    try {
+      detail = (JSON.parse(text) as ApiErrorBody).error;
+    } catch {
+      detail = undefined;
+    }
+    throw new EdgevalApiError(method, path, res.status, detail, text.slice(0, 300) || res.statusText);
+  }
+
+  return {
+    base,
+    raw: (method, path, headers, signal) => raw(method, path, headers, signal),
+    async json<T>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; contentType?: string } = {}): Promise<T> {
+      const hasBody = init.body !== undefined;
+      const body = hasBody ? (typeof init.body === "string" ? init.body : JSON.stringify(init.body)) : undefined;
+      const headers = { ...(hasBody ? { "content-type": init.contentType ?? "application/json" } : {}), ...init.headers };
+      const res = await raw(method, path, headers, undefined, body);
+      return (await res.json()) as T;
+    },
+    async text(method, path, headers) {
+      const res = await raw(method, path, headers);
+      return { text: await res.text(), headers: res.headers };
+    },
+  };
+}
+
+export const enc = encodeURIComponent;

@@ -1,0 +1,119 @@
+/**
+ * `edgeval/client`: a typed client for edgeval's HTTP API, typed from the server's own zod
+ * schemas (./types.ts). The CLI (cli/) and the e2e tests use it.
+ *
+ *   const ev = createClient({ url: "http://127.0.0.1:8787", token });
+ *   const { run_id } = await ev.runs.create({ benchmark, config });
+ *   for await (const e of ev.runs.events(run_id)) …          // SSE, or polling where absent
+ *   for await (const r of ev.results.iterate(run_id)) …       // every result, page by page
+ */
+import { watchRun, type WatchOptions } from "./events.ts";
+import { type ClientOptions, enc, transport } from "./http.ts";
+import type * as W from "./types.ts";
+
+export { EdgevalApiError, type ClientOptions } from "./http.ts";
+export { parseSse, pollRun, type RunEvent, type WatchOptions } from "./events.ts";
+export * from "./types.ts";
+
+export interface PageQuery {
+  limit?: number;
+  cursor?: string | null;
+}
+
+const qs = (q: Record<string, string | number | null | undefined>) => {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== null) p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : "";
+};
+
+/** Follows next_cursor from the first page to the last, yielding each page. */
+async function* pages<P extends { next_cursor: string | null }>(fetchPage: (cursor: string | null) => Promise<P>): AsyncGenerator<P> {
+  let cursor: string | null = null;
+  do {
+    const page: P = await fetchPage(cursor);
+    yield page;
+    cursor = page.next_cursor;
+  } while (cursor);
+}
+
+export function createClient(opts: ClientOptions) {
+  const t = transport(opts);
+  const run = (id: string) => `/v1/runs/${enc(id)}`;
+
+  const runs = {
+    create: (body: W.CreateRunRequest, o: { idempotencyKey?: string } = {}) =>
+      t.json<W.SubmittedRun>("POST", "/v1/runs", { body, headers: o.idempotencyKey ? { "idempotency-key": o.idempotencyKey } : {} }),
+    dryRun: (body: W.CreateRunRequest) => t.json<W.DryRunEstimate>("POST", "/v1/runs", { body: { ...body, dry_run: true } }),
+    get: (id: string) => t.json<W.RunStatus>("GET", run(id)),
+    list: (q: PageQuery = {}) => t.json<W.RunList>("GET", `/v1/runs${qs({ ...q })}`),
+    iterate: async function* (q: { limit?: number } = {}) {
+      for await (const p of pages((cursor) => runs.list({ ...q, cursor }))) yield* p.runs;
+    },
+    summary: (id: string, q: PageQuery = {}) => t.json<W.SummaryPage>("GET", `${run(id)}/summary${qs({ ...q })}`),
+    /** Every (answering, parsing) pair, beyond the 100 GET /v1/runs/:id embeds. */
+    allPairs: async (id: string) => {
+      const out: W.PairSummary[] = [];
+      for await (const p of pages((cursor) => runs.summary(id, { limit: 500, cursor }))) out.push(...p.summary);
+      return out;
+    },
+    delete: (id: string) => t.json<W.DeletedRun>("DELETE", run(id)),
+    /** Stops a queued or running run; the run as GET gives it. An ended run: EdgevalApiError run_finished (409). */
+    cancel: (id: string) => t.json<W.RunStatus>("POST", `${run(id)}/cancel`),
+    /** Live events (SSE), or events made by polling where the server has no stream. */
+    events: (id: string, o?: WatchOptions) => watchRun(t, id, o),
+    /** Resolves with the final run once its status is terminal. */
+    wait: async (id: string, o: WatchOptions & { onEvent?: (e: import("./events.ts").RunEvent) => void } = {}) => {
+      for await (const e of watchRun(t, id, o)) o.onEvent?.(e);
+      return runs.get(id);
+    },
+  };
+
+  const results = {
+    page: (runId: string, q: PageQuery = {}) => t.json<W.ResultPage>("GET", `${run(runId)}/results${qs({ ...q })}`),
+    pages: (runId: string, q: { limit?: number } = {}) => pages((cursor) => results.page(runId, { ...q, cursor })),
+    /** Every result of the run, in result_id order (traces left out, as the list does). */
+    iterate: async function* (runId: string, q: { limit?: number } = {}) {
+      for await (const p of results.pages(runId, q)) yield* p.results;
+    },
+    get: (runId: string, resultId: string) => t.json<W.VerificationResult>("GET", `${run(runId)}/results/${enc(resultId)}`),
+  };
+
+  const benchmarks = {
+    create: (body: W.BenchmarkBody) => t.json<W.BenchmarkListing>("POST", "/v1/benchmarks", { body }),
+    /** A Karenina JSON-LD checkpoint, as an object or as its text. */
+    import: (checkpoint: unknown) => t.json<W.ImportedCheckpoint>("POST", "/v1/benchmarks/import", { body: checkpoint, contentType: "application/ld+json" }),
+    list: (q: PageQuery = {}) => t.json<W.BenchmarkList>("GET", `/v1/benchmarks${qs({ ...q })}`),
+    iterate: async function* (q: { limit?: number } = {}) {
+      for await (const p of pages((cursor) => benchmarks.list({ ...q, cursor }))) yield* p.benchmarks;
+    },
+    get: (id: string) => t.json<W.StoredBenchmark>("GET", `/v1/benchmarks/${enc(id)}`),
+    /** The Karenina JSON-LD checkpoint, as text. */
+    checkpoint: async (id: string) => (await t.text("GET", `/v1/benchmarks/${enc(id)}/checkpoint`)).text,
+    delete: (id: string) => t.json<W.DeletedBenchmark>("DELETE", `/v1/benchmarks/${enc(id)}`),
+  };
+
+  const judges = {
+    judge: (body: W.JudgeRequest) => t.json<W.JudgeOutcome>("POST", "/v1/judge", { body }),
+    calibrate: (body: W.CalibrateRequest) => t.json<W.CalibrationReport>("POST", "/v1/judge/calibrate", { body }),
+  };
+
+  const keys = {
+    create: (body: W.CreateKeyRequest) => t.json<W.MintedKey>("POST", "/v1/keys", { body }),
+    list: () => t.json<W.KeyList>("GET", "/v1/keys"),
+    rotate: (id: string, body: { expires_at?: string | null } = {}) => t.json<W.MintedKey>("POST", `/v1/keys/${enc(id)}/rotate`, { body }),
+    revoke: (id: string) => t.json<W.KeyView>("DELETE", `/v1/keys/${enc(id)}`),
+  };
+
+  const secrets = {
+    put: (name: string, body: W.PutSecretRequest) => t.json<W.SecretView>("PUT", `/v1/secrets/${enc(name)}`, { body }),
+    list: () => t.json<{ secrets: W.SecretView[] }>("GET", "/v1/secrets"),
+    delete: (name: string) => t.json<{ name: string; deleted: true }>("DELETE", `/v1/secrets/${enc(name)}`),
+  };
+
+  const usage = { month: (month?: string) => t.json<W.MonthUsage>("GET", `/v1/usage${qs({ month })}`) };
+
+  return { url: t.base, runs, results, benchmarks, judges, keys, secrets, usage };
+}
+
+export type EdgevalClient = ReturnType<typeof createClient>;

@@ -1,0 +1,58 @@
+/**
+ * The wire types of the client, inferred from the zod schemas the server validates with and
+ * answers by (the same ones /openapi.json publishes). Type-only imports: nothing of the server is
+ * loaded at run time, so the client runs in Node (type stripping), browsers and workers alike.
+ */
+import type { z } from "zod";
+import type { CreateRunRequest as CreateRunRequestSchema } from "../schemas/api.ts";
+import type { ErrorResponse } from "../schemas/api-error.ts";
+import type { Benchmark } from "../schemas/benchmark.ts";
+import type * as B from "../schemas/benchmark-views.ts";
+import type { CalibrateRequest as CalibrateRequestSchema, JudgeRequest as JudgeRequestSchema } from "../schemas/judge.ts";
+import type * as J from "../schemas/judge-outcome.ts";
+import type { VerificationResult as VerificationResultSchema } from "../schemas/result.ts";
+import type * as R from "../schemas/run-views.ts";
+import type * as T from "../schemas/tenant-views.ts";
+import type { CreateKeyRequest as CreateKeyRequestSchema, PutSecretRequest as PutSecretRequestSchema } from "../schemas/tenants.ts";
+
+/** What the server sends is what its handlers build: the schemas' input side. */
+type Wire<S extends z.ZodType> = z.input<S>;
+
+export type CreateRunRequest = Wire<typeof CreateRunRequestSchema>;
+export type BenchmarkBody = Wire<typeof Benchmark>;
+export type JudgeRequest = Wire<typeof JudgeRequestSchema>;
+export type CalibrateRequest = Wire<typeof CalibrateRequestSchema>;
+export type CreateKeyRequest = Wire<typeof CreateKeyRequestSchema>;
+export type PutSecretRequest = Wire<typeof PutSecretRequestSchema>;
+
+export type ApiErrorBody = Wire<typeof ErrorResponse>;
+export type SubmittedRun = Wire<typeof R.SubmittedRun>;
+export type DryRunEstimate = Wire<typeof R.DryRunEstimate>;
+export type RunStatus = Wire<typeof R.RunStatus>;
+export type RunStatusName = Wire<typeof R.RunStatusName>;
+export type RunList = Wire<typeof R.RunList>;
+export type RunListItem = Wire<typeof R.RunListItem>;
+export type PairSummary = Wire<typeof R.PairSummary>;
+export type SummaryPage = Wire<typeof R.SummaryPage>;
+export type ResultPage = Wire<typeof R.ResultPage>;
+export type ListedResult = Wire<typeof R.ListedResult>;
+export type VerificationResult = Wire<typeof VerificationResultSchema>;
+export type DeletedRun = Wire<typeof R.DeletedRun>;
+
+export type BenchmarkListing = Wire<typeof B.BenchmarkListing>;
+export type BenchmarkList = Wire<typeof B.BenchmarkList>;
+export type StoredBenchmark = Wire<typeof B.StoredBenchmark>;
+export type ImportedCheckpoint = Wire<typeof B.ImportedCheckpoint>;
+export type DeletedBenchmark = Wire<typeof B.DeletedBenchmark>;
+
+export type JudgeOutcome = Wire<typeof J.JudgeOutcome>;
+export type CalibrationReport = Wire<typeof J.CalibrationReport>;
+
+export type KeyView = Wire<typeof T.KeyView>;
+export type MintedKey = Wire<typeof T.MintedKey>;
+export type KeyList = Wire<typeof T.KeyList>;
+export type SecretView = Wire<typeof T.SecretView>;
+export type MonthUsage = Wire<typeof T.MonthUsage>;
+
+/** Statuses after which a run changes no more. */
+export const TERMINAL_STATUSES: readonly RunStatusName[] = ["completed", "partial", "failed", "cancelled", "budget_exceeded"];

@@ -1,0 +1,120 @@
+/**
+ * Issue 24 item 2: the typed client (`edgeval/client`) against a scripted fetch: paging, errors,
+ * the SSE stream (with Last-Event-ID on reconnect) and the polling fallback where the server has no
+ * event stream (GET /v1/runs/:id/events answering 404 "no route", as today's server does).
+ */
+import { describe, expect, it } from "vitest";
+import { createClient, EdgevalApiError, parseSse, type RunEvent } from "edgeval/client";
+
+type Handler = (req: Request) => Response | Promise<Response>;
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const noRoute = (req: Request) => json({ error: { code: "not_found", message: `no route ${req.method} ${new URL(req.url).pathname}`, request_id: "r1" } }, 404);
+
+function scripted(routes: Record<string, Handler>) {
+  const seen: Request[] = [];
+  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    seen.push(req);
+    const url = new URL(req.url);
+    const handler = routes[`${req.method} ${url.pathname}${url.search}`] ?? routes[`${req.method} ${url.pathname}`];
+    return handler ? handler(req) : noRoute(req);
+  }) as typeof globalThis.fetch;
+  return { client: createClient({ url: "http://edgeval.test/v1/", token: "t0k", fetch }), seen };
+}
+
+const run = (status: string, done: number) => ({
+  run_id: "r",
+  status,
+  progress: { total: 4, done },
+  summary: [],
+  summary_total: 0,
+  usage: { total: { cost_usd: null } },
+});
+
+function sse(text: string): Response {
+  const bytes = new TextEncoder().encode(text);
+  // Split mid-line to exercise the parser's buffering.
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(bytes.slice(0, 7));
+      c.enqueue(bytes.slice(7));
+      c.close();
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+describe("edgeval/client", () => {
+  it("sends the bearer token to the origin (a trailing /v1 in the url is dropped) and follows next_cursor through every page", async () => {
+    const { client, seen } = scripted({
+      "GET /v1/runs/r/results?limit=2": () => json({ results: [{ n: 1 }, { n: 2 }], next_cursor: "c2" }),
+      "GET /v1/runs/r/results?limit=2&cursor=c2": () => json({ results: [{ n: 3 }], next_cursor: null }),
+    });
+    const got: unknown[] = [];
+    for await (const r of client.results.iterate("r", { limit: 2 })) got.push(r);
+    expect(got).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(seen.map((r) => r.url)).toEqual(["http://edgeval.test/v1/runs/r/results?limit=2", "http://edgeval.test/v1/runs/r/results?limit=2&cursor=c2"]);
+    expect(seen[0]!.headers.get("authorization")).toBe("Bearer t0k");
+  });
+
+  it("turns an error answer into EdgevalApiError with its code, field issues and request id", async () => {
+    const { client } = scripted({
+      "POST /v1/runs": () => json({ error: { code: "invalid_body", message: "config: required", issues: [{ path: "config", message: "required" }, { path: "x", message: "y" }], request_id: "q" } }, 400),
+    });
+    const err = await client.runs.create({} as never).catch((e) => e);
+    expect(err).toBeInstanceOf(EdgevalApiError);
+    expect(err).toMatchObject({ status: 400, code: "invalid_body", requestId: "q", issues: [{ path: "config" }, { path: "x" }] });
+    expect(err.message).toContain("POST /v1/runs → 400 invalid_body: config: required");
+    expect(err.routeMissing).toBe(false);
+  });
+
+  it("knows a missing route (a feature the server lacks) from a missing resource", async () => {
+    const { client } = scripted({ "GET /v1/runs/gone": () => json({ error: { code: "not_found", message: "no run gone; list runs with GET /v1/runs" } }, 404) });
+    expect((await client.runs.cancel("r").catch((e) => e)).routeMissing).toBe(true);
+    expect((await client.runs.get("gone").catch((e) => e)).routeMissing).toBe(false);
+  });
+
+  it("reads the SSE stream, and resumes a dropped stream with Last-Event-ID until done", async () => {
+    let calls = 0;
+    const { client, seen } = scripted({
+      "GET /v1/runs/r/events": () =>
+        ++calls === 1
+          ? sse(': heartbeat\n\nid: 1\nevent: progress\ndata: {"done":1,"total":4}\n\nid: 2\nevent: result\ndata: {"result_id":"a",\ndata: "verdict":"pass"}\n\n')
+          : sse('id: 3\nevent: progress\ndata: {"done":4,"total":4}\n\nid: 4\nevent: done\ndata: {"status":"completed"}\n\nevent: progress\ndata: {}\n\n'),
+    });
+    const events: RunEvent[] = [];
+    for await (const e of client.runs.events("r")) events.push(e);
+    expect(events.map((e) => [e.type, e.id])).toEqual([["progress", "1"], ["result", "2"], ["progress", "3"], ["done", "4"]]);
+    expect(events[1]!.data).toEqual({ result_id: "a", verdict: "pass" });
+    expect(seen[0]!.headers.get("accept")).toBe("text/event-stream");
+    expect(seen[1]!.headers.get("last-event-id")).toBe("2");
+  });
+
+  it("falls back to polling GET /v1/runs/:id when the server has no event stream, and says so once", async () => {
+    const snapshots = [run("queued", 0), run("running", 2), run("running", 2), run("completed", 4)];
+    const { client } = scripted({ "GET /v1/runs/r": () => json(snapshots.shift() ?? run("completed", 4)) });
+    const fallbacks: string[] = [];
+    const events: RunEvent[] = [];
+    for await (const e of client.runs.events("r", { pollMs: 1, onFallback: (m) => fallbacks.push(m) })) events.push(e);
+    expect(fallbacks).toHaveLength(1);
+    expect(fallbacks[0]).toContain("polling");
+    expect(events.map((e) => `${e.type}:${JSON.stringify(e.data)}`)).toEqual([
+      'progress:{"done":0,"total":4,"cost_usd":null}',
+      'status:{"status":"queued"}',
+      'progress:{"done":2,"total":4,"cost_usd":null}',
+      'status:{"status":"running"}',
+      'progress:{"done":4,"total":4,"cost_usd":null}',
+      'status:{"status":"completed"}',
+      'done:{"status":"completed"}',
+    ]);
+  });
+
+  it("parses CRLF line ends, multi-line data and comments as the SSE spec says", async () => {
+    const out = [];
+    for await (const e of parseSse(sse("event: a\r\ndata: x\r\ndata: y\r\n\r\n: c\r\n\r\ndata: z\n\n").body!)) out.push(e);
+    expect(out).toEqual([
+      { event: "a", id: undefined, data: "x\ny", retry: undefined },
+      { event: "message", id: undefined, data: "z", retry: undefined },
+    ]);
+  });
+});
