@@ -5,8 +5,9 @@
 //   npm run dev -- [--port 8787] [--fake-port 9797] [--no-fake] [--fake-script F] [--local-observability] [--help]
 //
 // With the fake, it writes examples/basic as a ready run body whose models point at the fake's
-// real port (.wrangler/dev/port-<port>/example-run.json) and prints curl lines that post it, so
-// the printed lines work on any ports without editing a file. The fake answers with
+// real port (.wrangler/dev/port-<port>/example-run.json, and its config as config.json beside it)
+// and prints curl lines that post it and an `npx edgeval run` line, so the printed lines work on
+// any ports without editing a file. The fake answers with
 // examples/basic/fake-script.json unless --fake-script names another script.
 //
 // Provider keys in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY) are handed to the worker
@@ -48,13 +49,14 @@ function parseArgs(argv) {
 /** examples/basic as a POST /v1/runs body, every model's base_url set to the fake at `fakeUrl`. */
 function exampleRunBody(fakeUrl) {
   const read = (f) => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "examples/basic", f), "utf8"));
-  const config = read("config.json");
+  return { benchmark: read("benchmark.json"), config: exampleConfig(fakeUrl), run_name: "examples/basic via npm run dev" };
+}
+
+/** examples/basic/config.json with every model's base_url set to the fake at `fakeUrl` (for `edgeval run --config`). */
+function exampleConfig(fakeUrl) {
+  const config = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "examples/basic/config.json"), "utf8"));
   const point = (m) => (m.base_url ? { ...m, base_url: `${fakeUrl}/v1` } : m);
-  return {
-    benchmark: read("benchmark.json"),
-    config: { ...config, answering_models: config.answering_models.map(point), parsing_models: config.parsing_models.map(point) },
-    run_name: "examples/basic via npm run dev",
-  };
+  return { ...config, answering_models: config.answering_models.map(point), parsing_models: config.parsing_models.map(point) };
 }
 
 /** wrangler dev warns about the [ai] binding at every start; say what it means here instead. */
@@ -103,11 +105,15 @@ function readyText(stack, secrets) {
   const local = stack.localVarNames.length ? stack.localVarNames.join(", ") : "none (.dev.vars.local is absent or empty)";
   let body = "@run.json";
   let fakeLine = "Fake LLM: not started (--no-fake).";
+  let cliLine = "";
   let bodyNote = 'run.json is {"benchmark": …, "config": …, "run_name": "…"}; examples/basic/README.md shows how to build one.';
   if (stack.fake) {
     const file = path.join(REPO_ROOT, `.wrangler/dev/port-${stack.port}/example-run.json`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, `${JSON.stringify(exampleRunBody(stack.fake.url), null, 2)}\n`);
+    const configFile = path.join(path.dirname(file), "config.json");
+    fs.writeFileSync(configFile, `${JSON.stringify(exampleConfig(stack.fake.url), null, 2)}\n`);
+    cliLine = `\n  npx edgeval run examples/basic/benchmark.json --config ${path.relative(process.cwd(), configFile)} --url ${stack.url} --token ${stack.token} --fail-under 0.25 --max-errors 2`;
     body = `@${path.relative(process.cwd(), file)}`;
     fakeLine = `Fake LLM: ${stack.fake.url} (OpenAI wire at ${stack.fake.url}/v1, Anthropic at ${stack.fake.url}); use "interface": "openai_compatible", "base_url": "${stack.fake.url}/v1" in a model config.`;
     bodyNote = `${body.slice(1)} is examples/basic with every base_url set to ${stack.fake.url}/v1 (written for this server; the lines above run from ${process.cwd()}).`;
@@ -121,6 +127,7 @@ Keys for the worker: ${keys}; from .dev.vars.local: ${local}
   RUN_ID=$(curl -s -X POST ${stack.url}/v1/runs ${auth} -H "content-type: application/json" --data-binary ${body} | node -pe 'const r = JSON.parse(require("fs").readFileSync(0, "utf8")); r.run_id ?? JSON.stringify(r)'); echo "run $RUN_ID"
   curl -s ${stack.url}/v1/runs/$RUN_ID ${auth}
   curl -s "${stack.url}/v1/runs/$RUN_ID/results?limit=100" ${auth}
+${cliLine}
 
 ${bodyNote}
 `;

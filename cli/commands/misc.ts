@@ -1,0 +1,77 @@
+/** `edgeval import`, `judge`, `cancel` and `keys`: one request each, printed for a person. */
+import type { EdgevalClient, JudgeRequest } from "../../src/client/index.ts";
+import { EdgevalApiError } from "../../src/client/index.ts";
+import { CliError, type Out, readData, textArg } from "../io.ts";
+
+export async function importCommand(client: EdgevalClient, file: string, out: Out): Promise<number> {
+  const r = await client.benchmarks.import(readData(file));
+  out.line(`benchmark ${r.benchmark_id}: ${r.imported} questions imported from ${file}`);
+  for (const w of r.warnings) out.err(`warning ${w.path}: ${w.message}`);
+  for (const e of r.errors) out.err(`error ${e.path}: ${e.message} (its question fails with template_validation)`);
+  out.line(`run it: edgeval run ${file} --config FILE   (or POST /v1/runs with "benchmark_id": "${r.benchmark_id}")`);
+  return 0;
+}
+
+/** Exit 0 when the judge passes the output, 1 when it fails it, 3 when the judge itself failed (never read as a fail). */
+export async function judgeCommand(
+  client: EdgevalClient,
+  opts: { config: string; output: string; reference?: string; input?: string },
+  out: Out,
+): Promise<number> {
+  const file = readData(opts.config) as Record<string, unknown>;
+  // The file is the judge config itself, or a request without the sample ({config, prices?, vars?}).
+  const request = ("config" in file ? file : { config: file }) as Omit<JudgeRequest, "output">;
+  const body = {
+    ...request,
+    output: textArg(opts.output),
+    ...(opts.reference !== undefined ? { reference: textArg(opts.reference) } : {}),
+    ...(opts.input !== undefined ? { input: textArg(opts.input) } : {}),
+  } as JudgeRequest;
+  const r = await client.judges.judge(body);
+  const cost = r.usage.cost_usd === null ? "unknown" : `$${r.usage.cost_usd.toFixed(6)}`;
+  out.line(`pass: ${r.pass === null ? "null (the judge failed)" : r.pass}  score: ${r.score ?? "null"}  threshold: ${r.threshold}  calls: ${r.usage.calls}  cost: ${cost}`);
+  out.line(`reason: ${r.reason}`);
+  if (r.error) out.err(`judge error in ${r.error.unit}: ${r.error.kind}: ${r.error.message}`);
+  return r.pass === null ? 3 : r.pass ? 0 : 1;
+}
+
+export async function cancelCommand(client: EdgevalClient, runId: string, out: Out): Promise<number> {
+  try {
+    const r = await client.runs.cancel(runId);
+    out.line(`run ${runId}: ${r.status}, ${r.progress.done}/${r.progress.total} results; no model call of it starts from now on`);
+    return 0;
+  } catch (err) {
+    if (err instanceof EdgevalApiError && err.routeMissing) {
+      throw new CliError(`this server cannot cancel runs (it is older than POST /v1/runs/:id/cancel). Run ${runId} goes on; delete it once finished with DELETE /v1/runs/${runId}.`);
+    }
+    throw err;
+  }
+}
+
+export async function keysCommand(client: EdgevalClient, action: string, args: { id?: string; name?: string; scopes?: string; expiresAt?: string }, out: Out): Promise<number> {
+  if (action === "list") {
+    const { keys } = await client.keys.list();
+    for (const k of keys) out.line(`${k.key_id}  ${k.name}  ${k.scopes.join(",")}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : "active"}`);
+    return 0;
+  }
+  if (action === "create") {
+    if (!args.name || !args.scopes) throw new CliError("keys create needs --name NAME and --scopes a,b (e.g. --scopes runs:write,runs:read)");
+    const k = await client.keys.create({ name: args.name, scopes: args.scopes.split(",").map((s) => s.trim()) as never, expires_at: args.expiresAt ?? null });
+    out.line(k.key);
+    out.err(`key ${k.key_id} (${k.scopes.join(", ")}): shown once; store it now`);
+    return 0;
+  }
+  if (!args.id) throw new CliError(`keys ${action} needs the key's id (edgeval keys list)`);
+  if (action === "rotate") {
+    const k = await client.keys.rotate(args.id, { expires_at: args.expiresAt ?? null });
+    out.line(k.key);
+    out.err(`key ${k.key_id} replaces ${args.id}, which stays valid until revoked: edgeval keys revoke ${args.id}`);
+    return 0;
+  }
+  if (action === "revoke") {
+    const k = await client.keys.revoke(args.id);
+    out.line(`key ${k.key_id} revoked at ${k.revoked_at}`);
+    return 0;
+  }
+  throw new CliError(`unknown keys action ${action}: list, create, rotate or revoke`);
+}

@@ -1,0 +1,73 @@
+/**
+ * `edgeval run <benchmark.json | checkpoint.jsonld> --config FILE`: submits a run, shows its
+ * progress (SSE, or polling where the server has no stream), prints the summary table, and exits
+ * non-zero when a CI gate fails (--fail-under, --max-errors).
+ */
+import path from "node:path";
+import type { CreateRunRequest, EdgevalClient, RunStatus } from "../../src/client/index.ts";
+import { CliError, type Out, readData } from "../io.ts";
+import { progressReporter } from "../progress.ts";
+import { gateFailures, summaryTable } from "../summary.ts";
+import { resultsCommand } from "./results.ts";
+
+export interface RunOptions {
+  config?: string;
+  preset?: string;
+  failUnder?: number;
+  maxErrors: number;
+  name?: string;
+  idempotencyKey?: string;
+  timeout: number;
+  pollMs: number;
+  /** Write every result (ndjson) here once the run ends, before the gates are judged (a CI artifact). */
+  saveResults?: string;
+}
+
+const isCheckpoint = (file: string, data: unknown) =>
+  file.endsWith(".jsonld") || (typeof data === "object" && data !== null && "@context" in data);
+
+export async function runCommand(client: EdgevalClient, file: string, opts: RunOptions, out: Out): Promise<number> {
+  if (opts.preset) {
+    throw new CliError(`--preset ${opts.preset}: this server has no presets yet (stored presets come with issue 18); pass the config as a file with --config FILE`);
+  }
+  if (!opts.config) throw new CliError("give the run's config: --config FILE (a Karenina VerificationConfig as JSON or YAML, e.g. examples/basic/config.json)");
+  const config = readData(opts.config) as CreateRunRequest["config"];
+  const data = readData(file);
+  const body: CreateRunRequest = { config, run_name: opts.name ?? path.basename(file) };
+  if (isCheckpoint(file, data)) {
+    const imported = await client.benchmarks.import(data);
+    out.err(`imported ${file} as benchmark ${imported.benchmark_id} (${imported.imported} questions, ${imported.warnings.length} warnings, ${imported.errors.length} errors)`);
+    body.benchmark_id = imported.benchmark_id;
+  } else {
+    body.benchmark = data as CreateRunRequest["benchmark"];
+  }
+
+  const submitted = await client.runs.create(body, { idempotencyKey: opts.idempotencyKey });
+  out.err(`run ${submitted.run_id} submitted: ${client.url}${submitted.status_url}`);
+
+  const progress = progressReporter(out);
+  const signal = AbortSignal.timeout(opts.timeout * 1000);
+  let run: RunStatus;
+  try {
+    run = await client.runs.wait(submitted.run_id, {
+      pollMs: opts.pollMs,
+      signal,
+      onFallback: (why) => out.err(`(${why})`),
+      onEvent: (e) => progress.onEvent(e),
+    });
+  } catch (err) {
+    if (signal.aborted) throw new CliError(`run ${submitted.run_id} did not finish within ${opts.timeout} s (--timeout); it goes on on the server: edgeval cancel ${submitted.run_id}`);
+    throw err;
+  }
+
+  const rows = run.summary_total > run.summary.length ? await client.runs.allPairs(run.run_id) : run.summary;
+  const cost = run.usage.total.cost_usd;
+  out.line(`\nrun ${run.run_id}: ${run.status}, ${run.progress.done}/${run.progress.total} results, cost ${cost === null ? "unknown (unpriced models)" : `$${cost.toFixed(4)}`}\n`);
+  out.line(summaryTable(rows));
+  if (opts.saveResults) await resultsCommand(client, run.run_id, { format: "ndjson", output: opts.saveResults }, out);
+  const failures = gateFailures(rows, { failUnder: opts.failUnder, maxErrors: opts.maxErrors });
+  for (const f of failures) out.err(`FAIL ${f}`);
+  if (failures.length) return 1;
+  out.err(`ok: every gate passed${opts.failUnder !== undefined ? ` (--fail-under ${opts.failUnder}` : " ("}${opts.failUnder !== undefined ? ", " : ""}--max-errors ${opts.maxErrors})`);
+  return 0;
+}

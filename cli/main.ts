@@ -1,0 +1,108 @@
+/**
+ * The `edgeval` CLI on commander (the most used Node CLI library: subcommands, options read from
+ * the environment, generated help, no dependencies). Exit codes: 0 ok, 1 a CI gate (or the judge)
+ * failed, 2 a usage or server error (the message says what to do), 3 the judge itself failed.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { createClient, EdgevalApiError } from "../src/client/index.ts";
+import { cancelCommand, importCommand, judgeCommand, keysCommand } from "./commands/misc.ts";
+import { FORMATS, type Format, resultsCommand } from "./commands/results.ts";
+import { runCommand } from "./commands/run.ts";
+import { CliError, type Out, stdio } from "./io.ts";
+
+const DEFAULT_URL = "http://127.0.0.1:8787";
+
+const number = (flag: string, min: number, integer = false) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new InvalidArgumentError(`${flag} takes ${integer ? "a whole number" : "a number"} ≥ ${min} (got ${JSON.stringify(v)})`);
+  return n;
+};
+
+function program(out: Out, exit: { code: number }): Command {
+  const cli = new Command("edgeval")
+    .description("Grade LLM answers with an edgeval server: runs, results, judges, keys")
+    .addOption(new Option("--url <url>", "the edgeval server").env("EDGEVAL_URL").default(DEFAULT_URL))
+    .addOption(new Option("--token <token>", "an API key (or EDGEVAL_API_TOKEN); locally edgeval-local-dev-token").env("EDGEVAL_TOKEN"))
+    .showHelpAfterError()
+    .exitOverride();
+
+  const client = (cmd: Command) => {
+    const { url, token } = cmd.optsWithGlobals<{ url: string; token?: string }>();
+    if (!token) throw new CliError("no token: pass --token TOKEN or set EDGEVAL_TOKEN (under npm run dev it is edgeval-local-dev-token, from .dev.vars)");
+    return createClient({ url, token });
+  };
+  const act = (fn: (...a: any[]) => Promise<number>) => async (...a: any[]) => void (exit.code = await fn(...a));
+
+  cli
+    .command("run <benchmark>")
+    .description("submit a benchmark (benchmark.json, or a Karenina checkpoint.jsonld), show progress and the summary; gates for CI")
+    .option("--config <file>", "the run's VerificationConfig (JSON or YAML)")
+    .option("--preset <id>", "a stored preset instead of --config")
+    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate is below this, or has none", number("--fail-under", 0))
+    .option("--max-errors <n>", "exit 1 if more results than this errored (judge or transport failures)", number("--max-errors", 0, true), 0)
+    .option("--name <name>", "the run's name (default: the file's name)")
+    .option("--idempotency-key <key>", "re-sending the same run with the same key returns the first run")
+    .option("--timeout <seconds>", "give up waiting after this long", number("--timeout", 1), 3600)
+    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true), 1000)
+    .option("--save-results <file>", "write every result (ndjson) there once the run ends, gates or not")
+    .action(act((file: string, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
+
+  cli
+    .command("results <run>")
+    .description("write a run's results to a file")
+    .addOption(new Option("--format <format>", "ndjson, csv or karenina").choices([...FORMATS]).default("ndjson"))
+    .requiredOption("-o, --output <file>", 'where to write ("-" for stdout)')
+    .action(act((run: string, opts: { format: Format; output: string }, cmd: Command) => resultsCommand(client(cmd), run, opts, out)));
+
+  cli
+    .command("import <checkpoint>")
+    .description("store a Karenina JSON-LD checkpoint as a benchmark")
+    .action(act((file: string, _o, cmd: Command) => importCommand(client(cmd), file, out)));
+
+  cli
+    .command("judge")
+    .description("grade one output with a compound judge (exit 0 pass, 1 fail, 3 the judge failed)")
+    .requiredOption("--config <file>", "the judge config (JSON or YAML)")
+    .requiredOption("--output <text>", "the output to grade, or @file")
+    .option("--reference <text>", "the reference answer, or @file")
+    .option("--input <text>", "the input (question), or @file")
+    .action(act((opts, cmd: Command) => judgeCommand(client(cmd), opts, out)));
+
+  cli
+    .command("cancel <run>")
+    .description("stop a run: no further model call starts")
+    .action(act((run: string, _o, cmd: Command) => cancelCommand(client(cmd), run, out)));
+
+  cli
+    .command("keys <action> [id]")
+    .description("the tenant's API keys: list | create --name N --scopes a,b | rotate ID | revoke ID")
+    .option("--name <name>")
+    .option("--scopes <list>", "comma-separated, e.g. runs:write,runs:read")
+    .option("--expires-at <time>", "ISO 8601")
+    .action(act((action: string, id: string | undefined, opts, cmd: Command) => keysCommand(client(cmd), action, { ...opts, id }, out)));
+
+  return cli;
+}
+
+/** Runs the CLI on `argv` (process.argv shape) and resolves with the exit code. */
+export async function main(argv: string[], out: Out = stdio()): Promise<number> {
+  const exit = { code: 0 };
+  try {
+    await program(out, exit).parseAsync(argv);
+    return exit.code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2; // help, version, or a usage error already printed
+    if (err instanceof CliError) {
+      out.err(`edgeval: ${err.message}`);
+      return err.exitCode;
+    }
+    if (err instanceof EdgevalApiError) {
+      out.err(`edgeval: ${err.message}`);
+      if (err.status === 401) out.err("edgeval: the server refused the token: check --token / EDGEVAL_TOKEN (a key from POST /v1/keys, or EDGEVAL_API_TOKEN)");
+      if (err.requestId) out.err(`edgeval: request_id ${err.requestId}`);
+      return 2;
+    }
+    out.err(`edgeval: ${(err as Error).message ?? err}`);
+    return 2;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Run progress for people and for CI logs: a bar redrawn in place on a terminal; on anything else
+ * (a pipe, a CI log) plain lines, at most one per 10 % step or 5 s, so a long run does not flood it.
+ */
+import type { RunEvent } from "../src/client/index.ts";
+import type { Out } from "./io.ts";
+
+export function progressReporter(out: Out, now: () => number = Date.now) {
+  const started = now();
+  let lastLineAt = 0;
+  let lastStep = -1;
+  let done = 0;
+  let total = 0;
+  const verdicts: Record<string, number> = {};
+
+  const text = () => {
+    const pct = total ? Math.floor((done / total) * 100) : 0;
+    const counts = Object.entries(verdicts)
+      .map(([v, n]) => `${v} ${n}`)
+      .join(", ");
+    return `${done}/${total} results (${pct} %)${counts ? `, ${counts}` : ""}, ${Math.round((now() - started) / 1000)} s`;
+  };
+
+  return {
+    onEvent(e: RunEvent) {
+      if (e.type === "result") {
+        const v = String((e.data as { verdict?: unknown }).verdict ?? "");
+        if (v) verdicts[v] = (verdicts[v] ?? 0) + 1;
+        return;
+      }
+      if (e.type === "progress") {
+        const d = e.data as { done: number; total: number };
+        done = d.done;
+        total = d.total;
+        if (out.isTTY) {
+          const width = 30;
+          const filled = total ? Math.round((done / total) * width) : 0;
+          out.status(`[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${text()}`);
+          return;
+        }
+        const step = total ? Math.floor((done / total) * 10) : 0;
+        if (step !== lastStep || now() - lastLineAt >= 5000 || done === total) {
+          lastStep = step;
+          lastLineAt = now();
+          out.err(`progress ${text()}`);
+        }
+        return;
+      }
+      if (e.type === "status") out.err(`status ${(e.data as { status: string }).status}`);
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/** The run's summary table and the CI gates (--fail-under, --max-errors), as pure functions. */
+import type { PairSummary } from "../src/client/index.ts";
+
+export interface Gates {
+  /** Every pair's pass rate must be ≥ this (a null rate fails too). */
+  failUnder?: number;
+  /** Errored results (judge or transport failures) allowed in the whole run. */
+  maxErrors: number;
+}
+
+type Row = Pick<PairSummary, "answering_model" | "parsing_model" | "total" | "passed" | "failed" | "errored" | "pass_rate">;
+
+const pct = (r: number | null | undefined) => (r === null || r === undefined ? "-" : `${(r * 100).toFixed(1)} %`);
+
+export function summaryTable(rows: readonly Row[]): string {
+  const head = ["answering", "parsing", "total", "passed", "failed", "errored", "pass rate"];
+  const body = rows.map((r) => [r.answering_model, r.parsing_model, String(r.total), String(r.passed), String(r.failed), String(r.errored), pct(r.pass_rate)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  return [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+/** What fails the gates, one sentence each; empty when the run passes them. */
+export function gateFailures(rows: readonly Row[], gates: Gates): string[] {
+  const out: string[] = [];
+  if (gates.failUnder !== undefined) {
+    for (const r of rows) {
+      if (r.pass_rate === null || r.pass_rate === undefined) out.push(`${r.answering_model} / ${r.parsing_model}: no pass rate (no result passed or failed), --fail-under ${gates.failUnder}`);
+      else if (r.pass_rate < gates.failUnder) out.push(`${r.answering_model} / ${r.parsing_model}: pass rate ${pct(r.pass_rate)} is below --fail-under ${gates.failUnder} (${r.passed}/${r.passed + r.failed})`);
+    }
+  }
+  const errored = rows.reduce((n, r) => n + r.errored, 0);
+  if (errored > gates.maxErrors) out.push(`${errored} errored result(s) (a judge or transport failure), more than --max-errors ${gates.maxErrors}`);
+  return out;
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Submit, wait and export with edgeval's HTTP API, using only Python's standard library.
+
+For Karenina users: a benchmark JSON, or a Karenina JSON-LD checkpoint (imported first, then run
+by its benchmark_id), with a Karenina VerificationConfig. For Verdict users: `judge` grades one
+output with a compound judge in Verdict's shapes.
+
+  python3 edgeval_example.py run BENCHMARK.json|CHECKPOINT.jsonld --config CONFIG.json --out results.ndjson
+  python3 edgeval_example.py judge --config JUDGE.json --output "text to grade" [--reference "..."]
+
+The server and token come from --url/--token or EDGEVAL_URL/EDGEVAL_TOKEN (under `npm run dev`:
+http://127.0.0.1:8787 and edgeval-local-dev-token). Exit codes: 0 done, 1 the run ended failed (or
+the judge failed the output), 2 a request was refused (the server's message says what to fix).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+TERMINAL = {"completed", "partial", "failed", "cancelled", "budget_exceeded"}
+
+
+class ApiError(Exception):
+    pass
+
+
+class Client:
+    def __init__(self, url, token):
+        self.url = url.rstrip("/").removesuffix("/v1")
+        self.token = token
+
+    def call(self, method, path, body=None, content_type="application/json"):
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("Authorization", "Bearer " + self.token)
+        if data is not None:
+            req.add_header("Content-Type", content_type)
+        try:
+            with urllib.request.urlopen(req, timeout=120) as res:
+                return json.loads(res.read().decode("utf-8"))
+        except urllib.error.HTTPError as e:
+            # Every error is {"error": {"code", "message", "issues"?, "request_id"}}.
+            detail = json.loads(e.read().decode("utf-8") or "{}").get("error", {})
+            issues = "".join("\n  %s: %s" % (i["path"], i["message"]) for i in detail.get("issues", []))
+            raise ApiError("%s %s -> %s %s: %s%s" % (method, path, e.code, detail.get("code"), detail.get("message"), issues))
+        except urllib.error.URLError as e:
+            raise ApiError("%s %s: %s (is the server running at %s?)" % (method, path, e.reason, self.url))
+
+    def pages(self, path, key, limit=500):
+        """Every item of a paged list, following next_cursor."""
+        cursor = None
+        while True:
+            query = {"limit": limit, **({"cursor": cursor} if cursor else {})}
+            page = self.call("GET", path + "?" + urllib.parse.urlencode(query))
+            yield from page[key]
+            cursor = page["next_cursor"]
+            if not cursor:
+                return
+
+
+def read_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def submit(client, benchmark_file, config):
+    """POST /v1/runs; a Karenina checkpoint is imported first and run by its benchmark_id."""
+    data = read_json(benchmark_file)
+    body = {"config": config, "run_name": os.path.basename(benchmark_file)}
+    if benchmark_file.endswith(".jsonld") or "@context" in data:
+        imported = client.call("POST", "/v1/benchmarks/import", data, "application/ld+json")
+        print("imported %d questions as benchmark %s" % (imported["imported"], imported["benchmark_id"]), file=sys.stderr)
+        body["benchmark_id"] = imported["benchmark_id"]
+    else:
+        body["benchmark"] = data
+    return client.call("POST", "/v1/runs", body)["run_id"]
+
+
+def wait(client, run_id, poll_seconds=1.0, timeout_seconds=3600):
+    """Polls GET /v1/runs/:id until the status is terminal; prints progress as it changes."""
+    deadline = time.monotonic() + timeout_seconds
+    seen = None
+    while True:
+        run = client.call("GET", "/v1/runs/" + run_id)
+        progress = (run["status"], run["progress"]["done"], run["progress"]["total"])
+        if progress != seen:
+            print("%s: %d/%d results" % progress, file=sys.stderr)
+            seen = progress
+        if run["status"] in TERMINAL:
+            return run
+        if time.monotonic() > deadline:
+            raise ApiError("run %s did not finish within %d s" % (run_id, timeout_seconds))
+        time.sleep(poll_seconds)
+
+
+def export(client, run_id, out_file):
+    """Every result (Karenina's VerificationResult, traces left out) as one JSON line each."""
+    n = 0
+    with open(out_file, "w", encoding="utf-8") as f:
+        for result in client.pages("/v1/runs/%s/results" % run_id, "results"):
+            f.write(json.dumps(result) + "\n")
+            n += 1
+    return n
+
+
+def cmd_run(client, args):
+    run_id = submit(client, args.benchmark, read_json(args.config))
+    print("run", run_id, file=sys.stderr)
+    run = wait(client, run_id, args.poll)
+    for pair in run["summary"]:
+        rate = "-" if pair["pass_rate"] is None else "%.1f %%" % (pair["pass_rate"] * 100)
+        print("%-12s %-12s passed %3d  failed %3d  errored %3d  pass rate %s" % (
+            pair["answering_model"], pair["parsing_model"], pair["passed"], pair["failed"], pair["errored"], rate))
+    n = export(client, run_id, args.out)
+    print("%s: %d results written to %s" % (run["status"], n, args.out))
+    return 1 if run["status"] == "failed" else 0
+
+
+def cmd_judge(client, args):
+    config = read_json(args.config)
+    body = {"config": config, "output": args.output}
+    if args.reference is not None:
+        body["reference"] = args.reference
+    outcome = client.call("POST", "/v1/judge", body)
+    # pass is null when the judge itself failed: that says nothing about the output.
+    print(json.dumps({k: outcome.get(k) for k in ("pass", "score", "threshold", "reason", "error")}))
+    return 0 if outcome["pass"] else 1
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", default=os.environ.get("EDGEVAL_URL", "http://127.0.0.1:8787"))
+    parser.add_argument("--token", default=os.environ.get("EDGEVAL_TOKEN"))
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="submit a benchmark, wait for the run, export its results")
+    run.add_argument("benchmark")
+    run.add_argument("--config", required=True)
+    run.add_argument("--out", default="results.ndjson")
+    run.add_argument("--poll", type=float, default=1.0)
+    judge = sub.add_parser("judge", help="grade one output with a compound judge")
+    judge.add_argument("--config", required=True)
+    judge.add_argument("--output", required=True)
+    judge.add_argument("--reference")
+    args = parser.parse_args(argv)
+    if not args.token:
+        parser.error("no token: pass --token or set EDGEVAL_TOKEN (under npm run dev: edgeval-local-dev-token)")
+    client = Client(args.url, args.token)
+    try:
+        return cmd_run(client, args) if args.command == "run" else cmd_judge(client, args)
+    except ApiError as e:
+        print("edgeval: %s" % e, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

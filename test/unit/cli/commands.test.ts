@@ -1,0 +1,46 @@
+/** Issue 24 item 3: `edgeval cancel` and `results` against a scripted server (the e2e covers the refusals against npm run dev). */
+import { describe, expect, it } from "vitest";
+import { cancelCommand } from "../../../cli/commands/misc.ts";
+import { resultsCommand } from "../../../cli/commands/results.ts";
+import type { Out } from "../../../cli/io.ts";
+import { createClient } from "../../../src/client/index.ts";
+
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+function capture(): Out & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, isTTY: false, line: (s) => lines.push(s), err: (s) => lines.push(s), status: () => {} };
+}
+
+describe("edgeval cancel", () => {
+  it("prints the run as the cancel left it", async () => {
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      expect(`${req.method} ${new URL(req.url).pathname}`).toBe("POST /v1/runs/r1/cancel");
+      return json({ run_id: "r1", status: "cancelled", progress: { total: 48, done: 7 } });
+    }) as typeof globalThis.fetch;
+    const out = capture();
+    expect(await cancelCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", out)).toBe(0);
+    expect(out.lines).toEqual(["run r1: cancelled, 7/48 results; no model call of it starts from now on"]);
+  });
+
+  it("says so when the server is older than the cancel route", async () => {
+    const fetch = (async () => json({ error: { code: "not_found", message: "no route POST /v1/runs/r1/cancel" } }, 404)) as typeof globalThis.fetch;
+    const err = await cancelCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", capture()).catch((e) => e);
+    expect(err.message).toContain("this server cannot cancel runs (it is older than POST /v1/runs/:id/cancel)");
+    expect(err.exitCode).toBe(2);
+  });
+});
+
+describe("edgeval results", () => {
+  it("refuses csv and karenina before any request (no export route yet), naming ndjson", async () => {
+    const fetch = (async () => {
+      throw new Error("no request expected");
+    }) as typeof globalThis.fetch;
+    for (const format of ["csv", "karenina"] as const) {
+      const err = await resultsCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { format, output: "-" }, capture()).catch((e) => e);
+      expect(err.message).toContain(`--format ${format} needs the server's results export (issue 21)`);
+      expect(err.message).toContain("Use --format ndjson");
+    }
+  });
+});
