@@ -16,7 +16,6 @@ import { reply } from "./reply";
 import { CreatedTenant, TenantResponse } from "../schemas/tenant-views";
 import { ADMIN_BODY_LIMIT } from "../schemas/body-limits";
 
-
 export const admin = new Hono<AppEnv>();
 admin.use(adminAuth);
 

@@ -19,7 +19,6 @@ import { reply } from "./reply";
 import { BenchmarkList, BenchmarkListing, DeletedBenchmark, ImportedCheckpoint, StoredBenchmark } from "../schemas/benchmark-views";
 import { BENCHMARK_BODY_LIMIT, IMPORT_BODY_LIMIT } from "../schemas/body-limits";
 
-
 export const benchmarks = new Hono<AppEnv>();
 
 const view = (r: BenchmarkRecord): z.input<typeof BenchmarkListing> => ({

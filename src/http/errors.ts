@@ -14,7 +14,6 @@ export type ApiError =
   | { code: "run_finished"; message: string; status: string }
   | { code: Exclude<ErrorCode, "invalid_body" | "invalid_query" | "run_finished">; message: string };
 
-
 /** Thrown inside handlers; the app's error handler turns it into the wire shape. */
 export class ApiFailure extends Error {
   constructor(readonly error: ApiError) {

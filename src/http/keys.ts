@@ -17,7 +17,6 @@ import { reply } from "./reply";
 import { KeyList, KeyView, MintedKey } from "../schemas/tenant-views";
 import { KEY_BODY_LIMIT } from "../schemas/body-limits";
 
-
 export const keys = new Hono<AppEnv>();
 keys.use(requireScope("keys:admin"));
 

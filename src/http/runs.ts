@@ -27,7 +27,6 @@ import { reply } from "./reply";
 import { DeletedRun, DryRunEstimate, RunList, RunStatus, type RunStatusView, SubmittedRun, SummaryPage } from "../schemas/run-views";
 import { RUN_BODY_LIMIT } from "../schemas/body-limits";
 
-
 /**
  * GET /v1/runs/:id embeds at most this many (answering, parsing) pairs: a run of 100 × 100
  * models has 10,000 and would be ~4 MB in one response. The rest: GET /v1/runs/:id/summary.

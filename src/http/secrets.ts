@@ -16,7 +16,6 @@ import { reply } from "./reply";
 import { DeletedSecret, SecretList, SecretView } from "../schemas/tenant-views";
 import { SECRET_BODY_LIMIT } from "../schemas/body-limits";
 
-
 export const secrets = new Hono<AppEnv>();
 secrets.use(requireScope("secrets:write"));
 
