@@ -94,6 +94,18 @@ describe("the edgeval CLI and the Python example against npm run dev", () => {
     }
   });
 
+  it("import stores a Karenina checkpoint; run takes a checkpoint too, importing it first", async () => {
+    const checkpoint = "test/fixtures/karenina/checkpoint_minimal.jsonld";
+    const i = await sh(`npx edgeval import ${checkpoint}`, auth());
+    expect(i.code, i.stderr).toBe(0);
+    expect(i.stdout).toMatch(/^benchmark \S+: 1 questions imported from /m);
+    const config = /--config (\S+)/.exec(runLine)![1]!;
+    const r = await sh(`npx edgeval run ${checkpoint} --config ${config} --max-errors 100`, auth());
+    expect(r.stderr).toMatch(/^imported \S+ as benchmark \S+ \(1 questions/m);
+    expect(r.stdout).toMatch(/: (completed|partial|failed), 4\/4 results/);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
   it("cancel of a finished run says how it ended; a bad token and a missing token say what to do", async () => {
     const c = await sh(`npx edgeval cancel ${runId}`, auth());
     expect(c.code).toBe(2);
@@ -132,6 +144,11 @@ describe("the edgeval CLI and the Python example against npm run dev", () => {
     expect(r.stdout).toMatch(/^beta\s+judge\s+passed {3}6 {2}failed {2}16 {2}errored {3}2 {2}pass rate 27\.3 %$/m);
     expect(r.stdout).toContain(`completed: 48 results written to ${out}`);
     expect(fs.readFileSync(out, "utf8").trim().split("\n")).toHaveLength(48);
+    // Standard library only: every import is one of python3's own modules.
+    const imports = await sh(
+      `python3 -c "import ast, sys; t = ast.parse(open('examples/python/edgeval_example.py').read()); names = {a.name.split('.')[0] for n in ast.walk(t) if isinstance(n, ast.Import) for a in n.names} | {n.module.split('.')[0] for n in ast.walk(t) if isinstance(n, ast.ImportFrom)}; print(sorted(names - set(sys.stdlib_module_names)), len(names))"`,
+    );
+    expect(imports.stdout.trim()).toMatch(/^\[\] [5-9]$/);
     const refused = await sh(`python3 examples/python/edgeval_example.py --token wrong run examples/basic/benchmark.json --config ${config}`, { EDGEVAL_URL: dev.url });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("401 unauthorized");
