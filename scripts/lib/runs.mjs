@@ -1,4 +1,4 @@
-// A small client for edgeval's run API and the verdict rules the scripts grade results by.
+// The scripts' client for the run API (over the typed client, src/client/) and the verdict rules the scripts grade results by.
 //
 // Verdict of a VerificationResult:
 //   pass  — metadata.failure is null and template.verify_result === true
@@ -6,8 +6,9 @@
 //           never counted as a wrong answer)
 //   fail  — anything else
 // A model's id is `config_id ?? model_name`.
+import { createClient, TERMINAL_STATUSES } from "../../src/client/index.ts";
 
-export const TERMINAL = new Set(["completed", "partial", "failed", "cancelled", "budget_exceeded"]);
+export const TERMINAL = new Set(TERMINAL_STATUSES);
 
 /** @returns {"pass" | "fail" | "error"} */
 export function verdictOf(result) {
@@ -92,43 +93,22 @@ export function compareVerdicts(results, expected) {
   return { missing, extra, duplicate, different };
 }
 
-export class ApiError extends Error {
-  constructor(message, status, body) {
-    super(message);
-    this.status = status;
-    this.body = body;
-  }
-}
-
-/** Thin client over fetch: POST /v1/runs, GET /v1/runs/:id, GET /v1/runs/:id/results. */
+/**
+ * The scripts' client: the typed client (src/client/, `edgeval/client`) plus what the scripts
+ * print: submit latency and body size, progress callbacks while waiting, every result at once.
+ */
 export function apiClient(baseUrl, token) {
-  async function call(method, path, body) {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      body,
-      signal: AbortSignal.timeout(120_000),
-    });
-    const text = await res.text();
-    let json;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    if (!res.ok) throw new ApiError(`${method} ${path} → HTTP ${res.status}: ${text.slice(0, 800)}`, res.status, json ?? text);
-    return json;
-  }
+  const ev = createClient({ url: baseUrl, token });
 
   return {
     /** POSTs a run; `body` may be an object or an already serialised string. */
     async submit(body) {
       const payload = typeof body === "string" ? body : JSON.stringify(body);
       const t0 = performance.now();
-      const json = await call("POST", "/v1/runs", payload);
+      const json = await ev.runs.create(payload);
       return { ...json, submit_ms: performance.now() - t0, body_bytes: Buffer.byteLength(payload) };
     },
-    getRun: (id) => call("GET", `/v1/runs/${encodeURIComponent(id)}`),
+    getRun: (id) => ev.runs.get(id),
 
     /**
      * Polls until the run reaches a terminal status. Calls onProgress(run, elapsedMs) about every
@@ -138,7 +118,7 @@ export function apiClient(baseUrl, token) {
       const t0 = Date.now();
       let run = null;
       for (;;) {
-        run = await call("GET", `/v1/runs/${encodeURIComponent(id)}`);
+        run = await ev.runs.get(id);
         onProgress?.(run, Date.now() - t0);
         if (TERMINAL.has(run?.status)) return run;
         if (Date.now() - t0 > timeoutMs) {
@@ -156,16 +136,8 @@ export function apiClient(baseUrl, token) {
     /** Every result of a run, following next_cursor. */
     async allResults(id, { limit = 500 } = {}) {
       const out = [];
-      let cursor = null;
-      for (let page = 0; page < 100_000; page++) {
-        const q = new URLSearchParams({ limit: String(limit) });
-        if (cursor) q.set("cursor", cursor);
-        const json = await call("GET", `/v1/runs/${encodeURIComponent(id)}/results?${q}`);
-        out.push(...(json?.results ?? []));
-        cursor = json?.next_cursor ?? null;
-        if (!cursor) return out;
-      }
-      throw new Error("results pagination did not end");
+      for await (const r of ev.results.iterate(id, { limit })) out.push(r);
+      return out;
     },
   };
 }
