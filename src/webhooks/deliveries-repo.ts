@@ -103,6 +103,8 @@ export async function restartDelivery(db: D1Database, tenantId: string, delivery
   return res.meta.changes > 0;
 }
 
+const ATTEMPT_IDS_PER_QUERY = 90;
+
 /** An endpoint's deliveries, newest first, each with its attempts and its event's type and run. */
 export async function listDeliveries(db: D1Database, tenantId: string, endpointId: string, limit: number, before: { created_at: string; delivery_id: string } | null) {
   const { results } = await db
@@ -116,15 +118,21 @@ export async function listDeliveries(db: D1Database, tenantId: string, endpointI
     .all<Record<string, unknown>>();
   const deliveries = results.map((r) => ({ ...DeliveryRow.parse(r), event_type: String(r.event_type), run_id: String(r.run_id) }));
   if (deliveries.length === 0) return [];
-  const { results: attempts } = await db
-    .prepare(
-      `SELECT delivery_id, attempt, at, webhook_timestamp, status_code, error FROM webhook_attempts
-       WHERE tenant_id = ? AND delivery_id IN (${deliveries.map(() => "?").join(", ")}) ORDER BY attempt`,
-    )
-    .bind(tenantId, ...deliveries.map((d) => d.delivery_id))
-    .all();
+  // A page may hold up to 500 deliveries; D1 binds at most 100 parameters a query.
+  const ids = deliveries.map((d) => d.delivery_id);
+  const chunks = Array.from({ length: Math.ceil(ids.length / ATTEMPT_IDS_PER_QUERY) }, (_, i) => ids.slice(i * ATTEMPT_IDS_PER_QUERY, (i + 1) * ATTEMPT_IDS_PER_QUERY));
+  const pages = await db.batch(
+    chunks.map((chunk) =>
+      db
+        .prepare(
+          `SELECT delivery_id, attempt, at, webhook_timestamp, status_code, error FROM webhook_attempts
+           WHERE tenant_id = ? AND delivery_id IN (${chunk.map(() => "?").join(", ")}) ORDER BY attempt`,
+        )
+        .bind(tenantId, ...chunk),
+    ),
+  );
   const byDelivery = new Map<string, z.output<typeof AttemptRow>[]>();
-  for (const a of attempts.map((r) => AttemptRow.parse(r))) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
+  for (const a of pages.flatMap((p) => p.results).map((r) => AttemptRow.parse(r))) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
   return deliveries.map((d) => ({
     delivery_id: d.delivery_id,
     event_id: d.event_id,

@@ -181,6 +181,29 @@ describe("signed completion webhooks", () => {
     expect(got[1]!.signature!.split(" ")).toHaveLength(1);
   });
 
+  it("the delivery log pages past 100 deliveries (D1 binds at most 100 parameters per query)", async () => {
+    const own = await createTenant({ name: "long log" });
+    const ep = await createEndpoint(own.key);
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+    const rows = Array.from({ length: 120 }, (_, i) => [
+      env.DB.prepare("INSERT INTO webhook_events (tenant_id, event_id, run_id, type, payload, created_at) VALUES (?, ?, ?, 'run.completed', '{}', ?)")
+        .bind(own.tenant_id, `msg_${i}`, `run-${i}`, at(i)),
+      env.DB.prepare(
+        "INSERT INTO webhook_deliveries (tenant_id, delivery_id, event_id, endpoint_id, status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 'delivered', 1, ?, ?)",
+      ).bind(own.tenant_id, `dlv_${String(i).padStart(3, "0")}`, `msg_${i}`, ep.endpoint_id, at(i), at(i)),
+      env.DB.prepare("INSERT INTO webhook_attempts (tenant_id, delivery_id, attempt, at, webhook_timestamp, status_code) VALUES (?, ?, 1, ?, 0, 200)")
+        .bind(own.tenant_id, `dlv_${String(i).padStart(3, "0")}`, at(i)),
+    ]);
+    await env.DB.batch(rows.flat());
+    const res = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/deliveries?limit=500`);
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as { deliveries: any[]; next_cursor: string | null };
+    expect(page.deliveries).toHaveLength(120);
+    expect(page.deliveries[0]).toMatchObject({ delivery_id: "dlv_119", attempt_log: [{ attempt: 1, status_code: 200 }] });
+    expect(page.deliveries.every((d) => d.attempt_log.length === 1)).toBe(true);
+    expect(page.next_cursor).toBeNull();
+  });
+
   it("the last two jobs of a run finishing at once, their redeliveries and a late dead-letter produce one run.completed (one webhook-id)", async () => {
     const own = await createTenant({ name: "race" });
     const ep = await createEndpoint(own.key);
