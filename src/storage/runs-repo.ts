@@ -131,7 +131,14 @@ export async function releaseIdempotencyKey(db: D1Database, tenantId: string, ke
 
 /** A run's D1 rows, in one batch: its results, its idempotency keys, the run. */
 export async function deleteRunRows(db: D1Database, tenantId: string, runId: string): Promise<void> {
+  // The run's webhook events hold its name and pair summaries (src/webhooks): they go with it,
+  // with their deliveries and attempts (a dispatcher still pending finds its delivery gone and stops).
+  const events = "SELECT event_id FROM webhook_events WHERE tenant_id = ? AND run_id = ?";
+  const deliveries = `SELECT delivery_id FROM webhook_deliveries WHERE tenant_id = ? AND event_id IN (${events})`;
   await db.batch([
+    db.prepare(`DELETE FROM webhook_attempts WHERE tenant_id = ? AND delivery_id IN (${deliveries})`).bind(tenantId, tenantId, tenantId, runId),
+    db.prepare(`DELETE FROM webhook_deliveries WHERE tenant_id = ? AND event_id IN (${events})`).bind(tenantId, tenantId, runId),
+    db.prepare("DELETE FROM webhook_events WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
     db.prepare("DELETE FROM results WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
     db.prepare("DELETE FROM idempotency_keys WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
     db.prepare("DELETE FROM runs WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),

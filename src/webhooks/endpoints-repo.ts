@@ -118,7 +118,22 @@ export async function rotateEndpointSecret(db: D1Database, tenantId: string, end
     .run();
 }
 
+/**
+ * The endpoint, its delivery log, and the events no other endpoint's delivery still needs (they
+ * hold run names and pair summaries). A dispatcher still pending finds its delivery gone and stops.
+ */
 export async function deleteEndpoint(db: D1Database, tenantId: string, endpointId: string): Promise<boolean> {
-  const res = await db.prepare("DELETE FROM webhook_endpoints WHERE tenant_id = ? AND endpoint_id = ?").bind(tenantId, endpointId).run();
-  return res.meta.changes > 0;
+  const deliveries = "SELECT delivery_id FROM webhook_deliveries WHERE tenant_id = ? AND endpoint_id = ?";
+  const [, , , endpoint] = await db.batch([
+    db.prepare(`DELETE FROM webhook_attempts WHERE tenant_id = ? AND delivery_id IN (${deliveries})`).bind(tenantId, tenantId, endpointId),
+    db.prepare("DELETE FROM webhook_deliveries WHERE tenant_id = ? AND endpoint_id = ?").bind(tenantId, endpointId),
+    db
+      .prepare(
+        `DELETE FROM webhook_events WHERE tenant_id = ? AND NOT EXISTS
+           (SELECT 1 FROM webhook_deliveries d WHERE d.tenant_id = webhook_events.tenant_id AND d.event_id = webhook_events.event_id)`,
+      )
+      .bind(tenantId),
+    db.prepare("DELETE FROM webhook_endpoints WHERE tenant_id = ? AND endpoint_id = ?").bind(tenantId, endpointId),
+  ]);
+  return endpoint!.meta.changes > 0;
 }

@@ -181,6 +181,29 @@ describe("signed completion webhooks", () => {
     expect(got[1]!.signature!.split(" ")).toHaveLength(1);
   });
 
+  it("deleting a run deletes its events and their delivery log; deleting an endpoint, its log and the events no other endpoint needs", async () => {
+    const own = await createTenant({ name: "lifecycle" });
+    const one = await createEndpoint(own.key);
+    const two = await createEndpoint(own.key);
+    const first = (await runAs(own.key, tinyRun(judge))).run_id as string;
+    const second = (await runAs(own.key, tinyRun(judge))).run_id as string;
+    await settledDeliveries(own.key, one.endpoint_id, 2);
+    await settledDeliveries(own.key, two.endpoint_id, 2);
+    const count = async (table: string) =>
+      (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE tenant_id = ?`).bind(own.tenant_id).first<{ n: number }>())!.n;
+    expect([await count("webhook_events"), await count("webhook_deliveries"), await count("webhook_attempts")]).toEqual([2, 4, 4]);
+
+    expect((await apiAs(own.key, `/v1/runs/${first}`, { method: "DELETE" })).status).toBe(200);
+    expect((await deliveriesOf(own.key, one.endpoint_id)).map((d) => d.run_id)).toEqual([second]);
+    expect([await count("webhook_events"), await count("webhook_deliveries"), await count("webhook_attempts")]).toEqual([1, 2, 2]);
+
+    expect((await apiAs(own.key, `/v1/webhook-endpoints/${one.endpoint_id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await deliveriesOf(own.key, two.endpoint_id)).map((d) => d.run_id)).toEqual([second]);
+    expect([await count("webhook_events"), await count("webhook_deliveries"), await count("webhook_attempts")]).toEqual([1, 1, 1]);
+    expect((await apiAs(own.key, `/v1/webhook-endpoints/${two.endpoint_id}`, { method: "DELETE" })).status).toBe(200);
+    expect([await count("webhook_events"), await count("webhook_deliveries"), await count("webhook_attempts")]).toEqual([0, 0, 0]);
+  });
+
   it("the delivery log pages past 100 deliveries (D1 binds at most 100 parameters per query)", async () => {
     const own = await createTenant({ name: "long log" });
     const ep = await createEndpoint(own.key);
