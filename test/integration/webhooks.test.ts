@@ -2,9 +2,11 @@
  * Issue 17: signed completion webhooks, inside workerd against a real receiver (a Node server
  * verifying every delivery with the `standardwebhooks` package, test/webhook-receiver/server.mjs).
  */
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
+import { getDelivery } from "../../src/webhooks/deliveries-repo";
 import { emitRunEvent } from "../../src/webhooks/emit";
 import { signDelivery } from "../../src/webhooks/signing";
 import { addFakeRules, uniqueModel } from "./helpers";
@@ -99,6 +101,27 @@ describe("signed completion webhooks", () => {
     expect(d).toMatchObject({ status: "delivered", attempts: 4, event_type: "run.completed", run_id: runId });
     expect(d.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([503, 503, 503, 200]);
     expect(d.attempt_log.map((a: { webhook_timestamp: number }) => String(a.webhook_timestamp))).toEqual(got.map((r) => r.timestamp));
+  });
+
+  it("after the eighth failed attempt the delivery is failed: no ninth attempt and no alarm left", async () => {
+    const own = await createTenant({ name: "spent" });
+    const ep = await createEndpoint(own.key, {}, Array.from({ length: 9 }, () => ({ status: 503 })));
+    const end = { tenant_id: own.tenant_id, run_id: crypto.randomUUID(), status: "failed" as const, progress: { total: 1, done: 0 }, pairs: [], pairs_total: 1, named_endpoint_ids: [] };
+    const [deliveryId] = (await emitRunEvent(env, end))!.deliveries;
+    const dispatcher = env.WEBHOOKS.getByName(`${own.tenant_id}:${deliveryId}`);
+    // The scaled schedule still waits ~10 s in all; run the dispatcher's alarms now instead.
+    for (let i = 0; i < 200 && (await getDelivery(env.DB, own.tenant_id, deliveryId!))!.status === "pending"; i++) {
+      await runDurableObjectAlarm(dispatcher);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const [d] = await deliveriesOf(own.key, ep.endpoint_id);
+    expect(d).toMatchObject({ status: "failed", attempts: 8, last_status_code: 503, next_attempt_at: null, event_type: "run.failed" });
+    expect(d.attempt_log.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(await runDurableObjectAlarm(dispatcher)).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    const got = await receivedBy(ep.name);
+    expect(got.map((r) => r.status)).toEqual(Array(8).fill(503));
+    expect(got.every((r) => r.verified_by.length === 1 && r.webhook_id === `msg_${end.run_id}`)).toBe(true);
   });
 
   it("a run not naming an endpoint with all_runs false sends it nothing", async () => {
