@@ -13,7 +13,8 @@ import {
 } from "../webhooks/endpoints-repo";
 import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
 import { mintSigningSecret, sealSigningSecret } from "../webhooks/signing";
-import { webhookUrlProblem } from "../webhooks/url-check";
+import { edgeConfig } from "../config";
+import { outboundUrlIssue } from "../outbound/url-policy";
 import { ListQuery } from "../schemas/api";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { readJson, validate, validateQuery } from "./body";
@@ -124,7 +125,7 @@ async function requireEndpoint(c: Context<AppEnv>): Promise<EndpointRecord> {
 }
 
 function checkUrl(c: Context<AppEnv>, url: string): void {
-  const problem = webhookUrlProblem(url, c.env);
+  const problem = outboundUrlIssue(url, edgeConfig(c.env).outbound, "endpoint");
   if (problem) throw invalidBody([{ path: "url", message: problem }]);
 }
 

@@ -1,7 +1,9 @@
 /**
  * One delivery attempt: sign afresh (a new webhook-timestamp and signature every time, so a
  * receiver's 5-minute replay window holds on a retry hours later), POST without following
- * redirects, record the outcome, and say when the next attempt is due.
+ * redirects, record the outcome, and say when the next attempt is due. Not through guardedFetch
+ * (src/outbound): a receiver's 2xx need not be JSON, its body is never read (so no text of an
+ * internal listener could come back), and a 3xx is logged as the redirect it is.
  *  - 2xx: delivered.
  *  - 410 Gone: the endpoint is disabled (and the delivery failed); re-enabling it is the tenant's call.
  *  - anything else (3xx included: a redirect is not followed), a network error or a timeout: the
@@ -14,7 +16,7 @@ import { disableEndpoint, getEndpoint, signingSecrets } from "./endpoints-repo";
 import { delayBeforeAttempt } from "./schedule";
 import { edgeConfig } from "../config";
 import { signDelivery, unsealSigningSecrets } from "./signing";
-import { webhookUrlProblem } from "./url-check";
+import { outboundUrlIssue } from "../outbound/url-policy";
 
 /** A receiver has this long to answer; Standard Webhooks asks receivers to answer fast. */
 const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -37,7 +39,8 @@ export async function attemptDelivery(env: Env, tenantId: string, deliveryId: st
   const secrets = await unsealSigningSecrets(env.EDGEVAL_SECRETS_KEK, tenantId, endpoint.endpoint_id, signingSecrets(endpoint, now));
   const headers = signDelivery(secrets, event.event_id, now, event.payload);
   let status: number | null = null;
-  let error: string | null = webhookUrlProblem(endpoint.url, env);
+  // Again at every attempt: the policy (src/outbound) may have changed since the URL was registered.
+  let error: string | null = outboundUrlIssue(endpoint.url, edgeConfig(env).outbound, "endpoint");
   if (!error) {
     try {
       const res = await fetch(endpoint.url, {
