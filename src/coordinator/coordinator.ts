@@ -486,12 +486,13 @@ export class RunCoordinator extends DurableObject<Env> {
         .exec<{ result_id: string }>("SELECT result_id FROM result_events LIMIT ?", RESULT_EVENTS_PER_FLUSH + 1)
         .toArray()
         .map((r) => r.result_id);
-      const chunk = ids.slice(0, RESULT_EVENTS_PER_FLUSH);
-      if (chunk.length > 0) {
-        await emitResultEvents(this.env, { tenant_id: tenantId, run_id: this.meta("run_id")!, named_endpoint_ids: named }, chunk);
-        for (const id of chunk) this.sql.exec("DELETE FROM result_events WHERE result_id = ?", id);
+      if (ids.length > 0) {
+        const run = { tenant_id: tenantId, run_id: this.meta("run_id")!, named_endpoint_ids: named };
+        const handed = await emitResultEvents(this.env, run, ids.slice(0, RESULT_EVENTS_PER_FLUSH));
+        for (const id of handed) this.sql.exec("DELETE FROM result_events WHERE result_id = ?", id);
+        // More waiting: the next hand-over in a fresh invocation (its own subrequest budget).
+        if (ids.length > handed.length) return this.clock.now();
       }
-      if (ids.length > chunk.length) return this.clock.now();
       if (!this.meta("finished_at") || this.meta("run_event") === "emitted") return null;
       const snap = (await this.snapshot({ offset: 0, limit: EVENT_PAIRS }))!;
       await emitRunEvent(this.env, {

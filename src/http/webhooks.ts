@@ -9,7 +9,8 @@ import { KekMissing } from "../lib/secret-crypto";
 import { listDeliveries, restartDelivery, getDelivery } from "../webhooks/deliveries-repo";
 import { startDelivery } from "../webhooks/emit";
 import {
-  deleteEndpoint, type EndpointRecord, endpointView, getEndpoint, insertEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint,
+  deleteEndpoint, type EndpointRecord, endpointView, getEndpoint, insertEndpoint, listEndpoints, MAX_ENDPOINTS_PER_TENANT, rotateEndpointSecret,
+  updateEndpoint,
 } from "../webhooks/endpoints-repo";
 import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
 import { mintSigningSecret, sealSigningSecret } from "../webhooks/signing";
@@ -50,7 +51,12 @@ webhooks.post("/", requireScope("webhooks:write"), async (c) => {
     created_at: now,
     updated_at: now,
   };
-  await insertEndpoint(c.env.DB, record);
+  if (!(await insertEndpoint(c.env.DB, record))) {
+    throw new ApiFailure({
+      code: "endpoint_limit",
+      message: `a tenant has at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one (DELETE /v1/webhook-endpoints/:id), or widen an existing one's event_types or all_runs`,
+    });
+  }
   await audit(c, "webhook.created", endpointId, { url: body.url, event_types: body.event_types });
   return reply(c, EndpointWithSecret, { ...endpointView(record), secret }, 201);
 });

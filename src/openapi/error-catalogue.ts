@@ -26,6 +26,7 @@ const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
   run_active: { when: "The run is still queued or running.", fix: "Wait until it has finished (or cancel it), then retry." },
   run_finished: { when: "A cancel asked of a run that has already ended; `status` says how it ended.", fix: "Nothing to stop: read the run's results." },
   delivery_state: { when: "A webhook delivery cannot be retried now: its endpoint is disabled, or the delivery is still pending.", fix: "Enable the endpoint first; a pending delivery is retried on its schedule." },
+  endpoint_limit: { when: "The tenant already has 20 webhook endpoints, the most it may have.", fix: "Delete an endpoint, or widen an existing one's event_types or all_runs." },
   rate_limited: { when: "The tenant's requests_per_minute quota is spent. Carries Retry-After and RateLimit headers.", fix: "Wait Retry-After seconds and retry." },
   quota_exceeded: { when: "Too many runs queued or running at once, or the monthly spend quota is spent. Carries Retry-After.", fix: "Wait Retry-After seconds, or ask the operator to raise the quota." },
   not_configured: { when: "The deployment lacks a secret this feature needs (e.g. EDGEVAL_KEY_PEPPER, EDGEVAL_SECRETS_KEK, EDGEVAL_ADMIN_TOKEN).", fix: "The operator sets the secret named in the message." },

@@ -49,15 +49,24 @@ export function signingSecrets(e: EndpointRecord, now: Date): Sealed[] {
   return [{ ciphertext: e.prev_ciphertext, iv: e.prev_iv, kek_version: e.prev_kek_version }, current];
 }
 
-export async function insertEndpoint(db: D1Database, e: EndpointRecord): Promise<void> {
-  await db
+/**
+ * Endpoints a tenant may have: an event starts one delivery per receiving endpoint from one
+ * invocation (a D1 statement and a Durable Object call each, of 1,000 subrequests).
+ */
+export const MAX_ENDPOINTS_PER_TENANT = 20;
+
+/** False (nothing written) when the tenant already has MAX_ENDPOINTS_PER_TENANT: the count and the insert are one statement. */
+export async function insertEndpoint(db: D1Database, e: EndpointRecord): Promise<boolean> {
+  const res = await db
     .prepare(
       `INSERT INTO webhook_endpoints (tenant_id, endpoint_id, url, description, event_types_json, all_runs, enabled, disabled_reason,
-         ciphertext, iv, kek_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         ciphertext, iv, kek_version, created_at, updated_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE tenant_id = ?) < ?`,
     )
     .bind(e.tenant_id, e.endpoint_id, e.url, e.description, JSON.stringify(e.event_types_json), Number(e.all_runs), Number(e.enabled),
-      e.disabled_reason, e.ciphertext, e.iv, e.kek_version, e.created_at, e.updated_at)
+      e.disabled_reason, e.ciphertext, e.iv, e.kek_version, e.created_at, e.updated_at, e.tenant_id, MAX_ENDPOINTS_PER_TENANT)
     .run();
+  return res.meta.changes > 0;
 }
 
 export async function getEndpoint(db: D1Database, tenantId: string, endpointId: string): Promise<EndpointRecord | null> {

@@ -10,8 +10,13 @@ import { log } from "../log";
 import { deliverEvents, EVENT_MAX_BYTES, receives, runNameOf } from "./emit";
 import { listEndpoints } from "./endpoints-repo";
 
-/** Result ids per hand-over: the D1 lookup binds 2 + n parameters (at most 100). */
+/** Result ids per hand-over at most: the D1 lookup binds 2 + n parameters (at most 100). */
 export const RESULT_EVENTS_PER_FLUSH = 40;
+/**
+ * Deliveries one hand-over starts at most: each is a D1 statement and a Durable Object call, and
+ * an invocation has 1,000 subrequests. With many receivers a hand-over takes fewer results.
+ */
+export const DELIVERIES_PER_FLUSH = 200;
 
 export const resultEventIdOf = (runId: string, resultId: string) => `msg_${runId}_${resultId}`;
 
@@ -53,7 +58,11 @@ export function resultEventBody(at: Date, runId: string, runName: string | null,
   });
 }
 
-/** Emits result.created for `resultIds` (at most RESULT_EVENTS_PER_FLUSH) to the endpoints that receive it now. */
+/**
+ * Emits result.created for the first of `resultIds` (at most RESULT_EVENTS_PER_FLUSH) to the
+ * endpoints that receive it now, as many as DELIVERIES_PER_FLUSH allows; returns the ids it handed
+ * over (all of them when no endpoint receives the event any more), the caller keeps the rest.
+ */
 export async function emitResultEvents(
   env: Env,
   run: { tenant_id: string; run_id: string; named_endpoint_ids: readonly string[] },
@@ -63,16 +72,17 @@ export async function emitResultEvents(
   if (resultIds.length === 0) return [];
   const named = new Set(run.named_endpoint_ids);
   const receivers = (await listEndpoints(env.DB, run.tenant_id)).filter((e) => receives(e, "result.created", named));
-  if (receivers.length === 0) return [];
+  if (receivers.length === 0) return [...resultIds];
+  const taken = resultIds.slice(0, Math.max(1, Math.floor(DELIVERIES_PER_FLUSH / receivers.length)));
   const { results } = await env.DB.prepare(
     `SELECT result_id, question_id, answering_model, parsing_model, replicate, verdict, verify_result, failure_category FROM results
-     WHERE tenant_id = ? AND run_id = ? AND result_id IN (${resultIds.map(() => "?").join(", ")})`,
+     WHERE tenant_id = ? AND run_id = ? AND result_id IN (${taken.map(() => "?").join(", ")})`,
   )
-    .bind(run.tenant_id, run.run_id, ...resultIds)
+    .bind(run.tenant_id, run.run_id, ...taken)
     .all<ResultFacts>();
-  if (results.length < resultIds.length) {
+  if (results.length < taken.length) {
     // Cannot happen while a result's row is written before the coordinator records it (src/jobs/row-batcher.ts).
-    log.warn("result_event_row_missing", { run_id: run.run_id, missing: resultIds.length - results.length });
+    log.warn("result_event_row_missing", { run_id: run.run_id, missing: taken.length - results.length });
   }
   const runName = await runNameOf(env.DB, run.tenant_id, run.run_id);
   const events = results.map((r) => ({
@@ -83,5 +93,6 @@ export async function emitResultEvents(
     payload: resultEventBody(now, run.run_id, runName, r),
     created_at: now.toISOString(),
   }));
-  return deliverEvents(env, events, receivers);
+  await deliverEvents(env, events, receivers);
+  return taken;
 }

@@ -96,6 +96,42 @@ describe("result.created (opt-in)", () => {
     expect(await receivedBy(optedIn.name)).toEqual([]);
   });
 
+  it("with six receivers a hand-over starts at most 200 deliveries; the alarm hands the rest over, then the run's end", async () => {
+    const own = await createTenant({ name: "many receivers" });
+    const receivers = [];
+    for (let i = 0; i < 6; i++) receivers.push(await createEndpoint(own.key, { event_types: ["result.created", "run.completed"] }));
+    const runId = crypto.randomUUID();
+    const now = new Date().toISOString();
+    const ids = Array.from({ length: 40 }, (_, i) => `r${String(i).padStart(2, "0")}`);
+    await upsertResults(env.DB, ids.map((id) => ({
+      result_id: id, tenant_id: own.tenant_id, run_id: runId, question_id: `q-${id}`, answering_model: "m", parsing_model: "j", replicate: 0,
+      verdict: "pass" as const, verify_result: true, failure_category: null, r2_key: `k/${id}`, compact_json: "{}", trace_json: null, created_at: now,
+    })));
+    const stub = env.RUNS.getByName(`${own.tenant_id}:${runId}`);
+    await stub.init({ run_id: runId, tenant_id: own.tenant_id, job_ids: ["j1"], answering_ids: ["m"], parsing_ids: ["j"], results_per_pair: 40, result_events: true });
+    for (const [i, id] of ids.entries()) {
+      await stub.record({ result_id: id, job_id: "j1", answering_id: "m", parsing_id: "j", verdict: "pass" }, { completesJob: i === ids.length - 1 });
+    }
+    const deliveries = () =>
+      env.DB.prepare(
+        `SELECT d.created_at AS at, COUNT(*) AS n FROM webhook_deliveries d JOIN webhook_events e ON e.tenant_id = d.tenant_id AND e.event_id = d.event_id
+         WHERE e.tenant_id = ? AND e.run_id = ? GROUP BY d.created_at`,
+      ).bind(own.tenant_id, runId).all<{ at: string; n: number }>();
+    let handOvers: { at: string; n: number }[] = [];
+    for (let i = 0; i < 1000; i++) {
+      handOvers = (await deliveries()).results;
+      if (handOvers.reduce((a, h) => a + h.n, 0) >= 41 * 6) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(handOvers.reduce((a, h) => a + h.n, 0)).toBe(41 * 6);
+    expect(Math.max(...handOvers.map((h) => h.n))).toBeLessThanOrEqual(200);
+    expect(handOvers.length).toBeGreaterThanOrEqual(3);
+    const events = await env.DB.prepare("SELECT type, COUNT(*) AS n FROM webhook_events WHERE tenant_id = ? AND run_id = ? GROUP BY type ORDER BY type")
+      .bind(own.tenant_id, runId).all<{ type: string; n: number }>();
+    expect(events.results).toEqual([{ type: "result.created", n: 40 }, { type: "run.completed", n: 1 }]);
+    expect(await outboxOf(own.tenant_id, runId)).toEqual({ flagged: true, waiting: 0 });
+  }, 90_000); // 246 real deliveries to the receiver: seconds, more under load
+
   it("a result recorded twice (a redelivered job) sends one result.created; the run's end follows once", async () => {
     const own = await createTenant({ name: "result twice" });
     const ep = await createEndpoint(own.key, { all_runs: false, event_types: ["result.created", "run.completed"] });

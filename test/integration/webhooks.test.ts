@@ -44,6 +44,20 @@ describe("signed completion webhooks", () => {
     expect((await apiAs(t.key, `/v1/webhook-endpoints/${ep.endpoint_id}`)).status).toBe(404);
   });
 
+  it("a tenant has at most 20 endpoints: the 21st is a 409 endpoint_limit; after a delete one more fits", async () => {
+    const own = await createTenant({ name: "endpoint cap" });
+    const create = () => apiAs(own.key, "/v1/webhook-endpoints", { method: "POST", json: { url: hookUrl(`cap-${crypto.randomUUID().slice(0, 8)}`) } });
+    const made = await Promise.all(Array.from({ length: 20 }, create));
+    expect(made.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const over = await create();
+    expect(over.status).toBe(409);
+    expect(((await over.json()) as any).error.code).toBe("endpoint_limit");
+    const first = ((await made[0]!.json()) as { endpoint_id: string }).endpoint_id;
+    expect((await apiAs(own.key, `/v1/webhook-endpoints/${first}`, { method: "DELETE" })).status).toBe(200);
+    expect((await create()).status).toBe(201);
+    expect(((await (await apiAs(own.key, "/v1/webhook-endpoints")).json()) as { endpoints: unknown[] }).endpoints).toHaveLength(20);
+  });
+
   it("refuses webhook_endpoint_ids that are not the tenant's endpoints, at their path", async () => {
     const ep = await createEndpoint(t.key, { all_runs: false });
     const res = await apiAs(t.key, "/v1/runs", { method: "POST", json: tinyRun(judge, { webhook_endpoint_ids: [ep.endpoint_id, "whe_nope"] }) });

@@ -20,6 +20,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     auth: write,
     body: { schema: CreateEndpointRequest, maxBytes: ENDPOINT_BODY_LIMIT.bytes, example: { url: "https://ci.example.com/edgeval-hook", event_types: ["run.completed", "run.failed"] } },
     responses: { 201: { description: "The endpoint and its signing secret (shown once).", schema: EndpointWithSecret } },
+    errors: ["endpoint_limit"],
   },
   { method: "get", path: "/v1/webhook-endpoints", operationId: "listWebhookEndpoints", tag: "webhooks", summary: "The tenant's webhook endpoints", auth: read, responses: { 200: { description: "Every endpoint.", schema: EndpointList } } },
   { method: "get", path: "/v1/webhook-endpoints/:id", operationId: "getWebhookEndpoint", tag: "webhooks", summary: "One webhook endpoint", auth: read, pathParams: endpointId, responses: { 200: { description: "The endpoint.", schema: EndpointView } } },
