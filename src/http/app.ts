@@ -18,6 +18,8 @@ import { usage } from "./usage";
 import { webhooks } from "./webhooks";
 import { runs } from "./runs";
 import { apiDocs } from "../openapi/routes";
+import { hooks } from "./hooks";
+import { triggers } from "./triggers";
 
 export function buildApp() {
   const app = new Hono<AppEnv>();
@@ -25,9 +27,11 @@ export function buildApp() {
   app.get("/health", (c) => c.json({ ok: true }));
   // The API reference: /openapi.json and /docs (public, like /health).
   app.route("/", apiDocs);
-  // Tenant routes take an API key (or EDGEVAL_API_TOKEN); /v1/admin takes the operator's token.
-  app.use("/v1/*", except("/v1/admin/*", tenantAuth));
-  app.use("/v1/*", except("/v1/admin/*", requestRate));
+  // Tenant routes take an API key (or EDGEVAL_API_TOKEN); /v1/admin takes the operator's token;
+  // /v1/hooks takes a trigger's signature instead (src/triggers/README.md).
+  const keyless = ["/v1/admin/*", "/v1/hooks/*"];
+  app.use("/v1/*", except(keyless, tenantAuth));
+  app.use("/v1/*", except(keyless, requestRate));
   app.route("/v1/admin", admin);
   app.route("/v1/keys", keys);
   app.route("/v1/audit", audit);
@@ -37,6 +41,8 @@ export function buildApp() {
   app.route("/v1/benchmarks", benchmarks);
   app.route("/v1/judge", judge);
   app.route("/v1/webhook-endpoints", webhooks);
+  app.route("/v1/triggers", triggers);
+  app.route("/v1/hooks", hooks);
   app.notFound((c) => {
     const allow = allowedMethods(app.routes, c.req.path);
     if (allow.length === 0) return errorResponse(c, { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` });

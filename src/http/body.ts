@@ -82,8 +82,15 @@ export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
 }
 
 async function readCapped(c: Context, limit: BodyLimit): Promise<string> {
+  return new TextDecoder().decode(await readBytes(c, limit));
+}
+
+/** The body's exact bytes under the cap (a signature is over bytes, not over decoded text). */
+export async function readBytes(c: Context, limit: BodyLimit): Promise<Uint8Array> {
+  const declared = Number(c.req.header("content-length") ?? "NaN");
+  if (declared > limit.bytes) throw tooLarge(c, limit);
   const req = c.req.raw;
-  if (!req.body) return "";
+  if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -103,7 +110,7 @@ async function readCapped(c: Context, limit: BodyLimit): Promise<string> {
     all.set(ch, at);
     at += ch.byteLength;
   }
-  return new TextDecoder().decode(all);
+  return all;
 }
 
 function tooLarge(c: Context, limit: BodyLimit): ApiFailure {

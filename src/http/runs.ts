@@ -1,26 +1,17 @@
 /** /v1/runs: submit, list, status, results. */
 import { type Context, Hono } from "hono";
-import { type Env, secretAdvice } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { canonicalJson } from "../lib/jcs";
 import { sha256Hex } from "../lib/sha256";
-import { type CreateRunBody, CreateRunRequest, ListQuery } from "../schemas/api";
-import { planRun } from "../submit/plan";
-import { startRun } from "../submit/submit";
+import { ListQuery } from "../schemas/api";
 import { deleteRun } from "../storage/delete-run";
 import { actorOf, auditStatement } from "../tenants/audit";
-import { estimateRun } from "../submit/estimate";
 import { getStoredResult, listResultJson } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
-import { loadBenchmark } from "../storage/benchmarks-repo";
-import { getRun, listRuns, releaseIdempotencyKey, reserveIdempotencyKey, type RunRecord } from "../storage/runs-repo";
+import { getRun, listRuns, type RunRecord } from "../storage/runs-repo";
 import { cancelRun } from "./run-cancel";
-import { effectiveLimits } from "../tenants/limits";
-import { loadKeyRing } from "../tenants/key-ring";
-import { webhooksOfRun } from "../webhooks/emit";
-import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
-import { refuseBrokenCode } from "./benchmarks";
-import { readJson, validate, validateQuery } from "./body";
+import { submitRun } from "./submit-run";
+import { readJson, validateQuery } from "./body";
 import { ApiFailure, invalidBody, invalidQuery } from "./errors";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { reply } from "./reply";
@@ -38,53 +29,12 @@ export const runs = new Hono<AppEnv>();
 runs.post("/", requireScope("runs:write"), async (c) => {
   const raw = await readJson(c, RUN_BODY_LIMIT);
   const idemKey = idempotencyKey(c.req.header("idempotency-key"));
-  const tenant = tenantOf(c);
-  const limits = effectiveLimits(tenant.limits_json);
-  const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
-  const { webhook_endpoint_ids: webhookIds = [], ...request } = validate(CreateRunRequest, raw.value);
-  const { result_events } = await requireEndpoints(c.env, tenant.tenant_id, webhookIds);
-  if (request.benchmark) await refuseBrokenCode(request.benchmark, "benchmark.");
-  const body = withinAllowance(await withBenchmark(c.env, tenant.tenant_id, request), allowance);
-  const runId = crypto.randomUUID();
-  const createdAt = new Date().toISOString();
-  const ring = await loadKeyRing(c.env, tenant);
-  const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, ring, {
-    dryRun: body.dry_run === true,
-    secretAdvice: (name) => secretAdvice(name, c.env),
-  });
-  if (!plan.ok) throw invalidBody(plan.issues);
-  if (plan.jobIds.length > limits.jobs_per_run) {
-    throw invalidBody([{ path: "config", message: `this run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run` }]);
-  }
-  // A dry run stops here: nothing written, no model called, no idempotency key taken.
-  if (body.dry_run) return reply(c, DryRunEstimate, { estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings });
-
-  if (idemKey) {
-    // The same request re-sent pretty-printed or with keys in another order is the same body.
-    const bodyHash = await sha256Hex(canonicalJson(raw.value));
-    const holder = await reserveIdempotencyKey(c.env.DB, tenant.tenant_id, { key: idemKey, body_hash: bodyHash, run_id: runId }, createdAt);
-    if (holder.run_id !== runId) {
-      if (holder.body_hash !== bodyHash) {
-        throw new ApiFailure({
-          code: "idempotency_conflict",
-          message: "this Idempotency-Key was already used with a different body; use a new key for a new run",
-        });
-      }
-      return reply(c, SubmittedRun, { run_id: holder.run_id, status_url: statusUrl(holder.run_id) }, 202);
-    }
-  }
-  try {
-    await admitRun(c, tenant.tenant_id, limits, allowance);
-    await startRun(c.env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events });
-  } catch (err) {
-    // Refused or failed: the key is free again for the same request.
-    if (idemKey) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idemKey, runId);
-    throw err;
-  }
-  const principal = c.get("principal");
-  await auditStatement(c.env.DB, { tenant_id: principal.tenant.tenant_id, actor: actorOf(principal), action: "run.submitted", target: runId, detail: { jobs: plan.jobIds.length } }).run();
-  c.header("Location", statusUrl(runId));
-  return reply(c, SubmittedRun, { run_id: runId, status_url: statusUrl(runId) }, 202);
+  // The same request re-sent pretty-printed or with keys in another order is the same body.
+  const idempotency = idemKey ? { key: idemKey, body_hash: await sha256Hex(canonicalJson(raw.value)) } : null;
+  const outcome = await submitRun(c, { tenant: tenantOf(c), actor: actorOf(c.get("principal")), raw: raw.value, idempotency });
+  if (outcome.kind === "estimate") return reply(c, DryRunEstimate, outcome.body);
+  if (outcome.kind === "started") c.header("Location", statusUrl(outcome.run_id));
+  return reply(c, SubmittedRun, { run_id: outcome.run_id, status_url: statusUrl(outcome.run_id) }, 202);
 });
 
 runs.get("/", requireScope("runs:read"), async (c) => {
@@ -182,31 +132,6 @@ runs.delete("/:id", requireScope("runs:write"), async (c) => {
   return reply(c, DeletedRun, { run_id: run.run_id, deleted: true, ...removed });
 });
 
-/**
- * Runs may name only endpoints their tenant registered (so every delivery is signed with a secret
- * the receiver holds); says whether the run's results go to a result.created receiver.
- */
-async function requireEndpoints(env: Env, tenantId: string, ids: readonly string[]): Promise<{ result_events: boolean }> {
-  const { unknown, result_events } = await webhooksOfRun(env.DB, tenantId, ids);
-  const issues = unknown.map((i) => ({
-    path: `webhook_endpoint_ids[${i}]`,
-    message: `no webhook endpoint ${JSON.stringify(ids[i])}; list them with GET /v1/webhook-endpoints`,
-  }));
-  if (issues.length) throw invalidBody(issues);
-  return { result_events };
-}
-
-/** Resolves `benchmark_id` to the stored benchmark; an unknown id is the caller's 400. */
-async function withBenchmark(env: Env, tenantId: string, req: Omit<CreateRunRequest, "webhook_endpoint_ids">): Promise<CreateRunBody> {
-  const { benchmark_id, benchmark, ...rest } = req;
-  if (benchmark) return { ...rest, benchmark };
-  const stored = await loadBenchmark(env.DB, env.BLOBS, tenantId, benchmark_id!);
-  if (!stored) {
-    throw invalidBody([{ path: "benchmark_id", message: `no stored benchmark ${JSON.stringify(benchmark_id)}; list them with GET /v1/benchmarks` }]);
-  }
-  return { ...rest, benchmark: stored.benchmark };
-}
-
 export async function requireRun(c: Context<AppEnv>, runId: string): Promise<RunRecord> {
   const run = await getRun(c.env.DB, tenantOf(c).tenant_id, runId);
   if (!run) throw new ApiFailure({ code: "not_found", message: `no run ${runId}; list runs with GET /v1/runs` });
@@ -221,7 +146,7 @@ function pairOffset(cursor: string): number {
   return offset;
 }
 
-function statusUrl(runId: string): string {
+export function statusUrl(runId: string): string {
   return `/v1/runs/${runId}`;
 }
 

@@ -19,6 +19,8 @@ import { CreateKeyRequest, CreateTenantRequest, PutSecretRequest, RotateKeyReque
 import { VerificationConfig } from "../schemas/verification-config";
 import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../schemas/webhook-views";
 import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
+import { DeletedTrigger, HookPayload, HookPing, TriggerList, TriggerView, TriggerWithSecret } from "../schemas/trigger-views";
+import { CreateTriggerRequest } from "../schemas/triggers";
 import { AnswerTemplate, TemplateField, VerifyStrategy } from "../schemas/template";
 import { Checkpoint } from "../karenina/import";
 
@@ -92,4 +94,11 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   DeletedEndpoint,
   DeliveryPage,
   RetriedDelivery,
+  CreateTriggerRequest,
+  TriggerView,
+  TriggerWithSecret,
+  TriggerList,
+  DeletedTrigger,
+  HookPing,
+  HookPayload,
 };

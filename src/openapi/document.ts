@@ -99,7 +99,7 @@ function operationObject(op: Operation): Json {
   const where = `${op.method.toUpperCase()} ${op.path}`;
   const o: Json = { operationId: op.operationId, tags: [op.tag], summary: op.summary };
   if (op.description) o.description = op.description;
-  o.security = op.auth.kind === "tenant" ? [{ apiKey: [op.auth.scope] }] : [{ adminToken: [] }];
+  o.security = op.auth.kind === "tenant" ? [{ apiKey: [op.auth.scope] }] : op.auth.kind === "admin" ? [{ adminToken: [] }] : [{ webhookSignature: [] }];
   if (op.auth.kind === "tenant") o["x-scope"] = op.auth.scope;
   const params = parameters(op);
   if (params.length) o.parameters = params;
@@ -144,6 +144,13 @@ function build(): Json {
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "A tenant's API key (ev_…), or the deployment's EDGEVAL_API_TOKEN (an all-scope key of tenant default)." },
         adminToken: { type: "http", scheme: "bearer", description: "The operator's EDGEVAL_ADMIN_TOKEN; only for /v1/admin." },
+        webhookSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description:
+            "Only for POST /v1/hooks/:trigger_id: an HMAC-SHA256 signature made with the trigger's secret, in the header its scheme names — webhook-signature (Standard Webhooks, with webhook-id and webhook-timestamp), X-Hub-Signature-256 (GitHub) or the trigger's own header. OpenAPI has no scheme for a body signature; this one names the Standard Webhooks header.",
+        },
       },
     },
     "x-error-catalogue": ERROR_CATALOGUE,

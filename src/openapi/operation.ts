@@ -26,8 +26,11 @@ export interface Operation {
   tag: string;
   summary: string;
   description?: string;
-  /** `tenant`: an API key (or EDGEVAL_API_TOKEN) with `scope`; `admin`: EDGEVAL_ADMIN_TOKEN. */
-  auth: { kind: "tenant"; scope: Scope } | { kind: "admin" };
+  /**
+   * `tenant`: an API key (or EDGEVAL_API_TOKEN) with `scope`; `admin`: EDGEVAL_ADMIN_TOKEN;
+   * `signature`: no key, a trigger's signed delivery (src/triggers/README.md).
+   */
+  auth: { kind: "tenant"; scope: Scope } | { kind: "admin" } | { kind: "signature" };
   /** Parameter descriptions by name (each `:name` of the path is a required string). */
   pathParams?: Record<string, string>;
   query?: z.ZodObject;

@@ -39,3 +39,5 @@ export const SECRET_BODY_LIMIT: BodyLimit = { bytes: 32_000, advice: "a secret i
 export const ADMIN_BODY_LIMIT: BodyLimit = { bytes: 64_000, advice: "a tenant is a name and a few settings; send only those" };
 
 export const ENDPOINT_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "an endpoint is a url, a description, event types and two flags" };
+
+export const TRIGGER_BODY_LIMIT: BodyLimit = { bytes: 1_000_000, advice: "a trigger holds a config and a mapping, not a benchmark (store that with POST /v1/benchmarks)" };

@@ -21,6 +21,8 @@ export const AUDIT_ACTIONS = [
   "webhook.updated",
   "webhook.deleted",
   "webhook.secret_rotated",
+  "trigger.created",
+  "trigger.deleted",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

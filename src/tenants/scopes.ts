@@ -14,6 +14,8 @@ export const SCOPES = [
   "keys:admin",
   "webhooks:write",
   "webhooks:read",
+  "triggers:write",
+  "triggers:read",
 ] as const;
 
 export const Scope = z.enum(SCOPES);

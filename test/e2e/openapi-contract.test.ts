@@ -2,10 +2,11 @@
  * Issue 24, Done when: a contract test. Against a local stack (wrangler dev, fresh state, the fake
  * LLM), the typed client drives the e2e run of examples/basic and every other documented route
  * (runs, results, benchmarks and checkpoints, judge and calibrate, keys, secrets, usage, audit,
- * webhooks, the operator's tenants) plus refusals (400, 401, 404, 405, 409, 413, 415). Every
+ * webhooks, triggers and a signed hook delivery, the operator's tenants) plus refusals (400, 401, 404, 405, 409, 413, 415). Every
  * response it received is then validated against the response schema /openapi.json (as served)
  * documents for its operation and status: an undocumented status or a body that does not fit fails.
  */
+import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +115,18 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await raw("GET", `/v1/webhook-endpoints/${hook.endpoint_id}/deliveries`);
     await raw("POST", `/v1/webhook-endpoints/${hook.endpoint_id}/deliveries/none/retry`);
     await raw("DELETE", `/v1/webhook-endpoints/${hook.endpoint_id}`);
+
+    // Triggers: a signed delivery (hex_header: HMAC-SHA256 computed here in Node) starts the stored benchmark.
+    const json = { "content-type": "application/json" };
+    const trigger = (await (await raw("POST", "/v1/triggers", { body: JSON.stringify({ name: "contract", benchmark_id: stored.benchmark_id, config, signing: { scheme: "hex_header", header: "x-signature" } }), headers: json })).json()) as { trigger_id: string; secret: string };
+    await raw("GET", "/v1/triggers");
+    await raw("GET", `/v1/triggers/${trigger.trigger_id}`);
+    const payload = '{"ref": "main"}';
+    const hooked = await raw("POST", `/v1/hooks/${trigger.trigger_id}`, { body: payload, headers: { ...json, "x-signature": createHmac("sha256", trigger.secret).update(payload).digest("hex") } });
+    expect(hooked.status).toBe(202);
+    await raw("POST", `/v1/hooks/${trigger.trigger_id}`, { body: payload, headers: { ...json, "x-signature": "0".repeat(64) } });
+    await ev.runs.wait(((await hooked.json()) as { run_id: string }).run_id, { pollMs: 300 });
+    await raw("DELETE", `/v1/triggers/${trigger.trigger_id}`);
 
     // The operator's routes, with the admin token of .dev.vars.
     const admin = { authorization: `Bearer ${readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_ADMIN_TOKEN}`, "content-type": "application/json" };

@@ -9,6 +9,7 @@ import { buildApp } from "../../src/http/app";
 import { addFakeRules, exactTemplate, fakeModel, fakeStats, uniqueModel } from "./helpers";
 import { apiAs, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
 import { createEndpoint, settledDeliveries } from "./webhook-helpers";
+import { createTrigger } from "./trigger-helpers";
 
 const CANARY = `canary-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -20,6 +21,7 @@ interface AIds {
   secret_name: string;
   endpoint_id: string;
   delivery_id: string;
+  trigger_id: string;
 }
 
 /** Path parameters per route: A's ids. A route missing here fails the enumeration test. */
@@ -38,6 +40,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/webhook-endpoints/:id": { id: a.endpoint_id },
     "/v1/webhook-endpoints/:id/rotate-secret": { id: a.endpoint_id },
     "/v1/webhook-endpoints/:id/deliveries": { id: a.endpoint_id },
+    "/v1/triggers/:id": { id: a.trigger_id },
     "/v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": { id: a.endpoint_id, delivery_id: a.delivery_id },
   };
   return table[path];
@@ -78,9 +81,15 @@ describe("tenant isolation", () => {
     const put = await apiAs(a.key, `/v1/secrets/${secret_name}`, { method: "PUT", json: { value: `sk-${CANARY}`, interface: "openai" } });
     expect(put.status).toBe(201);
     const [delivery] = await settledDeliveries(a.key, endpoint.endpoint_id, 1);
+    const trigger = await createTrigger(a.key, {
+      name: `trigger ${CANARY}`,
+      benchmark_id,
+      config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] },
+      signing: { scheme: "github" },
+    });
     ids = {
       run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id, secret_name,
-      endpoint_id: endpoint.endpoint_id, delivery_id: delivery.delivery_id,
+      endpoint_id: endpoint.endpoint_id, delivery_id: delivery.delivery_id, trigger_id: trigger.trigger_id,
     };
     // A's own view has the canary (so its absence from B's responses means something).
     expect(JSON.stringify(page)).toContain(CANARY);
@@ -89,7 +98,8 @@ describe("tenant isolation", () => {
   it("answers 404 to B on every id-taking route of app.routes called with A's ids, and leaves A's resources as they were", async () => {
     const creating = (r: { method: string; path: string }) => r.method === "PUT" && r.path === "/v1/secrets/:name";
     const routes = buildApp()
-      .routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin"))
+      // /v1/hooks takes no key: the trigger's signature is its credential (test/integration/triggers.test.ts).
+      .routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin") && !r.path.startsWith("/v1/hooks"))
       // the one route that creates (B's own secret of A's name) goes last, after B's DELETE of that name
       .sort((x, y) => Number(creating(x)) - Number(creating(y)));
     expect(routes.length).toBeGreaterThanOrEqual(7);
@@ -122,13 +132,13 @@ describe("tenant isolation", () => {
   });
 
   it("never lists A's resources to B, and no response to B carries A's canary", async () => {
-    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints"]) {
+    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints", "/v1/triggers"]) {
       const res = await apiAs(b.key, path);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).not.toContain(CANARY);
       // (B set a secret of A's secret's name itself in the test above: that name is B's too.)
-      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id]) expect(text).not.toContain(id);
+      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id, ids.trigger_id]) expect(text).not.toContain(id);
     }
     // A's benchmark named in a run body is unknown to B (a 400 at benchmark_id, no canary).
     const res = await apiAs(b.key, "/v1/runs", {

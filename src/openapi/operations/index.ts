@@ -7,6 +7,7 @@ import { BENCHMARK_OPERATIONS } from "./benchmarks";
 import { JUDGE_OPERATIONS } from "./judge";
 import { RUN_OPERATIONS } from "./runs";
 import { TENANT_OPERATIONS } from "./tenant";
+import { TRIGGER_OPERATIONS } from "./triggers";
 import { WEBHOOK_OPERATIONS } from "./webhooks";
 
-export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS];
+export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS, ...TRIGGER_OPERATIONS];

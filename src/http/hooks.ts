@@ -1,0 +1,75 @@
+/**
+ * POST /v1/hooks/:trigger_id (src/triggers/README.md): no bearer key — the trigger's signing secret
+ * is the credential. Order: read the bytes, find the trigger, verify the signature (nothing has
+ * been written yet, so a bad or missing signature leaves no trace), then map the payload and start
+ * the run through submitRun, exactly as POST /v1/runs does. A delivery id repeats the first answer.
+ */
+import { Hono } from "hono";
+import { sha256Hex } from "../lib/sha256";
+import { mapPayload } from "../triggers/mapping";
+import { findTrigger, type TriggerRecord, unsealTriggerSecret } from "../triggers/triggers-repo";
+import { verifyDelivery } from "../triggers/verify";
+import { KekMissing } from "../lib/secret-crypto";
+import { getTenant } from "../tenants/tenants-repo";
+import type { AppEnv } from "./auth";
+import { MAX_JSON_DEPTH, readBytes, tooDeep } from "./body";
+import { ApiFailure, formatPath, invalidBody } from "./errors";
+import { statusUrl } from "./runs";
+import { RUN_BODY_LIMIT } from "../schemas/body-limits";
+import { submitRun } from "./submit-run";
+import { reply } from "./reply";
+import { SubmittedRun } from "../schemas/run-views";
+import { HookPing } from "../schemas/trigger-views";
+
+export const hooks = new Hono<AppEnv>();
+
+hooks.post("/:trigger_id", async (c) => {
+  const bytes = await readBytes(c, RUN_BODY_LIMIT);
+  const trigger = await findTrigger(c.env.DB, c.req.param("trigger_id"));
+  if (!trigger) throw new ApiFailure({ code: "not_found", message: `no trigger ${c.req.param("trigger_id")}` });
+  const verdict = await verifyDelivery(trigger.signing, await secretOf(c.env.EDGEVAL_SECRETS_KEK, trigger), c.req.raw.headers, bytes, Date.now());
+  if (!verdict.ok) throw new ApiFailure({ code: "unauthorized", message: `the delivery's signature does not verify: ${verdict.reason}` });
+
+  const tenant = await getTenant(c.env.DB, trigger.tenant_id);
+  if (!tenant || tenant.disabled) throw new ApiFailure({ code: "forbidden", message: "this trigger's tenant is disabled; ask the operator" });
+  // GitHub sends `ping` when a hook is created: a signed hello, not a reason to run anything.
+  if (trigger.signing.scheme === "github" && c.req.header("x-github-event") === "ping") return reply(c, HookPing, { ping: true, trigger_id: trigger.trigger_id });
+
+  const text = new TextDecoder().decode(bytes);
+  const mapped = mapPayload(trigger.spec, parsePayload(text));
+  if (!mapped.ok) throw invalidBody(mapped.issues);
+  const deliveryId = verdict.delivery_id;
+  if (deliveryId !== null && (deliveryId.length === 0 || deliveryId.length > 200)) {
+    throw invalidBody([{ path: "header delivery id", message: "a delivery id must be 1 to 200 characters" }]);
+  }
+  const outcome = await submitRun(c, {
+    tenant,
+    actor: `trigger:${trigger.trigger_id}`,
+    raw: mapped.body,
+    idempotency: deliveryId ? { key: `hook:${trigger.trigger_id}:${deliveryId}`, body_hash: await sha256Hex(text) } : null,
+    question_ids: mapped.question_ids,
+  });
+  if (outcome.kind === "estimate") throw new ApiFailure({ code: "internal", message: "a trigger never asks for a dry run" });
+  return reply(c, SubmittedRun, { run_id: outcome.run_id, status_url: statusUrl(outcome.run_id) }, 202);
+});
+
+async function secretOf(kek: unknown, trigger: TriggerRecord): Promise<string> {
+  try {
+    return await unsealTriggerSecret(kek, trigger);
+  } catch (err) {
+    if (err instanceof KekMissing) throw new ApiFailure({ code: "not_configured", message: "triggers need the EDGEVAL_SECRETS_KEK secret" });
+    throw err;
+  }
+}
+
+function parsePayload(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ApiFailure({ code: "invalid_json", message: `the payload is not valid JSON: ${(err as Error).message}` });
+  }
+  const deep = tooDeep(value);
+  if (deep) throw invalidBody([{ path: `payload ${formatPath(deep)}`, message: `nested more than ${MAX_JSON_DEPTH} levels deep` }]);
+  return value;
+}

@@ -1,0 +1,123 @@
+/**
+ * The one way a run starts: POST /v1/runs and a trigger's POST /v1/hooks/:trigger_id both call
+ * `submitRun`, so a triggered run is validated, planned, limited, de-duplicated and written exactly
+ * as a submitted one (src/submit/README.md). Nothing is written before planning has accepted it.
+ */
+import type { Context } from "hono";
+import type { Env } from "../env";
+import { secretAdvice } from "../env";
+import { type CreateRunBody, CreateRunRequest } from "../schemas/api";
+import { planRun } from "../submit/plan";
+import { startRun } from "../submit/submit";
+import { auditStatement } from "../tenants/audit";
+import { estimateRun } from "../submit/estimate";
+import { loadBenchmark } from "../storage/benchmarks-repo";
+import { releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
+import { effectiveLimits } from "../tenants/limits";
+import { loadKeyRing } from "../tenants/key-ring";
+import type { TenantRecord } from "../tenants/tenants-repo";
+import type { FieldIssue } from "../schemas/field-issue";
+import { webhooksOfRun } from "../webhooks/emit";
+import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
+import { refuseBrokenCode } from "./benchmarks";
+import type { AppEnv } from "./auth";
+import { validate } from "./body";
+import { ApiFailure, invalidBody } from "./errors";
+
+export interface SubmitCall {
+  tenant: TenantRecord;
+  /** Who the audit log names: `key:<id>`, `deployment_token`, `trigger:<id>`. */
+  actor: string;
+  /** The run body as received (or as a trigger's mapping built it). */
+  raw: unknown;
+  /** A repeated key answers the first run's id; another body under the same key is a 409. */
+  idempotency: { key: string; body_hash: string } | null;
+  /** A trigger's `question_ids`: only these questions of the benchmark are run. */
+  question_ids?: readonly string[] | null;
+}
+
+export type SubmitOutcome =
+  | { kind: "estimate"; body: { estimate: ReturnType<typeof estimateRun>; warnings: FieldIssue[] } }
+  | { kind: "started"; run_id: string }
+  | { kind: "repeated"; run_id: string };
+
+export async function submitRun(c: Context<AppEnv>, call: SubmitCall): Promise<SubmitOutcome> {
+  const { tenant, idempotency } = call;
+  const limits = effectiveLimits(tenant.limits_json);
+  const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
+  const { webhook_endpoint_ids: webhookIds = [], ...request } = validate(CreateRunRequest, call.raw);
+  const { result_events } = await requireEndpoints(c.env, tenant.tenant_id, webhookIds);
+  if (request.benchmark) await refuseBrokenCode(request.benchmark, "benchmark.");
+  const body = withinAllowance(onlyQuestions(await withBenchmark(c.env, tenant.tenant_id, request), call.question_ids), allowance);
+  const runId = crypto.randomUUID();
+  const createdAt = new Date().toISOString();
+  const ring = await loadKeyRing(c.env, tenant);
+  const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, ring, {
+    dryRun: body.dry_run === true,
+    secretAdvice: (name) => secretAdvice(name, c.env),
+  });
+  if (!plan.ok) throw invalidBody(plan.issues);
+  if (plan.jobIds.length > limits.jobs_per_run) {
+    throw invalidBody([{ path: "config", message: `this run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run` }]);
+  }
+  // A dry run stops here: nothing written, no model called, no idempotency key taken.
+  if (body.dry_run) return { kind: "estimate", body: { estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings } };
+
+  if (idempotency) {
+    const holder = await reserveIdempotencyKey(c.env.DB, tenant.tenant_id, { ...idempotency, run_id: runId }, createdAt);
+    if (holder.run_id !== runId) {
+      if (holder.body_hash !== idempotency.body_hash) {
+        throw new ApiFailure({
+          code: "idempotency_conflict",
+          message: "this Idempotency-Key was already used with a different body; use a new key for a new run",
+        });
+      }
+      return { kind: "repeated", run_id: holder.run_id };
+    }
+  }
+  try {
+    await admitRun(c, tenant.tenant_id, limits, allowance);
+    await startRun(c.env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events });
+  } catch (err) {
+    // Refused or failed: the key is free again for the same request.
+    if (idempotency) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idempotency.key, runId);
+    throw err;
+  }
+  await auditStatement(c.env.DB, { tenant_id: tenant.tenant_id, actor: call.actor, action: "run.submitted", target: runId, detail: { jobs: plan.jobIds.length } }).run();
+  return { kind: "started", run_id: runId };
+}
+
+/**
+ * Runs may name only endpoints their tenant registered (so every delivery is signed with a secret
+ * the receiver holds); says whether the run's results go to a result.created receiver.
+ */
+async function requireEndpoints(env: Env, tenantId: string, ids: readonly string[]): Promise<{ result_events: boolean }> {
+  const { unknown, result_events } = await webhooksOfRun(env.DB, tenantId, ids);
+  const issues = unknown.map((i) => ({
+    path: `webhook_endpoint_ids[${i}]`,
+    message: `no webhook endpoint ${JSON.stringify(ids[i])}; list them with GET /v1/webhook-endpoints`,
+  }));
+  if (issues.length) throw invalidBody(issues);
+  return { result_events };
+}
+
+/** Resolves `benchmark_id` to the stored benchmark; an unknown id is the caller's 400. */
+async function withBenchmark(env: Env, tenantId: string, req: Omit<CreateRunRequest, "webhook_endpoint_ids">): Promise<CreateRunBody> {
+  const { benchmark_id, benchmark, ...rest } = req;
+  if (benchmark) return { ...rest, benchmark };
+  const stored = await loadBenchmark(env.DB, env.BLOBS, tenantId, benchmark_id!);
+  if (!stored) {
+    throw invalidBody([{ path: "benchmark_id", message: `no stored benchmark ${JSON.stringify(benchmark_id)}; list them with GET /v1/benchmarks` }]);
+  }
+  return { ...rest, benchmark: stored.benchmark };
+}
+
+/** Keeps the named questions, in the benchmark's order; an id the benchmark lacks is a 400. */
+function onlyQuestions(body: CreateRunBody, ids: readonly string[] | null | undefined): CreateRunBody {
+  if (!ids) return body;
+  const have = new Set(body.benchmark.questions.map((q) => q.id));
+  const issues = ids.flatMap((id, i) => (have.has(id) ? [] : [{ path: `question_ids[${i}]`, message: `the benchmark has no question ${JSON.stringify(id)}` }]));
+  if (issues.length) throw invalidBody(issues);
+  const keep = new Set(ids);
+  return { ...body, benchmark: { ...body.benchmark, questions: body.benchmark.questions.filter((q) => keep.has(q.id)) } };
+}

@@ -1,0 +1,25 @@
+/** What /v1/triggers and /v1/hooks answer (src/http/triggers.ts, hooks.ts type their bodies by these). */
+import { z } from "zod";
+import { TriggerMapping, TriggerSigning } from "./triggers";
+
+export const TriggerView = z.strictObject({
+  trigger_id: z.string(),
+  name: z.string(),
+  benchmark_id: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  webhook_endpoint_ids: z.array(z.string()).optional(),
+  mapping: TriggerMapping,
+  signing: TriggerSigning,
+  /** Where the sender POSTs its deliveries (relative: the worker does not know its public origin). */
+  hook_url: z.string(),
+  created_at: z.string(),
+});
+
+/** Created: `secret` (whsec_…) is shown here only, never again. */
+export const TriggerWithSecret = TriggerView.extend({ secret: z.string() });
+export const TriggerList = z.strictObject({ triggers: z.array(TriggerView) });
+export const DeletedTrigger = z.strictObject({ trigger_id: z.string(), deleted: z.literal(true) });
+/** A GitHub `ping` (sent when a hook is created): verified, nothing started. */
+export const HookPing = z.strictObject({ ping: z.literal(true), trigger_id: z.string() });
+/** A hook delivery's body: any JSON the sender signs; the trigger's mapping reads it by JSON Pointer. */
+export const HookPayload = z.unknown();

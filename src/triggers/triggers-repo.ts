@@ -1,0 +1,86 @@
+/** D1 `triggers`: sealed secrets in, the public view out (no secret, ever). */
+import { z } from "zod";
+import { parseKek, seal, secretAad, type Sealed, unseal } from "../lib/secret-crypto";
+import { TriggerMapping, TriggerSigning } from "../schemas/triggers";
+
+/** What a delivery turns into a run body: stored as the creator sent it. */
+export const TriggerSpec = z.object({
+  benchmark_id: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  webhook_endpoint_ids: z.array(z.string()).optional(),
+  mapping: TriggerMapping,
+});
+export type TriggerSpec = z.output<typeof TriggerSpec>;
+
+export interface TriggerRecord {
+  trigger_id: string;
+  tenant_id: string;
+  name: string;
+  spec: TriggerSpec;
+  signing: TriggerSigning;
+  sealed: Sealed;
+  created_at: string;
+}
+
+export const mintTriggerId = () => `trg_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
+
+/** AAD binds a sealed secret to its tenant and trigger: a row copied elsewhere fails to decrypt. */
+const aad = (tenantId: string, triggerId: string) => secretAad(tenantId, `trigger:${triggerId}`);
+
+export const sealTriggerSecret = (kek: unknown, tenantId: string, triggerId: string, secret: string) => seal(parseKek(kek), aad(tenantId, triggerId), secret);
+export const unsealTriggerSecret = (kek: unknown, t: TriggerRecord) => unseal(parseKek(kek), aad(t.tenant_id, t.trigger_id), t.sealed);
+
+export async function insertTrigger(db: D1Database, t: TriggerRecord): Promise<void> {
+  await db
+    .prepare("INSERT INTO triggers (trigger_id, tenant_id, name, spec_json, signing_json, ciphertext, iv, kek_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    .bind(t.trigger_id, t.tenant_id, t.name, JSON.stringify(t.spec), JSON.stringify(t.signing), t.sealed.ciphertext, t.sealed.iv, t.sealed.kek_version, t.created_at)
+    .run();
+}
+
+/** By id alone: the hook route knows no tenant until the trigger's row names it. */
+export async function findTrigger(db: D1Database, triggerId: string): Promise<TriggerRecord | null> {
+  const row = await db.prepare("SELECT * FROM triggers WHERE trigger_id = ?").bind(triggerId).first<Row>();
+  return row ? fromRow(row) : null;
+}
+
+export async function getTrigger(db: D1Database, tenantId: string, triggerId: string): Promise<TriggerRecord | null> {
+  const row = await db.prepare("SELECT * FROM triggers WHERE tenant_id = ? AND trigger_id = ?").bind(tenantId, triggerId).first<Row>();
+  return row ? fromRow(row) : null;
+}
+
+export async function listTriggers(db: D1Database, tenantId: string): Promise<TriggerRecord[]> {
+  const { results } = await db.prepare("SELECT * FROM triggers WHERE tenant_id = ? ORDER BY created_at, trigger_id").bind(tenantId).all<Row>();
+  return results.map(fromRow);
+}
+
+export async function deleteTrigger(db: D1Database, tenantId: string, triggerId: string): Promise<void> {
+  await db.prepare("DELETE FROM triggers WHERE tenant_id = ? AND trigger_id = ?").bind(tenantId, triggerId).run();
+}
+
+export function triggerView(t: TriggerRecord) {
+  return { trigger_id: t.trigger_id, name: t.name, ...t.spec, signing: t.signing, hook_url: `/v1/hooks/${t.trigger_id}`, created_at: t.created_at };
+}
+
+interface Row {
+  trigger_id: string;
+  tenant_id: string;
+  name: string;
+  spec_json: string;
+  signing_json: string;
+  ciphertext: string;
+  iv: string;
+  kek_version: number;
+  created_at: string;
+}
+
+function fromRow(r: Row): TriggerRecord {
+  return {
+    trigger_id: r.trigger_id,
+    tenant_id: r.tenant_id,
+    name: r.name,
+    spec: TriggerSpec.parse(JSON.parse(r.spec_json)),
+    signing: TriggerSigning.parse(JSON.parse(r.signing_json)),
+    sealed: { ciphertext: r.ciphertext, iv: r.iv, kek_version: r.kek_version },
+    created_at: r.created_at,
+  };
+}

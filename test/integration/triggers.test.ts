@@ -1,0 +1,194 @@
+/**
+ * Issue 18 item 1-2: signed inbound triggers. Deliveries are signed by real counterparts
+ * (`@octokit/webhooks-methods` sign(), `standardwebhooks`), the run's completion event is verified by
+ * the webhook receiver with `standardwebhooks`, and refusals are checked to write nothing.
+ */
+import { sign } from "@octokit/webhooks-methods";
+import { Webhook } from "standardwebhooks";
+import { beforeAll, describe, expect, it } from "vitest";
+import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
+import { apiAs, createTenant, type TestTenant, waitAs } from "./tenant-helpers";
+import { createTrigger, deliver, tenantRows } from "./trigger-helpers";
+import { createEndpoint, waitForReceived } from "./webhook-helpers";
+
+/** One answer per question of the shared three-question benchmark. */
+const ALL_ANSWERS = { fr: "It is Paris", it: "It is Rome", de: "It is Berlin" };
+
+describe("signed inbound triggers", () => {
+  let t: TestTenant;
+  let benchmarkId: string;
+  const judge = uniqueModel("trigger-judge");
+  const config = () => ({ answering_models: [{ id: "ci", interface: "manual", manual_answers: {} }], parsing_models: [fakeModel("j", judge)] });
+
+  beforeAll(async () => {
+    t = await createTenant({ name: "triggers" });
+    // The judge extracts "Paris" only from an answer that says Paris: the mapped answers decide the verdicts.
+    await addFakeRules([
+      { match: { model: judge, contains: "It is Paris" }, reply: { json: { answer: "Paris" } } },
+      { match: { model: judge }, reply: { json: { answer: "somewhere else" } } },
+    ]);
+    const res = await apiAs(t.key, "/v1/benchmarks", {
+      method: "POST",
+      json: {
+        name: "capitals",
+        questions: [
+          { id: "fr", question: "Capital of France?", template: exactTemplate("Paris") },
+          { id: "it", question: "Capital of Italy?", template: exactTemplate("Rome") },
+          { id: "de", question: "Capital of Germany?", template: exactTemplate("Berlin") },
+        ],
+      },
+    });
+    benchmarkId = ((await res.json()) as { benchmark_id: string }).benchmark_id;
+  });
+
+  it("GitHub: one payload signed with octokit's sign() and delivered 3× with one X-GitHub-Delivery starts one run; all three answer its id", async () => {
+    const own = await createTenant({ name: "github 3x" });
+    const bench = await apiAs(own.key, "/v1/benchmarks", { method: "POST", json: { name: "one", questions: [{ id: "fr", question: "Capital of France?", template: exactTemplate("Paris") }] } });
+    const trig = await createTrigger(own.key, {
+      name: "push",
+      benchmark_id: ((await bench.json()) as { benchmark_id: string }).benchmark_id,
+      config: config(),
+      signing: { scheme: "github" },
+      mapping: { run_name: { pointer: "/head_commit/id" }, manual_answers: { pointer: "/answers" } },
+    });
+    expect(trig.secret).toMatch(/^whsec_/);
+    const body = JSON.stringify({ head_commit: { id: "abc123" }, answers: { fr: "It is Paris" } });
+    const headers = { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "push", "x-github-delivery": crypto.randomUUID() };
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await deliver(trig.trigger_id, body, headers));
+    expect(answers.map((a) => a.res.status)).toEqual([202, 202, 202]);
+    const ids = await Promise.all(answers.map(async (a) => ((await a.res.json()) as { run_id: string }).run_id));
+    expect(new Set(ids).size).toBe(1);
+    expect(answers.map((a) => a.queueSends)).toEqual([1, 0, 0]);
+    const runs = ((await (await apiAs(own.key, "/v1/runs")).json()) as { runs: { run_id: string; run_name: string }[] }).runs;
+    expect(runs).toEqual([expect.objectContaining({ run_id: ids[0], run_name: "abc123" })]);
+    const done = await waitAs(own.key, ids[0]!);
+    expect(done.summary).toEqual([expect.objectContaining({ answering_model: "ci", passed: 1 })]);
+  });
+
+  it("GitHub ping: 200, nothing started", async () => {
+    const own = await createTenant({ name: "ping" });
+    const trig = await createTrigger(own.key, { name: "ping", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" } });
+    const before = await tenantRows(own.tenant_id);
+    const body = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
+    const got = await deliver(trig.trigger_id, body, { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "ping", "x-github-delivery": crypto.randomUUID() });
+    expect(got.res.status).toBe(200);
+    expect(await got.res.json()).toEqual({ ping: true, trigger_id: trig.trigger_id });
+    expect(got.queueSends).toBe(0);
+    expect(await tenantRows(own.tenant_id)).toEqual(before);
+  });
+
+  it("a bad or missing GitHub signature is 401 with zero writes (rows and queue sends)", async () => {
+    const trig = await createTrigger(t.key, { name: "bad sig", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" }, mapping: { manual_answers: { pointer: "/answers" } } });
+    const body = JSON.stringify({ answers: ALL_ANSWERS });
+    const before = await tenantRows(t.tenant_id);
+    expect(Object.keys(before)).toEqual(expect.arrayContaining(["runs", "idempotency_keys", "audit_log", "triggers"]));
+    const forged = await sign("whsec_not-the-secret", body);
+    const attempts: Record<string, string>[] = [{ "x-hub-signature-256": forged }, {}, { "x-hub-signature-256": forged.slice(0, -1) }];
+    for (const headers of attempts) {
+      const got = await deliver(trig.trigger_id, body, { ...headers, "x-github-event": "push", "x-github-delivery": crypto.randomUUID() });
+      expect(got.res.status).toBe(401);
+      expect(got.queueSends).toBe(0);
+    }
+    expect(await tenantRows(t.tenant_id)).toEqual(before);
+    // The same body signed with the trigger's secret is accepted: the 401s were the signature's doing.
+    const good = await deliver(trig.trigger_id, body, { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "push", "x-github-delivery": crypto.randomUUID() });
+    expect(good.res.status).toBe(202);
+  });
+
+  it("Standard Webhooks: a timestamp 6 minutes old is 401 with zero writes; a fresh one maps answers into a graded run whose completion webhook verifies", async () => {
+    const own = await createTenant({ name: "standard" });
+    const bench = await apiAs(own.key, "/v1/benchmarks", {
+      method: "POST",
+      json: {
+        name: "capitals",
+        questions: [
+          { id: "fr", question: "Capital of France?", template: exactTemplate("Paris") },
+          { id: "it", question: "Capital of Italy?", template: exactTemplate("Rome") },
+          { id: "de", question: "Capital of Germany?", template: exactTemplate("Berlin") },
+        ],
+      },
+    });
+    const ep = await createEndpoint(own.key, { all_runs: false });
+    const trig = await createTrigger(own.key, {
+      name: "deploy",
+      benchmark_id: ((await bench.json()) as { benchmark_id: string }).benchmark_id,
+      config: config(),
+      webhook_endpoint_ids: [ep.endpoint_id],
+      signing: { scheme: "standard_webhooks" },
+      mapping: {
+        run_name: { literal: "deploy check" },
+        question_ids: "/asked",
+        manual_answers: { model_id: "ci", items: "/results", id: "/question", answer: "/output/text" },
+      },
+    });
+    const body = JSON.stringify({
+      asked: ["fr", "it"],
+      results: [
+        { question: "fr", output: { text: "It is Paris" } },
+        { question: "it", output: { text: "It is Madrid" } },
+      ],
+    });
+    const hook = new Webhook(trig.secret);
+    const signed = (id: string, at: Date) => ({ "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": hook.sign(id, at, body) });
+
+    const before = await tenantRows(own.tenant_id);
+    const stale = await deliver(trig.trigger_id, body, signed("msg_stale", new Date(Date.now() - 6 * 60_000)));
+    expect(stale.res.status).toBe(401);
+    expect(stale.queueSends).toBe(0);
+    expect(await tenantRows(own.tenant_id)).toEqual(before);
+
+    const fresh = await deliver(trig.trigger_id, body, signed("msg_fresh", new Date()));
+    expect(fresh.res.status).toBe(202);
+    const { run_id } = (await fresh.res.json()) as { run_id: string };
+    const done = await waitAs(own.key, run_id);
+    expect(done).toMatchObject({ run_name: "deploy check", status: "completed", progress: { total: 2, done: 2 } });
+    expect(done.summary).toEqual([expect.objectContaining({ answering_model: "ci", passed: 1, total: 2 })]);
+    const got = await waitForReceived(ep.name, (r) => r.length >= 1);
+    expect(got).toHaveLength(1);
+    expect(got[0]!.verified_by).toEqual([0]);
+    expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "run.completed", data: { run_id, run_name: "deploy check" } });
+  });
+
+  it("plain hex header (sha256= optional) with a delivery id header; a payload missing a mapped pointer is a 400 naming it", async () => {
+    const trig = await createTrigger(t.key, {
+      name: "app",
+      benchmark_id: benchmarkId,
+      config: config(),
+      signing: { scheme: "hex_header", header: "X-App-Signature", delivery_id_header: "X-App-Delivery" },
+      mapping: { manual_answers: { pointer: "/answers" } },
+    });
+    const hex = async (body: string) => (await sign(trig.secret, body)).slice("sha256=".length);
+    const body = JSON.stringify({ answers: ALL_ANSWERS });
+    const id = crypto.randomUUID();
+    const a = await deliver(trig.trigger_id, body, { "x-app-signature": await hex(body), "x-app-delivery": id });
+    const b = await deliver(trig.trigger_id, body, { "x-app-signature": `sha256=${await hex(body)}`, "x-app-delivery": id });
+    expect([a.res.status, b.res.status]).toEqual([202, 202]);
+    expect(((await b.res.json()) as { run_id: string }).run_id).toBe(((await a.res.json()) as { run_id: string }).run_id);
+    const upper = await deliver(trig.trigger_id, body, { "x-app-signature": (await hex(body)).toUpperCase() });
+    expect(upper.res.status).toBe(401);
+    const missing = JSON.stringify({ nothing: true });
+    const bad = await deliver(trig.trigger_id, missing, { "x-app-signature": await hex(missing) });
+    expect(bad.res.status).toBe(400);
+    expect(((await bad.res.json()) as any).error.issues).toEqual([expect.objectContaining({ path: "payload /answers" })]);
+  });
+
+  it("model overrides from the payload are validated as POST /v1/runs validates them; the secret is shown once", async () => {
+    const trig = await createTrigger(t.key, {
+      name: "models",
+      benchmark_id: benchmarkId,
+      config: config(),
+      signing: { scheme: "github" },
+      mapping: { manual_answers: { pointer: "/answers" }, parsing_models: "/judges" },
+    });
+    const body = JSON.stringify({ answers: { fr: "x" }, judges: [{ id: "j", interface: "openai_compatible", model_name: "m", base_url: "ftp://nope" }] });
+    const got = await deliver(trig.trigger_id, body, { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "push" });
+    expect(got.res.status).toBe(400);
+    expect(JSON.stringify(await got.res.json())).toContain("config.parsing_models[0].base_url");
+    const view = await (await apiAs(t.key, `/v1/triggers/${trig.trigger_id}`)).text();
+    expect(view).not.toContain(trig.secret.slice(6));
+    const bad = await apiAs(t.key, "/v1/triggers", { method: "POST", json: { name: "x", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" }, mapping: { question_ids: "ids" } } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.issues.map((i: { path: string }) => i.path)).toEqual(["mapping.question_ids"]);
+  });
+});
