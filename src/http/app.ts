@@ -20,6 +20,7 @@ import { runs } from "./runs";
 import { apiDocs } from "../openapi/routes";
 import { hooks } from "./hooks";
 import { triggers } from "./triggers";
+import { presets } from "./presets";
 
 export function buildApp() {
   const app = new Hono<AppEnv>();
@@ -42,6 +43,7 @@ export function buildApp() {
   app.route("/v1/judge", judge);
   app.route("/v1/webhook-endpoints", webhooks);
   app.route("/v1/triggers", triggers);
+  app.route("/v1/presets", presets);
   app.route("/v1/hooks", hooks);
   app.notFound((c) => {
     const allow = allowedMethods(app.routes, c.req.path);

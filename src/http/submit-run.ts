@@ -17,6 +17,8 @@ import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
 import type { TenantRecord } from "../tenants/tenants-repo";
 import type { FieldIssue } from "../schemas/field-issue";
+import { applyPreset } from "../presets/apply";
+import { getPreset } from "../presets/presets-repo";
 import { webhooksOfRun } from "../webhooks/emit";
 import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
 import { refuseBrokenCode } from "./benchmarks";
@@ -45,7 +47,10 @@ export async function submitRun(c: Context<AppEnv>, call: SubmitCall): Promise<S
   const { tenant, idempotency } = call;
   const limits = effectiveLimits(tenant.limits_json);
   const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
-  const { webhook_endpoint_ids: webhookIds = [], ...request } = validate(CreateRunRequest, call.raw);
+  // A body naming preset_id gets the preset's config (its own config overriding) before it is validated.
+  const applied = await applyPreset(call.raw, (id) => getPreset(c.env.DB, tenant.tenant_id, id));
+  if (!applied.ok) throw invalidBody(applied.issues);
+  const { webhook_endpoint_ids: webhookIds = [], ...request } = validate(CreateRunRequest, applied.body);
   const { result_events } = await requireEndpoints(c.env, tenant.tenant_id, webhookIds);
   if (request.benchmark) await refuseBrokenCode(request.benchmark, "benchmark.");
   const body = withinAllowance(onlyQuestions(await withBenchmark(c.env, tenant.tenant_id, request), call.question_ids), allowance);

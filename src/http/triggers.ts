@@ -17,15 +17,20 @@ import { readJson, validate } from "./body";
 import { reply } from "./reply";
 import { TRIGGER_BODY_LIMIT } from "../schemas/body-limits";
 import { DeletedTrigger, TriggerList, TriggerView, TriggerWithSecret } from "../schemas/trigger-views";
-import { ApiFailure } from "./errors";
+import { ApiFailure, invalidBody } from "./errors";
+import { applyPreset } from "../presets/apply";
+import { getPreset } from "../presets/presets-repo";
 
 export const triggers = new Hono<AppEnv>();
 
 triggers.post("/", requireScope("triggers:write"), async (c) => {
   const body = validate(CreateTriggerRequest, (await readJson(c, TRIGGER_BODY_LIMIT)).value);
-  // The stored config and endpoints must make a valid run body before any payload is mapped in.
-  validate(CreateRunRequest, { benchmark_id: body.benchmark_id, config: body.config, webhook_endpoint_ids: body.webhook_endpoint_ids });
   const tenantId = tenantOf(c).tenant_id;
+  // The stored config (over its preset) and endpoints must make a valid run body before any payload is mapped in.
+  const base = { benchmark_id: body.benchmark_id, ...(body.preset_id ? { preset_id: body.preset_id } : {}), config: body.config, webhook_endpoint_ids: body.webhook_endpoint_ids };
+  const applied = await applyPreset(base, (id) => getPreset(c.env.DB, tenantId, id));
+  if (!applied.ok) throw invalidBody(applied.issues);
+  validate(CreateRunRequest, applied.body);
   const triggerId = mintTriggerId();
   const secret = mintSigningSecret();
   let sealed: TriggerRecord["sealed"];
@@ -39,7 +44,7 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
     trigger_id: triggerId,
     tenant_id: tenantId,
     name: body.name,
-    spec: { benchmark_id: body.benchmark_id, config: body.config, webhook_endpoint_ids: body.webhook_endpoint_ids, mapping: body.mapping },
+    spec: { benchmark_id: body.benchmark_id, ...(body.preset_id ? { preset_id: body.preset_id } : {}), config: body.config, webhook_endpoint_ids: body.webhook_endpoint_ids, mapping: body.mapping },
     signing: body.signing,
     sealed,
     created_at: new Date().toISOString(),

@@ -21,6 +21,8 @@ import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWith
 import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
 import { DeletedTrigger, HookPayload, HookPing, TriggerList, TriggerView, TriggerWithSecret } from "../schemas/trigger-views";
 import { CreateTriggerRequest } from "../schemas/triggers";
+import { DeletedPreset, PresetList, PresetView } from "../schemas/preset-views";
+import { PresetRequest } from "../schemas/presets";
 import { AnswerTemplate, TemplateField, VerifyStrategy } from "../schemas/template";
 import { Checkpoint } from "../karenina/import";
 
@@ -101,4 +103,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   DeletedTrigger,
   HookPing,
   HookPayload,
+  PresetRequest,
+  PresetView,
+  PresetList,
+  DeletedPreset,
 };

@@ -41,3 +41,5 @@ export const ADMIN_BODY_LIMIT: BodyLimit = { bytes: 64_000, advice: "a tenant is
 export const ENDPOINT_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "an endpoint is a url, a description, event types and two flags" };
 
 export const TRIGGER_BODY_LIMIT: BodyLimit = { bytes: 1_000_000, advice: "a trigger holds a config and a mapping, not a benchmark (store that with POST /v1/benchmarks)" };
+
+export const PRESET_BODY_LIMIT: BodyLimit = { bytes: 1_000_000, advice: "a preset is one verification config; store benchmarks with POST /v1/benchmarks" };

@@ -6,6 +6,7 @@ export const TriggerView = z.strictObject({
   trigger_id: z.string(),
   name: z.string(),
   benchmark_id: z.string(),
+  preset_id: z.string().optional(),
   config: z.record(z.string(), z.unknown()),
   webhook_endpoint_ids: z.array(z.string()).optional(),
   mapping: TriggerMapping,

@@ -56,7 +56,9 @@ export const CreateTriggerRequest = z.strictObject({
   name: z.string().min(1).max(200),
   benchmark_id: z.string().min(1).max(100),
   /** Stored as sent; every delivery re-validates the mapped run body as POST /v1/runs does. */
-  config: z.record(z.string(), z.unknown(), { error: "config must be a verification config object" }),
+  /** A stored preset (POST /v1/presets); `config` then overrides its top-level keys. */
+  preset_id: z.string().min(1).max(100).optional(),
+  config: z.record(z.string(), z.unknown(), { error: "config must be a verification config object" }).default({}),
   webhook_endpoint_ids: WebhookEndpointIds.optional(),
   signing: TriggerSigning,
   mapping: TriggerMapping.default({}),

@@ -19,6 +19,7 @@ export function mapPayload(spec: TriggerSpec, payload: unknown): Mapped {
   };
   const config: Record<string, unknown> = structuredClone(spec.config);
   const body: Record<string, unknown> = { benchmark_id: spec.benchmark_id, config };
+  if (spec.preset_id) body.preset_id = spec.preset_id;
   if (spec.webhook_endpoint_ids) body.webhook_endpoint_ids = spec.webhook_endpoint_ids;
 
   if (m.run_name) body.run_name = "literal" in m.run_name ? m.run_name.literal : read(m.run_name.pointer);

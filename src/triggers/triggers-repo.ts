@@ -6,6 +6,7 @@ import { TriggerMapping, TriggerSigning } from "../schemas/triggers";
 /** What a delivery turns into a run body: stored as the creator sent it. */
 export const TriggerSpec = z.object({
   benchmark_id: z.string(),
+  preset_id: z.string().optional(),
   config: z.record(z.string(), z.unknown()),
   webhook_endpoint_ids: z.array(z.string()).optional(),
   mapping: TriggerMapping,

@@ -128,6 +128,16 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await ev.runs.wait(((await hooked.json()) as { run_id: string }).run_id, { pollMs: 300 });
     await raw("DELETE", `/v1/triggers/${trigger.trigger_id}`);
 
+    // Presets: Karenina's preset file as is, replaced, named by a dry run with overrides, deleted.
+    const presetFile = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test/fixtures/karenina/preset_full.json"), "utf8"));
+    const preset = (await (await raw("POST", "/v1/presets", { body: JSON.stringify(presetFile), headers: json })).json()) as { preset_id: string };
+    await raw("GET", "/v1/presets");
+    await raw("GET", `/v1/presets/${preset.preset_id}`);
+    await raw("PUT", `/v1/presets/${preset.preset_id}`, { body: JSON.stringify({ ...presetFile, name: "full" }), headers: json });
+    const presetRun = await raw("POST", "/v1/runs", { body: JSON.stringify({ benchmark, preset_id: preset.preset_id, config: { answering_models: config.answering_models, parsing_models: config.parsing_models }, dry_run: true }), headers: json });
+    expect(presetRun.status).toBe(200);
+    await raw("DELETE", `/v1/presets/${preset.preset_id}`);
+
     // The operator's routes, with the admin token of .dev.vars.
     const admin = { authorization: `Bearer ${readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_ADMIN_TOKEN}`, "content-type": "application/json" };
     await raw("POST", "/v1/admin/tenants", { body: '{"name": "Contract", "tenant_id": "contract"}', headers: admin });

@@ -22,6 +22,7 @@ interface AIds {
   endpoint_id: string;
   delivery_id: string;
   trigger_id: string;
+  preset_id: string;
 }
 
 /** Path parameters per route: A's ids. A route missing here fails the enumeration test. */
@@ -41,6 +42,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/webhook-endpoints/:id/rotate-secret": { id: a.endpoint_id },
     "/v1/webhook-endpoints/:id/deliveries": { id: a.endpoint_id },
     "/v1/triggers/:id": { id: a.trigger_id },
+    "/v1/presets/:id": { id: a.preset_id },
     "/v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": { id: a.endpoint_id, delivery_id: a.delivery_id },
   };
   return table[path];
@@ -81,6 +83,7 @@ describe("tenant isolation", () => {
     const put = await apiAs(a.key, `/v1/secrets/${secret_name}`, { method: "PUT", json: { value: `sk-${CANARY}`, interface: "openai" } });
     expect(put.status).toBe(201);
     const [delivery] = await settledDeliveries(a.key, endpoint.endpoint_id, 1);
+    const preset = (await (await apiAs(a.key, "/v1/presets", { method: "POST", json: { name: `preset ${CANARY}`, config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] } } })).json()) as { preset_id: string };
     const trigger = await createTrigger(a.key, {
       name: `trigger ${CANARY}`,
       benchmark_id,
@@ -89,7 +92,7 @@ describe("tenant isolation", () => {
     });
     ids = {
       run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id, secret_name,
-      endpoint_id: endpoint.endpoint_id, delivery_id: delivery.delivery_id, trigger_id: trigger.trigger_id,
+      endpoint_id: endpoint.endpoint_id, delivery_id: delivery.delivery_id, trigger_id: trigger.trigger_id, preset_id: preset.preset_id,
     };
     // A's own view has the canary (so its absence from B's responses means something).
     expect(JSON.stringify(page)).toContain(CANARY);
@@ -132,13 +135,13 @@ describe("tenant isolation", () => {
   });
 
   it("never lists A's resources to B, and no response to B carries A's canary", async () => {
-    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints", "/v1/triggers"]) {
+    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints", "/v1/triggers", "/v1/presets"]) {
       const res = await apiAs(b.key, path);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).not.toContain(CANARY);
       // (B set a secret of A's secret's name itself in the test above: that name is B's too.)
-      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id, ids.trigger_id]) expect(text).not.toContain(id);
+      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id, ids.trigger_id, ids.preset_id]) expect(text).not.toContain(id);
     }
     // A's benchmark named in a run body is unknown to B (a 400 at benchmark_id, no canary).
     const res = await apiAs(b.key, "/v1/runs", {

@@ -8,6 +8,7 @@ import { JUDGE_OPERATIONS } from "./judge";
 import { RUN_OPERATIONS } from "./runs";
 import { TENANT_OPERATIONS } from "./tenant";
 import { TRIGGER_OPERATIONS } from "./triggers";
+import { PRESET_OPERATIONS } from "./presets";
 import { WEBHOOK_OPERATIONS } from "./webhooks";
 
-export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS, ...TRIGGER_OPERATIONS];
+export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS, ...TRIGGER_OPERATIONS, ...PRESET_OPERATIONS];
