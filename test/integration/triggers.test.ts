@@ -14,6 +14,22 @@ import { createEndpoint, waitForReceived } from "./webhook-helpers";
 /** One answer per question of the shared three-question benchmark. */
 const ALL_ANSWERS = { fr: "It is Paris", it: "It is Rome", de: "It is Berlin" };
 
+/** Stores the three-question capitals benchmark for a tenant; its benchmark_id. */
+async function storeCapitals(key: string): Promise<string> {
+  const res = await apiAs(key, "/v1/benchmarks", {
+    method: "POST",
+    json: {
+      name: "capitals",
+      questions: [
+        { id: "fr", question: "Capital of France?", template: exactTemplate("Paris") },
+        { id: "it", question: "Capital of Italy?", template: exactTemplate("Rome") },
+        { id: "de", question: "Capital of Germany?", template: exactTemplate("Berlin") },
+      ],
+    },
+  });
+  return ((await res.json()) as { benchmark_id: string }).benchmark_id;
+}
+
 describe("signed inbound triggers", () => {
   let t: TestTenant;
   let benchmarkId: string;
@@ -27,18 +43,7 @@ describe("signed inbound triggers", () => {
       { match: { model: judge, contains: "It is Paris" }, reply: { json: { answer: "Paris" } } },
       { match: { model: judge }, reply: { json: { answer: "somewhere else" } } },
     ]);
-    const res = await apiAs(t.key, "/v1/benchmarks", {
-      method: "POST",
-      json: {
-        name: "capitals",
-        questions: [
-          { id: "fr", question: "Capital of France?", template: exactTemplate("Paris") },
-          { id: "it", question: "Capital of Italy?", template: exactTemplate("Rome") },
-          { id: "de", question: "Capital of Germany?", template: exactTemplate("Berlin") },
-        ],
-      },
-    });
-    benchmarkId = ((await res.json()) as { benchmark_id: string }).benchmark_id;
+    benchmarkId = await storeCapitals(t.key);
   });
 
   it("GitHub: one payload signed with octokit's sign() and delivered 3× with one X-GitHub-Delivery starts one run; all three answer its id", async () => {
@@ -98,21 +103,11 @@ describe("signed inbound triggers", () => {
 
   it("Standard Webhooks: a timestamp 6 minutes old is 401 with zero writes; a fresh one maps answers into a graded run whose completion webhook verifies", async () => {
     const own = await createTenant({ name: "standard" });
-    const bench = await apiAs(own.key, "/v1/benchmarks", {
-      method: "POST",
-      json: {
-        name: "capitals",
-        questions: [
-          { id: "fr", question: "Capital of France?", template: exactTemplate("Paris") },
-          { id: "it", question: "Capital of Italy?", template: exactTemplate("Rome") },
-          { id: "de", question: "Capital of Germany?", template: exactTemplate("Berlin") },
-        ],
-      },
-    });
+
     const ep = await createEndpoint(own.key, { all_runs: false });
     const trig = await createTrigger(own.key, {
       name: "deploy",
-      benchmark_id: ((await bench.json()) as { benchmark_id: string }).benchmark_id,
+      benchmark_id: await storeCapitals(own.key),
       config: config(),
       webhook_endpoint_ids: [ep.endpoint_id],
       signing: { scheme: "standard_webhooks" },
