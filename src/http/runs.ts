@@ -3,11 +3,14 @@ import { type Context, Hono } from "hono";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { canonicalJson } from "../lib/jcs";
 import { sha256Hex } from "../lib/sha256";
-import { ListQuery } from "../schemas/api";
+import { ListQuery, ResultsQuery, SummaryQuery } from "../schemas/api";
 import { deleteRun } from "../storage/delete-run";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { getStoredResult, listResultJson } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
+import { requireSpec } from "../storage/spec-store";
+import { runGroupSummaries } from "../summaries/run-summary";
+import { resultFilter } from "./result-filter";
 import { getRun, listRuns, type RunRecord } from "../storage/runs-repo";
 import { cancelRun } from "./run-cancel";
 import { submitRun } from "./submit-run";
@@ -90,22 +93,41 @@ export async function runView(c: Context<AppEnv>, run: RunRecord): Promise<RunSt
   };
 }
 
-/** The per-pair summary, paged: `{summary: [...], next_cursor}` in the order GET /v1/runs/:id embeds it. */
+/**
+ * The summary, paged. Without group_by: the coordinator's per-pair view, in the order GET
+ * /v1/runs/:id embeds it. With group_by: groups computed from the result rows, with pass@k and
+ * pass^k (src/summaries/README.md), sorted by the group's key.
+ */
 runs.get("/:id/summary", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  const q = validateQuery(ListQuery, c.req.query());
+  const q = validateQuery(SummaryQuery, c.req.query());
   const offset = q.cursor ? pairOffset(q.cursor) : 0;
+  if (q.group_by) {
+    const spec = await requireSpec(c.env.BLOBS, run);
+    const groups = await runGroupSummaries(c.env.DB, run, spec, q.group_by);
+    const page = groups.slice(offset, offset + q.limit);
+    const end = offset + page.length;
+    return c.json({
+      group_by: q.group_by,
+      replicate_count: spec.replicate_count,
+      groups: page,
+      groups_total: groups.length,
+      next_cursor: end < groups.length ? pairCursor(end) : null,
+    });
+  }
   const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset, limit: q.limit });
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
   const end = offset + snap.summary.length;
   return reply(c, SummaryPage, { summary: snap.summary, next_cursor: end < snap.pairs_total ? pairCursor(end) : null });
 });
 
+/** Results in result_id order, filtered by answering/parsing model, question, verdict and failure group. */
 runs.get("/:id/results", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  const q = validateQuery(ListQuery, c.req.query());
+  const q = validateQuery(ResultsQuery, c.req.query());
+  const filter = await resultFilter(q, () => requireSpec(c.env.BLOBS, run));
   const after = q.cursor ? decodeCursor(q.cursor, ["result_id"])[0]! : null;
-  const rows = await listResultJson(c.env.DB, run.tenant_id, run.run_id, q.limit, after);
+  const rows = await listResultJson(c.env.DB, run.tenant_id, run.run_id, q.limit, after, filter);
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
   // compact_json is already serialised: splice it in rather than parse and re-serialise.
   const results = `[${rows.map((r) => r.compact_json).join(",")}]`;

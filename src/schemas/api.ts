@@ -1,6 +1,7 @@
 /** HTTP API bodies. */
 import { z } from "zod";
 import { Benchmark } from "./benchmark";
+import { FAILURE_GROUPS } from "./result";
 import { VerificationConfig } from "./verification-config";
 import { PriceOverrides } from "../llm/prices";
 import { WebhookEndpointIds } from "./webhooks";
@@ -70,3 +71,25 @@ export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   cursor: z.string().min(1).max(512).optional(),
 });
+
+/** How GET /v1/runs/:id/summary?group_by= groups results (src/summaries/README.md). */
+export const GROUP_BYS = ["pair", "question", "replicate", "answering_model", "parsing_model", "failure_category", "trait"] as const;
+export type GroupBy = (typeof GROUP_BYS)[number];
+
+/** GET /v1/runs/:id/summary: without group_by, the coordinator's per-pair view; with it, grouped from the result rows. */
+export const SummaryQuery = ListQuery.extend({ group_by: z.enum(GROUP_BYS).optional() });
+
+/**
+ * Result filters, shared by GET /v1/runs/:id/results and the exports. Model and question ids are
+ * checked against the run (an id the run does not have is a 400 naming the parameter, not an
+ * empty page); verdict and failure_group against their lists here.
+ */
+export const ResultFilterQuery = {
+  answering_model: z.string().min(1).max(300).optional(),
+  parsing_model: z.string().min(1).max(300).optional(),
+  question_id: z.string().min(1).max(1000).optional(),
+  verdict: z.enum(["pass", "fail", "error", "no_verdict"]).optional(),
+  failure_group: z.enum(FAILURE_GROUPS).optional(),
+};
+export const ResultsQuery = ListQuery.extend(ResultFilterQuery);
+export type ResultsQuery = z.output<typeof ResultsQuery>;

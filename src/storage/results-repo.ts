@@ -70,25 +70,62 @@ export function resultUpsertStatements(db: D1Database, rows: readonly ResultRowR
   return multiRowInsert(db, "results", COLUMNS, values, conflict);
 }
 
+/** Which of a run's results a listing, summary or export reads; every field AND-ed, absent = any. */
+export interface ResultFilter {
+  answering_model?: string | undefined;
+  parsing_model?: string | undefined;
+  question_id?: string | undefined;
+  verdict?: import("../pipeline/verdict").Verdict | undefined;
+  /** The failure categories of the requested failure group (schemas/result.ts FAILURE_GROUP). */
+  failure_categories?: readonly string[] | undefined;
+}
+
+/** `AND …` clauses and their binds for a filter (column names are fixed here, values are bound). */
+function filterClauses(f: ResultFilter): { sql: string; binds: unknown[] } {
+  const parts: string[] = [];
+  const binds: unknown[] = [];
+  for (const col of ["answering_model", "parsing_model", "question_id", "verdict"] as const) {
+    if (f[col] === undefined) continue;
+    parts.push(` AND ${col} = ?`);
+    binds.push(f[col]);
+  }
+  if (f.failure_categories) {
+    parts.push(` AND failure_category IN (${f.failure_categories.map(() => "?").join(", ")})`);
+    binds.push(...f.failure_categories);
+  }
+  return { sql: parts.join(""), binds };
+}
+
+/**
+ * A page of a run's rows in result_id order, after `afterResultId`; `columns` is a fixed SELECT
+ * list from this module's callers, never user input.
+ */
+export async function pageResultRows<T>(
+  db: D1Database,
+  columns: string,
+  run: { tenant_id: string; run_id: string },
+  page: { limit: number; after: string | null },
+  filter: ResultFilter = {},
+): Promise<T[]> {
+  const f = filterClauses(filter);
+  const after = page.after === null ? "" : " AND result_id > ?";
+  const { results } = await db
+    .prepare(`SELECT ${columns} FROM results WHERE tenant_id = ? AND run_id = ?${after}${f.sql} ORDER BY result_id LIMIT ?`)
+    .bind(run.tenant_id, run.run_id, ...(page.after === null ? [] : [page.after]), ...f.binds, page.limit)
+    .all<T>();
+  return results;
+}
+
 /** Results of a run in result_id order; the cursor is the last result_id returned. */
-export async function listResultJson(
+export function listResultJson(
   db: D1Database,
   tenantId: string,
   runId: string,
   limit: number,
   afterResultId: string | null,
+  filter: ResultFilter = {},
 ): Promise<{ result_id: string; compact_json: string }[]> {
-  const stmt = afterResultId
-    ? db
-        .prepare(
-          "SELECT result_id, compact_json FROM results WHERE tenant_id = ? AND run_id = ? AND result_id > ? ORDER BY result_id LIMIT ?",
-        )
-        .bind(tenantId, runId, afterResultId, limit)
-    : db
-        .prepare("SELECT result_id, compact_json FROM results WHERE tenant_id = ? AND run_id = ? ORDER BY result_id LIMIT ?")
-        .bind(tenantId, runId, limit);
-  const { results } = await stmt.all<{ result_id: string; compact_json: string }>();
-  return results;
+  return pageResultRows(db, "result_id, compact_json", { tenant_id: tenantId, run_id: runId }, { limit, after: afterResultId }, filter);
 }
 
 /** Where a result's full form is: the row itself (compact_json + trace_json) or its R2 object. */
