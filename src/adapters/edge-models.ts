@@ -15,6 +15,7 @@ import type { ModelConfig } from "../schemas/model-config";
 import type { KeyRing } from "../tenants/key-ring";
 import { limiterClient, type poolRegistry } from "../limiter/limiter-client";
 import { withOwnShare } from "../limiter/own-share";
+import { scrubbingPort } from "../llm/scrubbing";
 import type { PartialLimits } from "../limiter/limiter-state";
 
 
@@ -50,6 +51,9 @@ export function limitedAdapter(
   if (model.interface === "manual") return port;
   const name = requiredSecretName(model);
   const key = (name === null ? NO_KEY_PLACEHOLDER : ring.secret(name)) ?? "";
+  // A server that echoes the key it was sent (or any key of the tenant) gets it scrubbed from the
+  // output before the retries, the cache, the result or a log see it (src/llm/scrubbing.ts).
+  const scrubbed = scrubbingPort(port, [name === null ? undefined : key, ...ring.knownSecrets()]);
   // The shared limiter is keyed by the key's fingerprint, origin and model (tenants sharing a key
   // share its limit) and takes only the key's own limits, never a run's.
   const keyLimits = ring.limits(name);
@@ -57,7 +61,7 @@ export function limitedAdapter(
   const shared = pools ? pools(model, key, keyLimits, callTimeoutMs(env, model)) : limiterClient(env.LIMITER, model, key, keyLimits);
   const client = run?.limits ? withOwnShare(limiterClient(env.LIMITER, model, key, lowerLimits(keyLimits, run.limits), `run:${run.run_id}`), shared) : shared;
   // The gate (a queued run's cancel check) sits inside the limiter: a call is checked when it would start.
-  return limitedPort(opts.gate ? opts.gate(port) : port, client, { sleep, now: Date.now });
+  return limitedPort(opts.gate ? opts.gate(scrubbed) : scrubbed, client, { sleep, now: Date.now });
 }
 
 /** A key's own limits (from its tenant secret) and a run's: each the lower of the two. */

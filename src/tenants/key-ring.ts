@@ -31,7 +31,12 @@ export interface KeyRing {
   limits(name: string | null): SecretLimits | undefined;
   /** Null when requests may go to this base URL under the worker's outbound policy (src/outbound). */
   urlIssue(baseUrl: string): string | null;
+  /** Every key value this ring could send (the tenant's secrets, and the deployment's provider keys it may use): scrubbed from model output. */
+  knownSecrets(): string[];
 }
+
+/** The deployment secrets a model or search uses by default; any other is named by api_key_secret and is the tenant's own or looked up by name. */
+const DEPLOYMENT_PROVIDER_SECRETS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TAVILY_API_KEY"];
 
 /** Secrets that guard edgeval itself: never a provider key, whatever a config names. */
 const RESERVED_PREFIX = "EDGEVAL_";
@@ -55,6 +60,7 @@ export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: Readon
     },
     limits: (name) => (name === null ? undefined : (tenantKeys.get(name)?.limits ?? undefined)),
     urlIssue: (baseUrl) => outboundUrlIssue(baseUrl, edgeConfig(env).outbound, "base"),
+    knownSecrets: () => [...[...tenantKeys.values()].map((k) => k.value), ...DEPLOYMENT_PROVIDER_SECRETS.map(deployment).filter((v): v is string => v !== undefined)],
   };
 }
 

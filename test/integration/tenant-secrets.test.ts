@@ -3,7 +3,7 @@
  * fake provider (so it was used) and appears nowhere else — nor its base64 or hex forms — in D1,
  * R2, queue messages, the run's Durable Object storage or the worker's log output of a full run.
  */
-import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
@@ -15,35 +15,8 @@ import { coordinatorName } from "../../src/storage/r2-keys";
 import { loadKeyRing } from "../../src/tenants/key-ring";
 import { getTenant } from "../../src/tenants/tenants-repo";
 import { addFakeRules, api, exactTemplate, uniqueModel } from "./helpers";
+import { coordinatorDump, d1Dump, forms, r2Dump } from "./leak-scan";
 import { apiAs, createTenant } from "./tenant-helpers";
-
-const hex = (s: string) => [...new TextEncoder().encode(s)].map((b) => b.toString(16).padStart(2, "0")).join("");
-const forms = (s: string) => [s, btoa(s), btoa(s).replace(/=+$/, ""), hex(s)];
-
-/** Every row of every table of D1, as text. */
-async function d1Dump(): Promise<string> {
-  const { results: tables } = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'",
-  ).all<{ name: string }>();
-  const out: string[] = [];
-  for (const { name } of tables) out.push(JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results));
-  return out.join("\n");
-}
-
-/** Every object of R2: key, metadata and body. */
-async function r2Dump(): Promise<string> {
-  const out: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await env.BLOBS.list({ cursor, include: ["customMetadata", "httpMetadata"] });
-    for (const o of page.objects) {
-      const obj = await env.BLOBS.get(o.key);
-      out.push(o.key, JSON.stringify(o.customMetadata ?? {}), obj ? await obj.text() : "");
-    }
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-  return out.join("\n");
-}
 
 async function fakeRequests(model: string): Promise<{ credential: string | null }[]> {
   const res = await fetch(`${env.FAKE_LLM_URL}/_admin/requests?model=${encodeURIComponent(model)}`);
@@ -108,10 +81,7 @@ describe("tenant secrets", () => {
     expect(calls.every((c) => c.credential === canary)).toBe(true);
 
     // And it is nowhere else.
-    const coordinatorTables = await runInDurableObject(env.RUNS.getByName(coordinatorName(plan.spec)), async (_i, state) => {
-      const names = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray();
-      return names.map(({ name }) => JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray())).join("\n");
-    });
+    const coordinatorTables = await coordinatorDump(coordinatorName(plan.spec));
     expect(coordinatorTables).toContain(plan.spec.run_id);
     const haystacks = {
       d1: await d1Dump(),
