@@ -16,6 +16,8 @@ import type { KeyRing } from "../tenants/key-ring";
 import { limiterClient, type poolRegistry } from "../limiter/limiter-client";
 import { withOwnShare } from "../limiter/own-share";
 import { scrubbingPort } from "../llm/scrubbing";
+import type { NonceFor } from "../llm/delimiting";
+import { promptNonce } from "../lib/untrusted";
 import type { PartialLimits } from "../limiter/limiter-state";
 
 
@@ -101,4 +103,19 @@ export function retrySettings(env: Env): { retryPolicy: RetryPolicy; retryEnv: R
 export function embeddingPlace(env: Env): EmbeddingPlace {
   const base = edgeConfig(env).embeddingBaseUrl;
   return { local: isLocalMode(env), ...(base ? { localBaseUrl: base } : {}) };
+}
+
+/**
+ * Used when EDGEVAL_PROMPT_NONCE_KEY is unset: unpredictable, but a re-run in another isolate gets
+ * other nonces. Made on first use: a Worker may not generate random values at global scope.
+ */
+let isolateNonceKey: string | undefined;
+
+/**
+ * The nonces of one graded result's calls (src/lib/untrusted.ts promptNonce): `identity` names the
+ * result (a job's question, answering model, replicate and judge), so a re-run reproduces them.
+ */
+export function nonceSource(env: Env, identity: string): NonceFor {
+  const key = env.EDGEVAL_PROMPT_NONCE_KEY || (isolateNonceKey ??= crypto.randomUUID());
+  return (callSite) => promptNonce(key, identity, callSite);
 }

@@ -15,7 +15,7 @@ import { modelKeyIssues } from "../llm/model-keys";
 import { emptyLedger } from "../llm/retrying";
 import { type Deadline, deadlinePort } from "../llm/deadline";
 import { modelPortChain } from "../adapters/model-chain";
-import { limitedAdapter, modelRetryPolicy, retrySettings } from "../adapters/edge-models";
+import { limitedAdapter, modelRetryPolicy, nonceSource, retrySettings } from "../adapters/edge-models";
 import { type KeyRing, keyRing, loadKeyRing } from "../tenants/key-ring";
 import type { TenantRecord } from "../tenants/tenants-repo";
 import { requiredSecretName } from "../llm/factory";
@@ -115,6 +115,8 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
   const ports = new Map<string, ModelPort>();
   // A request has no job to hand back to the queue: its retry ledger lives for the request.
   const ledger = emptyLedger();
+  // A request is graded once (no cache): its answer-delimiting nonces need only be its own.
+  const nonces = nonceSource(env, `judge:${crypto.randomUUID()}`);
   const { retryPolicy, retryEnv } = retrySettings(env);
   return {
     // A response served from the response cache (issue 5 marks it `cached`) was not paid for.
@@ -126,7 +128,7 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
       if (!port) {
         // With a deadline: no call starts after it (inner), and nothing in progress is waited for past it (outer).
         const bounded = (p: ModelPort) => (deadline ? deadlinePort(p, deadline) : p);
-        port = bounded(modelPortChain(bounded(limitedAdapter(env, ring, config)), { ledger, retryPolicy: modelRetryPolicy(retryPolicy, config), retryEnv }));
+        port = bounded(modelPortChain(bounded(limitedAdapter(env, ring, config)), nonces, { ledger, retryPolicy: modelRetryPolicy(retryPolicy, config), retryEnv }));
         ports.set(key, port);
       }
       return port;

@@ -18,7 +18,7 @@ import { cancelGate, gatedPort, noteRunState } from "./cancel-gate";
 import { type CoordinatorPort, type JobDeps, type ResultWrite, runJob, writeResults } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
 import { guardedFetch } from "../outbound/guarded-fetch";
-import { embeddingPlace, limitedAdapter, retrySettings } from "../adapters/edge-models";
+import { embeddingPlace, limitedAdapter, nonceSource, retrySettings } from "../adapters/edge-models";
 import { edgeConfig } from "../config";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
@@ -130,6 +130,7 @@ function jobDeps(env: Env): JobDeps {
       return port;
     },
     embeddingPlace: embeddingPlace(env),
+    nonceFor: (identity: string) => nonceSource(env, identity),
     clock: { now: () => Date.now() },
     log,
     codeVerifier: createCodeVerifier(),

@@ -6,6 +6,7 @@
  * (storage/ledger-store.ts), so its per-class budgets carry over to the next delivery.
  */
 import type { ModelPort } from "../llm/port";
+import type { NonceFor } from "../llm/delimiting";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
 import { modelPortChain } from "../adapters/model-chain";
 import type { ModelConfig } from "../schemas/model-config";
@@ -28,6 +29,8 @@ export interface JobPortDeps {
   /** The batch's adapter for a model, its calls through the key's shared limiter and, when the run sets `limits` for it, the run's own. */
   portFor: (model: ModelConfig, run: RunShareOf) => ModelPort;
   clock: { now(): number };
+  /** The answer-delimiting nonces of one result's calls (src/adapters/edge-models.ts nonceSource). */
+  nonceFor: (identity: string) => NonceFor;
   retryPolicy: RetryPolicy;
   retryEnv: RetryEnv;
 }
@@ -42,7 +45,9 @@ export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: 
     if (port) return port;
     const limited = deps.portFor(model, { run_id: spec.run_id, tenant_id: spec.tenant_id, limits: spec.limits?.[model.id] });
     const cacheSetup = store ? { store, model: cacheModelScope(model), job: jobScope, ttlSeconds: cache?.ttl_s ?? DEFAULT_CACHE_TTL_S } : undefined;
-    port = modelPortChain(limited, { ledger, retryPolicy: modelRetryPolicy(deps.retryPolicy, model), retryEnv: deps.retryEnv }, cacheSetup);
+    // The result's identity: the job (question, answering model, replicate) and the model called.
+    const nonces = deps.nonceFor(`${jobScope}|${model.id}`);
+    port = modelPortChain(limited, nonces, { ledger, retryPolicy: modelRetryPolicy(deps.retryPolicy, model), retryEnv: deps.retryEnv }, cacheSetup);
     ports.set(model, port);
     return port;
   };

@@ -65,6 +65,8 @@ export interface JobDeps {
   coordinator: (name: string) => CoordinatorPort;
   /** A model's port for a run of `tenantId` (whose keys `prepareTenant` loaded first). */
   portFor: JobPortDeps["portFor"];
+  /** The answer-delimiting nonces of one result's calls. */
+  nonceFor: JobPortDeps["nonceFor"];
   /** Where the embedding check's default model runs (deployed: Workers AI; local: an OpenAI-compatible endpoint). */
   embeddingPlace?: EmbeddingPlace;
   /** Loads the tenant's provider keys before its job builds ports (one D1 read per tenant and batch). */

@@ -4,6 +4,7 @@
  * reference), the upstream units' answers and explanations (a debate as a transcript), the options,
  * and the scale instruction.
  */
+import { untrusted } from "../lib/untrusted";
 import { z } from "zod";
 import type { Message } from "../llm/port";
 import type { Scale } from "./scales";
@@ -52,7 +53,7 @@ export function buildMessages(n: JudgeNode, ctx: PromptContext, optionOrder?: nu
   const s = ctx.sample;
   const comparing = n.kind === "pairwise" || n.kind === "best-of-k" || n.kind === "ranker";
   if (s.input && !uses("input")) parts.push(`Input:\n${s.input}`);
-  if (!comparing && !uses("output")) parts.push(`Response:\n${s.output}`);
+  if (!comparing && !uses("output")) parts.push(`Response:\n${untrusted(s.output)}`);
   if (!comparing && s.reference !== undefined && !uses("reference")) parts.push(`Reference:\n${s.reference}`);
   if (ctx.transcript.length) parts.push(`Debate so far:\n${ctx.transcript.map((o) => `[${o.name}] ${o.text ?? ""}`).join("\n\n")}`);
   if (!uses("previous")) {

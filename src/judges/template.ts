@@ -14,6 +14,7 @@
  * but resolves to nothing is a config error, found before any call, so it is never sent literally.
  * Other braces (JSON in a prompt, `{x}`) stay literal.
  */
+import { untrusted } from "../lib/untrusted";
 import type { JudgeNode, JudgeSampleInput, UnitOutput } from "./types";
 
 /** `{{ expr }}`, or a single-brace Verdict expression not inside double braces. */
@@ -130,7 +131,7 @@ export function render(template: string, ctx: RenderContext, node?: JudgeNode): 
     if (!ref) return whole;
     switch (ref.kind) {
       case "output":
-        return ctx.sample.output;
+        return untrusted(ctx.sample.output);
       case "input":
         return ctx.sample.input;
       case "reference":

@@ -3,6 +3,7 @@
  * boolean/score prompt follows Karenina's text closely: the recorded call in
  * karenina-data/llm_fixture_rubric_batch_*.json was made with it.
  */
+import { untrusted } from "../lib/untrusted";
 import type { Message } from "../llm/port";
 import { withInstructions } from "../pipeline/prompts/instructions";
 import type { LLMRubricTrait, MetricRubricTrait } from "../schemas/rubric";
@@ -48,7 +49,7 @@ export function scoreRange(t: LLMRubricTrait): [number, number] {
 
 function contextBlocks(c: PromptContext): string {
   const ref = c.reference ? `**REFERENCE ANSWER:**\n${c.reference}\n\n` : "";
-  return `**QUESTION:**\n${c.question}\n\n${ref}**ANSWER TO EVALUATE:**\n${c.answer}`;
+  return `**QUESTION:**\n${c.question}\n\n${ref}**ANSWER TO EVALUATE:**\n${untrusted(c.answer)}`;
 }
 
 function schemaBlock(schema: Record<string, unknown>, example: unknown): string {
@@ -141,6 +142,6 @@ ${JSON_ONLY}`;
   const list = concepts.map((c) => `- **${c.name}**: ${c.text}`).join("\n");
   return [
     { role: "system", content: system },
-    { role: "user", content: `**Concepts to check:**\n${list}\n\n**Response to analyze:**\n${response}\n\nReturn {"results": [{"trait_name": ..., "present": true|false}, ...]} with every concept.` },
+    { role: "user", content: `**Concepts to check:**\n${list}\n\n**Response to analyze:**\n${untrusted(response)}\n\nReturn {"results": [{"trait_name": ..., "present": true|false}, ...]} with every concept.` },
   ];
 }

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import fixture from "../fixtures/karenina/llm_fixture_rubric_batch_ab0e36bb.json";
 import withRubrics from "../fixtures/karenina/checkpoint_with_rubrics.jsonld?raw";
@@ -65,9 +66,12 @@ describe("rubrics through the real queue", () => {
   it("replays Karenina's recorded batch rubric call through the adapters and gives the scores it implies", async () => {
     const judge = uniqueModel("replay-judge");
     const user = fixture.request.messages[1]!.content;
-    // The rule fires only if edgeval sends the recorded user message verbatim; the reply is the recorded one (fenced JSON).
-    await addFakeRules([{ match: { model: judge, contains: user }, reply: { text: fixture.response.content } }]);
     const answer = "Photosynthesis is the process by which plants convert sunlight, water, and carbon dioxide into glucose and oxygen. Think of it as plants making their own food using sunlight as energy.";
+    // edgeval sends the recorded user message verbatim except that the answer sits in a nonce block
+    // (README "Differences from Karenina"). The rule fires only on the recorded text up to the
+    // answer; the reply is the recorded one (fenced JSON). The rest is checked on the request below.
+    const [before, after] = [user.slice(0, user.indexOf(answer)), user.slice(user.indexOf(answer) + answer.length)];
+    await addFakeRules([{ match: { model: judge, contains: before }, reply: { text: fixture.response.content } }]);
     const runId = await submitRun({
       benchmark: {
         name: "replay",
@@ -85,6 +89,11 @@ describe("rubrics through the real queue", () => {
     const [r] = await allResults(runId);
     expect(r.rubric.llm_trait_scores).toEqual({ clarity: true, helpfulness: 5 });
     expect(r.metadata.warnings).toEqual([]);
+    const log = (await (await fetch(`${env.FAKE_LLM_URL}/_admin/requests?model=${judge}`)).json()) as { requests: { body: { messages: { role: string; content: string }[] } }[] };
+    const sent = log.requests[0]!.body.messages.find((m) => m.role === "user")!.content;
+    expect(sent.startsWith(before)).toBe(true);
+    expect(sent.endsWith(after)).toBe(true);
+    expect(sent).toMatch(new RegExp(`\\n<answer-([0-9a-f]{12})>\\n${answer.replace(/[.]/g, "\\.")}\\n</answer-\\1>`));
   });
 
   it("scores a compound trait and a JavaScript callable trait inside a rubric, in the run's results and summary", async () => {

@@ -4,6 +4,7 @@
  * recorded in order with their start and end. An answer may be a value, an LlmError, or a
  * promise (to hold a call open and observe concurrency).
  */
+import { plainRequest } from "./plain-prompt";
 import type { LlmError, ModelPort, Usage } from "../../src/llm/port";
 import { unsupported } from "../../src/llm/port";
 import type { JudgePorts } from "../../src/judges";
@@ -32,7 +33,8 @@ export function judgePorts(script: Script, opts: { logprobs?: boolean; rng?: () 
   let seq = 0;
   const make = (model: string): ModelPort => {
     const usage = (): Usage => ({ input_tokens: 10, output_tokens: 5, total_tokens: 15, model });
-    const run = async (op: JudgeCall["op"], req: any) => {
+    const run = async (op: JudgeCall["op"], marked: any) => {
+      const req = plainRequest(marked);
       const call: JudgeCall = {
         op,
         model,

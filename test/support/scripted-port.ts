@@ -2,6 +2,7 @@
  * An in-process ModelPort for core tests: answers come from a script, calls are recorded.
  * (HTTP-level tests use the real SDK adapters against the fake LLM server instead.)
  */
+import { plainRequest } from "./plain-prompt";
 import type {
   ChatRequest,
   LlmError,
@@ -35,12 +36,14 @@ export function scriptedPort(opts: ScriptedPortOptions = {}): ScriptedPort {
   return {
     identity: { interface: "openai_compatible", model_name: model },
     calls,
-    async chat(req) {
+    async chat(marked) {
+      const req = plainRequest(marked);
       calls.push({ op: "chat", messages: req.messages });
       const out = opts.chat ? opts.chat(req) : "scripted answer";
       return isError(out) ? { ok: false, error: out } : { ok: true, value: { text: out, usage: usage() } };
     },
-    async structured<T>(req: StructuredRequest<T>): Promise<LlmResult<StructuredResponse<T>>> {
+    async structured<T>(marked: StructuredRequest<T>): Promise<LlmResult<StructuredResponse<T>>> {
+      const req = plainRequest(marked);
       calls.push({ op: "structured", messages: req.messages });
       const out = opts.structured ? opts.structured(req as StructuredRequest<unknown>) : {};
       if (isError(out)) return { ok: false, error: out };

@@ -3,6 +3,7 @@
  * sees the conversation so far (it can react to tool results); structured calls by schema name.
  * Also an in-memory workspace port.
  */
+import { plainRequest } from "./plain-prompt";
 import type { LlmError, LlmResult, Message, ModelPort, StructuredRequest, StructuredResponse, ToolCall, ToolTurnRequest } from "../../src/llm/port";
 import { unsupported } from "../../src/llm/port";
 import type { GrepHit, WorkspacePort } from "../../src/rubric/agentic/types";
@@ -26,13 +27,15 @@ export function toolPort(opts: ToolPortOptions): ModelPort & { turns: ToolTurnRe
     identity: { interface: "openai_compatible", model_name: model },
     turns,
     extractions,
-    async toolTurn(req) {
+    async toolTurn(marked) {
+      const req = plainRequest(marked);
       turns.push({ ...req, messages: [...req.messages] });
       const r = opts.turn(req.messages, req);
       if (isError(r)) return { ok: false, error: r };
       return { ok: true, value: { text: r.text ?? "", tool_calls: r.tool_calls ?? [], usage } };
     },
-    async structured<T>(req: StructuredRequest<T>): Promise<LlmResult<StructuredResponse<T>>> {
+    async structured<T>(marked: StructuredRequest<T>): Promise<LlmResult<StructuredResponse<T>>> {
+      const req = plainRequest(marked);
       extractions.push(req as StructuredRequest<unknown>);
       const out = opts.structured ? opts.structured(req as StructuredRequest<unknown>) : {};
       if (isError(out)) return { ok: false, error: out };

@@ -5,6 +5,7 @@
  * reference/karenina-data/llm_fixture_deep_judgment_*.json. `prompt_config.deep_judgment` is
  * appended to each system prompt.
  */
+import { untrusted } from "../../lib/untrusted";
 import type { Message } from "../../llm/port";
 import { withInstructions } from "../prompts/instructions";
 
@@ -68,7 +69,7 @@ Return JSON matching this structure exactly:
 export function buildExcerptMessages(question: string, response: string, attrs: readonly Attribute[], max: number, extra?: string): Message[] {
   return [
     { role: "system", content: withInstructions(excerptSystem(attrs, max), extra) },
-    { role: "user", content: `<original_question>\n${question}\n</original_question>\n\n<response_to_analyze>\n${response}\n</response_to_analyze>` },
+    { role: "user", content: `<original_question>\n${question}\n</original_question>\n\n<response_to_analyze>\n${untrusted(response)}\n</response_to_analyze>` },
   ];
 }
 
@@ -97,7 +98,7 @@ For each attribute, write 2-3 sentences on how the excerpts relate to it, what v
 Generate reasoning for EVERY attribute. Return ONLY a JSON object mapping each attribute name to its reasoning text - no markdown fences.`;
   return [
     { role: "system", content: withInstructions(system, extra) },
-    { role: "user", content: `<original_question>\n${question}\n</original_question>\n\n<extracted_excerpts>\n${excerpts}\n</extracted_excerpts>` },
+    { role: "user", content: `<original_question>\n${question}\n</original_question>\n\n<extracted_excerpts>\n${untrusted(excerpts)}\n</extracted_excerpts>` },
   ];
 }
 
@@ -113,6 +114,6 @@ For each attribute, write 2-3 sentences on what the response says about it and w
 Generate reasoning for EVERY attribute. Return ONLY a JSON object mapping each attribute name to its reasoning text - no markdown fences.`;
   return [
     { role: "system", content: withInstructions(system, extra) },
-    { role: "user", content: `<original_question>\n${question}\n</original_question>\n\n<response>\n${response}\n</response>` },
+    { role: "user", content: `<original_question>\n${question}\n</original_question>\n\n<response>\n${untrusted(response)}\n</response>` },
   ];
 }

@@ -4,6 +4,7 @@
  * capability disclaimer AND no committed answer; sufficiency needs a mappable span for every
  * required field. Both ask for reasoning first, then the boolean.
  */
+import { untrusted } from "../../lib/untrusted";
 import type { Message } from "../../llm/port";
 import { withInstructions } from "./instructions";
 
@@ -71,7 +72,7 @@ export function buildAbstentionMessages(question: string, response: string, extr
     { role: "system", content: withInstructions(ABSTENTION_SYSTEM, extra) },
     {
       role: "user",
-      content: `<original_question>\n${question}\n</original_question>\n\n<model_response>\n${response}\n</model_response>\n\nDecide whether the response contains an explicit declaration of non-answering. Return your determination as JSON, with reasoning first and the boolean verdict second.`,
+      content: `<original_question>\n${question}\n</original_question>\n\n<model_response>\n${untrusted(response)}\n</model_response>\n\nDecide whether the response contains an explicit declaration of non-answering. Return your determination as JSON, with reasoning first and the boolean verdict second.`,
     },
   ];
 }
@@ -81,7 +82,7 @@ export function buildSufficiencyMessages(question: string, response: string, sch
     { role: "system", content: withInstructions(SUFFICIENCY_SYSTEM, extra) },
     {
       role: "user",
-      content: `<original_question>\n${question}\n</original_question>\n\n<model_response>\n${response}\n</model_response>\n\n<template_schema>\n${JSON.stringify(schema, null, 2)}\n</template_schema>\n\nDecide whether the response contains sufficient information to populate every required field in the schema. Return your determination as JSON, with reasoning first (walking through each required field) and the boolean verdict second.`,
+      content: `<original_question>\n${question}\n</original_question>\n\n<model_response>\n${untrusted(response)}\n</model_response>\n\n<template_schema>\n${JSON.stringify(schema, null, 2)}\n</template_schema>\n\nDecide whether the response contains sufficient information to populate every required field in the schema. Return your determination as JSON, with reasoning first (walking through each required field) and the boolean verdict second.`,
     },
   ];
 }

@@ -3,6 +3,7 @@
  * also written into the user message so servers that ignore structured output still see it).
  * Versioned: a change of wording is a new version, so results can say which prompt judged them.
  */
+import { untrusted } from "../../lib/untrusted";
 import type { Message } from "../../llm/port";
 
 export const PARSING_PROMPT_VERSION = "karenina-parsing-1";
@@ -67,7 +68,7 @@ export function buildParsingMessages(input: ParsingPromptInput): Message[] {
 ${input.question}
 
 **RESPONSE TO PARSE:**
-${input.response}${reasoningSection}
+${untrusted(input.response)}${reasoningSection}
 
 **JSON SCHEMA (your response MUST conform to this):**
 \`\`\`json

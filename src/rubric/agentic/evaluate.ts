@@ -13,6 +13,7 @@
  * out the same whichever call finishes first. The workspace tools only read, so traits cannot
  * disturb each other.
  */
+import { untrusted } from "../../lib/untrusted";
 import { isRetryable, type LlmError, type ModelPort, type Usage } from "../../llm/port";
 import { mapLimited } from "../../lib/map-limited";
 import { addUsage } from "../../pipeline/usage";
@@ -174,7 +175,7 @@ export function investigationPrompt(traits: readonly AgenticTrait[], ctx: Agenti
   const parts = [`Question: ${ctx.question}`];
   const useFile = inc.trace && inc.materialized && ctx.trace_file && ctx.workspace;
   if (useFile) parts.push(`The full agent trace is saved to: ${ctx.trace_file}\nUse file tools (grep, read_file) to examine it.`);
-  else if (inc.trace && ctx.response) parts.push(`--- ANSWERING AGENT TRACE ---\n${ctx.response}\n--- END TRACE ---`);
+  else if (inc.trace && ctx.response) parts.push(`--- ANSWERING AGENT TRACE ---\n${untrusted(ctx.response)}\n--- END TRACE ---`);
   const ws = inc.workspace && ctx.workspace ? ctx.workspace : null;
   if (ws) parts.push(`Workspace directory: ${ws.label} (use list_files, read_file and grep)`);
   return { system, user: parts.join("\n\n"), workspace: ws ?? (useFile ? ctx.workspace : null) };

@@ -3,6 +3,7 @@
  * Evidence / Interpretation / Conclusion sections that never states a score, and a score taken
  * only from the Conclusion.
  */
+import { untrusted } from "../../lib/untrusted";
 import type { Message } from "../../llm/port";
 import type { Excerpt } from "../../pipeline/artifacts";
 import { withInstructions } from "../../pipeline/prompts/instructions";
@@ -30,7 +31,7 @@ Quote passages of the response that bear on the trait, positive or negative:
 Return ONLY a JSON object {"excerpts": [{"text": "...", "confidence": "high|medium|low"}]}.`;
   return [
     { role: "system", content: withInstructions(system, instructions) },
-    { role: "user", content: `<question>\n${question}\n</question>\n\n<trait>\n${traitBlock(t)}\n</trait>\n\n<response>\n${response}\n</response>` },
+    { role: "user", content: `<question>\n${question}\n</question>\n\n<trait>\n${traitBlock(t)}\n</trait>\n\n<response>\n${untrusted(response)}\n</response>` },
   ];
 }
 
@@ -56,7 +57,7 @@ Never output a score, number or true/false verdict: another step derives the sco
     : "";
   return [
     { role: "system", content: withInstructions(system, instructions) },
-    { role: "user", content: `<question>\n${question}\n</question>\n\n<trait>\n${traitBlock(t)}\n</trait>${evidence}\n\n<response>\n${response}\n</response>` },
+    { role: "user", content: `<question>\n${question}\n</question>\n\n<trait>\n${traitBlock(t)}\n</trait>${evidence}\n\n<response>\n${untrusted(response)}\n</response>` },
   ];
 }
 

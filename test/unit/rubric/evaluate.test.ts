@@ -1,3 +1,5 @@
+import { untrusted } from "../../../src/lib/untrusted";
+import { plainMessages } from "../../support/plain-prompt";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { StructuredRequest } from "../../../src/llm/port";
@@ -161,8 +163,11 @@ describe("the recorded Karenina batch call", () => {
       LLMRubricTrait.parse({ name: "helpfulness", kind: "score", min_score: 1, max_score: 5, description: "The response is helpful and addresses the user's need" }),
     ];
     const answer = "Photosynthesis is the process by which plants convert sunlight, water, and carbon dioxide into glucose and oxygen. Think of it as plants making their own food using sunlight as energy.";
-    const messages = batchScoresMessages(traits, { question: "Explain what photosynthesis is in simple terms.", answer }, BATCH_SCORES_SCHEMA);
+    const marked = batchScoresMessages(traits, { question: "Explain what photosynthesis is in simple terms.", answer }, BATCH_SCORES_SCHEMA);
+    // With answer delimiting off (src/lib/untrusted.ts), Karenina's words exactly; the answer alone is marked as data.
+    const messages = plainMessages(marked);
     expect(messages[0]!.content).toBe(fixture.request.messages[0]!.content);
     expect(messages[1]!.content).toBe(fixture.request.messages[1]!.content);
+    expect(marked[1]!.content).toBe(fixture.request.messages[1]!.content.replace(answer, untrusted(answer)));
   });
 });
