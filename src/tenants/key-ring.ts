@@ -35,6 +35,12 @@ export interface KeyRing {
   knownSecrets(): string[];
 }
 
+/**
+ * The deployment's provider keys are bound to their interface (issue 16): an openai_compatible
+ * model at an allowed origin must not receive the Anthropic or the Tavily key by naming it.
+ */
+const DEPLOYMENT_KEY_INTERFACE: Readonly<Record<string, string | null>> = { OPENAI_API_KEY: "openai", ANTHROPIC_API_KEY: "anthropic", TAVILY_API_KEY: null };
+
 /** The deployment secrets a model or search uses by default; any other is named by api_key_secret and is the tenant's own or looked up by name. */
 const DEPLOYMENT_PROVIDER_SECRETS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TAVILY_API_KEY"];
 
@@ -52,7 +58,13 @@ export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: Readon
     destinationIssue(model, name) {
       if (name === null) return null;
       const own = tenantKeys.get(name);
-      if (!own) return keyDestinationIssue(model, name, deploymentOrigins);
+      if (!own) {
+        const bound = DEPLOYMENT_KEY_INTERFACE[name];
+        if (bound !== undefined && bound !== model.interface) {
+          return `the deployment secret ${name} serves ${bound === null ? "search only, never a model" : `${bound} models only`}, not a ${model.interface} model: name the secret of this model's own key in api_key_secret`;
+        }
+        return keyDestinationIssue(model, name, deploymentOrigins);
+      }
       if (own.interface !== model.interface) {
         return `the secret ${name} is registered for interface ${own.interface}, not ${model.interface}: set it again with PUT /v1/secrets/${name}`;
       }
