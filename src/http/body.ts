@@ -34,8 +34,8 @@ export async function readJson(c: Context, limit: BodyLimit): Promise<RawJsonBod
   } catch (err) {
     throw new ApiFailure({ code: "invalid_json", message: `body is not valid JSON: ${(err as Error).message}` });
   }
-  const deep = tooDeep(value);
-  if (deep) throw invalidBody([{ path: formatPath(deep), message: `nested more than ${MAX_JSON_DEPTH} levels deep (edgeval's limit for every body)` }]);
+  const bad = unstorable(value);
+  if (bad) throw invalidBody([{ path: formatPath(bad.path), message: bad.message }]);
   return { text, value };
 }
 
@@ -45,18 +45,24 @@ export async function readJson(c: Context, limit: BodyLimit): Promise<RawJsonBod
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** The path of the first object or array nested deeper than MAX_JSON_DEPTH, or null. Iterative, so it cannot overflow. */
-export function tooDeep(value: unknown): (string | number)[] | null {
+/**
+ * What no body may hold, whatever its route: objects or arrays nested deeper than MAX_JSON_DEPTH,
+ * and numbers that are not finite (`1e999` parses to Infinity, which JSON cannot write back: stored,
+ * it would read back as null). The first such place, or null. Iterative, so it cannot overflow.
+ */
+export function unstorable(value: unknown): { path: (string | number)[]; message: string } | null {
   type Entry = { v: unknown; depth: number; parent: Entry | null; key: string | number };
   const stack: Entry[] = [{ v: value, depth: 0, parent: null, key: "" }];
+  const pathOf = (e: Entry) => {
+    const path: (string | number)[] = [];
+    for (let p: Entry | null = e; p && p.parent; p = p.parent) path.unshift(p.key);
+    return path;
+  };
   while (stack.length > 0) {
     const e = stack.pop()!;
+    if (typeof e.v === "number" && !Number.isFinite(e.v)) return { path: pathOf(e), message: "is not a finite number (a JSON number too large for a double)" };
     if (e.v === null || typeof e.v !== "object") continue;
-    if (e.depth >= MAX_JSON_DEPTH) {
-      const path: (string | number)[] = [];
-      for (let p: Entry | null = e; p && p.parent; p = p.parent) path.unshift(p.key);
-      return path;
-    }
+    if (e.depth >= MAX_JSON_DEPTH) return { path: pathOf(e), message: `nested more than ${MAX_JSON_DEPTH} levels deep (edgeval's limit for every body)` };
     if (Array.isArray(e.v)) e.v.forEach((x, i) => stack.push({ v: x, depth: e.depth + 1, parent: e, key: i }));
     else for (const [k, x] of Object.entries(e.v)) stack.push({ v: x, depth: e.depth + 1, parent: e, key: k });
   }
@@ -82,7 +88,13 @@ export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
 }
 
 async function readCapped(c: Context, limit: BodyLimit): Promise<string> {
-  return new TextDecoder().decode(await readBytes(c, limit));
+  const bytes = await readBytes(c, limit);
+  try {
+    // fatal: bytes that are not UTF-8 are refused, never replaced by U+FFFD and stored as such.
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new ApiFailure({ code: "invalid_json", message: "body is not valid UTF-8: send the JSON as UTF-8 text" });
+  }
 }
 
 /** The body's exact bytes under the cap (a signature is over bytes, not over decoded text). */

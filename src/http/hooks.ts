@@ -12,7 +12,7 @@ import { verifyDelivery } from "../triggers/verify";
 import { KekMissing } from "../lib/secret-crypto";
 import { getTenant } from "../tenants/tenants-repo";
 import type { AppEnv } from "./auth";
-import { MAX_JSON_DEPTH, readBytes, tooDeep } from "./body";
+import { readBytes, unstorable } from "./body";
 import { ApiFailure, formatPath, invalidBody } from "./errors";
 import { statusUrl } from "./runs";
 import { RUN_BODY_LIMIT } from "../schemas/body-limits";
@@ -69,7 +69,7 @@ function parsePayload(text: string): unknown {
   } catch (err) {
     throw new ApiFailure({ code: "invalid_json", message: `the payload is not valid JSON: ${(err as Error).message}` });
   }
-  const deep = tooDeep(value);
-  if (deep) throw invalidBody([{ path: `payload ${formatPath(deep)}`, message: `nested more than ${MAX_JSON_DEPTH} levels deep` }]);
+  const bad = unstorable(value);
+  if (bad) throw invalidBody([{ path: `payload ${formatPath(bad.path)}`, message: bad.message }]);
   return value;
 }
