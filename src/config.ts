@@ -8,6 +8,8 @@ import { type Env, isLocalMode } from "./env";
 import { parseOrigins } from "./outbound/origins";
 import { PROVIDER_ORIGINS, TAVILY_ORIGIN } from "./outbound/provider-origins";
 import type { OutboundPolicy } from "./outbound/url-policy";
+import type { PartialLimits } from "./limiter/limiter-state";
+import { ModelLimits } from "./schemas/api";
 
 /** An integer ≥ `min` from a var's string, or `fallback`. */
 const int = (min: number, fallback: number) => z.coerce.number().int().min(min).catch(fallback);
@@ -33,7 +35,12 @@ const Vars = z.object({
   EDGEVAL_PRIVATE_ORIGINS: z.string().optional().catch(undefined),
   /** Origins besides each provider's own that keys may go to (src/llm/key-origins.ts). */
   EDGEVAL_KEY_ORIGINS: z.string().optional().catch(undefined),
+  /** JSON: the shared limiter's limits per interface or origin, over the defaults (src/adapters/edge-models.ts). */
+  EDGEVAL_PROVIDER_LIMITS: z.string().optional().catch(undefined),
 });
+
+/** `{"<interface or origin>": {rpm?, tpm?, concurrency?}}`; an entry that is not one is ignored. */
+const ProviderLimitsVar = z.record(z.string(), ModelLimits.catch({}));
 
 export interface EdgeConfig {
   jobMaxAttempts: number;
@@ -46,6 +53,8 @@ export interface EdgeConfig {
   webhookRetryScale: number;
   /** Where requests may go (src/outbound): every outbound URL is checked against it. */
   outbound: OutboundPolicy;
+  /** EDGEVAL_PROVIDER_LIMITS by interface name or origin: the operator's limits for deployment keys and keyless servers. */
+  providerLimits: ReadonlyMap<string, PartialLimits>;
 }
 
 const parsed = new WeakMap<object, EdgeConfig>();
@@ -66,6 +75,7 @@ export function edgeConfig(env: Env): EdgeConfig {
       embeddingBaseUrl: v.EDGEVAL_EMBEDDING_BASE_URL,
       webhookRetryScale: v.WEBHOOK_RETRY_SCALE,
       outbound: outboundPolicy(isLocalMode(env), v.EDGEVAL_PRIVATE_ORIGINS, v.EDGEVAL_KEY_ORIGINS),
+      providerLimits: providerLimits(v.EDGEVAL_PROVIDER_LIMITS),
     };
     parsed.set(env, config);
   }
@@ -77,4 +87,24 @@ function outboundPolicy(local: boolean, privateList: string | undefined, keyList
   // The operator's lists name servers it runs or trusts: their error text is as good as a provider's.
   const providerOrigins = new Set([...Object.values(PROVIDER_ORIGINS), TAVILY_ORIGIN, ...parseOrigins(keyList), ...privateOrigins]);
   return { local, privateOrigins, providerOrigins };
+}
+
+function providerLimits(raw: string | undefined): Map<string, PartialLimits> {
+  const out = new Map<string, PartialLimits>();
+  let parsed: z.output<typeof ProviderLimitsVar>;
+  try {
+    parsed = ProviderLimitsVar.parse(raw === undefined ? {} : JSON.parse(raw));
+  } catch {
+    return out; // not JSON, or not an object: no operator limits (the defaults hold)
+  }
+  for (const [k, limits] of Object.entries(parsed)) {
+    let key = k;
+    try {
+      if (k.includes("://")) key = new URL(k).origin;
+    } catch {
+      continue;
+    }
+    out.set(key, limits);
+  }
+  return out;
 }

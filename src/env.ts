@@ -32,6 +32,8 @@ export interface Env {
   RETRY_DELAY_SCALE?: string;
   /** Origins besides each provider's own that model keys may be sent to (src/llm/key-origins.ts). */
   EDGEVAL_KEY_ORIGINS?: string;
+  /** JSON `{"<interface or origin>": {rpm?, tpm?, concurrency?}}`: the shared limiter's limits for deployment keys and keyless servers. */
+  EDGEVAL_PROVIDER_LIMITS?: string;
   /** HMAC key of the nonces that delimit answers in judge prompts (src/lib/untrusted.ts); unset: a random key per isolate. */
   EDGEVAL_PROMPT_NONCE_KEY?: string;
   /** Origins the operator allows whatever their address: a self-hosted server on a private network (src/outbound). */

@@ -58,12 +58,25 @@ export function limitedAdapter(
   const scrubbed = scrubbingPort(port, [name === null ? undefined : key, ...ring.knownSecrets()]);
   // The shared limiter is keyed by the key's fingerprint, origin and model (tenants sharing a key
   // share its limit) and takes only the key's own limits, never a run's.
-  const keyLimits = ring.limits(name);
+  // A tenant secret's limits, else the operator's for the model's origin or interface (EDGEVAL_PROVIDER_LIMITS).
+  const keyLimits = ring.limits(name) ?? operatorLimits(edgeConfig(env).providerLimits, model);
   const { pools, run } = opts;
   const shared = pools ? pools(model, key, keyLimits, callTimeoutMs(env, model)) : limiterClient(env.LIMITER, model, key, keyLimits);
   const client = run?.limits ? withOwnShare(limiterClient(env.LIMITER, model, key, lowerLimits(keyLimits, run.limits), `run:${run.run_id}`), shared) : shared;
   // The gate (a queued run's cancel check) sits inside the limiter: a call is checked when it would start.
   return limitedPort(opts.gate ? opts.gate(scrubbed) : scrubbed, client, { sleep, now: Date.now });
+}
+
+/** EDGEVAL_PROVIDER_LIMITS for a model: its base_url's origin first, then its interface. */
+function operatorLimits(table: ReadonlyMap<string, PartialLimits>, model: Pick<ModelConfig, "interface" | "base_url">): PartialLimits | undefined {
+  if (table.size === 0) return undefined;
+  let origin: string | undefined;
+  try {
+    origin = model.base_url ? new URL(model.base_url).origin : undefined;
+  } catch {
+    origin = undefined;
+  }
+  return (origin !== undefined ? table.get(origin) : undefined) ?? table.get(model.interface);
 }
 
 /** A key's own limits (from its tenant secret) and a run's: each the lower of the two. */

@@ -56,7 +56,7 @@ export const PutSecretRequest = z.strictObject({
   interface: z.enum(["openai", "anthropic", "openai_compatible"]),
   /** Origins besides the interface's provider origin that may receive the key. */
   origins: z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" })).max(20).default([]),
-  /** Sets the shared ProviderLimiter for this key (lower of these and a run's own limits). */
+  /** Sets the shared ProviderLimiter for this key (a run's own limits only ever lower that run's share). */
   limits: ModelLimits.optional(),
 });
 

@@ -12,7 +12,8 @@ import { NO_KEY_PLACEHOLDER } from "../../src/llm/factory";
 import { limiterName } from "../../src/limiter/limiter-client";
 import { PROVIDER_DEFAULTS } from "../../src/limiter/limiter-state";
 import type { ProviderLimiter } from "../../src/limiter/provider-limiter";
-import { addFakeRules, api, exactTemplate, fakeModel, uniqueModel, type RunView } from "./helpers";
+import { buildApp } from "../../src/http/app";
+import { addFakeRules, api, exactTemplate, fakeModel, TOKEN, uniqueModel, type RunView } from "./helpers";
 import { deliverUntilDone, startCapturedRun } from "./limits-support";
 
 const viewOf = (name: string) => runInDurableObject(env.LIMITER.getByName(name), (instance: ProviderLimiter) => instance.view());
@@ -42,5 +43,23 @@ describe("a run's limits bound only its own share", () => {
     const grants = await Promise.all(Array.from({ length: 4 }, () => stub.acquire({ provider: "openai_compatible", estimated_tokens: 100 })));
     expect(grants.map((g) => (g.granted ? 0 : g.wait_ms))).toEqual([0, 0, 0, 0]);
     for (const g of grants) if (g.granted) await stub.release({ lease_id: g.lease_id });
+  });
+
+  it("takes limits above or below the defaults for a keyless server from the operator's EDGEVAL_PROVIDER_LIMITS", async () => {
+    const model = uniqueModel("operator-limits");
+    await addFakeRules([{ match: { model }, reply: { json: { answer: 4 } } }]);
+    const provider = fakeModel("j", model);
+    const bindings = { ...env, EDGEVAL_PROVIDER_LIMITS: JSON.stringify({ [env.FAKE_LLM_URL]: { rpm: 12_000, concurrency: 3 } }) };
+    const res = await buildApp().fetch(
+      new Request("http://edgeval.test/v1/judge", {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ input: "q", output: "a", config: { provider, type: "likert" } }),
+      }),
+      bindings,
+    );
+    expect(res.status).toBe(200);
+    const view = await viewOf(await limiterName(provider as never, NO_KEY_PLACEHOLDER));
+    expect(view?.allowance).toEqual({ ...PROVIDER_DEFAULTS.openai_compatible, rpm: 12_000, concurrency: 3 });
   });
 });
