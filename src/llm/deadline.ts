@@ -10,7 +10,7 @@
  *
  * Either way the result is a `timeout` error naming the deadline.
  */
-import { fail, type LlmResult, type ModelPort } from "./port";
+import { fail, type LlmResult, type ModelPort, wrapEveryCall } from "./port";
 
 export interface Deadline {
   /** When the request must have its answer (ms since the epoch). */
@@ -36,12 +36,5 @@ export function deadlinePort(inner: ModelPort, deadline: Deadline): ModelPort {
       clearTimeout(timer);
     }
   };
-  return {
-    identity: inner.identity,
-    chat: (req) => run(() => inner.chat(req)),
-    structured: (req) => run(() => inner.structured(req)),
-    embed: (req) => run(() => inner.embed(req)),
-    toolTurn: (req) => run(() => inner.toolTurn(req)),
-    logprobs: (req) => run(() => inner.logprobs(req)),
-  };
+  return wrapEveryCall(inner, run);
 }

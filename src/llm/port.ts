@@ -190,3 +190,18 @@ export const ok = <T>(value: T): LlmResult<T> => ({ ok: true, value });
 export const fail = <T = never>(error: LlmError): LlmResult<T> => ({ ok: false, error });
 export const unsupported = <T = never>(what: string): LlmResult<T> =>
   fail({ kind: "unsupported", message: `${what} is not supported by this adapter` });
+
+/**
+ * A port whose every operation runs through `run` (a decorator that does not look at the request:
+ * retries, a deadline, scrubbing the result).
+ */
+export function wrapEveryCall(inner: ModelPort, run: <T>(call: () => Promise<LlmResult<T>>) => Promise<LlmResult<T>>): ModelPort {
+  return {
+    identity: inner.identity,
+    chat: (req) => run(() => inner.chat(req)),
+    structured: (req) => run(() => inner.structured(req)),
+    embed: (req) => run(() => inner.embed(req)),
+    toolTurn: (req) => run(() => inner.toolTurn(req)),
+    logprobs: (req) => run(() => inner.logprobs(req)),
+  };
+}

@@ -14,7 +14,7 @@
  * Time and randomness are injected (no Date.now / Math.random here) so tests are exact.
  */
 import type { RetryPolicyConfig } from "../schemas/retry-policy";
-import { isTransientKind, TRANSIENT_KINDS, type LlmError, type LlmResult, type ModelPort, type TransientKind } from "./port";
+import { isTransientKind, TRANSIENT_KINDS, type LlmError, type LlmResult, type ModelPort, type TransientKind, wrapEveryCall } from "./port";
 
 /** Every transient kind is a retry class with its own budget. */
 export type RetryClass = TransientKind;
@@ -149,15 +149,7 @@ export async function withRetry<T>(
 
 /** The port with every operation retried by class against the job's shared ledger. */
 export function retryingPort(inner: ModelPort, ledger: RetryLedger, policy: RetryPolicy, env: RetryEnv): ModelPort {
-  const run = <T>(call: () => Promise<LlmResult<T>>) => withRetry(call, ledger, policy, env);
-  return {
-    identity: inner.identity,
-    chat: (req) => run(() => inner.chat(req)),
-    structured: (req) => run(() => inner.structured(req)),
-    embed: (req) => run(() => inner.embed(req)),
-    toolTurn: (req) => run(() => inner.toolTurn(req)),
-    logprobs: (req) => run(() => inner.logprobs(req)),
-  };
+  return wrapEveryCall(inner, (call) => withRetry(call, ledger, policy, env));
 }
 
 /** Total retries in a ledger (for the `retries_used` caveat). */

@@ -6,7 +6,7 @@
  * the cache, so every copy made later is of scrubbed output: texts, structured values, tool-call
  * arguments, logprob tokens, and the message and raw output of errors.
  */
-import type { LlmResult, ModelPort } from "./port";
+import { type ModelPort, wrapEveryCall } from "./port";
 
 export const REDACTED = "[redacted]";
 /** Shorter strings are not treated as secrets: replacing them would garble ordinary text. */
@@ -39,13 +39,5 @@ export function scrubbingPort(inner: ModelPort, secrets: readonly (string | unde
   // Longest first, so a secret that contains another is replaced whole.
   const list = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
   if (list.length === 0) return inner;
-  const run = async <T>(call: () => Promise<LlmResult<T>>): Promise<LlmResult<T>> => scrubDeep(await call(), list);
-  return {
-    identity: inner.identity,
-    chat: (req) => run(() => inner.chat(req)),
-    structured: (req) => run(() => inner.structured(req)),
-    embed: (req) => run(() => inner.embed(req)),
-    toolTurn: (req) => run(() => inner.toolTurn(req)),
-    logprobs: (req) => run(() => inner.logprobs(req)),
-  };
+  return wrapEveryCall(inner, async (call) => scrubDeep(await call(), list));
 }

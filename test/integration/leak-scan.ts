@@ -1,6 +1,12 @@
 /** Where a secret must not be: every row of D1 and every object of R2, and the forms a secret may take there. */
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import worker from "../../src/index";
+import type { CreateRunBody } from "../../src/schemas/api";
+import { planRun } from "../../src/submit/plan";
+import { startRun } from "../../src/submit/submit";
+import { loadKeyRing } from "../../src/tenants/key-ring";
+import { getTenant } from "../../src/tenants/tenants-repo";
 
 const hex = (s: string) => [...new TextEncoder().encode(s)].map((b) => b.toString(16).padStart(2, "0")).join("");
 export const forms = (s: string) => [s, btoa(s), btoa(s).replace(/=+$/, ""), hex(s)];
@@ -37,4 +43,20 @@ export function coordinatorDump(name: string): Promise<string> {
     const names = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray();
     return names.map(({ name }) => JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray())).join("\n");
   });
+}
+
+/**
+ * A run of tenant `tenantId` submitted as the route does, with its job messages captured (so they
+ * can be swept too), delivered as one queue batch.
+ */
+export async function runQueuedAs(tenantId: string, body: CreateRunBody) {
+  const tenant = (await getTenant(env.DB, tenantId))!;
+  const plan = planRun(body, { run_id: crypto.randomUUID(), tenant_id: tenantId, created_at: new Date().toISOString() }, await loadKeyRing(env, tenant));
+  if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
+  const sent: { body: unknown }[] = [];
+  await startRun({ ...env, JOBS: { sendBatch: async (m: { body: unknown }[]) => void sent.push(...m) } as unknown as Queue<unknown> }, plan.spec, plan.jobIds);
+  const batch = createMessageBatch("edgeval-jobs", sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })));
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  return { spec: plan.spec, sent, outcome: await getQueueResult(batch, ctx) };
 }

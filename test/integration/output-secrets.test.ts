@@ -1,22 +1,10 @@
-/**
- * Issue 16 item 8: a server at an allowed origin that echoes the key it was sent into its output.
- * Before, scrubbing covered errors only, and the key was stored in the result, the coordinator's
- * tables and the R2 result and response cache. Now model output is scrubbed on the adapter
- * (src/llm/scrubbing.ts): the key reaches the provider, and appears in no result, D1 row, R2
- * object, Durable Object table or log line.
- */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import worker from "../../src/index";
-import { planRun } from "../../src/submit/plan";
-import { startRun } from "../../src/submit/submit";
 import { CreateRunBody } from "../../src/schemas/api";
 import { coordinatorName } from "../../src/storage/r2-keys";
-import { loadKeyRing } from "../../src/tenants/key-ring";
-import { getTenant } from "../../src/tenants/tenants-repo";
 import { addFakeRules, exactTemplate, uniqueModel } from "./helpers";
-import { coordinatorDump, d1Dump, forms, r2Dump } from "./leak-scan";
+import { coordinatorDump, d1Dump, forms, r2Dump, runQueuedAs } from "./leak-scan";
 import { apiAs, createTenant } from "./tenant-helpers";
 
 afterEach(() => vi.restoreAllMocks());
@@ -42,22 +30,15 @@ describe("secrets in model output", () => {
     const logs: string[] = [];
     for (const m of ["log", "warn", "error", "info", "debug"] as const) vi.spyOn(console, m).mockImplementation((...a) => void logs.push(a.map(String).join(" ")));
 
-    const tenant = (await getTenant(env.DB, t.tenant_id))!;
-    const plan = planRun(body, { run_id: crypto.randomUUID(), tenant_id: t.tenant_id, created_at: new Date().toISOString() }, await loadKeyRing(env, tenant));
-    if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
-    const sent: { body: unknown }[] = [];
-    await startRun({ ...env, JOBS: { sendBatch: async (m: { body: unknown }[]) => void sent.push(...m) } as unknown as Queue<unknown> }, plan.spec, plan.jobIds);
-    const batch = createMessageBatch("edgeval-jobs", sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })));
-    const ctx = createExecutionContext();
-    await worker.queue(batch, env);
-    expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+    const { spec, outcome } = await runQueuedAs(t.tenant_id, body);
+    expect(outcome.retryMessages).toEqual([]);
 
-    const results = await (await apiAs(t.key, `/v1/runs/${plan.spec.run_id}/results`)).text();
+    const results = await (await apiAs(t.key, `/v1/runs/${spec.run_id}/results`)).text();
     const haystacks = {
       results,
       d1: await d1Dump(),
       r2: await r2Dump(),
-      durable_object: await coordinatorDump(coordinatorName(plan.spec)),
+      durable_object: await coordinatorDump(coordinatorName(spec)),
       logs: logs.join("\n"),
     };
     for (const [where, text] of Object.entries(haystacks)) {

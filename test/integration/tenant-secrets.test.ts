@@ -3,19 +3,14 @@
  * fake provider (so it was used) and appears nowhere else — nor its base64 or hex forms — in D1,
  * R2, queue messages, the run's Durable Object storage or the worker's log output of a full run.
  */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import worker from "../../src/index";
 import { buildApp } from "../../src/http/app";
-import { planRun } from "../../src/submit/plan";
-import { startRun } from "../../src/submit/submit";
 import { CreateRunBody } from "../../src/schemas/api";
 import { coordinatorName } from "../../src/storage/r2-keys";
-import { loadKeyRing } from "../../src/tenants/key-ring";
-import { getTenant } from "../../src/tenants/tenants-repo";
 import { addFakeRules, api, exactTemplate, uniqueModel } from "./helpers";
-import { coordinatorDump, d1Dump, forms, r2Dump } from "./leak-scan";
+import { coordinatorDump, d1Dump, forms, r2Dump, runQueuedAs } from "./leak-scan";
 import { apiAs, createTenant } from "./tenant-helpers";
 
 async function fakeRequests(model: string): Promise<{ credential: string | null }[]> {
@@ -60,18 +55,9 @@ describe("tenant secrets", () => {
       benchmark: { name: "secrets", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
       config: { answering_models: [openaiAtFake("a", answerer, "ACME_OPENAI_KEY")], parsing_models: [openaiAtFake("j", judge, "ACME_OPENAI_KEY")], replicate_count: 2 },
     });
-    // Submitted as the route does, with the job messages captured so they can be swept too.
-    const tenant = (await getTenant(env.DB, t.tenant_id))!;
-    const plan = planRun(body, { run_id: crypto.randomUUID(), tenant_id: t.tenant_id, created_at: new Date().toISOString() }, await loadKeyRing(env, tenant));
-    if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
-    const sent: { body: unknown }[] = [];
-    await startRun({ ...env, JOBS: { sendBatch: async (m: { body: unknown }[]) => void sent.push(...m) } as unknown as Queue<unknown> }, plan.spec, plan.jobIds);
-    const batch = createMessageBatch("edgeval-jobs", sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })));
-    const ctx = createExecutionContext();
-    await worker.queue(batch, env);
-    const outcome = await getQueueResult(batch, ctx);
+    const { spec, sent, outcome } = await runQueuedAs(t.tenant_id, body);
     expect(outcome.retryMessages).toEqual([]);
-    const view = (await (await apiAs(t.key, `/v1/runs/${plan.spec.run_id}`)).json()) as any;
+    const view = (await (await apiAs(t.key, `/v1/runs/${spec.run_id}`)).json()) as any;
     expect(view.status).toBe("completed");
     expect(view.summary[0]).toMatchObject({ total: 2, passed: 2 });
 
@@ -81,8 +67,8 @@ describe("tenant secrets", () => {
     expect(calls.every((c) => c.credential === canary)).toBe(true);
 
     // And it is nowhere else.
-    const coordinatorTables = await coordinatorDump(coordinatorName(plan.spec));
-    expect(coordinatorTables).toContain(plan.spec.run_id);
+    const coordinatorTables = await coordinatorDump(coordinatorName(spec));
+    expect(coordinatorTables).toContain(spec.run_id);
     const haystacks = {
       d1: await d1Dump(),
       r2: await r2Dump(),
