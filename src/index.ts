@@ -1,6 +1,6 @@
 /** Worker entry: the HTTP API, the queue consumer, and the Durable Object classes. */
 import type { Env } from "./env";
-import { buildApp } from "./http/app";
+import { buildWorkerApp } from "./worker-app";
 import { handleQueueBatch } from "./jobs/consumer";
 import { sweepRetention } from "./tenants/retention";
 
@@ -9,7 +9,7 @@ export { ProviderLimiter } from "./limiter/provider-limiter";
 export { TenantRateLimiter } from "./tenants/rate-limiter";
 export { WebhookDispatcher } from "./webhooks/dispatcher";
 
-const app = buildApp();
+const app = buildWorkerApp();
 
 export default {
   fetch: app.fetch,

@@ -22,12 +22,19 @@ import { hooks } from "./hooks";
 import { triggers } from "./triggers";
 import { presets } from "./presets";
 
-export function buildApp() {
+/** An app mounted beside the API (the dashboard, src/worker-app.ts): passed in, so http/ never imports it. */
+export interface MountedApp {
+  path: string;
+  app: Hono<AppEnv>;
+}
+
+export function buildApp(mounted: readonly MountedApp[] = []) {
   const app = new Hono<AppEnv>();
   app.use(requestId());
   app.get("/health", (c) => c.json({ ok: true }));
   // The API reference: /openapi.json and /docs (public, like /health).
   app.route("/", apiDocs);
+  for (const m of mounted) app.route(m.path, m.app);
   // Tenant routes take an API key (or EDGEVAL_API_TOKEN); /v1/admin takes the operator's token;
   // /v1/hooks takes a trigger's signature instead (src/triggers/README.md).
   const keyless = ["/v1/admin/*", "/v1/hooks/*"];

@@ -19,11 +19,12 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-export async function startDev(): Promise<DevServer> {
+/** `extraArgs` go to dev.mjs after the ports (e.g. `--fake-script F`). */
+export async function startDev(extraArgs: readonly string[] = []): Promise<DevServer> {
   const [port, fakePort] = [(await freePort()) as number, (await freePort()) as number];
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of PROVIDER_VARS) delete env[k];
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "scripts/dev.mjs"), "--port", String(port), "--fake-port", String(fakePort)], {
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "scripts/dev.mjs"), "--port", String(port), "--fake-port", String(fakePort), ...extraArgs], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

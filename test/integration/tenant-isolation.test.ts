@@ -5,11 +5,12 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/http/app";
+import { buildWorkerApp } from "../../src/worker-app";
 import { addFakeRules, exactTemplate, fakeModel, fakeStats, uniqueModel } from "./helpers";
 import { apiAs, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
 import { createEndpoint, settledDeliveries } from "./webhook-helpers";
 import { createTrigger } from "./trigger-helpers";
+import { dashboardFetch, dashboardSession } from "./dashboard-helpers";
 
 const CANARY = `canary-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -44,6 +45,11 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/triggers/:id": { id: a.trigger_id },
     "/v1/presets/:id": { id: a.preset_id },
     "/v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": { id: a.endpoint_id, delivery_id: a.delivery_id },
+    // The dashboard's pages, requested with B's session cookie (issue 25).
+    "/dashboard/runs/:id": { id: a.run_id },
+    "/dashboard/runs/:id/progress": { id: a.run_id },
+    "/dashboard/runs/:id/results": { id: a.run_id },
+    "/dashboard/runs/:id/results/:result_id": { id: a.run_id, result_id: a.result_id },
   };
   return table[path];
 }
@@ -100,13 +106,14 @@ describe("tenant isolation", () => {
 
   it("answers 404 to B on every id-taking route of app.routes called with A's ids, and leaves A's resources as they were", async () => {
     const creating = (r: { method: string; path: string }) => r.method === "PUT" && r.path === "/v1/secrets/:name";
-    const routes = buildApp()
+    const routes = buildWorkerApp()
       // /v1/hooks takes no key: the trigger's signature is its credential (test/integration/triggers.test.ts).
       .routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin") && !r.path.startsWith("/v1/hooks"))
       // the one route that creates (B's own secret of A's name) goes last, after B's DELETE of that name
       .sort((x, y) => Number(creating(x)) - Number(creating(y)));
     expect(routes.length).toBeGreaterThanOrEqual(7);
     const seen: string[] = [];
+    const bSession = await dashboardSession(b.key);
     for (const r of routes) {
       const params = paramsFor(r.path, ids);
       expect(params, `route ${r.method} ${r.path} is not covered by the isolation test`).toBeDefined();
@@ -114,13 +121,16 @@ describe("tenant isolation", () => {
       // PUT /v1/secrets/:name names no resource of A's: it sets B's own secret of that name (201).
       const creates = creating(r);
       const json = creates ? { value: "sk-b", interface: "openai" } : {};
-      const res = await apiAs(b.key, path, { method: r.method, ...(r.method === "GET" ? {} : { json }) });
+      const res = r.path.startsWith("/dashboard/")
+        ? await dashboardFetch(path, { method: r.method, cookie: bSession })
+        : await apiAs(b.key, path, { method: r.method, ...(r.method === "GET" ? {} : { json }) });
       const text = await res.text();
       expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: creates ? 201 : 404 });
       expect(text).not.toContain(CANARY);
       seen.push(`${r.method} ${r.path}`);
     }
     expect(seen).toContain("GET /v1/runs/:id/results/:result_id");
+    expect(seen).toContain("GET /dashboard/runs/:id/results/:result_id");
     // A's run, results and key are untouched by B's attempts.
     expect((await apiAs(a.key, `/v1/runs/${ids.run_id}/results/${ids.result_id}`)).status).toBe(200);
     expect((await apiAs(a.key, `/v1/benchmarks/${ids.benchmark_id}`)).status).toBe(200);

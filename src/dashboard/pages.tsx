@@ -1,0 +1,265 @@
+/**
+ * The dashboard's pages as hono/jsx components: server-rendered HTML, escaped by JSX, no inline
+ * script or style (the CSP forbids both). Each page is a function of the data the route loaded.
+ */
+import type { Child } from "hono/jsx";
+import type { ResultFilter, ResultListRow } from "../storage/results-repo";
+import type { RunRecord } from "../storage/runs-repo";
+import type { RunStatusView } from "../schemas/run-views";
+import { DASHBOARD } from "./guard";
+
+const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
+export const isTerminal = (status: string) => status !== "queued" && status !== "running";
+
+function Layout(props: { title: string; signedIn?: { tenant: string }; children?: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{props.title} · edgeval</title>
+        <link rel="stylesheet" href={`${DASHBOARD}/assets/app.css`} />
+        <link rel="icon" href={`${DASHBOARD}/assets/icon.svg`} type="image/svg+xml" />
+      </head>
+      <body>
+        <header>
+          <nav aria-label="Main">
+            <strong>edgeval</strong>
+            {props.signedIn && <a href={`${DASHBOARD}/runs`}>Runs</a>}
+            {props.signedIn && <span>tenant {props.signedIn.tenant}</span>}
+            {props.signedIn && (
+              <form method="post" action={`${DASHBOARD}/sign-out`}>
+                <button type="submit">Sign out</button>
+              </form>
+            )}
+          </nav>
+        </header>
+        <main>
+          <h1>{props.title}</h1>
+          {props.children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+export function SignInPage(props: { error?: string }) {
+  return (
+    <Layout title="Sign in">
+      {props.error && (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      )}
+      <form method="post" action={`${DASHBOARD}/sign-in`}>
+        <label for="key">API key</label>{" "}
+        <input id="key" name="key" type="password" autocomplete="off" required size={50} />{" "}
+        <button type="submit">Sign in</button>
+      </form>
+      <p>The key is checked once and never stored in the browser: the session cookie names only its id.</p>
+    </Layout>
+  );
+}
+
+export function ErrorPage(props: { tenant: string; title: string; message: string }) {
+  return (
+    <Layout title={props.title} signedIn={{ tenant: props.tenant }}>
+      <p class="error" role="alert">
+        {props.message}
+      </p>
+    </Layout>
+  );
+}
+
+export function RunsPage(props: { tenant: string; runs: RunRecord[]; next: string | null }) {
+  return (
+    <Layout title="Runs" signedIn={{ tenant: props.tenant }}>
+      {props.runs.length === 0 ? (
+        <p>No runs yet.</p>
+      ) : (
+        <table>
+          <caption>Newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Benchmark</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.runs.map((r) => (
+              <tr>
+                <td>
+                  <a href={`${DASHBOARD}/runs/${r.run_id}`}>{r.run_name ?? r.run_id}</a>
+                </td>
+                <td>{r.benchmark_name}</td>
+                <td>{r.status}</td>
+                <td>{r.created_at}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {props.next && <a href={`${DASHBOARD}/runs?after=${encodeURIComponent(props.next)}`}>Older runs</a>}
+    </Layout>
+  );
+}
+
+export function RunPage(props: { tenant: string; view: RunStatusView }) {
+  const v = props.view;
+  const terminal = isTerminal(v.status);
+  return (
+    <Layout title={`Run ${v.run_name ?? v.run_id}`} signedIn={{ tenant: props.tenant }}>
+      <p>
+        Benchmark {v.benchmark_name}; created {v.created_at}.
+      </p>
+      <section
+        id="progress"
+        aria-labelledby="progress-heading"
+        data-progress-url={`${DASHBOARD}/runs/${v.run_id}/progress`}
+        data-status={v.status}
+        data-terminal={String(terminal)}
+      >
+        <h2 id="progress-heading">Progress</h2>
+        <p>
+          Status: <strong id="run-status" aria-live="polite">{v.status}</strong>
+        </p>
+        <progress max={Math.max(v.progress.total, 1)} value={v.progress.done} aria-labelledby="progress-text" />{" "}
+        <span id="progress-text" aria-live="polite">
+          {v.progress.done} of {v.progress.total} jobs done
+        </span>
+      </section>
+      <h2>Pass rate per model pair</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Answering</th>
+            <th scope="col">Parsing</th>
+            <th scope="col">Pass rate</th>
+            <th scope="col">Passed</th>
+            <th scope="col">Failed</th>
+            <th scope="col">Errored</th>
+            <th scope="col">Total</th>
+          </tr>
+        </thead>
+        <tbody>
+          {v.summary.map((p) => (
+            <tr>
+              <td>{p.answering_model}</td>
+              <td>{p.parsing_model}</td>
+              <td>{p.pass_rate === null ? "—" : `${(p.pass_rate * 100).toFixed(1)} %`}</td>
+              <td>{p.passed}</td>
+              <td>{p.failed}</td>
+              <td>{p.errored}</td>
+              <td>{p.total}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>
+        <a href={`${DASHBOARD}/runs/${v.run_id}/results`}>Results</a>
+      </p>
+      <script src={`${DASHBOARD}/assets/progress.js`} defer />
+    </Layout>
+  );
+}
+
+export function ResultsPage(props: { tenant: string; runId: string; filter: ResultFilter; rows: ResultListRow[]; next: string | null }) {
+  const base = `${DASHBOARD}/runs/${props.runId}/results`;
+  const keep = new URLSearchParams(Object.entries(props.filter).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""));
+  return (
+    <Layout title={`Results of ${props.runId}`} signedIn={{ tenant: props.tenant }}>
+      <p>
+        <a href={`${DASHBOARD}/runs/${props.runId}`}>Back to the run</a>
+      </p>
+      <form method="get" action={base} aria-label="Filter results">
+        <label for="verdict">Verdict</label>{" "}
+        <select id="verdict" name="verdict">
+          <option value="">any</option>
+          {VERDICTS.map((v) => (
+            <option value={v} selected={props.filter.verdict === v}>
+              {v}
+            </option>
+          ))}
+        </select>{" "}
+        <label for="model">Model id</label> <input id="model" name="model" value={props.filter.model ?? ""} />{" "}
+        <label for="question_id">Question id</label> <input id="question_id" name="question_id" value={props.filter.question_id ?? ""} />{" "}
+        <button type="submit">Filter</button>
+      </form>
+      <table>
+        <caption>{props.rows.length} results on this page</caption>
+        <thead>
+          <tr>
+            <th scope="col">Question</th>
+            <th scope="col">Answering</th>
+            <th scope="col">Parsing</th>
+            <th scope="col">Replicate</th>
+            <th scope="col">Verdict</th>
+            <th scope="col">Failure</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((r) => (
+            <tr>
+              <td>
+                <a href={`${base}/${r.result_id}`}>{r.question_id}</a>
+              </td>
+              <td>{r.answering_model}</td>
+              <td>{r.parsing_model}</td>
+              <td>{r.replicate}</td>
+              <td class={`verdict-${r.verdict}`}>{r.verdict}</td>
+              <td>{r.failure_category ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {props.next && <a href={`${base}?${new URLSearchParams([...keep, ["after", props.next]])}`}>Next page</a>}
+    </Layout>
+  );
+}
+
+interface TraceMessage {
+  role: string;
+  content: string;
+  tool_calls?: unknown[];
+}
+
+export function ResultPage(props: { tenant: string; runId: string; resultId: string; result: Record<string, unknown> }) {
+  const template = (props.result.template ?? null) as { raw_llm_response?: string; trace_messages?: TraceMessage[] } | null;
+  const metadata = (props.result.metadata ?? {}) as { failure?: unknown; question_id?: string; answering_model?: unknown };
+  const { template: _t, ...rest } = props.result;
+  const trace = template?.trace_messages ?? [];
+  return (
+    <Layout title={`Result ${metadata.question_id ?? props.resultId}`} signedIn={{ tenant: props.tenant }}>
+      <p>
+        <a href={`${DASHBOARD}/runs/${props.runId}/results`}>Back to the results</a>
+      </p>
+      {metadata.failure ? (
+        <section aria-labelledby="failure-heading">
+          <h2 id="failure-heading">Failure</h2>
+          {/* The graded answer's failure: data about the answer, not an error of this page. */}
+          <pre id="failure" class="failure">{JSON.stringify(metadata.failure, null, 2)}</pre>
+        </section>
+      ) : null}
+      <h2>Answer</h2>
+      <pre id="answer">{template?.raw_llm_response ?? "(no answer recorded)"}</pre>
+      <h2 id="trace-heading">Trace</h2>
+      {trace.length === 0 ? (
+        <p>No trace messages were recorded.</p>
+      ) : (
+        <ol class="trace" aria-labelledby="trace-heading">
+          {trace.map((m) => (
+            <li>
+              <strong>{m.role}</strong>
+              <pre>{m.content}</pre>
+              {m.tool_calls && <pre>{JSON.stringify(m.tool_calls, null, 2)}</pre>}
+            </li>
+          ))}
+        </ol>
+      )}
+      <h2>Verdicts and metadata</h2>
+      <pre>{JSON.stringify({ ...rest, template: template ? { ...template, trace_messages: undefined, raw_llm_response: undefined } : null }, null, 2)}</pre>
+    </Layout>
+  );
+}

@@ -1,0 +1,111 @@
+/**
+ * /dashboard: the signed-in pages (runs, a run with live progress, its results filtered and
+ * paged, one result with its trace), sign-in and sign-out. Outside /v1: HTML for people, not API.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { type AppEnv, requireScope, tenantOf } from "../http/auth";
+import { requireRun, runView } from "../http/runs";
+import { ApiFailure } from "../http/errors";
+import { filterResults, getStoredResult } from "../storage/results-repo";
+import { fullResultJson } from "../storage/result-store";
+import { listRuns } from "../storage/runs-repo";
+import { ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
+import { clearSessionCookie, DASHBOARD, dashboardHeaders, requireSession, sameOriginPosts, setSessionCookie } from "./guard";
+import { ErrorPage, isTerminal, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
+import { signIn } from "./session";
+
+const PAGE_SIZE = 25;
+
+/** The results page's query: one schema, so a bad filter is a 400 naming the field. */
+export const ResultsQuery = z.strictObject({
+  verdict: z.enum(["", "pass", "fail", "error", "no_verdict"]).optional(),
+  model: z.string().max(200).optional(),
+  question_id: z.string().max(500).optional(),
+  after: z.string().max(200).optional(),
+});
+
+const RunsQuery = z.strictObject({ after: z.string().regex(/^[^|]+\|[^|]+$/, "not a cursor this page gave").optional() });
+
+export const dashboard = new Hono<AppEnv>();
+dashboard.use(dashboardHeaders);
+dashboard.use(sameOriginPosts);
+
+dashboard.get("/assets/app.css", (c) => c.body(STYLESHEET, 200, { "content-type": "text/css; charset=utf-8" }));
+dashboard.get("/assets/icon.svg", (c) => c.body(ICON_SVG, 200, { "content-type": "image/svg+xml" }));
+dashboard.get("/assets/progress.js", (c) => c.body(PROGRESS_SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8" }));
+
+dashboard.get("/", (c) => c.redirect(`${DASHBOARD}/runs`, 303));
+dashboard.get("/sign-in", (c) => c.html(<SignInPage />));
+dashboard.post("/sign-in", async (c) => {
+  const form = await c.req.parseBody();
+  const key = typeof form.key === "string" ? form.key.trim() : "";
+  const outcome = key ? await signIn(c.env, key, new Date()) : { ok: false as const, reason: "paste an API key into the field key" };
+  if (!outcome.ok) return c.html(<SignInPage error={outcome.reason} />, 401);
+  setSessionCookie(c, outcome.cookie);
+  return c.redirect(`${DASHBOARD}/runs`, 303);
+});
+dashboard.post("/sign-out", (c) => {
+  clearSessionCookie(c);
+  return c.redirect(`${DASHBOARD}/sign-in`, 303);
+});
+
+const signedIn = new Hono<AppEnv>();
+signedIn.use(requireSession);
+// Every signed-in page reads runs: a key without runs:read signs in but sees a 403 page.
+signedIn.use(requireScope("runs:read"));
+
+signedIn.get("/runs", async (c) => {
+  const q = parsed(RunsQuery, c.req.query());
+  if (!q.ok) return c.html(<ErrorPage tenant={tenantOf(c).tenant_id} title="Bad request" message={q.message} />, 400);
+  const [created_at, run_id] = q.data.after?.split("|") ?? [];
+  const cursor = created_at && run_id ? { created_at, run_id } : null;
+  const runs = await listRuns(c.env.DB, tenantOf(c).tenant_id, PAGE_SIZE, cursor);
+  const last = runs.length === PAGE_SIZE ? runs[runs.length - 1] : undefined;
+  return c.html(<RunsPage tenant={tenantOf(c).tenant_id} runs={runs} next={last ? `${last.created_at}|${last.run_id}` : null} />);
+});
+
+signedIn.get("/runs/:id", async (c) => {
+  const view = await runView(c, await requireRun(c, c.req.param("id")));
+  return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} />);
+});
+
+/** The run page's script polls this (cookie-authenticated, same origin) for its progress bar. */
+signedIn.get("/runs/:id/progress", async (c) => {
+  const view = await runView(c, await requireRun(c, c.req.param("id")));
+  return c.json({ status: view.status, done: view.progress.done, total: view.progress.total, terminal: isTerminal(view.status) });
+});
+
+signedIn.get("/runs/:id/results", async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const q = parsed(ResultsQuery, c.req.query());
+  if (!q.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={q.message} />, 400);
+  const filter = { verdict: q.data.verdict || undefined, model: q.data.model || undefined, question_id: q.data.question_id || undefined };
+  const rows = await filterResults(c.env.DB, run.tenant_id, run.run_id, filter, PAGE_SIZE, q.data.after ?? null);
+  const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
+  return c.html(<ResultsPage tenant={run.tenant_id} runId={run.run_id} filter={filter} rows={rows} next={last?.result_id ?? null} />);
+});
+
+signedIn.get("/runs/:id/results/:result_id", async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const resultId = c.req.param("result_id");
+  const json = await fullResultJson(c.env.BLOBS, await getStoredResult(c.env.DB, run.tenant_id, run.run_id, resultId));
+  if (json === null) throw new ApiFailure({ code: "not_found", message: `no result ${resultId} in run ${run.run_id}` });
+  return c.html(<ResultPage tenant={run.tenant_id} runId={run.run_id} resultId={resultId} result={JSON.parse(json)} />);
+});
+
+/** A failure inside the signed-in pages is a page, not the API's JSON error. */
+signedIn.onError((err, c) => {
+  const code = err instanceof ApiFailure ? err.error.code : "internal";
+  const status = code === "not_found" ? 404 : code === "forbidden" ? 403 : 500;
+  const message = err instanceof ApiFailure ? err.error.message : "internal error; reload, and report it if it persists";
+  return c.html(<ErrorPage tenant={tenantOf(c).tenant_id} title={status === 404 ? "Not found" : status === 403 ? "Forbidden" : "Error"} message={message} />, status);
+});
+
+dashboard.route("/", signedIn);
+
+function parsed<T extends z.ZodType>(schema: T, input: unknown): { ok: true; data: z.output<T> } | { ok: false; message: string } {
+  const r = schema.safeParse(input);
+  if (r.success) return { ok: true, data: r.data };
+  return { ok: false, message: r.error.issues.map((i) => `query ${i.path.join(".") || "(unknown field)"}: ${i.message}`).join("; ") };
+}

@@ -1,0 +1,149 @@
+// Issue 25: the dashboard in a real browser (Debian's Chromium through playwright-core) against
+// `npm run dev`: sign in with an API key, watch a run progress to completion without reloading,
+// filter its results, open a result and see its trace, sign out. A page that shows an error, logs
+// a console error (a CSP violation is one) or whose progress never moves fails the test.
+// Screenshots go to test-output/dashboard/.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error plain-Node module without types
+import { localAdminToken } from "../../scripts/lib/local-stack.mjs";
+import { ensureChromium } from "./browser/chromium";
+import { type DevServer, ROOT, startDev } from "./dev-server";
+
+const SHOTS = path.join(ROOT, "test-output", "dashboard");
+/** Every fake reply waits this long, so the run is still going when its page opens. */
+const REPLY_LATENCY_MS = 700;
+
+let dev: DevServer;
+let browser: Browser;
+let tmp: string;
+
+beforeAll(async () => {
+  const executablePath = ensureChromium();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-dashboard-"));
+  const script = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/basic/fake-script.json"), "utf8"));
+  for (const rule of script.rules) rule.reply.latency_ms = REPLY_LATENCY_MS;
+  const slowScript = path.join(tmp, "slow-fake-script.json");
+  fs.writeFileSync(slowScript, JSON.stringify(script));
+  fs.mkdirSync(SHOTS, { recursive: true });
+  [dev, browser] = await Promise.all([startDev(["--fake-script", slowScript]), chromium.launch({ executablePath, args: ["--no-sandbox"] })]);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A page that fails the test on any console error or uncaught script error. */
+async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
+  const page = await (await browser.newContext()).newPage();
+  const problems: string[] = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("response", (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()} ${r.url()}`));
+  return { page, problems };
+}
+
+async function noErrorShown(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  expect(await page.locator(".error").count(), `${name} shows an error: ${await page.locator(".error").allTextContents()}`).toBe(0);
+}
+
+async function createTenantKey(): Promise<string> {
+  const tenantId = `dash${Date.now().toString(36)}`;
+  const res = await fetch(`${dev.url}/v1/admin/tenants`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${localAdminToken()}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Dashboard test", tenant_id: tenantId }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { key: { key: string } }).key.key;
+}
+
+describe("dashboard in Chromium", () => {
+  it("signs in, watches a run complete live, filters results, opens a result's trace, signs out", async () => {
+    const key = await createTenantKey();
+    const { page, problems } = await watchedPage();
+
+    // Signed out, every page goes to the sign-in page.
+    await page.goto(`${dev.url}/dashboard/runs`);
+    expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
+    await page.getByLabel("API key").fill(key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/dashboard\/runs$/);
+    await noErrorShown(page, "1-runs-empty");
+    const cookie = (await page.context().cookies()).find((c) => c.name === "edgeval_session");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+    expect(cookie!.value).toMatch(new RegExp(`^${key.slice(3, 15)}\\.`));
+    expect(cookie!.value).not.toContain(key.slice(16));
+
+    // A run submitted through the API, watched on its page.
+    const submitted = await fetch(`${dev.url}/v1/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      // examples/basic pointed at this server's fake, as npm run dev wrote it.
+      body: fs.readFileSync(path.join(ROOT, `.wrangler/dev/port-${dev.port}/example-run.json`), "utf8"),
+    });
+    expect(submitted.status).toBe(202);
+    const { run_id } = (await submitted.json()) as { run_id: string };
+    await page.goto(`${dev.url}/dashboard/runs`);
+    await page.locator(`a[href="/dashboard/runs/${run_id}"]`).click();
+    await page.waitForURL(new RegExp(`/dashboard/runs/${run_id}$`));
+    const progress = page.locator("#progress");
+    const first = { status: await progress.getAttribute("data-status"), text: await page.locator("#progress-text").textContent() };
+    expect(first.status, "the run page opened before the run ended, so the test sees it move").toMatch(/^(queued|running)$/);
+    await noErrorShown(page, "2-run-in-progress");
+    // A marker on this document: if the page reloaded, it would be gone.
+    // (Strings, not functions: they run in the page, and this project compiles without the DOM types.)
+    await page.evaluate("window.__sameDocument = true");
+    await expect.poll(() => progress.getAttribute("data-status"), { timeout: 90_000, interval: 250 }).toBe("completed");
+    expect(await page.evaluate("window.__sameDocument")).toBe(true);
+    const last = await page.locator("#progress-text").textContent();
+    expect(last).not.toBe(first.text);
+    const [done, total] = last!.match(/(\d+) of (\d+)/)!.slice(1).map(Number);
+    expect(done).toBe(total);
+    expect(total).toBeGreaterThan(0);
+    await noErrorShown(page, "3-run-completed");
+
+    // Results, filtered to failures of one model.
+    await page.getByRole("link", { name: "Results" }).click();
+    const allRows = await page.locator("tbody tr").count();
+    expect(allRows).toBeGreaterThan(0);
+    await page.getByLabel("Verdict").selectOption("fail");
+    await page.getByLabel("Model id").fill("beta");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/verdict=fail/);
+    const rows = page.locator("tbody tr");
+    const n = await rows.count();
+    expect(n).toBeGreaterThan(0);
+    for (let i = 0; i < n; i++) {
+      const cells = await rows.nth(i).locator("td").allTextContents();
+      expect(cells[4]).toBe("fail");
+      expect([cells[1], cells[2]]).toContain("beta");
+    }
+    await noErrorShown(page, "4-results-filtered");
+
+    // One result: its answer and trace.
+    const question = (await rows.first().locator("td").first().textContent())!;
+    await rows.first().getByRole("link").click();
+    await page.waitForURL(/\/results\/[^/?]+$/);
+    await expect.poll(() => page.locator("h1").textContent()).toContain(question);
+    expect((await page.locator("#answer").textContent())!.length).toBeGreaterThan(0);
+    expect(await page.locator("ol.trace > li").count()).toBeGreaterThan(0);
+    // A failed result says why.
+    expect(await page.locator("#failure").textContent()).toContain('"reason"');
+    await noErrorShown(page, "5-result-trace");
+
+    // Sign out ends the session: the pages send the browser back to sign in.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(/\/dashboard\/sign-in$/);
+    await page.goto(`${dev.url}/dashboard/runs`);
+    expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
+    await noErrorShown(page, "6-signed-out");
+    expect(problems).toEqual([]);
+  });
+});
