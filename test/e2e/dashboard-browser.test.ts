@@ -15,7 +15,7 @@ import { type DevServer, ROOT, startDev } from "./dev-server";
 
 const SHOTS = path.join(ROOT, "test-output", "dashboard");
 /** Every fake reply waits this long, so the run is still going when its page opens. */
-const REPLY_LATENCY_MS = 700;
+const REPLY_LATENCY_MS = 2000;
 
 let dev: DevServer;
 let browser: Browser;
