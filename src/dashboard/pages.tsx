@@ -183,7 +183,9 @@ export function ResultsPage(props: { tenant: string; runId: string; filter: Resu
             </option>
           ))}
         </select>{" "}
-        <label for="model">Model id</label> <input id="model" name="model" value={props.filter.model ?? ""} />{" "}
+        <label for="answering_model">Answering model</label>{" "}
+        <input id="answering_model" name="answering_model" value={props.filter.answering_model ?? ""} />{" "}
+        <label for="parsing_model">Parsing model</label> <input id="parsing_model" name="parsing_model" value={props.filter.parsing_model ?? ""} />{" "}
         <label for="question_id">Question id</label> <input id="question_id" name="question_id" value={props.filter.question_id ?? ""} />{" "}
         <button type="submit">Filter</button>
       </form>

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { type AppEnv, requireScope, tenantOf } from "../http/auth";
 import { requireRun, runView } from "../http/runs";
 import { ApiFailure } from "../http/errors";
-import { filterResults, getStoredResult } from "../storage/results-repo";
+import { getStoredResult, pageResultRows, type ResultListRow } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
 import { listRuns } from "../storage/runs-repo";
 import { ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
@@ -20,7 +20,8 @@ const PAGE_SIZE = 25;
 /** The results page's query: one schema, so a bad filter is a 400 naming the field. */
 export const ResultsQuery = z.strictObject({
   verdict: z.enum(["", "pass", "fail", "error", "no_verdict"]).optional(),
-  model: z.string().max(200).optional(),
+  answering_model: z.string().max(200).optional(),
+  parsing_model: z.string().max(200).optional(),
   question_id: z.string().max(500).optional(),
   after: z.string().max(200).optional(),
 });
@@ -80,8 +81,14 @@ signedIn.get("/runs/:id/results", async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   const q = parsed(ResultsQuery, c.req.query());
   if (!q.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={q.message} />, 400);
-  const filter = { verdict: q.data.verdict || undefined, model: q.data.model || undefined, question_id: q.data.question_id || undefined };
-  const rows = await filterResults(c.env.DB, run.tenant_id, run.run_id, filter, PAGE_SIZE, q.data.after ?? null);
+  const filter = {
+    verdict: q.data.verdict || undefined,
+    answering_model: q.data.answering_model || undefined,
+    parsing_model: q.data.parsing_model || undefined,
+    question_id: q.data.question_id || undefined,
+  };
+  const columns = "result_id, question_id, answering_model, parsing_model, replicate, verdict, failure_category";
+  const rows = await pageResultRows<ResultListRow>(c.env.DB, columns, run, { limit: PAGE_SIZE, after: q.data.after ?? null }, filter);
   const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
   return c.html(<ResultsPage tenant={run.tenant_id} runId={run.run_id} filter={filter} rows={rows} next={last?.result_id ?? null} />);
 });

@@ -152,37 +152,3 @@ export interface ResultListRow {
   verdict: string;
   failure_category: string | null;
 }
-
-export interface ResultFilter {
-  verdict?: string | undefined;
-  /** Matches the answering or the parsing model id. */
-  model?: string | undefined;
-  question_id?: string | undefined;
-}
-
-/** A page of a run's results in result_id order, narrowed by the indexed columns; `after` is the last result_id shown. */
-export async function filterResults(
-  db: D1Database,
-  tenantId: string,
-  runId: string,
-  filter: ResultFilter,
-  limit: number,
-  after: string | null,
-): Promise<ResultListRow[]> {
-  const where = ["tenant_id = ?", "run_id = ?"];
-  const args: (string | number)[] = [tenantId, runId];
-  const and = (clause: string, ...values: string[]) => {
-    where.push(clause);
-    args.push(...values);
-  };
-  if (filter.verdict) and("verdict = ?", filter.verdict);
-  if (filter.model) and("(answering_model = ? OR parsing_model = ?)", filter.model, filter.model);
-  if (filter.question_id) and("question_id = ?", filter.question_id);
-  if (after) and("result_id > ?", after);
-  const sql = `SELECT result_id, question_id, answering_model, parsing_model, replicate, verdict, failure_category FROM results WHERE ${where.join(" AND ")} ORDER BY result_id LIMIT ?`;
-  const { results } = await db
-    .prepare(sql)
-    .bind(...args, limit)
-    .all<ResultListRow>();
-  return results;
-}
