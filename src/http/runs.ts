@@ -36,7 +36,8 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const idempotency = idemKey ? { key: idemKey, body_hash: await sha256Hex(canonicalJson(raw.value)) } : null;
   const outcome = await submitRun(c, { tenant: tenantOf(c), actor: actorOf(c.get("principal")), raw: raw.value, idempotency });
   if (outcome.kind === "estimate") return reply(c, DryRunEstimate, outcome.body);
-  if (outcome.kind === "started") c.header("Location", statusUrl(outcome.run_id));
+  // A repeated Idempotency-Key answers exactly as the first request did (test/reliability scenario 7).
+  c.header("Location", statusUrl(outcome.run_id));
   return reply(c, SubmittedRun, { run_id: outcome.run_id, status_url: statusUrl(outcome.run_id) }, 202);
 });
 
