@@ -13,7 +13,7 @@ import { log } from "../log";
 import { mapLimited } from "../lib/map-limited";
 import { createCodeVerifier } from "../adapters/code-verifier";
 import { rowBatcher } from "./row-batcher";
-import { coordinatorBatcher, DEFAULT_COORDINATOR_BATCHING } from "./coordinator-batcher";
+import { type BatchTarget, coordinatorBatcher, DEFAULT_COORDINATOR_BATCHING } from "./coordinator-batcher";
 import { cancelGate, gatedPort, noteRunState } from "./cancel-gate";
 import { type CoordinatorPort, type JobDeps, type ResultWrite, runJob, writeResults } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
@@ -103,7 +103,7 @@ function jobDeps(env: Env): JobDeps {
       let port = coordinators.get(name);
       if (!port) {
         const onRunState = (cancelled: boolean, asOf: number) => noteRunState(name, cancelled, asOf);
-        coordinators.set(name, (port = coordinatorBatcher(env.RUNS.getByName(name), { ...DEFAULT_COORDINATOR_BATCHING, onRunState })));
+        coordinators.set(name, (port = coordinatorBatcher(freshStubs(env, name), { ...DEFAULT_COORDINATOR_BATCHING, onRunState })));
       }
       return port;
     },
@@ -142,6 +142,21 @@ function jobDeps(env: Env): JobDeps {
     maxAttempts: edgeConfig(env).jobMaxAttempts,
     retryBaseDelaySeconds: edgeConfig(env).jobRetryBaseDelaySeconds,
     ...retrySettings(env),
+  };
+}
+
+/**
+ * The run's coordinator through a new stub for every call. A stub whose object was reset (a deploy,
+ * an eviction, an error that broke its output gate) stays broken for the whole invocation: the
+ * jobs that were mid-call hand themselves back, but their `release` went through the same broken
+ * stub, so each stayed leased for LEASE_MS and its redeliveries were refused as busy until then
+ * (test/reliability scenario 4). Making a stub is local; it costs no round trip.
+ */
+function freshStubs(env: Env, name: string): BatchTarget {
+  return {
+    applyBatch: (ops) => env.RUNS.getByName(name).applyBatch(ops),
+    release: (jobId: string) => env.RUNS.getByName(name).release(jobId),
+    completeJob: (jobId: string) => env.RUNS.getByName(name).completeJob(jobId),
   };
 }
 
