@@ -27,6 +27,7 @@ import { type CancelOutcome, cancelRun, isCancelled } from "./cancel";
 import { ACCEPTED_SQL, type JobSender, RESENT_SQL, stalledJobsSql } from "./stall-watch";
 import { EVENT_PAIRS, emitRunEvent } from "../webhooks/emit";
 import { emitResultEvents, RESULT_EVENTS_PER_FLUSH } from "../webhooks/result-events";
+import { guardOn } from "../lib/guards";
 
 export interface InitRun {
   run_id: string;
@@ -148,7 +149,9 @@ export class RunCoordinator extends DurableObject<Env> {
       jobId,
     ).toArray()[0];
     if (!job) return { kind: "unknown" };
-    if (job.state === "done" || job.state === "dead" || job.state === "skipped") return { kind: "finished", state: job.state };
+    // A redelivery of a finished job ends here; its results are recorded (src/lib/guards.ts).
+    const skipFinished = guardOn("claim_skips_finished");
+    if (skipFinished && (job.state === "done" || job.state === "dead" || job.state === "skipped")) return { kind: "finished", state: job.state };
     const now = this.clock.now();
     // The check every job makes before its first model call: once the budget is spent or the run
     // cancelled, nothing starts.
@@ -157,14 +160,14 @@ export class RunCoordinator extends DurableObject<Env> {
       await this.finishIfDone();
       return { kind: "finished", state: "skipped" };
     }
-    if (job.state === "running" && job.updated_at > now - LEASE_MS) {
+    if (guardOn("claim_lease") && job.state === "running" && job.updated_at > now - LEASE_MS) {
       return { kind: "busy", retry_in_seconds: Math.ceil((job.updated_at + LEASE_MS - now) / 1000) };
     }
     const attempts = job.attempts + 1;
     this.sql.exec("UPDATE jobs SET state = 'running', attempts = ?, updated_at = ? WHERE job_id = ?", attempts, now, jobId);
     // Results are recorded only under a claim, so a first claim has none to look for.
     const recorded =
-      attempts > 1
+      attempts > 1 && skipFinished
         ? this.sql
             .exec<{ result_id: string }>("SELECT result_id FROM results WHERE job_id = ?", jobId)
             .toArray()

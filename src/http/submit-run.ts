@@ -25,6 +25,7 @@ import { refuseBrokenCode } from "./benchmarks";
 import type { AppEnv } from "./auth";
 import { validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
+import { guardOn } from "../lib/guards";
 
 export interface SubmitCall {
   tenant: TenantRecord;
@@ -68,7 +69,7 @@ export async function submitRun(c: Context<AppEnv>, call: SubmitCall): Promise<S
   // A dry run stops here: nothing written, no model called, no idempotency key taken.
   if (body.dry_run) return { kind: "estimate", body: { estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings } };
 
-  if (idempotency) {
+  if (idempotency && guardOn("idempotency_key")) {
     const holder = await reserveIdempotencyKey(c.env.DB, tenant.tenant_id, { ...idempotency, run_id: runId }, createdAt);
     if (holder.run_id !== runId) {
       if (holder.body_hash !== idempotency.body_hash) {

@@ -24,6 +24,7 @@ import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "../limiter/limiter-client";
 import type { RunShareOf } from "./job-ports";
+import { guardOn } from "../lib/guards";
 
 /** A result waits at most this long for others to share its D1 write. */
 const RESULT_ROW_BATCH = { windowMs: 25, maxRows: 50 };
@@ -64,7 +65,7 @@ async function handleJobMessage(msg: Message<unknown>, deps: JobDeps): Promise<v
 async function handleDeadLetter(msg: Message<unknown>, env: Env): Promise<void> {
   const parsed = JobMessage.safeParse(msg.body);
   try {
-    if (parsed.success) {
+    if (parsed.success && guardOn("dead_letter_marks_dead")) {
       log.warn("job_dead", parsed.data);
       await env.RUNS.getByName(coordinatorName(parsed.data)).markDead(parsed.data.job_id);
     }

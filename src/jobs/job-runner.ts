@@ -44,6 +44,7 @@ import { usageRows } from "../coordinator/cost";
 import { priceTable } from "../llm/prices";
 import { embeddingModel, type EmbeddingPlace } from "../llm/embedding-model";
 import { modelRetryPolicy } from "../adapters/edge-models";
+import { guardOn } from "../lib/guards";
 
 export interface CoordinatorPort {
   claim(jobId: string): Promise<Claim>;
@@ -258,7 +259,7 @@ async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
       replicate: job.replicate,
     });
     if (claim.recorded.includes(resultId)) continue;
-    const saved = claim.attempts > 1 ? await readSavedResult(ctx.deps.blobs, ctx.deps.db, spec, resultId) : null;
+    const saved = claim.attempts > 1 && guardOn("saved_results") ? await readSavedResult(ctx.deps.blobs, ctx.deps.db, spec, resultId) : null;
     if (saved) await saveAndRecord(ctx, parsing, saved);
     else pending.push(parsing);
   }
@@ -283,9 +284,10 @@ async function answerFor(ctx: JobContext, models: JobModels): Promise<{ outcome:
   if (job.answering.interface === "manual") {
     return { outcome: await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) }), checkpoint: none };
   }
-  if (claim.answer !== null) return { outcome: { ok: true, answer: JSON.parse(claim.answer) }, checkpoint: none };
+  const reuse = guardOn("answer_checkpoint");
+  if (claim.answer !== null && reuse) return { outcome: { ok: true, answer: JSON.parse(claim.answer) }, checkpoint: none };
   const key = r2Keys.answerCheckpoint(spec, job.job_id);
-  const inR2 = claim.attempts > 1 ? await deps.blobs.get(key) : null;
+  const inR2 = claim.attempts > 1 && reuse ? await deps.blobs.get(key) : null;
   if (inR2) return { outcome: { ok: true, answer: await inR2.json() }, checkpoint: none };
   const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
   if (!outcome.ok) return { outcome, checkpoint: none };
