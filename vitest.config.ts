@@ -54,6 +54,10 @@ export default defineConfig(async () => {
                   // A loopback listener production mode must never reach (test/support/canary-server.mjs).
                   CANARY_PORT: String(inject("canaryPort")),
                   CANARY_IPV6: String(inject("canaryIpv6")),
+                  // The reliability suite (test/reliability): where reports go, and the scenario sizes
+                  // ("fast" in npm test; npm run reliability sets RELIABILITY_SIZE=full).
+                  RELIABILITY_REPORT_URL: `http://127.0.0.1:${inject("reportSinkPort")}/reports`,
+                  RELIABILITY_SIZE: process.env.RELIABILITY_SIZE === "full" ? "full" : "fast",
                 },
                 // An entry here REPLACES the wrangler.toml consumer settings for that queue.
                 queueConsumers: {
@@ -71,7 +75,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "workers",
-            include: ["test/integration/**/*.test.ts", "test/contracts/**/*.test.ts"],
+            include: ["test/integration/**/*.test.ts", "test/contracts/**/*.test.ts", "test/reliability/**/*.test.ts"],
             setupFiles: ["./test/integration/apply-migrations.ts"],
             testTimeout: 30_000,
             // The plugin inlines every dependency; pre-bundling the big ones halves start-up.

@@ -10,6 +10,8 @@ declare global {
       WEBHOOK_RECEIVER_URL: string;
       CANARY_PORT: string;
       CANARY_IPV6: string;
+      RELIABILITY_REPORT_URL: string;
+      RELIABILITY_SIZE: "fast" | "full";
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { TestProject } from "vitest/node";
 // @ts-expect-error plain-Node module without types
 import { startFakeLlm } from "./fake-llm/server.mjs";
@@ -5,6 +6,9 @@ import { startFakeLlm } from "./fake-llm/server.mjs";
 import { startWebhookReceiver } from "./webhook-receiver/server.mjs";
 // @ts-expect-error plain-Node module without types
 import { startCanary } from "./support/canary-server.mjs";
+// @ts-expect-error plain-Node module without types
+import { startReportSink } from "./reliability/report-sink.mjs";
+import { ReliabilityReport } from "./reliability/report";
 
 declare module "vitest" {
   interface ProvidedContext {
@@ -12,6 +16,7 @@ declare module "vitest" {
     webhookReceiverPort: number;
     canaryPort: number;
     canaryIpv6: boolean;
+    reportSinkPort: number;
   }
 }
 
@@ -26,7 +31,17 @@ export default async function setup(project: TestProject) {
   const canary = await startCanary();
   project.provide("canaryPort", canary.port);
   project.provide("canaryIpv6", canary.ipv6);
+  // Reliability reports (test/reliability/README.md) land in .reliability/ at the repository's root.
+  const sink = await startReportSink({
+    dir: path.join(import.meta.dirname, "..", ".reliability"),
+    validate: (body: unknown) => {
+      const parsed = ReliabilityReport.safeParse(body);
+      return parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    },
+  });
+  project.provide("reportSinkPort", sink.port);
   return async () => {
+    await sink.close();
     await fake.close();
     await receiver.close();
     await canary.close();

@@ -1,0 +1,170 @@
+/**
+ * A queue broker the scenarios drive the real consumer (src/index.ts `queue`) with, so duplicates,
+ * crashes and redeliveries happen exactly where a scenario puts them. It keeps the queue's contract:
+ * a message is redelivered (attempts + 1) when the consumer retries it, after its `delaySeconds` on a
+ * virtual clock (a delayed message waits until every batch in flight has settled and nothing sooner
+ * is due, so a 300 s lease costs no wall time); after `maxDeliveries` it goes to the dead-letter
+ * queue, which the same worker consumes.
+ *
+ * A batch that throws (an invocation that dies) is redelivered the way `mode` says:
+ * - "production": explicit acks survive, only the rest of the batch comes back (Cloudflare's docs);
+ * - "local": the whole batch comes back, acked messages included (miniflare's broker,
+ *   /work/shared/reference/toolchain.md §5).
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import worker from "../../src/index";
+import type { Env } from "../../src/env";
+import type { Body } from "../integration/limits-support";
+
+export interface Delivery {
+  id: string;
+  body: Body;
+  attempts: number;
+  /** Virtual seconds from the start at which it may be delivered. */
+  dueAt: number;
+  /**
+   * Wall milliseconds after its round starts at which its batch is handed to the consumer: a copy
+   * arriving while the round's other batches are mid-job. Redeliveries start with the round.
+   */
+  startAfterMs?: number;
+}
+
+export interface BrokerOptions {
+  /** Messages per batch (the test config's max_batch_size is 10). */
+  batchSize?: number;
+  /** Batches (consumer invocations) in flight at once. */
+  parallel?: number;
+  mode?: "production" | "local";
+  /** Deliveries before the dead-letter queue (max_retries 6 → 7). */
+  maxDeliveries?: number;
+  /** The env one batch runs with (fault injection); default the test env. */
+  envFor?: (batch: { round: number; index: number; messages: readonly Delivery[] }) => Env;
+  /** The invocation dies after its handler returned (its acks and retries already given): the batch throws. */
+  crashAfter?: (batch: { round: number; index: number; messages: readonly Delivery[] }) => boolean;
+  /** Runs alongside each round's batches (e.g. a Durable Object restarted mid-round). */
+  duringRound?: (round: number) => Promise<void>;
+  /** Stop after this many rounds even with messages left (a safety net: the scenario then reports them lost). */
+  maxRounds?: number;
+}
+
+export interface BrokerStats {
+  deliveries: number;
+  batches: number;
+  rounds: number;
+  /** Messages the consumer asked to retry. */
+  retried: number;
+  /** Acked messages a throwing batch brought back ("local" mode only). */
+  ackedRedelivered: number;
+  /** Batches that threw (crashAfter, or the handler itself). */
+  batchesThrown: number;
+  deadLettered: number;
+  /** Every delaySeconds the consumer asked for. */
+  delays: number[];
+  /** Messages still queued when maxRounds ran out. */
+  stranded: number;
+}
+
+/** Fresh deliveries of job bodies (attempts 1, due now), each with its own message id. */
+export function deliveries(bodies: readonly Body[], dueAt = 0): Delivery[] {
+  return bodies.map((body) => ({ id: `m-${crypto.randomUUID()}`, body, attempts: 1, dueAt }));
+}
+
+export async function drain(initial: readonly Delivery[], opts: BrokerOptions = {}): Promise<BrokerStats> {
+  const batchSize = opts.batchSize ?? 10;
+  const parallel = opts.parallel ?? 4;
+  const maxDeliveries = opts.maxDeliveries ?? 7;
+  const stats: BrokerStats = { deliveries: 0, batches: 0, rounds: 0, retried: 0, ackedRedelivered: 0, batchesThrown: 0, deadLettered: 0, delays: [], stranded: 0 };
+  let queue = [...initial];
+  let now = 0;
+  const dead: Delivery[] = [];
+  while (queue.length > 0 && stats.rounds < (opts.maxRounds ?? 200)) {
+    const due = queue.filter((d) => d.dueAt <= now);
+    if (due.length === 0) {
+      now = Math.min(...queue.map((d) => d.dueAt));
+      continue;
+    }
+    const taken = due.slice(0, batchSize * parallel);
+    const takenIds = new Set(taken);
+    queue = queue.filter((d) => !takenIds.has(d));
+    // Batches never mix start times: a late copy's batch starts late as a whole.
+    const starts = [...new Set(taken.map((d) => d.startAfterMs ?? 0))];
+    const batches = starts.flatMap((at) => chunk(taken.filter((d) => (d.startAfterMs ?? 0) === at), batchSize));
+    const round = stats.rounds++;
+    const [outcomes] = await Promise.all([
+      Promise.all(batches.map((messages, index) => runBatch(messages, { round, index, messages }, opts))),
+      opts.duringRound?.(round),
+    ]);
+    for (const [i, out] of outcomes.entries()) {
+      const messages = batches[i]!;
+      stats.batches++;
+      stats.deliveries += messages.length;
+      if (out.threw) stats.batchesThrown++;
+      for (const m of messages) {
+        const retry = out.retried.get(m.id);
+        const acked = out.acked.has(m.id);
+        if (retry !== undefined) {
+          stats.retried++;
+          stats.delays.push(retry);
+        }
+        let again: number | null = retry ?? null;
+        if (out.threw) {
+          if (opts.mode === "local") {
+            if (acked) stats.ackedRedelivered++;
+            again = 0;
+          } else if (!acked) again = retry ?? 0;
+        }
+        if (again === null) continue;
+        const next = { ...m, attempts: m.attempts + 1, dueAt: now + again, startAfterMs: undefined };
+        if (next.attempts > maxDeliveries) dead.push(next);
+        else queue.push(next);
+      }
+    }
+    if (dead.length > 0) {
+      stats.deadLettered += dead.length;
+      await deadLetter(dead.splice(0));
+    }
+  }
+  stats.stranded = queue.length;
+  return stats;
+}
+
+async function runBatch(messages: Delivery[], at: Parameters<NonNullable<BrokerOptions["envFor"]>>[0], opts: BrokerOptions) {
+  const batch = createMessageBatch(
+    "edgeval-jobs",
+    messages.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts, body: m.body })),
+  );
+  const ctx = createExecutionContext();
+  const startAfter = messages[0]?.startAfterMs ?? 0;
+  if (startAfter > 0) await new Promise((r) => setTimeout(r, startAfter));
+  let threw = false;
+  try {
+    await worker.queue(batch, opts.envFor?.(at) ?? (env as unknown as Env));
+  } catch {
+    threw = true;
+  }
+  const result = await getQueueResult(batch, ctx);
+  if (opts.crashAfter?.(at)) threw = true;
+  const retried = new Map(result.retryMessages.map((r) => [r.msgId, r.delaySeconds ?? 0]));
+  // An outcome of "ok" with no explicit verdict acks the rest (ackAll is implied by a clean return).
+  const acked = new Set<string>(result.explicitAcks);
+  if (!threw && !result.retryBatch.retry) for (const m of messages) if (!retried.has(m.id)) acked.add(m.id);
+  if (result.retryBatch.retry && !threw) for (const m of messages) if (!acked.has(m.id)) retried.set(m.id, result.retryBatch.delaySeconds ?? 0);
+  return { threw, acked, retried };
+}
+
+async function deadLetter(messages: Delivery[]): Promise<void> {
+  for (const group of chunk(messages, 10)) {
+    const batch = createMessageBatch(
+      "edgeval-jobs-dlq",
+      group.map((m) => ({ id: m.id, timestamp: new Date(), attempts: 1, body: m.body })),
+    );
+    await worker.queue(batch, env as unknown as Env);
+  }
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

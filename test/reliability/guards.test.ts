@@ -1,0 +1,66 @@
+/**
+ * Each reliability guard (src/lib/guards.ts), switched off, makes its scenario fail: the invariant
+ * checker reports the failure. Run small (the guard's effect shows at any size) and reported to
+ * .reliability/ as `guard-<name>` rows whose invariant `off_fails` holds when the scenario failed.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { type GuardName, GUARDS, switchGuardOffForTest } from "../../src/lib/guards";
+import { duplicateScenario } from "./s1-duplicates";
+import { idempotencyScenario } from "./s7-idempotency";
+import type { CheckOutcome } from "./invariants";
+import { writeReport, SIZE_MODE } from "./scenario";
+
+afterEach(() => {
+  for (const g of Object.keys(GUARDS) as GuardName[]) switchGuardOffForTest(g, false);
+});
+
+/** Runs `scenario` with `guards` off; the report says which invariants failed. */
+async function withGuardsOff(guards: GuardName[], scenario: string, run: () => Promise<{ check: CheckOutcome; size: string; faults: number }>) {
+  for (const g of guards) switchGuardOffForTest(g);
+  const { check, size, faults } = await run();
+  const failed = Object.entries(check.invariants).filter(([, v]) => !v.pass);
+  await writeReport({
+    name: `guard-${guards.join("-").replaceAll("_", "-")}`,
+    scenario: `guard off: ${guards.join(" + ")} → ${scenario}`,
+    size_mode: SIZE_MODE,
+    size,
+    faults_injected: faults,
+    lost: check.lost,
+    duplicated: check.duplicated,
+    repaid_calls: check.repaid_calls,
+    terminal_status: check.terminal_status,
+    invariants: {
+      off_fails: {
+        pass: failed.length > 0,
+        detail: failed.length ? `failed: ${failed.map(([k, v]) => `${k} (${v.detail})`).join("; ")}` : "every invariant still held",
+      },
+    },
+    figures: {},
+  });
+  return failed.map(([k]) => k);
+}
+
+describe("each guard switched off makes its scenario fail", () => {
+  it("claim_lease → scenario 1 concurrent: both copies pay for the job", async () => {
+    expect(await withGuardsOff(["claim_lease"], "1 duplicate delivery, concurrent", () => duplicateScenario("concurrent", 20))).toContain("repaid");
+  }, 120_000);
+
+  it("claim_skips_finished + saved_results → scenario 1 sequential: the second copies judge again", async () => {
+    // Layered: with only the claim's guard off, a redelivery still finds its results in D1 (saved_results) and pays nothing.
+    switchGuardOffForTest("claim_skips_finished");
+    const layered = await duplicateScenario("sequential", 10);
+    expect(Object.entries(layered.check.invariants).filter(([, v]) => !v.pass)).toEqual([]);
+    switchGuardOffForTest("claim_skips_finished", false);
+    expect(await withGuardsOff(["claim_skips_finished", "saved_results"], "1 duplicate delivery, sequential", () => duplicateScenario("sequential", 20))).toContain(
+      "repaid",
+    );
+  }, 120_000);
+
+  it("idempotency_key → scenario 7: five runs", async () => {
+    const failed = await withGuardsOff(["idempotency_key"], "7 Idempotency-Key ×5", async () => {
+      const run = await idempotencyScenario(5, 2);
+      return { ...run, check: { ...run.check, invariants: { ...run.check.invariants, ...run.extra } } };
+    });
+    expect(failed).toContain("one_run");
+  }, 120_000);
+});

@@ -1,0 +1,72 @@
+/**
+ * The table `npm run reliability` prints (scripts/reliability.mjs): one row per report in
+ * .reliability/, and which test files the suite runs. Plain TypeScript over report.ts, loaded by
+ * Node through type stripping and unit-tested in test/unit/reliability/table.test.ts.
+ */
+import { INVARIANTS, ReliabilityReport, reportPasses } from "./report.ts";
+
+/** The suite's own scenarios and the other tests that write their figures (scenario 9). */
+export const RELIABILITY_TESTS = ["test/reliability/"];
+
+/** Reports a full run must have written: a scenario that silently wrote nothing is a failure. */
+export const EXPECTED_REPORTS = [
+  "s1-duplicate-sequential",
+  "s1-duplicate-concurrent",
+  "s1-duplicate-mid-job",
+  "s1-batch-throws-local",
+  "s1-batch-throws-production",
+  "s2-double-send-broker",
+  "s2-double-send-local-queue",
+  "s4-coordinator-restart",
+  "s7-idempotency-key",
+  "guard-claim-lease",
+  "guard-claim-skips-finished-saved-results",
+  "guard-idempotency-key",
+];
+
+const COLUMNS = ["scenario", "size", "faults", "lost", "dup", "re-paid", "status", ...INVARIANTS, "other", "result"];
+const SHORT: Record<string, string> = { d1_one_row: "d1 1 row", r2_objects: "r2 objs", totals_match: "totals", usage_once: "usage 1x", terminal: "terminal", repaid: "re-paid ok" };
+
+export function reportsTable(files: { file: string; json: unknown }[], expected: readonly string[] = []): { table: string; failed: string[] } {
+  const rows: string[][] = [];
+  const failed: string[] = [];
+  const names = new Set<string>();
+  for (const { file, json } of files) {
+    const parsed = ReliabilityReport.safeParse(json);
+    if (!parsed.success) {
+      failed.push(file);
+      rows.push([file, "malformed report", ...COLUMNS.slice(2, -1).map(() => ""), "FAIL"]);
+      continue;
+    }
+    const r = parsed.data;
+    names.add(r.name);
+    const pass = reportPasses(r);
+    if (!pass) failed.push(r.name);
+    const mark = (k: string) => (r.invariants[k] === undefined ? "-" : r.invariants[k].pass ? "pass" : "FAIL");
+    const others = Object.entries(r.invariants).filter(([k]) => !(INVARIANTS as readonly string[]).includes(k));
+    rows.push([
+      r.scenario,
+      r.size,
+      String(r.faults_injected),
+      num(r.lost),
+      num(r.duplicated),
+      num(r.repaid_calls),
+      r.terminal_status ?? "-",
+      ...INVARIANTS.map(mark),
+      others.map(([k, v]) => `${k}:${v.pass ? "pass" : "FAIL"}`).join(" ") || "-",
+      pass ? "pass" : "FAIL",
+    ]);
+  }
+  for (const name of expected) {
+    if (names.has(name)) continue;
+    failed.push(name);
+    rows.push([name, "no report written", ...COLUMNS.slice(2, -1).map(() => ""), "FAIL"]);
+  }
+  const header = COLUMNS.map((c) => SHORT[c] ?? c);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ").trimEnd();
+  const table = [line(header), widths.map((w) => "-".repeat(w)).join("-|-"), ...rows.map(line)].join("\n");
+  return { table, failed };
+}
+
+const num = (n: number | null) => (n === null ? "-" : String(n));

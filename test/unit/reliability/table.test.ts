@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { reportsTable } from "../../reliability/table";
+import { reportPasses } from "../../reliability/report";
+
+const report = (name: string, pass: Record<string, boolean>) => ({
+  name,
+  scenario: `scenario ${name}`,
+  size_mode: "fast",
+  size: "2 jobs",
+  faults_injected: 2,
+  lost: 0,
+  duplicated: 0,
+  repaid_calls: 0,
+  terminal_status: "completed",
+  invariants: Object.fromEntries(Object.entries(pass).map(([k, p]) => [k, { pass: p, detail: "seen" }])),
+  figures: {},
+});
+
+describe("the reliability table", () => {
+  it("passes a report whose invariants all hold, with '-' for invariants it does not state", () => {
+    const { table, failed } = reportsTable([{ file: "a.json", json: report("a", { d1_one_row: true, repaid: true, one_run: true }) }], ["a"]);
+    expect(failed).toEqual([]);
+    const row = table.split("\n")[2]!.split("|").map((c) => c.trim());
+    expect(row).toEqual(["scenario a", "2 jobs", "2", "0", "0", "0", "completed", "pass", "-", "-", "-", "-", "pass", "one_run:pass", "pass"]);
+  });
+
+  it("fails on one failed invariant, a malformed report, and an expected report never written", () => {
+    const { table, failed } = reportsTable(
+      [
+        { file: "a.json", json: report("a", { d1_one_row: true, usage_once: false }) },
+        { file: "b.json", json: { ...report("b", { terminal: true }), lost: "none" } },
+      ],
+      ["a", "c"],
+    );
+    expect(failed).toEqual(["a", "b.json", "c"]);
+    expect(table).toContain("malformed report");
+    expect(table).toContain("no report written");
+  });
+
+  it("refuses a report without invariants: nothing checked is not a pass", () => {
+    expect(reportsTable([{ file: "a.json", json: report("a", {}) }]).failed).toEqual(["a.json"]);
+    expect(reportPasses({ invariants: { x: { pass: false, detail: "" } } })).toBe(false);
+  });
+});
