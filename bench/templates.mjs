@@ -96,7 +96,7 @@ const SHAPES = {
 
 
 const core = await importTs([
-        'export { AnswerTemplate } from "./src/schemas/template";',
+        'export { AnswerTemplate } from "./src/templates/template-schema";',
         'export { buildJudgeSchema, verifyFields, runRegexChecks } from "./src/templates";',
 ]);
 const time = (fn) => timePerCall(fn, { batch: BATCH, batches, warmupBatches: 20 });

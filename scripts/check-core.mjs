@@ -204,10 +204,7 @@ const TYPE_EDGES_IGNORED_FROM = new Set(["src/env.ts"]);
  * rubric → pipeline → karenina → tenants → storage, limiter → adapters → coordinator, submit → jobs → http → index.
  */
 export const KNOWN_BACK_EDGES = new Map([
-  ["src/templates → src/schemas", "primitives use schemas/wire-issues' whenMissing: move wire-issues' helpers to src/lib/"],
   ["src/schemas → src/llm", "api.ts and judge.ts parse PriceOverrides from llm/prices.ts: move the price schema to schemas/"],
-  ["src/schemas → src/rubric", "verification-config.ts parses rubric/deep-judgment/config.ts's custom config: move that schema to schemas/"],
-  ["src/schemas → src/tenants", "schemas/tenants.ts parses tenants/limits.ts' and scopes.ts' shapes: move those schemas to schemas/"],
   ["src/rubric → src/pipeline", "usage, SearchPort, excerpts, instructions and deep judgment's fuzzy/hallucination helpers: a shared core module under both"],
   ["src/coordinator → src/jobs", "the alarm re-sends jobs (jobs/job-queues.ts) and the batch op types live in jobs/coordinator-batcher.ts"],
   ["src/submit → src/jobs", "startRun sends the first jobs through jobs/job-queues.ts"],

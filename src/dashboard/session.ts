@@ -9,7 +9,7 @@ import { sha256Hex } from "../lib/sha256";
 import { hashKey, sameHash } from "../tenants/api-key";
 import { authenticate, type Principal } from "../tenants/authenticate";
 import { findKeyForAuth } from "../tenants/keys-repo";
-import { SCOPES } from "../tenants/scopes";
+import { SCOPES } from "../schemas/scopes";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 
 export const SESSION_COOKIE = "edgeval_session";

@@ -10,7 +10,7 @@ import { sameSecret } from "../tenants/api-key";
 import { type AuthFailure, authenticate, type Principal } from "../tenants/authenticate";
 import { touchKey } from "../tenants/keys-repo";
 import type { QuotaState } from "../tenants/ratelimit-headers";
-import type { Scope } from "../tenants/scopes";
+import type { Scope } from "../schemas/scopes";
 import { ApiFailure, errorResponse } from "./errors";
 
 export type AppEnv = {

@@ -13,7 +13,7 @@ import { fieldIssues, readJson, validate, validateQuery } from "./body";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
 import { warningsHeader } from "./export-warnings";
-import { WIRE_PARSE } from "../schemas/wire-issues";
+import { WIRE_PARSE } from "../lib/wire-issues";
 import type { z } from "zod";
 import { reply } from "./reply";
 import { BenchmarkList, BenchmarkListing, DeletedBenchmark, ImportedCheckpoint, StoredBenchmark } from "../schemas/benchmark-views";

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { WIRE_PARSE, wireIssues } from "../schemas/wire-issues";
+import { WIRE_PARSE, wireIssues } from "../lib/wire-issues";
 import type { FieldIssue } from "../schemas/field-issue";
 import type { BodyLimit } from "../schemas/body-limits";
 import { ApiFailure, formatPath, invalidBody, invalidQuery } from "./errors";
@@ -82,7 +82,7 @@ export function validateQuery<S extends z.ZodType>(schema: S, query: Record<stri
   throw invalidQuery(fieldIssues(parsed.error.issues).map((i) => ({ ...i, path: `query ${i.path}` })));
 }
 
-/** Every issue as the wire lists it (src/schemas/wire-issues.ts), with its path in the body. */
+/** Every issue as the wire lists it (src/lib/wire-issues.ts), with its path in the body. */
 export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
   return issues.flatMap((i) => wireIssues(i)).map((i) => ({ path: formatPath(i.path), message: i.message }));
 }

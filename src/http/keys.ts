@@ -9,7 +9,7 @@ import { CreateKeyRequest, RotateKeyRequest } from "../schemas/tenants";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
-import type { Scope } from "../tenants/scopes";
+import type { Scope } from "../schemas/scopes";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { readJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";

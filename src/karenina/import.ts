@@ -8,7 +8,7 @@
  * export. Problems that lose nothing essential are warnings.
  */
 import { z } from "zod";
-import { whenMissing } from "../schemas/wire-issues";
+import { whenMissing } from "../lib/wire-issues";
 import type { BenchmarkInput } from "../schemas/benchmark";
 import { type RubricInput, TRAIT_KINDS } from "../schemas/rubric";
 import { kareninaQuestionId } from "./question-id";

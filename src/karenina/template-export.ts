@@ -3,7 +3,7 @@
  * Python that `template-import.ts` reads back to the same template; Python custom verify keeps
  * its source as written. JavaScript custom verify has no Python form: null (the caller warns).
  */
-import type { AnswerTemplate, TemplateField, VerifyStrategy } from "../schemas/template";
+import type { AnswerTemplate, TemplateField, VerifyStrategy } from "../templates/template-schema";
 
 /** Python's reserved words: a field or class with one of these names cannot be written as Python. */
 const PYTHON_KEYWORDS = new Set(

@@ -9,7 +9,7 @@
  *
  * Anything outside what can be read or run is an error naming the line and the construct.
  */
-import { AnswerTemplate, type AnswerTemplateInput, type FieldType } from "../schemas/template";
+import { AnswerTemplate, type AnswerTemplateInput, type FieldType } from "../templates/template-schema";
 import { type CompiledTemplate, compileTemplate, type Expr, type FieldDecl, PyError, staticState, type Stmt, UnsupportedConstruct } from "../templates/python-subset";
 import { exprSource, isCall, plainJson, type StaticCall, staticValue, type StaticValue } from "./static-value";
 

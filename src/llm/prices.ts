@@ -11,7 +11,7 @@
  * openai_compatible proxy to gpt-4o can reuse the openai price by naming the model alone).
  */
 import { z } from "zod";
-import { onWrongType } from "../schemas/wire-issues";
+import { onWrongType } from "../lib/wire-issues";
 
 export const PRICES_AS_OF = "2025-06-01";
 

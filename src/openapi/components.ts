@@ -23,7 +23,7 @@ import { DeletedTrigger, HookPayload, HookPing, TriggerList, TriggerView, Trigge
 import { CreateTriggerRequest } from "../schemas/triggers";
 import { DeletedPreset, PresetList, PresetView } from "../schemas/preset-views";
 import { PresetRequest } from "../schemas/presets";
-import { AnswerTemplate, TemplateField, VerifyStrategy } from "../schemas/template";
+import { AnswerTemplate, TemplateField, VerifyStrategy } from "../templates/template-schema";
 import { Checkpoint } from "../karenina/import";
 
 export const COMPONENTS: Record<string, z.ZodType> = {

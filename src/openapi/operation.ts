@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { ErrorCode } from "../schemas/api-error";
-import type { Scope } from "../tenants/scopes";
+import type { Scope } from "../schemas/scopes";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 

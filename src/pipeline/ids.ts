@@ -4,7 +4,7 @@
  */
 import type { ModelConfig } from "../schemas/model-config";
 import { canonicalKey } from "../schemas/model-config";
-import type { AnswerTemplate } from "../schemas/template";
+import type { AnswerTemplate } from "../templates/template-schema";
 import { sha256Hex } from "../lib/sha256";
 
 /** JSON with object keys sorted at every depth, so equal values always hash equally. */

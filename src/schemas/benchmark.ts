@@ -7,9 +7,9 @@
  * `questionsWithoutTemplate` lets the API warn about it at submit time.
  */
 import { z } from "zod";
-import { whenMissing } from "./wire-issues";
+import { whenMissing } from "../lib/wire-issues";
 import { Rubric, traitNames } from "./rubric";
-import { AnswerTemplate } from "./template";
+import { AnswerTemplate } from "../templates/template-schema";
 
 /** Accepts null (Karenina writes None) but hands consumers `undefined` only. */
 const absentAsUndefined = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);

@@ -6,7 +6,7 @@
  * (which reports paths); this file is the wire shape only.
  */
 import { z } from "zod";
-import { onWrongType, whenMissing } from "./wire-issues";
+import { onWrongType, whenMissing } from "../lib/wire-issues";
 import { PriceOverrides } from "../llm/prices";
 import { JudgeModelConfig as ModelConfig } from "./model-config";
 

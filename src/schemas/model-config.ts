@@ -17,7 +17,7 @@
  * max_tokens 16384; a manual model is id "manual", model_name "manual" unless given).
  */
 import { z } from "zod";
-import { WIRE_PARSE, wireIssues } from "./wire-issues";
+import { WIRE_PARSE, wireIssues } from "../lib/wire-issues";
 import { RequestTimeout, RetryPolicyConfig } from "./retry-policy";
 import { TraceMessage } from "./trace-message";
 import type { Message as TraceMessageOut } from "../llm/port";

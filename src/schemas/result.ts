@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { ModelIdentity } from "./model-config";
-import { MATCH_TYPES } from "./template";
+import { MATCH_TYPES } from "../templates/template-schema";
 import { EVALUATION_MODES } from "./verification-config";
 
 export const FAILURE_GROUP = {

@@ -8,7 +8,7 @@
  * no dots (dotted keys are reserved for template-kind trait fields, "trait.field").
  */
 import { z } from "zod";
-import { whenMissing } from "./wire-issues";
+import { whenMissing } from "../lib/wire-issues";
 import { validateRegexPattern } from "../templates/python-regex";
 import { JudgeConfig } from "./judge";
 

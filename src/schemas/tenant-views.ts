@@ -3,8 +3,8 @@
  * /v1/admin/tenants. The views in src/tenants/*-repo.ts are typed by these (`z.input<…>`).
  */
 import { z } from "zod";
-import { LimitOverrides } from "../tenants/limits";
-import { Scope } from "../tenants/scopes";
+import { LimitOverrides } from "./tenants";
+import { Scope } from "./scopes";
 import { ModelLimits } from "./api";
 
 export const KeyView = z.strictObject({

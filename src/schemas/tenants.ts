@@ -1,8 +1,24 @@
 /** Wire shapes of the tenant routes: /v1/admin/tenants (operator) and /v1/keys (a tenant's own keys). */
 import { z } from "zod";
-import { LimitOverrides } from "../tenants/limits";
 import { ModelLimits } from "./api";
-import { ScopeList, SCOPES } from "../tenants/scopes";
+import { ScopeList, SCOPES } from "./scopes";
+
+const PositiveInt = z.number().int().positive();
+
+/** Per-tenant quota overrides (defaults and their use: src/tenants/limits.ts); the row stores only these. */
+export const LimitOverrides = z
+  .object({
+    /** Requests per minute to /v1 (a token bucket refilled continuously). */
+    requests_per_minute: PositiveInt.max(1_000_000).optional(),
+    /** Runs queued or running at once; a submit past it is a 429. */
+    concurrent_runs: PositiveInt.max(100_000).optional(),
+    /** Jobs (question × answering model × replicate) one run may plan; past it, a 400. */
+    jobs_per_run: PositiveInt.max(10_000_000).optional(),
+    /** Spend per UTC calendar month in USD; null = no cap. */
+    monthly_spend_usd: z.number().positive().nullable().optional(),
+  })
+  .strict();
+export type LimitOverrides = z.infer<typeof LimitOverrides>;
 
 /** Goes into R2 keys (`t/{tenant}/…`) and Durable Object names (`{tenant}:{run}`): no `/` or `:`. */
 export const TenantId = z

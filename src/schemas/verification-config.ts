@@ -34,8 +34,8 @@
  */
 import { z } from "zod";
 import { RequestTimeout, RetryPolicyConfig } from "./retry-policy";
-import { whenMissing } from "./wire-issues";
-import { DEEP_JUDGMENT_RUBRIC_MODES, DeepJudgmentRubricCustomConfig } from "../rubric/deep-judgment/config";
+import { whenMissing } from "../lib/wire-issues";
+import { DEEP_JUDGMENT_RUBRIC_MODES, DeepJudgmentRubricCustomConfig } from "./deep-judgment-rubric";
 import { FewShotExample } from "./benchmark";
 import { ModelConfig } from "./model-config";
 

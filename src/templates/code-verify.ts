@@ -11,7 +11,7 @@
  * (group system), verdict `error`. Karenina records false (a content failure) here; edgeval does
  * not call an answer wrong because the grader's code broke. Never a crash, never a pass.
  */
-import type { AnswerTemplate, CustomVerify } from "../schemas/template";
+import type { AnswerTemplate, CustomVerify } from "./template-schema";
 import { groundTruthOf } from "./verify";
 import type { FieldVerification } from "./verify";
 

@@ -12,7 +12,7 @@
  *   at_least_n(n)                                     sum of the top n contributions / Σ weights
  * Nested nodes do not change the granular score; that is Karenina's rule, kept as is.
  */
-import type { TemplateField, VerifyStrategy } from "../schemas/template";
+import type { TemplateField, VerifyStrategy } from "./template-schema";
 
 export type FieldResults = Record<string, boolean | null>;
 export type FieldScores = Record<string, number | null>;

@@ -11,7 +11,7 @@
  * JSON reply ("3" → 3 for numbers, "true"/"false" for booleans) are applied.
  */
 import { z } from "zod";
-import type { AnswerTemplate, TemplateField } from "../schemas/template";
+import type { AnswerTemplate, TemplateField } from "./template-schema";
 import { PRIMITIVES } from "./primitives/registry";
 import { pyTitle } from "./python";
 

@@ -13,7 +13,7 @@
  * check but an error: it is listed in `errors`, and the stage records no verdict for the result.
  * The messages follow Karenina's wording, with Python reprs of the matches.
  */
-import type { RegexCheck } from "../schemas/template";
+import type { RegexCheck } from "./template-schema";
 import { pyRepr } from "./python";
 import { compilePythonRegex, RegexBudgetExceeded, Subject } from "./python-regex";
 

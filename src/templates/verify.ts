@@ -16,7 +16,7 @@
  * - No fields (a regex-only template): the field part is true and nothing else is recorded.
  * Pure: reads only its arguments.
  */
-import type { AnswerTemplate, TemplateField } from "../schemas/template";
+import type { AnswerTemplate, TemplateField } from "./template-schema";
 import { type FieldResults, type FieldScores, defaultStrategy, evaluateStrategy, granularScore, strategyLabel } from "./composition";
 import { primitiveFor } from "./primitives/registry";
 import { pyTruthy } from "./python";

@@ -6,7 +6,7 @@
  */
 import { parseKey, hashKey, sameHash, sameSecret } from "./api-key";
 import { findKeyForAuth } from "./keys-repo";
-import { SCOPES, type Scope } from "./scopes";
+import { SCOPES, type Scope } from "../schemas/scopes";
 import { DEFAULT_TENANT, getTenant, type TenantRecord } from "./tenants-repo";
 
 export interface Principal {

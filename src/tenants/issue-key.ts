@@ -1,7 +1,7 @@
 /** Minting a key: the only place the clear key exists; the caller shows it once and drops it. */
 import { generateKey, hashKey } from "./api-key";
 import type { KeyRecord } from "./keys-repo";
-import type { Scope } from "./scopes";
+import type { Scope } from "../schemas/scopes";
 
 export interface KeyRequest {
   tenant_id: string;

@@ -3,7 +3,7 @@
  * another tenant is simply not found.
  */
 import { z } from "zod";
-import { Scope } from "./scopes";
+import { Scope } from "../schemas/scopes";
 import { TENANT_COLUMNS, type TenantRecord, tenantFromRow } from "./tenants-repo";
 
 const KeyRow = z.object({

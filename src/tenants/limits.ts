@@ -2,23 +2,7 @@
  * Per-tenant quotas: documented defaults, which the operator overrides per tenant
  * (`PATCH /v1/admin/tenants/:id {limits}`); the row stores only the overrides.
  */
-import { z } from "zod";
-
-const PositiveInt = z.number().int().positive();
-
-export const LimitOverrides = z
-  .object({
-    /** Requests per minute to /v1 (a token bucket refilled continuously). */
-    requests_per_minute: PositiveInt.max(1_000_000).optional(),
-    /** Runs queued or running at once; a submit past it is a 429. */
-    concurrent_runs: PositiveInt.max(100_000).optional(),
-    /** Jobs (question × answering model × replicate) one run may plan; past it, a 400. */
-    jobs_per_run: PositiveInt.max(10_000_000).optional(),
-    /** Spend per UTC calendar month in USD; null = no cap. */
-    monthly_spend_usd: z.number().positive().nullable().optional(),
-  })
-  .strict();
-export type LimitOverrides = z.infer<typeof LimitOverrides>;
+import type { LimitOverrides } from "../schemas/tenants";
 
 export interface TenantLimits {
   requests_per_minute: number;

@@ -1,6 +1,6 @@
 /** D1 access to `tenants`; rows are mapped to records here only. */
 import { z } from "zod";
-import { LimitOverrides } from "./limits";
+import { LimitOverrides } from "../schemas/tenants";
 
 // Defined with the R2 names it appears in, so storage and the coordinator need not import tenants/.
 export { DEFAULT_TENANT } from "../storage/r2-keys";

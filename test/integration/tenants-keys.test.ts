@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/http/app";
-import { SCOPES } from "../../src/tenants/scopes";
+import { SCOPES } from "../../src/schemas/scopes";
 import { api } from "./helpers";
 import { ADMIN_TOKEN, apiAs, createKey, createTenant } from "./tenant-helpers";
 

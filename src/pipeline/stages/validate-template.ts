@@ -3,7 +3,7 @@
  * A question without a usable template fails here with `template_validation`, and every later
  * stage but FinalizeResult is skipped.
  */
-import type { AnswerTemplate } from "../../schemas/template";
+import type { AnswerTemplate } from "../../templates/template-schema";
 import { validateRegexPattern } from "../../templates";
 import { pythonSubsetProblem } from "../../templates/python-subset";
 import type { Stage } from "../types";

@@ -11,28 +11,11 @@
  * Literal and template-kind traits are never deep-judged here (their score is not a single bool
  * or integer derived from a conclusion); they stay on the standard path.
  */
-import { z } from "zod";
-
-export const DEEP_JUDGMENT_RUBRIC_MODES = ["disabled", "enable_all", "use_checkpoint", "custom"] as const;
-export type DeepJudgmentRubricMode = (typeof DEEP_JUDGMENT_RUBRIC_MODES)[number];
-
-/** Karenina's DeepJudgmentTraitConfig. */
-export const DeepJudgmentTraitConfig = z.strictObject({
-  enabled: z.boolean().default(true),
-  excerpt_enabled: z.boolean().default(true),
-  max_excerpts: z.number().int().min(1).nullish(),
-  fuzzy_match_threshold: z.number().min(0).max(1).nullish(),
-  excerpt_retry_attempts: z.number().int().min(0).nullish(),
-  search_enabled: z.boolean().default(false),
-});
-export type DeepJudgmentTraitConfig = z.output<typeof DeepJudgmentTraitConfig>;
-
-/** Karenina's DeepJudgmentRubricCustomConfig (`deep_judgment_rubric_config`). */
-export const DeepJudgmentRubricCustomConfig = z.strictObject({
-  global: z.record(z.string(), DeepJudgmentTraitConfig).default({}),
-  question_specific: z.record(z.string(), z.record(z.string(), DeepJudgmentTraitConfig)).default({}),
-});
-export type DeepJudgmentRubricCustomConfig = z.output<typeof DeepJudgmentRubricCustomConfig>;
+import {
+  type DeepJudgmentRubricCustomConfig,
+  type DeepJudgmentRubricMode,
+  type DeepJudgmentTraitConfig,
+} from "../../schemas/deep-judgment-rubric";
 
 export interface DeepJudgmentRubricSettings {
   mode: DeepJudgmentRubricMode;

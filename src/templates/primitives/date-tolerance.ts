@@ -4,7 +4,7 @@
  * (Python cannot subtract them), fail the field.
  */
 import { z } from "zod";
-import { whenMissing } from "../../schemas/wire-issues";
+import { whenMissing } from "../../lib/wire-issues";
 import { diffMicros } from "../dates";
 import { dateVerdict, parseConstantDate, parseDate } from "./date-match";
 import { groundTruthProbe } from "./ground-truth";

@@ -9,7 +9,7 @@
  * Relative mode with gt = 0: only an exact 0 has a distance (0); anything else fails and scores 0.
  */
 import { z } from "zod";
-import { whenMissing } from "../../schemas/wire-issues";
+import { whenMissing } from "../../lib/wire-issues";
 import { pyFloat } from "../python";
 import { DecaySchema, ModeSchema, decayed } from "./graded";
 import { numericGroundTruth } from "./ground-truth";

@@ -6,7 +6,7 @@
  * The ground truth is ignored.
  */
 import { z } from "zod";
-import { whenMissing } from "../../schemas/wire-issues";
+import { whenMissing } from "../../lib/wire-issues";
 import { pyFloat } from "../python";
 import { DecaySchema, ModeSchema, decayed } from "./graded";
 import { inRange } from "./numeric-range";

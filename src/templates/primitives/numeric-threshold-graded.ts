@@ -6,7 +6,7 @@
  * with gt = 0 there is no shoulder, so the wrong side scores 0).
  */
 import { z } from "zod";
-import { whenMissing } from "../../schemas/wire-issues";
+import { whenMissing } from "../../lib/wire-issues";
 import { pyFloat } from "../python";
 import { DecaySchema, ModeSchema, decayed } from "./graded";
 import { numericGroundTruth } from "./ground-truth";

@@ -4,7 +4,7 @@
  * Values go through Python `float()`, so "3.5" counts and "about 3" raises.
  */
 import { z } from "zod";
-import { whenMissing } from "../../schemas/wire-issues";
+import { whenMissing } from "../../lib/wire-issues";
 import { pyFloat } from "../python";
 import { numericGroundTruth } from "./ground-truth";
 import { definePrimitive } from "./types";

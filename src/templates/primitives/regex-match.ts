@@ -6,7 +6,7 @@
  * verdicts. The pattern is checked at submit time too (Python syntax edgeval can honour).
  */
 import { z } from "zod";
-import { whenMissing } from "../../schemas/wire-issues";
+import { whenMissing } from "../../lib/wire-issues";
 import { pyStr } from "../python";
 import { compilePythonRegex, Subject, validateRegexPattern } from "../python-regex";
 import { definePrimitive } from "./types";

@@ -1,6 +1,6 @@
 /** TraceContains: `substring in raw_answer` (case sensitive, no normalisation). */
 import { z } from "zod";
-import { whenMissing } from "../../schemas/wire-issues";
+import { whenMissing } from "../../lib/wire-issues";
 import { defineTracePrimitive } from "./types";
 
 export const TraceContains = defineTracePrimitive({

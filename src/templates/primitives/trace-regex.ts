@@ -3,7 +3,7 @@
  * `count_min` when set. The pattern is Python syntax, checked when the template is submitted.
  */
 import { z } from "zod";
-import { whenMissing } from "../../schemas/wire-issues";
+import { whenMissing } from "../../lib/wire-issues";
 import { compilePythonRegex, Subject, validateRegexPattern } from "../python-regex";
 import { defineTracePrimitive } from "./types";
 

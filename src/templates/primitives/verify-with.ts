@@ -7,7 +7,7 @@
  * Issues keep the path the user wrote (`verify_with.params.tol` or `verify_with.tol`).
  */
 import { z } from "zod";
-import { WIRE_PARSE, whenMissing, wireIssues } from "../../schemas/wire-issues";
+import { WIRE_PARSE, whenMissing, wireIssues } from "../../lib/wire-issues";
 import { PRIMITIVES, type VerifyWith, isPrimitiveName, unknownPrimitiveMessage } from "./registry";
 
 const VerifyWithInput = z.looseObject({
@@ -44,7 +44,7 @@ export const VerifyWithSchema = VerifyWithInput.transform((input, ctx): VerifyWi
         ctx.issues.push({ code: "custom", path: [...prefix, ...issue.path], message, input: raw });
         continue;
       }
-      // Each issue keeps its own input, so the wire says what came (src/schemas/wire-issues.ts).
+      // Each issue keeps its own input, so the wire says what came (src/lib/wire-issues.ts).
       for (const i of wireIssues(issue)) ctx.issues.push({ code: "custom", path: [...prefix, ...i.path], message: `${type}: ${i.message}`, input: raw });
     }
     return z.NEVER;

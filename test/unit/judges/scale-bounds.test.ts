@@ -1,7 +1,7 @@
 /** Issue 16 (c): scales and weights a caller sends are bounded and refused, never cut short or overflowed. */
 import { describe, expect, it } from "vitest";
 import { buildScale, MAX_SCALE_VALUES } from "../../../src/judges/scales";
-import { AnswerTemplate } from "../../../src/schemas/template";
+import { AnswerTemplate } from "../../../src/templates/template-schema";
 
 describe("scale bounds", () => {
   it("refuses a range with more than MAX_SCALE_VALUES values instead of truncating it", () => {

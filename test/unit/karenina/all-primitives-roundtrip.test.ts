@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { exportTemplate } from "../../../src/karenina/template-export";
 import { importTemplate } from "../../../src/karenina/template-import";
-import { AnswerTemplate } from "../../../src/schemas/template";
+import { AnswerTemplate } from "../../../src/templates/template-schema";
 import { PRIMITIVE_NAMES } from "../../../src/templates";
 
 const f = (name: string, type: string, ground_truth: unknown, verify_with: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({

@@ -7,7 +7,7 @@ import { runPipeline } from "../../../src/pipeline/orchestrator";
 import type { PipelinePorts } from "../../../src/pipeline/types";
 import { Benchmark } from "../../../src/schemas/benchmark";
 import { ModelConfig } from "../../../src/schemas/model-config";
-import type { TemplateField } from "../../../src/schemas/template";
+import type { TemplateField } from "../../../src/templates/template-schema";
 import { verifyPython } from "../../../src/templates/python-subset";
 import { scriptedPort } from "../../support/scripted-port";
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { exportTemplate, templateExportProblem } from "../../../src/karenina/template-export";
 import { importTemplate } from "../../../src/karenina/template-import";
-import { AnswerTemplate } from "../../../src/schemas/template";
+import { AnswerTemplate } from "../../../src/templates/template-schema";
 
 /** Text with what breaks naive code generation: quotes, backslashes, newlines, braces, unicode. */
 const text = fc.string({ unit: fc.constantFrom("a", "Z", " ", "'", '"', "\\", "\n", "\t", "{", "}", "é", "😀", "#", "$1"), minLength: 1, maxLength: 12 })

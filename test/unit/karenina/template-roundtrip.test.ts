@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { importCheckpoint, Checkpoint } from "../../../src/karenina/import";
 import { importTemplate } from "../../../src/karenina/template-import";
 import { exportTemplate } from "../../../src/karenina/template-export";
-import { AnswerTemplate } from "../../../src/schemas/template";
+import { AnswerTemplate } from "../../../src/templates/template-schema";
 import { Benchmark } from "../../../src/schemas/benchmark";
 
 const KARENINA_STYLE = `from karenina.schemas.entities import BaseAnswer

@@ -2,7 +2,7 @@
 // shows it runs, and the JavaScript contract written in Python is named for what it is.
 import { describe, expect, it } from "vitest";
 import { pythonContractProblem, verifyPython } from "../../../src/templates/python-subset";
-import { CustomVerify } from "../../../src/schemas/template";
+import { CustomVerify } from "../../../src/templates/template-schema";
 
 const README_EXAMPLE = `class Answer(BaseAnswer):
     gene: str = Field(description="The gene named in the response")

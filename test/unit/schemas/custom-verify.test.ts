@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AnswerTemplate } from "../../../src/schemas/template";
+import { AnswerTemplate } from "../../../src/templates/template-schema";
 import { expectIssue, parseOk } from "./issues";
 
 const field = (over: Record<string, unknown> = {}) => ({

@@ -9,7 +9,7 @@ import { ApiFailure } from "../../../src/http/errors";
 import { CreateRunRequest, ListQuery } from "../../../src/schemas/api";
 import { Benchmark } from "../../../src/schemas/benchmark";
 import { CalibrateRequest, JudgeRequest } from "../../../src/schemas/judge";
-import { describeValue } from "../../../src/schemas/wire-issues";
+import { describeValue } from "../../../src/lib/wire-issues";
 
 const provider = { id: "j", interface: "openai_compatible", model_name: "m", base_url: "http://127.0.0.1:1/v1" };
 const judge = { output: "x", config: { type: "categorical", categories: ["a", "b"], provider } };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AnswerTemplate } from "../../../src/schemas/template";
+import { AnswerTemplate } from "../../../src/templates/template-schema";
 import { buildJudgeSchema, judgeVisibleFields } from "../../../src/templates";
 import { parseOk } from "../schemas/issues";
 

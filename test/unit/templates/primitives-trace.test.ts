@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AnswerTemplate } from "../../../src/schemas/template";
+import { AnswerTemplate } from "../../../src/templates/template-schema";
 import { buildJudgeSchema, judgeVisibleFields, verifyFields } from "../../../src/templates";
 import { VerifyWithSchema } from "../../../src/templates/primitives/verify-with";
 import { expectIssue, parseOk } from "../schemas/issues";

@@ -1,7 +1,7 @@
 /** Invariants of the grading core, checked on generated inputs (fast-check). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AnswerTemplate, type VerifyStrategyInput } from "../../../src/schemas/template";
+import { AnswerTemplate, type VerifyStrategyInput } from "../../../src/templates/template-schema";
 import { applyNormalizers, verifyFields } from "../../../src/templates";
 import { NORMALIZER_NAMES } from "../../../src/templates/normalizers";
 import { parseOk } from "../schemas/issues";

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluateRegexTrait } from "../../../src/rubric/regex";
 import { RegexRubricTrait } from "../../../src/schemas/rubric";
-import { AnswerTemplate } from "../../../src/schemas/template";
+import { AnswerTemplate } from "../../../src/templates/template-schema";
 import { runRegexChecks, validateRegexPattern, verifyFields } from "../../../src/templates";
 import { verifyPython } from "../../../src/templates/python-subset";
 import { compilePattern } from "../../../src/templates/regex";

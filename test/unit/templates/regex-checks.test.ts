@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RegexCheck } from "../../../src/schemas/template";
+import type { RegexCheck } from "../../../src/templates/template-schema";
 import { findAll, runRegexChecks, validateRegexPattern } from "../../../src/templates";
 
 const check = (c: Partial<RegexCheck> & Pick<RegexCheck, "pattern" | "expected">): RegexCheck => ({ name: "c", match_type: "exact", ...c });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AnswerTemplate, type AnswerTemplateInput } from "../../../src/schemas/template";
+import { AnswerTemplate, type AnswerTemplateInput } from "../../../src/templates/template-schema";
 import { PRIMITIVES, groundTruthOf, verifyFields } from "../../../src/templates";
 import { defaultStrategy, evaluateStrategy, granularScore } from "../../../src/templates/composition";
 import { parseOk } from "../schemas/issues";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_DEEP_JUDGMENT_RUBRIC,
-  DeepJudgmentRubricCustomConfig,
   type DeepJudgmentRubricSettings,
   partitionDeepJudgmentTraits,
   resolveTraitConfig,
 } from "../../../../src/rubric/deep-judgment";
+import { DeepJudgmentRubricCustomConfig } from "../../../../src/schemas/deep-judgment-rubric";
 
 const clarity = { name: "clarity", kind: "score", description: "Is it clear?" };
 const safety = { name: "safety", kind: "boolean", description: "Is it safe?" };

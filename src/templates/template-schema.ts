@@ -9,12 +9,12 @@
  * field), regex patterns (Python syntax edgeval can honour) and `expected` per `match_type`.
  */
 import { z } from "zod";
-import { whenMissing } from "./wire-issues";
-import { pythonContractProblem, pythonSubsetProblem } from "../templates/python-subset";
-import { PRIMITIVES, isPrimitiveName } from "../templates/primitives/registry";
-import type { AnyPrimitive } from "../templates/primitives/types";
-import { VerifyWithSchema } from "../templates/primitives/verify-with";
-import { validateRegexPattern } from "../templates/python-regex";
+import { whenMissing } from "../lib/wire-issues";
+import { pythonContractProblem, pythonSubsetProblem } from "./python-subset";
+import { PRIMITIVES, isPrimitiveName } from "./primitives/registry";
+import type { AnyPrimitive } from "./primitives/types";
+import { VerifyWithSchema } from "./primitives/verify-with";
+import { validateRegexPattern } from "./python-regex";
 
 export const FIELD_TYPES = ["bool", "int", "float", "str", "list_str", "literal", "date"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
