@@ -206,8 +206,6 @@ const TYPE_EDGES_IGNORED_FROM = new Set(["src/env.ts"]);
 export const KNOWN_BACK_EDGES = new Map([
   ["src/schemas → src/llm", "api.ts and judge.ts parse PriceOverrides from llm/prices.ts: move the price schema to schemas/"],
   ["src/rubric → src/pipeline", "usage, SearchPort, excerpts, instructions and deep judgment's fuzzy/hallucination helpers: a shared core module under both"],
-  ["src/coordinator → src/jobs", "the alarm re-sends jobs (jobs/job-queues.ts) and the batch op types live in jobs/coordinator-batcher.ts"],
-  ["src/submit → src/jobs", "startRun sends the first jobs through jobs/job-queues.ts"],
 ]);
 
 /**

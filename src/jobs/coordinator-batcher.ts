@@ -9,15 +9,8 @@
  * One batcher per invocation and run, never per isolate: workerd settles a promise only in the
  * request that made it.
  */
+import type { CoordinatorOp, CoordinatorOpResult } from "../coordinator/batch-ops";
 import type { Claim, RecordedResult } from "../coordinator/coordinator";
-
-export type CoordinatorOp =
-  | { op: "claim"; job_id: string }
-  | { op: "saveAnswer"; job_id: string; answer: string }
-  | { op: "record"; result: RecordedResult; completesJob: boolean };
-
-/** `cancelled`: the run was cancelled (carried on every answer, so jobs learn it without asking). */
-export type CoordinatorOpResult = { ok: true; claim?: Claim; cancelled?: boolean } | { ok: false; error: string };
 
 /** The coordinator as the batcher sees it (the Durable Object stub at the edge). */
 export interface BatchTarget {

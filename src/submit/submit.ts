@@ -7,7 +7,7 @@ import type { Env } from "../env";
 import { coordinatorName } from "../storage/r2-keys";
 import { insertRun } from "../storage/runs-repo";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
-import { sendJobs } from "../jobs/job-queues";
+import { sendJobs } from "../coordinator/job-queues";
 import { runManifest } from "../coordinator/manifest";
 import type { RunSpec } from "../storage/run-spec";
 import { saveSpec } from "../storage/spec-store";

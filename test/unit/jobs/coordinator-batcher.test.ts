@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type BatchTarget, type CoordinatorOp, type CoordinatorOpResult, coordinatorBatcher } from "../../../src/jobs/coordinator-batcher";
+import type { CoordinatorOp, CoordinatorOpResult } from "../../../src/coordinator/batch-ops";
+import { type BatchTarget, coordinatorBatcher } from "../../../src/jobs/coordinator-batcher";
 import type { RecordedResult } from "../../../src/coordinator/coordinator";
 
 /** Timers that fire only when the test says so, remembering each one's delay. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
-import { jobQueues, sendJobs } from "../../../src/jobs/job-queues";
+import { jobQueues, sendJobs } from "../../../src/coordinator/job-queues";
 
 /** A queue producer that keeps every sendBatch call. */
 function fakeQueue() {
