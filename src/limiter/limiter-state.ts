@@ -97,9 +97,12 @@ export class LimiterState {
   private blockedUntil = 0;
   private leases = new Map<string, Lease>();
   private nextLease = 0;
-  /** The calls in use when the allowance last shrank, and how many of them were refused. */
+  /**
+   * The calls in use when the allowance last shrank, how many of them were refused, and how many
+   * came back done (not refused) so far.
+   */
   // Stryker disable next-line ObjectLiteral: equivalent, read only after the first shrink has set it
-  private burst = { inUse: 0, refused: 0 };
+  private burst = { inUse: 0, refused: 0, done: 0 };
 
   constructor(
     private limits: LimitSettings,
@@ -167,7 +170,10 @@ export class LimiterState {
     const lease = this.leases.get(report.lease_id);
     this.leases.delete(report.lease_id);
     if (lease) this.settle(lease, report);
-    if (!report.rate_limited) return;
+    if (!report.rate_limited) {
+      if (lease && lease.generation === this.generation - 1) this.burst.done += 1;
+      return;
+    }
     if (report.retry_after_ms !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + report.retry_after_ms);
     if (lease && lease.generation < this.generation) {
       // A refusal of the burst that caused the last shrink: the provider took at most what was
@@ -182,7 +188,7 @@ export class LimiterState {
     this.concFactor = Math.max(this.tuning.minFactor, Math.min(this.concFactor / 2, halved));
     this.rateFactor = Math.max(this.tuning.minRateFactor, this.rateFactor / 2);
     this.generation += 1;
-    this.burst = { inUse, refused: 1 };
+    this.burst = { inUse, refused: 1, done: 0 };
     this.lastChangeAt = now;
     const a = this.allowance();
     this.requests = Math.min(this.requests, a.rpm);
@@ -207,7 +213,11 @@ export class LimiterState {
 
   private narrowToAccepted(): void {
     this.burst.refused += 1;
-    const accepted = Math.max(1, this.burst.inUse - this.burst.refused);
+    // A call of the burst that came back done before this refusal freed a slot at the provider,
+    // which another call of the burst may have taken: the provider held at most in use − refused −
+    // done at once. Unknowable exactly when they interleave, so never below half of what it took.
+    const took = this.burst.inUse - this.burst.refused;
+    const accepted = Math.max(1, Math.ceil(took / 2), took - this.burst.done);
     // Down to what the provider accepted, never up.
     this.concFactor = Math.max(this.tuning.minFactor, Math.min(this.concFactor, accepted / Math.max(1, this.limits.concurrency)));
   }

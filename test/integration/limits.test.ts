@@ -8,8 +8,17 @@ import { describe, expect, it } from "vitest";
 import { addFakeRules, api, exactTemplate, fakeModel, uniqueModel, type RunView } from "./helpers";
 import { deliverUntilDone, requestLog, startCapturedRun } from "./limits-support";
 
-/** Time between a 429 leaving the server and the limiter knowing of it (local round trips). */
-const NOTICE_SLACK_MS = 150;
+/**
+ * Every job's first answering call is in the opening burst: 24 calls granted before any 429 was
+ * heard of. On a loaded machine some of them reach the server hundreds of ms after the first 429
+ * went back, so the time since that 429 cannot tell a late first call from one the limiter let
+ * through knowing of it. Calls after the first 24 (retries, the only calls a job makes after its
+ * 429) are each granted after the limiter heard of that 429.
+ */
+const OPENING_BURST = 24;
+
+/** Slack between the test's clock and the fake server's for "not before" bounds (early is the fault, late is not). */
+const CLOCK_SLACK_MS = 150;
 
 describe("ProviderLimiter against a provider that takes 8 calls at a time", () => {
   it("gets a 429, keeps the provider at 8 or fewer in flight from then on, and completes the run", async () => {
@@ -31,11 +40,11 @@ describe("ProviderLimiter against a provider that takes 8 calls at a time", () =
     const refusals = log.filter((r) => r.fault === "429");
     expect(refusals.length).toBeGreaterThanOrEqual(1);
     const first = Math.min(...refusals.map((r) => r.replied_at!));
-    const later = log.filter((r) => r.at > first + NOTICE_SLACK_MS);
-    expect(later.length).toBeGreaterThan(0);
-    expect(Math.max(...later.map((r) => r.in_flight))).toBeLessThanOrEqual(8);
-    // the retry-after (1 s) blocked the key for every consumer
-    expect(log.filter((r) => r.at > first + NOTICE_SLACK_MS && r.at < first + 1_000)).toEqual([]);
+    const retries = [...log].sort((a, b) => a.at - b.at).slice(OPENING_BURST);
+    expect(retries.length).toBeGreaterThan(0);
+    expect(Math.max(...retries.map((r) => r.in_flight))).toBeLessThanOrEqual(8);
+    // the retry-after (1 s) blocked the key for every consumer: no retry before it ran out
+    expect(retries.filter((r) => r.at < first + 1_000)).toEqual([]);
 
     const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
     expect(view).toMatchObject({ status: "completed", progress: { total: 24, done: 24 } });
@@ -88,7 +97,7 @@ describe("run-level limits", () => {
     const arrivals = (await requestLog(answerer)).map((r) => r.at).sort((x, y) => x - y);
     expect(arrivals).toHaveLength(CALLS);
     const early = arrivals
-      .map((at, k) => ({ k, after_ms: at - startedAt, earliest_ms: ((k + 1 - RPM) * 60_000) / RPM - NOTICE_SLACK_MS }))
+      .map((at, k) => ({ k, after_ms: at - startedAt, earliest_ms: ((k + 1 - RPM) * 60_000) / RPM - CLOCK_SLACK_MS }))
       .filter(({ after_ms, earliest_ms }) => after_ms < earliest_ms);
     expect(early).toEqual([]);
     const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;

@@ -94,6 +94,28 @@ describe("provider limiter state", () => {
     expect(s.allowance().concurrency).toBe(8);
   });
 
+  it("counts a call of the burst that came back done before the burst's last refusals as a slot the provider gave again: 24 in use, 1 done, 15 refused → 8", () => {
+    // The fake's log of a loaded run: the provider took 8 at once, but 9 of the 24 got through,
+    // because the first one finished before the last of the burst arrived.
+    const s = new LimiterState({ rpm: 6_000, tpm: 10_000_000, concurrency: 64 }, 0, tuning);
+    const leases = Array.from({ length: 24 }, () => grant(s, 0));
+    for (const id of leases.slice(8, 20)) s.release(5, { lease_id: id, rate_limited: true });
+    s.release(5, { lease_id: leases[0]! }); // done; leases[20] took its slot
+    for (const id of leases.slice(21)) s.release(5, { lease_id: id, rate_limited: true });
+    expect(s.allowance().concurrency).toBe(8);
+  });
+
+  it("never narrows below half of what the provider took when done and refused calls interleave", () => {
+    const s = new LimiterState({ rpm: 6_000, tpm: 10_000_000, concurrency: 64 }, 0, tuning);
+    const leases = Array.from({ length: 24 }, () => grant(s, 0));
+    leases.slice(0, 10).forEach((id, i) => {
+      s.release(5, { lease_id: leases[10 + i]!, rate_limited: true });
+      s.release(5, { lease_id: id });
+    });
+    // 10 refused, 10 done in between, 4 still out: it took 14, at least 7 at once.
+    expect(s.allowance().concurrency).toBe(7);
+  });
+
   it("a 429 of a call granted after the last shrink shrinks it again, down to the floor and never to zero", () => {
     const s = new LimiterState({ rpm: 600, tpm: 1_000_000, concurrency: 2 }, 0, tuning);
     for (let i = 0; i < 10; i++) s.release(0, { lease_id: grant(s, 0), rate_limited: true });
