@@ -58,6 +58,8 @@ export default defineConfig(async () => {
                   // ("fast" in npm test; npm run reliability sets RELIABILITY_SIZE=full).
                   RELIABILITY_REPORT_URL: `http://127.0.0.1:${inject("reportSinkPort")}/reports`,
                   RELIABILITY_SIZE: process.env.RELIABILITY_SIZE === "full" ? "full" : "fast",
+                  // The MCP server of the answering-agent tests (test/mcp-server/server.mjs).
+                  MCP_SERVER_URL: `http://127.0.0.1:${inject("mcpServerPort")}`,
                 },
                 // An entry here REPLACES the wrangler.toml consumer settings for that queue.
                 queueConsumers: {

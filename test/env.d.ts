@@ -12,6 +12,7 @@ declare global {
       CANARY_IPV6: string;
       RELIABILITY_REPORT_URL: string;
       RELIABILITY_SIZE: "fast" | "full";
+      MCP_SERVER_URL: string;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

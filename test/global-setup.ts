@@ -9,6 +9,8 @@ import { startCanary } from "./support/canary-server.mjs";
 // @ts-expect-error plain-Node module without types
 import { startReportSink } from "./reliability/report-sink.mjs";
 import { ReliabilityReport } from "./reliability/report";
+// @ts-expect-error plain-Node module without types
+import { startMcpServer } from "./mcp-server/server.mjs";
 
 declare module "vitest" {
   interface ProvidedContext {
@@ -17,6 +19,7 @@ declare module "vitest" {
     canaryPort: number;
     canaryIpv6: boolean;
     reportSinkPort: number;
+    mcpServerPort: number;
   }
 }
 
@@ -40,8 +43,12 @@ export default async function setup(project: TestProject) {
     },
   });
   project.provide("reportSinkPort", sink.port);
+  // The answering agent's MCP server (test/mcp-server/server.mjs): two tools, counts per URL tag.
+  const mcp = await startMcpServer();
+  project.provide("mcpServerPort", mcp.port);
   return async () => {
     await sink.close();
+    await mcp.close();
     await fake.close();
     await receiver.close();
     await canary.close();

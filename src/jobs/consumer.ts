@@ -18,6 +18,7 @@ import { cancelGate, gatedPort, noteRunState } from "./cancel-gate";
 import { type CoordinatorPort, type JobDeps, type ResultWrite, runJob, writeResults } from "./job-runner";
 import { createTavilySearch, TAVILY_SECRET } from "../adapters/search-tavily";
 import { guardedFetch } from "../outbound/guarded-fetch";
+import { mcpTools } from "../mcp/toolbox";
 import { embeddingPlace, limitedAdapter, nonceSource, retrySettings } from "../adapters/edge-models";
 import { edgeConfig } from "../config";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
@@ -135,6 +136,11 @@ function jobDeps(env: Env): JobDeps {
     clock: { now: () => Date.now() },
     log,
     codeVerifier: createCodeVerifier(),
+    // MCP servers through the outbound policy; auth headers from the tenant's secrets by name.
+    agentToolsFor: (tenantId) => {
+      const ring = ringOf(tenantId);
+      return mcpTools({ policy: edgeConfig(env).outbound, secret: (name, url) => ring.mcpSecret(name, url), knownSecrets: () => ring.knownSecrets() });
+    },
     searchFor: (tenantId) => {
       const id = tenantId ?? DEFAULT_TENANT;
       if (!searches.has(id)) searches.set(id, searchPort(ringOf(id).secret, env));

@@ -45,6 +45,8 @@ import { priceTable } from "../llm/prices";
 import { embeddingModel, type EmbeddingPlace } from "../llm/embedding-model";
 import { modelRetryPolicy } from "../adapters/edge-models";
 import { guardOn } from "../lib/guards";
+import type { AgentToolsPort } from "../pipeline/agent/answering-agent";
+import { r2AgentCheckpoint } from "../storage/agent-checkpoint-store";
 
 export interface CoordinatorPort {
   claim(jobId: string): Promise<Claim>;
@@ -78,6 +80,8 @@ export interface JobDeps {
   codeVerifier?: CodeVerifierPort;
   /** Runs callable rubric traits' JavaScript (default: the QuickJS sandbox). */
   callableTraits?: CallableTraitPort;
+  /** An answering model's MCP servers, with the tenant's secrets for their auth headers (src/mcp). */
+  agentToolsFor?: (tenantId: string | undefined) => AgentToolsPort | undefined;
   /** Web search for deep judgment's hallucination check, with the tenant's TAVILY_API_KEY (none without). */
   searchFor?: (tenantId: string | undefined) => SearchPort | undefined;
   /** Deliveries a job gets before transient failures are recorded as results. */
@@ -282,14 +286,18 @@ async function answerFor(ctx: JobContext, models: JobModels): Promise<{ outcome:
   const none = Promise.resolve();
   // Manual answers live in the spec already; there is nothing to save.
   if (job.answering.interface === "manual") {
-    return { outcome: await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) }), checkpoint: none };
+    return { outcome: await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering), clock: deps.clock }), checkpoint: none };
   }
   const reuse = guardOn("answer_checkpoint");
   if (claim.answer !== null && reuse) return { outcome: { ok: true, answer: JSON.parse(claim.answer) }, checkpoint: none };
   const key = r2Keys.answerCheckpoint(spec, job.job_id);
   const inR2 = claim.attempts > 1 && reuse ? await deps.blobs.get(key) : null;
   if (inR2) return { outcome: { ok: true, answer: await inR2.json() }, checkpoint: none };
-  const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering) });
+  // An MCP agent saves its progress as it goes: a redelivery carries on from its last step.
+  const agent = job.answering.mcp_urls_dict
+    ? { agentTools: deps.agentToolsFor?.(spec.tenant_id), agentCheckpoint: r2AgentCheckpoint(deps.blobs, spec, job.job_id, claim.attempts) }
+    : {};
+  const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering), clock: deps.clock, ...agent });
   if (!outcome.ok) return { outcome, checkpoint: none };
   const json = JSON.stringify(outcome.answer);
   const write = json.length <= MAX_ANSWER_IN_COORDINATOR ? coordinator.saveAnswer(job.job_id, json) : deps.blobs.put(key, json).then(() => undefined);

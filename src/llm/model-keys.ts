@@ -16,6 +16,29 @@ export interface ModelKeys {
   urlIssue(baseUrl: string): string | null;
 }
 
+/** What the MCP check asks of a tenant's key ring: the endpoint rule of the outbound policy and its MCP tokens. */
+export interface McpKeys {
+  endpointIssue(url: string): string | null;
+  mcpSecret(name: string, url: string): { ok: true; value: string } | { ok: false; error: string };
+}
+
+/**
+ * An answering agent's MCP servers (`mcp_urls_dict`): each URL must pass the outbound policy and
+ * each named token (`mcp_auth_secrets`) must be the tenant's MCP secret for that server's origin.
+ * The toolbox (src/mcp/toolbox.ts) checks both again before it sends anything.
+ */
+export function mcpServerIssues(model: Pick<ResolvedModel, "id"> & { mcp_urls_dict?: Record<string, string>; mcp_auth_secrets?: Record<string, string> }, path: string, keys: McpKeys): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const [server, url] of Object.entries(model.mcp_urls_dict ?? {})) {
+    const issue = keys.endpointIssue(url);
+    if (issue) issues.push({ path: `${path}.mcp_urls_dict.${server}`, message: `model ${model.id}: MCP server ${issue}` });
+    const name = model.mcp_auth_secrets?.[server];
+    const token = name && !issue ? keys.mcpSecret(name, url) : null;
+    if (token && !token.ok) issues.push({ path: `${path}.mcp_auth_secrets.${server}`, message: `model ${model.id}: ${token.error}` });
+  }
+  return issues;
+}
+
 /** Interfaces whose calls go to their base_url (manual calls nothing, workers_ai a binding). */
 const SENDS_TO_BASE_URL: ReadonlySet<string> = new Set(["openai", "anthropic", "openai_compatible"]);
 

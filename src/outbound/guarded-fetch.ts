@@ -22,7 +22,20 @@ const KEPT_HEADERS = /^(retry-after|retry-after-ms|x-ratelimit-.*|anthropic-rate
  * and search never send a query, so one in the final URL is a trick (`…/v1?x=/search`);
  * "endpoint" for a URL used as given (a webhook), whose query is its own.
  */
-export function guardedFetch(policy: OutboundPolicy, use: UrlUse = "base", inner: typeof fetch = (input, init) => fetch(input, init)): typeof fetch {
+export interface GuardOptions {
+  /**
+   * A 2xx answer from a non-provider origin that may be passed on besides JSON (default none):
+   * MCP servers answer with an event stream or a bodiless 202 (src/mcp).
+   */
+  alsoAccept?: (res: Response) => boolean;
+}
+
+export function guardedFetch(
+  policy: OutboundPolicy,
+  use: UrlUse = "base",
+  inner: typeof fetch = (input, init) => fetch(input, init),
+  opts: GuardOptions = {},
+): typeof fetch {
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     const issue = outboundUrlIssue(url, policy, use);
@@ -39,7 +52,7 @@ export function guardedFetch(policy: OutboundPolicy, use: UrlUse = "base", inner
       return refusal(res.status, `${origin} answered HTTP ${res.status} (its error text is passed on only from provider origins)`, res.headers);
     }
     const type = res.headers.get("content-type") ?? "";
-    if (!/json/i.test(type)) {
+    if (!/json/i.test(type) && !opts.alsoAccept?.(res)) {
       await discard(res);
       return refusal(502, `${origin} answered HTTP ${res.status} with content-type ${JSON.stringify(type)}, not JSON`);
     }

@@ -112,8 +112,9 @@ function templateSection(state: PipelineState, groundTruth: Record<string, unkno
     sufficiency_override_applied: suff?.override_applied ?? false,
     sufficiency_reasoning: suff?.reasoning ?? null,
     recursion_limit_reached: state.answer?.recursion_limit_reached ?? false,
-    answering_mcp_servers: null,
-    agent_metrics: null,
+    response_timeout_partial: state.answer?.response_timeout_partial ?? false,
+    answering_mcp_servers: state.answer?.answering_mcp_servers ?? null,
+    agent_metrics: state.answer?.agent_metrics ?? null,
     usage_metadata: usageMetadata(state.usage),
   };
 }

@@ -16,6 +16,9 @@ import type {
   SearchPort,
 } from "./artifacts";
 import type { EvaluationInput } from "./trace";
+import type { AgentMetrics } from "./agent/metrics";
+import type { AgentToolsPort } from "./agent/answering-agent";
+import type { AgentCheckpointPort } from "./agent/types";
 import type { JudgePorts } from "../judges/types";
 import type { Rubric } from "../schemas/rubric";
 import type { CallableTraitPort, RubricSection } from "../rubric/types";
@@ -61,8 +64,14 @@ export interface AnswerArtifact {
   usage: Usage | null;
   /** The caller supplied a message trace (manual interface): judges read it as a trace. */
   is_trace?: boolean;
-  /** An agent stopped at its turn limit (no agents yet; a supplied answer may say so). */
+  /** An agent stopped at its model-call or tool-call limit (Karenina's recursion limit). */
   recursion_limit_reached?: boolean;
+  /** An agent stopped at its wall-time limit: the trace is partial. */
+  response_timeout_partial?: boolean;
+  /** Karenina's agent_metrics of an MCP agent (src/pipeline/agent/metrics.ts). */
+  agent_metrics?: AgentMetrics;
+  /** The answering agent's MCP server names. */
+  answering_mcp_servers?: string[];
 }
 
 /** A stage's failure, already in Karenina's taxonomy. `llm` keeps the model error for retry decisions. */
@@ -142,8 +151,12 @@ export interface PipelinePorts {
   callableTraits?: CallableTraitPort;
   /** Models for compound rubric traits' units; without it every unit uses `judge`. */
   judgeModels?: JudgePorts;
-  /** The question's workspace (an R2 prefix at the edge) for agentic rubric traits. */
+  /** The question's workspace (an R2 prefix at the edge) for agentic rubric traits and agentic parsing. */
   workspace?: WorkspacePort;
+  /** Opens an answering model's MCP servers (src/mcp); without it an MCP model's answer is an error. */
+  agentTools?: AgentToolsPort;
+  /** Saves the answering agent's progress across deliveries (the job runner's R2 checkpoint). */
+  agentCheckpoint?: AgentCheckpointPort;
 }
 
 type TemplateSection = NonNullable<VerificationResult["template"]>;

@@ -10,7 +10,10 @@
  *   workers_ai  Cloudflare Workers AI through the worker's `AI` binding (model_name like
  *               "@cf/meta/llama-3.1-8b-instruct"; no key).
  *   max_retries accepted and unused (Karenina uses it for template generation only).
- *   Karenina fields edgeval does not implement (MCP, agents, per-model keys, …) are accepted
+ *   MCP    mcp_urls_dict (+ mcp_tool_filter, mcp_tool_description_overrides, mcp_http_timeout,
+ *          mcp_sse_read_timeout, agent_timeout, agent_middleware.limits, and edgeval's own
+ *          mcp_auth_secrets) make the answering model a tool-using agent (src/pipeline/agent).
+ *   Karenina fields edgeval does not implement (agent runtimes, per-model keys, …) are accepted
  *   only when null. `endpoint_api_key` / `anthropic_api_key` in particular can never carry a
  *   value: keys come from worker secrets, named by `api_key_secret`.
  * Output: the normalised `ModelConfig` below, with Karenina's defaults (temperature 0.1,
@@ -55,19 +58,12 @@ export const ManualAnswer = z.unknown().transform((value, ctx): string | TraceMe
 });
 
 const UNSUPPORTED_KARENINA_FIELDS = [
-  "mcp_urls_dict",
-  "mcp_tool_filter",
-  "mcp_tool_description_overrides",
-  "mcp_http_timeout",
-  "mcp_sse_read_timeout",
   "endpoint_api_key",
   "anthropic_base_url",
   "anthropic_api_key",
   "agent_runtime",
   "extra_kwargs",
-  "agent_middleware",
   "max_context_tokens",
-  "agent_timeout",
   "manual_traces",
 ] as const;
 
@@ -91,6 +87,50 @@ const ApiKeySecret = z
   .refine((s) => s !== "EDGEVAL_API_TOKEN", { error: "api_key_secret must not be EDGEVAL_API_TOKEN: that secret guards edgeval's own API" });
 
 const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+const seconds = (field: string) => z.number({ error: `${field} must be a number of seconds` }).positive({ error: `${field} must be > 0 seconds` });
+const callLimit = (field: string) => z.number().int({ error: `${field} must be an integer ≥ 1` }).min(1, { error: `${field} must be an integer ≥ 1` });
+
+/**
+ * Karenina's agent_middleware: only its `limits` part is honoured (model and tool call limits;
+ * exit_behavior "end", the only one edgeval has: the run ends and stage 3 fails it). The other
+ * parts (retries, summarisation, prompt caching) tune LangChain middleware edgeval does not run.
+ */
+const AgentMiddleware = z.strictObject(
+  {
+    limits: z
+      .strictObject({
+        model_call_limit: callLimit("agent_middleware.limits.model_call_limit").nullish(),
+        tool_call_limit: callLimit("agent_middleware.limits.tool_call_limit").nullish(),
+        exit_behavior: z.literal("end", { error: 'agent_middleware.limits.exit_behavior: only "end" is supported' }).nullish(),
+      })
+      .nullish(),
+    model_retry: z.null({ error: "agent_middleware.model_retry is not supported: model calls use the model's retry_policy" }).nullish(),
+    tool_retry: z.null({ error: "agent_middleware.tool_retry is not supported: a failing tool call is reported to the agent" }).nullish(),
+    summarization: z.null({ error: "agent_middleware.summarization is not supported yet" }).nullish(),
+    prompt_caching: z.null({ error: "agent_middleware.prompt_caching is not supported yet" }).nullish(),
+  },
+  { error: "agent_middleware is an object with limits: {model_call_limit, tool_call_limit}" },
+);
+
+/** The answering agent's MCP servers and limits, normalised (src/pipeline/agent, src/mcp). */
+export interface McpConfig {
+  /** Server name → streamable-HTTP URL (Karenina's mcp_urls_dict). */
+  servers: Record<string, string>;
+  tool_filter?: string[];
+  description_overrides?: Record<string, string>;
+  /** Seconds per HTTP request to a server (Karenina's default 30). */
+  http_timeout_s?: number;
+  /** Seconds to wait for an event-stream answer to finish (Karenina's default 300). */
+  sse_read_timeout_s?: number;
+  /** Server name → tenant secret sent as `Authorization: Bearer …` (edgeval's own field; never the value inline). */
+  auth_secrets?: Record<string, string>;
+}
+
+export interface AgentConfig {
+  model_call_limit?: number;
+  tool_call_limit?: number;
+  timeout_s?: number;
+}
 
 const ModelConfigInput = z.strictObject({
   id: z.string().min(1, { error: "id must not be empty" }).nullish(),
@@ -109,6 +149,15 @@ const ModelConfigInput = z.strictObject({
   request_timeout: RequestTimeout.nullish(),
   /** Karenina's per-class retry budgets and backoff for this model; unset: the run's, else Karenina's defaults. */
   retry_policy: RetryPolicyConfig.nullish(),
+  mcp_urls_dict: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: "an MCP server name is 1-64 of A-Z a-z 0-9 _ -" }), HttpUrl, { error: "mcp_urls_dict maps server names to http(s) URLs" }).nullish(),
+  mcp_tool_filter: z.array(z.string(), { error: "mcp_tool_filter is a list of tool names" }).nullish(),
+  mcp_tool_description_overrides: z.record(z.string(), z.string(), { error: "mcp_tool_description_overrides maps tool names to descriptions" }).nullish(),
+  mcp_http_timeout: seconds("mcp_http_timeout").nullish(),
+  mcp_sse_read_timeout: seconds("mcp_sse_read_timeout").nullish(),
+  /** edgeval's own: MCP server name → tenant secret name, sent as a bearer token. */
+  mcp_auth_secrets: z.record(z.string(), z.string().regex(SECRET_NAME, { error: "must be the name of a secret, like MCP_TOKEN (A-Z, 0-9, _)" })).nullish(),
+  agent_timeout: seconds("agent_timeout").nullish(),
+  agent_middleware: AgentMiddleware.nullish(),
   ...unsupportedShape,
 });
 type RawModelConfig = Omit<z.output<typeof ModelConfigInput>, "temperature"> & { temperature?: number };
@@ -126,6 +175,16 @@ export interface ModelConfig {
   manual_answers?: Record<string, string | Message[]>;
   request_timeout?: number;
   retry_policy?: RetryPolicyConfig;
+  /** MCP servers (Karenina's fields, kept as given): the answering model runs as a tool-using agent; read through `mcpConfig`. */
+  mcp_urls_dict?: Record<string, string>;
+  mcp_tool_filter?: string[];
+  mcp_tool_description_overrides?: Record<string, string>;
+  mcp_http_timeout?: number;
+  mcp_sse_read_timeout?: number;
+  mcp_auth_secrets?: Record<string, string>;
+  /** The agent's limits; read through `agentConfig`. */
+  agent_timeout?: number;
+  agent_middleware?: z.output<typeof AgentMiddleware>;
 }
 
 type Issue = { path: string; message: string };
@@ -168,7 +227,54 @@ function crossFieldIssues(raw: RawModelConfig, iface: Interface): Issue[] {
     if (!raw.model_name) issues.push({ path: "model_name", message: `model_name is required for interface "${iface}"` });
     if (raw.manual_answers) issues.push({ path: "manual_answers", message: 'manual_answers only applies to interface "manual"' });
   }
+  issues.push(...mcpIssues(raw, iface));
   return issues;
+}
+
+const MCP_DEPENDENT = ["mcp_tool_filter", "mcp_tool_description_overrides", "mcp_http_timeout", "mcp_sse_read_timeout", "mcp_auth_secrets", "agent_timeout", "agent_middleware"] as const;
+
+function mcpIssues(raw: RawModelConfig, iface: Interface): Issue[] {
+  const servers = raw.mcp_urls_dict;
+  if (!servers) {
+    return MCP_DEPENDENT.filter((f) => raw[f] != null).map((f) => ({ path: f, message: `${f} applies to an MCP agent: it needs mcp_urls_dict` }));
+  }
+  const issues: Issue[] = [];
+  if (Object.keys(servers).length === 0) issues.push({ path: "mcp_urls_dict", message: "mcp_urls_dict needs at least one server (or leave it null)" });
+  if (iface === "manual" || iface === "workers_ai") issues.push({ path: "mcp_urls_dict", message: `an MCP agent needs a tool-calling model; interface "${iface}" has none` });
+  for (const name of Object.keys(raw.mcp_auth_secrets ?? {})) {
+    if (!(name in servers)) issues.push({ path: "mcp_auth_secrets", message: `mcp_auth_secrets names server "${name}", which is not in mcp_urls_dict` });
+  }
+  return issues;
+}
+
+/** The Karenina MCP fields a normalised config keeps (as given: a stored spec is parsed again by this schema). */
+function mcpFieldsOf(raw: RawModelConfig): Partial<ModelConfig> {
+  if (!raw.mcp_urls_dict) return {};
+  const keep = ["mcp_urls_dict", ...MCP_DEPENDENT] as const;
+  return Object.fromEntries(keep.filter((f) => raw[f] != null).map((f) => [f, raw[f]])) as Partial<ModelConfig>;
+}
+
+/** An answering agent's MCP servers and options, or null for a plain model. */
+export function mcpConfig(model: ModelConfig): McpConfig | null {
+  if (!model.mcp_urls_dict) return null;
+  return {
+    servers: model.mcp_urls_dict,
+    ...(model.mcp_tool_filter ? { tool_filter: model.mcp_tool_filter } : {}),
+    ...(model.mcp_tool_description_overrides ? { description_overrides: model.mcp_tool_description_overrides } : {}),
+    ...(model.mcp_http_timeout != null ? { http_timeout_s: model.mcp_http_timeout } : {}),
+    ...(model.mcp_sse_read_timeout != null ? { sse_read_timeout_s: model.mcp_sse_read_timeout } : {}),
+    ...(model.mcp_auth_secrets ? { auth_secrets: model.mcp_auth_secrets } : {}),
+  };
+}
+
+/** The agent's limits the config sets (Karenina's agent_timeout and agent_middleware.limits). */
+export function agentConfig(model: ModelConfig): AgentConfig {
+  const limits = model.agent_middleware?.limits;
+  return {
+    ...(limits?.model_call_limit != null ? { model_call_limit: limits.model_call_limit } : {}),
+    ...(limits?.tool_call_limit != null ? { tool_call_limit: limits.tool_call_limit } : {}),
+    ...(model.agent_timeout != null ? { timeout_s: model.agent_timeout } : {}),
+  };
 }
 
 function normalise(raw: RawModelConfig, ctx: z.RefinementCtx<unknown>): ModelConfig {
@@ -191,6 +297,7 @@ function normalise(raw: RawModelConfig, ctx: z.RefinementCtx<unknown>): ModelCon
     ...(raw.manual_answers ? { manual_answers: raw.manual_answers } : {}),
     ...(raw.request_timeout != null ? { request_timeout: raw.request_timeout } : {}),
     ...(raw.retry_policy != null ? { retry_policy: raw.retry_policy } : {}),
+    ...mcpFieldsOf(raw),
   };
 }
 
@@ -208,7 +315,8 @@ export const JudgeModelConfig = ModelConfigInput.extend({
 
 /**
  * Karenina's `ModelIdentity`: what a result records about a model. `config_id` is the config's
- * id when it differs from the model name; `tools` are MCP server names (always [] in edgeval).
+ * id when it differs from the model name; `tools` are the MCP server names, sorted (an answering
+ * agent's; [] for every other model).
  */
 export const ModelIdentity = z.strictObject({
   interface: z.string(),
@@ -222,7 +330,7 @@ export function modelIdentity(model: ModelConfig): ModelIdentity {
   return {
     interface: model.interface,
     model_name: model.model_name,
-    tools: [],
+    tools: Object.keys(model.mcp_urls_dict ?? {}).sort(),
     config_id: model.id !== model.model_name ? model.id : null,
   };
 }

@@ -130,7 +130,9 @@ export const ResultTemplate = z.strictObject({
   sufficiency_override_applied: z.boolean(),
   sufficiency_reasoning: z.string().nullable(),
   recursion_limit_reached: z.boolean(),
-  /** MCP servers of the answering model and agent metrics: edgeval has no agents, so null. */
+  /** The answering agent stopped at its wall-time limit; the trace is partial. */
+  response_timeout_partial: z.boolean().optional(),
+  /** An MCP answering agent's server names and Karenina's agent_metrics; null for a plain model. */
   answering_mcp_servers: z.array(z.string()).nullish(),
   agent_metrics: z.record(z.string(), z.unknown()).nullish(),
   usage_metadata: z.record(z.string(), StageUsage).nullable(),

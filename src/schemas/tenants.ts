@@ -68,8 +68,8 @@ export const SecretName = z
 
 export const PutSecretRequest = z.strictObject({
   value: z.string().min(1, { error: "value must not be empty" }).max(8_192),
-  /** The only interface whose models may use this key. */
-  interface: z.enum(["openai", "anthropic", "openai_compatible"]),
+  /** The only interface whose models may use this key; "mcp": a bearer token for MCP servers at `origins` only (mcp_auth_secrets). */
+  interface: z.enum(["openai", "anthropic", "openai_compatible", "mcp"]),
   /** Origins besides the interface's provider origin that may receive the key. */
   origins: z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" })).max(20).default([]),
   /** Sets the shared ProviderLimiter for this key (a run's own limits only ever lower that run's share). */

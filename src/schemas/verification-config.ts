@@ -253,6 +253,9 @@ export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
     if (m.interface === "manual") {
       ctx.addIssue({ code: "custom", path: ["parsing_models", i, "interface"], message: "a manual model cannot judge: parsing models must call an LLM" });
     }
+    if (m.mcp_urls_dict) {
+      ctx.addIssue({ code: "custom", path: ["parsing_models", i, "mcp_urls_dict"], message: "MCP servers are for answering models; a parsing model investigates with agentic_parsing" });
+    }
   });
   for (const list of ["answering_models", "parsing_models"] as const) {
     const first = new Map<string, number>();

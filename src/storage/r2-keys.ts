@@ -32,6 +32,8 @@ export const r2Keys = {
   spec: (run: RunRef) => `${runPrefix(run)}/spec.json`,
   /** A job's generated answer when too long for the coordinator's row (job-runner answerFor). */
   answerCheckpoint: (run: RunRef, jobId: string) => `${runPrefix(run)}/checkpoints/${jobId}/answer.json`,
+  /** An answering agent's progress: its conversation after every model turn and tool result (agent-checkpoint-store). */
+  agentCheckpoint: (run: RunRef, jobId: string) => `${runPrefix(run)}/checkpoints/${jobId}/agent.json`,
   /** The retries a job used on earlier deliveries (job-ports). */
   retryLedger: (run: RunRef, jobId: string) => `${runPrefix(run)}/checkpoints/${jobId}/retries.json`,
   /** The full VerificationResult with its trace (raw answer, trace messages), one per results row. */

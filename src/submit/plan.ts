@@ -7,7 +7,7 @@
  */
 import { secretAdvice } from "../env";
 import type { FieldIssue } from "../schemas/field-issue";
-import { modelKeyIssues } from "../llm/model-keys";
+import { mcpServerIssues, modelKeyIssues } from "../llm/model-keys";
 import { embeddingModel } from "../llm/embedding-model";
 import type { KeyRing } from "../tenants/key-ring";
 import type { CreateRunBody } from "../schemas/api";
@@ -72,6 +72,7 @@ export function planRun(
     ...(config.embedding_check_enabled && config.embedding_check_provider ? [{ path: "config.embedding_check_provider", model: config.embedding_check_provider }] : []),
   ];
   if (config.embedding_check_enabled) issues.push(...embeddingIssues(config));
+  config.answering_models.forEach((model, i) => issues.push(...mcpServerIssues(model, `config.answering_models[${i}]`, ring)));
   for (const { path, model } of models) {
     const keyIssues = modelKeyIssues(model, { model: path, base_url: `${path}.base_url` }, ring, advice);
     issues.push(...keyIssues.misdirected);

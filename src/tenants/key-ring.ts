@@ -29,8 +29,15 @@ export interface KeyRing {
   destinationIssue(model: { interface: string; base_url?: string | null }, name: string | null): string | null;
   /** The per-key limits registered with a tenant secret. */
   limits(name: string | null): SecretLimits | undefined;
+  /**
+   * An MCP server's bearer token (mcp_auth_secrets): only a tenant secret set with interface "mcp"
+   * and the server's origin in its origins — never a deployment secret or a model's key.
+   */
+  mcpSecret(name: string, url: string): { ok: true; value: string } | { ok: false; error: string };
   /** Null when requests may go to this base URL under the worker's outbound policy (src/outbound). */
   urlIssue(baseUrl: string): string | null;
+  /** The same for a URL used as given (an MCP server's). */
+  endpointIssue(url: string): string | null;
   /** Every key value this ring could send (the tenant's secrets, and the deployment's provider keys it may use): scrubbed from model output. */
   knownSecrets(): string[];
 }
@@ -71,7 +78,15 @@ export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: Readon
       return keyDestinationIssue(model, name, own.origins, `register the origin with the secret (PUT /v1/secrets/${name} {origins})`);
     },
     limits: (name) => (name === null ? undefined : (tenantKeys.get(name)?.limits ?? undefined)),
+    mcpSecret(name, url) {
+      const own = tenantKeys.get(name);
+      if (!own || own.interface !== "mcp") return { ok: false, error: `${name} is not a secret of this tenant set with interface "mcp" (PUT /v1/secrets/${name})` };
+      const origin = new URL(url).origin;
+      if (!own.origins.has(origin)) return { ok: false, error: `the secret ${name} is not registered for ${origin}: add it to the secret's origins` };
+      return { ok: true, value: own.value };
+    },
     urlIssue: (baseUrl) => outboundUrlIssue(baseUrl, edgeConfig(env).outbound, "base"),
+    endpointIssue: (url) => outboundUrlIssue(url, edgeConfig(env).outbound, "endpoint"),
     knownSecrets: () => [...[...tenantKeys.values()].map((k) => k.value), ...DEPLOYMENT_PROVIDER_SECRETS.map(deployment).filter((v): v is string => v !== undefined)],
   };
 }

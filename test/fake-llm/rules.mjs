@@ -1,14 +1,14 @@
 // The rule engine of the fake LLM server: validation, matching, `times` bookkeeping.
 //
 // A script is { rules: Rule[] }; the first rule that matches (and still has `times` left) wins.
-// Rule = { match?: { model?, contains?, kind?, probability?, seed?, in_flight_above? }, reply: { text?, json?, tool_calls?, fault?,
+// Rule = { match?: { model?, contains?, kind?, probability?, seed?, in_flight_above?, last_tool_result? }, reply: { text?, json?, tool_calls?, fault?,
 //          retry_after_s?, latency_ms?, error_message? }, times? }
 // Unknown keys are rejected so that a typo (`contain`) cannot silently turn into "match all".
 
 export const KINDS = ["chat", "structured", "embeddings", "tools"];
 export const FAULTS = ["429", "500", "529", "hang", "malformed", "400", "401"];
 
-const MATCH_KEYS = new Set(["model", "contains", "kind", "probability", "seed", "in_flight_above"]);
+const MATCH_KEYS = new Set(["model", "contains", "kind", "probability", "seed", "in_flight_above", "last_tool_result"]);
 const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms", "error_message", "model"]);
 const RULE_KEYS = new Set(["match", "reply", "times"]);
 
@@ -22,7 +22,7 @@ export function validateRule(rule, where = "rule") {
   const { match = {}, reply, times } = rule;
   if (!isObj(match)) return `${where}.match: must be an object`;
   for (const k of Object.keys(match)) if (!MATCH_KEYS.has(k)) return `${where}.match: unknown key "${k}"`;
-  for (const k of ["model", "contains"]) {
+  for (const k of ["model", "contains", "last_tool_result"]) {
     if (match[k] !== undefined && typeof match[k] !== "string") return `${where}.match.${k}: must be a string`;
   }
   if (match.kind !== undefined && !KINDS.includes(match.kind)) return `${where}.match.kind: one of ${KINDS.join("|")}`;
@@ -62,9 +62,10 @@ export function validateRules(rules) {
 }
 
 /**
- * @typedef {{ model: string, kind: string, text: string, in_flight?: number }} CallKey
+ * @typedef {{ model: string, kind: string, text: string, in_flight?: number, lastToolResult?: string }} CallKey
  *   text = all message texts of the request, joined with "\n"; in_flight = the model's requests
- *   in flight, this one included
+ *   in flight, this one included; lastToolResult = the text of the last message when it is a tool
+ *   result (OpenAI role "tool"; Anthropic a user turn of tool_result blocks: the last of them)
  */
 
 /** mulberry32: a small seeded PRNG, so a `probability` rule fires on the same requests every run. */
@@ -116,12 +117,24 @@ export class RuleBook {
       if (match.model !== undefined && match.model !== call.model) continue;
       if (match.kind !== undefined && match.kind !== call.kind) continue;
       if (match.contains !== undefined && !call.text.includes(match.contains)) continue;
+      if (match.last_tool_result !== undefined && !(call.lastToolResult !== undefined && call.lastToolResult.includes(match.last_tool_result))) continue;
       if (match.in_flight_above !== undefined && !((call.in_flight ?? 0) > match.in_flight_above)) continue;
       // Drawn only for requests that match otherwise, so the sequence is per rule and repeatable.
       if (match.probability !== undefined && !(entry.random() < match.probability)) continue;
       entry.hits += 1;
-      return reply;
+      return call.lastToolResult === undefined ? reply : fillLastToolResult(reply, call.lastToolResult);
     }
     return null;
   }
+}
+
+/**
+ * A multi-turn script's reply may quote the previous tool result: `{{last_tool_result}}` in any
+ * string of the reply (text, tool call arguments) becomes that result's text.
+ */
+export function fillLastToolResult(value, result) {
+  if (typeof value === "string") return value.replaceAll("{{last_tool_result}}", result.trim());
+  if (Array.isArray(value)) return value.map((v) => fillLastToolResult(v, result));
+  if (isObj(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillLastToolResult(v, result)]));
+  return value;
 }

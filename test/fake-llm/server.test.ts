@@ -338,3 +338,49 @@ describe("HTTP server", () => {
     }
   });
 });
+
+describe("multi-turn scripts on the previous tool result", () => {
+  const turnRules = [
+    { match: { model: "m", last_tool_result: "Paris" }, reply: { tool_calls: [{ name: "population_of", arguments: { city: "{{last_tool_result}}" } }] } },
+    { match: { model: "m", kind: "tools" }, reply: { tool_calls: [{ name: "capital_of", arguments: { country: "France" } }] } },
+  ];
+  const tools = [{ type: "function", function: { name: "capital_of", parameters: { type: "object" } } }];
+
+  it("RuleBook matches last_tool_result only when the last message is a tool result, and fills the reply from it", () => {
+    const book = new RuleBook(turnRules);
+    expect(book.match({ model: "m", kind: "tools", text: "Paris" })).toEqual(turnRules[1]!.reply);
+    expect(book.match({ model: "m", kind: "tools", text: "q\nParis", lastToolResult: " Paris \n" })).toEqual({
+      tool_calls: [{ name: "population_of", arguments: { city: "Paris" } }],
+    });
+    expect(validateRule({ match: { last_tool_result: 3 }, reply: {} })).toMatch(/last_tool_result: must be a string/);
+  });
+
+  it("reads the last tool result of an OpenAI and of an Anthropic conversation", async () => {
+    const f = await start({ script: turnRules });
+    const openai: any = await (
+      await post(f, "/v1/chat/completions", {
+        model: "m",
+        tools,
+        messages: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "capital_of", arguments: "{}" } }] },
+          { role: "tool", tool_call_id: "c1", content: "Paris" },
+        ],
+      })
+    ).json();
+    expect(JSON.parse(openai.choices[0].message.tool_calls[0].function.arguments)).toEqual({ city: "Paris" });
+    const anthropic: any = await (
+      await post(f, "/v1/messages", {
+        model: "m",
+        max_tokens: 10,
+        tools: [{ name: "capital_of", input_schema: { type: "object" } }],
+        messages: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "capital_of", input: {} }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "Paris" }] }] },
+        ],
+      })
+    ).json();
+    expect(anthropic.content.find((b: { type: string }) => b.type === "tool_use").input).toEqual({ city: "Paris" });
+  });
+});

@@ -25,7 +25,10 @@ export function describeMessages(body) {
   const forcedTool = body.tool_choice?.type === "tool" ? String(body.tool_choice.name ?? "") : undefined;
   const kind = forcedTool !== undefined ? "structured" : tools.length > 0 ? "tools" : "chat";
   const schema = forcedTool !== undefined ? tools.find((t) => t?.name === forcedTool)?.input_schema : undefined;
-  return { endpoint: "anthropic.messages", model: String(body.model ?? ""), kind, text, lastUser, forcedTool, schema };
+  const lastContent = messages.at(-1)?.content;
+  const results = Array.isArray(lastContent) ? lastContent.filter((b) => b?.type === "tool_result") : [];
+  const lastToolResult = results.length ? blocksText(results.at(-1).content) : undefined;
+  return { endpoint: "anthropic.messages", model: String(body.model ?? ""), kind, text, lastUser, forcedTool, schema, lastToolResult };
 }
 
 const textBlock = (text) => ({ type: "text", text, citations: null });

@@ -26,7 +26,9 @@ export function describeChat(body) {
   } else if (Array.isArray(body.tools) && body.tools.length > 0) {
     kind = "tools";
   }
-  return { endpoint: "openai.chat", model: String(body.model ?? ""), kind, text, lastUser, schema };
+  const last = messages.at(-1);
+  const lastToolResult = last?.role === "tool" ? contentText(last.content) : undefined;
+  return { endpoint: "openai.chat", model: String(body.model ?? ""), kind, text, lastUser, schema, lastToolResult };
 }
 
 export function describeEmbeddings(body) {

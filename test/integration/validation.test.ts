@@ -73,7 +73,7 @@ const CASES: Case[] = [
   ["no parsing model", (b) => (b.config.parsing_models = []), "config.parsing_models"],
   ["a manual parsing model", (b) => (b.config.parsing_models = [{ id: "m", interface: "manual", manual_answers: {} }]), "config.parsing_models[0]"],
   ["openai_compatible without base_url", (b) => delete b.config.answering_models[0].base_url, "config.answering_models[0]"],
-  ["a non-null Karenina field edgeval does not implement", (b) => (b.config.answering_models[0].mcp_urls_dict = { x: "http://x" }), "config.answering_models[0].mcp_urls_dict"],
+  ["a non-null Karenina field edgeval does not implement", (b) => (b.config.answering_models[0].agent_runtime = { backend: "docker" }), "config.answering_models[0].agent_runtime"],
   ["an API key in the body", (b) => (b.config.answering_models[0].endpoint_api_key = "sk-live"), "config.answering_models[0].endpoint_api_key"],
   ["api_key_secret naming the service token", (b) => (b.config.answering_models[0].api_key_secret = "EDGEVAL_API_TOKEN"), "config.answering_models[0].api_key_secret"],
   [

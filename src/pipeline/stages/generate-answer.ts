@@ -10,6 +10,7 @@ import { instructionsFor } from "../prompts/instructions";
 import { buildGenerationMessages } from "../prompts/generation";
 import { stageErrorFromLlm } from "../llm-failure";
 import { formatTrace, prepareEvaluationInput } from "../trace";
+import { agentAnswer } from "../agent/answering-agent";
 import type { AnswerOutcome, PipelineInput, PipelinePorts, PipelineSettings, Stage } from "../types";
 
 export const generateAnswer: Stage = {
@@ -32,14 +33,23 @@ export type AnswerRequest = Pick<PipelineInput, "question" | "answering"> & {
   settings?: Pick<PipelineSettings, "few_shot_config" | "prompt_config">;
 };
 
-/** Produces the job's answer; exported so the job runner can checkpoint it before judging. */
-export async function produceAnswer(input: AnswerRequest, ports: Pick<PipelinePorts, "answerer">): Promise<AnswerOutcome> {
+/**
+ * Produces the job's answer; exported so the job runner can checkpoint it before judging. A model
+ * with MCP servers answers as a tool-using agent (src/pipeline/agent/answering-agent.ts).
+ */
+export async function produceAnswer(
+  input: AnswerRequest,
+  ports: Pick<PipelinePorts, "answerer" | "agentTools" | "agentCheckpoint" | "clock">,
+): Promise<AnswerOutcome> {
   const { question, answering, settings } = input;
   if (answering.interface === "manual") return manualAnswer(question.id, answering.manual_answers);
   const messages = buildGenerationMessages(question.question, answering.system_prompt, {
     examples: resolveFewShotExamples(settings?.few_shot_config, question.id, question.few_shot_examples),
     instructions: instructionsFor(settings?.prompt_config, "generation"),
   });
+  if (answering.mcp_urls_dict) {
+    return agentAnswer(answering, messages, { answerer: ports.answerer, agentTools: ports.agentTools, checkpoint: ports.agentCheckpoint, now: () => ports.clock.now() });
+  }
   const res = await ports.answerer.chat({ messages, call_site: "generate_answer" });
   if (!res.ok) {
     return { ok: false, error: stageErrorFromLlm("generate_answer", res.error, "answering model failed") };

@@ -1,11 +1,13 @@
 /**
- * The investigation agent: a tool loop through `ModelPort.toolTurn`, bounded by turns and time.
- * It ends when the model answers without tool calls; that answer plus every tool exchange is the
- * investigation trace. Running out of turns or time, or a failing model call, is a failed
- * investigation (no trace), as in Karenina where the agent run raises.
+ * The investigation agent: the shared tool loop (src/pipeline/agent/loop.ts) over the workspace
+ * tools, bounded by turns (model calls) and time. It ends when the model answers without tool
+ * calls; that answer plus every tool exchange is the investigation trace. Running out of turns or
+ * time, or a failing model call, is a failed investigation (no trace), as in Karenina where the
+ * agent run raises.
  */
 import type { LlmError, Message, ModelPort, Usage } from "../../llm/port";
-import { addUsage } from "../../pipeline/usage";
+import { freshState, runToolLoop } from "../../pipeline/agent/loop";
+import type { AgentToolbox } from "../../pipeline/agent/types";
 import { runTool, WORKSPACE_TOOLS } from "./tools";
 import type { WorkspacePort } from "./types";
 
@@ -23,31 +25,41 @@ export type AgentOutcome =
   | { ok: true; trace: string; turns: number; usage: Usage | undefined }
   | { ok: false; error: LlmError | { kind: "agent"; message: string }; usage: Usage | undefined };
 
+/** The read-only workspace tools as a toolbox; none without a workspace. */
+export function workspaceToolbox(workspace: WorkspacePort | null): AgentToolbox {
+  if (!workspace) return { specs: [], call: async () => ({ text: "error: no workspace", is_error: true }) };
+  return {
+    specs: WORKSPACE_TOOLS,
+    call: async (call) => {
+      const text = await runTool(workspace, call);
+      return { text, is_error: text.startsWith("error:") };
+    },
+  };
+}
+
 export async function runInvestigation(model: ModelPort, run: AgentRun): Promise<AgentOutcome> {
-  const messages: Message[] = [
+  const prompt: Message[] = [
     { role: "system", content: run.system },
     { role: "user", content: run.user },
   ];
-  const deadline = run.now() + run.timeout_ms;
-  let usage: Usage | undefined;
-  for (let turn = 1; turn <= run.max_turns; turn++) {
-    if (run.now() > deadline) return { ok: false, error: { kind: "agent", message: `investigation timed out after ${run.timeout_ms / 1000}s` }, usage };
-    const res = await model.toolTurn({ messages, tools: run.workspace ? WORKSPACE_TOOLS : [], call_site: `${run.call_site}/turn${turn}` });
-    if (!res.ok) return { ok: false, error: res.error, usage };
-    usage = addUsage(usage, res.value.usage);
-    const { text, tool_calls } = res.value;
-    if (tool_calls.length === 0 || !run.workspace) {
-      messages.push({ role: "assistant", content: text });
-      return { ok: true, trace: renderTrace(messages.slice(2)), turns: turn, usage };
-    }
-    messages.push({ role: "assistant", content: text, tool_calls });
-    for (const call of tool_calls) messages.push({ role: "tool", tool_call_id: call.id, content: await runTool(run.workspace, call) });
+  const out = await runToolLoop(model, freshState(prompt), {
+    toolbox: workspaceToolbox(run.workspace),
+    limits: { max_model_calls: run.max_turns, max_tool_calls: Number.POSITIVE_INFINITY, timeout_ms: run.timeout_ms },
+    now: run.now,
+    call_site: run.call_site,
+  });
+  const usage = out.state.usage ?? undefined;
+  if (out.kind === "error") return { ok: false, error: out.error, usage };
+  if (out.kind === "stopped") {
+    const message =
+      out.stop === "timeout" ? `investigation timed out after ${run.timeout_ms / 1000}s` : `investigation reached max_turns (${run.max_turns}) without a final answer`;
+    return { ok: false, error: { kind: "agent", message }, usage };
   }
-  return { ok: false, error: { kind: "agent", message: `investigation reached max_turns (${run.max_turns}) without a final answer` }, usage };
+  return { ok: true, trace: renderTrace(out.state.messages.slice(prompt.length)), turns: out.state.model_calls, usage };
 }
 
 /** The agent's side of the conversation as plain text (the prompt itself is not repeated). */
-function renderTrace(messages: Message[]): string {
+export function renderTrace(messages: Message[]): string {
   return messages
     .map((m) => {
       if (m.role === "tool") return `[tool result ${m.tool_call_id}]\n${m.content}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ModelConfig, canonicalKey, displayString, modelIdentity } from "../../../src/schemas/model-config";
+import { ModelConfig, agentConfig, canonicalKey, displayString, mcpConfig, modelIdentity } from "../../../src/schemas/model-config";
 import { expectIssue, parseOk } from "./issues";
 
 describe("ModelConfig normalisation", () => {
@@ -49,7 +49,16 @@ describe("ModelConfig rejects, at the exact path", () => {
     ["a provider contradicting the interface", { ...base, model_provider: "anthropic" }, "model_provider", /contradicts interface "openai"/],
     ["openai_compatible without base_url", { ...base, interface: "openai_compatible" }, "base_url", /needs base_url/],
     ["a non-http base_url", { ...base, base_url: "ftp://x" }, "base_url", /http\(s\) URL/],
-    ["a non-null MCP field", { ...base, mcp_urls_dict: { search: "http://x" } }, "mcp_urls_dict", /mcp_urls_dict is not supported/],
+    ["a non-null agent runtime", { ...base, agent_runtime: { backend: "docker" } }, "agent_runtime", /agent_runtime is not supported/],
+    ["an MCP option without servers", { ...base, mcp_tool_filter: ["search"] }, "mcp_tool_filter", /needs mcp_urls_dict/],
+    ["agent limits without servers", { ...base, agent_timeout: 30 }, "agent_timeout", /needs mcp_urls_dict/],
+    ["an MCP server URL that is not http(s)", { ...base, mcp_urls_dict: { s: "ftp://x" } }, "mcp_urls_dict.s", /http\(s\) URL/],
+    ["an empty server map", { ...base, mcp_urls_dict: {} }, "mcp_urls_dict", /at least one server/],
+    ["MCP on a manual model", { interface: "manual", manual_answers: { q: "x" }, mcp_urls_dict: { s: "https://mcp.example" } }, "mcp_urls_dict", /tool-calling model/],
+    ["an auth secret for an unknown server", { ...base, mcp_urls_dict: { s: "https://mcp.example" }, mcp_auth_secrets: { t: "TOKEN" } }, "mcp_auth_secrets", /server "t", which is not in mcp_urls_dict/],
+    ["an auth secret value instead of a name", { ...base, mcp_urls_dict: { s: "https://mcp.example" }, mcp_auth_secrets: { s: "sk-live-123" } }, "mcp_auth_secrets.s", /name of a secret/],
+    ["LangChain middleware edgeval does not run", { ...base, mcp_urls_dict: { s: "https://mcp.example" }, agent_middleware: { summarization: { enabled: true } } }, "agent_middleware.summarization", /not supported/],
+    ["a model_call_limit of 0", { ...base, mcp_urls_dict: { s: "https://mcp.example" }, agent_middleware: { limits: { model_call_limit: 0 } } }, "agent_middleware.limits.model_call_limit", /≥ 1/],
     ["an endpoint_api_key value", { ...base, endpoint_api_key: "sk-123" }, "endpoint_api_key", /never accepted in a config.*api_key_secret/],
     ["an anthropic_api_key value", { ...base, interface: "anthropic", anthropic_api_key: "sk-ant" }, "anthropic_api_key", /never accepted/],
     ["api_key_secret = EDGEVAL_API_TOKEN", { ...base, api_key_secret: "EDGEVAL_API_TOKEN" }, "api_key_secret", /must not be EDGEVAL_API_TOKEN/],
@@ -63,6 +72,45 @@ describe("ModelConfig rejects, at the exact path", () => {
     ["a negative temperature", { ...base, temperature: -1 }, "temperature", /≥ 0/],
   ])("%s", (_what, input, path, message) => {
     expectIssue(ModelConfig, input, path, message);
+  });
+});
+
+describe("MCP answering agents", () => {
+  const agent = {
+    id: "agent",
+    interface: "openai",
+    model_name: "gpt-4o",
+    mcp_urls_dict: { web: "https://mcp.example/web", files: "https://mcp.example/files" },
+    mcp_tool_filter: ["search"],
+    mcp_tool_description_overrides: { search: "Search the web." },
+    mcp_http_timeout: 10,
+    mcp_sse_read_timeout: 60,
+    mcp_auth_secrets: { web: "WEB_MCP_TOKEN" },
+    agent_timeout: 90,
+    agent_middleware: { limits: { model_call_limit: 5, tool_call_limit: 9, exit_behavior: "end" } },
+  };
+  it("keeps Karenina's fields as given, so a stored spec parses again to the same config", () => {
+    const parsed = parseOk(ModelConfig, agent);
+    expect(parseOk(ModelConfig, JSON.parse(JSON.stringify(parsed)))).toEqual(parsed);
+    expect(mcpConfig(parsed)).toEqual({
+      servers: agent.mcp_urls_dict,
+      tool_filter: ["search"],
+      description_overrides: { search: "Search the web." },
+      http_timeout_s: 10,
+      sse_read_timeout_s: 60,
+      auth_secrets: { web: "WEB_MCP_TOKEN" },
+    });
+    expect(agentConfig(parsed)).toEqual({ model_call_limit: 5, tool_call_limit: 9, timeout_s: 90 });
+  });
+  it("names the servers as the identity's tools, sorted (Karenina's canonical key)", () => {
+    const parsed = parseOk(ModelConfig, agent);
+    expect(modelIdentity(parsed).tools).toEqual(["files", "web"]);
+    expect(canonicalKey(parsed)).toBe("openai:gpt-4o:agent:files|web");
+  });
+  it("a plain model has no MCP config and no tools", () => {
+    const plain = parseOk(ModelConfig, { id: "m", interface: "openai", model_name: "m", mcp_urls_dict: null });
+    expect(mcpConfig(plain)).toBeNull();
+    expect(modelIdentity(plain).tools).toEqual([]);
   });
 });
 
