@@ -95,7 +95,8 @@ export class McpSession {
   private async notify(method: string): Promise<McpResult<void>> {
     const res = await this.post({ jsonrpc: "2.0", method });
     if (!res.ok) return res;
-    await res.value.body?.cancel().catch(() => {});
+    res.value.done();
+    await res.value.response.body?.cancel().catch(() => {});
     return { ok: true, value: undefined };
   }
 
@@ -103,17 +104,21 @@ export class McpSession {
     const id = this.nextId++;
     const res = await this.post({ jsonrpc: "2.0", id, method, params });
     if (!res.ok) return res;
-    const response = res.value;
+    const { response, done } = res.value;
     if (method === "initialize") this.sessionId = response.headers.get("mcp-session-id");
     const type = response.headers.get("content-type") ?? "";
-    const message = /event-stream/i.test(type) ? await this.readStream(response, id) : await readJson(response);
+    const stream = /event-stream/i.test(type);
+    // An event stream is bounded by mcp_sse_read_timeout alone; a JSON body still by mcp_http_timeout.
+    if (stream) done();
+    const message = stream ? await this.readStream(response, id) : await readJson(response).finally(done);
     if (!message.ok) return message;
     const m = message.value as { error?: { message?: unknown; code?: unknown }; result?: unknown };
     if (m.error) return fail(`${method}: the server answered error ${String(m.error.code ?? "")} ${String(m.error.message ?? "")}`.trim(), false);
     return { ok: true, value: m.result ?? {} };
   }
 
-  private async post(body: unknown): Promise<McpResult<Response>> {
+  /** Sends one message; `done` ends its mcp_http_timeout (the caller reads the body first, or hands a stream to its own timer). */
+  private async post(body: unknown): Promise<McpResult<{ response: Response; done: () => void }>> {
     const headers: Record<string, string> = {
       ...this.opts.headers,
       "content-type": "application/json",
@@ -123,19 +128,24 @@ export class McpSession {
       headers["mcp-session-id"] = this.sessionId;
       headers["mcp-protocol-version"] = MCP_PROTOCOL_VERSION;
     }
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException("mcp_http_timeout", "TimeoutError")), this.opts.httpTimeoutMs);
+    const done = () => clearTimeout(timer);
     let res: Response;
     try {
-      res = await this.opts.fetch(this.opts.url, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.opts.httpTimeoutMs) });
+      res = await this.opts.fetch(this.opts.url, { method: "POST", headers, body: JSON.stringify(body), signal: abort.signal });
     } catch (err) {
+      done();
       const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
       return fail(timedOut ? `no answer within ${this.opts.httpTimeoutMs / 1000} s (mcp_http_timeout)` : `could not reach the server: ${String(err)}`, true);
     }
     if (!res.ok) {
       const detail = await res.text().catch(() => "");
+      done();
       const transient = res.status === 429 || res.status >= 500;
       return { ok: false, error: { message: `HTTP ${res.status}${detail ? `: ${detail.slice(0, 300)}` : ""}`, transient, status: res.status } };
     }
-    return { ok: true, value: res };
+    return { ok: true, value: { response: res, done } };
   }
 
   /** Reads server-sent events until the JSON-RPC response to `id` arrives (requests and notifications in between are skipped). */

@@ -82,14 +82,16 @@ function loadScript(script) {
   return rules;
 }
 
-function sendJson(res, status, body, headers = {}) {
+/** A JSON answer (nothing once the client has gone or headers were sent); also used by test/mcp-server. */
+export function sendJson(res, status, body, headers = {}) {
   if (res.destroyed || res.headersSent) return;
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
-function readBody(req) {
+/** The request body as text, refused past MAX_BODY_BYTES; also used by test/mcp-server. */
+export function readBody(req) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     let size = 0;

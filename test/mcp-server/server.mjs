@@ -11,6 +11,7 @@
 // initialize must carry the Mcp-Session-Id it was given (else 400, counted in sessions_refused).
 // The `<tag>` keeps each test's counts apart on the shared server.
 import http from "node:http";
+import { readBody, sendJson as json } from "../fake-llm/server.mjs";
 
 const CAPITALS = { France: "Paris", Japan: "Tokyo", Peru: "Lima" };
 const POPULATIONS = { Paris: "2102650", Tokyo: "14094034", Lima: "10092000" };
@@ -109,19 +110,4 @@ function reply(res, mode, headers, body) {
   const events = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "working" } })}\n\nevent: message\ndata: ${JSON.stringify(body)}\n\n`;
   res.writeHead(200, { "content-type": "text/event-stream", ...headers });
   res.end(events);
-}
-
-function json(res, status, body, headers = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
