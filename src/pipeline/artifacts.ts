@@ -77,6 +77,38 @@ export interface EmbeddingCheckSettings {
   provider?: ModelConfig | null;
 }
 
+/** Agentic parsing (stage 7b, src/pipeline/stages/agentic-parse.ts): Karenina's agentic_parsing_* options. */
+export interface AgenticParsingSettings {
+  trigger: "always" | "dynamic";
+  judge_context: "workspace_only" | "trace_and_workspace" | "trace_only";
+  max_turns: number;
+  timeout_s: number;
+  materialize_trace: boolean;
+  persist_trace: boolean;
+}
+
+/** What stage 7b records: Karenina's result fields of agentic and dynamic parsing. */
+export interface AgenticParseArtifact {
+  investigation_trace: string | null;
+  agentic_parsing_performed: boolean;
+  agentic_extraction_recovery: "local_json" | null;
+  agentic_extraction_error: string | null;
+  dynamic_parsing_performed: boolean;
+  dynamic_parse_decision: "direct" | "escalated" | null;
+  dynamic_decision_reasoning: string | null;
+}
+
+/** Karenina's defaults: no agentic or dynamic parsing happened. */
+export const emptyAgenticParse = (): AgenticParseArtifact => ({
+  investigation_trace: null,
+  agentic_parsing_performed: false,
+  agentic_extraction_recovery: null,
+  agentic_extraction_error: null,
+  dynamic_parsing_performed: false,
+  dynamic_parse_decision: null,
+  dynamic_decision_reasoning: null,
+});
+
 /** Optional so run specs written before these features still load (absent = Karenina's default). */
 export interface CheckSettings {
   use_full_trace_for_template?: boolean;
@@ -87,6 +119,8 @@ export interface CheckSettings {
   deep_judgment?: DeepJudgmentSettings;
   few_shot_config?: FewShotConfig | null;
   prompt_config?: PromptConfig | null;
+  /** Stage 7b in place of the plain parse (absent = off). */
+  agentic_parsing?: AgenticParsingSettings;
 }
 
 export const DEFAULT_DEEP_JUDGMENT: DeepJudgmentSettings = {

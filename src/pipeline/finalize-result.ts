@@ -15,6 +15,7 @@ import { type DeepJudgmentRubricSection, emptySection } from "../rubric/deep-jud
 import { emptySection as emptyRubricSection } from "../rubric/evaluate";
 import { classifyFailure, collectCaveats, retryCounts } from "./failure";
 import { resolveFewShotExamples } from "./few-shot";
+import { emptyAgenticParse } from "./artifacts";
 import { computeResultId, computeTemplateId } from "./ids";
 import type { PipelineInput, PipelinePorts, PipelineState } from "./types";
 
@@ -113,6 +114,7 @@ function templateSection(state: PipelineState, groundTruth: Record<string, unkno
     sufficiency_reasoning: suff?.reasoning ?? null,
     recursion_limit_reached: state.answer?.recursion_limit_reached ?? false,
     response_timeout_partial: state.answer?.response_timeout_partial ?? false,
+    ...(state.agentic_parse ?? emptyAgenticParse()),
     answering_mcp_servers: state.answer?.answering_mcp_servers ?? null,
     agent_metrics: state.answer?.agent_metrics ?? null,
     usage_metadata: usageMetadata(state.usage),

@@ -8,6 +8,7 @@ import type { ModelConfig } from "../schemas/model-config";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { FailureCategory, VerificationResult } from "../schemas/result";
 import type {
+  AgenticParseArtifact,
   AutofailArtifact,
   CheckSettings,
   DeepJudgmentArtifact,
@@ -55,7 +56,10 @@ export type UsageStage =
   | "embedding_check"
   | "rubric_evaluation"
   | "dynamic_rubric_presence_check"
-  | "agentic_rubric_evaluation";
+  | "agentic_rubric_evaluation"
+  | "dynamic_parsing_decision"
+  | "agentic_parsing_investigation"
+  | "agentic_parsing_extraction";
 
 /** The generated (or supplied) answer: produced once per job and shared by every judge. */
 export interface AnswerArtifact {
@@ -195,6 +199,8 @@ export interface PipelineState {
   sufficiency?: GuardArtifact;
   embedding?: EmbeddingArtifact;
   deep_judgment?: DeepJudgmentArtifact;
+  /** Stage 7b's agentic / dynamic parsing record. */
+  agentic_parse?: AgenticParseArtifact;
   /** Stage 11's rubric section. */
   rubric?: RubricSection;
   /** Stage 11's deep judgment of rubric traits (read by stage 12 and FinalizeResult). */

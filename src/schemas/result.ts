@@ -130,6 +130,14 @@ export const ResultTemplate = z.strictObject({
   sufficiency_override_applied: z.boolean(),
   sufficiency_reasoning: z.string().nullable(),
   recursion_limit_reached: z.boolean(),
+  /** Agentic parsing (stage 7b) and its dynamic decision (optional: results from before it lack them). */
+  investigation_trace: z.string().nullish(),
+  agentic_parsing_performed: z.boolean().optional(),
+  agentic_extraction_recovery: z.string().nullish(),
+  agentic_extraction_error: z.string().nullish(),
+  dynamic_parsing_performed: z.boolean().optional(),
+  dynamic_parse_decision: z.string().nullish(),
+  dynamic_decision_reasoning: z.string().nullish(),
   /** The answering agent stopped at its wall-time limit; the trace is partial. */
   response_timeout_partial: z.boolean().optional(),
   /** An MCP answering agent's server names and Karenina's agent_metrics; null for a plain model. */

@@ -9,8 +9,8 @@
  *    abstention_enabled, sufficiency_enabled, embedding_check_enabled / _model / _threshold,
  *    deep_judgment_mode and its tuning numbers (max excerpts, fuzzy threshold, retries) and
  *    deep_judgment_search_enabled (Tavily), few_shot_config, prompt_config (the *_instructions
- *    shortcuts fold into it; its agentic_parsing task is inert, agentic parsing being refused
- *    unless off), deep_judgment_rubric_mode / _config / _global_excerpts / _*_default tuning numbers
+ *    shortcuts fold into it), agentic_parsing and its agentic_parsing_* options and
+ *    agentic_judge_context (stage 7b), deep_judgment_rubric_mode / _config / _global_excerpts / _*_default tuning numbers
  *    (search per trait through the run's search tool), agentic_rubric_strategy,
  *    agentic_rubric_parallel (async_max_workers traits at a time), request_timeout and
  *    retry_policy (stamped onto models without their own, as Karenina's model_stamping), plus
@@ -21,12 +21,11 @@
  *    its reason in the README's "Accepted but inert" table):
  *    async_enabled, async_max_workers (except as agentic_rubric_parallel's bound), max_concurrent_requests, batch_timeout_seconds,
  *    task_ordering, answerer_concurrency_limits, max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
- *    allow_partial_trace_scoring, agentic_judge_context, agentic_parsing_max_turns,
- *    agentic_parsing_timeout, agentic_parsing_trigger ("always"), workspace_copy,
+ *    allow_partial_trace_scoring, workspace_copy,
  *    workspace_cleanup, workspace_output_exclude_patterns. Legacy keys Karenina strips
  *    (rubric_enabled, deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
  * 3. Features not implemented yet: accepted only at their off value, otherwise an issue at
- *    that field saying so (parsing_only, agentic parsing, workspace output, db_config, replay_store, skip_triples,
+ *    that field saying so (parsing_only, workspace output, db_config, replay_store, skip_triples,
  *    custom_error_patterns).
  *
  * Karenina's side effect is kept: an answering model without a system prompt gets
@@ -181,16 +180,13 @@ const ConfigInput = z.strictObject({
   prompt_config: PromptConfig.nullish(),
   ...shortcutShape,
 
-  agentic_parsing: offFlag("agentic_parsing", "agentic parsing"),
-  agentic_parsing_trigger: z
-    .enum(["always", "dynamic"])
-    .refine((t) => t === "always", { error: notYet("agentic_parsing_trigger", "dynamic agentic parsing", '"always"') })
-    .default("always"),
+  agentic_parsing: z.boolean({ error: "agentic_parsing must be true or false" }).default(false),
+  agentic_parsing_trigger: z.enum(["always", "dynamic"], { error: 'agentic_parsing_trigger is "always" or "dynamic"' }).default("always"),
   agentic_judge_context: z.enum(["workspace_only", "trace_and_workspace", "trace_only"]).default("workspace_only"),
   agentic_parsing_max_turns: int(1).default(15),
   agentic_parsing_timeout: positive.default(120),
-  agentic_parsing_materialize_trace: offFlag("agentic_parsing_materialize_trace", "agentic parsing"),
-  agentic_parsing_persist_trace: offFlag("agentic_parsing_persist_trace", "agentic parsing"),
+  agentic_parsing_materialize_trace: z.boolean().default(false),
+  agentic_parsing_persist_trace: z.boolean().default(false),
   agentic_rubric_strategy: z.enum(["individual", "shared"]).default("individual"),
   agentic_rubric_parallel: z.boolean().default(false),
 
@@ -245,6 +241,22 @@ export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
     if (config[shortcut] && config.prompt_config?.[task]) {
       ctx.addIssue({ code: "custom", path: [shortcut], message: `${shortcut} and prompt_config.${task} both set the ${task} instructions; give one` });
     }
+  }
+  // Karenina's VerificationConfig checks for agentic parsing (karenina-inventory §2).
+  if (config.agentic_parsing) {
+    if (config.evaluation_mode === "rubric_only") {
+      ctx.addIssue({ code: "custom", path: ["agentic_parsing"], message: 'agentic parsing fills a template: it cannot be used with evaluation_mode "rubric_only"' });
+    }
+    if (config.agentic_parsing_materialize_trace && config.agentic_judge_context === "workspace_only") {
+      ctx.addIssue({ code: "custom", path: ["agentic_parsing_materialize_trace"], message: 'agentic_parsing_materialize_trace writes the trace for the agent: it needs agentic_judge_context "trace_and_workspace" or "trace_only"' });
+    }
+    config.parsing_models.forEach((m, i) => {
+      if (m.interface === "workers_ai") {
+        ctx.addIssue({ code: "custom", path: ["parsing_models", i, "interface"], message: "agentic parsing needs a tool-calling parsing model; workers_ai has none" });
+      }
+    });
+  } else if (config.agentic_parsing_trigger === "dynamic") {
+    ctx.addIssue({ code: "custom", path: ["agentic_parsing_trigger"], message: 'agentic_parsing_trigger "dynamic" requires agentic_parsing: true' });
   }
   if (!config.parsing_only && config.answering_models.length === 0) {
     ctx.addIssue({ code: "custom", path: ["answering_models"], message: "answering_models needs at least one model" });

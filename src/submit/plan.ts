@@ -208,5 +208,17 @@ export function pipelineSettings(config: VerificationConfig): PipelineSettings {
       config: config.deep_judgment_rubric_config ?? null,
     },
     agentic_rubric: { strategy: config.agentic_rubric_strategy, parallel: config.agentic_rubric_parallel ? config.async_max_workers : 1 },
+    ...(config.agentic_parsing
+      ? {
+          agentic_parsing: {
+            trigger: config.agentic_parsing_trigger,
+            judge_context: config.agentic_judge_context,
+            max_turns: config.agentic_parsing_max_turns,
+            timeout_s: config.agentic_parsing_timeout,
+            materialize_trace: config.agentic_parsing_materialize_trace,
+            persist_trace: config.agentic_parsing_persist_trace,
+          },
+        }
+      : {}),
   };
 }

@@ -144,7 +144,19 @@ describe("a run with every check enabled", () => {
     expect(metadata.caveats).toEqual(["embedding_override"]);
     // Null only where nothing applies: no agent (MCP servers, metrics), no verify error, a single
     // field (no composition strategy, no granular score).
-    const mayBeNull = new Set(["answering_mcp_servers", "agent_metrics", "field_verification_error", "verify_granular_result", "composition_strategy"]);
+    const mayBeNull = new Set([
+      "answering_mcp_servers",
+      "agent_metrics",
+      "field_verification_error",
+      "verify_granular_result",
+      "composition_strategy",
+      // no agentic or dynamic parsing
+      "investigation_trace",
+      "agentic_extraction_recovery",
+      "agentic_extraction_error",
+      "dynamic_parse_decision",
+      "dynamic_decision_reasoning",
+    ]);
     for (const [key, value] of Object.entries(t)) if (!mayBeNull.has(key)) expect(value, key).not.toBeNull();
     for (const [key, value] of Object.entries(dj)) if (key !== "hallucination_risk_assessment") expect(value, key).not.toBeNull(); // search is off
     expect(Object.keys(t.usage_metadata).sort()).toEqual(

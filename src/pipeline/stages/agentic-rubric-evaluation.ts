@@ -82,7 +82,7 @@ export const agenticRubricEvaluation: Stage = {
 };
 
 /** The benchmark's files for this question, written into its workspace (idempotent: same content each job). */
-async function seedWorkspace(ws: WorkspacePort, input: PipelineInput, ports: PipelinePorts, warnings: string[] | undefined): Promise<string[] | undefined> {
+export async function seedWorkspace(ws: WorkspacePort, input: PipelineInput, ports: PipelinePorts, warnings: string[] | undefined): Promise<string[] | undefined> {
   for (const [path, content] of Object.entries(input.question.workspace_files ?? {})) {
     const w = await ws.write(path, content);
     if (!w.ok) warnings = warn(ports, warnings, "agentic_workspace_seed_failed", `workspace file ${path} could not be written: ${w.error}`);

@@ -5,6 +5,7 @@
  * verdict. A template with no judge-visible field (regex-only) makes no call.
  *
  * With deep judgment on, the judge first quotes and reasons, then parses (deep-judgment/run.ts).
+ * With agentic parsing on, stage 7b runs instead (agentic-parse.ts: decision, investigation, extraction).
  * Skipped after an autofail, an abstention or an insufficient response (the spec's cascade).
  */
 import { buildJudgeSchema, judgeVisibleFields } from "../../templates";
@@ -14,6 +15,7 @@ import { parseWithDeepJudgment } from "../deep-judgment/run";
 import { stageErrorFromLlm } from "../llm-failure";
 import type { PipelineState, Stage } from "../types";
 import { evaluationText, extractionHints } from "./parse-inputs";
+import { agenticParse } from "./agentic-parse";
 
 export function parsingBlocked(state: PipelineState): boolean {
   return !!state.autofail || !!state.abstention?.override_applied || !!state.sufficiency?.override_applied;
@@ -26,6 +28,9 @@ export const parseTemplate: Stage = {
     const template = input.question.template!;
     const visible = judgeVisibleFields(template);
     if (visible.length === 0) return { parsed: {}, parse_performed: false };
+
+    const agentic = input.settings.agentic_parsing;
+    if (agentic) return agenticParse(state, input, ports, agentic);
 
     const dj = input.settings.deep_judgment;
     if (dj && dj.mode !== "disabled") return parseWithDeepJudgment(state, input, ports, dj);

@@ -109,7 +109,9 @@ describe("VerificationConfig rejects, at the exact path", () => {
     // deep_judgment_rubric_search_tool (:231) only when a trait searches (verification/utils/search_provider.py:129-130).
     ["an unknown deep_judgment_rubric_search_tool", { ...minimal, deep_judgment_rubric_search_tool: "bing" }, "deep_judgment_rubric_search_tool", /only "tavily"/],
     ["a db config", { ...minimal, db_config: { url: "sqlite://" } }, "db_config", /not supported yet/],
-    ["agentic parsing", { ...minimal, agentic_parsing: true }, "agentic_parsing", /agentic parsing is not supported yet/],
+    ["agentic parsing in rubric_only mode", { ...minimal, agentic_parsing: true, evaluation_mode: "rubric_only" }, "agentic_parsing", /cannot be used with evaluation_mode "rubric_only"/],
+    ["a dynamic trigger without agentic parsing", { ...minimal, agentic_parsing_trigger: "dynamic" }, "agentic_parsing_trigger", /requires agentic_parsing: true/],
+    ["a materialized trace the agent cannot see", { ...minimal, agentic_parsing: true, agentic_parsing_materialize_trace: true }, "agentic_parsing_materialize_trace", /needs agentic_judge_context/],
     ["parsing_only", { ...minimal, parsing_only: true }, "parsing_only", /not supported yet/],
     ["an unknown key", { ...minimal, temperature: 0 }, "", /Unrecognized key: "temperature"/],
     ["an unknown key inside a model", { ...minimal, answering_models: [{ ...answerer, provider: "openai" }] }, "answering_models[0]", /Unrecognized key: "provider"/],
