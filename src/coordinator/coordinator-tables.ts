@@ -11,7 +11,7 @@ export const COORDINATOR_TABLES = `
     job_id TEXT PRIMARY KEY, state TEXT NOT NULL, attempts INTEGER NOT NULL, updated_at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS results (
     result_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL,
-    parsing_id TEXT NOT NULL, verdict TEXT NOT NULL);
+    parsing_id TEXT NOT NULL, verdict TEXT NOT NULL, question_id TEXT);
   CREATE TABLE IF NOT EXISTS usage_rows (
     key TEXT PRIMARY KEY, job_id TEXT NOT NULL, answering_id TEXT NOT NULL, parsing_id TEXT NOT NULL,
     stage TEXT NOT NULL, model TEXT NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
@@ -23,3 +23,15 @@ export const COORDINATOR_TABLES = `
   CREATE TABLE IF NOT EXISTS result_events (result_id TEXT PRIMARY KEY);
   CREATE TABLE IF NOT EXISTS job_sends (job_id TEXT PRIMARY KEY, accepted_at INTEGER NOT NULL);
 `;
+
+/**
+ * Columns added after objects were first created (CREATE TABLE IF NOT EXISTS leaves an existing
+ * table as it was): added to an older object's table on its next start.
+ */
+export function migrateCoordinatorTables(sql: SqlStorage): void {
+  try {
+    sql.exec("SELECT question_id FROM results LIMIT 0");
+  } catch {
+    sql.exec("ALTER TABLE results ADD COLUMN question_id TEXT");
+  }
+}

@@ -20,7 +20,8 @@ import { type RunManifest, withActualModels } from "./manifest";
 import { gradedCount, pairTraits, type PairWindow, summarize, type PairSummary, statusOf } from "./progress";
 import { runUsage, type RunUsage, unpricedModels, type UsageRowModel, type UsageGroup, type UsageRow } from "./cost";
 import { sendJobs } from "./job-queues";
-import { COORDINATOR_TABLES } from "./coordinator-tables";
+import { COORDINATOR_TABLES, migrateCoordinatorTables } from "./coordinator-tables";
+import { DEFAULT_HEARTBEAT_MS, parseLastEventId, type ResultEventRow, RunEvents } from "./run-events";
 import type { CoordinatorOp, CoordinatorOpResult } from "./batch-ops";
 import { log } from "../log";
 import { type CancelOutcome, cancelRun, isCancelled } from "./cancel";
@@ -51,6 +52,8 @@ export interface InitRun {
 export interface RecordedResult {
   result_id: string;
   job_id: string;
+  /** For the result's live event (GET /v1/runs/:id/events); absent from consumers older than it. */
+  question_id?: string;
   answering_id: string;
   parsing_id: string;
   verdict: Verdict;
@@ -112,11 +115,36 @@ export class RunCoordinator extends DurableObject<Env> {
    */
   private metaCache: Map<string, string> | undefined;
   private openJobCount: number | undefined;
+  /** Between two heartbeats of an idle event stream (a field, so a test can shorten it). */
+  heartbeatMs = DEFAULT_HEARTBEAT_MS;
+  /** The run's watchers (GET /v1/runs/:id/events, run-events.ts). */
+  private readonly events = new RunEvents(
+    {
+      resultsAfter: (seq, limit) =>
+        this.sql
+          .exec<ResultEventRow>(
+            "SELECT rowid AS seq, result_id, question_id, answering_id, parsing_id, verdict FROM results WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            seq,
+            limit,
+          )
+          .toArray(),
+      progress: () => ({
+        done: this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM results").one().n,
+        total: this.totalResults(),
+        cost_usd: Number(this.meta("spent_usd") ?? "0"),
+      }),
+      status: () => this.status(),
+      finishedAt: () => this.meta("finished_at") ?? null,
+      now: () => this.clock.now(),
+    },
+    () => this.heartbeatMs,
+  );
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(COORDINATOR_TABLES);
+    migrateCoordinatorTables(this.sql);
   }
 
   /** Idempotent: a second init of the same run changes nothing. */
@@ -175,6 +203,7 @@ export class RunCoordinator extends DurableObject<Env> {
         : [];
     if (this.meta("started") === "0") {
       this.setMeta("started", "1");
+      this.events.statusChanged();
       await this.syncD1Status("running", null);
     }
     // No earlier attempt, no checkpoint: a job's first claim does not look.
@@ -192,11 +221,22 @@ export class RunCoordinator extends DurableObject<Env> {
   async record(result: RecordedResult, opts: { completesJob?: boolean } = {}): Promise<void> {
     // A new result of a run with result.created receivers goes to the outbox, handed over shortly (alarm).
     const outbox = this.meta("result_events") === "1";
-    let isNew = false;
+    let seq: number | null = null;
     this.transaction(() => {
-      isNew = this.insertResult(result, !opts.completesJob);
-      if (isNew && outbox) this.sql.exec("INSERT INTO result_events (result_id) VALUES (?) ON CONFLICT DO NOTHING", result.result_id);
+      seq = this.insertResult(result, !opts.completesJob);
+      if (seq !== null && outbox) this.sql.exec("INSERT INTO result_events (result_id) VALUES (?) ON CONFLICT DO NOTHING", result.result_id);
     });
+    const isNew = seq !== null;
+    if (seq !== null) {
+      this.events.result({
+        seq,
+        result_id: result.result_id,
+        question_id: result.question_id ?? null,
+        answering_id: result.answering_id,
+        parsing_id: result.parsing_id,
+        verdict: result.verdict,
+      });
+    }
     if (isNew && outbox) await this.alarmBy(this.clock.now() + RESULT_EVENTS_DELAY_MS);
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) {
@@ -207,21 +247,22 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /**
    * `renewLease`: a result that does not finish its job renews the job's lease (finishing stamps it
-   * anyway). True when the result is new (not a repeat).
+   * anyway). The result's sequence number (its rowid) when it is new, null for a repeat.
    */
-  private insertResult(result: RecordedResult, renewLease: boolean): boolean {
-    const isNew =
+  private insertResult(result: RecordedResult, renewLease: boolean): number | null {
+    const seq =
       this.sql
-        .exec(
-          `INSERT INTO results (result_id, job_id, answering_id, parsing_id, verdict) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT(result_id) DO NOTHING RETURNING 1`,
+        .exec<{ seq: number }>(
+          `INSERT INTO results (result_id, job_id, answering_id, parsing_id, verdict, question_id) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT(result_id) DO NOTHING RETURNING rowid AS seq`,
           result.result_id,
           result.job_id,
           result.answering_id,
           result.parsing_id,
           result.verdict,
+          result.question_id ?? null,
         )
-        .toArray().length > 0;
+        .toArray()[0]?.seq ?? null;
     let added = 0;
     for (const u of result.usage ?? []) {
       // RETURNING yields a row only when the row is new: a repeat adds nothing to the running spend.
@@ -244,7 +285,7 @@ export class RunCoordinator extends DurableObject<Env> {
       );
     }
     if (renewLease) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", this.clock.now(), result.job_id);
-    return isNew;
+    return seq;
   }
 
   /**
@@ -308,7 +349,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** POST /v1/runs/:id/cancel: see cancel.ts. */
   async cancel(): Promise<CancelOutcome> {
-    return cancelRun({
+    const outcome = await cancelRun({
       meta: (k) => this.meta(k),
       setMeta: (k, v) => this.setMeta(k, v),
       now: () => this.clock.now(),
@@ -318,6 +359,18 @@ export class RunCoordinator extends DurableObject<Env> {
       syncD1Status: (status, finishedAt) => this.syncD1Status(status, finishedAt),
       finishIfDone: () => this.finishIfDone(),
     });
+    this.events.statusChanged();
+    return outcome;
+  }
+
+  /**
+   * GET /v1/runs/:id/events, forwarded by the worker after its tenant check (src/http/run-events.ts):
+   * the run's Server-Sent Events from after `Last-Event-ID` (run-events.ts).
+   */
+  async fetch(request: Request): Promise<Response> {
+    if (!this.meta("run_id")) return new Response("no such run", { status: 404 });
+    const after = parseLastEventId(request.headers.get("last-event-id")) ?? 0;
+    return new Response(this.events.open(after), { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" } });
   }
 
   /** The run's flag the jobs' cancel gate refreshes (src/jobs/cancel-gate.ts), when no other answer carried it lately. */
@@ -462,6 +515,7 @@ export class RunCoordinator extends DurableObject<Env> {
     // Only the status is needed here: no pair summaries (a run may have thousands of pairs).
     const snap = (await this.snapshot({ offset: 0, limit: 0 }))!;
     await this.syncD1Status(snap.status, finishedAt);
+    this.events.finished();
     const eventsDue = await this.flushEvents();
     if (eventsDue !== null) await this.alarmBy(eventsDue);
   }
@@ -513,6 +567,18 @@ export class RunCoordinator extends DurableObject<Env> {
       log.warn("webhook_event_emit_failed", { run_id: this.meta("run_id"), error: String(err) });
       return this.clock.now() + EMIT_RETRY_MS;
     }
+  }
+
+  /** The run's status without pair summaries (statusOf over the job counts and graded results). */
+  private status(): RunStatus {
+    const graded = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM results WHERE verdict != 'error'").one().n;
+    return statusOf({ ...this.jobCounts(), started: this.meta("started") === "1", graded, cancelled: this.cancelled() });
+  }
+
+  private totalResults(): number {
+    const answering = JSON.parse(this.meta("answering_ids")!) as string[];
+    const parsing = JSON.parse(this.meta("parsing_ids")!) as string[];
+    return answering.length * parsing.length * Number(this.meta("results_per_pair"));
   }
 
   private cancelled(): boolean {

@@ -15,6 +15,7 @@ import { getRun, listRuns, type RunRecord } from "../storage/runs-repo";
 import { cancelRun } from "./run-cancel";
 import { submitRun } from "./submit-run";
 import { readJson, validateQuery } from "./body";
+import { runEvents } from "./run-events";
 import { ApiFailure, invalidBody, invalidQuery } from "./errors";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { reply } from "./reply";
@@ -69,6 +70,9 @@ runs.post("/:id/cancel", requireScope("runs:write"), async (c) => {
   await cancelRun(c, run);
   return reply(c, RunStatus, await runView(c, run));
 });
+
+/** GET /v1/runs/:id/events: the run's live events, Server-Sent Events (run-events.ts). */
+runs.get("/:id/events", requireScope("runs:read"), async (c) => runEvents(c, await requireRun(c, c.req.param("id"))));
 
 /** GET /v1/runs/:id: the run's status, progress, the first pairs of its summary, usage and manifest. */
 export async function runView(c: Context<AppEnv>, run: RunRecord): Promise<RunStatusView> {

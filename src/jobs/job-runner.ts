@@ -322,6 +322,7 @@ async function saveAndRecord(ctx: JobContext, parsing: ModelConfig, result: Veri
     {
       result_id: result.metadata.result_id,
       job_id: job.job_id,
+      question_id: job.question.id,
       answering_id: job.answering.id,
       parsing_id: parsing.id,
       verdict,

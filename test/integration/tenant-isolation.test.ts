@@ -33,6 +33,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/runs/:id/results": { id: a.run_id },
     "/v1/runs/:id/summary": { id: a.run_id },
     "/v1/runs/:id/cancel": { id: a.run_id },
+    "/v1/runs/:id/events": { id: a.run_id },
     "/v1/runs/:id/results/:result_id": { id: a.run_id, result_id: a.result_id },
     "/v1/benchmarks/:id": { id: a.benchmark_id },
     "/v1/benchmarks/:id/checkpoint": { id: a.benchmark_id },
