@@ -1,7 +1,8 @@
 /**
  * Whether a run was cancelled, as this isolate last heard it, and the gate every model call of a
- * job passes just before it starts (inside the limiter, so a call that waited for a lease is
- * checked after the wait).
+ * job passes twice: before it asks the limiter for a lease, and once granted, just before it
+ * starts (so a call that waited for a lease is checked after the wait). The first pass refreshes a
+ * stale flag, so the second rarely has to wait on the coordinator while holding a lease.
  *
  * No round trip per model call: the coordinator's answers to the calls a job already makes (its
  * claim, checkpoints and results, batched per invocation) carry the run's flag, and only when the
@@ -13,7 +14,7 @@
  * promise, and workerd settles a promise only in the request that made it, so those are kept
  * per invocation (`cancelGate`).
  */
-import { fail, type LlmResult, type ModelPort } from "../llm/port";
+import { fail, type LlmResult, type ModelPort, wrapEveryCall } from "../llm/port";
 
 /** How stale the isolate's flag may be when a model call starts. */
 export const MAX_AGE_MS = 250;
@@ -77,16 +78,9 @@ export function cancelGate(ask: (coordinator: string) => Promise<boolean>, now: 
 export const cancelledCall = <T>(): LlmResult<T> =>
   fail({ kind: "timeout", message: "the run was cancelled: this model call was not made", deferred: true, cancelled: true });
 
-/** The port whose every call first passes the run's gate. */
+/** The port whose every call first passes the run's gate (refreshing a flag older than MAX_AGE_MS). */
 export function gatedPort(inner: ModelPort, gate: CancelGate, coordinator: string): ModelPort {
   const run = async <T>(call: () => Promise<LlmResult<T>>): Promise<LlmResult<T>> =>
     (await gate.mayCall(coordinator)) ? call() : cancelledCall<T>();
-  return {
-    identity: inner.identity,
-    chat: (req) => run(() => inner.chat(req)),
-    structured: (req) => run(() => inner.structured(req)),
-    embed: (req) => run(() => inner.embed(req)),
-    toolTurn: (req) => run(() => inner.toolTurn(req)),
-    logprobs: (req) => run(() => inner.logprobs(req)),
-  };
+  return wrapEveryCall(inner, run);
 }

@@ -125,9 +125,11 @@ function jobDeps(env: Env): JobDeps {
     portFor: (model: ModelConfig, run: RunShareOf) => {
       let port = ports.get(model);
       if (!port) {
-        // Every call of a run's job checks, just before it starts, that the run was not cancelled.
+        // Every call of a run's job checks that the run was not cancelled before it asks for a
+        // lease and again once granted, just before it starts (cancel-gate.ts).
         const gate = (p: ModelPort) => gatedPort(p, cancels, coordinatorName(run));
-        ports.set(model, (port = limitedAdapter(env, ringOf(run.tenant_id), model, { pools, run: { run_id: run.run_id, limits: run.limits }, gate })));
+        const limited = limitedAdapter(env, ringOf(run.tenant_id), model, { pools, run: { run_id: run.run_id, limits: run.limits }, gate });
+        ports.set(model, (port = gate(limited)));
       }
       return port;
     },
