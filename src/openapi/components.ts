@@ -13,7 +13,7 @@ import { ModelConfig } from "../schemas/model-config";
 import { AgenticRubricTrait, CallableRubricTrait, CompoundRubricTrait, DynamicRubric, LLMRubricTrait, MetricRubricTrait, RegexRubricTrait, Rubric } from "../schemas/rubric";
 import { CalibrationReport, JudgeOutcome } from "../schemas/judge-outcome";
 import { ResultMetadata, ResultTemplate, VerificationResult } from "../schemas/result";
-import { DeletedRun, DryRunEstimate, ListedResult, PairSummary, ResultPage, RunList, RunStatus, RunUsage, SubmittedRun, SummaryPage } from "../schemas/run-views";
+import { DeletedRun, DryRunEstimate, ListedResult, PairSummary, ResultPage, RunEventStream, RunList, RunStatus, RunUsage, SubmittedRun, SummaryPage } from "../schemas/run-views";
 import { AuditPage, CreatedTenant, DeletedSecret, KeyList, KeyView, MintedKey, MonthUsage, SecretList, SecretView, TenantResponse } from "../schemas/tenant-views";
 import { CreateKeyRequest, CreateTenantRequest, PutSecretRequest, RotateKeyRequest, UpdateTenantRequest } from "../schemas/tenants";
 import { VerificationConfig } from "../schemas/verification-config";
@@ -28,6 +28,7 @@ import { Checkpoint } from "../karenina/import";
 
 export const COMPONENTS: Record<string, z.ZodType> = {
   ErrorResponse,
+  RunEventStream,
   // requests
   CreateRunRequest,
   Benchmark,

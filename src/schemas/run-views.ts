@@ -146,3 +146,6 @@ export const DeletedRun = z.strictObject({
   objects: z.number().int(),
   cache_entries: z.number().int(),
 });
+
+/** GET /v1/runs/:id/events: Server-Sent Events frames (src/coordinator/run-events.ts), not JSON. */
+export const RunEventStream = z.string().describe("text/event-stream: result, progress, status and done events, `: heartbeat` comments");
