@@ -137,7 +137,7 @@ export class RunCoordinator extends DurableObject<Env> {
       finishedAt: () => this.meta("finished_at") ?? null,
       now: () => this.clock.now(),
     },
-    () => this.heartbeatMs,
+    { heartbeatMs: () => this.heartbeatMs },
   );
 
   constructor(ctx: DurableObjectState, env: Env) {

@@ -14,6 +14,7 @@ import { AgenticRubricTrait, CallableRubricTrait, CompoundRubricTrait, DynamicRu
 import { CalibrationReport, JudgeOutcome } from "../schemas/judge-outcome";
 import { ResultMetadata, ResultTemplate, VerificationResult } from "../schemas/result";
 import { DeletedRun, DryRunEstimate, ListedResult, PairSummary, ResultPage, RunEventStream, RunList, RunStatus, RunUsage, SubmittedRun, SummaryPage } from "../schemas/run-views";
+import { RunEvent } from "../schemas/run-events";
 import { AuditPage, CreatedTenant, DeletedSecret, KeyList, KeyView, MintedKey, MonthUsage, SecretList, SecretView, TenantResponse } from "../schemas/tenant-views";
 import { CreateKeyRequest, CreateTenantRequest, PutSecretRequest, RotateKeyRequest, UpdateTenantRequest } from "../schemas/tenants";
 import { VerificationConfig } from "../schemas/verification-config";
@@ -29,6 +30,7 @@ import { Checkpoint } from "../karenina/import";
 export const COMPONENTS: Record<string, z.ZodType> = {
   ErrorResponse,
   RunEventStream,
+  RunEvent,
   // requests
   CreateRunRequest,
   Benchmark,

@@ -42,6 +42,7 @@ function schemaRef(schema: z.ZodType, where: string): Json {
 
 function content(p: Payload, where: string): Json {
   const media: Json = { schema: schemaRef(p.schema, where) };
+  if (p.itemSchema) media["x-item-schema"] = schemaRef(p.itemSchema, where);
   if (p.example !== undefined) media.example = p.example;
   return { [p.contentType ?? "application/json"]: media };
 }

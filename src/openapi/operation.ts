@@ -14,6 +14,11 @@ export interface Payload {
   schema: z.ZodType;
   /** Default application/json. */
   contentType?: string;
+  /**
+   * A stream's frames (text/event-stream): each one's shape, documented as `x-item-schema` (OpenAPI
+   * 3.2 calls it `itemSchema`; 3.1, which the document is, has no such field).
+   */
+  itemSchema?: z.ZodType;
   /** Validated against `schema` by test/unit/openapi/examples.test.ts. */
   example?: unknown;
 }

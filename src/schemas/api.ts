@@ -79,6 +79,9 @@ export type GroupBy = (typeof GROUP_BYS)[number];
 /** GET /v1/runs/:id/summary: without group_by, the coordinator's per-pair view; with it, grouped from the result rows. */
 export const SummaryQuery = ListQuery.extend({ group_by: z.enum(GROUP_BYS).optional() });
 
+/** A result's verdict (src/pipeline/verdict.ts): "the judge failed" is `error`, never `fail`. */
+export const VerdictName = z.enum(["pass", "fail", "error", "no_verdict"]);
+
 /**
  * Result filters, shared by GET /v1/runs/:id/results and the exports. Model and question ids are
  * checked against the run (an id the run does not have is a 400 naming the parameter, not an
@@ -88,7 +91,7 @@ export const ResultFilterQuery = {
   answering_model: z.string().min(1).max(300).optional(),
   parsing_model: z.string().min(1).max(300).optional(),
   question_id: z.string().min(1).max(1000).optional(),
-  verdict: z.enum(["pass", "fail", "error", "no_verdict"]).optional(),
+  verdict: VerdictName.optional(),
   failure_group: z.enum(FAILURE_GROUPS).optional(),
 };
 export const ResultsQuery = ListQuery.extend(ResultFilterQuery);

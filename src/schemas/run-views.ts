@@ -147,5 +147,6 @@ export const DeletedRun = z.strictObject({
   cache_entries: z.number().int(),
 });
 
-/** GET /v1/runs/:id/events: Server-Sent Events frames (src/coordinator/run-events.ts), not JSON. */
-export const RunEventStream = z.string().describe("text/event-stream: result, progress, status and done events, `: heartbeat` comments");
+/** GET /v1/runs/:id/events as a whole: Server-Sent Events, not JSON; each frame is a `RunEvent`. */
+export const RunEventStream = z.string().describe("text/event-stream: result, progress, status and done events (each a RunEvent), `: heartbeat` comments");
+

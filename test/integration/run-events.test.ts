@@ -6,6 +6,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { RunCoordinator } from "../../src/coordinator/coordinator";
+import { RunEvent } from "../../src/schemas/run-events";
 import { addFakeRules, api, exactTemplate, fakeModel, submitRun, uniqueModel, waitForRun } from "./helpers";
 
 interface Frame {
@@ -90,6 +91,8 @@ describe("run events (SSE)", () => {
     expect(progress.at(-1)).toMatchObject({ done: 16, total: 16 });
     expect(progress.some((p) => p.done > 0 && p.done < 16 && typeof p.eta_s === "number")).toBe(true);
     expect(other.filter((f) => f.event === "status").map((f) => f.data.status)).toContain("completed");
+    // Every frame has the documented shape (src/schemas/run-events.ts, /openapi.json's x-item-schema).
+    for (const f of [...first, ...resumed, ...other].filter((f) => f.event !== "comment")) expect(RunEvent.safeParse(f).error).toBeUndefined();
   }, 30_000);
 
   it("a finished run answers what was missed and done at once; a Last-Event-ID that is not ours is a 400", async () => {

@@ -2,6 +2,7 @@
 import { CreateRunRequest, ListQuery } from "../../schemas/api";
 import { DeletedRun, DryRunEstimate, ResultPage, RunEventStream, RunList, RunStatus, SubmittedRun, SummaryPage } from "../../schemas/run-views";
 import { VerificationResult } from "../../schemas/result";
+import { RunEvent } from "../../schemas/run-events";
 import { RUN_BODY_LIMIT } from "../../schemas/body-limits";
 import { EXAMPLE_RUN_REQUEST, EXAMPLE_RUN_STATUS } from "../examples";
 import type { Operation } from "../operation";
@@ -75,11 +76,12 @@ export const RUN_OPERATIONS: Operation[] = [
     tag: "runs",
     summary: "The run's live events, as Server-Sent Events",
     description:
-      "`result` {result_id, question_id, answering_model, parsing_model, verdict} per recorded result, its `id` a sequence number; `progress` {done, total, cost_usd, eta_s} on connect, at most once a second while results arrive, and at the end; `status` {status} on connect and on change; last `done` {status, finished_at}, then the stream closes. `: heartbeat` comments every 15 s. Reconnect with Last-Event-ID to get every result after that one: each result once across a watcher's connections. Any number of watchers.",
+      "`result` {result_id, question_id, answering_model, parsing_model, verdict} per recorded result, its `id` a sequence number; `progress` {done, total, cost_usd, eta_s} on connect, at most once a second while results arrive, and at the end; `status` {status} on connect and on change; last `done` {status, finished_at}, then the stream closes. Each frame's shape is RunEvent (`x-item-schema`). `: heartbeat` comments every 15 s. A watcher that stops reading is cut off once 1 MiB is unread (it reconnects with Last-Event-ID). Reconnect with Last-Event-ID to get every result after that one: each result once across a watcher's connections. Any number of watchers.",
     auth: read,
     pathParams: runId,
     headers: [{ name: "Last-Event-ID", description: "The id of the last `result` event received; the stream resumes after it (400 if this stream never sent it)." }],
-    responses: { 200: { description: "The event stream.", schema: RunEventStream, contentType: "text/event-stream" } },
+    responses: { 200: { description: "The event stream.", schema: RunEventStream, itemSchema: RunEvent, contentType: "text/event-stream" } },
+    errors: ["invalid_query"],
   },
   {
     method: "get",
