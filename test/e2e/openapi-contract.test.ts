@@ -26,6 +26,21 @@ interface Exchange {
 
 const example = (f: string) => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "examples/basic", f), "utf8"));
 
+/** An event stream's frames as {event, id?, data} (comments and the retry line left out). */
+function sseFrames(text: string): Json[] {
+  const out: Json[] = [];
+  for (const block of text.split("\n\n")) {
+    const f: Json = {};
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event: ")) f.event = line.slice(7);
+      else if (line.startsWith("id: ")) f.id = line.slice(4);
+      else if (line.startsWith("data: ")) f.data = JSON.parse(line.slice(6));
+    }
+    if (f.event) out.push(f);
+  }
+  return out;
+}
+
 /** The documented operation a concrete path and method fall under, with its OpenAPI path. */
 function operationFor(doc: Json, method: string, pathname: string): { template: string; op: Json } | null {
   for (const [template, item] of Object.entries<Json>(doc.paths)) {
@@ -44,10 +59,24 @@ describe("real responses fit the schemas /openapi.json documents", () => {
   const recording = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const res = await fetch(input, init);
     const req = new Request(input, init);
-    const copy = res.clone();
-    const body = copy.headers.get("content-type")?.includes("event-stream") ? "" : await copy.text();
-    seen.push({ method: req.method, path: new URL(req.url).pathname, status: res.status, contentType: res.headers.get("content-type") ?? "", body });
-    return res;
+    const exchange: Exchange = { method: req.method, path: new URL(req.url).pathname, status: res.status, contentType: res.headers.get("content-type") ?? "", body: "" };
+    seen.push(exchange);
+    if (!exchange.contentType.includes("event-stream") || !res.body) {
+      exchange.body = await res.clone().text();
+      return res;
+    }
+    // An event stream is recorded as the client reads it, not cloned: a clone is a tee, and a tee's
+    // branch cancels only when both do, so the client's cancel after `done` would wait forever.
+    const decoder = new TextDecoder();
+    const recorded = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          exchange.body += decoder.decode(chunk, { stream: true });
+          out.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(recorded, { status: res.status, headers: res.headers });
   }) as typeof fetch;
 
   /** A raw call through the recorder (for refusals the typed client would not send). */
@@ -67,12 +96,16 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     const config = { ...basic, answering_models: basic.answering_models.map(point), parsing_models: basic.parsing_models.map(point) };
     const benchmark = example("benchmark.json");
 
-    // Runs: dry run, submit (idempotent), watch (the events route is absent: 404, then polling), pages.
+    // Runs: dry run, submit (idempotent), watch (the events stream, read to its done), pages.
     await ev.runs.dryRun({ benchmark, config });
     const { run_id } = await ev.runs.create({ benchmark, config, run_name: "contract" }, { idempotencyKey: "contract-1" });
     expect((await ev.runs.create({ benchmark, config, run_name: "contract" }, { idempotencyKey: "contract-1" })).run_id).toBe(run_id);
-    const final = await ev.runs.wait(run_id, { pollMs: 300 });
+    const final = await ev.runs.wait(run_id, { pollMs: 300, onFallback: (why) => expect.fail(why) });
     expect(final.status).toBe("completed");
+    // A finished run's stream resumed after its first result; a Last-Event-ID it never sent is a 400.
+    const rest = await (await raw("GET", `/v1/runs/${run_id}/events`, { headers: { "last-event-id": "1" } })).text();
+    expect(sseFrames(rest).filter((f) => f.event === "result")).toHaveLength(47);
+    await raw("GET", `/v1/runs/${run_id}/events`, { headers: { "last-event-id": "not-ours" } });
     await ev.runs.list({ limit: 5 });
     await ev.runs.summary(run_id, { limit: 1 });
     const results: Json[] = [];
@@ -174,7 +207,7 @@ describe("real responses fit the schemas /openapi.json documents", () => {
       const found = operationFor(doc, x.method, x.path);
       const where = `${x.method} ${x.path} → ${x.status}`;
       if (!found) {
-        // A path the API does not have (the events route of issue 20 today): only the error shape applies.
+        // A path the API does not have: only the error shape applies.
         if (x.status !== 404 && x.status !== 405) problems.push(`${where}: not a documented operation`);
         else problems.push(...check("#/components/schemas/ErrorResponse", JSON.parse(x.body)).map((p) => `${where}: ${p}`));
         continue;
@@ -188,6 +221,13 @@ describe("real responses fit the schemas /openapi.json documents", () => {
       const [mediaType, media] = Object.entries<Json>(response.content ?? {})[0] ?? [];
       if (!media) continue;
       if (!x.contentType.startsWith(mediaType!)) problems.push(`${where}: content-type ${x.contentType}, documented ${mediaType}`);
+      if (mediaType === "text/event-stream") {
+        // Every frame the client read must fit the documented item schema; the stream ends with done.
+        const frames = sseFrames(x.body);
+        if (frames.at(-1)?.event !== "done") problems.push(`${where}: the stream did not end with a done event`);
+        for (const f of frames) problems.push(...check(media["x-item-schema"].$ref, f).map((p) => `${where} ${f.event} frame: ${p}`));
+        continue;
+      }
       problems.push(...check(media.schema.$ref, JSON.parse(x.body)).map((p) => `${where}: ${p}`));
       if (x.status >= 400) {
         const code = JSON.parse(x.body).error.code;
