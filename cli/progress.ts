@@ -11,6 +11,9 @@ export function progressReporter(out: Out, now: () => number = Date.now) {
   let lastStep = -1;
   let done = 0;
   let total = 0;
+  /** From the server's progress events (absent where it has no event stream: polling has no ETA). */
+  let costUsd: number | null | undefined;
+  let etaS: number | null | undefined;
   const verdicts: Record<string, number> = {};
 
   const text = () => {
@@ -18,7 +21,9 @@ export function progressReporter(out: Out, now: () => number = Date.now) {
     const counts = Object.entries(verdicts)
       .map(([v, n]) => `${v} ${n}`)
       .join(", ");
-    return `${done}/${total} results (${pct} %)${counts ? `, ${counts}` : ""}, ${Math.round((now() - started) / 1000)} s`;
+    const cost = typeof costUsd === "number" ? `, $${costUsd.toFixed(4)} so far` : "";
+    const eta = typeof etaS === "number" && done < total ? `, ETA ${etaS} s` : "";
+    return `${done}/${total} results (${pct} %)${counts ? `, ${counts}` : ""}${cost}, ${Math.round((now() - started) / 1000)} s${eta}`;
   };
 
   return {
@@ -29,9 +34,11 @@ export function progressReporter(out: Out, now: () => number = Date.now) {
         return;
       }
       if (e.type === "progress") {
-        const d = e.data as { done: number; total: number };
+        const d = e.data as { done: number; total: number; cost_usd?: number | null; eta_s?: number | null };
         done = d.done;
         total = d.total;
+        costUsd = d.cost_usd;
+        etaS = d.eta_s;
         if (out.isTTY) {
           const width = 30;
           const filled = total ? Math.round((done / total) * width) : 0;

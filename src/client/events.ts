@@ -3,7 +3,8 @@
  * `result`, `status`, a final `done`, heartbeats, resumable with Last-Event-ID), read with fetch.
  * A server without that route (it answers 404 "no route …") is watched by polling GET /v1/runs/:id
  * instead, and the same kinds of events are made from the snapshots (`result` events only come
- * from SSE). The iterator ends after `done`.
+ * from SSE). A stream that breaks or ends before `done` is reopened with Last-Event-ID after the
+ * server's `retry:` delay, so each `result` is yielded once. The iterator ends after `done`.
  */
 import { EdgevalApiError, enc, type Transport } from "./http.ts";
 import { TERMINAL_STATUSES, type RunStatus } from "./types.ts";
@@ -25,8 +26,15 @@ export interface WatchOptions {
   maxReconnects?: number;
 }
 
-/** Parses an SSE byte stream into {event, id, data} records (WHATWG HTML §9.2.6, the parts servers use). */
-export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; id?: string; data: string; retry?: number }> {
+/**
+ * Parses an SSE byte stream into {event, id, data} records (WHATWG HTML §9.2.6, the parts servers
+ * use). `onRetry` hears each `retry:` field at once (it sets the reconnection delay even in a block
+ * without data, as the server's first line is).
+ */
+export async function* parseSse(
+  body: ReadableStream<Uint8Array>,
+  onRetry?: (ms: number) => void,
+): AsyncGenerator<{ event: string; id?: string; data: string; retry?: number }> {
   const decoder = new TextDecoder();
   let buffer = "";
   let event = "";
@@ -53,7 +61,10 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
       if (field === "event") event = value;
       else if (field === "data") data.push(value);
       else if (field === "id") id = value;
-      else if (field === "retry" && /^\d+$/.test(value)) retry = Number(value);
+      else if (field === "retry" && /^\d+$/.test(value)) {
+        retry = Number(value);
+        onRetry?.(retry);
+      }
     }
   }
 }
@@ -69,6 +80,7 @@ function parseData(text: string): unknown {
 export async function* watchRun(t: Transport, runId: string, opts: WatchOptions = {}): AsyncGenerator<RunEvent> {
   let lastId: string | undefined;
   let reconnects = 0;
+  let retryMs = 1000;
   for (;;) {
     let res: Response;
     try {
@@ -82,14 +94,25 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
       throw err;
     }
     if (!res.body) throw new Error(`GET /v1/runs/${runId}/events answered no body`);
-    for await (const e of parseSse(res.body)) {
-      if (e.id !== undefined) lastId = e.id;
-      const event = { type: e.event, id: e.id, data: parseData(e.data) } as RunEvent;
-      yield event;
-      if (event.type === "done") return;
+    let dropped: unknown;
+    try {
+      for await (const e of parseSse(res.body, (ms) => (retryMs = ms))) {
+        if (e.id !== undefined) lastId = e.id;
+        const event = { type: e.event, id: e.id, data: parseData(e.data) } as RunEvent;
+        yield event;
+        if (event.type === "done") return;
+        reconnects = 0;
+      }
+    } catch (err) {
+      // The connection broke (network, or the server cut off a watcher that fell behind).
+      if (opts.signal?.aborted) throw err;
+      dropped = err;
     }
-    // The stream ended without `done`: resume where it stopped.
-    if (++reconnects > (opts.maxReconnects ?? 5)) throw new Error(`the event stream of run ${runId} kept ending before its done event`);
+    // The stream ended without `done`: resume after the last result seen, once the server's retry delay has passed.
+    if (++reconnects > (opts.maxReconnects ?? 5)) {
+      throw new Error(`the event stream of run ${runId} kept ending before its done event${dropped ? ` (${(dropped as Error).message})` : ""}`);
+    }
+    await sleep(Math.min(retryMs, 10_000), opts.signal);
   }
 }
 

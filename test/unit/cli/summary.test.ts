@@ -66,4 +66,15 @@ describe("progress", () => {
     expect(lines).toEqual([]);
     expect(bars).toEqual([`[${"#".repeat(15)}${"-".repeat(15)}] 1/2 results (50 %), pass 1, 3 s`]);
   });
+
+  it("shows the cost so far and the ETA the event stream's progress carries", () => {
+    const { bars, reporter, tick } = capture(true);
+    tick(2000);
+    reporter.onEvent({ type: "progress", data: { done: 10, total: 40, cost_usd: 0.0123, eta_s: 6 } });
+    reporter.onEvent({ type: "progress", data: { done: 40, total: 40, cost_usd: 0.05, eta_s: 0 } });
+    expect(bars).toEqual([
+      `[${"#".repeat(8)}${"-".repeat(22)}] 10/40 results (25 %), $0.0123 so far, 2 s, ETA 6 s`,
+      `[${"#".repeat(30)}] 40/40 results (100 %), $0.0500 so far, 2 s`,
+    ]);
+  });
 });

@@ -90,6 +90,38 @@ describe("edgeval/client", () => {
     expect(seen[1]!.headers.get("last-event-id")).toBe("2");
   });
 
+  it("resumes with Last-Event-ID after the server's retry delay when the connection breaks mid-stream", async () => {
+    let calls = 0;
+    const broken = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(new TextEncoder().encode('retry: 5\n\nid: 7\nevent: result\ndata: {"result_id":"a"}\n\n'));
+          },
+          // The first chunk is read; the connection breaks on the next read.
+          pull(c) {
+            c.error(new TypeError("terminated"));
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    const { client, seen } = scripted({
+      "GET /v1/runs/r/events": () => (++calls === 1 ? broken() : sse('id: 8\nevent: result\ndata: {"result_id":"b"}\n\nevent: done\ndata: {"status":"completed"}\n\n')),
+    });
+    const events: RunEvent[] = [];
+    for await (const e of client.runs.events("r")) events.push(e);
+    expect(events.map((e) => [e.type, e.id])).toEqual([["result", "7"], ["result", "8"], ["done", "8"]]);
+    expect(seen[1]!.headers.get("last-event-id")).toBe("7");
+  });
+
+  it("gives up after maxReconnects streams that end before done, naming why", async () => {
+    const { client } = scripted({ "GET /v1/runs/r/events": () => sse("retry: 1\n\n") });
+    const err = await (async () => {
+      for await (const _ of client.runs.events("r", { maxReconnects: 2 }));
+    })().catch((e) => e);
+    expect(String(err)).toContain("kept ending before its done event");
+  });
+
   it("falls back to polling GET /v1/runs/:id when the server has no event stream, and says so once", async () => {
     const snapshots = [run("queued", 0), run("running", 2), run("running", 2), run("completed", 4)];
     const { client } = scripted({ "GET /v1/runs/r": () => json(snapshots.shift() ?? run("completed", 4)) });
