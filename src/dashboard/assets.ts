@@ -17,32 +17,47 @@ th, td { border-bottom: 1px solid #ccc; padding: .3rem .5rem; text-align: left; 
 pre { white-space: pre-wrap; word-break: break-word; background: #f4f4f4; padding: .5rem; }
 .trace li { margin-bottom: .75rem; }
 progress { width: 20rem; height: 1.2rem; }
+.figures { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
+.figures dd { margin: 0; }
 `;
 
 /**
- * The run page's live progress: polls the cookie-authenticated progress endpoint named by the
- * element's data-progress-url once a second and updates the bar in place (no reload), until the
- * run reaches a terminal status.
+ * The run page's live progress: an EventSource on the run's event stream (data-events-url, the
+ * cookie-authenticated /dashboard/runs/:id/events) updates the bar, the status, the cost so far and
+ * the ETA in place (no reload). The browser reconnects a dropped stream by itself, sending
+ * Last-Event-ID; after `done` the script closes it (the server has ended it, and EventSource
+ * would otherwise reconnect). A stream the server refuses (signed out) says so on the page.
  */
 export const PROGRESS_SCRIPT = `
 (function () {
   var box = document.getElementById("progress");
-  if (!box) return;
-  var url = box.getAttribute("data-progress-url");
-  var bar = box.querySelector("progress"), text = document.getElementById("progress-text"), status = document.getElementById("run-status");
-  function show(p) {
+  if (!box || box.getAttribute("data-terminal") === "true") return;
+  var bar = box.querySelector("progress");
+  var text = document.getElementById("progress-text"), status = document.getElementById("run-status");
+  var cost = document.getElementById("progress-cost"), eta = document.getElementById("progress-eta");
+  function seconds(s) { return s < 90 ? s + " s" : s < 5400 ? Math.round(s / 60) + " min" : (s / 3600).toFixed(1) + " h"; }
+  var source = new EventSource(box.getAttribute("data-events-url"));
+  source.addEventListener("progress", function (e) {
+    var p = JSON.parse(e.data);
     bar.max = Math.max(p.total, 1); bar.value = p.done;
-    text.textContent = p.done + " of " + p.total + " jobs done";
-    status.textContent = p.status;
-    box.setAttribute("data-status", p.status);
-  }
-  function tick() {
-    fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } })
-      .then(function (r) { if (!r.ok) throw new Error("progress: HTTP " + r.status); return r.json(); })
-      .then(function (p) { show(p); if (!p.terminal) setTimeout(tick, 1000); })
-      .catch(function (e) { status.textContent = "progress unavailable (" + e.message + "); reload to retry"; box.setAttribute("data-status", "unavailable"); });
-  }
-  if (box.getAttribute("data-terminal") !== "true") setTimeout(tick, 1000);
+    text.textContent = p.done + " of " + p.total + " results recorded";
+    cost.textContent = "$" + p.cost_usd.toFixed(4);
+    eta.textContent = p.done >= p.total ? "none left" : p.eta_s === null ? "not known yet" : seconds(p.eta_s);
+  });
+  source.addEventListener("status", function (e) {
+    var s = JSON.parse(e.data).status;
+    status.textContent = s;
+    box.setAttribute("data-status", s);
+  });
+  source.addEventListener("done", function (e) {
+    source.close();
+    box.setAttribute("data-terminal", "true");
+  });
+  source.onerror = function () {
+    if (source.readyState !== EventSource.CLOSED) return; // reconnecting by itself
+    status.textContent = "progress unavailable (the stream was refused: signed out?); reload to retry";
+    box.setAttribute("data-status", "unavailable");
+  };
 })();
 `;
 

@@ -63,7 +63,8 @@ export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
   const principal = await resumeSession(c.env, getCookie(c, SESSION_COOKIE), new Date());
   if (!principal) {
     clearSessionCookie(c);
-    if (c.req.header("accept")?.includes("application/json")) return c.json({ error: "signed out" }, 401);
+    // A script's request (the run page's EventSource) gets a 401 it can report, not the sign-in page.
+    if (/application\/json|text\/event-stream/.test(c.req.header("accept") ?? "")) return c.json({ error: "signed out" }, 401);
     return c.redirect(`${DASHBOARD}/sign-in`, 303);
   }
   c.set("principal", principal);

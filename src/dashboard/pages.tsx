@@ -117,7 +117,7 @@ export function RunPage(props: { tenant: string; view: RunStatusView }) {
       <section
         id="progress"
         aria-labelledby="progress-heading"
-        data-progress-url={`${DASHBOARD}/runs/${v.run_id}/progress`}
+        data-events-url={`${DASHBOARD}/runs/${v.run_id}/events`}
         data-status={v.status}
         data-terminal={String(terminal)}
       >
@@ -127,8 +127,14 @@ export function RunPage(props: { tenant: string; view: RunStatusView }) {
         </p>
         <progress max={Math.max(v.progress.total, 1)} value={v.progress.done} aria-labelledby="progress-text" />{" "}
         <span id="progress-text" aria-live="polite">
-          {v.progress.done} of {v.progress.total} jobs done
+          {v.progress.done} of {v.progress.total} results recorded
         </span>
+        <dl class="figures">
+          <dt>Cost so far</dt>
+          <dd id="progress-cost">{v.usage.total.cost_usd === null ? "not priced" : `$${v.usage.total.cost_usd.toFixed(4)}`}</dd>
+          <dt>Time left</dt>
+          <dd id="progress-eta">{terminal ? "none left" : "not known yet"}</dd>
+        </dl>
       </section>
       <h2>Pass rate per model pair</h2>
       <table>

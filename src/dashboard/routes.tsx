@@ -1,18 +1,21 @@
 /**
- * /dashboard: the signed-in pages (runs, a run with live progress, its results filtered and
+ * /dashboard: the signed-in pages (runs, a run with live progress from its event stream, its results filtered and
  * paged, one result with its trace), sign-in and sign-out. Outside /v1: HTML for people, not API.
  */
 import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import { type AppEnv, requireScope, tenantOf } from "../http/auth";
 import { requireRun, runView } from "../http/runs";
+import { runEvents } from "../http/run-events";
 import { ApiFailure } from "../http/errors";
+import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
 import { getStoredResult, pageResultRows, type ResultListRow } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
 import { listRuns } from "../storage/runs-repo";
 import { ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
 import { clearSessionCookie, DASHBOARD, dashboardHeaders, requireSession, sameOriginPosts, setSessionCookie } from "./guard";
-import { ErrorPage, isTerminal, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
+import { ErrorPage, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
 import { signIn } from "./session";
 
 const PAGE_SIZE = 25;
@@ -71,11 +74,11 @@ signedIn.get("/runs/:id", async (c) => {
   return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} />);
 });
 
-/** The run page's script polls this (cookie-authenticated, same origin) for its progress bar. */
-signedIn.get("/runs/:id/progress", async (c) => {
-  const view = await runView(c, await requireRun(c, c.req.param("id")));
-  return c.json({ status: view.status, done: view.progress.done, total: view.progress.total, terminal: isTerminal(view.status) });
-});
+/**
+ * The run page's live progress: GET /v1/runs/:id/events's stream, here under /dashboard so the
+ * session cookie (Path=/dashboard) authenticates the page's EventSource, same origin (connect-src 'self').
+ */
+signedIn.get("/runs/:id/events", async (c) => runEvents(c, await requireRun(c, c.req.param("id"))));
 
 signedIn.get("/runs/:id/results", async (c) => {
   const run = await requireRun(c, c.req.param("id"));
@@ -104,7 +107,7 @@ signedIn.get("/runs/:id/results/:result_id", async (c) => {
 /** A failure inside the signed-in pages is a page, not the API's JSON error. */
 signedIn.onError((err, c) => {
   const code = err instanceof ApiFailure ? err.error.code : "internal";
-  const status = code === "not_found" ? 404 : code === "forbidden" ? 403 : 500;
+  const status = (err instanceof ApiFailure ? ERROR_STATUS[code as ErrorCode] : 500) as ContentfulStatusCode;
   const message = err instanceof ApiFailure ? err.error.message : "internal error; reload, and report it if it persists";
   return c.html(<ErrorPage tenant={tenantOf(c).tenant_id} title={status === 404 ? "Not found" : status === 403 ? "Forbidden" : "Error"} message={message} />, status);
 });

@@ -1,5 +1,6 @@
 // Issue 25: the dashboard in a real browser (Debian's Chromium through playwright-core) against
-// `npm run dev`: sign in with an API key, watch a run progress to completion without reloading,
+// `npm run dev`: sign in with an API key, watch a run progress to completion without reloading
+// (the run's event stream through an EventSource, with cost so far and ETA),
 // filter its results, open a result and see its trace, sign out. A page that shows an error, logs
 // a console error (a CSP violation is one) or whose progress never moves fails the test.
 // Screenshots go to test-output/dashboard/.
@@ -68,6 +69,8 @@ describe("dashboard in Chromium", () => {
   it("signs in, watches a run complete live, filters results, opens a result's trace, signs out", async () => {
     const key = await createTenantKey();
     const { page, problems } = await watchedPage();
+    const requested: string[] = [];
+    page.on("request", (r) => requested.push(r.url()));
 
     // Signed out, every page goes to the sign-in page.
     await page.goto(`${dev.url}/dashboard/runs`);
@@ -100,8 +103,24 @@ describe("dashboard in Chromium", () => {
     // A marker on this document: if the page reloaded, it would be gone.
     // (Strings, not functions: they run in the page, and this project compiles without the DOM types.)
     await page.evaluate("window.__sameDocument = true");
-    await expect.poll(() => progress.getAttribute("data-status"), { timeout: 90_000, interval: 250 }).toBe("completed");
+    // The ETA the stream's progress carries, seen while the run is going.
+    const etas = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          etas.add((await page.locator("#progress-eta").textContent()) ?? "");
+          return progress.getAttribute("data-status");
+        },
+        { timeout: 90_000, interval: 250 },
+      )
+      .toBe("completed");
     expect(await page.evaluate("window.__sameDocument")).toBe(true);
+    // Live progress came from the run's event stream (one EventSource), not from polling.
+    expect(requested.filter((u) => u.endsWith(`/dashboard/runs/${run_id}/events`)).length).toBeGreaterThan(0);
+    expect(requested.filter((u) => u.endsWith("/progress"))).toEqual([]);
+    expect([...etas].some((e) => /^\d+(\.\d)? (s|min|h)$/.test(e)), `ETAs seen: ${[...etas].join(" | ")}`).toBe(true);
+    expect(await page.locator("#progress-eta").textContent()).toBe("none left");
+    expect(await page.locator("#progress-cost").textContent()).toMatch(/^\$\d+\.\d{4}$/);
     const last = await page.locator("#progress-text").textContent();
     expect(last).not.toBe(first.text);
     const [done, total] = last!.match(/(\d+) of (\d+)/)!.slice(1).map(Number);

@@ -6,7 +6,8 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { buildWorkerApp } from "../../src/worker-app";
-import { apiAs, createKey, createTenant } from "./tenant-helpers";
+import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
+import { apiAs, createKey, createTenant, submitAs, waitAs } from "./tenant-helpers";
 import { dashboardFetch, dashboardSession, ORIGIN } from "./dashboard-helpers";
 
 describe("dashboard sessions", () => {
@@ -43,8 +44,28 @@ describe("dashboard sessions", () => {
     const after = await dashboardFetch("/dashboard/runs", { cookie: session });
     expect(after.status).toBe(303);
     expect(after.headers.get("location")).toBe("/dashboard/sign-in");
-    // The progress endpoint (polled by script) answers 401 instead of a redirect.
-    expect((await dashboardFetch("/dashboard/runs/x/progress", { cookie: session, headers: { accept: "application/json" } })).status).toBe(401);
+    // The run page's event stream (an EventSource) answers 401 instead of a redirect.
+    expect((await dashboardFetch("/dashboard/runs/x/events", { cookie: session, headers: { accept: "text/event-stream" } })).status).toBe(401);
+  });
+
+  it("streams a run's events to the session's cookie (the run page's EventSource): results, progress, done", async () => {
+    const t = await createTenant();
+    const judge = uniqueModel("dash-sse");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
+    const runId = await submitAs(t.key, {
+      benchmark: { name: "dash-sse", questions: [{ id: "a", question: "A?", template: exactTemplate("x") }] },
+      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { a: "x" } }], parsing_models: [fakeModel("j", judge)] },
+    });
+    await waitAs(t.key, runId);
+    const session = await dashboardSession(t.key);
+    const res = await dashboardFetch(`/dashboard/runs/${runId}/events`, { cookie: session, headers: { accept: "text/event-stream" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const text = await res.text();
+    expect(text.match(/^event: \w+/gm)).toEqual(["event: result", "event: progress", "event: status", "event: done"]);
+    expect(text).toMatch(/"cost_usd":\d/);
+    // Without the cookie there is no stream.
+    expect((await dashboardFetch(`/dashboard/runs/${runId}/events`, { headers: { accept: "text/event-stream" } })).status).toBe(401);
   });
 
   it("refuses an altered, re-dated or foreign cookie", async () => {

@@ -48,7 +48,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": { id: a.endpoint_id, delivery_id: a.delivery_id },
     // The dashboard's pages, requested with B's session cookie (issue 25).
     "/dashboard/runs/:id": { id: a.run_id },
-    "/dashboard/runs/:id/progress": { id: a.run_id },
+    "/dashboard/runs/:id/events": { id: a.run_id },
     "/dashboard/runs/:id/results": { id: a.run_id },
     "/dashboard/runs/:id/results/:result_id": { id: a.run_id, result_id: a.result_id },
   };
