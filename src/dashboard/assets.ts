@@ -52,6 +52,8 @@ export const PROGRESS_SCRIPT = `
   source.addEventListener("done", function (e) {
     source.close();
     box.setAttribute("data-terminal", "true");
+    var cancel = document.getElementById("cancel-form");
+    if (cancel) cancel.hidden = true;
   });
   source.onerror = function () {
     if (source.readyState !== EventSource.CLOSED) return; // reconnecting by itself

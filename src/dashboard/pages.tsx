@@ -106,7 +106,7 @@ export function RunsPage(props: { tenant: string; runs: RunRecord[]; next: strin
   );
 }
 
-export function RunPage(props: { tenant: string; view: RunStatusView }) {
+export function RunPage(props: { tenant: string; view: RunStatusView; canCancel: boolean }) {
   const v = props.view;
   const terminal = isTerminal(v.status);
   return (
@@ -135,6 +135,12 @@ export function RunPage(props: { tenant: string; view: RunStatusView }) {
           <dt>Time left</dt>
           <dd id="progress-eta">{terminal ? "none left" : "not known yet"}</dd>
         </dl>
+        {props.canCancel && !terminal && (
+          <form id="cancel-form" method="post" action={`${DASHBOARD}/runs/${v.run_id}/cancel`}>
+            <button type="submit">Cancel run</button>{" "}
+            <span>Calls in flight finish and are recorded; jobs not yet started are skipped.</span>
+          </form>
+        )}
       </section>
       <h2>Pass rate per model pair</h2>
       <table>

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { type AppEnv, requireScope, tenantOf } from "../http/auth";
 import { requireRun, runView } from "../http/runs";
 import { runEvents } from "../http/run-events";
+import { cancelRun } from "../http/run-cancel";
 import { ApiFailure } from "../http/errors";
 import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
 import { getStoredResult, pageResultRows, type ResultListRow } from "../storage/results-repo";
@@ -71,7 +72,18 @@ signedIn.get("/runs", async (c) => {
 
 signedIn.get("/runs/:id", async (c) => {
   const view = await runView(c, await requireRun(c, c.req.param("id")));
-  return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} />);
+  return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} canCancel={c.get("principal").scopes.has("runs:write")} />);
+});
+
+/**
+ * The run page's Cancel button (a form POST: the Origin check of sameOriginPosts applies), as
+ * POST /v1/runs/:id/cancel does it (src/http/run-cancel.ts, audited once). Back to the run page;
+ * a run that had already ended is a 409 page saying how it ended.
+ */
+signedIn.post("/runs/:id/cancel", requireScope("runs:write"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  await cancelRun(c, run);
+  return c.redirect(`${DASHBOARD}/runs/${run.run_id}`, 303);
 });
 
 /**
@@ -104,12 +116,14 @@ signedIn.get("/runs/:id/results/:result_id", async (c) => {
   return c.html(<ResultPage tenant={run.tenant_id} runId={run.run_id} resultId={resultId} result={JSON.parse(json)} />);
 });
 
+const ERROR_TITLES: Record<number, string> = { 400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict" };
+
 /** A failure inside the signed-in pages is a page, not the API's JSON error. */
 signedIn.onError((err, c) => {
   const code = err instanceof ApiFailure ? err.error.code : "internal";
   const status = (err instanceof ApiFailure ? ERROR_STATUS[code as ErrorCode] : 500) as ContentfulStatusCode;
   const message = err instanceof ApiFailure ? err.error.message : "internal error; reload, and report it if it persists";
-  return c.html(<ErrorPage tenant={tenantOf(c).tenant_id} title={status === 404 ? "Not found" : status === 403 ? "Forbidden" : "Error"} message={message} />, status);
+  return c.html(<ErrorPage tenant={tenantOf(c).tenant_id} title={ERROR_TITLES[status] ?? "Error"} message={message} />, status);
 });
 
 dashboard.route("/", signedIn);

@@ -10,7 +10,7 @@ import { addFakeRules, exactTemplate, fakeModel, fakeStats, uniqueModel } from "
 import { apiAs, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
 import { createEndpoint, settledDeliveries } from "./webhook-helpers";
 import { createTrigger } from "./trigger-helpers";
-import { dashboardFetch, dashboardSession } from "./dashboard-helpers";
+import { dashboardFetch, dashboardSession, ORIGIN } from "./dashboard-helpers";
 
 const CANARY = `canary-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -49,6 +49,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     // The dashboard's pages, requested with B's session cookie (issue 25).
     "/dashboard/runs/:id": { id: a.run_id },
     "/dashboard/runs/:id/events": { id: a.run_id },
+    "/dashboard/runs/:id/cancel": { id: a.run_id },
     "/dashboard/runs/:id/results": { id: a.run_id },
     "/dashboard/runs/:id/results/:result_id": { id: a.run_id, result_id: a.result_id },
   };
@@ -123,7 +124,7 @@ describe("tenant isolation", () => {
       const creates = creating(r);
       const json = creates ? { value: "sk-b", interface: "openai" } : {};
       const res = r.path.startsWith("/dashboard/")
-        ? await dashboardFetch(path, { method: r.method, cookie: bSession })
+        ? await dashboardFetch(path, { method: r.method, cookie: bSession, headers: { origin: ORIGIN } })
         : await apiAs(b.key, path, { method: r.method, ...(r.method === "GET" ? {} : { json }) });
       const text = await res.text();
       expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: creates ? 201 : 404 });
