@@ -17,6 +17,15 @@ th, td { border-bottom: 1px solid #ccc; padding: .3rem .5rem; text-align: left; 
 pre { white-space: pre-wrap; word-break: break-word; background: #f4f4f4; padding: .5rem; }
 .trace li { margin-bottom: .75rem; }
 progress { width: 20rem; height: 1.2rem; }
+.chart { max-width: 100%; height: auto; font-size: 13px; }
+.chart .bar { fill: #1a5fb4; } .chart .axis { stroke: #767676; } .chart text { fill: #1a1a1a; }
+.heatmap td { text-align: right; }
+.heat-none { color: #1a1a1a; background: #ffffff; }
+.heat-0 { color: #ffffff; background: #a4000f; }
+.heat-1 { color: #1a1a1a; background: #f4b6a8; }
+.heat-2 { color: #1a1a1a; background: #f2e3a0; }
+.heat-3 { color: #1a1a1a; background: #b5e0b0; }
+.heat-4 { color: #ffffff; background: #0b6b1d; }
 .figures { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
 .figures dd { margin: 0; }
 `;

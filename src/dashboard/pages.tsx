@@ -7,6 +7,7 @@ import type { ResultFilter, ResultListRow } from "../storage/results-repo";
 import type { RunRecord } from "../storage/runs-repo";
 import type { RunStatusView } from "../schemas/run-views";
 import { DASHBOARD } from "./guard";
+import { type HeatCell, Heatmap, PassRateChart } from "./charts";
 
 const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
 export const isTerminal = (status: string) => status !== "queued" && status !== "running";
@@ -106,7 +107,7 @@ export function RunsPage(props: { tenant: string; runs: RunRecord[]; next: strin
   );
 }
 
-export function RunPage(props: { tenant: string; view: RunStatusView; canCancel: boolean }) {
+export function RunPage(props: { tenant: string; view: RunStatusView; heat: { cells: HeatCell[]; truncated: boolean }; canCancel: boolean }) {
   const v = props.view;
   const terminal = isTerminal(v.status);
   return (
@@ -143,7 +144,9 @@ export function RunPage(props: { tenant: string; view: RunStatusView; canCancel:
         )}
       </section>
       <h2>Pass rate per model pair</h2>
+      {v.summary.length > 0 && <PassRateChart pairs={v.summary} />}
       <table>
+        <caption>The chart's figures{v.summary_total > v.summary.length ? `: the first ${v.summary.length} of ${v.summary_total} pairs` : ""}</caption>
         <thead>
           <tr>
             <th scope="col">Answering</th>
@@ -169,6 +172,8 @@ export function RunPage(props: { tenant: string; view: RunStatusView; canCancel:
           ))}
         </tbody>
       </table>
+      <h2>Questions × answering models</h2>
+      {props.heat.cells.length === 0 ? <p>No results yet (reload to see them as they arrive).</p> : <Heatmap cells={props.heat.cells} truncated={props.heat.truncated} />}
       <p>
         <a href={`${DASHBOARD}/runs/${v.run_id}/results`}>Results</a>
       </p>

@@ -11,7 +11,7 @@ import { runEvents } from "../http/run-events";
 import { cancelRun } from "../http/run-cancel";
 import { ApiFailure } from "../http/errors";
 import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
-import { getStoredResult, pageResultRows, type ResultListRow } from "../storage/results-repo";
+import { getStoredResult, pageResultRows, questionModelCounts, type ResultListRow } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
 import { listRuns } from "../storage/runs-repo";
 import { ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
@@ -20,6 +20,8 @@ import { ErrorPage, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } fro
 import { signIn } from "./session";
 
 const PAGE_SIZE = 25;
+/** The heatmap's cells at most (question × answering model): a page, not the whole of a huge run. */
+const HEATMAP_CELLS = 2_000;
 
 /** The results page's query: one schema, so a bad filter is a 400 naming the field. */
 export const ResultsQuery = z.strictObject({
@@ -71,8 +73,10 @@ signedIn.get("/runs", async (c) => {
 });
 
 signedIn.get("/runs/:id", async (c) => {
-  const view = await runView(c, await requireRun(c, c.req.param("id")));
-  return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} canCancel={c.get("principal").scopes.has("runs:write")} />);
+  const run = await requireRun(c, c.req.param("id"));
+  const [view, cells] = await Promise.all([runView(c, run), questionModelCounts(c.env.DB, run, HEATMAP_CELLS)]);
+  const heat = { cells, truncated: cells.length === HEATMAP_CELLS };
+  return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} heat={heat} canCancel={c.get("principal").scopes.has("runs:write")} />);
 });
 
 /**

@@ -152,3 +152,24 @@ export interface ResultListRow {
   verdict: string;
   failure_category: string | null;
 }
+
+/** A run's verdict counts per (question, answering model), over parsing models and replicates. */
+export interface QuestionModelCounts {
+  question_id: string;
+  answering_model: string;
+  passed: number;
+  failed: number;
+  errored: number;
+}
+
+/** The first `limit` (question, answering model) cells in question order (the dashboard's heatmap). */
+export async function questionModelCounts(db: D1Database, run: { tenant_id: string; run_id: string }, limit: number): Promise<QuestionModelCounts[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT question_id, answering_model, SUM(verdict = 'pass') AS passed, SUM(verdict = 'fail') AS failed, SUM(verdict = 'error') AS errored
+       FROM results WHERE tenant_id = ? AND run_id = ? GROUP BY question_id, answering_model ORDER BY question_id, answering_model LIMIT ?`,
+    )
+    .bind(run.tenant_id, run.run_id, limit)
+    .all<QuestionModelCounts>();
+  return results;
+}
