@@ -20,6 +20,10 @@ progress { width: 20rem; height: 1.2rem; }
 .chart { max-width: 100%; height: auto; font-size: 13px; }
 .chart .bar { fill: #1a5fb4; } .chart .axis { stroke: #767676; } .chart text { fill: #1a1a1a; }
 .heatmap td { text-align: right; }
+mark.excerpt { color: #1a1a1a; background: #ffe066; border-bottom: 2px solid #7a4d00; }
+.judge-graph { max-width: 100%; height: auto; font-size: 12px; display: block; margin-bottom: 1rem; }
+.judge-graph rect { fill: #ffffff; stroke: #1a5fb4; } .judge-graph .unit-error rect { stroke: #a4000f; }
+.judge-graph .unit-skipped rect { stroke: #767676; } .judge-graph text { fill: #1a1a1a; } .judge-graph .edge { stroke: #595959; }
 .heat-none { color: #1a1a1a; background: #ffffff; }
 .heat-0 { color: #ffffff; background: #a4000f; }
 .heat-1 { color: #1a1a1a; background: #f4b6a8; }

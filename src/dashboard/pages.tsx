@@ -8,6 +8,8 @@ import type { RunRecord } from "../storage/runs-repo";
 import type { RunStatusView } from "../schemas/run-views";
 import { DASHBOARD } from "./guard";
 import { type HeatCell, Heatmap, PassRateChart } from "./charts";
+import { FailureReason, FieldVerdicts, type GraphUnit, HighlightedAnswer, JudgeGraphSvg, RubricScores } from "./result-view";
+import type { VerificationResultInput } from "../schemas/result";
 
 const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
 export const isTerminal = (status: string) => status !== "queued" && status !== "running";
@@ -244,11 +246,14 @@ interface TraceMessage {
   tool_calls?: unknown[];
 }
 
-export function ResultPage(props: { tenant: string; runId: string; resultId: string; result: Record<string, unknown> }) {
-  const template = (props.result.template ?? null) as { raw_llm_response?: string; trace_messages?: TraceMessage[] } | null;
-  const metadata = (props.result.metadata ?? {}) as { failure?: unknown; question_id?: string; answering_model?: unknown };
-  const { template: _t, ...rest } = props.result;
-  const trace = template?.trace_messages ?? [];
+export function ResultPage(props: { tenant: string; runId: string; resultId: string; result: VerificationResultInput }) {
+  const r = props.result;
+  const template = r.template ?? null;
+  const metadata = r.metadata;
+  const { template: _t, ...rest } = r;
+  const trace: TraceMessage[] = template?.trace_messages ?? [];
+  const excerpts = { ...(r.deep_judgment?.extracted_excerpts ?? {}), ...(r.deep_judgment_rubric?.extracted_rubric_excerpts ?? {}) };
+  const graphs = Object.entries(r.rubric?.compound_trait_traces ?? {}) as [string, { units?: GraphUnit[]; pass?: boolean | null; score?: number | null }][];
   return (
     <Layout title={`Result ${metadata.question_id ?? props.resultId}`} signedIn={{ tenant: props.tenant }}>
       <p>
@@ -258,11 +263,35 @@ export function ResultPage(props: { tenant: string; runId: string; resultId: str
         <section aria-labelledby="failure-heading">
           <h2 id="failure-heading">Failure</h2>
           {/* The graded answer's failure: data about the answer, not an error of this page. */}
-          <pre id="failure" class="failure">{JSON.stringify(metadata.failure, null, 2)}</pre>
+          <FailureReason failure={metadata.failure} />
+          <details>
+            <summary>The failure as recorded</summary>
+            <pre id="failure" class="failure">{JSON.stringify(metadata.failure, null, 2)}</pre>
+          </details>
         </section>
       ) : null}
       <h2>Answer</h2>
-      <pre id="answer">{template?.raw_llm_response ?? "(no answer recorded)"}</pre>
+      {template ? <HighlightedAnswer answer={template.raw_llm_response} excerpts={excerpts} /> : <pre id="answer">(no answer recorded)</pre>}
+      {template && (
+        <>
+          <h2>Field-level verdicts</h2>
+          <FieldVerdicts template={template} />
+        </>
+      )}
+      {r.rubric && (
+        <>
+          <h2>Rubric scores</h2>
+          <RubricScores rubric={r.rubric} />
+        </>
+      )}
+      {graphs.length > 0 && (
+        <>
+          <h2>Compound judges</h2>
+          {graphs.map(([trait, g]) =>
+            g.units?.length ? <JudgeGraphSvg trait={trait} units={g.units} pass={g.pass ?? null} score={g.score ?? null} /> : <p>{trait}: no units were recorded.</p>,
+          )}
+        </>
+      )}
       <h2 id="trace-heading">Trace</h2>
       {trace.length === 0 ? (
         <p>No trace messages were recorded.</p>

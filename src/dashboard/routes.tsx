@@ -11,6 +11,7 @@ import { runEvents } from "../http/run-events";
 import { cancelRun } from "../http/run-cancel";
 import { ApiFailure } from "../http/errors";
 import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
+import type { VerificationResultInput } from "../schemas/result";
 import { getStoredResult, pageResultRows, questionModelCounts, type ResultListRow } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
 import { listRuns } from "../storage/runs-repo";
@@ -117,7 +118,7 @@ signedIn.get("/runs/:id/results/:result_id", async (c) => {
   const resultId = c.req.param("result_id");
   const json = await fullResultJson(c.env.BLOBS, await getStoredResult(c.env.DB, run.tenant_id, run.run_id, resultId));
   if (json === null) throw new ApiFailure({ code: "not_found", message: `no result ${resultId} in run ${run.run_id}` });
-  return c.html(<ResultPage tenant={run.tenant_id} runId={run.run_id} resultId={resultId} result={JSON.parse(json)} />);
+  return c.html(<ResultPage tenant={run.tenant_id} runId={run.run_id} resultId={resultId} result={JSON.parse(json) as VerificationResultInput} />);
 });
 
 const ERROR_TITLES: Record<number, string> = { 400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict" };

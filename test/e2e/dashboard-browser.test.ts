@@ -1,7 +1,8 @@
 // Issue 25: the dashboard in a real browser (Debian's Chromium through playwright-core) against
 // `npm run dev`: sign in with an API key, watch a run progress to completion without reloading
 // (the run's event stream through an EventSource, with cost so far and ETA),
-// filter its results, open a result and see its trace, sign out. A page that shows an error, logs
+// filter its results, open a result and see its trace, open a deep-judgment result and see the
+// judge's excerpt marked in the answer, sign out. A page that shows an error, logs
 // a console error (a CSP violation is one) or whose progress never moves fails the test.
 // Screenshots go to test-output/dashboard/.
 import fs from "node:fs";
@@ -15,6 +16,9 @@ import { ensureChromium } from "./browser/chromium";
 import { type DevServer, ROOT, startDev } from "./dev-server";
 
 const SHOTS = path.join(ROOT, "test-output", "dashboard");
+/** The deep-judgment run's answer and the excerpt the fake judge quotes from it. */
+const DJ_MARKER = "DJ-BROWSER";
+const DJ_EXCERPT = "Venetoclax directly inhibits BCL-2";
 /** Every fake reply waits this long, so the run is still going when its page opens. */
 const REPLY_LATENCY_MS = 2000;
 
@@ -27,6 +31,12 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-dashboard-"));
   const script = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/basic/fake-script.json"), "utf8"));
   for (const rule of script.rules) rule.reply.latency_ms = REPLY_LATENCY_MS;
+  // A deep-judgment run's judge calls, answered at once: the excerpt to mark, its reasoning, the parse.
+  script.rules.unshift(
+    { match: { contains: "expert excerpt extractor" }, reply: { json: { answer: [{ text: DJ_EXCERPT, confidence: "high" }] } } },
+    { match: { contains: "expert reasoning generator" }, reply: { json: { answer: "The excerpt names BCL-2." } } },
+    { match: { contains: DJ_MARKER }, reply: { json: { answer: "BCL-2" } } },
+  );
   const slowScript = path.join(tmp, "slow-fake-script.json");
   fs.writeFileSync(slowScript, JSON.stringify(script));
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -157,12 +167,45 @@ describe("dashboard in Chromium", () => {
     expect(await page.locator("#failure").textContent()).toContain('"reason"');
     await noErrorShown(page, "5-result-trace");
 
+    // A deep-judgment run: its result page marks the excerpt the judge quoted, inside the answer.
+    const example = JSON.parse(fs.readFileSync(path.join(ROOT, `.wrangler/dev/port-${dev.port}/example-run.json`), "utf8"));
+    const djRun = await fetch(`${dev.url}/v1/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        benchmark: {
+          name: "deep judgment",
+          questions: [{ id: "dj", question: "Which protein does venetoclax inhibit?", template: { fields: [{ name: "answer", type: "str", description: "the protein", ground_truth: "BCL-2", verify_with: { type: "ExactMatch" } }] } }],
+        },
+        config: {
+          deep_judgment_mode: "full",
+          answering_models: [{ id: "m", interface: "manual", manual_answers: { dj: `${DJ_MARKER}: ${DJ_EXCERPT}, freeing apoptosis.` } }],
+          parsing_models: example.config.parsing_models,
+        },
+      }),
+    });
+    expect(djRun.status).toBe(202);
+    const djRunId = ((await djRun.json()) as { run_id: string }).run_id;
+    await page.goto(`${dev.url}/dashboard/runs/${djRunId}`);
+    await expect.poll(() => page.locator("#progress").getAttribute("data-status"), { timeout: 60_000, interval: 250 }).toBe("completed");
+    await page.goto(`${dev.url}/dashboard/runs/${djRunId}/results`);
+    await page.locator("tbody tr").first().getByRole("link").click();
+    await page.waitForURL(/\/results\/[^/?]+$/);
+    const mark = page.locator("#answer mark.excerpt");
+    expect(await mark.count()).toBe(1);
+    expect(await mark.textContent()).toBe(DJ_EXCERPT);
+    expect(await mark.getAttribute("title")).toBe("answer");
+    // Marked text is drawn apart from the rest of the answer (the stylesheet reached the mark).
+    expect(await page.evaluate("getComputedStyle(document.querySelector('#answer mark.excerpt')).backgroundColor")).toBe("rgb(255, 224, 102)");
+    expect(await page.locator("#field-verdicts td.verdict-pass").count()).toBe(1);
+    await noErrorShown(page, "6-result-excerpt-marked");
+
     // Sign out ends the session: the pages send the browser back to sign in.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(/\/dashboard\/sign-in$/);
     await page.goto(`${dev.url}/dashboard/runs`);
     expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
-    await noErrorShown(page, "6-signed-out");
+    await noErrorShown(page, "7-signed-out");
     expect(problems).toEqual([]);
   });
 });
