@@ -53,13 +53,23 @@ export function scrub(text: string, secrets: readonly string[], max = MESSAGE_LI
   return truncate(out, max);
 }
 
-/** An error that came with an HTTP status. */
+/**
+ * OpenAI's answer when the account has no credit left: a 429 whose error code is
+ * `insufficient_quota`. No retry or wait cures it, so it is not a rate limit.
+ */
+export const QUOTA_CODE = "insufficient_quota";
+
+/** An error that came with an HTTP status; `code` is the provider's error code when it gave one. */
 export function httpError(
   status: number,
   message: string,
   headers: Headers | null | undefined,
   ctx: { secrets: readonly string[]; now: number },
+  code?: string | null,
 ): LlmError {
+  if (status === 429 && code === QUOTA_CODE) {
+    return { kind: "bad_request", status, message: scrub(`the provider account's quota is spent (${QUOTA_CODE}); retrying will not help: ${message}`, ctx.secrets, PROVIDER_TEXT_LIMIT) };
+  }
   const kind = kindForStatus(status);
   const error: LlmError = { kind, status, message: scrub(message, ctx.secrets, PROVIDER_TEXT_LIMIT) };
   const wait = retryAfterMs(headers, ctx.now);

@@ -236,7 +236,7 @@ export function openaiError(e: unknown, ctx: { secrets: readonly string[]; now: 
   if (e instanceof APIConnectionTimeoutError) return { kind: "timeout", message: "request timed out" };
   if (e instanceof APIUserAbortError) return { kind: "timeout", message: "request aborted" };
   if (e instanceof APIConnectionError) return { kind: "connection", message: scrub(connectionMessage(e, ctx.url), ctx.secrets) };
-  if (e instanceof APIError && typeof e.status === "number") return httpError(e.status, e.message, e.headers, ctx);
+  if (e instanceof APIError && typeof e.status === "number") return httpError(e.status, e.message, e.headers, ctx, e.code ?? e.type);
   // configuration and client-side checks (e.g. missing credentials)
   if (e instanceof OpenAIError) return { kind: "bad_request", message: scrub(e.message, ctx.secrets) };
   // e.g. a 200 whose body is not JSON: the provider misbehaved

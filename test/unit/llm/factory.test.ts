@@ -1,7 +1,7 @@
 // Factory rules (which secret, which URL, never throwing) and the shared error helpers, in Node
 // with a capturing fetch: no server, no provider.
 import { describe, expect, it } from "vitest";
-import { kindForStatus, retryAfterMs, scrub } from "../../../src/llm/errors";
+import { httpError, kindForStatus, retryAfterMs, scrub } from "../../../src/llm/errors";
 import { createModelPort, missingSecret, NO_KEY_PLACEHOLDER, type ResolvedModel } from "../../../src/llm/factory";
 
 const OPENAI_OK = {
@@ -122,6 +122,12 @@ describe("error helpers", () => {
       "bad_request",
       "bad_request",
     ]);
+  });
+
+  it("takes OpenAI's insufficient_quota 429 for what it is: not a rate limit, so never retried", () => {
+    const ctx = { secrets: [], now: 0 };
+    expect(httpError(429, "You exceeded your current quota", new Headers({ "retry-after": "1" }), ctx, "insufficient_quota")).toMatchObject({ kind: "bad_request", status: 429 });
+    expect(httpError(429, "slow down", new Headers({ "retry-after": "1" }), ctx, "rate_limit_exceeded")).toMatchObject({ kind: "rate_limit", retryAfterMs: 1000 });
   });
 
   it("reads retry-after-ms, retry-after seconds and retry-after dates", () => {
