@@ -6,7 +6,14 @@
 // Unknown keys are rejected so that a typo (`contain`) cannot silently turn into "match all".
 
 export const KINDS = ["chat", "structured", "embeddings", "tools"];
-export const FAULTS = ["429", "500", "529", "hang", "malformed", "400", "401"];
+export const FAULTS = [
+  "429", "500", "502", "503", "529", "hang", "malformed", "400", "401", "403", "404", "413",
+  // 429 with OpenAI's insufficient_quota code; 200 headers then a body at 1 byte/s; output cut
+  // short (finish_reason length / stop_reason max_tokens); a refusal (OpenAI `message.refusal`)
+  "quota", "trickle", "truncated", "refusal",
+];
+/** Faults that are an HTTP error status, and the status. */
+export const faultStatus = (fault) => (fault === "quota" ? 429 : /^\d{3}$/.test(fault) ? Number(fault) : null);
 
 const MATCH_KEYS = new Set(["model", "contains", "kind", "probability", "seed", "in_flight_above", "last_tool_result"]);
 const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms", "error_message", "model"]);

@@ -4,10 +4,11 @@
 //   import { startFakeLlm } from "./server.mjs";
 //   const fake = await startFakeLlm({ port: 0, script: { rules: [...] }, latencyMs: 0 });
 //   node test/fake-llm/server.mjs --port 9797 [--host 127.0.0.1] [--script file.json] [--latency-ms N]
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { pathToFileURL } from "node:url";
-import { RuleBook } from "./rules.mjs";
+import { faultStatus, RuleBook } from "./rules.mjs";
 import * as anthropic from "./wire-anthropic.mjs";
 import * as openai from "./wire-openai.mjs";
 
@@ -25,7 +26,7 @@ const ROUTES = {
 };
 
 const emptyCounts = () => Object.fromEntries(ENDPOINTS.map((e) => [e, 0]));
-const newCounter = () => ({ total: 0, by_endpoint: emptyCounts(), in_flight: 0, peak_in_flight: 0, over_cap: 0 });
+const newCounter = () => ({ total: 0, by_endpoint: emptyCounts(), in_flight: 0, peak_in_flight: 0, over_cap: 0, faults: {}, repeats: 0 });
 
 /** Request counters, overall and per model; `in_flight` falls when the response closes. */
 class Stats {
@@ -35,6 +36,16 @@ class Stats {
   reset() {
     this.all = newCounter();
     this.models = new Map();
+    this.answered = new Set();
+  }
+  /**
+   * A request answered successfully: counted in `repeats` when the same body was already answered
+   * successfully — a call its client paid for twice (identical prompts of replicates count too).
+   */
+  answeredOk(endpoint, model, body) {
+    const key = createHash("sha1").update(`${endpoint}\n${JSON.stringify(body)}`).digest("hex");
+    if (!this.answered.has(key)) return void this.answered.add(key);
+    for (const c of [this.all, this.models.get(model)]) if (c) c.repeats += 1;
   }
   /** @returns {() => void} call once when the response is closed */
   begin(endpoint, model) {
@@ -53,6 +64,10 @@ class Stats {
       for (const c of counters) c.in_flight -= 1;
     };
   }
+  /** A request a fault rule answered, counted by fault name. */
+  fault(model, fault) {
+    for (const c of [this.all, this.models.get(model)]) if (c) c.faults[fault] = (c.faults[fault] ?? 0) + 1;
+  }
   inFlight(model) {
     return this.models.get(model)?.in_flight ?? 0;
   }
@@ -66,7 +81,7 @@ class Stats {
     }
   }
   snapshot(model) {
-    const copy = (c) => ({ ...c, by_endpoint: { ...c.by_endpoint } });
+    const copy = (c) => ({ ...c, by_endpoint: { ...c.by_endpoint }, faults: { ...c.faults } });
     if (model !== undefined && model !== null) return { model, ...copy(this.models.get(model) ?? newCounter()) };
     const by_model = {};
     for (const [name, c] of this.models) by_model[name] = copy(c);
@@ -103,6 +118,22 @@ export function readBody(req) {
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
+}
+
+/** 200 and its headers at once, then one byte of a JSON body a second, until the client gives up. */
+function trickle(res) {
+  res.writeHead(200, { "content-type": "application/json" });
+  const text = '{"id":"trickle","choices":[{"index":0,"message":{"role":"assistant","content":"slow"}}]}';
+  let i = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || i >= text.length) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+      return;
+    }
+    res.write(text[i++]);
+  }, 1000);
+  res.once("close", () => clearInterval(timer));
 }
 
 const sleep = (ms, res) =>
@@ -142,11 +173,17 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
     res.once("close", finished);
     const entry = { seq: id, at: Date.now(), endpoint, model: call.model, kind: call.kind, body, credential };
     requestLog.push(entry);
+    res.once("close", () => {
+      entry.closed_at = Date.now();
+    });
     if (requestLog.length > requestLogSize) requestLog.shift();
 
     entry.in_flight = stats.inFlight(call.model);
     const reply = book.match({ ...call, in_flight: entry.in_flight });
-    if (reply?.fault) entry.fault = reply.fault;
+    if (reply?.fault) {
+      entry.fault = reply.fault;
+      stats.fault(call.model, reply.fault);
+    }
     if (reply?.retry_after_s !== undefined) entry.retry_after_s = reply.retry_after_s;
     await sleep(reply?.latency_ms ?? latencyMs, res);
     if (res.destroyed) return;
@@ -154,11 +191,16 @@ export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, laten
     const fault = reply?.fault;
     if (fault === "hang") return; // never answer; `in_flight` drops when the client goes away
     entry.replied_at = Date.now();
-    if (fault && fault !== "malformed") {
-      const status = Number(fault);
+    const status = fault ? faultStatus(fault) : null;
+    if (status !== null) {
       const headers = reply.retry_after_s !== undefined ? { "retry-after": String(reply.retry_after_s) } : {};
-      return sendJson(res, status, wire.errorBody(status, reply.error_message ?? `fake-llm injected fault ${fault}`), headers);
+      const body = wire.errorBody(status, reply.error_message ?? `fake-llm injected fault ${fault}`);
+      // OpenAI's answer when the account's credit is spent: a 429 that no retry will cure.
+      if (fault === "quota" && body.error) Object.assign(body.error, { type: "insufficient_quota", code: "insufficient_quota" });
+      return sendJson(res, status, body, headers);
     }
+    if (fault === "trickle") return trickle(res);
+    if (fault !== "malformed" && fault !== "truncated" && fault !== "refusal") stats.answeredOk(endpoint, call.model, body);
     if (endpoint === "openai.chat") return sendJson(res, 200, openai.chatCompletion(call, body, reply, id));
     if (endpoint === "openai.embeddings") return sendJson(res, 200, openai.embeddingsResponse(call, body));
     return sendJson(res, 200, anthropic.message(call, reply, id));

@@ -19,6 +19,8 @@ interface Counter {
   by_endpoint: Record<string, number>;
   in_flight: number;
   peak_in_flight: number;
+  faults: Record<string, number>;
+  repeats: number;
 }
 interface Fake {
   port: number;
@@ -233,6 +235,47 @@ describe("HTTP server", () => {
       await post(f, "/v1/messages", anthropicBody("bad", "q", { tools: [{ name: "s", input_schema: { type: "object" } }], tool_choice: { type: "tool", name: "s" } }))
     ).json<any>();
     expect(a.content.map((b: { type: string }) => b.type)).toEqual(["text"]);
+  });
+
+  it("injects the other statuses, OpenAI's insufficient_quota 429, truncated and refused output, and counts faults per model", async () => {
+    const f = await start();
+    f.addRules([
+      ...["502", "503", "403", "404", "413", "quota"].map((fault) => ({ match: { model: fault }, reply: { fault } })),
+      { match: { model: "cut" }, reply: { fault: "truncated", text: "Paris is the capital!" } },
+      { match: { model: "no" }, reply: { fault: "refusal" } },
+    ]);
+    for (const status of ["502", "503", "403", "404", "413"]) expect((await post(f, "/v1/chat/completions", chat(status, "q"))).status).toBe(Number(status));
+    const quota = await post(f, "/v1/chat/completions", chat("quota", "q"));
+    expect(quota.status).toBe(429);
+    expect(await quota.json<any>()).toMatchObject({ error: { type: "insufficient_quota", code: "insufficient_quota" } });
+    const cut = (await (await post(f, "/v1/chat/completions", chat("cut", "q"))).json<any>()).choices[0];
+    expect(cut).toMatchObject({ finish_reason: "length", message: { content: "Paris is t" } });
+    const no = (await (await post(f, "/v1/chat/completions", chat("no", "q"))).json<any>()).choices[0];
+    expect(no.message).toMatchObject({ content: null, refusal: expect.stringContaining("can't") });
+    const cutA = await (await post(f, "/v1/messages", anthropicBody("cut", "q"))).json<any>();
+    expect(cutA).toMatchObject({ stop_reason: "max_tokens", content: [{ type: "text", text: "Paris is t" }] });
+    expect(f.stats("quota").faults).toEqual({ quota: 1 });
+    expect(f.stats("cut").faults).toEqual({ truncated: 2 });
+  });
+
+  it("counts a successful answer to a body it already answered as a repeat (a call paid twice)", async () => {
+    const f = await start();
+    f.addRules([{ match: { model: "rep" }, reply: { fault: "500" }, times: 1 }]);
+    await post(f, "/v1/chat/completions", chat("rep", "same")); // 500: not answered
+    await post(f, "/v1/chat/completions", chat("rep", "same"));
+    await post(f, "/v1/chat/completions", chat("rep", "other"));
+    expect(f.stats("rep").repeats).toBe(0);
+    await post(f, "/v1/chat/completions", chat("rep", "same"));
+    expect(f.stats("rep")).toMatchObject({ total: 4, repeats: 1 });
+  });
+
+  it("trickles a 200 body at one byte a second until the client gives up", async () => {
+    const f = await start();
+    f.addRules([{ match: { model: "slow" }, reply: { fault: "trickle" } }]);
+    const res = await post(f, "/v1/chat/completions", chat("slow", "q"), AbortSignal.timeout(1_500));
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow();
+    await expect.poll(() => f.stats("slow").in_flight).toBe(0);
   });
 
   it("hangs until the client gives up, then in_flight falls back to 0", async () => {

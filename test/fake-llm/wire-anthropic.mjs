@@ -31,6 +31,8 @@ export function describeMessages(body) {
   return { endpoint: "anthropic.messages", model: String(body.model ?? ""), kind, text, lastUser, forcedTool, schema, lastToolResult };
 }
 
+const REFUSAL_TEXT = "I can't help with that request.";
+
 const textBlock = (text) => ({ type: "text", text, citations: null });
 const toolUse = (id, name, input) => ({ type: "tool_use", id, name, input, caller: { type: "direct" } });
 
@@ -39,6 +41,12 @@ export function message(call, reply, seq) {
   const content = [];
   if (reply?.fault === "malformed") {
     content.push(textBlock(MALFORMED_TEXT));
+  } else if (reply?.fault === "refusal") {
+    content.push(textBlock(REFUSAL_TEXT));
+  } else if (reply?.fault === "truncated") {
+    // Cut off at max_tokens: half the text (a forced tool's input never arrives whole).
+    const full = reply.text ?? JSON.stringify(reply.json ?? defaultFromSchema(call.schema ?? { type: "object" }));
+    content.push(textBlock(full.slice(0, Math.max(1, Math.floor(full.length / 2)))));
   } else if (reply?.tool_calls) {
     if (reply.text) content.push(textBlock(reply.text));
     reply.tool_calls.forEach((c, i) => {
@@ -65,7 +73,7 @@ export function message(call, reply, seq) {
     // The name the provider reports; a rule may report another (a dated snapshot of an alias).
     model: reply?.model ?? call.model,
     content,
-    stop_reason: hasToolUse ? "tool_use" : "end_turn",
+    stop_reason: reply?.fault === "refusal" ? "refusal" : reply?.fault === "truncated" ? "max_tokens" : hasToolUse ? "tool_use" : "end_turn",
     stop_sequence: null,
     stop_details: null,
     container: null,

@@ -39,11 +39,18 @@ export function describeEmbeddings(body) {
 }
 
 /** @param {ReturnType<typeof describeChat>} call @param {Record<string, any> | null} reply */
+export const REFUSAL_TEXT = "I can't help with that request.";
+
+/** The first half of the output, as a provider cut off at max_tokens sends it. */
+export const truncated = (text) => text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+
 export function chatCompletion(call, body, reply, seq) {
   let content = null;
   let toolCalls;
   if (reply?.fault === "malformed") {
     content = MALFORMED_TEXT;
+  } else if (reply?.fault === "refusal") {
+    content = null;
   } else if (reply?.tool_calls) {
     content = reply.text ?? null;
     toolCalls = reply.tool_calls.map((c, i) => ({
@@ -79,12 +86,12 @@ export function chatCompletion(call, body, reply, seq) {
         index: 0,
         message: {
           role: "assistant",
-          content,
-          refusal: null,
+          content: reply?.fault === "truncated" && content !== null ? truncated(content) : content,
+          refusal: reply?.fault === "refusal" ? REFUSAL_TEXT : null,
           ...(toolCalls ? { tool_calls: toolCalls } : {}),
         },
         logprobs: wantLogprobs ? { content: tokenLogprobs(content, body.top_logprobs), refusal: null } : null,
-        finish_reason: toolCalls ? "tool_calls" : "stop",
+        finish_reason: toolCalls ? "tool_calls" : reply?.fault === "truncated" ? "length" : "stop",
       },
     ],
     usage: {

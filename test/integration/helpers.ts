@@ -33,6 +33,10 @@ export async function addFakeRules(rules: unknown[]): Promise<void> {
 export interface FakeModelStats {
   total: number;
   by_endpoint: Record<string, number>;
+  /** Requests a fault rule answered, by fault. */
+  faults: Record<string, number>;
+  /** Successful answers to a body the fake had already answered successfully (a call paid twice). */
+  repeats: number;
 }
 
 export async function fakeStats(model: string): Promise<FakeModelStats> {

@@ -57,6 +57,7 @@ export interface LoggedRequest {
   fault?: string;
   retry_after_s?: number;
   replied_at?: number;
+  closed_at?: number;
 }
 
 export async function requestLog(model: string): Promise<LoggedRequest[]> {
