@@ -47,6 +47,7 @@ import { modelRetryPolicy } from "../adapters/edge-models";
 import { guardOn } from "../lib/guards";
 import type { AgentToolsPort } from "../pipeline/agent/answering-agent";
 import { r2AgentCheckpoint } from "../storage/agent-checkpoint-store";
+import { faultJob, faultPoint } from "../lib/fault-points";
 
 export interface CoordinatorPort {
   claim(jobId: string): Promise<Claim>;
@@ -173,6 +174,7 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
     // The checkpoint is needed from here on only if this delivery fails: it has had the judge
     // call's time to land.
     await checkpoint;
+    faultPoint("after_judge", { run_id: ctx.spec.run_id, job: faultJob(ctx.job), parsing: parsing.id });
     // A call of this pipeline was refused because the run was cancelled: its result is incomplete.
     if (stoppedByCancel(ctx, outcome.retryable)) return stopCancelled(ctx);
     if (outcome.retryable && !outcome.retryable.exhausted && !ctx.finalAttempt) {
@@ -299,6 +301,7 @@ async function answerFor(ctx: JobContext, models: JobModels): Promise<{ outcome:
     : {};
   const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering), clock: deps.clock, ...agent });
   if (!outcome.ok) return { outcome, checkpoint: none };
+  faultPoint("after_answer", { run_id: spec.run_id, job: faultJob(job) });
   const json = JSON.stringify(outcome.answer);
   const write = json.length <= MAX_ANSWER_IN_COORDINATOR ? coordinator.saveAnswer(job.job_id, json) : deps.blobs.put(key, json).then(() => undefined);
   const checkpoint = write.catch((err: unknown) => deps.log.warn("answer_checkpoint_failed", { job_id: job.job_id, error: String(err) }));
@@ -318,6 +321,7 @@ async function saveAndRecord(ctx: JobContext, parsing: ModelConfig, result: Veri
   const ledger = ledgerRows(spec.tenant_id ?? DEFAULT_TENANT, spec.run_id, usage, cached, deps.clock.now());
   const write = deps.writeResultRow ?? ((item: ResultWrite) => writeResults(deps.db, [item]));
   const verdict = await saveResult(deps.blobs, (row) => write({ row, ledger }), spec, job, parsing, result, deps.clock);
+  faultPoint("before_record", { run_id: spec.run_id, job: faultJob(job), parsing: parsing.id });
   await coordinator.record(
     {
       result_id: result.metadata.result_id,

@@ -2,7 +2,7 @@
  * Reliability guards that the reliability suite (test/reliability) switches off one at a time, to
  * show that each is what keeps its invariant (test/reliability/guards.test.ts). Production code
  * only asks `guardOn`; the one setter, `switchGuardOffForTest`, is imported by tests alone
- * (test/unit/lib/guards.test.ts fails if anything under src/ names it), and no binding, var or
+ * (test/unit/lib/test-switches.test.ts fails if anything under src/ names it), and no binding, var or
  * request reaches it, so in a deployed worker every guard is always on.
  */
 export const GUARDS = {

@@ -10,6 +10,7 @@ import type { ModelConfig } from "../schemas/model-config";
 import { VerificationResult } from "../schemas/result";
 import { DEFAULT_TENANT, r2Keys, type RunRef } from "./r2-keys";
 import { getStoredResult, type ResultRowRecord, type StoredResultRow } from "./results-repo";
+import { faultJob, faultPoint } from "../lib/fault-points";
 
 /**
  * Results whose JSON is at most this many characters live in their D1 row only: an R2 put was the
@@ -38,7 +39,14 @@ export async function saveResult(
   const traceJson = result.template?.trace_messages !== undefined ? JSON.stringify(result.template.trace_messages) : null;
   const inline = compactJson.length + (traceJson?.length ?? 0) <= INLINE_RESULT_MAX;
   const resultKey = inline ? "" : r2Keys.result(run, resultId);
-  if (!inline) await blobs.put(resultKey, JSON.stringify(result), { httpMetadata: { contentType: "application/json" } });
+  // Crash points of the reliability suite (src/lib/fault-points.ts); nothing happens here otherwise.
+  const site = { run_id: run.run_id, job: faultJob(job), parsing: parsing.id };
+  if (!inline) {
+    faultPoint("before_r2", site);
+    await blobs.put(resultKey, JSON.stringify(result), { httpMetadata: { contentType: "application/json" } });
+    faultPoint("after_r2", site);
+  }
+  faultPoint("before_d1", site);
   await writeRow({
     result_id: resultId,
     tenant_id: run.tenant_id ?? DEFAULT_TENANT,
@@ -56,6 +64,7 @@ export async function saveResult(
     trace_json: inline ? (traceJson ?? NO_TRACE) : null,
     created_at: new Date(clock.now()).toISOString(),
   });
+  faultPoint("after_d1", site);
   return verdict;
 }
 
