@@ -7,6 +7,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, submitRun, uniqueModel, waitForRun } from "./helpers";
+import { checkRun } from "../reliability/invariants";
+import { failures, writeScenarioReport } from "../reliability/scenario";
 
 describe("a poison job", () => {
   it("reaches the dead-letter queue, is marked dead, and the run ends partial", async () => {
@@ -46,5 +48,16 @@ describe("a poison job", () => {
     expect(d1!.status).toBe("partial");
     expect(d1!.finished_at).not.toBeNull();
     expect(((await (await api(`/v1/runs/${runId}`)).json()) as any).status).toBe("partial");
+    // Scenario 9 of the reliability suite (test/reliability/README.md): the run's invariants, as a report.
+    const check = await checkRun({
+      runId,
+      keys: ["ok", "poison"].map((q) => ({ question_id: q, answering_model: "m", parsing_model: "j", replicate: 1 })),
+      terminal: ["partial"],
+    });
+    const report = await writeScenarioReport({ name: "s9-dead-letter", scenario: "9 dead-letter → partial", size: "2 jobs, 1 poison", faults_injected: 1, check });
+    // Known and reported (issue 26): the poison job's result reached D1 (and its usage the tenant
+    // ledger) before the coordinator refused it, so D1 holds a result and tokens the run's totals do
+    // not count. The table shows it (totals_match, usage_once); the rest must hold.
+    expect(Object.keys(failures(report)).filter((k) => k !== "totals_match" && k !== "usage_once")).toEqual([]);
   }, 40_000);
 });

@@ -8,10 +8,14 @@
  * Stored bodies read back byte-identical: fuzz-readback.test.ts.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { TOKEN } from "./helpers";
 import { countingEnv, total } from "./write-counter";
+import { writeTestFigures } from "../reliability/scenario";
+
+/** Bodies per route. */
+const FUZZ_RUNS = 1000;
 
 const app = buildApp();
 const counted = countingEnv();
@@ -53,6 +57,18 @@ const cases: fc.Arbitrary<Case> = fc.oneof(
 describe("fuzzing every write route", () => {
   it("finds the write routes in app.routes", () => expect(routes.length).toBeGreaterThan(3));
 
+  // Scenario 9 of the reliability suite (test/reliability/README.md): routes whose 1,000 cases all held.
+  const held: string[] = [];
+  afterAll(async () => {
+    await writeTestFigures({
+      name: "s9-fuzzed-bodies",
+      scenario: "9 fuzzed bodies on every write route",
+      size: `${routes.length} routes × ${FUZZ_RUNS} bodies`,
+      faults_injected: routes.length * FUZZ_RUNS,
+      invariants: { no_5xx_refusals_write_nothing: { pass: held.length === routes.length, detail: `${held.length} of ${routes.length} routes held for every body` } },
+    });
+  });
+
   it.each(routes.map((r) => [r.method, r.path]))("%s %s: no 5xx, every refusal writes nothing, invalid bodies are 4xx at their path", async (method, path) => {
     await fc.assert(
       fc.asyncProperty(cases, async ({ bytes, invalid }) => {
@@ -77,7 +93,8 @@ describe("fuzzing every write route", () => {
           throw new Error(`no issue at ${invalid.path} for ${shown}: ${text.slice(0, 300)}`);
         }
       }),
-      { numRuns: 1000 },
+      { numRuns: FUZZ_RUNS },
     );
+    held.push(`${method} ${path}`);
   }, 240_000);
 });

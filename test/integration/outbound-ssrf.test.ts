@@ -14,6 +14,7 @@ import { buildApp } from "../../src/http/app";
 import { guardedFetch } from "../../src/outbound/guarded-fetch";
 import { ssrfCorpus } from "../fixtures/ssrf-corpus";
 import { api, TOKEN } from "./helpers";
+import { writeTestFigures } from "../reliability/scenario";
 
 const PORT = env.CANARY_PORT;
 const CANARY = `http://127.0.0.1:${PORT}`;
@@ -64,13 +65,28 @@ describe("outbound URL policy against the SSRF corpus", () => {
 
   it("production: each corpus URL as a run's model base_url is a 400 at that base_url, and nothing is stored or called", async () => {
     const T = tag();
-    for (const { url, what } of bothSchemes(PORT, T)) {
+    const corpus = bothSchemes(PORT, T);
+    let refused = 0;
+    for (const { url, what } of corpus) {
       const { status, body, text } = await post(production(), "/v1/runs", runBody(url));
       expect(status, `${what}: ${url} → ${text}`).toBe(400);
       const paths = (body.error.issues as { path: string }[]).map((i) => i.path);
       expect(paths, what).toContain("config.answering_models[0].base_url");
+      refused++;
     }
-    expect(await hits(T)).toBe(0);
+    const canary = await hits(T);
+    expect(canary).toBe(0);
+    // Scenario 9 of the reliability suite (test/reliability/README.md).
+    await writeTestFigures({
+      name: "s9-ssrf-corpus",
+      scenario: "9 SSRF corpus as run base_url (production)",
+      size: `${corpus.length} URLs`,
+      faults_injected: corpus.length,
+      invariants: {
+        all_refused: { pass: refused === corpus.length, detail: `${refused} of ${corpus.length} refused 400 at the base_url` },
+        canary_untouched: { pass: canary === 0, detail: `${canary} requests reached the canary` },
+      },
+    });
   });
 
   it("production: each corpus URL as the search URL fails at fetch, and the canary receives nothing", async () => {

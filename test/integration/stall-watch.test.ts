@@ -7,6 +7,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { exactTemplate, fakeModel, submitRun, uniqueModel } from "./helpers";
+import { writeTestFigures } from "../reliability/scenario";
 import type { RunCoordinator } from "../../src/coordinator/coordinator";
 import { QUEUE_RETENTION_MS, RESEND_PER_ALARM, RETENTION_MARGIN_MS, SEND_GRACE_MS } from "../../src/coordinator/stall-watch";
 
@@ -39,6 +40,14 @@ describe("the stall watch", () => {
     await alarm();
     await alarm();
     expect(sends).toEqual([["lost"]]);
+    // Scenario 9 of the reliability suite (test/reliability/README.md).
+    await writeTestFigures({
+      name: "s9-stall-alarm-twice",
+      scenario: "9 stall alarm fired twice",
+      size: "2 jobs, 1 never accepted",
+      faults_injected: 1,
+      invariants: { resent_once: { pass: sends.flat().length === 1, detail: `${sends.flat().length} re-sends of the lost job over 2 alarms; the accepted one ${sends.flat().includes("sent") ? "re-sent" : "left alone"}` } },
+    });
   });
 
   it("2,000 accepted jobs waiting in a backlog past 16 minutes are not re-sent; near the queue's retention they are, once", async () => {

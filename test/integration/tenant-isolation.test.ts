@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildWorkerApp } from "../../src/worker-app";
 import { addFakeRules, exactTemplate, fakeModel, fakeStats, uniqueModel } from "./helpers";
+import { writeTestFigures } from "../reliability/scenario";
 import { apiAs, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
 import { createEndpoint, settledDeliveries } from "./webhook-helpers";
 import { createTrigger } from "./trigger-helpers";
@@ -133,6 +134,14 @@ describe("tenant isolation", () => {
     }
     expect(seen).toContain("GET /v1/runs/:id/results/:result_id");
     expect(seen).toContain("GET /dashboard/runs/:id/results/:result_id");
+    // Scenario 9 of the reliability suite (test/reliability/README.md): the corpus is every id-taking route.
+    await writeTestFigures({
+      name: "s9-cross-tenant",
+      scenario: "9 cross-tenant: B calls A's ids",
+      size: `${seen.length} routes`,
+      faults_injected: seen.length,
+      invariants: { all_refused: { pass: seen.length === routes.length, detail: `${seen.length} of ${routes.length} routes answered B 404 (201 for B's own secret) without A's canary` } },
+    });
     // A's run, results and key are untouched by B's attempts.
     expect((await apiAs(a.key, `/v1/runs/${ids.run_id}/results/${ids.result_id}`)).status).toBe(200);
     expect((await apiAs(a.key, `/v1/benchmarks/${ids.benchmark_id}`)).status).toBe(200);

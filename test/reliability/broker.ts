@@ -44,6 +44,11 @@ export interface BrokerOptions {
   crashAfter?: (batch: { round: number; index: number; messages: readonly Delivery[] }) => boolean;
   /** Runs alongside each round's batches (e.g. a Durable Object restarted mid-round). */
   duringRound?: (round: number) => Promise<void>;
+  /**
+   * Wait delays out in real time (a provider's retry-after holds the shared limiter for that long,
+   * so an early redelivery would only be handed back again).
+   */
+  realDelays?: boolean;
   /** Stop after this many rounds even with messages left (a safety net: the scenario then reports them lost). */
   maxRounds?: number;
 }
@@ -61,6 +66,8 @@ export interface BrokerStats {
   deadLettered: number;
   /** Every delaySeconds the consumer asked for. */
   delays: number[];
+  /** The longest batch (one consumer invocation), wall milliseconds. */
+  maxBatchMs: number;
   /** Messages still queued when maxRounds ran out. */
   stranded: number;
 }
@@ -74,14 +81,16 @@ export async function drain(initial: readonly Delivery[], opts: BrokerOptions = 
   const batchSize = opts.batchSize ?? 10;
   const parallel = opts.parallel ?? 4;
   const maxDeliveries = opts.maxDeliveries ?? 7;
-  const stats: BrokerStats = { deliveries: 0, batches: 0, rounds: 0, retried: 0, ackedRedelivered: 0, batchesThrown: 0, deadLettered: 0, delays: [], stranded: 0 };
+  const stats: BrokerStats = { deliveries: 0, batches: 0, rounds: 0, retried: 0, ackedRedelivered: 0, batchesThrown: 0, deadLettered: 0, delays: [], stranded: 0, maxBatchMs: 0 };
   let queue = [...initial];
   let now = 0;
   const dead: Delivery[] = [];
   while (queue.length > 0 && stats.rounds < (opts.maxRounds ?? 200)) {
     const due = queue.filter((d) => d.dueAt <= now);
     if (due.length === 0) {
-      now = Math.min(...queue.map((d) => d.dueAt));
+      const next = Math.min(...queue.map((d) => d.dueAt));
+      if (opts.realDelays) await new Promise((r) => setTimeout(r, (next - now) * 1000));
+      now = next;
       continue;
     }
     const taken = due.slice(0, batchSize * parallel);
@@ -98,6 +107,7 @@ export async function drain(initial: readonly Delivery[], opts: BrokerOptions = 
     for (const [i, out] of outcomes.entries()) {
       const messages = batches[i]!;
       stats.batches++;
+      stats.maxBatchMs = Math.max(stats.maxBatchMs, out.ms);
       stats.deliveries += messages.length;
       if (out.threw) stats.batchesThrown++;
       for (const m of messages) {
@@ -134,23 +144,36 @@ async function runBatch(messages: Delivery[], at: Parameters<NonNullable<BrokerO
     "edgeval-jobs",
     messages.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts, body: m.body })),
   );
+  // getQueueResult reports which messages were retried but not their delaySeconds: note them here.
+  const delays = new Map<string, number>();
+  for (const m of batch.messages) {
+    const retry = m.retry.bind(m);
+    Object.defineProperty(m, "retry", {
+      value: (o?: { delaySeconds?: number }) => {
+        delays.set(m.id, o?.delaySeconds ?? 0);
+        retry(o);
+      },
+    });
+  }
   const ctx = createExecutionContext();
   const startAfter = messages[0]?.startAfterMs ?? 0;
   if (startAfter > 0) await new Promise((r) => setTimeout(r, startAfter));
   let threw = false;
+  const started = Date.now();
   try {
     await worker.queue(batch, opts.envFor?.(at) ?? (env as unknown as Env));
   } catch {
     threw = true;
   }
+  const ms = Date.now() - started;
   const result = await getQueueResult(batch, ctx);
   if (opts.crashAfter?.(at)) threw = true;
-  const retried = new Map(result.retryMessages.map((r) => [r.msgId, r.delaySeconds ?? 0]));
+  const retried = new Map(result.retryMessages.map((r) => [r.msgId, delays.get(r.msgId) ?? 0]));
   // An outcome of "ok" with no explicit verdict acks the rest (ackAll is implied by a clean return).
   const acked = new Set<string>(result.explicitAcks);
   if (!threw && !result.retryBatch.retry) for (const m of messages) if (!retried.has(m.id)) acked.add(m.id);
   if (result.retryBatch.retry && !threw) for (const m of messages) if (!acked.has(m.id)) retried.set(m.id, result.retryBatch.delaySeconds ?? 0);
-  return { threw, acked, retried };
+  return { threw, acked, retried, ms };
 }
 
 async function deadLetter(messages: Delivery[]): Promise<void> {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type GuardName, GUARDS, switchGuardOffForTest } from "../../src/lib/guards";
 import { duplicateScenario } from "./s1-duplicates";
 import { idempotencyScenario } from "./s7-idempotency";
+import { crashScenario } from "./s3-crash-points";
 import type { CheckOutcome } from "./invariants";
 import { writeReport, SIZE_MODE } from "./scenario";
 
@@ -62,5 +63,19 @@ describe("each guard switched off makes its scenario fail", () => {
       return { ...run, check: { ...run.check, invariants: { ...run.check.invariants, ...run.extra } } };
     });
     expect(failed).toContain("one_run");
+  }, 120_000);
+
+  // Scenario 3's own checks (re-paid calls all explained) join the invariants it is judged by.
+  const crashRun = async () => {
+    const run = await crashScenario(20);
+    return { ...run, check: { ...run.check, invariants: { ...run.check.invariants, ...run.extra } } };
+  };
+
+  it("saved_results → scenario 3: a result saved before the crash is judged again", async () => {
+    expect(await withGuardsOff(["saved_results"], "3 crash at every point", crashRun)).toContain("repaid");
+  }, 120_000);
+
+  it("answer_checkpoint → scenario 3: a job that crashed after its answer was checkpointed asks for it again", async () => {
+    expect(await withGuardsOff(["answer_checkpoint"], "3 crash at every point", crashRun)).toContain("repaid");
   }, 120_000);
 });

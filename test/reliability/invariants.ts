@@ -8,7 +8,8 @@
  *   of the stored results' usage (the answer's once per job: every judge of a job shares it);
  * - terminal: the run reached one of the expected terminal statuses, mirrored on its D1 row;
  * - repaid: provider calls beyond the no-fault baseline (and the provider faults injected on
- *   purpose), within the scenario's allowance.
+ *   purpose), within the scenario's allowance; or, for a run whose faults change how many calls it
+ *   needs, the fake's own count of bodies it answered successfully twice (`repeats`).
  */
 import { env } from "cloudflare:workers";
 import { INLINE_RESULT_MAX } from "../../src/storage/result-store";
@@ -30,10 +31,14 @@ export interface RunExpectation {
   keys: readonly ResultKey[];
   /** Statuses that count as the right end (default: completed). */
   terminal?: readonly string[];
-  /** Provider calls: the fake models whose calls count, and what a no-fault run of the same shape makes. */
+  /**
+   * Provider calls: the fake models whose calls count, and what a no-fault run of the same shape
+   * makes. Without a baseline, re-paid calls are the fake's `repeats` (needs prompts that differ per
+   * job: one replicate).
+   */
   calls?: {
     models: readonly string[];
-    baseline: number;
+    baseline?: number;
     /** Provider faults injected on purpose (each a call that had to be repeated). */
     injected?: number;
     /** Re-paid calls allowed (default 0). */
@@ -149,12 +154,21 @@ export async function checkRun(exp: RunExpectation): Promise<CheckOutcome> {
   let providerCalls: number | null = null;
   if (exp.calls) {
     providerCalls = 0;
-    for (const m of exp.calls.models) providerCalls += (await fakeStats(m)).total;
-    repaid = providerCalls - exp.calls.baseline - (exp.calls.injected ?? 0);
+    let repeats = 0;
+    for (const m of exp.calls.models) {
+      const s = await fakeStats(m);
+      providerCalls += s.total;
+      repeats += s.repeats;
+    }
     const allowance = exp.calls.allowed ?? 0;
+    const { baseline } = exp.calls;
+    repaid = baseline === undefined ? repeats : providerCalls - baseline - (exp.calls.injected ?? 0);
     invariants.repaid = {
       pass: repaid >= 0 && repaid <= allowance,
-      detail: `${providerCalls} calls = baseline ${exp.calls.baseline} + injected ${exp.calls.injected ?? 0} + re-paid ${repaid} (allowed ${allowance})`,
+      detail:
+        baseline === undefined
+          ? `${providerCalls} calls, ${repeats} answering a body already answered (allowed ${allowance})`
+          : `${providerCalls} calls = baseline ${baseline} + injected ${exp.calls.injected ?? 0} + re-paid ${repaid} (allowed ${allowance})`,
     };
   }
 

@@ -3,6 +3,8 @@
 // this server for the whole vitest run. Plain Node, no dependencies beyond zod's schema in report.ts.
 //
 //   POST /reports  body: a ReliabilityReport → writes <dir>/<name>.json; 400 naming the field otherwise
+//   GET  /memory   {workerd_rss_mb}: the resident memory of the workerd processes this vitest run
+//                  started (descendants of this process; other runs on the machine are not counted)
 import http from "node:http";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -15,7 +17,8 @@ export async function startReportSink({ dir, validate }) {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(json));
     };
-    if (req.method !== "POST" || req.url !== "/reports") return send(404, { error: "POST /reports only" });
+    if (req.method === "GET" && req.url === "/memory") return send(200, { workerd_rss_mb: await workerdRssMb(process.pid) });
+    if (req.method !== "POST" || req.url !== "/reports") return send(404, { error: "POST /reports or GET /memory" });
     let body;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -30,4 +33,24 @@ export async function startReportSink({ dir, validate }) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** Sum of VmRSS (MB) of the workerd processes descended from `root` (Linux /proc). */
+async function workerdRssMb(root) {
+  const procs = [];
+  for (const pid of await fs.readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const status = await fs.readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+    const name = /^Name:\s*(.+)$/m.exec(status)?.[1];
+    const ppid = Number(/^PPid:\s*(\d+)$/m.exec(status)?.[1]);
+    const rssKb = Number(/^VmRSS:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+    if (name) procs.push({ pid: Number(pid), name, ppid, rssKb });
+  }
+  const parent = new Map(procs.map((p) => [p.pid, p.ppid]));
+  const descends = (pid) => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === root) return true;
+    return false;
+  };
+  const kb = procs.filter((p) => p.name.startsWith("workerd") && descends(p.pid)).reduce((s, p) => s + p.rssKb, 0);
+  return Math.round(kb / 1024);
 }

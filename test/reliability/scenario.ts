@@ -33,12 +33,16 @@ export interface Workload {
   jobs: number;
 }
 
-/** A benchmark of the shape over fresh fake models; odd questions get an answer long enough for R2. */
-export async function workload(name: string, shape: Shape): Promise<Workload> {
+/**
+ * A benchmark of the shape over fresh fake models; odd questions get an answer long enough for R2.
+ * `faults` are fake rules tried before the replies (the fake's first live match wins).
+ */
+export async function workload(name: string, shape: Shape, faults: (answerer: string, judges: string[]) => unknown[] = () => []): Promise<Workload> {
   const answerer = uniqueModel(`${name}-a`);
   const judges = Array.from({ length: shape.judges }, (_, i) => uniqueModel(`${name}-j${i}`));
   const latency = shape.latencyMs === undefined ? {} : { latency_ms: shape.latencyMs };
   await addFakeRules([
+    ...faults(answerer, judges),
     { match: { model: answerer, contains: "LONG" }, reply: { text: LONG_ANSWER, ...latency } },
     { match: { model: answerer }, reply: { text: "Paris", ...latency } },
     ...judges.map((j) => ({ match: { model: j }, reply: { json: { answer: "Paris" }, ...latency } })),
@@ -108,3 +112,8 @@ export async function writeReport(report: ReliabilityReport): Promise<void> {
 /** The failing invariants of a report, for an expect() that prints them. */
 export const failures = (r: Pick<ReliabilityReport, "invariants">) =>
   Object.fromEntries(Object.entries(r.invariants).filter(([, v]) => !v.pass));
+
+/** Scenario 9: another test's figures (no run of its own to check: lost, duplicated, re-paid and status are "-"). */
+export async function writeTestFigures(r: Pick<ReliabilityReport, "name" | "scenario" | "size" | "faults_injected" | "invariants"> & { figures?: ReliabilityReport["figures"] }) {
+  await writeReport({ lost: null, duplicated: null, repaid_calls: null, terminal_status: null, figures: {}, ...r, size_mode: SIZE_MODE });
+}

@@ -6,7 +6,14 @@
 import { INVARIANTS, ReliabilityReport, reportPasses } from "./report.ts";
 
 /** The suite's own scenarios and the other tests that write their figures (scenario 9). */
-export const RELIABILITY_TESTS = ["test/reliability/"];
+export const RELIABILITY_TESTS = [
+  "test/reliability/",
+  "test/integration/dead-letter.test.ts",
+  "test/integration/stall-watch.test.ts",
+  "test/integration/outbound-ssrf.test.ts",
+  "test/integration/tenant-isolation.test.ts",
+  "test/integration/fuzz-write-routes.test.ts",
+];
 
 /** Reports a full run must have written: a scenario that silently wrote nothing is a failure. */
 export const EXPECTED_REPORTS = [
@@ -17,11 +24,20 @@ export const EXPECTED_REPORTS = [
   "s1-batch-throws-production",
   "s2-double-send-broker",
   "s2-double-send-local-queue",
+  "s3-crash-points",
   "s4-coordinator-restart",
   "s7-idempotency-key",
+  "s8-soak",
+  "s9-dead-letter",
+  "s9-stall-alarm-twice",
+  "s9-ssrf-corpus",
+  "s9-cross-tenant",
+  "s9-fuzzed-bodies",
   "guard-claim-lease",
   "guard-claim-skips-finished-saved-results",
   "guard-idempotency-key",
+  "guard-saved-results",
+  "guard-answer-checkpoint",
 ];
 
 const COLUMNS = ["scenario", "size", "faults", "lost", "dup", "re-paid", "status", ...INVARIANTS, "other", "result"];
@@ -31,7 +47,9 @@ export function reportsTable(files: { file: string; json: unknown }[], expected:
   const rows: string[][] = [];
   const failed: string[] = [];
   const names = new Set<string>();
-  for (const { file, json } of files) {
+  // Scenarios in the order, the guard rows last.
+  const ordered = [...files].sort((x, y) => Number(x.file.startsWith("guard-")) - Number(y.file.startsWith("guard-")) || x.file.localeCompare(y.file));
+  for (const { file, json } of ordered) {
     const parsed = ReliabilityReport.safeParse(json);
     if (!parsed.success) {
       failed.push(file);

@@ -1,0 +1,91 @@
+/**
+ * Scenario 8: a soak. 10,000 jobs (one judge each) with 10 % of the provider calls faulted —
+ * 429s with a short retry-after, 500s, 529s (retried), malformed judge output (one repair call, then
+ * a parsing failure), 400s (not retried: a bad_request failure) — delivered by invocations of 10
+ * side by side. Every job must end with a result or a classified failure, the invariants hold, and
+ * the worker's memory (workerd's resident set, sampled through the report sink) stays flat.
+ */
+import { env } from "cloudflare:workers";
+import { fakeStats } from "../integration/helpers";
+import { startCapturedRun } from "../integration/limits-support";
+import { deliveries, drain } from "./broker";
+import { checkRun } from "./invariants";
+import type { InvariantOutcome } from "./report";
+import { workload } from "./scenario";
+
+/** Faults per model, as rules tried before the workload's replies: 2 % each, seeded. */
+const FAULTS = [
+  { fault: "429", retry_after_s: 0 },
+  { fault: "500" },
+  { fault: "529" },
+  { fault: "400" },
+  { fault: "malformed", judgeOnly: true },
+];
+
+export async function soakScenario(jobs: number, samples = 20) {
+  // Each fault fires for 2 % of the calls reaching its rule (rules in order: 2 % of what the earlier ones left).
+  const w = await workload("s8", { questions: jobs, replicates: 1, judges: 1, latencyMs: 2 }, (answerer, judges) =>
+    [answerer, ...judges].flatMap((model, m) =>
+      FAULTS.filter((f) => !(f.judgeOnly && model === answerer)).map((f, i) => ({
+        match: { model, probability: 0.02 / (1 - 0.02 * i), seed: 100 + 10 * m + i },
+        reply: { fault: f.fault, ...(f.retry_after_s !== undefined ? { retry_after_s: f.retry_after_s } : {}) },
+      })),
+    ),
+  );
+  const { runId, bodies } = await startCapturedRun(w.body);
+  const memory: number[] = [];
+  const every = Math.max(1, Math.floor(jobs / 80 / samples));
+  const started = Date.now();
+  const stats = await drain(deliveries(bodies), {
+    parallel: 8,
+    duringRound: async (round) => {
+      if (round % every === 0) memory.push(await workerdRssMb());
+    },
+  });
+  const seconds = (Date.now() - started) / 1000;
+  memory.push(await workerdRssMb());
+  const faults = await faultCounts([w.answerer, ...w.judges]);
+  // Faults change how many calls a job needs (a retry, a repair, no judge after a refused answer):
+  // re-paid calls are the successful answers the fake gave twice to the same body.
+  const check = await checkRun({ runId, keys: w.keys, calls: { models: [w.answerer, ...w.judges] } });
+  const unclassified = await env.DB.prepare("SELECT COUNT(*) AS n FROM results WHERE run_id = ? AND verdict = 'error' AND failure_category IS NULL")
+    .bind(runId)
+    .first<{ n: number }>();
+  const errored = await env.DB.prepare("SELECT failure_category AS c, COUNT(*) AS n FROM results WHERE run_id = ? AND verdict = 'error' GROUP BY c")
+    .bind(runId)
+    .all<{ c: string; n: number }>();
+  const half = Math.floor(memory.length / 2);
+  const early = Math.max(...memory.slice(0, half));
+  const late = Math.max(...memory.slice(half));
+  const extra: Record<string, InvariantOutcome> = {
+    failures_classified: { pass: unclassified!.n === 0, detail: `${unclassified!.n} errored results without a category; ${errored.results.map((r) => `${r.c} ${r.n}`).join(", ")}` },
+    // Flat: the second half's peak within 25 % (and 64 MB) of the first half's.
+    memory_flat: { pass: late <= Math.max(early * 1.25, early + 64), detail: `workerd RSS peak ${early} MB in the first half, ${late} MB in the second (${memory.length} samples)` },
+  };
+  return {
+    check,
+    extra,
+    faults: Object.values(faults).reduce((s, n) => s + n, 0),
+    size: `${jobs} jobs / ${w.keys.length} results`,
+    figures: {
+      seconds: Math.round(seconds),
+      jobs_per_s: Math.round(jobs / seconds),
+      retries: stats.retried,
+      memory_mb: memory,
+      ...Object.fromEntries(Object.entries(faults).map(([f, n]) => [`fault_${f}`, n])),
+      ...Object.fromEntries(errored.results.map((r) => [`failed_${r.c}`, r.n])),
+    },
+  };
+}
+
+async function faultCounts(models: string[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const m of models) for (const [f, n] of Object.entries((await fakeStats(m)).faults)) out[f] = (out[f] ?? 0) + n;
+  return out;
+}
+
+/** workerd's resident memory, in MB, from the host (the report sink reads /proc). */
+async function workerdRssMb(): Promise<number> {
+  const res = await fetch(env.RELIABILITY_REPORT_URL.replace(/\/reports$/, "/memory"));
+  return ((await res.json()) as { workerd_rss_mb: number }).workerd_rss_mb;
+}
