@@ -80,63 +80,125 @@ export function deliveries(bodies: readonly Body[], dueAt = 0): Delivery[] {
 export async function drain(initial: readonly Delivery[], opts: BrokerOptions = {}): Promise<BrokerStats> {
   const batchSize = opts.batchSize ?? 10;
   const parallel = opts.parallel ?? 4;
-  const maxDeliveries = opts.maxDeliveries ?? 7;
-  const stats: BrokerStats = { deliveries: 0, batches: 0, rounds: 0, retried: 0, ackedRedelivered: 0, batchesThrown: 0, deadLettered: 0, delays: [], stranded: 0, maxBatchMs: 0 };
-  let queue = [...initial];
-  let now = 0;
-  const dead: Delivery[] = [];
-  while (queue.length > 0 && stats.rounds < (opts.maxRounds ?? 200)) {
-    const due = queue.filter((d) => d.dueAt <= now);
+  const b = brokerState(initial, opts);
+  while (b.queue.length > 0 && b.stats.rounds < (opts.maxRounds ?? 200)) {
+    const due = b.queue.filter((d) => d.dueAt <= b.now);
     if (due.length === 0) {
-      const next = Math.min(...queue.map((d) => d.dueAt));
-      if (opts.realDelays) await new Promise((r) => setTimeout(r, (next - now) * 1000));
-      now = next;
+      await b.advance();
       continue;
     }
     const taken = due.slice(0, batchSize * parallel);
     const takenIds = new Set(taken);
-    queue = queue.filter((d) => !takenIds.has(d));
+    b.queue = b.queue.filter((d) => !takenIds.has(d));
     // Batches never mix start times: a late copy's batch starts late as a whole.
     const starts = [...new Set(taken.map((d) => d.startAfterMs ?? 0))];
     const batches = starts.flatMap((at) => chunk(taken.filter((d) => (d.startAfterMs ?? 0) === at), batchSize));
-    const round = stats.rounds++;
+    const round = b.stats.rounds++;
     const [outcomes] = await Promise.all([
       Promise.all(batches.map((messages, index) => runBatch(messages, { round, index, messages }, opts))),
       opts.duringRound?.(round),
     ]);
-    for (const [i, out] of outcomes.entries()) {
-      const messages = batches[i]!;
-      stats.batches++;
-      stats.maxBatchMs = Math.max(stats.maxBatchMs, out.ms);
-      stats.deliveries += messages.length;
-      if (out.threw) stats.batchesThrown++;
+    for (const [i, out] of outcomes.entries()) b.settle(batches[i]!, out);
+    await b.flushDead();
+  }
+  b.stats.stranded = b.queue.length;
+  return b.stats;
+}
+
+/**
+ * As `drain`, but without rounds: `parallel` invocations are always in flight, and each takes the
+ * next due batch as soon as it ends (a backlog on production's scaled-out consumer). Virtual time
+ * moves only when nothing is in flight and nothing is due. `duringRound(k)` runs when the k-th
+ * group of `parallel` batches starts.
+ */
+export async function drainPipelined(initial: readonly Delivery[], opts: BrokerOptions = {}): Promise<BrokerStats> {
+  const batchSize = opts.batchSize ?? 10;
+  const parallel = opts.parallel ?? 4;
+  const b = brokerState(initial, opts);
+  const hooks: Promise<void>[] = [];
+  let inFlight = 0;
+  // Workers with nothing due wait for a batch in flight to end (it may bring messages back).
+  let waiting: (() => void)[] = [];
+  const wake = () => {
+    const ws = waiting;
+    waiting = [];
+    for (const w of ws) w();
+  };
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const due = b.queue.filter((d) => d.dueAt <= b.now).slice(0, batchSize);
+      if (due.length === 0) {
+        if (b.queue.length === 0 && inFlight === 0) return wake();
+        if (inFlight === 0) await b.advance();
+        else await new Promise<void>((r) => waiting.push(r));
+        continue;
+      }
+      const takenIds = new Set(due);
+      b.queue = b.queue.filter((d) => !takenIds.has(d));
+      const index = b.stats.batches + inFlight;
+      if (index % parallel === 0 && opts.duringRound) hooks.push(opts.duringRound(index / parallel));
+      inFlight++;
+      const out = await runBatch(due, { round: Math.floor(index / parallel), index, messages: due }, opts);
+      inFlight--;
+      b.settle(due, out);
+      await b.flushDead();
+      wake();
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  await Promise.all(hooks);
+  b.stats.rounds = Math.ceil(b.stats.batches / parallel);
+  b.stats.stranded = b.queue.length;
+  return b.stats;
+}
+
+/** The queue, the virtual clock and the bookkeeping both drains share. */
+function brokerState(initial: readonly Delivery[], opts: BrokerOptions) {
+  const maxDeliveries = opts.maxDeliveries ?? 7;
+  const dead: Delivery[] = [];
+  const b = {
+    stats: { deliveries: 0, batches: 0, rounds: 0, retried: 0, ackedRedelivered: 0, batchesThrown: 0, deadLettered: 0, delays: [], stranded: 0, maxBatchMs: 0 } as BrokerStats,
+    queue: [...initial],
+    now: 0,
+    /** Moves the virtual clock to the next due message (waiting it out in real time with realDelays). */
+    async advance() {
+      const next = Math.min(...b.queue.map((d) => d.dueAt));
+      if (opts.realDelays) await new Promise((r) => setTimeout(r, (next - b.now) * 1000));
+      b.now = Math.max(b.now, next);
+    },
+    /** What happens to each message of a batch that ended: acked, back after its delay, or dead-lettered. */
+    settle(messages: readonly Delivery[], out: Awaited<ReturnType<typeof runBatch>>) {
+      b.stats.batches++;
+      b.stats.maxBatchMs = Math.max(b.stats.maxBatchMs, out.ms);
+      b.stats.deliveries += messages.length;
+      if (out.threw) b.stats.batchesThrown++;
       for (const m of messages) {
         const retry = out.retried.get(m.id);
         const acked = out.acked.has(m.id);
         if (retry !== undefined) {
-          stats.retried++;
-          stats.delays.push(retry);
+          b.stats.retried++;
+          b.stats.delays.push(retry);
         }
         let again: number | null = retry ?? null;
         if (out.threw) {
           if (opts.mode === "local") {
-            if (acked) stats.ackedRedelivered++;
+            if (acked) b.stats.ackedRedelivered++;
             again = 0;
           } else if (!acked) again = retry ?? 0;
         }
         if (again === null) continue;
-        const next = { ...m, attempts: m.attempts + 1, dueAt: now + again, startAfterMs: undefined };
+        const next = { ...m, attempts: m.attempts + 1, dueAt: b.now + again, startAfterMs: undefined };
         if (next.attempts > maxDeliveries) dead.push(next);
-        else queue.push(next);
+        else b.queue.push(next);
       }
-    }
-    if (dead.length > 0) {
-      stats.deadLettered += dead.length;
+    },
+    async flushDead() {
+      if (dead.length === 0) return;
+      b.stats.deadLettered += dead.length;
       await deadLetter(dead.splice(0));
-    }
-  }
-  stats.stranded = queue.length;
-  return stats;
+    },
+  };
+  return b;
 }
 
 async function runBatch(messages: Delivery[], at: Parameters<NonNullable<BrokerOptions["envFor"]>>[0], opts: BrokerOptions) {

@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { fakeStats } from "../integration/helpers";
 import { startCapturedRun } from "../integration/limits-support";
-import { deliveries, drain } from "./broker";
+import { deliveries, drainPipelined } from "./broker";
 import { checkRun } from "./invariants";
 import type { InvariantOutcome } from "./report";
 import { workload } from "./scenario";
@@ -35,8 +35,10 @@ export async function soakScenario(jobs: number, samples = 20) {
   const { runId, bodies } = await startCapturedRun(w.body);
   const memory: number[] = [];
   const every = Math.max(1, Math.floor(jobs / 80 / samples));
+  // duringRound(k) runs as the k-th group of 8 invocations starts.
   const started = Date.now();
-  const stats = await drain(deliveries(bodies), {
+  // Invocations of 10 jobs, 8 always in flight: a backlog's consumer scaled out.
+  const stats = await drainPipelined(deliveries(bodies), {
     parallel: 8,
     duringRound: async (round) => {
       if (round % every === 0) memory.push(await workerdRssMb());
