@@ -19,7 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const CORE_DIRS = ["src/pipeline", "src/templates", "src/rubric", "src/judges"];
+const CORE_DIRS = ["src/pipeline", "src/templates", "src/rubric", "src/judges", "src/core-shared"];
 const SOURCE_EXT = [".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx"];
 
 /** Why an import specifier is forbidden anywhere the core reaches, or null. */
@@ -197,16 +197,13 @@ export function folderOf(rel) {
 const TYPE_EDGES_IGNORED_FROM = new Set(["src/env.ts"]);
 
 /**
- * Folder edges that still close a cycle, each with what it would take to remove it. The check
- * leaves these out when it looks for cycles, so any other edge that closes one fails at once; an
- * entry whose edge is gone is printed as stale, to be removed, so the list only shrinks.
- * Layering they break (low → high): lib, log, env → templates → schemas → llm, sandbox → judges →
- * rubric → pipeline → karenina → tenants → storage, limiter → adapters → coordinator, submit → jobs → http → index.
+ * Folder edges that still close a cycle, each with what it would take to remove it (edge → reason).
+ * Empty since issue 13 removed the last seven: any edge that closes a cycle fails the check. The
+ * mechanism stays for an edge that must land before its fix, and it only shrinks: an entry whose
+ * edge is gone is printed as stale.
  */
-export const KNOWN_BACK_EDGES = new Map([
-  ["src/schemas → src/llm", "api.ts and judge.ts parse PriceOverrides from llm/prices.ts: move the price schema to schemas/"],
-  ["src/rubric → src/pipeline", "usage, SearchPort, excerpts, instructions and deep judgment's fuzzy/hallucination helpers: a shared core module under both"],
-]);
+/** @type {Map<string, string>} */
+export const KNOWN_BACK_EDGES = new Map();
 
 /**
  * The folder import graph of src/ (every relative import, type-only ones included: a type import

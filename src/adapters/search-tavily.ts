@@ -4,7 +4,7 @@
  * Edge code: the key comes from the worker secret TAVILY_API_KEY and never leaves this file
  * except in the Authorization header; errors are scrubbed of it.
  */
-import type { SearchPort } from "../pipeline/artifacts";
+import type { SearchPort } from "../core-shared/evidence";
 import { TAVILY_ORIGIN } from "../outbound/provider-origins";
 
 export const TAVILY_SECRET = "TAVILY_API_KEY";

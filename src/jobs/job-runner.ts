@@ -21,7 +21,7 @@ import { knownCancelled } from "./cancel-gate";
 import { produceAnswer } from "../pipeline/stages/generate-answer";
 import { computeResultId } from "../pipeline/ids";
 import { runPipeline } from "../pipeline/orchestrator";
-import type { SearchPort } from "../pipeline/artifacts";
+import type { SearchPort } from "../core-shared/evidence";
 import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
 import { type LedgerRow, ledgerInsertStatements, ledgerRows } from "../tenants/usage";

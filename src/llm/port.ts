@@ -7,24 +7,9 @@
  * caller cannot mistake "the judge failed" for "the answer is wrong".
  */
 import type { z } from "zod";
+import type { Message, Role, ToolCall } from "../schemas/message";
 
-export type Role = "system" | "user" | "assistant" | "tool";
-
-export interface ToolCall {
-  id: string;
-  name: string;
-  /** Parsed JSON arguments. */
-  arguments: unknown;
-}
-
-export interface Message {
-  role: Role;
-  content: string;
-  /** assistant turns that asked for tools */
-  tool_calls?: ToolCall[];
-  /** tool turns: the call this message answers */
-  tool_call_id?: string;
-}
+export type { Message, Role, ToolCall };
 
 export interface Usage {
   input_tokens: number;

@@ -10,20 +10,9 @@
  * Lookup key: `"<interface>:<model_name>"` first, then the bare model name (so an
  * openai_compatible proxy to gpt-4o can reuse the openai price by naming the model alone).
  */
-import { z } from "zod";
-import { onWrongType } from "../lib/wire-issues";
+import type { Price, PriceOverrides } from "../schemas/prices";
 
 export const PRICES_AS_OF = "2025-06-01";
-
-export const Price = z.strictObject({
-  input_per_mtok: z.number({ error: onWrongType("input_per_mtok must be a number") }).min(0),
-  output_per_mtok: z.number({ error: onWrongType("output_per_mtok must be a number") }).min(0),
-});
-export type Price = z.output<typeof Price>;
-
-/** Run option: `{ "<interface>:<model_name>" | "<model_name>": {input_per_mtok, output_per_mtok} }`. */
-export const PriceOverrides = z.record(z.string().min(1).max(300), Price);
-export type PriceOverrides = z.output<typeof PriceOverrides>;
 
 const p = (input_per_mtok: number, output_per_mtok: number): Price => ({ input_per_mtok, output_per_mtok });
 

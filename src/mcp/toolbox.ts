@@ -10,7 +10,7 @@
  */
 import type { LlmError, ToolCall } from "../llm/port";
 import type { AgentToolsPort } from "../pipeline/agent/answering-agent";
-import type { AgentToolbox, ToolOutcome } from "../pipeline/agent/types";
+import type { AgentToolbox, ToolOutcome } from "../core-shared/agent-types";
 import { mcpConfig, type ModelConfig } from "../schemas/model-config";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import { scrubDeep } from "../llm/scrubbing";

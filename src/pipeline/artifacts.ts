@@ -5,7 +5,8 @@
  */
 import type { ModelConfig } from "../schemas/model-config";
 import type { FewShotConfig } from "./few-shot";
-import type { PromptConfig } from "./prompts/instructions";
+import type { Confidence, Excerpt, HallucinationRisk } from "../core-shared/evidence";
+import type { PromptConfig } from "../core-shared/instructions";
 
 /** Abstention or sufficiency check, as recorded in the result's template section. */
 export interface GuardArtifact {
@@ -33,19 +34,6 @@ export interface AutofailArtifact {
 }
 
 export type DeepJudgmentMode = "disabled" | "reasoning_only" | "full";
-export type Confidence = "high" | "medium" | "low" | "none";
-export type HallucinationRisk = "none" | "low" | "medium" | "high";
-
-export interface Excerpt {
-  text: string;
-  confidence: Confidence;
-  similarity_score: number;
-  explanation?: string;
-  search_results?: string;
-  hallucination_risk?: HallucinationRisk;
-  hallucination_justification?: string;
-}
-
 export interface DeepJudgmentArtifact {
   deep_judgment_enabled: boolean;
   deep_judgment_mode: DeepJudgmentMode;
@@ -131,8 +119,3 @@ export const DEFAULT_DEEP_JUDGMENT: DeepJudgmentSettings = {
   search_enabled: false,
   search_tool: "tavily",
 };
-
-/** Web search for deep judgment's hallucination check (Tavily-compatible at the edge). */
-export interface SearchPort {
-  search(query: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
-}

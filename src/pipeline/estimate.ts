@@ -22,7 +22,7 @@ import { buildExcerptMessages, buildReasoningMessages, buildReasoningOnlyMessage
 import { resolveFewShotExamples } from "./few-shot";
 import { buildGenerationMessages } from "./prompts/generation";
 import { buildAbstentionMessages, buildSufficiencyMessages } from "./prompts/guards";
-import { instructionsFor } from "./prompts/instructions";
+import { instructionsFor } from "../core-shared/instructions";
 import { buildParsingMessages } from "./prompts/parsing";
 import { formatTrace } from "./trace";
 import type { PipelineSettings, UsageStage } from "./types";

@@ -7,19 +7,12 @@ import type { Question } from "../schemas/benchmark";
 import type { ModelConfig } from "../schemas/model-config";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { FailureCategory, VerificationResult } from "../schemas/result";
-import type {
-  AgenticParseArtifact,
-  AutofailArtifact,
-  CheckSettings,
-  DeepJudgmentArtifact,
-  EmbeddingArtifact,
-  GuardArtifact,
-  SearchPort,
-} from "./artifacts";
+import type { SearchPort } from "../core-shared/evidence";
+import type { AgenticParseArtifact, AutofailArtifact, CheckSettings, DeepJudgmentArtifact, EmbeddingArtifact, GuardArtifact } from "./artifacts";
 import type { EvaluationInput } from "./trace";
 import type { AgentMetrics } from "./agent/metrics";
 import type { AgentToolsPort } from "./agent/answering-agent";
-import type { AgentCheckpointPort } from "./agent/types";
+import type { AgentCheckpointPort } from "../core-shared/agent-types";
 import type { JudgePorts } from "../judges/types";
 import type { Rubric } from "../schemas/rubric";
 import type { CallableTraitPort, RubricSection } from "../rubric/types";

@@ -6,8 +6,8 @@
  */
 import type { LlmError, ModelPort, Usage } from "../llm/port";
 import type { JudgePorts } from "../judges/types";
-import type { SearchPort } from "../pipeline/artifacts";
-import { addUsage } from "../pipeline/usage";
+import type { SearchPort } from "../core-shared/evidence";
+import { addUsage } from "../core-shared/usage";
 import type { ModelConfig } from "../schemas/model-config";
 import { type DeepJudgmentRubricSection, type DeepJudgmentRubricSettings, evaluateDeepJudgmentTraits, partitionDeepJudgmentTraits, withStandardScores } from "./deep-judgment";
 import { evaluateCallableTrait } from "./callable";

@@ -5,7 +5,7 @@
  */
 import { untrusted } from "../lib/untrusted";
 import type { Message } from "../llm/port";
-import { withInstructions } from "../pipeline/prompts/instructions";
+import { withInstructions } from "../core-shared/instructions";
 import type { LLMRubricTrait, MetricRubricTrait } from "../schemas/rubric";
 
 export interface PromptContext {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Benchmark } from "./benchmark";
 import { FAILURE_GROUPS } from "./result";
 import { VerificationConfig } from "./verification-config";
-import { PriceOverrides } from "../llm/prices";
+import { PriceOverrides } from "./prices";
 import { WebhookEndpointIds } from "./webhooks";
 
 /** Run options about money: a spending cap, a cost estimate instead of a run, price overrides. */

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { onWrongType, whenMissing } from "../lib/wire-issues";
-import { PriceOverrides } from "../llm/prices";
+import { PriceOverrides } from "./prices";
 import { JudgeModelConfig as ModelConfig } from "./model-config";
 
 export const JUDGE_UNIT_TYPES = [

@@ -23,7 +23,7 @@ import { z } from "zod";
 import { WIRE_PARSE, wireIssues } from "../lib/wire-issues";
 import { RequestTimeout, RetryPolicyConfig } from "./retry-policy";
 import { TraceMessage } from "./trace-message";
-import type { Message as TraceMessageOut } from "../llm/port";
+import type { Message as TraceMessageOut } from "./message";
 
 export const INTERFACES = ["openai", "anthropic", "openai_compatible", "manual", "workers_ai"] as const;
 export type Interface = (typeof INTERFACES)[number];

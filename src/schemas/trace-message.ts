@@ -15,7 +15,7 @@
  * Karenina's harmonised trace drops them.
  */
 import { z } from "zod";
-import type { Message, ToolCall } from "../llm/port";
+import type { Message, ToolCall } from "./message";
 
 const ROLE_BY_TYPE = { system: "system", human: "user", user: "user", ai: "assistant", assistant: "assistant", tool: "tool" } as const;
 const ROLES = ["system", "user", "assistant", "tool"] as const;

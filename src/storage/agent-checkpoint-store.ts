@@ -1,11 +1,11 @@
 /**
- * An answering agent's checkpoint in R2 (src/pipeline/agent/loop.ts saves after every model turn
+ * An answering agent's checkpoint in R2 (src/core-shared/agent-loop.ts saves after every model turn
  * and tool result): a redelivered job carries on from it and repeats only calls whose result was
  * not saved. Parsed on read; an object that is not a loop state counts as none (start over). On
  * a job's first delivery nothing can be saved yet, so R2 is not asked.
  */
 import { z } from "zod";
-import type { AgentCheckpointPort, LoopState } from "../pipeline/agent/types";
+import type { AgentCheckpointPort, LoopState } from "../core-shared/agent-types";
 import { r2Keys, type RunRef } from "./r2-keys";
 
 const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.unknown() });

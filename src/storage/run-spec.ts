@@ -7,7 +7,7 @@
  * it has no schema of its own yet, so only its mode and hint flag are checked here.
  */
 import { z } from "zod";
-import { PriceOverrides } from "../llm/prices";
+import { PriceOverrides } from "../schemas/prices";
 import type { PipelineSettings } from "../pipeline/types";
 import { RunCacheOption, RunLimits } from "../schemas/api";
 import { Question } from "../schemas/benchmark";

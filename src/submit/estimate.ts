@@ -3,7 +3,8 @@
  * with the run's price table. Nothing is written and no model is called.
  */
 import { estimateCalls, ASSUMED_ANSWER_TOKENS } from "../pipeline/estimate";
-import { addUsd, costOf, priceFor, priceTable, PRICES_AS_OF, type PriceOverrides } from "../llm/prices";
+import { addUsd, costOf, priceFor, priceTable, PRICES_AS_OF } from "../llm/prices";
+import type { PriceOverrides } from "../schemas/prices";
 import type { RunSpec } from "../storage/run-spec";
 
 interface Totals {

@@ -16,9 +16,9 @@ import { agentConfig, type ModelConfig } from "../../schemas/model-config";
 import { stageErrorFromLlm } from "../llm-failure";
 import { formatTrace } from "../trace";
 import type { AnswerOutcome } from "../types";
-import { freshState, runToolLoop } from "./loop";
+import { freshState, runToolLoop } from "../../core-shared/agent-loop";
 import { agentMetrics } from "./metrics";
-import type { AgentCheckpointPort, AgentToolbox, LoopLimits, LoopState } from "./types";
+import type { AgentCheckpointPort, AgentToolbox, LoopLimits, LoopState } from "../../core-shared/agent-types";
 import type { ModelPort } from "../../llm/port";
 
 /** Opens a model's MCP servers (src/mcp at the edge): their tools as one toolbox, or why not. */

@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import type { LlmError, Message, ModelPort, Usage } from "../../llm/port";
-import type { Confidence, Excerpt } from "../artifacts";
-import { addUsage } from "../usage";
-import { excerptSimilarity } from "./fuzzy";
+import type { Confidence, Excerpt } from "../../core-shared/evidence";
+import { addUsage } from "../../core-shared/usage";
+import { excerptSimilarity } from "../../core-shared/fuzzy";
 import { type Attribute, buildExcerptMessages, excerptRetryFeedback } from "./prompts";
 
 const CONFIDENCES: readonly Confidence[] = ["high", "medium", "low", "none"];

@@ -7,7 +7,7 @@
  */
 import { untrusted } from "../../lib/untrusted";
 import type { Message } from "../../llm/port";
-import { withInstructions } from "../prompts/instructions";
+import { withInstructions } from "../../core-shared/instructions";
 
 export interface Attribute {
   name: string;

@@ -14,12 +14,12 @@ import { buildJudgeSchema, judgeVisibleFields } from "../../templates";
 import type { DeepJudgmentArtifact, DeepJudgmentSettings } from "../artifacts";
 import { stageErrorFromLlm } from "../llm-failure";
 import { warn } from "../overrides";
-import { instructionsFor } from "../prompts/instructions";
+import { instructionsFor } from "../../core-shared/instructions";
 import { buildParsingMessages } from "../prompts/parsing";
 import { evaluationText, extractionHints } from "../stages/parse-inputs";
 import type { PipelineInput, PipelinePorts, PipelineState, StagePatch } from "../types";
 import { extractExcerpts, formatExcerpts } from "./excerpts";
-import { assessHallucination } from "./hallucination";
+import { assessHallucination } from "../../core-shared/hallucination";
 import { type Attribute, buildReasoningMessages, buildReasoningOnlyMessages } from "./prompts";
 
 /** One deep-judgment run: what it has recorded so far, shared by its steps. */

@@ -4,7 +4,7 @@
  */
 import type { Message } from "../../llm/port";
 import { type FewShotExample, formatFewShotPrompt } from "../few-shot";
-import { withInstructions } from "./instructions";
+import { withInstructions } from "../../core-shared/instructions";
 
 export function buildGenerationMessages(
   question: string,

@@ -6,7 +6,7 @@
  */
 import { untrusted } from "../../lib/untrusted";
 import type { Message } from "../../llm/port";
-import { withInstructions } from "./instructions";
+import { withInstructions } from "../../core-shared/instructions";
 
 export const GUARD_PROMPT_VERSION = "karenina-guards-1";
 

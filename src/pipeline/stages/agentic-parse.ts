@@ -25,7 +25,7 @@ import { type AgenticParsingSettings, emptyAgenticParse } from "../artifacts";
 import { stageErrorFromLlm, truncate } from "../llm-failure";
 import { warn } from "../overrides";
 import { buildDecisionMessages, buildExtractionMessages, buildInvestigationPrompt } from "../prompts/agentic-parsing";
-import { instructionsFor } from "../prompts/instructions";
+import { instructionsFor } from "../../core-shared/instructions";
 import { extractFinalAiMessage } from "../trace";
 import type { PipelineInput, PipelinePorts, PipelineState, StagePatch } from "../types";
 import { seedWorkspace, traceFilePath } from "./agentic-rubric-evaluation";

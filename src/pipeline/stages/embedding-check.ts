@@ -14,7 +14,7 @@ import { groundTruthOf } from "../../templates";
 import { buildEquivalenceMessages, isYes } from "../prompts/embedding";
 import { checkFailed, logOverride } from "../overrides";
 import type { PipelineState, Stage } from "../types";
-import { addUsage } from "../usage";
+import { addUsage } from "../../core-shared/usage";
 
 function fieldPartFailed(state: PipelineState): boolean {
   const v = state.verification;

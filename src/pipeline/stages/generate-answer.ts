@@ -6,7 +6,7 @@
  */
 import type { Message } from "../../llm/port";
 import { resolveFewShotExamples } from "../few-shot";
-import { instructionsFor } from "../prompts/instructions";
+import { instructionsFor } from "../../core-shared/instructions";
 import { buildGenerationMessages } from "../prompts/generation";
 import { stageErrorFromLlm } from "../llm-failure";
 import { formatTrace, prepareEvaluationInput } from "../trace";

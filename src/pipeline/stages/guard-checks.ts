@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { buildJudgeSchema, judgeVisibleFields } from "../../templates";
 import { buildAbstentionMessages, buildSufficiencyMessages } from "../prompts/guards";
-import { instructionsFor } from "../prompts/instructions";
+import { instructionsFor } from "../../core-shared/instructions";
 import { checkFailed, logOverride } from "../overrides";
 import type { Stage } from "../types";
 

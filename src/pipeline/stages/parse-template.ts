@@ -10,7 +10,7 @@
  */
 import { buildJudgeSchema, judgeVisibleFields } from "../../templates";
 import { buildParsingMessages } from "../prompts/parsing";
-import { instructionsFor } from "../prompts/instructions";
+import { instructionsFor } from "../../core-shared/instructions";
 import { parseWithDeepJudgment } from "../deep-judgment/run";
 import { stageErrorFromLlm } from "../llm-failure";
 import type { PipelineState, Stage } from "../types";

@@ -6,7 +6,7 @@
  * answer, or when trace validation failed and only the final AI message was asked for.
  * Non-fatal, as in Karenina: if evaluation fails the rubric section is absent and a warning says why.
  */
-import { instructionsFor } from "../prompts/instructions";
+import { instructionsFor } from "../../core-shared/instructions";
 import { mergeRubrics, traitCount } from "../../rubric/merge";
 import { evaluateRubric } from "../../rubric/evaluate";
 import { checkFailed } from "../overrides";

@@ -1,13 +1,13 @@
 /**
- * The investigation agent: the shared tool loop (src/pipeline/agent/loop.ts) over the workspace
+ * The investigation agent: the shared tool loop (src/core-shared/agent-loop.ts) over the workspace
  * tools, bounded by turns (model calls) and time. It ends when the model answers without tool
  * calls; that answer plus every tool exchange is the investigation trace. Running out of turns or
  * time, or a failing model call, is a failed investigation (no trace), as in Karenina where the
  * agent run raises.
  */
 import type { LlmError, Message, ModelPort, Usage } from "../../llm/port";
-import { freshState, runToolLoop } from "../../pipeline/agent/loop";
-import type { AgentToolbox } from "../../pipeline/agent/types";
+import { freshState, runToolLoop } from "../../core-shared/agent-loop";
+import type { AgentToolbox } from "../../core-shared/agent-types";
 import { runTool, WORKSPACE_TOOLS } from "./tools";
 import type { WorkspacePort } from "./types";
 

@@ -16,7 +16,7 @@
 import { untrusted } from "../../lib/untrusted";
 import { isRetryable, type LlmError, type ModelPort, type Usage } from "../../llm/port";
 import { mapLimited } from "../../lib/map-limited";
-import { addUsage } from "../../pipeline/usage";
+import { addUsage } from "../../core-shared/usage";
 import { runInvestigation } from "./agent";
 import { extractScore } from "./extract";
 import type { AgenticRubricArtifact, AgenticRubricSettings, AgenticScore, AgenticTrait, WorkspacePort } from "./types";

@@ -11,8 +11,8 @@
  * depend on each other anyway). Stage 12 reads `traits_without_valid_excerpts`.
  */
 import type { LlmError, ModelPort, Usage } from "../../llm/port";
-import type { Excerpt, SearchPort } from "../../pipeline/artifacts";
-import { addUsage } from "../../pipeline/usage";
+import type { Excerpt, SearchPort } from "../../core-shared/evidence";
+import { addUsage } from "../../core-shared/usage";
 import { type DeepJudgmentRubricSettings, type DjTraitLike, resolveTraitConfig, type ResolvedTraitConfig } from "./config";
 import type { DjTrait } from "./prompts";
 import { deepJudgeTrait, type TraitMetadata, type TraitRisk } from "./trait";

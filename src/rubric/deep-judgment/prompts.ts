@@ -5,8 +5,8 @@
  */
 import { untrusted } from "../../lib/untrusted";
 import type { Message } from "../../llm/port";
-import type { Excerpt } from "../../pipeline/artifacts";
-import { withInstructions } from "../../pipeline/prompts/instructions";
+import type { Excerpt } from "../../core-shared/evidence";
+import { withInstructions } from "../../core-shared/instructions";
 
 export interface DjTrait {
   name: string;

@@ -9,10 +9,10 @@
  */
 import { z } from "zod";
 import type { LlmError, ModelPort, Usage } from "../../llm/port";
-import type { Excerpt, HallucinationRisk, SearchPort } from "../../pipeline/artifacts";
-import { excerptSimilarity } from "../../pipeline/deep-judgment/fuzzy";
-import { assessHallucination } from "../../pipeline/deep-judgment/hallucination";
-import { addUsage } from "../../pipeline/usage";
+import type { Excerpt, HallucinationRisk, SearchPort } from "../../core-shared/evidence";
+import { excerptSimilarity } from "../../core-shared/fuzzy";
+import { assessHallucination } from "../../core-shared/hallucination";
+import { addUsage } from "../../core-shared/usage";
 import type { ResolvedTraitConfig } from "./config";
 import { conclusionOf, type DjTrait, excerptFeedback, excerptMessages, reasoningMessages, scoreMessages } from "./prompts";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { cacheKey, cachingPort, canonicalJson, type ResponseStore } from "../../../src/llm/caching";
 import type { ModelPort } from "../../../src/llm/port";
-import { addUsage } from "../../../src/pipeline/usage";
+import { addUsage } from "../../../src/core-shared/usage";
 
 function memoryStore(): ResponseStore & { map: Map<string, unknown> } {
   const map = new Map<string, unknown>();

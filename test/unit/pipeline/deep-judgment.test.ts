@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_DEEP_JUDGMENT } from "../../../src/pipeline/artifacts";
-import { collapseWhitespace, excerptSimilarity } from "../../../src/pipeline/deep-judgment/fuzzy";
+import { collapseWhitespace, excerptSimilarity } from "../../../src/core-shared/fuzzy";
 import { runPipeline } from "../../../src/pipeline/orchestrator";
 import { VerificationResult } from "../../../src/schemas/result";
 import { scriptedPort } from "../../support/scripted-port";

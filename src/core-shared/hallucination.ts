@@ -6,9 +6,9 @@
  * then has less to go on and should rate conservatively.
  */
 import { z } from "zod";
-import type { LlmError, Message, ModelPort, Usage } from "../../llm/port";
-import type { Excerpt, HallucinationRisk, SearchPort } from "../artifacts";
-import { withInstructions } from "../prompts/instructions";
+import type { LlmError, Message, ModelPort, Usage } from "../llm/port";
+import type { Excerpt, HallucinationRisk, SearchPort } from "./evidence";
+import { withInstructions } from "./instructions";
 
 const RISKS: readonly HallucinationRisk[] = ["none", "low", "medium", "high"];
 const MAX_SEARCH_CHARS = 2_000;

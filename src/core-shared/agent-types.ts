@@ -3,7 +3,7 @@
  * servers at the edge, src/mcp; the R2 workspace for judge agents), checkpoints as a store the
  * job runner backs with R2. Nothing here knows how a tool is reached.
  */
-import type { Message, ToolCall, ToolSpec, Usage } from "../../llm/port";
+import type { Message, ToolCall, ToolSpec, Usage } from "../llm/port";
 
 /** What one tool call gave back. `is_error`: the tool said it failed (MCP `isError`, or the call could not be made). */
 export interface ToolOutcome {

@@ -1,10 +1,10 @@
 /** The shared tool loop: limits, the timeout's partial state, and resuming from a checkpoint. */
 import { describe, expect, it } from "vitest";
-import type { Message, ToolCall } from "../../../../src/llm/port";
-import { freshState, runToolLoop } from "../../../../src/pipeline/agent/loop";
-import { agentMetrics } from "../../../../src/pipeline/agent/metrics";
-import type { AgentToolbox, LoopState } from "../../../../src/pipeline/agent/types";
-import { toolPort } from "../../../support/tool-port";
+import type { Message, ToolCall } from "../../../src/llm/port";
+import { freshState, runToolLoop } from "../../../src/core-shared/agent-loop";
+import { agentMetrics } from "../../../src/pipeline/agent/metrics";
+import type { AgentToolbox, LoopState } from "../../../src/core-shared/agent-types";
+import { toolPort } from "../../support/tool-port";
 
 const prompt: Message[] = [{ role: "user", content: "capital of France, and its population?" }];
 const call = (id: string, name: string, args: unknown): ToolCall => ({ id, name, arguments: args });

@@ -8,9 +8,9 @@
  * run first, then the next model turn. So a redelivered job repeats only calls whose result was
  * not saved. The wall time spent before the checkpoint counts against the timeout.
  */
-import type { LlmError, ModelPort } from "../../llm/port";
-import { addUsage } from "../usage";
-import type { AgentCheckpointPort, AgentToolbox, LoopLimits, LoopState, LoopStop } from "./types";
+import type { LlmError, ModelPort } from "../llm/port";
+import { addUsage } from "./usage";
+import type { AgentCheckpointPort, AgentToolbox, LoopLimits, LoopState, LoopStop } from "./agent-types";
 
 export interface LoopRun {
   toolbox: AgentToolbox;
