@@ -7,6 +7,7 @@ import type { ResultFilter, ResultListRow } from "../storage/results-repo";
 import type { RunRecord } from "../storage/runs-repo";
 import type { RunStatusView } from "../schemas/run-views";
 import { DASHBOARD } from "./guard";
+import { ColumnHeads } from "./ui";
 import { type HeatCell, Heatmap, PassRateChart } from "./charts";
 import { FailureReason, FieldVerdicts, type GraphUnit, HighlightedAnswer, JudgeGraphSvg, RubricScores } from "./result-view";
 import type { VerificationResultInput } from "../schemas/result";
@@ -82,14 +83,7 @@ export function RunsPage(props: { tenant: string; runs: RunRecord[]; next: strin
       ) : (
         <table>
           <caption>Newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Benchmark</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={["Run", "Benchmark", "Status", "Created"]} />
           <tbody>
             {props.runs.map((r) => (
               <tr>
@@ -149,17 +143,7 @@ export function RunPage(props: { tenant: string; view: RunStatusView; heat: { ce
       {v.summary.length > 0 && <PassRateChart pairs={v.summary} />}
       <table>
         <caption>The chart's figures{v.summary_total > v.summary.length ? `: the first ${v.summary.length} of ${v.summary_total} pairs` : ""}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Answering</th>
-            <th scope="col">Parsing</th>
-            <th scope="col">Pass rate</th>
-            <th scope="col">Passed</th>
-            <th scope="col">Failed</th>
-            <th scope="col">Errored</th>
-            <th scope="col">Total</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={["Answering", "Parsing", "Pass rate", "Passed", "Failed", "Errored", "Total"]} />
         <tbody>
           {v.summary.map((p) => (
             <tr>
@@ -210,16 +194,7 @@ export function ResultsPage(props: { tenant: string; runId: string; filter: Resu
       </form>
       <table>
         <caption>{props.rows.length} results on this page</caption>
-        <thead>
-          <tr>
-            <th scope="col">Question</th>
-            <th scope="col">Answering</th>
-            <th scope="col">Parsing</th>
-            <th scope="col">Replicate</th>
-            <th scope="col">Verdict</th>
-            <th scope="col">Failure</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={["Question", "Answering", "Parsing", "Replicate", "Verdict", "Failure"]} />
         <tbody>
           {props.rows.map((r) => (
             <tr>

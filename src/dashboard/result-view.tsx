@@ -5,6 +5,7 @@
  * failed shows as "judge failed", never as a "no".
  */
 import type { VerificationResultInput } from "../schemas/result";
+import { ColumnHeads } from "./ui";
 
 type Excerpt = { text: string; confidence?: string };
 
@@ -92,15 +93,7 @@ export function FieldVerdicts(props: { template: Template }) {
   return (
     <table id="field-verdicts">
       <caption>Template fields{t.field_verification_error ? `: ${t.field_verification_error}` : ""}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col">Parsed from the answer</th>
-          <th scope="col">Expected</th>
-          <th scope="col">Verdict</th>
-          <th scope="col">Score</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={["Field", "Parsed from the answer", "Expected", "Verdict", "Score"]} />
       <tbody>
         {fields.map((f) => {
           const v = t.field_results?.[f];
@@ -147,14 +140,7 @@ export function RubricScores(props: { rubric: Rubric }) {
   return (
     <table id="rubric-scores">
       <caption>Rubric traits</caption>
-      <thead>
-        <tr>
-          <th scope="col">Trait</th>
-          <th scope="col">Kind</th>
-          <th scope="col">Score</th>
-          <th scope="col">Label</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={["Trait", "Kind", "Score", "Label"]} />
       <tbody>
         {rows.map((r) => (
           <tr>
