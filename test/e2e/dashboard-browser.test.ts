@@ -140,6 +140,8 @@ describe("dashboard in Chromium", () => {
 
     // Results, filtered to failures of one model.
     await page.getByRole("link", { name: "Results" }).click();
+    // Count on the results page, not on the run page the click is leaving (a race under load).
+    await page.waitForURL(new RegExp(`/dashboard/runs/${run_id}/results$`));
     const allRows = await page.locator("tbody tr").count();
     expect(allRows).toBeGreaterThan(0);
     await page.getByLabel("Verdict").selectOption("fail");
