@@ -47,7 +47,7 @@ export const MAX_JSON_DEPTH = 64;
 
 /**
  * What no body may hold, whatever its route: objects or arrays nested deeper than MAX_JSON_DEPTH,
- * and numbers that are not finite (`1e999` parses to Infinity, which JSON cannot write back: stored,
+ * keys named "__proto__", and numbers that are not finite (`1e999` parses to Infinity, which JSON cannot write back: stored,
  * it would read back as null). The first such place, or null. Iterative, so it cannot overflow.
  */
 export function unstorable(value: unknown): { path: (string | number)[]; message: string } | null {
@@ -64,7 +64,14 @@ export function unstorable(value: unknown): { path: (string | number)[]; message
     if (e.v === null || typeof e.v !== "object") continue;
     if (e.depth >= MAX_JSON_DEPTH) return { path: pathOf(e), message: `nested more than ${MAX_JSON_DEPTH} levels deep (edgeval's limit for every body)` };
     if (Array.isArray(e.v)) e.v.forEach((x, i) => stack.push({ v: x, depth: e.depth + 1, parent: e, key: i }));
-    else for (const [k, x] of Object.entries(e.v)) stack.push({ v: x, depth: e.depth + 1, parent: e, key: k });
+    else
+      for (const [k, x] of Object.entries(e.v)) {
+        // JSON.parse makes "__proto__" an own key, but every object built from it (zod's parse, a
+        // copy by assignment) sets the prototype instead and drops it: stored, it would read back
+        // without it. Refused, like the other keys no body may hold.
+        if (k === "__proto__") return { path: [...pathOf(e), k], message: 'is a key named "__proto__", which edgeval does not accept in any body (rename it)' };
+        stack.push({ v: x, depth: e.depth + 1, parent: e, key: k });
+      }
   }
   return null;
 }

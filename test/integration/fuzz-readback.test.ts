@@ -15,10 +15,14 @@ const question = fc.record({
   keywords: fc.array(fc.string({ unit: "binary", maxLength: 12 }), { maxLength: 4 }),
   custom_metadata: fc.dictionary(fc.string({ unit: "binary", maxLength: 12 }), fc.jsonValue({ maxDepth: 8 }), { maxKeys: 5 }),
 });
-const benchmark = fc.record({ name: text, questions: fc.array(question, { minLength: 1, maxLength: 3 }) }).map((b) => ({
-  ...b,
-  questions: b.questions.map((q, i) => ({ id: `q${i}`, ...q })),
-}));
+// A key named __proto__ is refused by every route (fuzz-write-routes.test.ts): not a body that reads back.
+const benchmark = fc
+  .record({ name: text, questions: fc.array(question, { minLength: 1, maxLength: 3 }) })
+  .filter((b) => !JSON.stringify(b).includes('"__proto__":'))
+  .map((b) => ({
+    ...b,
+    questions: b.questions.map((q, i) => ({ id: `q${i}`, ...q })),
+  }));
 
 describe("stored bodies read back byte-identical", () => {
   it("POST /v1/benchmarks → GET /v1/benchmarks/:id keeps every free-form part as sent", async () => {

@@ -2,7 +2,7 @@
  * Issue 16 (bounded input): every write route of the app (enumerated from `app.routes`, so a new
  * route is covered automatically) gets 1,000 bodies from fast-check — arbitrary JSON, shapes near
  * the API's, and bodies built to be invalid: nesting past 64 levels, numbers JSON cannot hold
- * (1e999), bytes that are not UTF-8 (read with `fatal: true`). No body may give a 5xx; every 4xx
+ * (1e999), keys named __proto__, bytes that are not UTF-8 (read with `fatal: true`). No body may give a 5xx; every 4xx
  * writes nothing (no D1 row, R2 object, queue message or coordinator, test/integration/write-counter.ts);
  * every invalid one is a 4xx at its path. Duplicate keys: the last one wins (JSON.parse; README).
  * Stored bodies read back byte-identical: fuzz-readback.test.ts.
@@ -47,6 +47,8 @@ const cases: fc.Arbitrary<Case> = fc.oneof(
   fc.integer({ min: 65, max: 3000 }).map((d) => ({ bytes: utf8(`{"x":${deep(d)}}`), invalid: { path: "x" } })),
   // Invalid: a number JSON cannot hold, at a.b.
   fc.constantFrom("1e999", "-1e999", "1e400", "-2e308").map((n) => ({ bytes: utf8(`{"a":{"b":${n}}}`), invalid: { path: "a.b" } })),
+  // Invalid: a key named __proto__ (every object built from the parse would drop it), at a.__proto__.
+  fc.constantFrom('{"a":{"__proto__":{"x":1}}}', '{"a":{"b":1,"__proto__":null}}').map((t) => ({ bytes: utf8(t), invalid: { path: "a.__proto__" } })),
   // Invalid: not UTF-8, inside an otherwise fine string.
   fc.tuple(fc.string({ maxLength: 20 }), fc.constantFrom(...BAD_UTF8)).map(([s, bad]) => ({
     bytes: join(utf8(`{"name":${JSON.stringify(s).slice(0, -1)}`), bad, utf8('"}')),
