@@ -1,20 +1,12 @@
 /** Scenario 4 (s4-coordinator-restart.ts): 200 jobs and 12 restarts in full, 20 jobs and 4 restarts in the fast subset. */
 import { describe, expect, it } from "vitest";
 import { coordinatorRestartScenario } from "./s4-coordinator-restart";
-import { failures, sized, writeScenarioReport } from "./scenario";
+import { failures, reportRun, sized } from "./scenario";
 
 describe("scenario 4: coordinator restart mid-aggregation", () => {
   it("rebuilds from its storage, counts nothing twice, completes once", async () => {
     const run = await coordinatorRestartScenario(sized(200, 20), sized(6, 2));
-    const report = await writeScenarioReport({
-      name: "s4-coordinator-restart",
-      scenario: "4 coordinator restart mid-aggregation",
-      size: run.size,
-      faults_injected: run.faults,
-      check: run.check,
-      extra: run.extra,
-      figures: run.figures,
-    });
+    const report = await reportRun("s4-coordinator-restart", "4 coordinator restart mid-aggregation", run);
     expect(failures(report)).toEqual({});
     // At least one restart while jobs ran, and one after the end.
     expect(run.figures.restarts_mid_run).toBe(2 * sized(6, 2));

@@ -83,6 +83,19 @@ export type ScenarioReport = Omit<ReliabilityReport, "size_mode" | "lost" | "dup
   extra?: ReliabilityReport["invariants"];
 };
 
+/** What a scenario's run hands its test: the check, its own invariants, what was injected, its figures. */
+export interface RunOutcome {
+  check: CheckOutcome;
+  extra?: ReliabilityReport["invariants"];
+  faults: number;
+  size: string;
+  figures?: ReliabilityReport["figures"];
+}
+
+/** The report of one scenario run under `name` (see writeScenarioReport). */
+export const reportRun = (name: string, scenario: string, run: RunOutcome) =>
+  writeScenarioReport({ name, scenario, size: run.size, faults_injected: run.faults, check: run.check, extra: run.extra, figures: run.figures });
+
 /** Builds the report from a check, writes it to .reliability/ (via the report sink) and returns it. */
 export async function writeScenarioReport(r: ScenarioReport): Promise<ReliabilityReport> {
   const report: ReliabilityReport = {
