@@ -37,7 +37,7 @@ function program(out: Out, exit: { code: number }): Command {
     .command("run <benchmark>")
     .description("submit a benchmark (benchmark.json, or a Karenina checkpoint.jsonld), show progress and the summary; gates for CI")
     .option("--config <file>", "the run's VerificationConfig (JSON or YAML)")
-    .option("--preset <id>", "a stored preset instead of --config")
+    .option("--preset <id>", "a stored preset (POST /v1/presets) instead of --config; with both, --config overrides the preset's top-level keys")
     .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate is below this, or has none", number("--fail-under", 0))
     .option("--max-errors <n>", "exit 1 if more results than this errored (judge or transport failures)", number("--max-errors", 0, true), 0)
     .option("--name <name>", "the run's name (default: the file's name)")

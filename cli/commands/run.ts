@@ -4,7 +4,7 @@
  * non-zero when a CI gate fails (--fail-under, --max-errors).
  */
 import path from "node:path";
-import type { CreateRunRequest, EdgevalClient, RunStatus } from "../../src/client/index.ts";
+import type { CreateRunRequest, EdgevalClient, RunStatus, RunSubmission } from "../../src/client/index.ts";
 import { CliError, type Out, readData } from "../io.ts";
 import { progressReporter } from "../progress.ts";
 import { gateFailures, summaryTable } from "../summary.ts";
@@ -26,14 +26,26 @@ export interface RunOptions {
 const isCheckpoint = (file: string, data: unknown) =>
   file.endsWith(".jsonld") || (typeof data === "object" && data !== null && "@context" in data);
 
-export async function runCommand(client: EdgevalClient, file: string, opts: RunOptions, out: Out): Promise<number> {
+/**
+ * The run body but its benchmark: `--config FILE` spelled out, or `--preset ID` naming a stored
+ * preset (POST /v1/presets), with `--config` then holding overrides of the preset's top-level keys.
+ */
+function runBody(opts: RunOptions, file: string): RunSubmission {
+  const run_name = opts.name ?? path.basename(file);
   if (opts.preset) {
-    throw new CliError(`--preset ${opts.preset}: this server has no presets yet (stored presets come with issue 18); pass the config as a file with --config FILE`);
+    const overrides = opts.config ? readData(opts.config) : undefined;
+    if (overrides !== undefined && (overrides === null || typeof overrides !== "object" || Array.isArray(overrides))) {
+      throw new CliError(`--config ${opts.config}: with --preset it holds overrides of the preset's top-level keys, so it must be an object`);
+    }
+    return { preset_id: opts.preset, run_name, ...(overrides ? { config: overrides as Record<string, unknown> } : {}) };
   }
-  if (!opts.config) throw new CliError("give the run's config: --config FILE (a Karenina VerificationConfig as JSON or YAML, e.g. examples/basic/config.json)");
-  const config = readData(opts.config) as CreateRunRequest["config"];
+  if (!opts.config) throw new CliError("give the run's config: --config FILE (a Karenina VerificationConfig as JSON or YAML, e.g. examples/basic/config.json), or --preset ID naming a stored preset");
+  return { config: readData(opts.config) as CreateRunRequest["config"], run_name };
+}
+
+export async function runCommand(client: EdgevalClient, file: string, opts: RunOptions, out: Out): Promise<number> {
+  const body = runBody(opts, file);
   const data = readData(file);
-  const body: CreateRunRequest = { config, run_name: opts.name ?? path.basename(file) };
   if (isCheckpoint(file, data)) {
     const imported = await client.benchmarks.import(data);
     out.err(`imported ${file} as benchmark ${imported.benchmark_id} (${imported.imported} questions, ${imported.warnings.length} warnings, ${imported.errors.length} errors)`);

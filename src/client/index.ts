@@ -42,9 +42,9 @@ export function createClient(opts: ClientOptions) {
   const run = (id: string) => `/v1/runs/${enc(id)}`;
 
   const runs = {
-    create: (body: W.CreateRunRequest, o: { idempotencyKey?: string } = {}) =>
+    create: (body: W.RunSubmission, o: { idempotencyKey?: string } = {}) =>
       t.json<W.SubmittedRun>("POST", "/v1/runs", { body, headers: o.idempotencyKey ? { "idempotency-key": o.idempotencyKey } : {} }),
-    dryRun: (body: W.CreateRunRequest) => t.json<W.DryRunEstimate>("POST", "/v1/runs", { body: { ...body, dry_run: true } }),
+    dryRun: (body: W.RunSubmission) => t.json<W.DryRunEstimate>("POST", "/v1/runs", { body: { ...body, dry_run: true } }),
     get: (id: string) => t.json<W.RunStatus>("GET", run(id)),
     list: (q: PageQuery = {}) => t.json<W.RunList>("GET", `/v1/runs${qs({ ...q })}`),
     iterate: async function* (q: { limit?: number } = {}) {

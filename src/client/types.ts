@@ -4,7 +4,7 @@
  * loaded at run time, so the client runs in Node (type stripping), browsers and workers alike.
  */
 import type { z } from "zod";
-import type { CreateRunRequest as CreateRunRequestSchema } from "../schemas/api.ts";
+import type { CreateRunRequest as CreateRunRequestSchema, RunSubmission as RunSubmissionSchema } from "../schemas/api.ts";
 import type { ErrorResponse } from "../schemas/api-error.ts";
 import type { Benchmark } from "../schemas/benchmark.ts";
 import type * as B from "../schemas/benchmark-views.ts";
@@ -19,6 +19,8 @@ import type { CreateKeyRequest as CreateKeyRequestSchema, PutSecretRequest as Pu
 type Wire<S extends z.ZodType> = z.input<S>;
 
 export type CreateRunRequest = Wire<typeof CreateRunRequestSchema>;
+/** A run with its config spelled out, or naming a stored preset (`preset_id`, `config` as overrides). */
+export type RunSubmission = Wire<typeof RunSubmissionSchema>;
 export type BenchmarkBody = Wire<typeof Benchmark>;
 export type JudgeRequest = Wire<typeof JudgeRequestSchema>;
 export type CalibrateRequest = Wire<typeof CalibrateRequestSchema>;

@@ -4,7 +4,7 @@
  * wherever they occur). An operation using a schema missing here fails the document build, naming it.
  */
 import type { z } from "zod";
-import { CreateRunRequest } from "../schemas/api";
+import { CreateRunFromPreset, CreateRunRequest, RunSubmission } from "../schemas/api";
 import { ErrorResponse } from "../schemas/api-error";
 import { Benchmark, Question } from "../schemas/benchmark";
 import { BenchmarkList, BenchmarkListing, CheckpointDocument, DeletedBenchmark, ImportedCheckpoint, StoredBenchmark } from "../schemas/benchmark-views";
@@ -32,7 +32,9 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   RunEventStream,
   RunEvent,
   // requests
+  RunSubmission,
   CreateRunRequest,
+  CreateRunFromPreset,
   Benchmark,
   Question,
   AnswerTemplate,

@@ -5,6 +5,7 @@ import { FAILURE_GROUPS } from "./result";
 import { VerificationConfig } from "./verification-config";
 import { PriceOverrides } from "./prices";
 import { WebhookEndpointIds } from "./webhooks";
+import { PresetReference } from "./presets";
 
 /** Run options about money: a spending cap, a cost estimate instead of a run, price overrides. */
 const RunCostOptions = {
@@ -45,27 +46,39 @@ export const CreateRunBody = z.strictObject({
 });
 export type CreateRunBody = z.output<typeof CreateRunBody>;
 
-/** What POST /v1/runs accepts: the benchmark inline, or the id of a stored one (exactly one). */
-export const CreateRunRequest = z
-  .strictObject({
-    benchmark: Benchmark.optional(),
-    benchmark_id: z.string().min(1, { error: "benchmark_id must not be empty" }).max(100).optional(),
-    config: VerificationConfig,
-    run_name: z.string().min(1).max(200).optional(),
-    ...RunCostOptions,
-    cache: RunCacheOption.optional(),
-    limits: RunLimits.optional(),
-    /** Endpoints of the tenant (POST /v1/webhook-endpoints) that receive this run's end event. */
-    webhook_endpoint_ids: WebhookEndpointIds.optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.benchmark === undefined && body.benchmark_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["benchmark"], message: "send the benchmark inline, or benchmark_id naming a stored one (POST /v1/benchmarks)" });
-    } else if (body.benchmark !== undefined && body.benchmark_id !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["benchmark_id"], message: "send either benchmark or benchmark_id, not both" });
-    }
-  });
+/** The fields of a run request but its config (which differs between a spelled-out run and a preset's). */
+const RunRequestFields = {
+  benchmark: Benchmark.optional(),
+  benchmark_id: z.string().min(1, { error: "benchmark_id must not be empty" }).max(100).optional(),
+  run_name: z.string().min(1).max(200).optional(),
+  ...RunCostOptions,
+  cache: RunCacheOption.optional(),
+  limits: RunLimits.optional(),
+  /** Endpoints of the tenant (POST /v1/webhook-endpoints) that receive this run's end event. */
+  webhook_endpoint_ids: WebhookEndpointIds.optional(),
+};
+
+function oneBenchmark(body: { benchmark?: unknown; benchmark_id?: string }, ctx: z.RefinementCtx): void {
+  if (body.benchmark === undefined && body.benchmark_id === undefined) {
+    ctx.addIssue({ code: "custom", path: ["benchmark"], message: "send the benchmark inline, or benchmark_id naming a stored one (POST /v1/benchmarks)" });
+  } else if (body.benchmark !== undefined && body.benchmark_id !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["benchmark_id"], message: "send either benchmark or benchmark_id, not both" });
+  }
+}
+
+/** What POST /v1/runs accepts with the config spelled out: the benchmark inline, or the id of a stored one (exactly one). */
+export const CreateRunRequest = z.strictObject({ ...RunRequestFields, config: VerificationConfig }).superRefine(oneBenchmark);
 export type CreateRunRequest = z.output<typeof CreateRunRequest>;
+
+/**
+ * POST /v1/runs naming a stored preset (src/presets): `config`, if any, overrides the preset's
+ * top-level keys. The server resolves the preset first (applyPreset) and then validates the result
+ * as a CreateRunRequest; this schema is the wire shape callers and /openapi.json see.
+ */
+export const CreateRunFromPreset = z.strictObject({ ...RunRequestFields, ...PresetReference.shape }).superRefine(oneBenchmark);
+
+/** Every body POST /v1/runs takes: a config spelled out, or a preset with overrides. */
+export const RunSubmission = z.union([CreateRunRequest, CreateRunFromPreset]);
 
 export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),

@@ -1,5 +1,5 @@
 /** /v1/runs: submit, list, status, events, cancel, summary pages, results, delete. */
-import { CreateRunRequest, ListQuery } from "../../schemas/api";
+import { ListQuery, RunSubmission } from "../../schemas/api";
 import { DeletedRun, DryRunEstimate, ResultPage, RunEventStream, RunList, RunStatus, SubmittedRun, SummaryPage } from "../../schemas/run-views";
 import { VerificationResult } from "../../schemas/result";
 import { RunEvent } from "../../schemas/run-events";
@@ -18,7 +18,7 @@ export const RUN_OPERATIONS: Operation[] = [
     tag: "runs",
     summary: "Submit a run",
     description:
-      "A benchmark (inline, or `benchmark_id` naming a stored one) and a Karenina VerificationConfig. Every question × answering model × replicate becomes a queued job; poll the status_url (or watch its events) until the status is terminal. `dry_run: true` answers 200 with a cost estimate instead, writing nothing and calling no model. `budget_usd` caps spend; `prices` override the shipped price table; `cache` serves repeated model calls from R2.",
+      "A benchmark (inline, or `benchmark_id` naming a stored one) and a Karenina VerificationConfig — or `preset_id` naming a stored preset (POST /v1/presets), with `config` then overriding the preset's top-level keys. Every question × answering model × replicate becomes a queued job; poll the status_url (or watch its events) until the status is terminal. `dry_run: true` answers 200 with a cost estimate instead, writing nothing and calling no model. `budget_usd` caps spend; `prices` override the shipped price table; `cache` serves repeated model calls from R2.",
     auth: { kind: "tenant", scope: "runs:write" },
     headers: [
       {
@@ -27,7 +27,7 @@ export const RUN_OPERATIONS: Operation[] = [
           "1-255 characters. The same key with the same body (compared canonicalised per RFC 8785) returns the same run_id; with another body it is a 409 idempotency_conflict.",
       },
     ],
-    body: { schema: CreateRunRequest, maxBytes: RUN_BODY_LIMIT.bytes, example: EXAMPLE_RUN_REQUEST },
+    body: { schema: RunSubmission, maxBytes: RUN_BODY_LIMIT.bytes, example: EXAMPLE_RUN_REQUEST },
     responses: {
       202: { description: "Accepted: the run is queued.", schema: SubmittedRun, example: { run_id: "0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f", status_url: "/v1/runs/0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f" } },
       200: { description: "A dry run's estimate (`dry_run: true`).", schema: DryRunEstimate },

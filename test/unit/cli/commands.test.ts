@@ -1,7 +1,11 @@
 /** Issue 24 item 3: `edgeval cancel` and `results` against a scripted server (the e2e covers the refusals against npm run dev). */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cancelCommand } from "../../../cli/commands/misc.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
+import { runCommand } from "../../../cli/commands/run.ts";
 import type { Out } from "../../../cli/io.ts";
 import { createClient } from "../../../src/client/index.ts";
 
@@ -42,5 +46,47 @@ describe("edgeval results", () => {
       expect(err.message).toContain(`--format ${format} needs the server's results export (issue 21)`);
       expect(err.message).toContain("Use --format ndjson");
     }
+  });
+});
+
+describe("edgeval run --preset", () => {
+  /** A server that takes the run, has no event stream, and answers the run as completed with no pairs. */
+  function scripted(bodies: unknown[]) {
+    return (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const where = `${req.method} ${new URL(req.url).pathname}`;
+      if (where === "POST /v1/runs") {
+        bodies.push(await req.json());
+        return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
+      }
+      if (where === "GET /v1/runs/r1") return json({ run_id: "r1", status: "completed", progress: { total: 0, done: 0 }, summary: [], summary_total: 0, usage: { total: { cost_usd: 0 } } });
+      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
+    }) as typeof globalThis.fetch;
+  }
+  const files = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-preset-"));
+    const benchmark = path.join(dir, "bench.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    const overrides = path.join(dir, "overrides.json");
+    fs.writeFileSync(overrides, JSON.stringify({ answering_models: [{ id: "m", interface: "manual", manual_answers: {} }] }));
+    return { benchmark, overrides };
+  };
+  const opts = { maxErrors: 0, timeout: 10, pollMs: 100 };
+
+  it("names the preset by preset_id, with --config as the preset's overrides", async () => {
+    const bodies: unknown[] = [];
+    const { benchmark, overrides } = files();
+    const client = createClient({ url: "http://x", token: "t", fetch: scripted(bodies) });
+    expect(await runCommand(client, benchmark, { ...opts, preset: "pre_1", config: overrides }, capture())).toBe(0);
+    expect(await runCommand(client, benchmark, { ...opts, preset: "pre_1" }, capture())).toBe(0);
+    expect(bodies).toEqual([
+      { preset_id: "pre_1", run_name: "bench.json", config: { answering_models: [{ id: "m", interface: "manual", manual_answers: {} }] }, benchmark: { name: "b", questions: [] } },
+      { preset_id: "pre_1", run_name: "bench.json", benchmark: { name: "b", questions: [] } },
+    ]);
+  });
+
+  it("still refuses a run with neither --config nor --preset before any request", async () => {
+    const err = await runCommand(createClient({ url: "http://x", token: "t", fetch: scripted([]) }), files().benchmark, opts, capture()).catch((e) => e);
+    expect(err.message).toContain("--preset ID naming a stored preset");
   });
 });

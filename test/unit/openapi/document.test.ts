@@ -50,6 +50,19 @@ describe("/openapi.json", () => {
     for (const op of withExample) expect(op.body!.schema.safeParse(op.body!.example).error, op.path).toBeUndefined();
   });
 
+  it("documents POST /v1/runs naming a preset (preset_id, config as overrides) beside a config spelled out", () => {
+    const check = documentValidator(doc);
+    const body = doc.paths["/v1/runs"].post.requestBody.content["application/json"].schema.$ref;
+    const benchmark = { name: "b", questions: [{ id: "q1", question: "2+2?", raw_answer: "4" }] };
+    expect(check(body, { benchmark_id: "bm_1", preset_id: "pre_1" })).toEqual([]);
+    expect(check(body, { benchmark, preset_id: "pre_1", config: { answering_models: [] }, run_name: "r" })).toEqual([]);
+    expect(check(body, { benchmark_id: "bm_1", preset_id: "" })).not.toEqual([]);
+    // Without a preset the config is required and must be a VerificationConfig.
+    expect(check(body, { benchmark_id: "bm_1" })).not.toEqual([]);
+    expect(check(body, { benchmark_id: "bm_1", config: {} })).not.toEqual([]);
+    expect(check("#/components/schemas/CreateTriggerRequest", { name: "t", benchmark_id: "bm_1", preset_id: "pre_1", signing: { scheme: "github" } })).toEqual([]);
+  });
+
   it("documents every error code with its status, when it happens and what to do", () => {
     const catalogue = doc["x-error-catalogue"] as { code: string; status: number; when: string; fix: string }[];
     expect(catalogue.map((e) => e.code).sort()).toEqual([...ErrorCode.options].sort());
