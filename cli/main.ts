@@ -6,6 +6,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { createClient, EdgevalApiError } from "../src/client/index.ts";
 import { cancelCommand, importCommand, judgeCommand, keysCommand } from "./commands/misc.ts";
+import { judgesCommand } from "./commands/judges.ts";
 import { FORMATS, type Format, resultsCommand } from "./commands/results.ts";
 import { runCommand } from "./commands/run.ts";
 import { CliError, type Out, stdio } from "./io.ts";
@@ -20,7 +21,7 @@ const number = (flag: string, min: number, integer = false) => (v: string) => {
 
 function program(out: Out, exit: { code: number }): Command {
   const cli = new Command("edgeval")
-    .description("Grade LLM answers with an edgeval server: runs, results, judges, keys")
+    .description("Grade LLM answers with an edgeval server: runs, results, judges, stored judges, keys")
     .addOption(new Option("--url <url>", "the edgeval server").env("EDGEVAL_URL").default(DEFAULT_URL))
     .addOption(new Option("--token <token>", "an API key (or EDGEVAL_API_TOKEN); locally edgeval-local-dev-token").env("EDGEVAL_TOKEN"))
     .showHelpAfterError()
@@ -67,6 +68,14 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--reference <text>", "the reference answer, or @file")
     .option("--input <text>", "the input (question), or @file")
     .action(act((opts, cmd: Command) => judgeCommand(client(cmd), opts, out)));
+
+  cli
+    .command("judges <action> [id]")
+    .description("stored judges for promptfoo: list | store --config F | replace ID --config F | delete ID | token ID [--name N] | tokens ID | revoke ID --token-id T")
+    .option("--config <file>", "the stored judge: {name, config, mapping?, deadline_ms?} (JSON or YAML)")
+    .option("--name <name>", "the token's name")
+    .option("--token-id <id>", "the token to revoke")
+    .action(act((action: string, id: string | undefined, opts, cmd: Command) => judgesCommand(client(cmd), action, { ...opts, id }, out)));
 
   cli
     .command("cancel <run>")

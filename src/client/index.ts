@@ -98,6 +98,20 @@ export function createClient(opts: ClientOptions) {
     calibrate: (body: W.CalibrateRequest) => t.json<W.CalibrationReport>("POST", "/v1/judge/calibrate", { body }),
   };
 
+  const judge = (id: string) => `/v1/judges/${enc(id)}`;
+  /** Stored compound judges and their promptfoo tokens (src/stored-judges/README.md). */
+  const storedJudges = {
+    create: (body: W.StoredJudgeRequest) => t.json<W.StoredJudgeView>("POST", "/v1/judges", { body }),
+    list: () => t.json<W.StoredJudgeList>("GET", "/v1/judges"),
+    get: (id: string) => t.json<W.StoredJudgeView>("GET", judge(id)),
+    replace: (id: string, body: W.StoredJudgeRequest) => t.json<W.StoredJudgeView>("PUT", judge(id), { body }),
+    delete: (id: string) => t.json<W.DeletedStoredJudge>("DELETE", judge(id)),
+    /** The token is in this answer only; `promptfoo_url` is the path promptfoo's webhook assertion posts to. */
+    mintToken: (id: string, body: W.CreateJudgeTokenRequest = {}) => t.json<W.MintedJudgeToken>("POST", `${judge(id)}/tokens`, { body }),
+    tokens: (id: string) => t.json<W.JudgeTokenList>("GET", `${judge(id)}/tokens`),
+    revokeToken: (id: string, tokenId: string) => t.json<W.JudgeTokenView>("DELETE", `${judge(id)}/tokens/${enc(tokenId)}`),
+  };
+
   const keys = {
     create: (body: W.CreateKeyRequest) => t.json<W.MintedKey>("POST", "/v1/keys", { body }),
     list: () => t.json<W.KeyList>("GET", "/v1/keys"),
@@ -113,7 +127,7 @@ export function createClient(opts: ClientOptions) {
 
   const usage = { month: (month?: string) => t.json<W.MonthUsage>("GET", `/v1/usage${qs({ month })}`) };
 
-  return { url: t.base, runs, results, benchmarks, judges, keys, secrets, usage };
+  return { url: t.base, runs, results, benchmarks, judges, storedJudges, keys, secrets, usage };
 }
 
 export type EdgevalClient = ReturnType<typeof createClient>;

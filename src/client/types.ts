@@ -13,6 +13,8 @@ import type * as J from "../schemas/judge-outcome.ts";
 import type { VerificationResult as VerificationResultSchema } from "../schemas/result.ts";
 import type * as R from "../schemas/run-views.ts";
 import type * as T from "../schemas/tenant-views.ts";
+import type * as SJ from "../schemas/stored-judge-views.ts";
+import type { CreateJudgeTokenRequest as CreateJudgeTokenRequestSchema, PromptfooRequest as PromptfooRequestSchema, StoredJudgeRequest as StoredJudgeRequestSchema } from "../schemas/stored-judges.ts";
 import type { CreateKeyRequest as CreateKeyRequestSchema, PutSecretRequest as PutSecretRequestSchema } from "../schemas/tenants.ts";
 
 /** What the server sends is what its handlers build: the schemas' input side. */
@@ -49,6 +51,17 @@ export type DeletedBenchmark = Wire<typeof B.DeletedBenchmark>;
 
 export type JudgeOutcome = Wire<typeof J.JudgeOutcome>;
 export type CalibrationReport = Wire<typeof J.CalibrationReport>;
+
+export type StoredJudgeRequest = Wire<typeof StoredJudgeRequestSchema>;
+export type CreateJudgeTokenRequest = Wire<typeof CreateJudgeTokenRequestSchema>;
+export type PromptfooRequest = Wire<typeof PromptfooRequestSchema>;
+export type StoredJudgeView = Wire<typeof SJ.StoredJudgeView>;
+export type StoredJudgeList = Wire<typeof SJ.StoredJudgeList>;
+export type DeletedStoredJudge = Wire<typeof SJ.DeletedStoredJudge>;
+export type JudgeTokenView = Wire<typeof SJ.JudgeTokenView>;
+export type JudgeTokenList = Wire<typeof SJ.JudgeTokenList>;
+export type MintedJudgeToken = Wire<typeof SJ.MintedJudgeToken>;
+export type PromptfooVerdict = Wire<typeof SJ.PromptfooVerdict>;
 
 export type KeyView = Wire<typeof T.KeyView>;
 export type MintedKey = Wire<typeof T.MintedKey>;

@@ -21,6 +21,8 @@ import { apiDocs } from "../openapi/routes";
 import { hooks } from "./hooks";
 import { triggers } from "./triggers";
 import { presets } from "./presets";
+import { promptfoo } from "./promptfoo";
+import { storedJudges } from "./stored-judges";
 
 /** An app mounted beside the API (the dashboard, src/worker-app.ts): passed in, so http/ never imports it. */
 export interface MountedApp {
@@ -36,8 +38,9 @@ export function buildApp(mounted: readonly MountedApp[] = []) {
   app.route("/", apiDocs);
   for (const m of mounted) app.route(m.path, m.app);
   // Tenant routes take an API key (or EDGEVAL_API_TOKEN); /v1/admin takes the operator's token;
-  // /v1/hooks takes a trigger's signature instead (src/triggers/README.md).
-  const keyless = ["/v1/admin/*", "/v1/hooks/*"];
+  // /v1/hooks takes a trigger's signature instead (src/triggers/README.md), and a stored judge's
+  // promptfoo route its judge token (src/stored-judges/README.md).
+  const keyless = ["/v1/admin/*", "/v1/hooks/*", "/v1/judges/:id/promptfoo"];
   app.use("/v1/*", except(keyless, tenantAuth));
   app.use("/v1/*", except(keyless, requestRate));
   app.route("/v1/admin", admin);
@@ -52,6 +55,8 @@ export function buildApp(mounted: readonly MountedApp[] = []) {
   app.route("/v1/triggers", triggers);
   app.route("/v1/presets", presets);
   app.route("/v1/hooks", hooks);
+  app.route("/v1/judges", promptfoo);
+  app.route("/v1/judges", storedJudges);
   app.notFound((c) => {
     const allow = allowedMethods(app.routes, c.req.path);
     if (allow.length === 0) return errorResponse(c, { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` });

@@ -79,7 +79,7 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
 export const tenantOf = (c: Context<AppEnv>) => c.get("principal").tenant;
 
 /** Lets work finish after the response; without an execution context (app.fetch in tests) it is awaited-free fire. */
-function afterResponse(c: Context<AppEnv>, work: Promise<unknown>): void {
+export function afterResponse(c: Context<AppEnv>, work: Promise<unknown>): void {
   const settled = work.catch(() => {});
   try {
     c.executionCtx.waitUntil(settled);
@@ -88,6 +88,6 @@ function afterResponse(c: Context<AppEnv>, work: Promise<unknown>): void {
   }
 }
 
-function stringVar(v: unknown): string | undefined {
+export function stringVar(v: unknown): string | undefined {
   return typeof v === "string" && v.length > 0 ? v : undefined;
 }

@@ -1,5 +1,6 @@
 /**
- * /v1/judge: grade one output with a compound judge, synchronously; /v1/judge/calibrate: run a
+ * /v1/judge: grade one output with a compound judge, synchronously (`judgeOne`, which stored
+ * judges grade through too); /v1/judge/calibrate: run a
  * judge over human-labelled items and report agreement. Both validate the whole judge graph (and
  * the secrets its models need) before any model call: problems are a 400 naming the config path.
  * A judge that fails (a model keeps failing) answers 200 with `pass: null` and `error`: the
@@ -9,7 +10,7 @@
 import { Hono } from "hono";
 import { type Env, secretAdvice } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgePorts } from "../judges";
+import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgeOutcome as JudgeOutcomeValue, type JudgePorts, type JudgeSampleInput } from "../judges";
 import { calibrate } from "../judges/calibrate";
 import { modelKeyIssues } from "../llm/model-keys";
 import { emptyLedger } from "../llm/retrying";
@@ -22,7 +23,7 @@ import { requiredSecretName } from "../llm/factory";
 import type { ModelPort } from "../llm/port";
 import { costOf, priceFor, priceTable } from "../llm/prices";
 import type { PriceOverrides } from "../schemas/prices";
-import { CalibrateRequest, JudgeRequest } from "../schemas/judge";
+import { CalibrateRequest, type JudgeConfig, JudgeRequest } from "../schemas/judge";
 import type { ModelConfig } from "../schemas/model-config";
 import { readJson, validate } from "./body";
 import type { FieldIssue } from "../schemas/field-issue";
@@ -43,14 +44,38 @@ export const judge = new Hono<AppEnv>();
 judge.post("/", requireScope("judge"), async (c) => {
   const body = validate(JudgeRequest, (await readJson(c, JUDGE_BODY_LIMIT)).value);
   const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
-  const graph = checked(validateJudge(body.config, sample), "");
-  capCalls(estimateCalls(graph), MAX_JUDGE_CALLS, "config", "this judge plans");
   // The clock starts when the request is read: validation and key loading count against it.
-  const deadline = { at: Date.now() + body.deadline_ms, ms: body.deadline_ms, now: Date.now };
-  const ports = edgePorts(c.env, await ringFor(c.env, tenantOf(c), graph), graph, body.prices, deadline);
-  const outcome = await runGraph(graph, sample, ports);
+  const outcome = await judgeOne(c.env, tenantOf(c), { config: body.config, sample, prices: body.prices, deadline_ms: body.deadline_ms, startedAt: Date.now() });
   return reply(c, JudgeOutcome, outcome);
 });
+
+/** A judge config's graph, checked (on a sample, when given) and within the calls one request may make; a 400 at `config.…` paths otherwise. */
+export function judgeGraph(config: JudgeConfig, sample?: JudgeSampleInput): JudgeGraph {
+  const graph = checked(validateJudge(config, sample), "");
+  capCalls(estimateCalls(graph), MAX_JUDGE_CALLS, "config", "this judge plans");
+  return graph;
+}
+
+export interface OneJudgement {
+  config: JudgeConfig;
+  sample: JudgeSampleInput;
+  prices?: PriceOverrides;
+  deadline_ms: number;
+  /** When the deadline's clock started (ms since the epoch). */
+  startedAt: number;
+}
+
+/**
+ * One output graded: the graph checked on the sample, the tenant's keys loaded when a model needs
+ * one, every model call on the queue jobs' path and none past the deadline. POST /v1/judge and
+ * stored judges (POST /v1/judges/:id/promptfoo) both grade through this.
+ */
+export async function judgeOne(env: Env, tenant: TenantRecord, j: OneJudgement): Promise<JudgeOutcomeValue> {
+  const graph = judgeGraph(j.config, j.sample);
+  const deadline = { at: j.startedAt + j.deadline_ms, ms: j.deadline_ms, now: Date.now };
+  const ports = edgePorts(env, await ringFor(env, tenant, graph), graph, j.prices, deadline);
+  return runGraph(graph, j.sample, ports);
+}
 
 judge.post("/calibrate", requireScope("judge"), async (c) => {
   const body = validate(CalibrateRequest, (await readJson(c, CALIBRATE_BODY_LIMIT)).value);

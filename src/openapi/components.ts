@@ -24,6 +24,8 @@ import { DeletedTrigger, HookPayload, HookPing, TriggerList, TriggerView, Trigge
 import { CreateTriggerRequest } from "../schemas/triggers";
 import { DeletedPreset, PresetList, PresetView } from "../schemas/preset-views";
 import { PresetRequest } from "../schemas/presets";
+import { DeletedStoredJudge, JudgeTokenList, JudgeTokenView, MintedJudgeToken, PromptfooVerdict, StoredJudgeList, StoredJudgeView } from "../schemas/stored-judge-views";
+import { CreateJudgeTokenRequest, PromptfooMapping, PromptfooRequest, StoredJudgeRequest } from "../schemas/stored-judges";
 import { AnswerTemplate, TemplateField, VerifyStrategy } from "../templates/template-schema";
 import { Checkpoint } from "../karenina/import";
 
@@ -112,4 +114,15 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   PresetView,
   PresetList,
   DeletedPreset,
+  StoredJudgeRequest,
+  PromptfooMapping,
+  StoredJudgeView,
+  StoredJudgeList,
+  DeletedStoredJudge,
+  CreateJudgeTokenRequest,
+  JudgeTokenView,
+  MintedJudgeToken,
+  JudgeTokenList,
+  PromptfooRequest,
+  PromptfooVerdict,
 };

@@ -72,6 +72,8 @@ export function errorCodes(op: Operation): Code[] {
   codes.add("internal");
   if (op.auth.kind === "tenant") ["forbidden", "rate_limited"].forEach((c) => codes.add(c as Code));
   else codes.add("not_configured");
+  // A judge token spends its tenant's request bucket, and a disabled tenant's token is refused.
+  if (op.auth.kind === "judgeToken") ["forbidden", "rate_limited"].forEach((c) => codes.add(c as Code));
   if (op.body) ["invalid_body", "invalid_json", "body_too_large", "unsupported_media_type"].forEach((c) => codes.add(c as Code));
   if (op.query) codes.add("invalid_query");
   if (op.path.includes(":")) codes.add("not_found");
@@ -100,7 +102,8 @@ function operationObject(op: Operation): Json {
   const where = `${op.method.toUpperCase()} ${op.path}`;
   const o: Json = { operationId: op.operationId, tags: [op.tag], summary: op.summary };
   if (op.description) o.description = op.description;
-  o.security = op.auth.kind === "tenant" ? [{ apiKey: [op.auth.scope] }] : op.auth.kind === "admin" ? [{ adminToken: [] }] : [{ webhookSignature: [] }];
+  const scheme = { admin: "adminToken", signature: "webhookSignature", judgeToken: "judgeToken" } as const;
+  o.security = op.auth.kind === "tenant" ? [{ apiKey: [op.auth.scope] }] : [{ [scheme[op.auth.kind]]: [] }];
   if (op.auth.kind === "tenant") o["x-scope"] = op.auth.scope;
   const params = parameters(op);
   if (params.length) o.parameters = params;
@@ -151,6 +154,13 @@ function build(): Json {
           name: "webhook-signature",
           description:
             "Only for POST /v1/hooks/:trigger_id: an HMAC-SHA256 signature made with the trigger's secret, in the header its scheme names — webhook-signature (Standard Webhooks, with webhook-id and webhook-timestamp), X-Hub-Signature-256 (GitHub) or the trigger's own header. OpenAPI has no scheme for a body signature; this one names the Standard Webhooks header.",
+        },
+        judgeToken: {
+          type: "apiKey",
+          in: "query",
+          name: "token",
+          description:
+            "Only for POST /v1/judges/:id/promptfoo: a token of that judge (jt_…, POST /v1/judges/:id/tokens), in the URL because promptfoo's webhook assertion sends no header but Content-Type. Revocable; it grades with its one judge and nothing else.",
         },
       },
     },

@@ -30,6 +30,10 @@ const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
   rate_limited: { when: "The tenant's requests_per_minute quota is spent. Carries Retry-After and RateLimit headers.", fix: "Wait Retry-After seconds and retry." },
   quota_exceeded: { when: "Too many runs queued or running at once, or the monthly spend quota is spent. Carries Retry-After.", fix: "Wait Retry-After seconds, or ask the operator to raise the quota." },
   not_configured: { when: "The deployment lacks a secret this feature needs (e.g. EDGEVAL_KEY_PEPPER, EDGEVAL_SECRETS_KEK, EDGEVAL_ADMIN_TOKEN).", fix: "The operator sets the secret named in the message." },
+  judge_undecided: {
+    when: "A stored judge graded through POST /v1/judges/:id/promptfoo could not decide: a model kept failing, or its deadline_ms passed. The output was not judged wrong.",
+    fix: "Retry the test; if it persists, look at the judge's models and deadline_ms (GET /v1/judges/:id) or grade the output with POST /v1/judge to see each unit's error.",
+  },
   internal: { when: "An unexpected failure inside edgeval.", fix: "Retry; report the request_id if it persists." },
 };
 

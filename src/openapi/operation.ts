@@ -33,9 +33,10 @@ export interface Operation {
   description?: string;
   /**
    * `tenant`: an API key (or EDGEVAL_API_TOKEN) with `scope`; `admin`: EDGEVAL_ADMIN_TOKEN;
-   * `signature`: no key, a trigger's signed delivery (src/triggers/README.md).
+   * `signature`: no key, a trigger's signed delivery (src/triggers/README.md); `judgeToken`: no
+   * key, a stored judge's token in the query (src/stored-judges/README.md).
    */
-  auth: { kind: "tenant"; scope: Scope } | { kind: "admin" } | { kind: "signature" };
+  auth: { kind: "tenant"; scope: Scope } | { kind: "admin" } | { kind: "signature" } | { kind: "judgeToken" };
   /** Parameter descriptions by name (each `:name` of the path is a required string). */
   pathParams?: Record<string, string>;
   query?: z.ZodObject;

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   "rate_limited",
   "quota_exceeded",
   "not_configured",
+  "judge_undecided",
   "internal",
 ] as const;
 export const ErrorCode = z.enum(ERROR_CODES);
@@ -47,6 +48,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   quota_exceeded: 429,
   not_configured: 503,
+  judge_undecided: 502,
   internal: 500,
 };
 

@@ -43,3 +43,5 @@ export const ENDPOINT_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "an endpo
 export const TRIGGER_BODY_LIMIT: BodyLimit = { bytes: 1_000_000, advice: "a trigger holds a config and a mapping, not a benchmark (store that with POST /v1/benchmarks)" };
 
 export const PRESET_BODY_LIMIT: BodyLimit = { bytes: 1_000_000, advice: "a preset is one verification config; store benchmarks with POST /v1/benchmarks" };
+
+export const JUDGE_TOKEN_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "a judge token request is a name; send only that" };

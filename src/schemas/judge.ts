@@ -170,16 +170,20 @@ export const JudgeSample = {
 export const DEFAULT_JUDGE_DEADLINE_MS = 30_000;
 export const MAX_JUDGE_DEADLINE_MS = 120_000;
 
+/** How long a judge may take before it answers `pass: null` with a `timeout` error (src/llm/deadline.ts). */
+export const DeadlineMs = (byDefault: number) =>
+  z
+    .int({ error: onWrongType("must be a whole number of milliseconds") })
+    .min(1, { error: "must be at least 1" })
+    .max(MAX_JUDGE_DEADLINE_MS, { error: `must be at most ${MAX_JUDGE_DEADLINE_MS} (2 minutes)` })
+    .default(byDefault);
+
 export const JudgeRequest = z.strictObject({
   ...JudgeSample,
   config: JudgeConfig,
   /** Prices per million tokens over the shipped table, keyed "interface:model_name" or model_name. */
   prices: PriceOverrides.optional(),
-  deadline_ms: z
-    .int({ error: onWrongType("must be a whole number of milliseconds") })
-    .min(1, { error: "must be at least 1" })
-    .max(MAX_JUDGE_DEADLINE_MS, { error: `must be at most ${MAX_JUDGE_DEADLINE_MS} (2 minutes)` })
-    .default(DEFAULT_JUDGE_DEADLINE_MS),
+  deadline_ms: DeadlineMs(DEFAULT_JUDGE_DEADLINE_MS),
 });
 export type JudgeRequest = z.output<typeof JudgeRequest>;
 

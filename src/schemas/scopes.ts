@@ -16,6 +16,8 @@ export const SCOPES = [
   "webhooks:read",
   "triggers:write",
   "triggers:read",
+  "judges:write",
+  "judges:read",
 ] as const;
 
 export const Scope = z.enum(SCOPES);

@@ -7,7 +7,6 @@
 const ID_HEX = 12;
 const SECRET_BYTES = 20;
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
-const KEY_PATTERN = /^ev_([0-9a-f]{12})_([a-z2-7]{32})$/;
 
 export interface ParsedKey {
   keyId: string;
@@ -15,18 +14,27 @@ export interface ParsedKey {
   key: string;
 }
 
-/** A fresh key and its id; `random` is injectable so tests can pin it. */
-export function generateKey(random: (n: number) => Uint8Array = randomBytes): ParsedKey {
+/**
+ * A fresh `<prefix>_<12 hex id>_<32 base32>` credential and its id: API keys (`ev`) and stored
+ * judges' promptfoo tokens (`jt`, src/stored-judges) share the format and the hashing.
+ * `random` is injectable so tests can pin it.
+ */
+export function generateToken(prefix: string, random: (n: number) => Uint8Array = randomBytes): ParsedKey {
   const keyId = hex(random(ID_HEX / 2));
-  const secret = base32(random(SECRET_BYTES));
-  return { keyId, key: `ev_${keyId}_${secret}` };
+  return { keyId, key: `${prefix}_${keyId}_${base32(random(SECRET_BYTES))}` };
 }
 
-/** Null when the string is not shaped like one of our keys (then it may be the default token). */
-export function parseKey(token: string): ParsedKey | null {
-  const m = KEY_PATTERN.exec(token);
+/** Null when the string is not shaped like a `<prefix>_…` credential. */
+export function parseToken(prefix: string, token: string): ParsedKey | null {
+  const m = new RegExp(`^${prefix}_([0-9a-f]{${ID_HEX}})_([a-z2-7]{32})$`).exec(token);
   return m ? { keyId: m[1]!, key: token } : null;
 }
+
+/** A fresh API key (`ev_…`). */
+export const generateKey = (random?: (n: number) => Uint8Array): ParsedKey => generateToken("ev", random);
+
+/** Null when the string is not shaped like one of our keys (then it may be the default token). */
+export const parseKey = (token: string): ParsedKey | null => parseToken("ev", token);
 
 /** Hex HMAC-SHA-256 of the key under the pepper. */
 export async function hashKey(key: string, pepper: string): Promise<string> {

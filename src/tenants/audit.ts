@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   "webhook.secret_rotated",
   "trigger.created",
   "trigger.deleted",
+  "judge_token.created",
+  "judge_token.revoked",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

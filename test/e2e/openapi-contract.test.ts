@@ -2,7 +2,8 @@
  * Issue 24, Done when: a contract test. Against a local stack (wrangler dev, fresh state, the fake
  * LLM), the typed client drives the e2e run of examples/basic and every other documented route
  * (runs, results, benchmarks and checkpoints, judge and calibrate, keys, secrets, usage, audit,
- * webhooks, triggers and a signed hook delivery, the operator's tenants) plus refusals (400, 401, 404, 405, 409, 413, 415). Every
+ * webhooks, triggers and a signed hook delivery, presets, stored judges and promptfoo's webhook call,
+ * the operator's tenants) plus refusals (400, 401, 404, 405, 409, 413, 415). Every
  * response it received is then validated against the response schema /openapi.json (as served)
  * documents for its operation and status: an undocumented status or a body that does not fit fails.
  */
@@ -171,6 +172,29 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     expect(presetRun.status).toBe(200);
     await raw("DELETE", `/v1/presets/${preset.preset_id}`);
 
+    // Stored judges and promptfoo's webhook route (no bearer: the judge token in the URL, as promptfoo sends it).
+    const storedModel = { ...config.parsing_models[0], id: "stored", model_name: "contract-stored-judge" };
+    await fetch(`${stack.fake.url}/_admin/rules`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ rules: [{ match: { model: "contract-stored-judge", contains: "Paris" }, reply: { json: { answer: 5 } } }, { match: { model: "contract-stored-judge" }, reply: { fault: "500" } }] }),
+    });
+    const storedBody = { name: "contract", config: { type: "likert" as const, prompt: "Is {{output}} the capital named in {{reference}}?", provider: storedModel, retries: 1 }, mapping: { reference: "expected" } };
+    const storedJudge = await ev.storedJudges.create(storedBody);
+    await ev.storedJudges.list();
+    await ev.storedJudges.get(storedJudge.judge_id);
+    await ev.storedJudges.replace(storedJudge.judge_id, { ...storedBody, deadline_ms: 3000 });
+    const judgeToken = await ev.storedJudges.mintToken(storedJudge.judge_id, { name: "contract" });
+    await ev.storedJudges.tokens(storedJudge.judge_id);
+    const promptfooPost = (capital: string) =>
+      recording(`${stack.url}${judgeToken.promptfoo_url}`, { method: "POST", headers: json, body: JSON.stringify({ output: capital, context: { prompt: "A capital?", vars: { expected: capital } } }) });
+    expect(((await (await promptfooPost("Paris")).json()) as { pass: unknown }).pass).toBe(true);
+    // The fake fails every call without "Paris": the judge cannot decide.
+    expect((await promptfooPost("Berlin")).status).toBe(502);
+    await ev.storedJudges.revokeToken(storedJudge.judge_id, judgeToken.token_id);
+    expect((await promptfooPost("Paris")).status).toBe(401);
+    await ev.storedJudges.delete(storedJudge.judge_id);
+
     // The operator's routes, with the admin token of .dev.vars.
     const admin = { authorization: `Bearer ${readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_ADMIN_TOKEN}`, "content-type": "application/json" };
     await raw("POST", "/v1/admin/tenants", { body: '{"name": "Contract", "tenant_id": "contract"}', headers: admin });
@@ -196,7 +220,7 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await ev.runs.delete(run_id);
 
     const statuses = new Set(seen.map((x) => x.status));
-    for (const s of [200, 201, 202, 400, 401, 404, 405, 409, 413, 415]) expect(statuses, `no ${s} seen`).toContain(s);
+    for (const s of [200, 201, 202, 400, 401, 404, 405, 409, 413, 415, 502]) expect(statuses, `no ${s} seen`).toContain(s);
   }, 240_000);
 
   it("every response fits its documented schema, and every documented operation was exercised", () => {

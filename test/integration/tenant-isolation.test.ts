@@ -25,6 +25,8 @@ interface AIds {
   delivery_id: string;
   trigger_id: string;
   preset_id: string;
+  judge_id: string;
+  judge_token_id: string;
 }
 
 /** Path parameters per route: A's ids. A route missing here fails the enumeration test. */
@@ -46,6 +48,9 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/webhook-endpoints/:id/deliveries": { id: a.endpoint_id },
     "/v1/triggers/:id": { id: a.trigger_id },
     "/v1/presets/:id": { id: a.preset_id },
+    "/v1/judges/:id": { id: a.judge_id },
+    "/v1/judges/:id/tokens": { id: a.judge_id },
+    "/v1/judges/:id/tokens/:token_id": { id: a.judge_id, token_id: a.judge_token_id },
     "/v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": { id: a.endpoint_id, delivery_id: a.delivery_id },
     // The dashboard's pages, requested with B's session cookie (issue 25).
     "/dashboard/runs/:id": { id: a.run_id },
@@ -99,9 +104,12 @@ describe("tenant isolation", () => {
       config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] },
       signing: { scheme: "github" },
     });
+    const storedJudge = (await (await apiAs(a.key, "/v1/judges", { method: "POST", json: { name: `judge ${CANARY}`, config: { type: "judge", prompt: `${CANARY}: {{output}}`, provider: fakeModel(`j-${CANARY}`, judge) } } })).json()) as { judge_id: string };
+    const judgeToken = (await (await apiAs(a.key, `/v1/judges/${storedJudge.judge_id}/tokens`, { method: "POST", json: { name: `token ${CANARY}` } })).json()) as { token_id: string };
     ids = {
       run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id, secret_name,
       endpoint_id: endpoint.endpoint_id, delivery_id: delivery.delivery_id, trigger_id: trigger.trigger_id, preset_id: preset.preset_id,
+      judge_id: storedJudge.judge_id, judge_token_id: judgeToken.token_id,
     };
     // A's own view has the canary (so its absence from B's responses means something).
     expect(JSON.stringify(page)).toContain(CANARY);
@@ -110,8 +118,9 @@ describe("tenant isolation", () => {
   it("answers 404 to B on every id-taking route of app.routes called with A's ids, and leaves A's resources as they were", async () => {
     const creating = (r: { method: string; path: string }) => r.method === "PUT" && r.path === "/v1/secrets/:name";
     const routes = buildWorkerApp()
-      // /v1/hooks takes no key: the trigger's signature is its credential (test/integration/triggers.test.ts).
-      .routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin") && !r.path.startsWith("/v1/hooks"))
+      // /v1/hooks takes no key: the trigger's signature is its credential (test/integration/triggers.test.ts);
+      // a stored judge's promptfoo route takes its judge token (below, and stored-judges.test.ts).
+      .routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin") && !r.path.startsWith("/v1/hooks") && !r.path.endsWith("/promptfoo"))
       // the one route that creates (B's own secret of A's name) goes last, after B's DELETE of that name
       .sort((x, y) => Number(creating(x)) - Number(creating(y)));
     expect(routes.length).toBeGreaterThanOrEqual(7);
@@ -153,16 +162,28 @@ describe("tenant isolation", () => {
     const hook = (await (await apiAs(a.key, `/v1/webhook-endpoints/${ids.endpoint_id}`)).json()) as Record<string, unknown>;
     expect(hook).toMatchObject({ enabled: true, description: `hook ${CANARY}`, previous_secret_expires_at: null });
     expect(hook.updated_at).toBe(hook.created_at);
+    const aTokens = (await (await apiAs(a.key, `/v1/judges/${ids.judge_id}/tokens`)).json()) as { tokens: { revoked_at: string | null }[] };
+    expect(aTokens.tokens).toEqual([expect.objectContaining({ revoked_at: null })]);
+  });
+
+  it("grades with A's stored judge for no token of B's: B's judge token on A's judge is a 401 with no model call", async () => {
+    const bJudge = (await (await apiAs(b.key, "/v1/judges", { method: "POST", json: { name: "b", config: { type: "judge", provider: fakeModel("j", judge) } } })).json()) as { judge_id: string };
+    const bToken = (await (await apiAs(b.key, `/v1/judges/${bJudge.judge_id}/tokens`, { method: "POST", json: {} })).json()) as { token: string };
+    const calls = (await fakeStats(judge)).total;
+    const res = await apiAs(b.key, `/v1/judges/${ids.judge_id}/promptfoo?token=${bToken.token}`, { method: "POST", json: { output: "x", context: { prompt: "p", vars: {} } } });
+    expect(res.status).toBe(401);
+    expect(await res.text()).not.toContain(CANARY);
+    expect((await fakeStats(judge)).total).toBe(calls);
   });
 
   it("never lists A's resources to B, and no response to B carries A's canary", async () => {
-    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints", "/v1/triggers", "/v1/presets"]) {
+    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints", "/v1/triggers", "/v1/presets", "/v1/judges"]) {
       const res = await apiAs(b.key, path);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).not.toContain(CANARY);
       // (B set a secret of A's secret's name itself in the test above: that name is B's too.)
-      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id, ids.trigger_id, ids.preset_id]) expect(text).not.toContain(id);
+      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id, ids.trigger_id, ids.preset_id, ids.judge_id]) expect(text).not.toContain(id);
     }
     // A's benchmark named in a run body is unknown to B (a 400 at benchmark_id, no canary).
     const res = await apiAs(b.key, "/v1/runs", {

@@ -9,6 +9,7 @@ import { RUN_OPERATIONS } from "./runs";
 import { TENANT_OPERATIONS } from "./tenant";
 import { TRIGGER_OPERATIONS } from "./triggers";
 import { PRESET_OPERATIONS } from "./presets";
+import { STORED_JUDGE_OPERATIONS } from "./stored-judges";
 import { WEBHOOK_OPERATIONS } from "./webhooks";
 
-export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS, ...TRIGGER_OPERATIONS, ...PRESET_OPERATIONS];
+export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...STORED_JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS, ...TRIGGER_OPERATIONS, ...PRESET_OPERATIONS];

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { cancelCommand } from "../../../cli/commands/misc.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
 import { runCommand } from "../../../cli/commands/run.ts";
+import { judgesCommand } from "../../../cli/commands/judges.ts";
 import type { Out } from "../../../cli/io.ts";
 import { createClient } from "../../../src/client/index.ts";
 
@@ -88,5 +89,33 @@ describe("edgeval run --preset", () => {
   it("still refuses a run with neither --config nor --preset before any request", async () => {
     const err = await runCommand(createClient({ url: "http://x", token: "t", fetch: scripted([]) }), files().benchmark, opts, capture()).catch((e) => e);
     expect(err.message).toContain("--preset ID naming a stored preset");
+  });
+});
+
+describe("edgeval judges", () => {
+  it("stores a judge from a file and prints a token once on stdout, the promptfoo URL naming the env var on stderr", async () => {
+    const seen: string[] = [];
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const where = `${req.method} ${new URL(req.url).pathname}`;
+      seen.push(`${where} ${req.method === "POST" ? await req.text() : ""}`.trim());
+      if (where === "POST /v1/judges") return json({ judge_id: "jdg_1", promptfoo_url: "/v1/judges/jdg_1/promptfoo" }, 201);
+      if (where === "POST /v1/judges/jdg_1/tokens") {
+        return json({ token_id: "abc", judge_id: "jdg_1", name: "ci", token: "jt_abc_secret", promptfoo_url: "/v1/judges/jdg_1/promptfoo?token=jt_abc_secret" }, 201);
+      }
+      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
+    }) as typeof globalThis.fetch;
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cli-judges-")), "judge.json");
+    fs.writeFileSync(file, JSON.stringify({ name: "capitals", config: { type: "judge" } }));
+    const stored = capture();
+    expect(await judgesCommand(client, "store", { config: file }, stored)).toBe(0);
+    expect(stored.lines[0]).toBe("jdg_1");
+    const minted = capture();
+    expect(await judgesCommand(client, "token", { id: "jdg_1", name: "ci" }, minted)).toBe(0);
+    expect(minted.lines).toEqual(["jt_abc_secret", "token abc for judge jdg_1: shown once; promptfoo posts to http://x/v1/judges/jdg_1/promptfoo?token={{ env.EDGEVAL_JUDGE_TOKEN }}"]);
+    expect(seen).toEqual(['POST /v1/judges {"name":"capitals","config":{"type":"judge"}}', 'POST /v1/judges/jdg_1/tokens {"name":"ci"}']);
+    const err = await judgesCommand(client, "revoke", { id: "jdg_1" }, capture()).catch((e) => e);
+    expect(err.message).toContain("--token-id");
   });
 });

@@ -1,0 +1,61 @@
+/**
+ * `edgeval judges …`: stored compound judges and their promptfoo tokens (src/stored-judges/README.md).
+ * A token prints once, on stdout, so `export EDGEVAL_JUDGE_TOKEN=$(edgeval judges token ID)` works.
+ */
+import type { EdgevalClient, StoredJudgeRequest } from "../../src/client/index.ts";
+import { CliError, type Out, readData } from "../io.ts";
+
+export interface JudgesArgs {
+  id?: string;
+  config?: string;
+  name?: string;
+  tokenId?: string;
+}
+
+const ACTIONS = "list | store --config F | replace ID --config F | delete ID | token ID [--name N] | tokens ID | revoke ID --token-id T";
+
+export async function judgesCommand(client: EdgevalClient, action: string, args: JudgesArgs, out: Out): Promise<number> {
+  const ev = client.storedJudges;
+  if (action === "list") {
+    for (const j of (await ev.list()).judges) out.line(`${j.judge_id}  ${j.name}  deadline ${j.deadline_ms} ms  ${j.promptfoo_url}`);
+    return 0;
+  }
+  if (action === "store") {
+    const j = await ev.create(judgeFile(args));
+    out.line(j.judge_id);
+    out.err(`judge ${j.judge_id} stored; mint a token for promptfoo with: edgeval judges token ${j.judge_id}`);
+    return 0;
+  }
+  if (!args.id) throw new CliError(`judges ${action} needs the judge's id (edgeval judges list)`);
+  if (action === "replace") {
+    out.line((await ev.replace(args.id, judgeFile(args))).judge_id);
+    return 0;
+  }
+  if (action === "delete") {
+    await ev.delete(args.id);
+    out.line(`judge ${args.id} and its tokens deleted`);
+    return 0;
+  }
+  if (action === "token") {
+    const t = await ev.mintToken(args.id, args.name ? { name: args.name } : {});
+    out.line(t.token);
+    out.err(`token ${t.token_id} for judge ${args.id}: shown once; promptfoo posts to ${client.url}${t.promptfoo_url.replace(t.token, "{{ env.EDGEVAL_JUDGE_TOKEN }}")}`);
+    return 0;
+  }
+  if (action === "tokens") {
+    for (const t of (await ev.tokens(args.id)).tokens) out.line(`${t.token_id}  ${t.name}  ${t.revoked_at ? `revoked ${t.revoked_at}` : "active"}  last used ${t.last_used_at ?? "never"}`);
+    return 0;
+  }
+  if (action === "revoke") {
+    if (!args.tokenId) throw new CliError("judges revoke needs --token-id T (edgeval judges tokens ID)");
+    const t = await ev.revokeToken(args.id, args.tokenId);
+    out.line(`token ${t.token_id} revoked at ${t.revoked_at}`);
+    return 0;
+  }
+  throw new CliError(`unknown judges action ${action}: ${ACTIONS}`);
+}
+
+function judgeFile(args: JudgesArgs): StoredJudgeRequest {
+  if (!args.config) throw new CliError("give the stored judge as a file: --config FILE ({name, config, mapping?, deadline_ms?} as JSON or YAML)");
+  return readData(args.config) as StoredJudgeRequest;
+}

@@ -1,0 +1,97 @@
+/**
+ * /v1/judges (src/stored-judges/README.md): a tenant's stored compound judges and their promptfoo
+ * tokens. A judge is checked when stored as POST /v1/judge checks one (config paths, the calls
+ * one request may make), with the placeholders its mapping promises. Scopes: judges:write to
+ * change a judge or mint and revoke its tokens (a token spends the tenant's model calls),
+ * judges:read to look. The token is in the answer that mints it and nowhere else.
+ */
+import { type Context, Hono } from "hono";
+import { JUDGE_BODY_LIMIT, JUDGE_TOKEN_BODY_LIMIT } from "../schemas/body-limits";
+import { CreateJudgeTokenRequest, StoredJudgeRequest } from "../schemas/stored-judges";
+import { DeletedStoredJudge, JudgeTokenList, JudgeTokenView, MintedJudgeToken, StoredJudgeList, StoredJudgeView } from "../schemas/stored-judge-views";
+import {
+  deleteStoredJudge, getStoredJudge, listStoredJudges, mintJudgeId, promptfooPath, putStoredJudge, type StoredJudgeRecord, storedJudgeView,
+} from "../stored-judges/judges-repo";
+import { promisedSample } from "../stored-judges/promptfoo";
+import { getJudgeToken, insertJudgeToken, judgeTokenView, listJudgeTokens, mintJudgeToken, revokeJudgeToken } from "../stored-judges/tokens-repo";
+import { actorOf, auditStatement } from "../tenants/audit";
+import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
+import { readJson, validate } from "./body";
+import { ApiFailure } from "./errors";
+import { judgeGraph } from "./judge";
+import { reply } from "./reply";
+
+export const storedJudges = new Hono<AppEnv>();
+
+async function readJudge(c: Context<AppEnv>): Promise<StoredJudgeRequest> {
+  const body = validate(StoredJudgeRequest, (await readJson(c, JUDGE_BODY_LIMIT)).value);
+  judgeGraph(body.config, promisedSample(body.mapping));
+  return body;
+}
+
+const specOf = (b: StoredJudgeRequest): StoredJudgeRecord["spec"] => ({
+  config: b.config, mapping: b.mapping, deadline_ms: b.deadline_ms, ...(b.prices ? { prices: b.prices } : {}),
+});
+
+storedJudges.post("/", requireScope("judges:write"), async (c) => {
+  const body = await readJudge(c);
+  const now = new Date().toISOString();
+  const record: StoredJudgeRecord = {
+    tenant_id: tenantOf(c).tenant_id, judge_id: mintJudgeId(), name: body.name, description: body.description ?? null, spec: specOf(body), created_at: now, updated_at: now,
+  };
+  await putStoredJudge(c.env.DB, record);
+  return reply(c, StoredJudgeView, storedJudgeView(record), 201);
+});
+
+storedJudges.get("/", requireScope("judges:read"), async (c) =>
+  reply(c, StoredJudgeList, { judges: (await listStoredJudges(c.env.DB, tenantOf(c).tenant_id)).map(storedJudgeView) }));
+
+storedJudges.get("/:id", requireScope("judges:read"), async (c) => reply(c, StoredJudgeView, storedJudgeView(await requireJudge(c))));
+
+/** Replaces the judge; its tokens keep working and grade with the new config from the next call. */
+storedJudges.put("/:id", requireScope("judges:write"), async (c) => {
+  const old = await requireJudge(c);
+  const body = await readJudge(c);
+  const record: StoredJudgeRecord = { ...old, name: body.name, description: body.description ?? null, spec: specOf(body), updated_at: new Date().toISOString() };
+  await putStoredJudge(c.env.DB, record);
+  return reply(c, StoredJudgeView, storedJudgeView(record));
+});
+
+/** Deletes the judge and its tokens. */
+storedJudges.delete("/:id", requireScope("judges:write"), async (c) => {
+  const j = await requireJudge(c);
+  await deleteStoredJudge(c.env.DB, j.tenant_id, j.judge_id);
+  return reply(c, DeletedStoredJudge, { judge_id: j.judge_id, deleted: true });
+});
+
+storedJudges.post("/:id/tokens", requireScope("judges:write"), async (c) => {
+  const j = await requireJudge(c);
+  const body = validate(CreateJudgeTokenRequest, (await readJson(c, JUDGE_TOKEN_BODY_LIMIT)).value);
+  const pepper = stringVar(c.env.EDGEVAL_KEY_PEPPER);
+  if (!pepper) throw new ApiFailure({ code: "not_configured", message: "judge tokens are hashed like API keys: set the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)" });
+  const { record, token } = await mintJudgeToken(pepper, { tenant_id: j.tenant_id, judge_id: j.judge_id, name: body.name }, new Date().toISOString());
+  await insertJudgeToken(c.env.DB, record);
+  await auditStatement(c.env.DB, { tenant_id: j.tenant_id, actor: actorOf(c.get("principal")), action: "judge_token.created", target: record.token_id, detail: { judge_id: j.judge_id, name: record.name } }).run();
+  return reply(c, MintedJudgeToken, { ...judgeTokenView(record), token, promptfoo_url: `${promptfooPath(j.judge_id)}?token=${token}` }, 201);
+});
+
+storedJudges.get("/:id/tokens", requireScope("judges:read"), async (c) => {
+  const j = await requireJudge(c);
+  return reply(c, JudgeTokenList, { tokens: (await listJudgeTokens(c.env.DB, j.tenant_id, j.judge_id)).map(judgeTokenView) });
+});
+
+/** Revokes the token: its next call is a 401 (the row stays, with revoked_at). */
+storedJudges.delete("/:id/tokens/:token_id", requireScope("judges:write"), async (c) => {
+  const j = await requireJudge(c);
+  const t = await getJudgeToken(c.env.DB, j.tenant_id, j.judge_id, c.req.param("token_id"));
+  if (!t) throw new ApiFailure({ code: "not_found", message: `judge ${j.judge_id} has no token ${c.req.param("token_id")}; list them with GET /v1/judges/${j.judge_id}/tokens` });
+  const revoked = await revokeJudgeToken(c.env.DB, t, new Date().toISOString());
+  await auditStatement(c.env.DB, { tenant_id: j.tenant_id, actor: actorOf(c.get("principal")), action: "judge_token.revoked", target: t.token_id, detail: { judge_id: j.judge_id } }).run();
+  return reply(c, JudgeTokenView, judgeTokenView(revoked));
+});
+
+async function requireJudge(c: Context<AppEnv>): Promise<StoredJudgeRecord> {
+  const j = await getStoredJudge(c.env.DB, tenantOf(c).tenant_id, c.req.param("id")!);
+  if (!j) throw new ApiFailure({ code: "not_found", message: `no judge ${c.req.param("id")}; list them with GET /v1/judges` });
+  return j;
+}

@@ -1,0 +1,86 @@
+/** D1 `stored_judges`: a tenant's compound-judge configs with their promptfoo mapping and deadline. */
+import { z } from "zod";
+import { PriceOverrides } from "../schemas/prices";
+import { JudgeConfig } from "../schemas/judge";
+import { PromptfooMapping } from "../schemas/stored-judges";
+
+/** What a stored judge runs: stored validated, read back through the same schemas. */
+export const StoredJudgeSpec = z.object({
+  config: JudgeConfig,
+  mapping: PromptfooMapping,
+  deadline_ms: z.number().int(),
+  prices: PriceOverrides.optional(),
+});
+export type StoredJudgeSpec = z.output<typeof StoredJudgeSpec>;
+
+export interface StoredJudgeRecord {
+  tenant_id: string;
+  judge_id: string;
+  name: string;
+  description: string | null;
+  spec: StoredJudgeSpec;
+  created_at: string;
+  updated_at: string;
+}
+
+export const mintJudgeId = () => `jdg_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+
+export async function putStoredJudge(db: D1Database, j: StoredJudgeRecord): Promise<void> {
+  await db
+    .prepare(
+      "INSERT INTO stored_judges (tenant_id, judge_id, name, description, spec_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT(tenant_id, judge_id) DO UPDATE SET name = excluded.name, description = excluded.description, spec_json = excluded.spec_json, updated_at = excluded.updated_at",
+    )
+    .bind(j.tenant_id, j.judge_id, j.name, j.description, JSON.stringify(j.spec), j.created_at, j.updated_at)
+    .run();
+}
+
+export async function getStoredJudge(db: D1Database, tenantId: string, judgeId: string): Promise<StoredJudgeRecord | null> {
+  const row = await db.prepare("SELECT * FROM stored_judges WHERE tenant_id = ? AND judge_id = ?").bind(tenantId, judgeId).first<Row>();
+  return row ? fromRow(row) : null;
+}
+
+export async function listStoredJudges(db: D1Database, tenantId: string): Promise<StoredJudgeRecord[]> {
+  const { results } = await db.prepare("SELECT * FROM stored_judges WHERE tenant_id = ? ORDER BY created_at, judge_id").bind(tenantId).all<Row>();
+  return results.map(fromRow);
+}
+
+/** The judge and its tokens, in one batch: a deleted judge leaves no token that could name it. */
+export async function deleteStoredJudge(db: D1Database, tenantId: string, judgeId: string): Promise<void> {
+  await db.batch([
+    db.prepare("DELETE FROM judge_tokens WHERE tenant_id = ? AND judge_id = ?").bind(tenantId, judgeId),
+    db.prepare("DELETE FROM stored_judges WHERE tenant_id = ? AND judge_id = ?").bind(tenantId, judgeId),
+  ]);
+}
+
+export const promptfooPath = (judgeId: string) => `/v1/judges/${judgeId}/promptfoo`;
+
+export const storedJudgeView = (j: StoredJudgeRecord) => ({
+  judge_id: j.judge_id,
+  name: j.name,
+  description: j.description,
+  ...j.spec,
+  promptfoo_url: promptfooPath(j.judge_id),
+  created_at: j.created_at,
+  updated_at: j.updated_at,
+});
+
+interface Row {
+  tenant_id: string;
+  judge_id: string;
+  name: string;
+  description: string | null;
+  spec_json: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const fromRow = (r: Row): StoredJudgeRecord => ({
+  tenant_id: r.tenant_id,
+  judge_id: r.judge_id,
+  name: r.name,
+  description: r.description,
+  spec: StoredJudgeSpec.parse(JSON.parse(r.spec_json)),
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});

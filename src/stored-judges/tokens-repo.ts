@@ -1,0 +1,81 @@
+/**
+ * promptfoo tokens: `jt_<12 hex id>_<32 base32>` (the API keys' format, src/tenants/api-key.ts).
+ * D1 `judge_tokens` keeps HMAC-SHA-256(EDGEVAL_KEY_PEPPER, token) and the judge it grades with;
+ * the clear token exists only in the answer that mints it.
+ */
+import { generateToken, hashKey, parseToken, sameHash } from "../tenants/api-key";
+
+export const TOKEN_PREFIX = "jt";
+
+export interface JudgeTokenRecord {
+  token_id: string;
+  tenant_id: string;
+  judge_id: string;
+  name: string;
+  token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export async function mintJudgeToken(pepper: string, owner: { tenant_id: string; judge_id: string; name: string }, now: string): Promise<{ record: JudgeTokenRecord; token: string }> {
+  const { keyId, key } = generateToken(TOKEN_PREFIX);
+  const record: JudgeTokenRecord = { token_id: keyId, ...owner, token_hash: await hashKey(key, pepper), created_at: now, revoked_at: null, last_used_at: null };
+  return { record, token: key };
+}
+
+export async function insertJudgeToken(db: D1Database, t: JudgeTokenRecord): Promise<void> {
+  await db
+    .prepare("INSERT INTO judge_tokens (token_id, tenant_id, judge_id, name, token_hash, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    .bind(t.token_id, t.tenant_id, t.judge_id, t.name, t.token_hash, t.created_at, t.revoked_at, t.last_used_at)
+    .run();
+}
+
+export type TokenCheck = { ok: true; token: JudgeTokenRecord } | { ok: false; reason: "malformed" | "unknown" | "revoked" | "other_judge" };
+
+/**
+ * The token as sent, for the judge the URL names: one read by token id, then the hash compared in
+ * constant time. A token of another judge (even the same tenant's) does not grade with this one.
+ */
+export async function checkJudgeToken(db: D1Database, pepper: string, sent: string, judgeId: string): Promise<TokenCheck> {
+  const parsed = parseToken(TOKEN_PREFIX, sent);
+  if (!parsed) return { ok: false, reason: "malformed" };
+  const row = await db.prepare("SELECT * FROM judge_tokens WHERE token_id = ?").bind(parsed.keyId).first<JudgeTokenRecord>();
+  if (!row || !sameHash(await hashKey(parsed.key, pepper), row.token_hash)) return { ok: false, reason: "unknown" };
+  if (row.revoked_at !== null) return { ok: false, reason: "revoked" };
+  if (row.judge_id !== judgeId) return { ok: false, reason: "other_judge" };
+  return { ok: true, token: row };
+}
+
+export async function listJudgeTokens(db: D1Database, tenantId: string, judgeId: string): Promise<JudgeTokenRecord[]> {
+  const { results } = await db
+    .prepare("SELECT * FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? ORDER BY created_at, token_id")
+    .bind(tenantId, judgeId)
+    .all<JudgeTokenRecord>();
+  return results;
+}
+
+export async function getJudgeToken(db: D1Database, tenantId: string, judgeId: string, tokenId: string): Promise<JudgeTokenRecord | null> {
+  return db.prepare("SELECT * FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? AND token_id = ?").bind(tenantId, judgeId, tokenId).first<JudgeTokenRecord>();
+}
+
+/** Revoking keeps the row (its listing shows when); a revoked token is refused on its next call. */
+export async function revokeJudgeToken(db: D1Database, t: JudgeTokenRecord, now: string): Promise<JudgeTokenRecord> {
+  await db.prepare("UPDATE judge_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL").bind(now, t.token_id).run();
+  return { ...t, revoked_at: t.revoked_at ?? now };
+}
+
+/** Written after the answer, at most once a minute per token (as API keys' last_used_at). */
+export async function touchJudgeToken(db: D1Database, t: JudgeTokenRecord, now: Date): Promise<void> {
+  if (t.last_used_at !== null && now.getTime() - Date.parse(t.last_used_at) < 60_000) return;
+  await db.prepare("UPDATE judge_tokens SET last_used_at = ? WHERE token_id = ?").bind(now.toISOString(), t.token_id).run();
+}
+
+export const judgeTokenView = (t: JudgeTokenRecord) => ({
+  token_id: t.token_id,
+  judge_id: t.judge_id,
+  name: t.name,
+  created_at: t.created_at,
+  revoked_at: t.revoked_at,
+  last_used_at: t.last_used_at,
+});
