@@ -23,21 +23,19 @@ import { reply } from "./reply";
 
 export const storedJudges = new Hono<AppEnv>();
 
-async function readJudge(c: Context<AppEnv>): Promise<StoredJudgeRequest> {
-  const body = validate(StoredJudgeRequest, (await readJson(c, JUDGE_BODY_LIMIT)).value);
+/** The body checked; the judge's parts kept as sent, so they read back exactly as written. */
+async function readJudge(c: Context<AppEnv>): Promise<{ body: StoredJudgeRequest; spec: StoredJudgeRecord["spec"] }> {
+  const raw = (await readJson(c, JUDGE_BODY_LIMIT)).value as Record<string, Record<string, unknown>>;
+  const body = validate(StoredJudgeRequest, raw);
   judgeGraph(body.config, promisedSample(body.mapping));
-  return body;
+  return { body, spec: { config: raw.config!, mapping: raw.mapping ?? {}, deadline_ms: body.deadline_ms, ...(raw.prices ? { prices: raw.prices } : {}) } };
 }
 
-const specOf = (b: StoredJudgeRequest): StoredJudgeRecord["spec"] => ({
-  config: b.config, mapping: b.mapping, deadline_ms: b.deadline_ms, ...(b.prices ? { prices: b.prices } : {}),
-});
-
 storedJudges.post("/", requireScope("judges:write"), async (c) => {
-  const body = await readJudge(c);
+  const { body, spec } = await readJudge(c);
   const now = new Date().toISOString();
   const record: StoredJudgeRecord = {
-    tenant_id: tenantOf(c).tenant_id, judge_id: mintJudgeId(), name: body.name, description: body.description ?? null, spec: specOf(body), created_at: now, updated_at: now,
+    tenant_id: tenantOf(c).tenant_id, judge_id: mintJudgeId(), name: body.name, description: body.description ?? null, spec, created_at: now, updated_at: now,
   };
   await putStoredJudge(c.env.DB, record);
   return reply(c, StoredJudgeView, storedJudgeView(record), 201);
@@ -51,8 +49,8 @@ storedJudges.get("/:id", requireScope("judges:read"), async (c) => reply(c, Stor
 /** Replaces the judge; its tokens keep working and grade with the new config from the next call. */
 storedJudges.put("/:id", requireScope("judges:write"), async (c) => {
   const old = await requireJudge(c);
-  const body = await readJudge(c);
-  const record: StoredJudgeRecord = { ...old, name: body.name, description: body.description ?? null, spec: specOf(body), updated_at: new Date().toISOString() };
+  const { body, spec } = await readJudge(c);
+  const record: StoredJudgeRecord = { ...old, name: body.name, description: body.description ?? null, spec, updated_at: new Date().toISOString() };
   await putStoredJudge(c.env.DB, record);
   return reply(c, StoredJudgeView, storedJudgeView(record));
 });

@@ -4,14 +4,26 @@ import { PriceOverrides } from "../schemas/prices";
 import { JudgeConfig } from "../schemas/judge";
 import { PromptfooMapping } from "../schemas/stored-judges";
 
-/** What a stored judge runs: stored validated, read back through the same schemas. */
+const Json = z.record(z.string(), z.unknown());
+
+/**
+ * What a stored judge runs, as it was sent (validated when stored): a judge reads back exactly as
+ * written, and `runnable` parses it with the same schemas (their defaults filled) to grade.
+ */
 export const StoredJudgeSpec = z.object({
-  config: JudgeConfig,
-  mapping: PromptfooMapping,
+  config: Json,
+  mapping: Json,
   deadline_ms: z.number().int(),
-  prices: PriceOverrides.optional(),
+  prices: Json.optional(),
 });
 export type StoredJudgeSpec = z.output<typeof StoredJudgeSpec>;
+
+export const runnable = (spec: StoredJudgeSpec) => ({
+  config: JudgeConfig.parse(spec.config),
+  mapping: PromptfooMapping.parse(spec.mapping),
+  deadline_ms: spec.deadline_ms,
+  prices: spec.prices === undefined ? undefined : PriceOverrides.parse(spec.prices),
+});
 
 export interface StoredJudgeRecord {
   tenant_id: string;
@@ -59,7 +71,11 @@ export const storedJudgeView = (j: StoredJudgeRecord) => ({
   judge_id: j.judge_id,
   name: j.name,
   description: j.description,
-  ...j.spec,
+  // As sent, and checked against these schemas when stored.
+  config: j.spec.config as z.input<typeof JudgeConfig>,
+  mapping: j.spec.mapping as z.input<typeof PromptfooMapping>,
+  deadline_ms: j.spec.deadline_ms,
+  ...(j.spec.prices ? { prices: j.spec.prices as z.input<typeof PriceOverrides> } : {}),
   promptfoo_url: promptfooPath(j.judge_id),
   created_at: j.created_at,
   updated_at: j.updated_at,

@@ -28,6 +28,7 @@ const NO_STORED_BODY: Record<string, string> = {
   "POST /v1/webhook-endpoints/:id/rotate-secret": "mints a secret shown once; overlap_seconds is not a stored part",
   "POST /v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": "no body",
   "POST /v1/hooks/:trigger_id": "a sender's payload, read through the trigger's mapping into a run (triggers.test.ts)",
+  "POST /v1/judges/:id/promptfoo": "promptfoo's test output, graded; stores nothing (stored-judges.test.ts)",
 };
 
 // Free-form text of any unicode; ≤ 40 code points stays inside every length limit in UTF-16 units.
@@ -74,6 +75,17 @@ const tenantBody = fc.record({
   retention_days: fc.option(fc.integer({ min: 1, max: 36_500 }), { nil: null }),
   limits: fc.record({ requests_per_minute: fc.integer({ min: 1, max: 1_000_000 }), jobs_per_run: fc.integer({ min: 1, max: 10_000_000 }) }, { requiredKeys: [] }),
 });
+
+/** A stored judge whose free-form parts vary; its prompt has no braces, so no text is read as a placeholder. */
+const storedJudge = fc
+  .record({
+    name: text,
+    description: fc.option(text, { nil: null }),
+    prompt: text.filter((p) => !/[{}]/.test(p)),
+    mapping: fc.record({ input: text, reference: text, vars: fc.dictionary(fc.stringMatching(/^[a-z_]\w{0,10}$/), text, { maxKeys: 3 }) }, { requiredKeys: [] }),
+    deadline_ms: fc.integer({ min: 1, max: 120_000 }),
+  })
+  .map(({ prompt, ...rest }) => ({ ...rest, config: { type: "judge", prompt, scale: { type: "continuous", min: 0, max: 1 }, provider: fakeModel("j", "fuzz-judge") } }));
 
 const READBACK: Record<string, Readback> = {
   "POST /v1/admin/tenants": {
@@ -172,6 +184,30 @@ const READBACK: Record<string, Readback> = {
     storeAndRead: async (b) => {
       const created = await ok(await as("/v1/presets", { method: "POST", json: b }), 201, "create preset");
       return ok(await as(`/v1/presets/${created.preset_id}`), 200, "read preset");
+    },
+  },
+  "POST /v1/judges": {
+    body: storedJudge,
+    storeAndRead: async (b) => {
+      const created = await ok(await as("/v1/judges", { method: "POST", json: b }), 201, "store judge");
+      return ok(await as(`/v1/judges/${created.judge_id}`), 200, "read judge");
+    },
+  },
+  "PUT /v1/judges/:id": {
+    body: storedJudge,
+    storeAndRead: async (b) => {
+      const created = await ok(await as("/v1/judges", { method: "POST", json: fc.sample(storedJudge, 1)[0] }), 201, "store judge");
+      await ok(await as(`/v1/judges/${created.judge_id}`, { method: "PUT", json: b }), 200, "replace judge");
+      return ok(await as(`/v1/judges/${created.judge_id}`), 200, "read judge");
+    },
+  },
+  "POST /v1/judges/:id/tokens": {
+    body: fc.record({ name: text }),
+    storeAndRead: async (b) => {
+      const judge = await ok(await as("/v1/judges", { method: "POST", json: fc.sample(storedJudge, 1)[0] }), 201, "store judge");
+      const minted = await ok(await as(`/v1/judges/${judge.judge_id}/tokens`, { method: "POST", json: b }), 201, "mint token");
+      const { tokens } = await ok(await as(`/v1/judges/${judge.judge_id}/tokens`), 200, "list tokens");
+      return tokens.find((t: { token_id: string }) => t.token_id === minted.token_id);
     },
   },
   "PUT /v1/presets/:id": {
