@@ -10,8 +10,9 @@ const KEY_FORMAT = /^ev_[0-9a-f]{12}_[a-z2-7]+$/;
 /** Every tenant route of the app that is not a read, with its path parameters filled in. */
 function writeRoutes(): { method: string; path: string }[] {
   return buildApp()
-    // /v1/hooks takes no key (a trigger's signature instead: test/integration/triggers.test.ts).
-    .routes.filter((r) => r.method !== "ALL" && r.method !== "GET" && r.path.startsWith("/v1/") && !r.path.startsWith("/v1/admin") && !r.path.startsWith("/v1/hooks"))
+    // /v1/hooks takes no key (a trigger's signature instead: test/integration/triggers.test.ts), nor does a
+    // stored judge's promptfoo route (its judge token: test/integration/stored-judges.test.ts).
+    .routes.filter((r) => r.method !== "ALL" && r.method !== "GET" && r.path.startsWith("/v1/") && !r.path.startsWith("/v1/admin") && !r.path.startsWith("/v1/hooks") && !r.path.endsWith("/promptfoo"))
     .map((r) => ({ method: r.method, path: r.path.replace(/:[a-z_]+/g, "00000000-0000-0000-0000-000000000000") }));
 }
 
