@@ -101,6 +101,8 @@ export const emptyAgenticParse = (): AgenticParseArtifact => ({
 export interface CheckSettings {
   use_full_trace_for_template?: boolean;
   use_full_trace_for_rubric?: boolean;
+  /** Grade an agent's trace cut off by its wall-time limit (absent = true, Karenina's default). */
+  allow_partial_trace_scoring?: boolean;
   abstention_enabled?: boolean;
   sufficiency_enabled?: boolean;
   embedding_check?: EmbeddingCheckSettings;

@@ -6,7 +6,8 @@
  *     budget, custom verify code that failed to run) → template_validation (group system);
  *     verification ran and said false → content (beats retry exhaustion)
  *  3. a transient model error (timeout, connection, rate_limit, server_error); it only reaches a
- *     result on the job's last delivery, i.e. when its retries are exhausted
+ *     result on the job's last delivery, i.e. when its retries are exhausted. A timeout marked
+ *     `not_retried` (an agent's partial trace not scored) keeps its own reason
  *  4. abstention, then sufficiency (the guards forced verify_result false)
  *  5. template_validation
  *  6. an error in parse_template → parsing
@@ -44,7 +45,8 @@ export function classifyFailure(state: PipelineState): Failure | null {
   }
   const error = state.error;
   if (error && RETRY_CATEGORIES.has(error.category)) {
-    return make(error.category, error.stage, `${error.category} retries exhausted: ${error.reason}`, { error_message: error.reason });
+    const reason = error.not_retried ? error.reason : `${error.category} retries exhausted: ${error.reason}`;
+    return make(error.category, error.stage, reason, { error_message: error.reason });
   }
   if (state.abstention?.override_applied) {
     return make("abstention", "abstention_check", state.abstention.reasoning ?? "model abstained");
@@ -63,12 +65,13 @@ export function classifyFailure(state: PipelineState): Failure | null {
 export type Caveat = "partial_content" | "embedding_override" | "parse_decision_malformed" | "retries_used";
 
 /**
- * Informational caveats, in Karenina's order. `partial_content` (agent timeouts) and
- * `parse_decision_malformed` (dynamic parsing) come from features edgeval does not have, so
- * they never fire.
+ * Informational caveats, in Karenina's order. `partial_content`: the answer is an agent's trace
+ * cut off by its wall-time limit (whether or not it was scored). `parse_decision_malformed` is
+ * not emitted: a malformed dynamic parsing decision escalates (stage 7b) without the caveat.
  */
 export function collectCaveats(state: PipelineState, input: Pick<PipelineInput, "retries">): Caveat[] {
   const caveats: Caveat[] = [];
+  if (state.answer?.response_timeout_partial) caveats.push("partial_content");
   if (state.embedding?.override_applied) caveats.push("embedding_override");
   if (input.retries && TRANSIENT_KINDS.some((k) => input.retries!.used[k] > 0)) caveats.push("retries_used");
   return caveats;

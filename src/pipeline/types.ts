@@ -77,6 +77,8 @@ export interface StageError {
   stage: StageName;
   reason: string;
   llm?: LlmError;
+  /** A retry-group failure no retry could change (an agent's partial trace not scored): never "retries exhausted". */
+  not_retried?: true;
 }
 
 export type AnswerOutcome = { ok: true; answer: AnswerArtifact } | { ok: false; error: StageError };

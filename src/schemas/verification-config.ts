@@ -5,7 +5,7 @@
  *
  * 1. Honoured by edgeval: answering_models, parsing_models, replicate_count, evaluation_mode
  *    (all three), rubric_trait_names, rubric_evaluation_strategy, use_full_trace_for_rubric,
- *    include_extraction_hints, use_full_trace_for_template,
+ *    include_extraction_hints, use_full_trace_for_template, allow_partial_trace_scoring,
  *    abstention_enabled, sufficiency_enabled, embedding_check_enabled / _model / _threshold,
  *    deep_judgment_mode and its tuning numbers (max excerpts, fuzzy threshold, retries) and
  *    deep_judgment_search_enabled (Tavily), few_shot_config, prompt_config (the *_instructions
@@ -21,7 +21,7 @@
  *    its reason in the README's "Accepted but inert" table):
  *    async_enabled, async_max_workers (except as agentic_rubric_parallel's bound), max_concurrent_requests, batch_timeout_seconds,
  *    task_ordering, answerer_concurrency_limits, max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
- *    allow_partial_trace_scoring, workspace_copy,
+ *    workspace_copy,
  *    workspace_cleanup, workspace_output_exclude_patterns. Legacy keys Karenina strips
  *    (rubric_enabled, deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
  * 3. Features not implemented yet: accepted only at their off value, otherwise an issue at

@@ -178,6 +178,7 @@ export function pipelineSettings(config: VerificationConfig): PipelineSettings {
     include_extraction_hints: config.include_extraction_hints,
     use_full_trace_for_template: config.use_full_trace_for_template,
     use_full_trace_for_rubric: config.use_full_trace_for_rubric,
+    allow_partial_trace_scoring: config.allow_partial_trace_scoring,
     abstention_enabled: config.abstention_enabled,
     sufficiency_enabled: config.sufficiency_enabled,
     embedding_check: {

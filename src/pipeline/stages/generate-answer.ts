@@ -3,6 +3,12 @@
  * When the input already carries an answer (the job's checkpoint, shared by every judge of the
  * job) it is used as is and no call is made. Either way it then fixes what the template judges
  * read: the final AI message of a trace, or the full trace (`use_full_trace_for_template`).
+ *
+ * An agent cut off by its wall-time limit leaves a partial trace (`response_timeout_partial`).
+ * With `allow_partial_trace_scoring` (Karenina's default, true) it is graded like any trace; with
+ * false it is kept in the result but not scored: the job ends here with a timeout failure that
+ * says so (never a content verdict), and it is not retried — a redelivery resumes the same
+ * checkpoint, already past its deadline.
  */
 import type { Message } from "../../llm/port";
 import { resolveFewShotExamples } from "../few-shot";
@@ -10,8 +16,8 @@ import { instructionsFor } from "../../core-shared/instructions";
 import { buildGenerationMessages } from "../prompts/generation";
 import { stageErrorFromLlm } from "../llm-failure";
 import { formatTrace, prepareEvaluationInput } from "../trace";
-import { agentAnswer } from "../agent/answering-agent";
-import type { AnswerOutcome, PipelineInput, PipelinePorts, PipelineSettings, Stage } from "../types";
+import { agentAnswer, agentLimits } from "../agent/answering-agent";
+import type { AnswerArtifact, AnswerOutcome, PipelineInput, PipelinePorts, PipelineSettings, Stage, StageError } from "../types";
 
 export const generateAnswer: Stage = {
   name: "generate_answer",
@@ -25,9 +31,26 @@ export const generateAnswer: Stage = {
       answer.is_trace ? answer.trace_messages : null,
       input.settings.use_full_trace_for_template ?? false,
     );
-    return { answer, evaluation, usage: answer.usage ? { answer_generation: answer.usage } : {} };
+    const usage = answer.usage ? { answer_generation: answer.usage } : {};
+    const refused = partialTraceRefused(answer, input);
+    return { answer, evaluation, usage, ...(refused ? { error: refused } : {}) };
   },
 };
+
+/** Why a timed-out agent's partial trace is not scored, or null when it is. */
+function partialTraceRefused(answer: AnswerArtifact, input: PipelineInput): StageError | null {
+  if (answer.response_timeout_partial !== true || input.settings.allow_partial_trace_scoring !== false) return null;
+  const seconds = agentLimits(input.answering).timeout_ms / 1000;
+  const n = answer.trace_messages.length;
+  return {
+    category: "timeout",
+    stage: "generate_answer",
+    reason:
+      `the answering agent reached its agent_timeout (${seconds} s) with a partial trace of ${n} message${n === 1 ? "" : "s"}; ` +
+      "allow_partial_trace_scoring is false, so it is not scored",
+    not_retried: true,
+  };
+}
 
 export type AnswerRequest = Pick<PipelineInput, "question" | "answering"> & {
   settings?: Pick<PipelineSettings, "few_shot_config" | "prompt_config">;

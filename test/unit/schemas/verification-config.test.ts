@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ANSWERING_SYSTEM_PROMPT, VerificationConfig } from "../../../src/schemas/verification-config";
+import { pipelineSettings } from "../../../src/submit/plan";
 import { expectIssue, parseOk } from "./issues";
 
 const preset = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../fixtures/karenina/preset_full.json"), "utf8")) as {
@@ -79,6 +80,11 @@ describe("defaults", () => {
     expect(current.few_shot_config).toEqual({ source: "question_pool", pool_mode: "k-shot", pool_k: 2, global_examples: [{ question: "G?", answer: "g" }] });
     expect(c).not.toHaveProperty("parsing_instructions");
     expect(parseOk(VerificationConfig, minimal).prompt_config).toBeNull();
+  });
+  it("allow_partial_trace_scoring: Karenina's default true, and either value reaches the pipeline", () => {
+    expect(config.allow_partial_trace_scoring).toBe(true);
+    expect(pipelineSettings(config).allow_partial_trace_scoring).toBe(true);
+    expect(pipelineSettings(parseOk(VerificationConfig, { ...minimal, allow_partial_trace_scoring: false })).allow_partial_trace_scoring).toBe(false);
   });
   it("accepts execution knobs at any valid value", () => {
     parseOk(VerificationConfig, { ...minimal, async_enabled: false, async_max_workers: 8, task_ordering: "random", answerer_concurrency_limits: { gpt: 2 }, batch_timeout_seconds: 60, retry_policy: { rate_limit: { max_attempts: 3 } } });
