@@ -10,6 +10,12 @@
  *   judgment's excerpts pass validation first time (no excerpt retries); the embedding check,
  *   which runs only after a failed field verification, makes no call. `calls_max` counts every
  *   conditional call (excerpt retries, embedding + equivalence judge) instead.
+ * - Agents (an MCP answering model, agentic parsing's investigation) are loops whose length the
+ *   dry run cannot know: the expected path is one model turn that answers without a tool;
+ *   `calls_max` counts the loop's limit (the answering model's `model_call_limit`,
+ *   `agentic_parsing_max_turns`). Tool schemas sent with those turns are not counted.
+ * - Dynamic agentic parsing's expected path is a sufficient decision (the investigation and its
+ *   extraction count in `calls_max` only).
  * - Only calls that return a completion are counted: a 429 or 5xx that produced no tokens is not
  *   a billed call, and neither is a redelivery's repeat of work.
  */
@@ -24,6 +30,9 @@ import { buildGenerationMessages } from "./prompts/generation";
 import { buildAbstentionMessages, buildSufficiencyMessages } from "./prompts/guards";
 import { instructionsFor } from "../core-shared/instructions";
 import { buildParsingMessages } from "./prompts/parsing";
+import { buildDecisionMessages, buildExtractionMessages, buildInvestigationPrompt } from "./prompts/agentic-parsing";
+import { agentLimits } from "./agent/answering-agent";
+import type { AgenticParsingSettings } from "./artifacts";
 import { formatTrace } from "./trace";
 import type { PipelineSettings, UsageStage } from "./types";
 import { estimateRubricCalls } from "../rubric/estimate";
@@ -93,7 +102,9 @@ function answerFor(q: Question, model: ModelConfig, settings: PipelineSettings, 
     examples: resolveFewShotExamples(settings.few_shot_config, q.id, q.few_shot_examples),
     instructions: instructionsFor(settings.prompt_config, "generation"),
   });
-  return { text: "x".repeat(answerTokens * 4), call: { input_tokens: messageTokens(messages), output_tokens: answerTokens } };
+  // An MCP agent may take up to its model-call limit (Karenina's recursion limit) turns.
+  const calls_max = model.mcp_urls_dict ? agentLimits(model).max_model_calls : 1;
+  return { text: "x".repeat(answerTokens * 4), call: { calls: 1, calls_max, input_tokens: messageTokens(messages), output_tokens: answerTokens } };
 }
 
 type Est = Partial<StageEstimate> & { input_tokens: number; output_tokens: number };
@@ -135,6 +146,11 @@ function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, resp
   const attrs = fields.map((f) => ({ name: f.name, description: f.description }));
   const hints = s.include_extraction_hints ? Object.fromEntries(fields.filter((f) => f.extraction_hint).map((f) => [f.name, f.extraction_hint!])) : {};
   const parseOut = fields.length * TOKENS_PER_FIELD;
+  // Stage 7b replaces the plain parse, deep judgment's included (parse-template.ts).
+  if (s.agentic_parsing) {
+    calls.push(...agenticParseCalls(q.question, response, jsonSchema, parseOut, s.agentic_parsing, instructionsFor(pc, "agentic_parsing")));
+    return [...calls, ...embeddingCalls(s)];
+  }
   const dj = s.deep_judgment;
   let reasoning: Record<string, string> | undefined;
   if (dj && dj.mode !== "disabled") {
@@ -157,8 +173,40 @@ function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, resp
   }
   const parseMsgs = buildParsingMessages({ question: q.question, response, jsonSchema, extractionHints: hints, systemPrompt: parsing.system_prompt, instructions: instructionsFor(pc, "parsing"), reasoning });
   calls.push(["parsing", { input_tokens: messageTokens(parseMsgs), output_tokens: parseOut }]);
-  // Runs only after a failed field verification: its two calls (embed, equivalence judge) count in
-  // calls_max only, and their tokens (a few dozen) are left out of the expected path.
-  if (s.embedding_check?.enabled) calls.push(["embedding_check", { calls: 0, calls_max: 2, input_tokens: 0, output_tokens: 0 }]);
+  return [...calls, ...embeddingCalls(s)];
+}
+
+/**
+ * Runs only after a failed field verification: its two calls (embed, equivalence judge) count in
+ * calls_max only, and their tokens (a few dozen) are left out of the expected path.
+ */
+const embeddingCalls = (s: PipelineSettings): [UsageStage, Est][] =>
+  s.embedding_check?.enabled ? [["embedding_check", { calls: 0, calls_max: 2, input_tokens: 0, output_tokens: 0 }]] : [];
+
+/**
+ * Stage 7b (agentic-parse.ts): trigger "always" runs the investigation (1 to max_turns turns) and
+ * one extraction; "dynamic" first makes one decision call and, on the expected sufficient path,
+ * stops there: the investigation and extraction count in calls_max only.
+ */
+function agenticParseCalls(
+  question: string,
+  response: string,
+  jsonSchema: Record<string, unknown>,
+  parseOut: number,
+  cfg: AgenticParsingSettings,
+  instructions: string | undefined,
+): [UsageStage, Est][] {
+  const calls: [UsageStage, Est][] = [];
+  const reportOut = REASONING_TOKENS + parseOut;
+  if (cfg.trigger === "dynamic") {
+    const msgs = buildDecisionMessages({ question, response, jsonSchema, instructions });
+    calls.push(["dynamic_parsing_decision", { input_tokens: messageTokens(msgs), output_tokens: reportOut }]);
+  }
+  const runs = cfg.trigger === "dynamic" ? 0 : 1;
+  const trace = cfg.judge_context === "workspace_only" ? null : cfg.materialize_trace ? { file: ".karenina/traces/agentic_parse_x.txt" } : { inline: response };
+  const inv = buildInvestigationPrompt({ question, jsonSchema, trace, instructions });
+  const extraction = buildExtractionMessages({ question, report: "r".repeat(reportOut * 4), jsonSchema, instructions });
+  calls.push(["agentic_parsing_investigation", { calls: runs, calls_max: cfg.max_turns, input_tokens: runs * tokensOf(`${inv.system}\n${inv.user}`), output_tokens: runs * reportOut }]);
+  calls.push(["agentic_parsing_extraction", { calls: runs, calls_max: 1, input_tokens: runs * messageTokens(extraction), output_tokens: runs * parseOut }]);
   return calls;
 }

@@ -58,6 +58,7 @@ export function estimateRun(spec: Pick<RunSpec, "questions" | "answering_models"
     assumptions: [
       `generated answers are ${ASSUMED_ANSWER_TOKENS} tokens; tokens are ~4 characters of message text`,
       "expected path: no abstention, sufficient response, deep-judgment excerpts valid first time, no embedding-check call (calls_max counts those)",
+      "agents (MCP answering models, agentic parsing's investigation) answer in one model turn; calls_max counts their model_call_limit / agentic_parsing_max_turns; dynamic agentic parsing finds the final message sufficient (calls_max counts the investigation and extraction); tool schemas are not counted",
       "calls are billed calls: rate-limit and server errors that return no tokens are not counted",
     ],
   };

@@ -57,6 +57,40 @@ describe("dry-run estimate", () => {
     expect(longAnswer.per_stage.parsing!.input_tokens).toBeGreaterThan(1_000);
   });
 
+  it("an MCP answering agent counts one turn on the expected path and up to its model_call_limit in calls_max", () => {
+    const mcp = { mcp_urls_dict: { bio: "https://mcp.example/bio" } };
+    const limited = ModelConfig.parse({ id: "agent", interface: "openai", model_name: "gpt-4o", ...mcp, agent_middleware: { limits: { model_call_limit: 7 } } });
+    // 1 question × 2 replicates: 2 jobs, each 1..7 agent turns and one parse.
+    const e = estimate({ replicate_count: 2 }, question(["a", "b", "c"]), [limited]);
+    expect(e.per_stage.answer_generation).toMatchObject({ calls: 2, calls_max: 14 });
+    expect(e.per_stage.parsing).toMatchObject({ calls: 2, calls_max: 2 });
+    expect(e).toMatchObject({ calls: 4, calls_max: 16 });
+    // Without limits: Karenina's model_call_limit default, 25.
+    const unlimited = ModelConfig.parse({ id: "agent", interface: "openai", model_name: "gpt-4o", ...mcp });
+    expect(estimate({}, question(["a"]), [unlimited]).per_stage.answer_generation).toMatchObject({ calls: 1, calls_max: 25 });
+    // A plain answerer stays one call.
+    expect(estimate({}).per_stage.answer_generation).toMatchObject({ calls: 1, calls_max: 1 });
+  });
+
+  it("agentic parsing (always) replaces the parse: an investigation of 1..max_turns turns and one extraction", () => {
+    // 3 fields: the extraction writes 3 × 8 = 24 tokens, the report 40 + 24 = 64; 2 replicates.
+    const e = estimate({ replicate_count: 2, agentic_parsing: true, agentic_parsing_max_turns: 5, deep_judgment_mode: "full" });
+    expect(e.per_stage.parsing).toBeUndefined();
+    expect(e.per_stage.deep_judgment_excerpts).toBeUndefined();
+    expect(e.per_stage.agentic_parsing_investigation).toMatchObject({ calls: 2, calls_max: 10, output_tokens: 128 });
+    expect(e.per_stage.agentic_parsing_extraction).toMatchObject({ calls: 2, calls_max: 2, output_tokens: 48 });
+    expect(e).toMatchObject({ calls: 6, calls_max: 14 });
+  });
+
+  it("dynamic agentic parsing expects one decision; the investigation and extraction count in calls_max only", () => {
+    const e = estimate({ agentic_parsing: true, agentic_parsing_trigger: "dynamic", agentic_parsing_max_turns: 5 });
+    expect(e.per_stage.dynamic_parsing_decision).toMatchObject({ calls: 1, calls_max: 1, output_tokens: 64 });
+    expect(e.per_stage.agentic_parsing_investigation).toEqual({ calls: 0, calls_max: 5, input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+    expect(e.per_stage.agentic_parsing_extraction).toEqual({ calls: 0, calls_max: 1, input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+    // answer 1 + decision 1; at most answer 1 + decision 1 + 5 turns + extraction 1.
+    expect(e).toMatchObject({ calls: 2, calls_max: 8 });
+  });
+
   it("is priced from the table, and names models without a price", () => {
     const e = estimate({});
     const ans = e.per_model["answering:ans"]!;
