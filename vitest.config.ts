@@ -71,6 +71,7 @@ export default defineConfig(async () => {
                     deadLetterQueue: "edgeval-jobs-dlq",
                   },
                   "edgeval-jobs-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
+                  "edgeval-exports": { maxBatchSize: 1, maxBatchTimeout: 0.05, maxRetries: 5, retryDelay: 0 },
                 },
               },
             })),

@@ -13,10 +13,8 @@
 //   npm run bench:submit -- [--questions N] [--timeout S (default 1200)] [--latency-ms N]
 import { reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient, summarize } from "../scripts/lib/runs.mjs";
+import { ANSWERING, JUDGE_SCRIPT, manualRun } from "./lib/manual-run.mjs";
 
-const RIGHT = "[[bench:right]]";
-const WRONG = "[[bench:wrong]]";
-const ANSWERING = ["manual-even", "manual-odd"];
 const JUDGE_MODEL = "bench-judge";
 const STALL_MS = 60_000;
 
@@ -35,57 +33,17 @@ function parseArgs(argv) {
   return opts;
 }
 
-/** The benchmark and config; question i's right answer is 3·i + 7. */
-function buildRun(n, judgeBaseUrl) {
-  const questions = [];
-  const answers = Object.fromEntries(ANSWERING.map((id) => [id, {}]));
-  for (let i = 0; i < n; i++) {
-    const id = `bench-q${String(i).padStart(5, "0")}`;
-    const truth = 3 * i + 7;
-    questions.push({
-      id,
-      question: `A culture of strain ${i} doubles every cycle. How many colonies does plate ${i} hold after the standard protocol?`,
-      template: {
-        fields: [
-          {
-            name: "answer_is_right",
-            type: "bool",
-            description: "True if the response gives the correct colony count",
-            ground_truth: true,
-            verify_with: { type: "BooleanMatch" },
-          },
-        ],
-      },
-    });
-    ANSWERING.forEach((mid, m) => {
-      const right = i % 2 === m; // manual-even is right on even questions, manual-odd on odd ones
-      answers[mid][id] = right ? `Plate ${i} holds ${truth} colonies. ${RIGHT}` : `Plate ${i} holds ${truth + 1} colonies. ${WRONG}`;
-    });
-  }
-  const config = {
-    answering_models: ANSWERING.map((id) => ({ id, interface: "manual", model_name: id, manual_answers: answers[id] })),
-    parsing_models: [{ id: "judge", interface: "openai_compatible", model_name: JUDGE_MODEL, base_url: judgeBaseUrl, temperature: 0 }],
-    replicate_count: 2,
-  };
-  return { benchmark: { name: `bench:submit ${n} questions`, questions }, config, run_name: `bench:submit ${n}` };
-}
-
 const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const expectedResults = opts.questions * ANSWERING.length * 2;
-  const script = {
-    rules: [
-      { match: { contains: WRONG }, reply: { json: { answer_is_right: false } } },
-      { match: { contains: RIGHT }, reply: { json: { answer_is_right: true } } },
-    ],
-  };
+  const script = JUDGE_SCRIPT;
   console.log(`bench:submit — ${opts.questions} questions × ${ANSWERING.length} manual answering models × 2 replicates = ${expectedResults} jobs, 1 judge on the fake LLM`);
   const stack = await startLocalStack({ fake: { script, latencyMs: opts.latencyMs }, say: (m) => console.log(`  ${m}`) });
   try {
     const api = apiClient(stack.url, stack.token);
-    const body = JSON.stringify(buildRun(opts.questions, `${stack.fake.url}/v1`));
+    const body = JSON.stringify(manualRun(opts.questions, { judgeBaseUrl: `${stack.fake.url}/v1`, judgeModel: JUDGE_MODEL, name: "bench:submit" }));
 
     const submitted = await api.submit(body);
     const tSubmitted = Date.now();

@@ -8,6 +8,7 @@ import { createClient, EdgevalApiError } from "../src/client/index.ts";
 import { cancelCommand, importCommand, judgeCommand, keysCommand } from "./commands/misc.ts";
 import { judgesCommand } from "./commands/judges.ts";
 import { FORMATS, type Format, resultsCommand } from "./commands/results.ts";
+import { rescoreCommand } from "./commands/rescore.ts";
 import { runCommand } from "./commands/run.ts";
 import { CliError, type Out, stdio } from "./io.ts";
 
@@ -49,10 +50,28 @@ function program(out: Out, exit: { code: number }): Command {
     .action(act((file: string, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
 
   cli
+    .command("rescore <run>")
+    .description("re-score a finished run with new judges, answering models, replicates or rubric traits, reusing its answers; then as run: progress, summary, gates")
+    .option("--add <file>", "what to add (JSON or YAML): {parsing_models?, answering_models?, replicate_count?, rubric?}")
+    .option("--replicates <n>", "the child's replicate count (at least the run's)", number("--replicates", 1, true))
+    .option("--name <name>", "the child run's name")
+    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate is below this, or has none", number("--fail-under", 0))
+    .option("--max-errors <n>", "exit 1 if more results than this errored", number("--max-errors", 0, true), 0)
+    .option("--timeout <seconds>", "give up waiting after this long", number("--timeout", 1), 3600)
+    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true), 1000)
+    .option("--save-results <file>", "write every result (ndjson) there once the child ends")
+    .action(act((run: string, opts, cmd: Command) => rescoreCommand(client(cmd), run, opts, out)));
+
+  cli
     .command("results <run>")
-    .description("write a run's results to a file")
+    .description("write a run's results to a file: the server's export (Karenina's results JSON, Karenina's CSV or NDJSON)")
     .addOption(new Option("--format <format>", "ndjson, csv or karenina").choices([...FORMATS]).default("ndjson"))
     .requiredOption("-o, --output <file>", 'where to write ("-" for stdout)')
+    .option("--answering-model <id>", "only this answering model's results")
+    .option("--parsing-model <id>", "only this parsing (judge) model's results")
+    .option("--question-id <id>", "only this question's results")
+    .addOption(new Option("--verdict <verdict>", "only results with this verdict").choices(["pass", "fail", "error", "no_verdict"]))
+    .option("--failure-group <group>", "only results failing in this group (as GET /v1/runs/:id/results?failure_group=)")
     .action(act((run: string, opts: { format: Format; output: string }, cmd: Command) => resultsCommand(client(cmd), run, opts, out)));
 
   cli

@@ -8,6 +8,8 @@ export interface Env {
   DB: D1Database;
   BLOBS: R2Bucket;
   JOBS: Queue<unknown>;
+  /** Export builder steps (src/exports/build.ts). */
+  EXPORTS: Queue<unknown>;
   RUNS: DurableObjectNamespace<import("./coordinator/coordinator").RunCoordinator>;
   /** One per (provider, base URL, key hash, model): the shared rate budget of every model call. */
   LIMITER: DurableObjectNamespace<import("./limiter/provider-limiter").ProviderLimiter>;

@@ -1,8 +1,9 @@
 /** Worker entry: the HTTP API, the queue consumer, and the Durable Object classes. */
 import type { Env } from "./env";
 import { buildWorkerApp } from "./worker-app";
+import { EXPORT_QUEUE, handleExportBatch } from "./exports/consumer";
 import { handleQueueBatch } from "./jobs/consumer";
-import { sweepRetention } from "./tenants/retention";
+import { onCron } from "./cron";
 
 export { RunCoordinator } from "./coordinator/coordinator";
 export { ProviderLimiter } from "./limiter/provider-limiter";
@@ -13,7 +14,6 @@ const app = buildWorkerApp();
 
 export default {
   fetch: app.fetch,
-  queue: (batch: MessageBatch<unknown>, env: Env) => handleQueueBatch(batch, env),
-  // The retention sweep (src/tenants/retention.ts), on the cron in wrangler.toml.
-  scheduled: async (controller: ScheduledController, env: Env, _ctx: ExecutionContext) => void (await sweepRetention(env, controller.scheduledTime)),
+  queue: (batch: MessageBatch<unknown>, env: Env) => (batch.queue === EXPORT_QUEUE ? handleExportBatch(batch, env) : handleQueueBatch(batch, env)),
+  scheduled: (controller: ScheduledController, env: Env, _ctx: ExecutionContext) => onCron(controller, env),
 } satisfies ExportedHandler<Env>;

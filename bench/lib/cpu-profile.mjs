@@ -2,36 +2,11 @@
 // wrangler exposes (the worker and its Durable Objects share that isolate; miniflare's D1/R2/queue
 // simulators run in other isolates and are not in it). Used by `bench/throughput --profile FILE` to
 // show which of our functions take the shared workerd thread's time.
+import { connectInspector } from "./inspector.mjs";
 
 /** Connects to the first inspector target and starts the sampling profiler. */
 export async function startCpuProfile(inspectorPort, { intervalUs = 200 } = {}) {
-  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
-  const url = targets[0]?.webSocketDebuggerUrl;
-  if (!url) throw new Error(`no inspector target on port ${inspectorPort}`);
-  // `ws` (miniflare installs it): wrangler's inspector proxy refuses the upgrade of Node 22's own
-  // WebSocket (undici: "non-101 status code"), and Node 20 has none without a flag.
-  const WebSocketImpl = (await import("ws")).WebSocket;
-  const ws = new WebSocketImpl(url);
-  await new Promise((resolve, reject) => {
-    ws.addEventListener("open", resolve, { once: true });
-    ws.addEventListener("error", () => reject(new Error(`cannot connect to ${url}`)), { once: true });
-  });
-  let nextId = 1;
-  const pending = new Map();
-  ws.addEventListener("message", (ev) => {
-    const msg = JSON.parse(String(ev.data));
-    const waiter = msg.id !== undefined ? pending.get(msg.id) : undefined;
-    if (!waiter) return;
-    pending.delete(msg.id);
-    if (msg.error) waiter.reject(new Error(`${msg.error.message}`));
-    else waiter.resolve(msg.result);
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      ws.send(JSON.stringify({ id, method, params }));
-    });
+  const { send, close } = await connectInspector(inspectorPort);
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: intervalUs });
   await send("Profiler.start");
@@ -46,7 +21,7 @@ export async function startCpuProfile(inspectorPort, { intervalUs = 200 } = {}) 
         await send("Debugger.enable");
         source = (await send("Debugger.getScriptSource", { scriptId })).scriptSource;
       }
-      ws.close();
+      close();
       return { profile, source };
     },
   };

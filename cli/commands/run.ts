@@ -56,19 +56,25 @@ export async function runCommand(client: EdgevalClient, file: string, opts: RunO
 
   const submitted = await client.runs.create(body, { idempotencyKey: opts.idempotencyKey });
   out.err(`run ${submitted.run_id} submitted: ${client.url}${submitted.status_url}`);
+  return followRun(client, submitted.run_id, opts, out);
+}
 
+export type FollowOptions = Pick<RunOptions, "failUnder" | "maxErrors" | "timeout" | "pollMs" | "saveResults">;
+
+/** Progress until the run ends, the summary table, the saved results, then the CI gates' exit code. */
+export async function followRun(client: EdgevalClient, runId: string, opts: FollowOptions, out: Out): Promise<number> {
   const progress = progressReporter(out);
   const signal = AbortSignal.timeout(opts.timeout * 1000);
   let run: RunStatus;
   try {
-    run = await client.runs.wait(submitted.run_id, {
+    run = await client.runs.wait(runId, {
       pollMs: opts.pollMs,
       signal,
       onFallback: (why) => out.err(`(${why})`),
       onEvent: (e) => progress.onEvent(e),
     });
   } catch (err) {
-    if (signal.aborted) throw new CliError(`run ${submitted.run_id} did not finish within ${opts.timeout} s (--timeout); it goes on on the server: edgeval cancel ${submitted.run_id}`);
+    if (signal.aborted) throw new CliError(`run ${runId} did not finish within ${opts.timeout} s (--timeout); it goes on on the server: edgeval cancel ${runId}`);
     throw err;
   }
 

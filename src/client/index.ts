@@ -6,6 +6,7 @@
  *   const { run_id } = await ev.runs.create({ benchmark, config });
  *   for await (const e of ev.runs.events(run_id)) …          // SSE, or polling where absent
  *   for await (const r of ev.results.iterate(run_id)) …       // every result, page by page
+ *   const file = await ev.exports.file(run_id, { format: "karenina" }) // a Response to stream to disk
  */
 import { watchRun, type WatchOptions } from "./events.ts";
 import { type ClientOptions, enc, transport } from "./http.ts";
@@ -58,6 +59,10 @@ export function createClient(opts: ClientOptions) {
       return out;
     },
     delete: (id: string) => t.json<W.DeletedRun>("DELETE", run(id)),
+    /** Run b against run a result by result: flips per question, McNemar's exact p per model pair (one page of questions). */
+    compare: (q: { a: string; b: string; a_model?: string; b_model?: string } & PageQuery) => t.json<W.RunComparison>("GET", `/v1/runs/compare${qs({ ...q })}`),
+    /** Re-scores a finished run: a child run with new judges, answering models, replicates or traits, reusing its answers. */
+    rescore: (id: string, body: W.RescoreRequest) => t.json<W.SubmittedRun>("POST", `${run(id)}/rescore`, { body }),
     /** Stops a queued or running run; the run as GET gives it. An ended run: EdgevalApiError run_finished (409). */
     cancel: (id: string) => t.json<W.RunStatus>("POST", `${run(id)}/cancel`),
     /** Live events (SSE), or events made by polling where the server has no stream. */
@@ -127,7 +132,44 @@ export function createClient(opts: ClientOptions) {
 
   const usage = { month: (month?: string) => t.json<W.MonthUsage>("GET", `/v1/usage${qs({ month })}`) };
 
-  return { url: t.base, runs, results, benchmarks, judges, storedJudges, keys, secrets, usage };
+  const exportsOf = (runId: string) => `${run(runId)}/exports`;
+  const exports = {
+    /** csv or ndjson streamed from the run's rows (no traces); the Response's body is the file. */
+    stream: (runId: string, q: W.ExportQuery & { format: "csv" | "ndjson" }) => t.raw("GET", `${run(runId)}/export${qs({ ...q })}`),
+    /** Starts building an export with every trace (karenina needs this); poll it with get or wait. */
+    create: (runId: string, body: W.CreateExportRequest) => t.json<W.ExportView>("POST", exportsOf(runId), { body }),
+    get: (runId: string, exportId: string) => t.json<W.ExportView>("GET", `${exportsOf(runId)}/${enc(exportId)}`),
+    /** Resolves with the export once ready; a failed export throws with its error. */
+    wait: async (runId: string, exportId: string, o: { pollMs?: number; timeoutMs?: number } = {}) => {
+      const deadline = Date.now() + (o.timeoutMs ?? 600_000);
+      for (;;) {
+        const e = await exports.get(runId, exportId);
+        if (e.status === "ready") return e;
+        if (e.status === "failed") throw new Error(`export ${exportId} of run ${runId} failed: ${e.error ?? "no reason given"}`);
+        if (Date.now() > deadline) throw new Error(`export ${exportId} of run ${runId} is still building (${e.results_done} of ${e.results_total} results)`);
+        await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
+      }
+    },
+    /** A ready export's file; the Response's body streams it. */
+    download: (runId: string, exportId: string) => t.raw("GET", `${exportsOf(runId)}/${enc(exportId)}/download`),
+    /** Any format as one Response: csv and ndjson streamed directly, karenina built, waited for, then downloaded. */
+    file: async (runId: string, q: W.CreateExportRequest, o: { pollMs?: number; timeoutMs?: number } = {}) => {
+      if (q.format !== "karenina") return exports.stream(runId, { ...q, format: q.format });
+      const e = await exports.create(runId, q);
+      await exports.wait(runId, e.export_id, o);
+      return exports.download(runId, e.export_id);
+    },
+  };
+
+  const schedules = {
+    create: (body: W.CreateScheduleRequest) => t.json<W.ScheduleView>("POST", "/v1/schedules", { body }),
+    list: () => t.json<W.ScheduleList>("GET", "/v1/schedules"),
+    get: (id: string) => t.json<W.ScheduleDetail>("GET", `/v1/schedules/${enc(id)}`),
+    update: (id: string, body: W.UpdateScheduleRequest) => t.json<W.ScheduleView>("PATCH", `/v1/schedules/${enc(id)}`, { body }),
+    delete: (id: string) => t.json<W.DeletedSchedule>("DELETE", `/v1/schedules/${enc(id)}`),
+  };
+
+  return { url: t.base, runs, results, exports, benchmarks, judges, storedJudges, keys, secrets, usage, schedules };
 }
 
 export type EdgevalClient = ReturnType<typeof createClient>;

@@ -4,7 +4,10 @@
  * loaded at run time, so the client runs in Node (type stripping), browsers and workers alike.
  */
 import type { z } from "zod";
-import type { CreateRunRequest as CreateRunRequestSchema, RunSubmission as RunSubmissionSchema } from "../schemas/api.ts";
+import type { CreateExportRequest as CreateExportRequestSchema, CreateRunRequest as CreateRunRequestSchema, ExportQuery as ExportQuerySchema, RunSubmission as RunSubmissionSchema } from "../schemas/api.ts";
+import type * as O from "../schemas/results-out-views.ts";
+import type { RescoreRequest as RescoreRequestSchema } from "../schemas/rescore.ts";
+import type { CreateScheduleRequest as CreateScheduleRequestSchema, UpdateScheduleRequest as UpdateScheduleRequestSchema } from "../schemas/schedules.ts";
 import type { ErrorResponse } from "../schemas/api-error.ts";
 import type { Benchmark } from "../schemas/benchmark.ts";
 import type * as B from "../schemas/benchmark-views.ts";
@@ -29,6 +32,12 @@ export type CalibrateRequest = Wire<typeof CalibrateRequestSchema>;
 export type CreateKeyRequest = Wire<typeof CreateKeyRequestSchema>;
 export type PutSecretRequest = Wire<typeof PutSecretRequestSchema>;
 
+export type CreateExportRequest = Wire<typeof CreateExportRequestSchema>;
+export type RescoreRequest = Wire<typeof RescoreRequestSchema>;
+export type ExportQuery = Wire<typeof ExportQuerySchema>;
+export type CreateScheduleRequest = Wire<typeof CreateScheduleRequestSchema>;
+export type UpdateScheduleRequest = Wire<typeof UpdateScheduleRequestSchema>;
+
 export type ApiErrorBody = Wire<typeof ErrorResponse>;
 export type SubmittedRun = Wire<typeof R.SubmittedRun>;
 export type DryRunEstimate = Wire<typeof R.DryRunEstimate>;
@@ -42,6 +51,13 @@ export type ResultPage = Wire<typeof R.ResultPage>;
 export type ListedResult = Wire<typeof R.ListedResult>;
 export type VerificationResult = Wire<typeof VerificationResultSchema>;
 export type DeletedRun = Wire<typeof R.DeletedRun>;
+
+export type ExportView = Wire<typeof O.ExportView>;
+export type RunComparison = Wire<typeof O.RunComparison>;
+export type ScheduleView = Wire<typeof O.ScheduleView>;
+export type ScheduleDetail = Wire<typeof O.ScheduleDetail>;
+export type ScheduleList = Wire<typeof O.ScheduleList>;
+export type DeletedSchedule = Wire<typeof O.DeletedSchedule>;
 
 export type BenchmarkListing = Wire<typeof B.BenchmarkListing>;
 export type BenchmarkList = Wire<typeof B.BenchmarkList>;

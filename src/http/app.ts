@@ -13,9 +13,13 @@ import { ApiFailure, errorResponse } from "./errors";
 import { judge } from "./judge";
 import { keys } from "./keys";
 import { requestRate } from "./request-rate";
+import { schedules } from "./schedules";
 import { secrets } from "./secrets";
 import { usage } from "./usage";
 import { webhooks } from "./webhooks";
+import { runCompare } from "./compare";
+import { runExports } from "./exports";
+import { runRescore } from "./rescore";
 import { runs } from "./runs";
 import { apiDocs } from "../openapi/routes";
 import { hooks } from "./hooks";
@@ -48,8 +52,13 @@ export function buildApp(mounted: readonly MountedApp[] = []) {
   app.route("/v1/audit", audit);
   app.route("/v1/secrets", secrets);
   app.route("/v1/usage", usage);
+  // Before runs: /v1/runs/:id would take "compare" for a run id.
+  app.route("/v1/runs", runCompare);
+  app.route("/v1/runs", runExports);
+  app.route("/v1/runs", runRescore);
   app.route("/v1/runs", runs);
   app.route("/v1/benchmarks", benchmarks);
+  app.route("/v1/schedules", schedules);
   app.route("/v1/judge", judge);
   app.route("/v1/webhook-endpoints", webhooks);
   app.route("/v1/triggers", triggers);

@@ -16,7 +16,7 @@ import { readBytes, unstorable } from "./body";
 import { ApiFailure, formatPath, invalidBody } from "./errors";
 import { statusUrl } from "./runs";
 import { RUN_BODY_LIMIT } from "../schemas/body-limits";
-import { submitRun } from "./submit-run";
+import { httpHost, submitRun } from "./submit-run";
 import { reply } from "./reply";
 import { SubmittedRun } from "../schemas/run-views";
 import { HookPing } from "../schemas/trigger-views";
@@ -42,7 +42,7 @@ hooks.post("/:trigger_id", async (c) => {
   if (deliveryId !== null && (deliveryId.length === 0 || deliveryId.length > 200)) {
     throw invalidBody([{ path: "header delivery id", message: "a delivery id must be 1 to 200 characters" }]);
   }
-  const outcome = await submitRun(c, {
+  const outcome = await submitRun(httpHost(c), {
     tenant,
     actor: `trigger:${trigger.trigger_id}`,
     raw: mapped.body,

@@ -4,13 +4,11 @@
  * refuses it while that many runs are queued or running. Refusals are 429 quota_exceeded with
  * Retry-After and the quota's RateLimit policy (src/http/request-rate.ts).
  */
-import type { Context } from "hono";
 import type { CreateRunBody } from "../schemas/api";
 import { countActiveRuns } from "../storage/runs-repo";
 import type { TenantLimits } from "../tenants/limits";
 import { monthOf, monthSpend, secondsToNextMonth } from "../tenants/usage";
-import type { AppEnv } from "./auth";
-import { refuseOverQuota } from "./request-rate";
+import type { SubmitHost } from "./submit-run";
 
 /** A run takes seconds to minutes; a client refused for concurrency retries after this. */
 const CONCURRENT_RUNS_RETRY_S = 30;
@@ -38,21 +36,19 @@ export function withinAllowance(body: CreateRunBody, allowance: SpendAllowance |
   return { ...body, budget_usd: Math.min(body.budget_usd ?? Infinity, allowance.left) };
 }
 
-/** Throws the 429 when the month's spend is used up or the tenant runs its limit of runs already. */
-export async function admitRun(c: Context<AppEnv>, tenantId: string, limits: TenantLimits, allowance: SpendAllowance | null): Promise<void> {
+/** Refuses (over HTTP: the 429) when the month's spend is used up or the tenant runs its limit of runs already. */
+export async function admitRun(host: SubmitHost, tenantId: string, limits: TenantLimits, allowance: SpendAllowance | null): Promise<void> {
   if (allowance && allowance.left <= 0) {
     const untilNextMonth = secondsToNextMonth(Date.now());
-    refuseOverQuota(
-      c,
+    host.refuseOverQuota(
       { policy: "monthly_spend_usd", quota: allowance.quota, remaining: 0, resetS: untilNextMonth },
       untilNextMonth,
       `this tenant has spent its ${allowance.quota} USD for ${allowance.month}; runs start again next month (or the operator raises limits.monthly_spend_usd)`,
     );
   }
-  const active = await countActiveRuns(c.env.DB, tenantId);
+  const active = await countActiveRuns(host.env.DB, tenantId);
   if (active >= limits.concurrent_runs) {
-    refuseOverQuota(
-      c,
+    host.refuseOverQuota(
       { policy: "concurrent_runs", quota: limits.concurrent_runs, remaining: 0 },
       CONCURRENT_RUNS_RETRY_S,
       `this tenant has ${active} runs queued or running, its limit; submit again when one finishes`,

@@ -11,9 +11,9 @@ import { fullResultJson } from "../storage/result-store";
 import { requireSpec } from "../storage/spec-store";
 import { runGroupSummaries } from "../summaries/run-summary";
 import { resultFilter } from "./result-filter";
-import { getRun, listRuns, type RunRecord } from "../storage/runs-repo";
+import { childRunIds, getRun, listRuns, type RunRecord } from "../storage/runs-repo";
 import { cancelRun } from "./run-cancel";
-import { submitRun } from "./submit-run";
+import { httpHost, submitRun } from "./submit-run";
 import { readJson, validateQuery } from "./body";
 import { runEvents } from "./run-events";
 import { ApiFailure, invalidBody, invalidQuery } from "./errors";
@@ -35,7 +35,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   const idemKey = idempotencyKey(c.req.header("idempotency-key"));
   // The same request re-sent pretty-printed or with keys in another order is the same body.
   const idempotency = idemKey ? { key: idemKey, body_hash: await sha256Hex(canonicalJson(raw.value)) } : null;
-  const outcome = await submitRun(c, { tenant: tenantOf(c), actor: actorOf(c.get("principal")), raw: raw.value, idempotency });
+  const outcome = await submitRun(httpHost(c), { tenant: tenantOf(c), actor: actorOf(c.get("principal")), raw: raw.value, idempotency });
   if (outcome.kind === "estimate") return reply(c, DryRunEstimate, outcome.body);
   // A repeated Idempotency-Key answers exactly as the first request did (test/reliability scenario 7).
   c.header("Location", statusUrl(outcome.run_id));
@@ -93,6 +93,7 @@ export async function runView(c: Context<AppEnv>, run: RunRecord): Promise<RunSt
     usage: snap.usage,
     budget_usd: snap.budget_usd,
     manifest: snap.manifest,
+    lineage: { parent_run_id: run.parent_run_id ?? null, children: await childRunIds(c.env.DB, run.tenant_id, run.run_id) },
     created_at: run.created_at,
     finished_at: snap.finished_at,
   };

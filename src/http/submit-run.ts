@@ -1,9 +1,11 @@
 /**
- * The one way a run starts: POST /v1/runs and a trigger's POST /v1/hooks/:trigger_id both call
- * `submitRun`, so a triggered run is validated, planned, limited, de-duplicated and written exactly
- * as a submitted one (src/submit/README.md). Nothing is written before planning has accepted it.
+ * The one way a run starts: POST /v1/runs, a trigger's POST /v1/hooks/:trigger_id and a schedule's
+ * cron tick (scheduled-run.ts) all call `submitRun`, so a triggered or scheduled run is validated,
+ * planned, limited, de-duplicated and written exactly as a submitted one (src/submit/README.md).
+ * Nothing is written before planning has accepted it.
  */
 import type { Context } from "hono";
+import type { QuotaState } from "../tenants/ratelimit-headers";
 import type { Env } from "../env";
 import { secretAdvice } from "../env";
 import { type CreateRunBody, CreateRunRequest } from "../schemas/api";
@@ -26,6 +28,18 @@ import type { AppEnv } from "./auth";
 import { validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
 import { guardOn } from "../lib/guards";
+import { refuseOverQuota } from "./request-rate";
+
+/**
+ * Where a submission comes from: the bindings, and how a quota refusal is answered (over HTTP a
+ * 429 with Retry-After and the quota's RateLimit headers; a cron tick has no caller to answer).
+ */
+export interface SubmitHost {
+  env: Env;
+  refuseOverQuota(state: QuotaState, retryAfterS: number, message: string): never;
+}
+
+export const httpHost = (c: Context<AppEnv>): SubmitHost => ({ env: c.env, refuseOverQuota: (...a) => refuseOverQuota(c, ...a) });
 
 export interface SubmitCall {
   tenant: TenantRecord;
@@ -44,23 +58,24 @@ export type SubmitOutcome =
   | { kind: "started"; run_id: string }
   | { kind: "repeated"; run_id: string };
 
-export async function submitRun(c: Context<AppEnv>, call: SubmitCall): Promise<SubmitOutcome> {
+export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<SubmitOutcome> {
   const { tenant, idempotency } = call;
+  const { env } = host;
   const limits = effectiveLimits(tenant.limits_json);
-  const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
+  const allowance = await spendAllowance(env.DB, tenant.tenant_id, limits);
   // A body naming preset_id gets the preset's config (its own config overriding) before it is validated.
-  const applied = await applyPreset(call.raw, (id) => getPreset(c.env.DB, tenant.tenant_id, id));
+  const applied = await applyPreset(call.raw, (id) => getPreset(env.DB, tenant.tenant_id, id));
   if (!applied.ok) throw invalidBody(applied.issues);
   const { webhook_endpoint_ids: webhookIds = [], ...request } = validate(CreateRunRequest, applied.body);
-  const { result_events } = await requireEndpoints(c.env, tenant.tenant_id, webhookIds);
+  const { result_events } = await requireEndpoints(env, tenant.tenant_id, webhookIds);
   if (request.benchmark) await refuseBrokenCode(request.benchmark, "benchmark.");
-  const body = withinAllowance(onlyQuestions(await withBenchmark(c.env, tenant.tenant_id, request), call.question_ids), allowance);
+  const body = withinAllowance(onlyQuestions(await withBenchmark(env, tenant.tenant_id, request), call.question_ids), allowance);
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
-  const ring = await loadKeyRing(c.env, tenant);
+  const ring = await loadKeyRing(env, tenant);
   const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, ring, {
     dryRun: body.dry_run === true,
-    secretAdvice: (name) => secretAdvice(name, c.env),
+    secretAdvice: (name) => secretAdvice(name, env),
   });
   if (!plan.ok) throw invalidBody(plan.issues);
   if (plan.jobIds.length > limits.jobs_per_run) {
@@ -70,7 +85,7 @@ export async function submitRun(c: Context<AppEnv>, call: SubmitCall): Promise<S
   if (body.dry_run) return { kind: "estimate", body: { estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings } };
 
   if (idempotency && guardOn("idempotency_key")) {
-    const holder = await reserveIdempotencyKey(c.env.DB, tenant.tenant_id, { ...idempotency, run_id: runId }, createdAt);
+    const holder = await reserveIdempotencyKey(env.DB, tenant.tenant_id, { ...idempotency, run_id: runId }, createdAt);
     if (holder.run_id !== runId) {
       if (holder.body_hash !== idempotency.body_hash) {
         throw new ApiFailure({
@@ -82,14 +97,14 @@ export async function submitRun(c: Context<AppEnv>, call: SubmitCall): Promise<S
     }
   }
   try {
-    await admitRun(c, tenant.tenant_id, limits, allowance);
-    await startRun(c.env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events });
+    await admitRun(host, tenant.tenant_id, limits, allowance);
+    await startRun(env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events });
   } catch (err) {
     // Refused or failed: the key is free again for the same request.
-    if (idempotency) await releaseIdempotencyKey(c.env.DB, tenant.tenant_id, idempotency.key, runId);
+    if (idempotency) await releaseIdempotencyKey(env.DB, tenant.tenant_id, idempotency.key, runId);
     throw err;
   }
-  await auditStatement(c.env.DB, { tenant_id: tenant.tenant_id, actor: call.actor, action: "run.submitted", target: runId, detail: { jobs: plan.jobIds.length } }).run();
+  await auditStatement(env.DB, { tenant_id: tenant.tenant_id, actor: call.actor, action: "run.submitted", target: runId, detail: { jobs: plan.jobIds.length } }).run();
   return { kind: "started", run_id: runId };
 }
 

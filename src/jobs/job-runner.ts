@@ -11,6 +11,11 @@
  * Transient model failures (rate limit, 5xx, timeout, connection) ask the queue to redeliver the
  * job later, until the job's last attempt; then they are recorded as results in Karenina's retry
  * group. Nothing is lost and nothing is counted twice.
+ *
+ * A re-scored run's job (src/rescore/) first takes its parent's results for the same tuple: each
+ * is copied as the child's (no call) or, when the child adds traits, gets only those evaluated on
+ * the parent's answer; new parsing models judge the parent's answer. Only tuples the parent never
+ * answered (new answering models, new replicates) call an answering model.
  */
 import type { CallableTraitPort } from "../rubric/types";
 import { createCallableTraitRunner } from "../adapters/rubric-callable";
@@ -22,7 +27,7 @@ import { produceAnswer } from "../pipeline/stages/generate-answer";
 import { computeResultId } from "../pipeline/ids";
 import { runPipeline } from "../pipeline/orchestrator";
 import type { SearchPort } from "../core-shared/evidence";
-import type { AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
+import type { AnswerArtifact, AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
 import { type LedgerRow, ledgerInsertStatements, ledgerRows } from "../tenants/usage";
 import { DEFAULT_TENANT } from "../tenants/tenants-repo";
@@ -48,6 +53,8 @@ import { guardOn } from "../lib/guards";
 import type { AgentToolsPort } from "../pipeline/agent/answering-agent";
 import { r2AgentCheckpoint } from "../storage/agent-checkpoint-store";
 import { faultJob, faultPoint } from "../lib/fault-points";
+import { loadParentJob, type ParentJob } from "../rescore/parent-job";
+import { asChildResult, onlyTraits, withNewTraits } from "../rescore/reuse";
 
 export interface CoordinatorPort {
   claim(jobId: string): Promise<Claim>;
@@ -163,14 +170,23 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
     await coordinator.completeJob(job.job_id);
     return COMPLETE;
   }
+  const parent = spec.rescore ? await parentOfJob(ctx) : null;
+  // A parent result is copied as is unless the child adds traits to evaluate on its answer.
+  const copies = parent ? pending.filter((p) => parent.results.has(p.id) && !(spec.rescore!.new_traits.length > 0 && parent.answer)) : [];
+  const toJudge = pending.filter((p) => !copies.includes(p));
+  for (const [i, parsing] of copies.entries()) {
+    await saveAndRecord(ctx, parsing, await childCopy(ctx, parent!.results.get(parsing.id)!, parsing), toJudge.length === 0 && i === copies.length - 1, null);
+  }
+  if (toJudge.length === 0) return COMPLETE;
   const models = await jobModels(ctx);
-  const { outcome: answer, checkpoint } = await answerFor(ctx, models);
+  const { outcome: answer, checkpoint } = await answerFor(ctx, models, parent?.answer ?? null);
   if (!answer.ok && stoppedByCancel(ctx, answer.error.llm)) return stopCancelled(ctx);
   if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !ctx.finalAttempt) {
     return handBack(ctx, models, answer.error.reason, answer.error.llm.retryAfterMs);
   }
-  for (const [i, parsing] of pending.entries()) {
-    const outcome = await judge(ctx, models, answer, parsing);
+  for (const [i, parsing] of toJudge.entries()) {
+    const previous = parent?.results.get(parsing.id);
+    const outcome = previous ? await judgeNewTraits(ctx, models, answer, parsing) : await judge(ctx, models, answer, parsing);
     // The checkpoint is needed from here on only if this delivery fails: it has had the judge
     // call's time to land.
     await checkpoint;
@@ -181,9 +197,42 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
       return handBack(ctx, models, outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
     }
     // The job's last result completes it in the same call to the coordinator.
-    await saveAndRecord(ctx, parsing, outcome.result, i === pending.length - 1);
+    const last = i === toJudge.length - 1;
+    if (previous) await saveAndRecord(ctx, parsing, withNewTraits(await childCopy(ctx, previous, parsing), outcome.result), last, outcome.result);
+    else await saveAndRecord(ctx, parsing, outcome.result, last);
   }
   return COMPLETE;
+}
+
+/** The parent's results and answer for this job (a re-scored run's only). */
+function parentOfJob(ctx: JobContext): Promise<ParentJob> {
+  const { spec, job, deps } = ctx;
+  const parent = { tenant_id: spec.tenant_id ?? DEFAULT_TENANT, run_id: spec.rescore!.parent_run_id };
+  return loadParentJob(deps.blobs, deps.db, parent, { question_id: job.question.id, answering_id: job.answering.id, replicate: job.replicate });
+}
+
+/** A parent result as the child's: the child's result id, run name and replicate numbering. */
+async function childCopy(ctx: JobContext, result: VerificationResult, parsing: ModelConfig): Promise<VerificationResult> {
+  const { spec, job } = ctx;
+  const result_id = await computeResultId({ run_id: spec.run_id, question_id: job.question.id, answering: job.answering, parsing, replicate: job.replicate });
+  return asChildResult(result, { result_id, run_name: spec.run_name, replicate: spec.replicate_count === 1 ? null : job.replicate });
+}
+
+/**
+ * Only the traits a re-score adds, on the job's answer: a rubric-only pipeline whose rubric is
+ * those traits alone (no template, no guards), so the calls made are the new traits' calls.
+ */
+function judgeNewTraits(ctx: JobContext, models: JobModels, answer: AnswerOutcome, parsing: ModelConfig) {
+  const { spec, job } = ctx;
+  const settings = {
+    ...spec.settings,
+    evaluation_mode: "rubric_only" as const,
+    abstention_enabled: false,
+    sufficiency_enabled: false,
+    global_rubric: onlyTraits(spec.settings.global_rubric, spec.rescore!.new_traits),
+    rubric_trait_names: null,
+  };
+  return judge({ ...ctx, spec: { ...spec, settings }, job: { ...job, question: { ...job.question, rubric: undefined } } }, models, answer, parsing);
 }
 
 /**
@@ -282,7 +331,7 @@ async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
  * and need not hold up the call); the job waits for it before recording or handing back. A write
  * that fails only costs a regenerated answer if this delivery fails too, so it is logged, not fatal.
  */
-async function answerFor(ctx: JobContext, models: JobModels): Promise<{ outcome: AnswerOutcome; checkpoint: Promise<void> }> {
+async function answerFor(ctx: JobContext, models: JobModels, reused: AnswerArtifact | null): Promise<{ outcome: AnswerOutcome; checkpoint: Promise<void> }> {
   const { spec, job, claim, deps, coordinator } = ctx;
   const { portFor } = models;
   const none = Promise.resolve();
@@ -292,6 +341,8 @@ async function answerFor(ctx: JobContext, models: JobModels): Promise<{ outcome:
   }
   const reuse = guardOn("answer_checkpoint");
   if (claim.answer !== null && reuse) return { outcome: { ok: true, answer: JSON.parse(claim.answer) }, checkpoint: none };
+  // A re-scored run's job reads the answer its parent's results graded: no call, nothing to save.
+  if (reused) return { outcome: { ok: true, answer: reused }, checkpoint: none };
   const key = r2Keys.answerCheckpoint(spec, job.job_id);
   const inR2 = claim.attempts > 1 && reuse ? await deps.blobs.get(key) : null;
   if (inR2) return { outcome: { ok: true, answer: await inR2.json() }, checkpoint: none };
@@ -311,11 +362,15 @@ async function answerFor(ctx: JobContext, models: JobModels): Promise<{ outcome:
 /** Durable Object SQLite values hold up to 2 MB; answers longer than this (UTF-16 units) go to R2. */
 const MAX_ANSWER_IN_COORDINATOR = 512 * 1024;
 
-async function saveAndRecord(ctx: JobContext, parsing: ModelConfig, result: VerificationResult, completesJob = false): Promise<void> {
+/**
+ * `billed`: the result whose usage this job spent, when it is not `result` itself: a re-scored
+ * run's copied result spent nothing (null), one with added traits spent only the traits' calls.
+ */
+async function saveAndRecord(ctx: JobContext, parsing: ModelConfig, result: VerificationResult, completesJob = false, billed: VerificationResult | null = result): Promise<void> {
   const { spec, job, deps, coordinator } = ctx;
   // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
-  const usage = usageRows(result, job, parsing, priceTable(spec.prices));
-  const stages = (result.template?.usage_metadata ?? {}) as Record<string, { cached?: boolean }>;
+  const usage = billed ? usageRows(billed, job, parsing, priceTable(spec.prices)) : [];
+  const stages = (billed?.template?.usage_metadata ?? {}) as Record<string, { cached?: boolean }>;
   const cached = new Set(usage.filter((u) => stages[u.stage]?.cached === true).map((u) => u.key));
   // With the row, before the coordinator records it: a redelivery re-records, and the ledger ignores rows it has.
   const ledger = ledgerRows(spec.tenant_id ?? DEFAULT_TENANT, spec.run_id, usage, cached, deps.clock.now());

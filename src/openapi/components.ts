@@ -4,7 +4,10 @@
  * wherever they occur). An operation using a schema missing here fails the document build, naming it.
  */
 import type { z } from "zod";
-import { CreateRunFromPreset, CreateRunRequest, RunSubmission } from "../schemas/api";
+import { CreateExportRequest, CreateRunFromPreset, CreateRunRequest, RunSubmission } from "../schemas/api";
+import { DeletedSchedule, ExportFile, ExportView, KareninaResultsExport, GroupedSummaryPage, GroupSummaryView, RunComparison, ScheduleDetail, ScheduleList, ScheduleView, SummaryResponse } from "../schemas/results-out-views";
+import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
+import { RescoreRequest } from "../schemas/rescore";
 import { ErrorResponse } from "../schemas/api-error";
 import { Benchmark, Question } from "../schemas/benchmark";
 import { BenchmarkList, BenchmarkListing, CheckpointDocument, DeletedBenchmark, ImportedCheckpoint, StoredBenchmark } from "../schemas/benchmark-views";
@@ -65,6 +68,10 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   CreateEndpointRequest,
   UpdateEndpointRequest,
   RotateSecretRequest,
+  CreateExportRequest,
+  CreateScheduleRequest,
+  UpdateScheduleRequest,
+  RescoreRequest,
   // responses
   SubmittedRun,
   DryRunEstimate,
@@ -73,7 +80,18 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   RunUsage,
   PairSummary,
   SummaryPage,
+  SummaryResponse,
+  GroupedSummaryPage,
+  GroupSummaryView,
   ResultPage,
+  ExportView,
+  ExportFile,
+  KareninaResultsExport,
+  RunComparison,
+  ScheduleView,
+  ScheduleDetail,
+  ScheduleList,
+  DeletedSchedule,
   ListedResult,
   VerificationResult,
   ResultMetadata,

@@ -44,7 +44,9 @@ function content(p: Payload, where: string): Json {
   const media: Json = { schema: schemaRef(p.schema, where) };
   if (p.itemSchema) media["x-item-schema"] = schemaRef(p.itemSchema, where);
   if (p.example !== undefined) media.example = p.example;
-  return { [p.contentType ?? "application/json"]: media };
+  const out: Json = { [p.contentType ?? "application/json"]: media };
+  for (const alt of p.alternatives ?? []) out[alt.contentType] = { schema: schemaRef(alt.schema, where) };
+  return out;
 }
 
 /** `/v1/runs/:id` → `/v1/runs/{id}` */

@@ -25,6 +25,7 @@ const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
   idempotency_conflict: { when: "The Idempotency-Key was already used with a different body.", fix: "Use a new key for a new run; the same key only re-sends the same body." },
   run_active: { when: "The run is still queued or running.", fix: "Wait until it has finished (or cancel it), then retry." },
   run_finished: { when: "A cancel asked of a run that has already ended; `status` says how it ended.", fix: "Nothing to stop: read the run's results." },
+  export_not_ready: { when: "A download of an export that is still building, or that failed (the message says which).", fix: "Poll GET /v1/runs/{id}/exports/{export_id} until status is ready; after a failure request a new export." },
   delivery_state: { when: "A webhook delivery cannot be retried now: its endpoint is disabled, or the delivery is still pending.", fix: "Enable the endpoint first; a pending delivery is retried on its schedule." },
   endpoint_limit: { when: "The tenant already has 20 webhook endpoints, the most it may have.", fix: "Delete an endpoint, or widen an existing one's event_types or all_runs." },
   rate_limited: { when: "The tenant's requests_per_minute quota is spent. Carries Retry-After and RateLimit headers.", fix: "Wait Retry-After seconds and retry." },

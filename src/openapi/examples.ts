@@ -31,6 +31,7 @@ export const EXAMPLE_RUN_STATUS = {
     prompt_versions: { parsing: "1" },
     models: [{ id: "alpha", role: "answering", interface: "openai_compatible", model_name: "edgeval-fake-alpha", actual_models: ["edgeval-fake-alpha"] }],
   },
+  lineage: { parent_run_id: null, children: [] },
   created_at: "2026-11-24T12:00:00.000Z",
   finished_at: "2026-11-24T12:00:09.000Z",
 };

@@ -21,6 +21,8 @@ export interface Payload {
   itemSchema?: z.ZodType;
   /** Validated against `schema` by test/unit/openapi/examples.test.ts. */
   example?: unknown;
+  /** Other media types the same status may answer with, each with its schema (an export's formats). */
+  alternatives?: { contentType: string; schema: z.ZodType }[];
 }
 
 export interface Operation {

@@ -109,3 +109,21 @@ export const ResultFilterQuery = {
 };
 export const ResultsQuery = ListQuery.extend(ResultFilterQuery);
 export type ResultsQuery = z.output<typeof ResultsQuery>;
+
+/** Export formats (src/exports/README.md). */
+export const EXPORT_FORMATS = ["karenina", "csv", "ndjson"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** GET /v1/runs/:id/export: streamed from D1 (csv, ndjson); karenina needs a built export. */
+export const ExportQuery = z.strictObject({ format: z.enum(EXPORT_FORMATS), ...ResultFilterQuery });
+
+/** POST /v1/runs/:id/exports: built into R2 by the export queue, with every result's trace. */
+export const CreateExportRequest = z.strictObject({ format: z.enum(EXPORT_FORMATS), ...ResultFilterQuery });
+
+/** GET /v1/runs/compare: run B against run A; a_model/b_model pair two answering model ids. */
+export const CompareQuery = ListQuery.extend({
+  a: z.string().min(1).max(100),
+  b: z.string().min(1).max(100),
+  a_model: z.string().min(1).max(300).optional(),
+  b_model: z.string().min(1).max(300).optional(),
+});

@@ -120,6 +120,8 @@ export const RunStatus = z.strictObject({
   budget_usd: z.number().nullable(),
   /** Null for runs submitted before manifests existed. */
   manifest: RunManifest.nullable(),
+  /** Re-scoring (POST /v1/runs/:id/rescore): the run this one re-scored, and the runs that re-scored this one (oldest first). */
+  lineage: z.strictObject({ parent_run_id: z.string().nullable(), children: z.array(z.string()) }),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });

@@ -3,8 +3,10 @@ import { z } from "zod";
 
 /** The run's end, one per status of the precedence rule (src/coordinator/progress.ts statusOf). */
 export const RUN_EVENT_TYPES = ["run.completed", "run.partial", "run.failed", "run.cancelled", "run.budget_exceeded"] as const;
+/** A scheduled run whose pass rate dropped significantly against the schedule's previous run (src/schedules/). */
+export const SCHEDULE_EVENT_TYPES = ["run.regression"] as const;
 /** Every type; `result.created` (one event per recorded result) is opt-in: not in the default filter. */
-export const EVENT_TYPES = [...RUN_EVENT_TYPES, "result.created"] as const;
+export const EVENT_TYPES = [...RUN_EVENT_TYPES, ...SCHEDULE_EVENT_TYPES, "result.created"] as const;
 export const EventType = z.enum(EVENT_TYPES, { error: `event types are: ${EVENT_TYPES.join(", ")}` });
 export type EventType = z.infer<typeof EventType>;
 
@@ -20,8 +22,8 @@ const EventTypes = z
 export const CreateEndpointRequest = z.strictObject({
   url: Url,
   description: Description.default(""),
-  /** Default: every run end event (result.created only when named). */
-  event_types: EventTypes.default([...RUN_EVENT_TYPES]),
+  /** Default: every run end event and run.regression (result.created only when named). */
+  event_types: EventTypes.default([...RUN_EVENT_TYPES, ...SCHEDULE_EVENT_TYPES]),
   /** true: every run of the tenant; false: only runs naming it in webhook_endpoint_ids. */
   all_runs: z.boolean({ error: "all_runs must be true or false" }).default(true),
   enabled: z.boolean({ error: "enabled must be true or false" }).default(true),

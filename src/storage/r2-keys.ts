@@ -38,6 +38,9 @@ export const r2Keys = {
   retryLedger: (run: RunRef, jobId: string) => `${runPrefix(run)}/checkpoints/${jobId}/retries.json`,
   /** The full VerificationResult with its trace (raw answer, trace messages), one per results row. */
   result: (run: RunRef, resultId: string) => `${runPrefix(run)}/results/${resultId}.json`,
+  /** A built export of the run (src/exports/), and the bytes a builder step left for a later part (each under one part). */
+  export: (run: RunRef, exportId: string, extension: string) => `${runPrefix(run)}/exports/${exportId}/export.${extension}`,
+  exportSegment: (run: RunRef, exportId: string, step: number) => `${runPrefix(run)}/exports/${exportId}/segments/${step}`,
   /** An agentic question's workspace (src/adapters/workspace.ts). */
   workspace: (run: RunRef, questionId: string) => `${runPrefix(run)}/workspaces/${encodeURIComponent(questionId)}/`,
   /** A stored benchmark's body. */

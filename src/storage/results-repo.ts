@@ -81,16 +81,16 @@ export interface ResultFilter {
 }
 
 /** `AND …` clauses and their binds for a filter (column names are fixed here, values are bound). */
-function filterClauses(f: ResultFilter): { sql: string; binds: unknown[] } {
+function filterClauses(f: ResultFilter, table = ""): { sql: string; binds: unknown[] } {
   const parts: string[] = [];
   const binds: unknown[] = [];
   for (const col of ["answering_model", "parsing_model", "question_id", "verdict"] as const) {
     if (f[col] === undefined) continue;
-    parts.push(` AND ${col} = ?`);
+    parts.push(` AND ${table}${col} = ?`);
     binds.push(f[col]);
   }
   if (f.failure_categories) {
-    parts.push(` AND failure_category IN (${f.failure_categories.map(() => "?").join(", ")})`);
+    parts.push(` AND ${table}failure_category IN (${f.failure_categories.map(() => "?").join(", ")})`);
     binds.push(...f.failure_categories);
   }
   return { sql: parts.join(""), binds };
@@ -128,6 +128,34 @@ export function listResultJson(
   return pageResultRows(db, "result_id, compact_json", { tenant_id: tenantId, run_id: runId }, { limit, after: afterResultId }, filter);
 }
 
+/** How many of a run's results a filter keeps, and how many of those are `error` results. */
+export async function countResults(db: D1Database, run: { tenant_id: string; run_id: string }, filter: ResultFilter = {}): Promise<{ total: number; errored: number }> {
+  const f = filterClauses(filter);
+  const row = await db
+    .prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(verdict = 'error'), 0) AS errored FROM results WHERE tenant_id = ? AND run_id = ?${f.sql}`)
+    .bind(run.tenant_id, run.run_id, ...f.binds)
+    .first<{ total: number; errored: number }>();
+  return row ?? { total: 0, errored: 0 };
+}
+
+/** Every trait name in the given rubric score maps of the filtered results (the CSV's rubric columns). */
+export async function distinctTraitNames(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  maps: readonly string[],
+  filter: ResultFilter = {},
+): Promise<string[]> {
+  const f = filterClauses(filter, "r.");
+  // One SELECT per map (names fixed by the caller's constant list), UNIONed: SQLite walks each JSON object once.
+  const selects = maps.map(
+    (m) =>
+      `SELECT j.key AS name FROM results r, json_each(r.compact_json, '$.rubric.${m}') j WHERE r.tenant_id = ? AND r.run_id = ?${f.sql} AND j.key IS NOT NULL`,
+  );
+  const binds = maps.flatMap(() => [run.tenant_id, run.run_id, ...f.binds]);
+  const { results } = await db.prepare(selects.join(" UNION ")).bind(...binds).all<{ name: string }>();
+  return results.map((r) => r.name);
+}
+
 /** Where a result's full form is: the row itself (compact_json + trace_json) or its R2 object. */
 export interface StoredResultRow {
   r2_key: string;
@@ -140,6 +168,24 @@ export async function getStoredResult(db: D1Database, tenantId: string, runId: s
     .prepare("SELECT r2_key, compact_json, trace_json FROM results WHERE tenant_id = ? AND run_id = ? AND result_id = ?")
     .bind(tenantId, runId, resultId)
     .first<StoredResultRow>();
+}
+
+/**
+ * A job's stored results in a run (one per parsing model): what a re-scored child reuses
+ * (src/rescore/). Found through the natural-key index (run, question, answering model, …).
+ */
+export async function jobResultRows(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  job: { question_id: string; answering_id: string; replicate: number },
+): Promise<(StoredResultRow & { result_id: string; parsing_model: string })[]> {
+  const { results } = await db
+    .prepare(
+      "SELECT result_id, parsing_model, r2_key, compact_json, trace_json FROM results WHERE run_id = ? AND question_id = ? AND answering_model = ? AND replicate = ? AND tenant_id = ?",
+    )
+    .bind(run.run_id, job.question_id, job.answering_id, job.replicate, run.tenant_id)
+    .all<StoredResultRow & { result_id: string; parsing_model: string }>();
+  return results;
 }
 
 /** One row of a filtered results page: the indexed columns, without the result JSON. */

@@ -42,5 +42,10 @@ export const RunSpec = z.object({
   cache: RunCacheOption.optional(),
   /** Per model id: shared rate limits over the interface's defaults. */
   limits: RunLimits.optional(),
+  /**
+   * A re-scored run (src/rescore/): its jobs reuse the parent run's answers and results (same
+   * tenant), and evaluate only `new_traits` on results the parent has.
+   */
+  rescore: z.object({ parent_run_id: z.string().min(1), new_traits: z.array(z.string()) }).optional(),
 });
 export type RunSpec = z.output<typeof RunSpec>;

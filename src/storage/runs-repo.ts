@@ -22,6 +22,8 @@ export interface RunRecord {
   spec_key: string;
   created_at: string;
   finished_at: string | null;
+  /** A re-scored run's parent (src/rescore/); null or absent for every other run. */
+  parent_run_id?: string | null;
 }
 
 const RunRow = z.object({
@@ -36,13 +38,14 @@ const RunRow = z.object({
   spec_key: z.string(),
   created_at: z.string(),
   finished_at: z.string().nullable(),
+  parent_run_id: z.string().nullable().default(null),
 });
 
 export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO runs (run_id, tenant_id, coordinator_name, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs (run_id, tenant_id, coordinator_name, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at, parent_run_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       run.run_id,
@@ -56,7 +59,17 @@ export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
       run.spec_key,
       run.created_at,
       run.finished_at,
+      run.parent_run_id ?? null,
     );
+}
+
+/** The runs re-scored from `runId` (its children), oldest first. */
+export async function childRunIds(db: D1Database, tenantId: string, runId: string): Promise<string[]> {
+  const { results } = await db
+    .prepare("SELECT run_id FROM runs WHERE tenant_id = ? AND parent_run_id = ? ORDER BY created_at, run_id")
+    .bind(tenantId, runId)
+    .all<{ run_id: string }>();
+  return results.map((r) => r.run_id);
 }
 
 export async function getRun(db: D1Database, tenantId: string, runId: string): Promise<RunRecord | null> {
@@ -141,6 +154,8 @@ export async function deleteRunRows(db: D1Database, tenantId: string, runId: str
     db.prepare("DELETE FROM webhook_events WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
     db.prepare("DELETE FROM results WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
     db.prepare("DELETE FROM idempotency_keys WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
+    // Their objects sit under the run's prefix and go with the run's other objects.
+    db.prepare("DELETE FROM exports WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
     db.prepare("DELETE FROM runs WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
   ]);
 }

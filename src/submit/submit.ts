@@ -49,6 +49,7 @@ export async function startRun(
     spec_key: specKey,
     created_at: spec.created_at,
     finished_at: null,
+    parent_run_id: spec.rescore?.parent_run_id ?? null,
   }).run();
   // Each send the queue took is stamped in the coordinator: its stall watch re-sends only the rest.
   const stub = env.RUNS.getByName(coordinator);

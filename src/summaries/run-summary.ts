@@ -5,29 +5,19 @@
  */
 import { usageRows } from "../coordinator/cost";
 import { priceTable } from "../llm/prices";
-import type { Verdict } from "../pipeline/verdict";
 import { traitObservations } from "../rubric/aggregate";
 import type { GroupBy } from "../schemas/api";
 import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationResult } from "../schemas/result";
 import { pageResultRows } from "../storage/results-repo";
 import type { RunSpec } from "../storage/run-spec";
-import { GroupSummarizer, type GroupSummary } from "./group-summary";
+import { GroupSummarizer, type GroupSummary, type SummaryRow } from "./group-summary";
 
 /** Rows per D1 query: each is a few hundred bytes (ids, verdict, usage). */
 const PAGE = 1000;
 
-interface Row {
-  result_id: string;
-  question_id: string;
-  answering_model: string;
-  parsing_model: string;
-  replicate: number;
-  verdict: Verdict;
-  failure_category: string | null;
-  usage: string | null;
-  rubric?: string | null;
-}
+/** A D1 row: the summary's columns, with usage and rubric still JSON text. */
+type Row = Omit<SummaryRow, "usage" | "traits"> & { result_id: string; usage: string | null; rubric?: string | null };
 
 export async function runGroupSummaries(
   db: D1Database,

@@ -2,7 +2,7 @@
  * Issue 24, Done when: against `npm run dev` (on free ports), the `npx edgeval run` line it prints
  * grades examples/basic with progress and the summary, exits 0 with --fail-under 0.25
  * --max-errors 2 and 1 with --fail-under 0.3 (beta passes 6/22 = 27.3 %, with 2 errors); the other
- * commands answer or say clearly what this server lacks; and the stdlib-only Python example
+ * commands answer or say clearly what this server lacks; results writes all three export formats; and the stdlib-only Python example
  * (examples/python/) submits, waits and exports with the machine's python3.
  */
 import { execFile } from "node:child_process";
@@ -78,20 +78,23 @@ describe("the edgeval CLI and the Python example against npm run dev", () => {
     expect(r.stderr).toContain("FAIL 2 errored result(s) (a judge or transport failure), more than --max-errors 0");
   });
 
-  it("results --format ndjson writes every result; csv and karenina say the server has no export yet and write nothing", async () => {
+  it("results writes the server's exports: ndjson and csv streamed, karenina built then downloaded", async () => {
     const out = path.join(tmp, "r.ndjson");
     const r = await sh(`npx edgeval results ${runId} --format ndjson -o ${out}`, auth());
     expect(r.code, r.stderr).toBe(0);
     const lines = fs.readFileSync(out, "utf8").trim().split("\n");
     expect(lines).toHaveLength(48);
     expect(JSON.parse(lines[0]!).metadata.run_name).toBeDefined();
-    for (const format of ["csv", "karenina"]) {
-      const file = path.join(tmp, `r.${format}`);
-      const x = await sh(`npx edgeval results ${runId} --format ${format} -o ${file}`, auth());
-      expect(x.code).toBe(2);
-      expect(x.stderr).toContain(`--format ${format} needs the server's results export (issue 21)`);
-      expect(fs.existsSync(file)).toBe(false);
-    }
+    const csv = path.join(tmp, "r.csv");
+    const c = await sh(`npx edgeval results ${runId} --format csv --verdict pass -o ${csv}`, auth());
+    expect(c.code, c.stderr).toBe(0);
+    expect(fs.readFileSync(csv, "utf8").split("\n")[0]).toMatch(/^question_id,success,error,question_text,/);
+    const karenina = path.join(tmp, "r.json");
+    const k = await sh(`npx edgeval results ${runId} --format karenina -o ${karenina}`, auth());
+    expect(k.code, k.stderr).toBe(0);
+    const doc = JSON.parse(fs.readFileSync(karenina, "utf8"));
+    expect(doc.format_version).toBe("2.2");
+    expect(doc.results).toHaveLength(48);
   });
 
   it("import stores a Karenina checkpoint; run takes a checkpoint too, importing it first", async () => {

@@ -3,7 +3,7 @@
  * LLM), the typed client drives the e2e run of examples/basic and every other documented route
  * (runs, results, benchmarks and checkpoints, judge and calibrate, keys, secrets, usage, audit,
  * webhooks, triggers and a signed hook delivery, presets, stored judges and promptfoo's webhook call,
- * the operator's tenants) plus refusals (400, 401, 404, 405, 409, 413, 415). Every
+ * exports in three formats, run comparison, schedules, re-scoring, the operator's tenants) plus refusals (400, 401, 404, 405, 409, 413, 415). Every
  * response it received is then validated against the response schema /openapi.json (as served)
  * documents for its operation and status: an undocumented status or a body that does not fit fails.
  */
@@ -42,9 +42,14 @@ function sseFrames(text: string): Json[] {
   return out;
 }
 
-/** The documented operation a concrete path and method fall under, with its OpenAPI path. */
+/**
+ * The documented operation a concrete path and method fall under, with its OpenAPI path. Templates
+ * with fewer parameters first: /v1/runs/compare is its own operation, not /v1/runs/{id}.
+ */
 function operationFor(doc: Json, method: string, pathname: string): { template: string; op: Json } | null {
-  for (const [template, item] of Object.entries<Json>(doc.paths)) {
+  const params = (t: string) => t.split("{").length;
+  const templates = Object.entries<Json>(doc.paths).sort(([a], [b]) => params(a) - params(b));
+  for (const [template, item] of templates) {
     const re = new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`);
     if (re.test(pathname) && item[method.toLowerCase()]) return { template, op: item[method.toLowerCase()] };
   }
@@ -114,6 +119,19 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     expect(results).toHaveLength(48);
     await ev.results.get(run_id, results[0]!.metadata.result_id);
 
+    // Results out: exports (csv and ndjson streamed, karenina built, downloaded), comparison.
+    expect((await (await ev.exports.stream(run_id, { format: "csv" })).text()).split("\n")[0]).toMatch(/^question_id,/);
+    expect((await (await ev.exports.stream(run_id, { format: "ndjson", verdict: "pass" })).text()).length).toBeGreaterThan(0);
+    const built = await ev.exports.create(run_id, { format: "karenina" });
+    await ev.exports.download(run_id, built.export_id).catch((e) => expect(e.code).toBe("export_not_ready")); // building, or already ready
+    await ev.exports.wait(run_id, built.export_id, { pollMs: 300 });
+    expect(JSON.parse(await (await ev.exports.download(run_id, built.export_id)).text()).results).toHaveLength(48);
+    expect((await ev.runs.compare({ a: run_id, b: run_id })).model_pairs.length).toBeGreaterThan(0);
+
+    // Re-score (issue 22): a second judge over the run's answers; the child's GET shows its parent.
+    const child = await ev.runs.rescore(run_id, { parsing_models: [{ ...config.parsing_models[0], id: "second-judge" }] });
+    expect((await ev.runs.wait(child.run_id, { pollMs: 300 })).lineage.parent_run_id).toBe(run_id);
+
     // Benchmarks and Karenina checkpoints.
     const stored = await ev.benchmarks.create(benchmark);
     await ev.benchmarks.list();
@@ -170,6 +188,14 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await raw("PUT", `/v1/presets/${preset.preset_id}`, { body: JSON.stringify({ ...presetFile, name: "full" }), headers: json });
     const presetRun = await raw("POST", "/v1/runs", { body: JSON.stringify({ benchmark, preset_id: preset.preset_id, config: { answering_models: config.answering_models, parsing_models: config.parsing_models }, dry_run: true }), headers: json });
     expect(presetRun.status).toBe(200);
+
+    // Schedules: the stored benchmark with the preset (overridden as the dry run above was); never fired here.
+    const overrides = { answering_models: config.answering_models, parsing_models: config.parsing_models };
+    const sched = await ev.schedules.create({ name: "contract", cron: "0 3 * * *", benchmark_id: stored.benchmark_id, preset_id: preset.preset_id, config: overrides });
+    await ev.schedules.list();
+    await ev.schedules.get(sched.schedule_id);
+    await ev.schedules.update(sched.schedule_id, { enabled: false });
+    await ev.schedules.delete(sched.schedule_id);
     await raw("DELETE", `/v1/presets/${preset.preset_id}`);
 
     // Stored judges and promptfoo's webhook route (no bearer: the judge token in the URL, as promptfoo sends it).
@@ -242,9 +268,14 @@ describe("real responses fit the schemas /openapi.json documents", () => {
         problems.push(`${where}: status not documented for ${found.template}`);
         continue;
       }
-      const [mediaType, media] = Object.entries<Json>(response.content ?? {})[0] ?? [];
-      if (!media) continue;
-      if (!x.contentType.startsWith(mediaType!)) problems.push(`${where}: content-type ${x.contentType}, documented ${mediaType}`);
+      const documentedMedia = Object.entries<Json>(response.content ?? {});
+      if (documentedMedia.length === 0) continue;
+      // The documented media type the response came as (an export answers CSV, NDJSON or JSON).
+      const [mediaType, media] = documentedMedia.find(([type]) => x.contentType.startsWith(type)) ?? [];
+      if (!media) {
+        problems.push(`${where}: content-type ${x.contentType}, documented ${documentedMedia.map(([t]) => t).join(" or ")}`);
+        continue;
+      }
       if (mediaType === "text/event-stream") {
         // Every frame the client read must fit the documented item schema; the stream ends with done.
         const frames = sseFrames(x.body);
@@ -252,7 +283,8 @@ describe("real responses fit the schemas /openapi.json documents", () => {
         for (const f of frames) problems.push(...check(media["x-item-schema"].$ref, f).map((p) => `${where} ${f.event} frame: ${p}`));
         continue;
       }
-      problems.push(...check(media.schema.$ref, JSON.parse(x.body)).map((p) => `${where}: ${p}`));
+      const body = /[/+]json$/.test(mediaType!) ? JSON.parse(x.body) : x.body;
+      problems.push(...check(media.schema.$ref, body).map((p) => `${where}: ${p}`));
       if (x.status >= 400) {
         const code = JSON.parse(x.body).error.code;
         if (!found.op["x-error-codes"].includes(code)) problems.push(`${where}: error code ${code} is not listed for ${found.template}`);

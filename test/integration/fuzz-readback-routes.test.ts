@@ -29,6 +29,8 @@ const NO_STORED_BODY: Record<string, string> = {
   "POST /v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": "no body",
   "POST /v1/hooks/:trigger_id": "a sender's payload, read through the trigger's mapping into a run (triggers.test.ts)",
   "POST /v1/judges/:id/promptfoo": "promptfoo's test output, graded; stores nothing (stored-judges.test.ts)",
+  "POST /v1/runs/:id/rescore": "starts a child run; the models and traits it adds read back in the child's manifest and results (rescore.test.ts)",
+  "POST /v1/runs/:id/exports": "a format and result filters (fixed vocabularies, no free text), turned into a file built in R2 (run-exports.test.ts)",
 };
 
 // Free-form text of any unicode; ≤ 40 code points stays inside every length limit in UTF-16 units.
@@ -217,6 +219,27 @@ const READBACK: Record<string, Readback> = {
       await ok(await as(`/v1/presets/${created.preset_id}`, { method: "PUT", json: b }), 200, "replace preset");
       return ok(await as(`/v1/presets/${created.preset_id}`), 200, "read preset");
     },
+  },
+  "POST /v1/schedules": {
+    body: fc.record({ name: text, cron: fc.constantFrom("0 3 * * *", "*/5 * * * 1-5", "17 4 1 * *"), config, enabled: fc.boolean() }),
+    storeAndRead: async (b) => {
+      const created = await ok(await as("/v1/schedules", { method: "POST", json: { ...b, benchmark_id: benchmarkId } }), 201, "create schedule");
+      const got = await ok(await as(`/v1/schedules/${created.schedule_id}`), 200, "read schedule");
+      await as(`/v1/schedules/${created.schedule_id}`, { method: "DELETE" });
+      return got;
+    },
+    runs: 100,
+  },
+  "PATCH /v1/schedules/:id": {
+    body: fc.record({ name: text, config, enabled: fc.boolean() }, { requiredKeys: ["name"] }),
+    storeAndRead: async (b) => {
+      const created = await ok(await as("/v1/schedules", { method: "POST", json: { name: "patched", cron: "0 3 * * *", benchmark_id: benchmarkId, config: fc.sample(config, 1)[0] } }), 201, "create schedule");
+      await ok(await as(`/v1/schedules/${created.schedule_id}`, { method: "PATCH", json: b }), 200, "patch schedule");
+      const got = await ok(await as(`/v1/schedules/${created.schedule_id}`), 200, "read schedule");
+      await as(`/v1/schedules/${created.schedule_id}`, { method: "DELETE" });
+      return got;
+    },
+    runs: 100,
   },
 };
 

@@ -138,3 +138,17 @@ export function exactTemplate(groundTruth: string) {
     ],
   };
 }
+
+/** POST /v1/runs/:id/exports and waits until the export has left `building`; returns its last view. */
+export async function requestExport(runId: string, body: Record<string, unknown>, timeout = 30_000): Promise<any> {
+  const res = await api(`/v1/runs/${runId}/exports`, { method: "POST", json: body });
+  if (res.status !== 202) throw new Error(`export request failed: ${res.status} ${await res.text()}`);
+  const created = (await res.json()) as { status_url: string };
+  return vi.waitUntil(
+    async () => {
+      const v = (await (await api(created.status_url)).json()) as { status: string };
+      return v.status === "building" ? false : v;
+    },
+    { timeout, interval: 50 },
+  );
+}

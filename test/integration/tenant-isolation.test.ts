@@ -27,6 +27,8 @@ interface AIds {
   preset_id: string;
   judge_id: string;
   judge_token_id: string;
+  export_id: string;
+  schedule_id: string;
 }
 
 /** Path parameters per route: A's ids. A route missing here fails the enumeration test. */
@@ -38,6 +40,12 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/runs/:id/cancel": { id: a.run_id },
     "/v1/runs/:id/events": { id: a.run_id },
     "/v1/runs/:id/results/:result_id": { id: a.run_id, result_id: a.result_id },
+    "/v1/runs/:id/export": { id: a.run_id },
+    "/v1/runs/:id/rescore": { id: a.run_id },
+    "/v1/runs/:id/exports": { id: a.run_id },
+    "/v1/runs/:id/exports/:export_id": { id: a.run_id, export_id: a.export_id },
+    "/v1/runs/:id/exports/:export_id/download": { id: a.run_id, export_id: a.export_id },
+    "/v1/schedules/:id": { id: a.schedule_id },
     "/v1/benchmarks/:id": { id: a.benchmark_id },
     "/v1/benchmarks/:id/checkpoint": { id: a.benchmark_id },
     "/v1/keys/:id": { id: a.key_id },
@@ -106,10 +114,19 @@ describe("tenant isolation", () => {
     });
     const storedJudge = (await (await apiAs(a.key, "/v1/judges", { method: "POST", json: { name: `judge ${CANARY}`, config: { type: "judge", prompt: `${CANARY}: {{output}}`, provider: fakeModel(`j-${CANARY}`, judge) } } })).json()) as { judge_id: string };
     const judgeToken = (await (await apiAs(a.key, `/v1/judges/${storedJudge.judge_id}/tokens`, { method: "POST", json: { name: `token ${CANARY}` } })).json()) as { token_id: string };
+    const exported = await apiAs(a.key, `/v1/runs/${run_id}/exports`, { method: "POST", json: { format: "ndjson" } });
+    expect(exported.status).toBe(202);
+    const scheduled = await apiAs(a.key, "/v1/schedules", {
+      method: "POST",
+      json: { name: `sched ${CANARY}`, cron: "0 3 * * *", benchmark_id, config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] } },
+    });
+    expect(scheduled.status).toBe(201);
     ids = {
       run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id, secret_name,
       endpoint_id: endpoint.endpoint_id, delivery_id: delivery.delivery_id, trigger_id: trigger.trigger_id, preset_id: preset.preset_id,
       judge_id: storedJudge.judge_id, judge_token_id: judgeToken.token_id,
+      export_id: ((await exported.json()) as { export_id: string }).export_id,
+      schedule_id: ((await scheduled.json()) as { schedule_id: string }).schedule_id,
     };
     // A's own view has the canary (so its absence from B's responses means something).
     expect(JSON.stringify(page)).toContain(CANARY);
@@ -143,6 +160,10 @@ describe("tenant isolation", () => {
     }
     expect(seen).toContain("GET /v1/runs/:id/results/:result_id");
     expect(seen).toContain("GET /dashboard/runs/:id/results/:result_id");
+    // The one run route whose ids are in the query: A's runs are unknown to B there too.
+    const compared = await apiAs(b.key, `/v1/runs/compare?a=${ids.run_id}&b=${ids.run_id}`);
+    expect(compared.status).toBe(404);
+    expect(await compared.text()).not.toContain(CANARY);
     // Scenario 9 of the reliability suite (test/reliability/README.md): the corpus is every id-taking route.
     await writeTestFigures({
       name: "s9-cross-tenant",
@@ -177,13 +198,13 @@ describe("tenant isolation", () => {
   });
 
   it("never lists A's resources to B, and no response to B carries A's canary", async () => {
-    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints", "/v1/triggers", "/v1/presets", "/v1/judges"]) {
+    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints", "/v1/triggers", "/v1/presets", "/v1/judges", "/v1/schedules"]) {
       const res = await apiAs(b.key, path);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).not.toContain(CANARY);
       // (B set a secret of A's secret's name itself in the test above: that name is B's too.)
-      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id, ids.trigger_id, ids.preset_id, ids.judge_id]) expect(text).not.toContain(id);
+      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id, ids.trigger_id, ids.preset_id, ids.judge_id, ids.schedule_id]) expect(text).not.toContain(id);
     }
     // A's benchmark named in a run body is unknown to B (a 400 at benchmark_id, no canary).
     const res = await apiAs(b.key, "/v1/runs", {

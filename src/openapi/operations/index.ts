@@ -5,6 +5,8 @@
 import type { Operation } from "../operation";
 import { BENCHMARK_OPERATIONS } from "./benchmarks";
 import { JUDGE_OPERATIONS } from "./judge";
+import { RESCORE_OPERATIONS } from "./rescore";
+import { RESULTS_OUT_OPERATIONS } from "./results-out";
 import { RUN_OPERATIONS } from "./runs";
 import { TENANT_OPERATIONS } from "./tenant";
 import { TRIGGER_OPERATIONS } from "./triggers";
@@ -12,4 +14,4 @@ import { PRESET_OPERATIONS } from "./presets";
 import { STORED_JUDGE_OPERATIONS } from "./stored-judges";
 import { WEBHOOK_OPERATIONS } from "./webhooks";
 
-export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...STORED_JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS, ...TRIGGER_OPERATIONS, ...PRESET_OPERATIONS];
+export const OPERATIONS: readonly Operation[] = [...RUN_OPERATIONS, ...RESCORE_OPERATIONS, ...RESULTS_OUT_OPERATIONS, ...BENCHMARK_OPERATIONS, ...JUDGE_OPERATIONS, ...STORED_JUDGE_OPERATIONS, ...TENANT_OPERATIONS, ...WEBHOOK_OPERATIONS, ...TRIGGER_OPERATIONS, ...PRESET_OPERATIONS];

@@ -1,5 +1,6 @@
 /** /v1/runs: submit, list, status, events, cancel, summary pages, results, delete. */
-import { ListQuery, RunSubmission } from "../../schemas/api";
+import { ListQuery, ResultsQuery, RunSubmission, SummaryQuery } from "../../schemas/api";
+import { SummaryResponse } from "../../schemas/results-out-views";
 import { DeletedRun, DryRunEstimate, ResultPage, RunEventStream, RunList, RunStatus, SubmittedRun, SummaryPage } from "../../schemas/run-views";
 import { VerificationResult } from "../../schemas/result";
 import { RunEvent } from "../../schemas/run-events";
@@ -88,11 +89,13 @@ export const RUN_OPERATIONS: Operation[] = [
     path: "/v1/runs/:id/summary",
     operationId: "getRunSummary",
     tag: "runs",
-    summary: "Every (answering, parsing) pair's summary, paged",
+    summary: "Every (answering, parsing) pair's summary, or results grouped with pass@k and pass^k, paged",
+    description:
+      "Without `group_by`: the pairs, in the order GET /v1/runs/:id embeds them. With `group_by` (pair, question, replicate, answering_model, parsing_model, failure_category, trait): counts, pass rate, tokens, cost, and pass@k = 1 − C(n−c,k)/C(n,k), pass^k = C(c,k)/C(n,k) for k = 1..replicate_count, averaged over the group's (question, answering, parsing) items with n ≥ k graded results (errors are not tries).",
     auth: read,
     pathParams: runId,
-    query: ListQuery,
-    responses: { 200: { description: "One page of pairs, in the order GET /v1/runs/:id embeds them.", schema: SummaryPage } },
+    query: SummaryQuery,
+    responses: { 200: { description: "One page of pairs, or of groups with group_by.", schema: SummaryResponse } },
   },
   {
     method: "get",
@@ -100,10 +103,11 @@ export const RUN_OPERATIONS: Operation[] = [
     operationId: "listResults",
     tag: "runs",
     summary: "A run's results (Karenina's VerificationResult), paged in result_id order",
-    description: "Listed results leave out `template.trace_messages`; GET …/results/:result_id has them.",
+    description:
+      "Listed results leave out `template.trace_messages`; GET …/results/:result_id has them. Filters, AND-ed: answering_model, parsing_model, question_id (ids the run has: another is a 400 naming the parameter), verdict, failure_group.",
     auth: read,
     pathParams: runId,
-    query: ListQuery,
+    query: ResultsQuery,
     responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: ResultPage } },
   },
   {

@@ -1,9 +1,10 @@
-/** Issue 24 item 3: `edgeval cancel` and `results` against a scripted server (the e2e covers the refusals against npm run dev). */
+/** `edgeval cancel` (issue 24) and `results` over the export routes (issue 21) against a scripted server (the e2e runs them against npm run dev). */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cancelCommand } from "../../../cli/commands/misc.ts";
+import { rescoreCommand } from "../../../cli/commands/rescore.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
 import { runCommand } from "../../../cli/commands/run.ts";
 import { judgesCommand } from "../../../cli/commands/judges.ts";
@@ -38,15 +39,95 @@ describe("edgeval cancel", () => {
 });
 
 describe("edgeval results", () => {
-  it("refuses csv and karenina before any request (no export route yet), naming ndjson", async () => {
+  const tmp = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-results-")), "out");
+
+  it("streams csv and ndjson from GET …/export with the filters, writing the bytes as they come", async () => {
+    const asked: string[] = [];
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const url = new URL(req.url);
+      asked.push(`${req.method} ${url.pathname}${url.search}`);
+      const body = url.searchParams.get("format") === "csv" ? "question_id,verify_result\nq1,True\nq2,False\n" : '{"a":1}\n{"a":2}\n{"a":3}\n';
+      return new Response(body, { headers: { "content-type": "text/plain" } });
+    }) as typeof globalThis.fetch;
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    const csv = tmp();
+    const out = capture();
+    expect(await resultsCommand(client, "r1", { format: "csv", output: csv, answeringModel: "alpha", verdict: "fail" }, out)).toBe(0);
+    expect(fs.readFileSync(csv, "utf8")).toBe("question_id,verify_result\nq1,True\nq2,False\n");
+    expect(out.lines).toEqual([`run r1: a header and 2 lines written to ${csv} (csv)`]);
+    const nd = tmp();
+    const out2 = capture();
+    await resultsCommand(client, "r1", { format: "ndjson", output: nd }, out2);
+    expect(out2.lines).toEqual([`run r1: 3 results written to ${nd} (ndjson)`]);
+    expect(asked).toEqual(["GET /v1/runs/r1/export?format=csv&answering_model=alpha&verdict=fail", "GET /v1/runs/r1/export?format=ndjson"]);
+  });
+
+  it("builds karenina with POST …/exports, polls until ready, then downloads", async () => {
+    const asked: string[] = [];
+    let polls = 0;
+    const view = (status: string) => ({ export_id: "e1", run_id: "r1", format: "karenina", status, results_done: status === "ready" ? 2 : 1, results_total: 2, error: null });
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const url = new URL(req.url);
+      asked.push(`${req.method} ${url.pathname}${req.method === "POST" ? ` ${await req.text()}` : ""}`);
+      if (req.method === "POST") return json(view("building"), 202);
+      if (url.pathname.endsWith("/download")) return new Response('{"format_version":"2.2","results":[]}', { headers: { "content-type": "application/json" } });
+      return json(view(++polls < 2 ? "building" : "ready"));
+    }) as typeof globalThis.fetch;
+    const file = tmp();
+    expect(await resultsCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { format: "karenina", output: file, questionId: "q1", pollMs: 1 }, capture())).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ format_version: "2.2", results: [] });
+    expect(asked).toEqual([
+      'POST /v1/runs/r1/exports {"format":"karenina","question_id":"q1"}',
+      "GET /v1/runs/r1/exports/e1",
+      "GET /v1/runs/r1/exports/e1",
+      "GET /v1/runs/r1/exports/e1/download",
+    ]);
+  });
+
+  it("says so, writing nothing, when the server is older than the export routes", async () => {
+    const fetch = (async () => json({ error: { code: "not_found", message: "no route GET /v1/runs/r1/export" } }, 404)) as typeof globalThis.fetch;
+    const file = tmp();
+    const err = await resultsCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { format: "csv", output: file }, capture()).catch((e) => e);
+    expect(err.message).toContain("this server has no results export");
+    expect(err.exitCode).toBe(2);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+});
+
+describe("edgeval rescore", () => {
+  it("posts what --add and --replicates add, follows the child run and prints both judges' pairs", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-rescore-"));
+    const add = path.join(dir, "add.yaml");
+    fs.writeFileSync(add, "parsing_models:\n  - {id: j2, interface: openai, model_name: gpt-4.1-mini}\n");
+    const pair = (parsing: string, passed: number) => ({ answering_model: "a", parsing_model: parsing, total: 4, passed, failed: 4 - passed, errored: 0, pass_rate: passed / 4, traits: {} });
+    const usage = { total: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } };
+    const asked: string[] = [];
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const p = new URL(req.url).pathname;
+      asked.push(`${req.method} ${p}${req.method === "POST" ? ` ${await req.text()}` : ""}`);
+      if (req.method === "POST") return json({ run_id: "c1", status_url: "/v1/runs/c1" }, 202);
+      if (p.endsWith("/events")) return json({ error: { code: "not_found", message: `no route GET ${p}` } }, 404);
+      return json({ run_id: "c1", status: "completed", progress: { total: 8, done: 8 }, summary: [pair("j1", 3), pair("j2", 4)], summary_total: 2, usage });
+    }) as typeof globalThis.fetch;
+    const out = capture();
+    const code = await rescoreCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { add, replicates: 2, maxErrors: 0, timeout: 5, pollMs: 1 }, out);
+    expect(code).toBe(0);
+    expect(asked[0]).toBe('POST /v1/runs/r1/rescore {"parsing_models":[{"id":"j2","interface":"openai","model_name":"gpt-4.1-mini"}],"replicate_count":2}');
+    expect(out.lines[0]).toBe("run c1 re-scores r1: http://x/v1/runs/c1");
+    const table = out.lines.join("\n");
+    expect(table).toContain("j1");
+    expect(table).toContain("j2");
+  });
+
+  it("refuses to post nothing", async () => {
     const fetch = (async () => {
       throw new Error("no request expected");
     }) as typeof globalThis.fetch;
-    for (const format of ["csv", "karenina"] as const) {
-      const err = await resultsCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { format, output: "-" }, capture()).catch((e) => e);
-      expect(err.message).toContain(`--format ${format} needs the server's results export (issue 21)`);
-      expect(err.message).toContain("Use --format ndjson");
-    }
+    const err = await rescoreCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { maxErrors: 0, timeout: 5, pollMs: 1 }, capture()).catch((e) => e);
+    expect(err.message).toContain("nothing to add");
   });
 });
 

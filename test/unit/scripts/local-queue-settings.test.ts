@@ -6,13 +6,13 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
 import { LOCAL_JOB_QUEUE, REPO_ROOT, writeShardedConfig } from "../../../scripts/lib/local-stack.mjs";
 
-/** Each [[queues.consumers]] block of a wrangler.toml: its queue and settings. */
+/** Each [[queues.consumers]] block of a wrangler.toml for the job queue: its queue and settings (the export queue, src/exports/, is apart). */
 function consumers(toml: string): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   for (const block of toml.split("[[queues.consumers]]").slice(1)) {
     const body = block.split(/\n\[/)[0]!;
     const fields = Object.fromEntries([...body.matchAll(/^(\w+) = (.+)$/gm)].map((m) => [m[1]!, m[2]!.replace(/^"|"$/g, "")]));
-    out[fields.queue!] = fields;
+    if (fields.queue!.startsWith("edgeval-jobs")) out[fields.queue!] = fields;
   }
   return out;
 }

@@ -1,0 +1,24 @@
+/**
+ * `edgeval rescore RUN --add FILE`: re-scores a finished run (POST /v1/runs/:id/rescore) with what
+ * FILE adds (JSON or YAML: parsing_models, answering_models, replicate_count, rubric), then
+ * follows the child run as `run` does: progress, the summary table (both old and new pairs), gates.
+ */
+import type { EdgevalClient, RescoreRequest } from "../../src/client/index.ts";
+import { CliError, type Out, readData } from "../io.ts";
+import { type FollowOptions, followRun } from "./run.ts";
+
+export interface RescoreOptions extends FollowOptions {
+  add?: string;
+  replicates?: number;
+  name?: string;
+}
+
+export async function rescoreCommand(client: EdgevalClient, runId: string, opts: RescoreOptions, out: Out): Promise<number> {
+  const added = opts.add ? readData(opts.add) : {};
+  if (typeof added !== "object" || added === null || Array.isArray(added)) throw new CliError(`${opts.add} must hold an object: {parsing_models?, answering_models?, replicate_count?, rubric?}`);
+  const body = { ...(added as RescoreRequest), ...(opts.replicates !== undefined ? { replicate_count: opts.replicates } : {}), ...(opts.name ? { run_name: opts.name } : {}) };
+  if (Object.keys(body).every((k) => k === "run_name")) throw new CliError("nothing to add: give --add FILE (new parsing_models, answering_models or rubric traits) or --replicates N");
+  const child = await client.runs.rescore(runId, body);
+  out.err(`run ${child.run_id} re-scores ${runId}: ${client.url}${child.status_url}`);
+  return followRun(client, child.run_id, opts, out);
+}

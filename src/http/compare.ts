@@ -1,0 +1,48 @@
+/**
+ * GET /v1/runs/compare?a=RUN&b=RUN[&a_model=ID&b_model=ID][&limit=&cursor=] (src/compare/README.md):
+ * per model pair the pass-rate delta with McNemar's exact p, and per question the verdicts that
+ * flipped (paged by question). Mounted before /v1/runs/:id, which would take "compare" for an id.
+ */
+import { Hono } from "hono";
+import { ALPHA } from "../compare/compare-runs";
+import { compareStoredRuns } from "../compare/compare-stored";
+import { CompareQuery } from "../schemas/api";
+import { requireSpec } from "../storage/spec-store";
+import { type AppEnv, requireScope } from "./auth";
+import { validateQuery } from "./body";
+import { decodeCursor, encodeCursor } from "./cursor";
+import { invalidQuery } from "./errors";
+import { requireRun } from "./runs";
+
+export const runCompare = new Hono<AppEnv>();
+
+runCompare.get("/compare", requireScope("runs:read"), async (c) => {
+  const q = validateQuery(CompareQuery, c.req.query());
+  const [a, b] = [await requireRun(c, q.a), await requireRun(c, q.b)];
+  let models: { a: string; b: string } | undefined;
+  if (q.a_model !== undefined || q.b_model !== undefined) {
+    models = { a: q.a_model ?? q.b_model!, b: q.b_model ?? q.a_model! };
+    for (const [param, run, id] of [["a_model", a, models.a], ["b_model", b, models.b]] as const) {
+      const ids = (await requireSpec(c.env.BLOBS, run)).answering_models.map((m) => m.id);
+      if (!ids.includes(id)) {
+        throw invalidQuery([{ path: `query ${param}`, message: `run ${run.run_id} has no answering model ${JSON.stringify(id)}; it has ${ids.map((i) => JSON.stringify(i)).join(", ")}` }]);
+      }
+    }
+  }
+  const comparer = await compareStoredRuns(c.env.DB, a, b, models);
+  const all = comparer.questionFlips();
+  const after = q.cursor ? decodeCursor(q.cursor, ["question_id"])[0]! : null;
+  const start = after === null ? 0 : all.findIndex((x) => x.question_id > after);
+  const page = start < 0 ? [] : all.slice(start, start + q.limit);
+  const more = start >= 0 && start + q.limit < all.length;
+  return c.json({
+    a: a.run_id,
+    b: b.run_id,
+    alpha: ALPHA,
+    model_pairs: comparer.modelPairs(),
+    unmatched: comparer.unmatched(),
+    questions_with_flips: all.length,
+    questions: page,
+    next_cursor: more ? encodeCursor([page[page.length - 1]!.question_id]) : null,
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Run exports (src/exports/README.md):
+ *   GET  /v1/runs/:id/export?format=csv|ndjson&<filters>   streamed from D1 (no trace needed)
+ *   POST /v1/runs/:id/exports {format, <filters>}          built into R2 by the export queue, traces included
+ *   GET  /v1/runs/:id/exports/:export_id                   its progress
+ *   GET  /v1/runs/:id/exports/:export_id/download          the finished object, streamed
+ * Scopes: runs:read, except POST (runs:write: it writes an object, and every write route takes a write scope).
+ */
+import { Hono } from "hono";
+import { exportWriter } from "../exports/export-writer";
+import { exportView, getExport, insertExport } from "../exports/exports-repo";
+import { CONTENT_TYPES, EXTENSIONS } from "../exports/formats";
+import { streamFromD1 } from "../exports/stream-d1";
+import { CreateExportRequest, ExportQuery } from "../schemas/api";
+import { r2Keys } from "../storage/r2-keys";
+import { countResults } from "../storage/results-repo";
+import { requireSpec, runRefOf } from "../storage/spec-store";
+import { type AppEnv, requireScope } from "./auth";
+import { readJson, validate, validateQuery } from "./body";
+import { ApiFailure, invalidQuery } from "./errors";
+import { resultFilter } from "./result-filter";
+import { requireRun } from "./runs";
+
+/** An export request is a format and a few ids. */
+const EXPORT_BODY_LIMIT = { bytes: 16_000, advice: "send the format and the filters only" };
+
+export const runExports = new Hono<AppEnv>();
+
+runExports.get("/:id/export", requireScope("runs:read"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const q = validateQuery(ExportQuery, c.req.query());
+  if (q.format === "karenina") {
+    throw invalidQuery([
+      {
+        path: "query format",
+        message: `karenina carries every result's trace, read from R2 one object per result: build it with POST /v1/runs/${run.run_id}/exports {"format": "karenina"} and download it when its status is ready (csv and ndjson stream here)`,
+      },
+    ]);
+  }
+  const spec = await requireSpec(c.env.BLOBS, run);
+  const filter = await resultFilter(q, async () => spec);
+  const writer = await exportWriter(c.env.DB, run, spec, q.format, filter, Date.now());
+  return new Response(streamFromD1(c.env.DB, run, filter, writer), {
+    headers: { "content-type": CONTENT_TYPES[q.format], "content-disposition": `attachment; filename="${run.run_id}.${EXTENSIONS[q.format]}"` },
+  });
+});
+
+runExports.post("/:id/exports", requireScope("runs:write"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const body = validate(CreateExportRequest, (await readJson(c, EXPORT_BODY_LIMIT)).value);
+  const spec = await requireSpec(c.env.BLOBS, run);
+  const filter = await resultFilter(body, async () => spec);
+  const exportId = crypto.randomUUID();
+  const counts = await countResults(c.env.DB, run, filter);
+  await insertExport(c.env.DB, {
+    tenant_id: run.tenant_id,
+    export_id: exportId,
+    run_id: run.run_id,
+    format: body.format,
+    filter,
+    r2_key: r2Keys.export(runRefOf(run), exportId, EXTENSIONS[body.format]),
+    results_total: counts.total,
+    created_at: new Date().toISOString(),
+  });
+  await c.env.EXPORTS.send({ tenant_id: run.tenant_id, export_id: exportId, step: 0 });
+  const e = (await getExport(c.env.DB, run.tenant_id, exportId))!;
+  c.header("Location", exportView(e).status_url);
+  return c.json(exportView(e), 202);
+});
+
+runExports.get("/:id/exports/:export_id", requireScope("runs:read"), async (c) => {
+  const e = await requireExport(c.env.DB, await requireRun(c, c.req.param("id")), c.req.param("export_id"));
+  return c.json(exportView(e));
+});
+
+runExports.get("/:id/exports/:export_id/download", requireScope("runs:read"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const e = await requireExport(c.env.DB, run, c.req.param("export_id"));
+  if (e.status !== "ready") {
+    throw new ApiFailure({
+      code: "export_not_ready",
+      message: e.status === "failed" ? `export ${e.export_id} failed: ${e.error}; request a new one` : `export ${e.export_id} is building (${e.results_done} of ${e.results_total} results); poll ${exportView(e).status_url}`,
+    });
+  }
+  const obj = await c.env.BLOBS.get(e.r2_key);
+  if (!obj) throw new ApiFailure({ code: "not_found", message: `export ${e.export_id} is no longer stored; request a new one` });
+  return new Response(obj.body, {
+    headers: {
+      "content-type": CONTENT_TYPES[e.format],
+      "content-length": String(obj.size),
+      "content-disposition": `attachment; filename="${run.run_id}.${EXTENSIONS[e.format]}"`,
+    },
+  });
+});
+
+async function requireExport(db: D1Database, run: { tenant_id: string; run_id: string }, exportId: string) {
+  const e = await getExport(db, run.tenant_id, exportId);
+  if (!e || e.run_id !== run.run_id) throw new ApiFailure({ code: "not_found", message: `no export ${exportId} of run ${run.run_id}` });
+  return e;
+}

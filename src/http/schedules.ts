@@ -1,0 +1,103 @@
+/**
+ * /v1/schedules (src/schedules/README.md): runs of a stored benchmark with a stored preset (or a config) on a
+ * cron in UTC. Creating or changing one plans a run from it at once, so a preset that could never
+ * start (an unknown model key origin, a missing secret) is a 400 now, not a silent skip at 3 am.
+ * Scopes: runs:write to change, runs:read to look.
+ */
+import { type Context, Hono } from "hono";
+import { scheduledRunBody } from "../schedules/run-body";
+import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
+import { deleteSchedule, getSchedule, insertSchedule, listScheduleRuns, listSchedules, type ScheduleRecord, updateSchedule } from "../schedules/schedules-repo";
+import { actorOf, type AuditAction, auditStatement } from "../tenants/audit";
+import { type AppEnv, requireScope, tenantOf } from "./auth";
+import { type BodyLimit, readJson, validate } from "./body";
+import { ApiFailure } from "./errors";
+import { httpHost, submitRun } from "./submit-run";
+
+/** A config may carry manual answers for a large benchmark. */
+const SCHEDULE_BODY_LIMIT: BodyLimit = { bytes: 4_000_000, advice: "store large benchmarks with POST /v1/benchmarks and the config with POST /v1/presets" };
+/** Runs shown with a schedule, newest first. */
+const RECENT_RUNS = 20;
+
+export const schedules = new Hono<AppEnv>();
+
+schedules.post("/", requireScope("runs:write"), async (c) => {
+  const body = validate(CreateScheduleRequest, (await readJson(c, SCHEDULE_BODY_LIMIT)).value);
+  const tenantId = tenantOf(c).tenant_id;
+  const now = new Date().toISOString();
+  const record: ScheduleRecord = {
+    tenant_id: tenantId,
+    schedule_id: `sch_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`,
+    name: body.name,
+    cron: body.cron,
+    benchmark_id: body.benchmark_id,
+    preset_id: body.preset_id ?? null,
+    config: body.config,
+    enabled: body.enabled,
+    created_at: now,
+    updated_at: now,
+  };
+  await checkRunBody(c, record);
+  await insertSchedule(c.env.DB, record);
+  await audit(c, "schedule.created", record.schedule_id, { cron: record.cron, benchmark_id: record.benchmark_id });
+  c.header("Location", `/v1/schedules/${record.schedule_id}`);
+  return c.json(view(record), 201);
+});
+
+schedules.get("/", requireScope("runs:read"), async (c) => c.json({ schedules: (await listSchedules(c.env.DB, tenantOf(c).tenant_id)).map(view) }));
+
+schedules.get("/:id", requireScope("runs:read"), async (c) => {
+  const s = await requireSchedule(c);
+  const runs = await listScheduleRuns(c.env.DB, s.tenant_id, s.schedule_id, RECENT_RUNS);
+  return c.json({
+    ...view(s),
+    recent_runs: runs.map((r) => ({
+      minute: r.minute,
+      run_id: r.run_id,
+      skipped: r.error,
+      compared_with: r.compared_with,
+      compared_at: r.compared_at,
+      regression: r.regression === null ? null : r.regression === 1,
+      model_pairs: r.comparison_json ? JSON.parse(r.comparison_json) : null,
+    })),
+  });
+});
+
+schedules.patch("/:id", requireScope("runs:write"), async (c) => {
+  const s = await requireSchedule(c);
+  const body = validate(UpdateScheduleRequest, (await readJson(c, SCHEDULE_BODY_LIMIT)).value);
+  const next: ScheduleRecord = { ...s, ...body, updated_at: new Date().toISOString() };
+  if (body.config !== undefined || body.preset_id !== undefined) await checkRunBody(c, next);
+  await updateSchedule(c.env.DB, next);
+  await audit(c, "schedule.updated", s.schedule_id, { changed: Object.keys(body) });
+  return c.json(view(next));
+});
+
+schedules.delete("/:id", requireScope("runs:write"), async (c) => {
+  const s = await requireSchedule(c);
+  await deleteSchedule(c.env.DB, s.tenant_id, s.schedule_id);
+  await audit(c, "schedule.deleted", s.schedule_id, {});
+  return c.json({ schedule_id: s.schedule_id, deleted: true });
+});
+
+function view(s: ScheduleRecord) {
+  return { schedule_id: s.schedule_id, name: s.name, cron: s.cron, benchmark_id: s.benchmark_id, preset_id: s.preset_id, config: s.config, enabled: s.enabled, created_at: s.created_at, updated_at: s.updated_at };
+}
+
+async function requireSchedule(c: Context<AppEnv>): Promise<ScheduleRecord> {
+  const s = await getSchedule(c.env.DB, tenantOf(c).tenant_id, c.req.param("id")!);
+  if (!s) throw new ApiFailure({ code: "not_found", message: `no schedule ${c.req.param("id")}; list them with GET /v1/schedules` });
+  return s;
+}
+
+/**
+ * The schedule's run body passes submitRun's dry run now (benchmark, preset, config, plan, the
+ * jobs-per-run limit): what the cron tick will submit, refused with the same 400s as POST /v1/runs.
+ */
+async function checkRunBody(c: Context<AppEnv>, s: ScheduleRecord): Promise<void> {
+  await submitRun(httpHost(c), { tenant: tenantOf(c), actor: actorOf(c.get("principal")), raw: scheduledRunBody(s, { dry_run: true }), idempotency: null });
+}
+
+async function audit(c: Context<AppEnv>, action: AuditAction, target: string, detail: Record<string, unknown>) {
+  await auditStatement(c.env.DB, { tenant_id: tenantOf(c).tenant_id, actor: actorOf(c.get("principal")), action, target, detail }).run();
+}

@@ -1,0 +1,127 @@
+/** D1 `schedules` and `schedule_runs` (migrations/0015_schedules.sql), parsed on read. */
+import { z } from "zod";
+
+const ScheduleRow = z.object({
+  tenant_id: z.string(),
+  schedule_id: z.string(),
+  name: z.string(),
+  cron: z.string(),
+  benchmark_id: z.string(),
+  preset_id: z.string().nullable(),
+  config_json: z.string(),
+  enabled: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ScheduleRecord = Omit<z.output<typeof ScheduleRow>, "config_json" | "enabled"> & { config: Record<string, unknown>; enabled: boolean };
+
+const toRecord = (raw: unknown): ScheduleRecord => {
+  const { config_json, enabled, ...row } = ScheduleRow.parse(raw);
+  return { ...row, enabled: enabled === 1, config: z.record(z.string(), z.unknown()).parse(JSON.parse(config_json)) };
+};
+
+export async function insertSchedule(db: D1Database, s: ScheduleRecord): Promise<void> {
+  await db
+    .prepare("INSERT INTO schedules (tenant_id, schedule_id, name, cron, benchmark_id, preset_id, config_json, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    .bind(s.tenant_id, s.schedule_id, s.name, s.cron, s.benchmark_id, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.created_at, s.updated_at)
+    .run();
+}
+
+export async function updateSchedule(db: D1Database, s: ScheduleRecord): Promise<void> {
+  await db
+    .prepare("UPDATE schedules SET name = ?, cron = ?, preset_id = ?, config_json = ?, enabled = ?, updated_at = ? WHERE tenant_id = ? AND schedule_id = ?")
+    .bind(s.name, s.cron, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.updated_at, s.tenant_id, s.schedule_id)
+    .run();
+}
+
+export async function getSchedule(db: D1Database, tenantId: string, scheduleId: string): Promise<ScheduleRecord | null> {
+  const raw = await db.prepare("SELECT * FROM schedules WHERE tenant_id = ? AND schedule_id = ?").bind(tenantId, scheduleId).first();
+  return raw ? toRecord(raw) : null;
+}
+
+export async function listSchedules(db: D1Database, tenantId: string): Promise<ScheduleRecord[]> {
+  const { results } = await db.prepare("SELECT * FROM schedules WHERE tenant_id = ? ORDER BY created_at, schedule_id").bind(tenantId).all();
+  return results.map(toRecord);
+}
+
+/** Every tenant's enabled schedules (the cron handler). */
+export async function enabledSchedules(db: D1Database): Promise<ScheduleRecord[]> {
+  const { results } = await db.prepare("SELECT * FROM schedules WHERE enabled = 1 ORDER BY tenant_id, schedule_id").all();
+  return results.map(toRecord);
+}
+
+export async function deleteSchedule(db: D1Database, tenantId: string, scheduleId: string): Promise<void> {
+  await db.batch([
+    db.prepare("DELETE FROM schedule_runs WHERE tenant_id = ? AND schedule_id = ?").bind(tenantId, scheduleId),
+    db.prepare("DELETE FROM schedules WHERE tenant_id = ? AND schedule_id = ?").bind(tenantId, scheduleId),
+  ]);
+}
+
+export interface ScheduleRunRecord {
+  tenant_id: string;
+  schedule_id: string;
+  minute: string;
+  run_id: string | null;
+  error: string | null;
+  compared_with: string | null;
+  compared_at: string | null;
+  regression: number | null;
+  comparison_json: string | null;
+  created_at: string;
+}
+
+/** Takes the schedule's slot for this minute; false when it was already taken (one run per schedule per minute). */
+export async function claimMinute(db: D1Database, tenantId: string, scheduleId: string, minute: string, at: string): Promise<boolean> {
+  const r = await db
+    .prepare("INSERT INTO schedule_runs (tenant_id, schedule_id, minute, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+    .bind(tenantId, scheduleId, minute, at)
+    .run();
+  return r.meta.changes === 1;
+}
+
+export async function recordStart(db: D1Database, tenantId: string, scheduleId: string, minute: string, outcome: { run_id: string } | { error: string }): Promise<void> {
+  await db
+    .prepare("UPDATE schedule_runs SET run_id = ?, error = ? WHERE tenant_id = ? AND schedule_id = ? AND minute = ?")
+    .bind("run_id" in outcome ? outcome.run_id : null, "error" in outcome ? outcome.error : null, tenantId, scheduleId, minute)
+    .run();
+}
+
+/** Started scheduled runs not compared yet, with their run's status (oldest first). */
+export async function uncompared(db: D1Database, limit: number): Promise<(ScheduleRunRecord & { status: string })[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT s.*, r.status FROM schedule_runs s JOIN runs r ON r.tenant_id = s.tenant_id AND r.run_id = s.run_id
+       WHERE s.compared_at IS NULL AND s.run_id IS NOT NULL ORDER BY s.created_at LIMIT ?`,
+    )
+    .bind(limit)
+    .all<ScheduleRunRecord & { status: string }>();
+  return results;
+}
+
+/** The schedule's run before `minute` that started (the one a new run is compared with). */
+export async function previousRun(db: D1Database, tenantId: string, scheduleId: string, minute: string): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT run_id FROM schedule_runs WHERE tenant_id = ? AND schedule_id = ? AND minute < ? AND run_id IS NOT NULL ORDER BY minute DESC LIMIT 1")
+    .bind(tenantId, scheduleId, minute)
+    .first<{ run_id: string }>();
+  return row?.run_id ?? null;
+}
+
+export async function recordComparison(
+  db: D1Database,
+  r: { tenant_id: string; schedule_id: string; minute: string },
+  c: { compared_with: string | null; regression: boolean; comparison: unknown; at: string },
+): Promise<void> {
+  await db
+    .prepare("UPDATE schedule_runs SET compared_with = ?, compared_at = ?, regression = ?, comparison_json = ? WHERE tenant_id = ? AND schedule_id = ? AND minute = ?")
+    .bind(c.compared_with, c.at, c.regression ? 1 : 0, JSON.stringify(c.comparison), r.tenant_id, r.schedule_id, r.minute)
+    .run();
+}
+
+export async function listScheduleRuns(db: D1Database, tenantId: string, scheduleId: string, limit: number): Promise<ScheduleRunRecord[]> {
+  const { results } = await db
+    .prepare("SELECT * FROM schedule_runs WHERE tenant_id = ? AND schedule_id = ? ORDER BY minute DESC LIMIT ?")
+    .bind(tenantId, scheduleId, limit)
+    .all<ScheduleRunRecord>();
+  return results;
+}

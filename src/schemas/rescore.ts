@@ -1,0 +1,21 @@
+/** POST /v1/runs/:id/rescore (src/rescore/README.md): what a child run adds to its parent. */
+import { z } from "zod";
+import { ModelConfig } from "./model-config";
+import { Rubric } from "./rubric";
+
+export const RescoreRequest = z
+  .strictObject({
+    run_name: z.string().min(1).max(200).optional(),
+    /** New answering models (Karenina's extend_template): their answers are new calls. */
+    answering_models: z.array(ModelConfig).max(50).optional(),
+    /** New parsing (judge) models: they grade the parent's answers, no answering call. */
+    parsing_models: z.array(ModelConfig).max(50).optional(),
+    /** At least the parent's; replicates above it are new answering calls. */
+    replicate_count: z.number().int().min(1).max(1000).optional(),
+    /** Traits added to the run's global rubric (Karenina's extend_rubric); their names must be new. */
+    rubric: Rubric.optional(),
+  })
+  .refine((b) => b.answering_models?.length || b.parsing_models?.length || b.replicate_count !== undefined || b.rubric, {
+    error: "send something to add: answering_models, parsing_models, replicate_count or rubric",
+  });
+export type RescoreRequest = z.output<typeof RescoreRequest>;

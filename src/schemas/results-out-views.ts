@@ -1,0 +1,136 @@
+/** Response shapes of the results-out routes (issue 21): grouped summaries, exports, run comparison, schedules. */
+import { z } from "zod";
+import { GROUP_BYS } from "./api";
+import { SummaryPage } from "./run-views";
+import { VerificationConfig } from "./verification-config";
+
+const ByK = z.record(z.string(), z.number().nullable());
+
+export const GroupSummaryView = z.strictObject({
+  group: z.record(z.string(), z.union([z.string(), z.number(), z.null()])),
+  results: z.number().int(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  errored: z.number().int(),
+  no_verdict: z.number().int(),
+  pass_rate: z.number().nullable(),
+  tokens: z.strictObject({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() }),
+  cost_usd: z.number().nullable(),
+  pass_at_k: ByK,
+  pass_hat_k: ByK,
+  trait: z.strictObject({ n: z.number().int(), errored: z.number().int(), mean_score: z.number().nullable(), pass_rate: z.number().nullable() }).optional(),
+});
+
+export const GroupedSummaryPage = z.strictObject({
+  group_by: z.enum(GROUP_BYS),
+  replicate_count: z.number().int(),
+  groups: z.array(GroupSummaryView),
+  groups_total: z.number().int(),
+  next_cursor: z.string().nullable(),
+});
+
+/** GET /v1/runs/:id/summary: the pairs without group_by, the groups with it. */
+export const SummaryResponse = z.union([SummaryPage, GroupedSummaryPage]);
+
+/** An export file as text: Karenina's CSV or NDJSON (one result per line). */
+export const ExportFile = z.string();
+
+/**
+ * Karenina's results export v2.2 (the JSON download): the document's outline. Each result is one
+ * of Karenina's `VerificationResult`s, validated in the tests against src/exports/karenina-result.schema.json.
+ */
+export const KareninaResultsExport = z.object({
+  format_version: z.literal("2.2"),
+  metadata: z.object({ job_id: z.string(), job_summary: z.record(z.string(), z.unknown()) }).loose(),
+  shared_data: z.object({ rubric_definition: z.unknown() }).loose(),
+  results: z.array(z.record(z.string(), z.unknown())),
+});
+
+export const ExportView = z.strictObject({
+  export_id: z.string(),
+  run_id: z.string(),
+  format: z.enum(["karenina", "csv", "ndjson"]),
+  status: z.enum(["building", "ready", "failed"]),
+  results_done: z.number().int(),
+  results_total: z.number().int(),
+  bytes: z.number().int().nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+  status_url: z.string(),
+  download_url: z.string(),
+});
+
+const ModelPairComparison = z.strictObject({
+  a_answering_model: z.string(),
+  b_answering_model: z.string(),
+  parsing_model: z.string(),
+  paired: z.number().int(),
+  excluded: z.number().int(),
+  a_passed: z.number().int(),
+  b_passed: z.number().int(),
+  a_pass_rate: z.number().nullable(),
+  b_pass_rate: z.number().nullable(),
+  delta: z.number().nullable(),
+  pass_to_fail: z.number().int(),
+  fail_to_pass: z.number().int(),
+  p_value: z.number(),
+  significant: z.boolean(),
+});
+
+export const RunComparison = z.strictObject({
+  a: z.string(),
+  b: z.string(),
+  alpha: z.number(),
+  model_pairs: z.array(ModelPairComparison),
+  unmatched: z.strictObject({ only_in_a: z.number().int(), only_in_b: z.number().int() }),
+  questions_with_flips: z.number().int(),
+  questions: z.array(
+    z.strictObject({
+      question_id: z.string(),
+      pass_to_fail: z.number().int(),
+      fail_to_pass: z.number().int(),
+      flips: z.array(
+        z.strictObject({
+          a_answering_model: z.string(),
+          b_answering_model: z.string(),
+          parsing_model: z.string(),
+          replicate: z.number().int(),
+          a: z.enum(["pass", "fail"]),
+          b: z.enum(["pass", "fail"]),
+        }),
+      ),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+export const ScheduleView = z.strictObject({
+  schedule_id: z.string(),
+  name: z.string(),
+  cron: z.string(),
+  benchmark_id: z.string(),
+  preset_id: z.string().nullable(),
+  /** With preset_id: overrides of the preset's top-level keys; without: the whole VerificationConfig. */
+  config: z.record(z.string(), z.unknown()),
+  enabled: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const ScheduleDetail = ScheduleView.extend({
+  recent_runs: z.array(
+    z.strictObject({
+      minute: z.string(),
+      run_id: z.string().nullable(),
+      skipped: z.string().nullable(),
+      compared_with: z.string().nullable(),
+      compared_at: z.string().nullable(),
+      regression: z.boolean().nullable(),
+      model_pairs: z.array(ModelPairComparison).nullable(),
+    }),
+  ),
+});
+
+export const ScheduleList = z.strictObject({ schedules: z.array(ScheduleView) });
+export const DeletedSchedule = z.strictObject({ schedule_id: z.string(), deleted: z.literal(true) });

@@ -1,0 +1,136 @@
+/**
+ * Issue 22: POST /v1/runs/:id/rescore. Model calls are counted from the fake LLM's per-model log.
+ * The parent: 4 questions, one answering model, judge J1 (passes q0..q2, fails q3), one replicate.
+ *   - a second judge: 0 answering calls; J2 makes as many calls as in a fresh run with J2; both
+ *     judges are in the child's summary; the child's copies carry new result ids;
+ *   - an added rubric trait: only the trait's calls (one per result), template verdicts unchanged;
+ *   - an added replicate: exactly one answering call per question × answering model;
+ *   - lineage in both runs' GET; summaries, exports and comparison work on the child; another tenant's run is a 404 (tenant-isolation.test.ts lists the route too).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { addFakeRules, allResults, api, exactTemplate, fakeModel, fakeStats, submitRun, uniqueModel, waitForRun } from "./helpers";
+import { apiAs, createTenant } from "./tenant-helpers";
+
+const QUESTIONS = Array.from({ length: 4 }, (_, i) => ({ id: `q${i}`, question: `[R${i}] What is the capital of France?`, template: exactTemplate("Paris") }));
+const answerer = uniqueModel("rs-ans");
+const j1 = uniqueModel("rs-j1");
+const j2 = uniqueModel("rs-j2");
+const TRAIT = { name: "concise", description: "Is the answer CONCISE-CHECK short?", kind: "boolean", higher_is_better: true };
+
+let parent: string;
+let parentResults: any[];
+
+const calls = async (model: string) => (await fakeStats(model)).total;
+async function rescore(runId: string, body: unknown): Promise<string> {
+  const res = await api(`/v1/runs/${runId}/rescore`, { method: "POST", json: body });
+  if (res.status !== 202) throw new Error(`rescore: ${res.status} ${await res.text()}`);
+  const child = ((await res.json()) as { run_id: string }).run_id;
+  expect((await waitForRun(child)).status).toBe("completed");
+  return child;
+}
+const key = (r: any) => `${r.metadata.question_id}|${r.metadata.answering.config_id}|${r.metadata.parsing.config_id}|${r.metadata.replicate}`;
+
+beforeAll(async () => {
+  await addFakeRules([
+    { match: { model: answerer }, reply: { text: "It is Paris." } },
+    // The trait's batch call names the trait; template parsing does not.
+    { match: { model: j1, contains: "CONCISE-CHECK" }, reply: { json: { scores: { concise: true } } } },
+    ...QUESTIONS.map((_, i) => ({ match: { model: j1, contains: `[R${i}]` }, reply: { json: { answer: i < 3 ? "Paris" : "Lyon" } } })),
+    { match: { model: j2 }, reply: { json: { answer: "Paris" } } },
+  ]);
+  parent = await submitRun({
+    run_name: "parent",
+    benchmark: { name: "rescore", questions: QUESTIONS },
+    config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("j1", j1)] },
+  });
+  expect((await waitForRun(parent)).status).toBe("completed");
+  parentResults = await allResults(parent);
+  expect(parentResults).toHaveLength(4);
+  expect(await calls(answerer)).toBe(4);
+}, 60_000);
+
+describe("re-scoring a finished run", () => {
+  it("a second judge: no answering call, as many J2 calls as a fresh run, both judges in the child's summary", async () => {
+    const [ans0, j2Before] = [await calls(answerer), await calls(j2)];
+    const child = await rescore(parent, { parsing_models: [fakeModel("j2", j2)] });
+    expect(await calls(answerer)).toBe(ans0);
+    const childJ2 = (await calls(j2)) - j2Before;
+
+    const fresh = await submitRun({ benchmark: { name: "rescore", questions: QUESTIONS }, config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("j2", j2)] } });
+    await waitForRun(fresh);
+    const freshJ2 = (await calls(j2)) - j2Before - childJ2;
+    expect(childJ2).toBe(freshJ2);
+    expect(childJ2).toBe(4);
+
+    const view = (await (await api(`/v1/runs/${child}`)).json()) as any;
+    expect(view.summary.map((p: any) => [p.parsing_model, p.total, p.passed])).toEqual([
+      ["j1", 4, 3],
+      ["j2", 4, 4],
+    ]);
+    expect(view.lineage).toEqual({ parent_run_id: parent, children: [] });
+    expect(view.manifest.models.map((m: any) => `${m.role}:${m.id}:${m.model_name}`)).toEqual([`answering:ans:${answerer}`, `parsing:j1:${j1}`, `parsing:j2:${j2}`]);
+    expect(((await (await api(`/v1/runs/${parent}`)).json()) as any).lineage.children).toContain(child);
+
+    const results = await allResults(child);
+    expect(results).toHaveLength(8);
+    const byKey = new Map(parentResults.map((r) => [key(r), r]));
+    for (const r of results.filter((x) => x.metadata.parsing.config_id === "j1")) {
+      const was = byKey.get(key(r))!;
+      // A copy: the parent's grading under a new id.
+      expect(r.metadata.result_id).not.toBe(was.metadata.result_id);
+      expect(r.template.verify_result).toBe(was.template.verify_result);
+    }
+    // J2 graded the parent's answers.
+    for (const r of results.filter((x) => x.metadata.parsing.config_id === "j2")) expect(r.template.raw_llm_response).toBe("It is Paris.");
+    // The summary by parsing model (a child is any run).
+    const grouped = (await (await api(`/v1/runs/${child}/summary?group_by=parsing_model`)).json()) as any;
+    expect(grouped.groups).toHaveLength(2);
+    // Exports and comparison work on the child as on any run.
+    const ndjson = await (await api(`/v1/runs/${child}/export?format=ndjson`)).text();
+    expect(ndjson.trim().split("\n")).toHaveLength(8);
+    const compared = (await (await api(`/v1/runs/compare?a=${parent}&b=${child}`)).json()) as any;
+    expect(compared.model_pairs).toEqual([expect.objectContaining({ parsing_model: "j1", paired: 4, pass_to_fail: 0, fail_to_pass: 0 })]);
+    expect(compared.unmatched).toEqual({ only_in_a: 0, only_in_b: 4 });
+  }, 60_000);
+
+  it("an added rubric trait: only the trait's calls, template verdicts unchanged", async () => {
+    const [ans0, j10] = [await calls(answerer), await calls(j1)];
+    const child = await rescore(parent, { rubric: { llm_traits: [TRAIT] } });
+    expect(await calls(answerer)).toBe(ans0);
+    // One batch rubric call per result; a re-parse would add 4 more.
+    expect((await calls(j1)) - j10).toBe(4);
+    const results = await allResults(child);
+    expect(results).toHaveLength(4);
+    const byKey = new Map(parentResults.map((r) => [key(r), r]));
+    for (const r of results) {
+      const was = byKey.get(key(r))!;
+      expect(r.template.verify_result).toBe(was.template.verify_result);
+      expect(r.template.parsed_llm_response).toEqual(was.template.parsed_llm_response);
+      expect(r.rubric.llm_trait_scores).toEqual({ concise: true });
+      expect([was.metadata.evaluation_mode, r.metadata.evaluation_mode]).toEqual(["template_only", "template_and_rubric"]);
+    }
+    const view = (await (await api(`/v1/runs/${child}`)).json()) as any;
+    expect(view.summary[0]).toMatchObject({ total: 4, passed: 3 });
+  }, 60_000);
+
+  it("an added replicate: one answering call per question and answering model", async () => {
+    const ans0 = await calls(answerer);
+    const child = await rescore(parent, { replicate_count: 2 });
+    expect((await calls(answerer)) - ans0).toBe(QUESTIONS.length * 1);
+    const results = await allResults(child);
+    expect(results).toHaveLength(8);
+    expect(results.map((r) => r.metadata.replicate).sort()).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
+  }, 60_000);
+
+  it("refuses what it cannot do, naming the field, and another tenant's run is a 404", async () => {
+    const taken = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j1", j2)] } });
+    expect(taken.status).toBe(400);
+    expect(((await taken.json()) as any).error.issues[0].path).toBe("parsing_models[0].id");
+    const fewer = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: { replicate_count: 0 } });
+    expect(fewer.status).toBe(400);
+    const nothing = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: {} });
+    expect(nothing.status).toBe(400);
+    const other = await createTenant({ name: "rescore-other" });
+    expect((await apiAs(other.key, `/v1/runs/${parent}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j9", j2)] } })).status).toBe(404);
+  });
+});

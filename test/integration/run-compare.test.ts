@@ -1,0 +1,89 @@
+/**
+ * GET /v1/runs/compare on two scripted runs (issue 21 item 4): run B flips 6 questions pass → fail
+ * and 1 fail → pass against run A; the comparison names exactly those 7 questions and McNemar's
+ * exact two-sided p is 2 · (C(7,0) + C(7,1)) / 2^7 = 0.125.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { addFakeRules, api, exactTemplate, fakeModel, submitRun, uniqueModel, waitForRun } from "./helpers";
+
+const QUESTIONS = Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, question: `[Q${i}] What is the capital of France?`, template: exactTemplate("Paris") }));
+
+/** A run whose judge passes exactly the questions in `passing`. */
+async function scripted(passing: Set<number>, answeringId = "ans"): Promise<string> {
+  const answerer = uniqueModel("cmp-ans");
+  const judge = uniqueModel("cmp-judge");
+  await addFakeRules([
+    { match: { model: answerer }, reply: { text: "It is a city." } },
+    ...QUESTIONS.map((_, i) => ({ match: { model: judge, contains: `[Q${i}]` }, reply: { json: { answer: passing.has(i) ? "Paris" : "Lyon" } } })),
+  ]);
+  const runId = await submitRun({
+    benchmark: { name: "compare", questions: QUESTIONS },
+    config: { answering_models: [fakeModel(answeringId, answerer)], parsing_models: [fakeModel("judge", judge)] },
+  });
+  await waitForRun(runId);
+  return runId;
+}
+
+let a: string;
+let b: string;
+let c: string;
+beforeAll(async () => {
+  // A passes all but q6; B fails q0..q5 and passes q6..q9; C (answering id "other") as B.
+  [a, b, c] = await Promise.all([
+    scripted(new Set([0, 1, 2, 3, 4, 5, 7, 8, 9])),
+    scripted(new Set([6, 7, 8, 9])),
+    scripted(new Set([6, 7, 8, 9]), "other"),
+  ]);
+}, 60_000);
+
+const compare = async (query: string) => {
+  const res = await api(`/v1/runs/compare?${query}`);
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("run comparison", () => {
+  it("reports the 7 flipped questions and McNemar's exact p = 0.125", async () => {
+    const { status, body } = await compare(`a=${a}&b=${b}`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ a, b, alpha: 0.05, questions_with_flips: 7, unmatched: { only_in_a: 0, only_in_b: 0 }, next_cursor: null });
+    expect(body.model_pairs).toHaveLength(1);
+    const [pair] = body.model_pairs;
+    expect(pair).toMatchObject({ a_answering_model: "ans", b_answering_model: "ans", parsing_model: "judge", paired: 10, a_passed: 9, b_passed: 4, pass_to_fail: 6, fail_to_pass: 1, significant: false });
+    expect(pair.p_value).toBeCloseTo(0.125, 12);
+    expect(pair.delta).toBeCloseTo(-0.5, 12);
+    expect(body.questions.map((q: any) => q.question_id)).toEqual(["q0", "q1", "q2", "q3", "q4", "q5", "q6"]);
+    expect(body.questions.find((q: any) => q.question_id === "q6")).toMatchObject({ pass_to_fail: 0, fail_to_pass: 1, flips: [{ a: "fail", b: "pass", replicate: 1 }] });
+    expect(body.questions.find((q: any) => q.question_id === "q0").flips).toEqual([
+      { a_answering_model: "ans", b_answering_model: "ans", parsing_model: "judge", replicate: 1, a: "pass", b: "fail" },
+    ]);
+  });
+
+  it("pages the flipped questions", async () => {
+    const first = await compare(`a=${a}&b=${b}&limit=4`);
+    expect(first.body.questions.map((q: any) => q.question_id)).toEqual(["q0", "q1", "q2", "q3"]);
+    const rest = await compare(`a=${a}&b=${b}&limit=4&cursor=${first.body.next_cursor}`);
+    expect(rest.body.questions.map((q: any) => q.question_id)).toEqual(["q4", "q5", "q6"]);
+    expect(rest.body.next_cursor).toBeNull();
+  });
+
+  it("compares different answering model ids with a_model / b_model", async () => {
+    const unnamed = await compare(`a=${a}&b=${c}`);
+    expect(unnamed.body.model_pairs).toEqual([]); // "ans" and "other" never pair by themselves
+    expect(unnamed.body.unmatched).toEqual({ only_in_a: 10, only_in_b: 10 });
+    const named = await compare(`a=${a}&b=${c}&a_model=ans&b_model=other`);
+    expect(named.body.model_pairs[0]).toMatchObject({ a_answering_model: "ans", b_answering_model: "other", pass_to_fail: 6, fail_to_pass: 1 });
+    expect(named.body.model_pairs[0].p_value).toBeCloseTo(0.125, 12);
+  });
+
+  it("refuses a missing run parameter, an unknown model id and another tenant's or unknown run, naming them", async () => {
+    const missing = await compare(`a=${a}`);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.issues[0].path).toBe("query b");
+    const model = await compare(`a=${a}&b=${c}&a_model=ans&b_model=nope`);
+    expect(model.status).toBe(400);
+    expect(model.body.error.issues[0]).toMatchObject({ path: "query b_model" });
+    expect(model.body.error.issues[0].message).toContain('"other"');
+    const unknown = await compare(`a=${a}&b=00000000-0000-0000-0000-000000000000`);
+    expect(unknown.status).toBe(404);
+  });
+});

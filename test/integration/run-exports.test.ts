@@ -1,0 +1,165 @@
+/**
+ * Exports of examples/basic (issue 21 item 3), through the real queue, R2 and D1: the Karenina
+ * export validates against the committed JSON Schema of Karenina's VerificationResult and has the
+ * fixture's per-result key sets; CSV is a header plus one row per result with Karenina's columns;
+ * NDJSON one line per result; filters apply to every format.
+ */
+import { Validator } from "@cfworker/json-schema";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import benchmark from "../../examples/basic/benchmark.json";
+import config from "../../examples/basic/config.json";
+import script from "../../examples/basic/fake-script.json";
+import schema from "../../src/exports/karenina-result.schema.json";
+import fixture from "../fixtures/karenina/results_export_v2.2_full.json";
+import { addFakeRules, api, requestExport, submitRun, waitForRun } from "./helpers";
+
+const TOTAL = 12 * 2 * 2; // questions × answering models × replicates
+
+let runId: string;
+beforeAll(async () => {
+  await addFakeRules(script.rules);
+  const at = (models: any[]) => models.map((m) => ({ ...m, base_url: `${env.FAKE_LLM_URL}/v1` }));
+  runId = await submitRun({
+    benchmark,
+    config: { ...config, answering_models: at(config.answering_models), parsing_models: at(config.parsing_models) },
+  });
+  await waitForRun(runId, ["completed", "partial", "failed"], 60_000);
+}, 90_000);
+
+async function built(body: Record<string, unknown>): Promise<{ view: any; text: string; response: Response }> {
+  const view = await requestExport(runId, body);
+  expect(view.status).toBe("ready");
+  const response = await api(view.download_url);
+  expect(response.status).toBe(200);
+  return { view, text: await response.text(), response };
+}
+
+/** RFC 4180 rows (quoted fields may hold commas, quotes and newlines). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ",") {
+      row.push(cell);
+      cell = "";
+    } else if (ch === "\r" && text[i + 1] === "\n") {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = "";
+      i++;
+    } else cell += ch;
+  }
+  expect(cell).toBe(""); // the last row ended with \r\n
+  return rows;
+}
+
+describe("Karenina export", () => {
+  it("validates against Karenina's VerificationResult schema, with the fixture's key sets two levels deep", async () => {
+    const { view, text, response } = await built({ format: "karenina" });
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(view).toMatchObject({ format: "karenina", results_done: TOTAL, results_total: TOTAL });
+    const doc = JSON.parse(text);
+    expect(Object.keys(doc)).toEqual(["format_version", "metadata", "shared_data", "results"]);
+    expect(doc.format_version).toBe("2.2");
+    expect(Object.keys(doc.metadata.job_summary).sort()).toEqual(Object.keys(fixture.metadata.job_summary).sort());
+    expect(doc.metadata.job_summary).toMatchObject({ total_questions: TOTAL, is_complete: true });
+    expect(doc.shared_data).toHaveProperty("rubric_definition");
+    expect(doc.results).toHaveLength(TOTAL);
+
+    const validator = new Validator(schema as any, "2020-12", false);
+    const want = fixture.results[0] as Record<string, any>;
+    for (const r of doc.results) {
+      const outcome = validator.validate(r);
+      expect(outcome.errors.filter((x) => x.keyword !== "properties" && x.keyword !== "$ref" && x.keyword !== "anyOf").slice(0, 4), r.metadata.result_id).toEqual([]);
+      expect(outcome.valid).toBe(true);
+      expect(Object.keys(r).sort()).toEqual(Object.keys(want).sort());
+      expect(Object.keys(r.metadata).sort()).toEqual(Object.keys(want.metadata).sort());
+      expect(Object.keys(r.template).sort()).toEqual(Object.keys(want.template).sort());
+      expect(r.template.trace_messages.length).toBeGreaterThan(0); // the trace comes from R2
+    }
+  });
+
+  it("the schema check is real: edgeval's own result fails it on the keys Karenina forbids", async () => {
+    const page = (await (await api(`/v1/runs/${runId}/results?limit=1`)).json()) as any;
+    const outcome = new Validator(schema as any, "2020-12", false).validate(page.results[0]);
+    expect(outcome.valid).toBe(false);
+    expect(JSON.stringify(outcome.errors)).toContain("completed_without_errors");
+  });
+
+  it("is refused on the streaming route with advice naming POST …/exports", async () => {
+    const res = await api(`/v1/runs/${runId}/export?format=karenina`);
+    expect(res.status).toBe(400);
+    const issue = ((await res.json()) as any).error.issues[0];
+    expect(issue.path).toBe("query format");
+    expect(issue.message).toContain(`POST /v1/runs/${runId}/exports`);
+  });
+});
+
+describe("CSV and NDJSON", () => {
+  it("CSV streams a header with Karenina's columns and one row per result", async () => {
+    const res = await api(`/v1/runs/${runId}/export?format=csv`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/csv");
+    const rows = parseCsv(await res.text());
+    const [header, ...body] = rows;
+    expect(header!.slice(0, 4)).toEqual(["question_id", "success", "error", "question_text"]);
+    expect(header).toContain("answering_model");
+    expect(header).toContain("usage_metadata");
+    expect(body).toHaveLength(TOTAL);
+    for (const row of body) expect(row).toHaveLength(header!.length);
+    const col = (name: string) => header!.indexOf(name);
+    expect(new Set(body.map((r) => r[col("answering_model")]))).toEqual(
+      new Set(["openai_compatible:edgeval-fake-alpha (alpha)", "openai_compatible:edgeval-fake-beta (beta)"]),
+    );
+    expect(new Set(body.map((r) => r[col("success")]))).toEqual(new Set(["True", "False"]));
+  });
+
+  it("NDJSON streams one result per line, and filters apply", async () => {
+    const all = (await (await api(`/v1/runs/${runId}/export?format=ndjson`)).text()).split("\n");
+    expect(all.pop()).toBe("");
+    expect(all).toHaveLength(TOTAL);
+    expect(new Set(all.map((l) => JSON.parse(l).metadata.result_id)).size).toBe(TOTAL);
+    const alpha = (await (await api(`/v1/runs/${runId}/export?format=ndjson&answering_model=alpha&verdict=pass`)).text()).trim().split("\n");
+    expect(alpha.length).toBeGreaterThan(0);
+    expect(alpha.length).toBeLessThan(TOTAL / 2 + 1);
+    for (const l of alpha) expect(JSON.parse(l)).toMatchObject({ metadata: { answering: { config_id: "alpha" } }, template: { verify_result: true } });
+    const csv = parseCsv(await (await api(`/v1/runs/${runId}/export?format=csv&answering_model=alpha&verdict=pass`)).text());
+    expect(csv).toHaveLength(alpha.length + 1);
+    const bad = await api(`/v1/runs/${runId}/export?format=ndjson&answering_model=gamma`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.issues[0].path).toBe("query answering_model");
+  });
+
+  it("a built NDJSON export carries each result's trace, and honours its filter", async () => {
+    const { text, view } = await built({ format: "ndjson", answering_model: "beta" });
+    const lines = text.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(TOTAL / 2);
+    expect(view.results_total).toBe(TOTAL / 2);
+    for (const r of lines) {
+      expect(r.metadata.answering.config_id).toBe("beta");
+      expect(r.template.trace_messages.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("refuses an unknown format or body key naming it, and a download before ready is a 409", async () => {
+    const q = await api(`/v1/runs/${runId}/export?format=xlsx`);
+    expect(q.status).toBe(400);
+    expect(((await q.json()) as any).error.issues[0].path).toBe("query format");
+    const b = await api(`/v1/runs/${runId}/exports`, { method: "POST", json: { format: "karenina", colour: "red" } });
+    expect(b.status).toBe(400);
+    const missing = await api(`/v1/runs/${runId}/exports/00000000-0000-0000-0000-000000000000`);
+    expect(missing.status).toBe(404);
+  });
+});
