@@ -43,7 +43,10 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   // Answers every request with a small chat completion (what the SDK route expects; fetch only reads it).
   const completion = JSON.stringify({
-    id: "c", object: "chat.completion", created: 1, model: "m",
+    id: "c",
+    object: "chat.completion",
+    created: 1,
+    model: "m",
     choices: [{ index: 0, message: { role: "assistant", content: "y".repeat(600) }, finish_reason: "stop" }],
     usage: { prompt_tokens: 10, completion_tokens: 150, total_tokens: 160 },
   });
@@ -58,10 +61,33 @@ async function main() {
   const port = await freePort();
   const child = spawn(
     nodeBinary(),
-    [path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", path.join(REPO_ROOT, "bench/binding-costs/wrangler.toml"),
-      "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", state,
-      "--show-interactive-dev-session=false"],
-    { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" } },
+    [
+      path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js"),
+      "dev",
+      "--config",
+      path.join(REPO_ROOT, "bench/binding-costs/wrangler.toml"),
+      "--local",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(await freePort()),
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+    ],
+    {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        NO_COLOR: "1",
+        X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false",
+      },
+    },
   );
   let log = "";
   child.stdout.on("data", (d) => (log += d));

@@ -36,7 +36,9 @@ function parseArgs(argv) {
     else if (flag === "--control") o.control = true;
     else throw new Error(`unknown option ${argv[i]} (use --small N, --large N, --timeout S)`);
   }
-  for (const n of [o.small, o.large]) if (!Number.isInteger(n) || n < 4 || n % 4) throw new Error("--small / --large need a multiple of 4 (questions × 2 models × 2 replicates)");
+  for (const n of [o.small, o.large])
+    if (!Number.isInteger(n) || n < 4 || n % 4)
+      throw new Error("--small / --large need a multiple of 4 (questions × 2 models × 2 replicates)");
   return o;
 }
 
@@ -107,7 +109,13 @@ async function exportOnce(stack, runId, format, phases) {
   const auth = { authorization: `Bearer ${stack.token}` };
   if (format !== "karenina") return drain(await fetch(`${stack.url}/v1/runs/${runId}/export?format=${format}`, { headers: auth }));
   const built = await sampled(stack.pid, stack.heap, async () => {
-    const created = await (await fetch(`${stack.url}/v1/runs/${runId}/exports`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ format }) })).json();
+    const created = await (
+      await fetch(`${stack.url}/v1/runs/${runId}/exports`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ format }),
+      })
+    ).json();
     for (;;) {
       const view = await (await fetch(`${stack.url}${created.status_url}`, { headers: auth })).json();
       if (view.status === "failed") throw new Error(`export failed: ${view.error}`);
@@ -136,7 +144,9 @@ async function readOnce(stack, runId, what) {
   } while (cursor);
   if (what === "d1-pages") return { bytes, lines: ids.length };
   for (let i = 0; i < ids.length; i += 8) {
-    const texts = await Promise.all(ids.slice(i, i + 8).map(async (id) => (await fetch(`${stack.url}/v1/runs/${runId}/results/${id}`, { headers: auth })).text()));
+    const texts = await Promise.all(
+      ids.slice(i, i + 8).map(async (id) => (await fetch(`${stack.url}/v1/runs/${runId}/results/${id}`, { headers: auth })).text()),
+    );
     for (const t of texts) bytes += t.length;
     lines += texts.length;
   }
@@ -153,7 +163,10 @@ async function main() {
     stack.heap = await connectInspector(stack.inspectorPort);
     const api = apiClient(stack.url, stack.token);
     const runs = {};
-    for (const n of [o.small, o.large]) runs[n] = (await api.submit(manualRun(n / 4, { judgeBaseUrl: `${stack.fake.url}/v1`, judgeModel: "mem-judge", name: "export-memory" }))).run_id;
+    for (const n of [o.small, o.large])
+      runs[n] = (
+        await api.submit(manualRun(n / 4, { judgeBaseUrl: `${stack.fake.url}/v1`, judgeModel: "mem-judge", name: "export-memory" }))
+      ).run_id;
     for (const n of [o.small, o.large]) {
       const run = await api.waitForRun(runs[n], { timeoutMs: o.timeoutS * 1000, intervalMs: 2000 });
       console.log(`  run of ${n}: ${run.status}, ${run.progress.done}/${run.progress.total} jobs`);
@@ -162,9 +175,14 @@ async function main() {
     for (const n of [o.small, o.large]) {
       for (const format of FORMATS) {
         const phases = {};
-        const r = await sampled(stack.pid, stack.heap, () => (o.control ? readOnce(stack, runs[n], format) : exportOnce(stack, runs[n], format, phases)));
+        const r = await sampled(stack.pid, stack.heap, () =>
+          o.control ? readOnce(stack, runs[n], format) : exportOnce(stack, runs[n], format, phases),
+        );
         rows.push({ n, format, ...r });
-        if (phases.build) console.log(`  ${String(n).padStart(6)} ${"(build)".padEnd(9)} ${" ".repeat(24)}${(phases.build.ms / 1000).toFixed(1).padStart(6)} s  RSS before ${phases.build.before.toFixed(0).padStart(4)} MB, peak ${phases.build.peak.toFixed(0).padStart(4)} MB; isolate heap ${phases.build.heapBefore.toFixed(0).padStart(3)} → peak ${phases.build.heapPeak.toFixed(0).padStart(3)} MB`);
+        if (phases.build)
+          console.log(
+            `  ${String(n).padStart(6)} ${"(build)".padEnd(9)} ${" ".repeat(24)}${(phases.build.ms / 1000).toFixed(1).padStart(6)} s  RSS before ${phases.build.before.toFixed(0).padStart(4)} MB, peak ${phases.build.peak.toFixed(0).padStart(4)} MB; isolate heap ${phases.build.heapBefore.toFixed(0).padStart(3)} → peak ${phases.build.heapPeak.toFixed(0).padStart(3)} MB`,
+          );
         console.log(
           `  ${String(n).padStart(6)} ${format.padEnd(9)} ${(r.bytes / 1e6).toFixed(1).padStart(7)} MB  ${String(r.lines).padStart(6)} lines  ${(r.ms / 1000).toFixed(1).padStart(6)} s  RSS before ${r.before.toFixed(0).padStart(4)} MB, peak ${r.peak.toFixed(0).padStart(4)} MB; isolate heap ${r.heapBefore.toFixed(0).padStart(3)} → peak ${r.heapPeak.toFixed(0).padStart(3)} MB`,
         );

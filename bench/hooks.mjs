@@ -31,7 +31,10 @@ function parseArgs(argv) {
     const value = () => inline ?? argv[++i];
     if (flag === "--questions") opts.questions = int(value(), flag, 1);
     else if (flag === "--deliveries") opts.deliveries = int(value(), flag, 1);
-    else if (flag === "--concurrency") opts.concurrency = String(value()).split(",").map((c) => int(c, flag, 1));
+    else if (flag === "--concurrency")
+      opts.concurrency = String(value())
+        .split(",")
+        .map((c) => int(c, flag, 1));
     else if (flag === "--warmup") opts.warmup = int(value(), flag, 0);
     else if (flag === "--state-dir") opts.stateDir = value();
     else throw new Error(`unknown option ${argv[i]} (use --questions, --deliveries, --concurrency, --warmup, --state-dir)`);
@@ -49,7 +52,11 @@ const load = () => os.loadavg()[0].toFixed(2);
 async function call(url, path, { token, body, headers = {}, method = "POST" }) {
   const res = await fetch(`${url}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -71,7 +78,9 @@ function benchmark(n) {
     id: `hook-q${String(i).padStart(5, "0")}`,
     question: `What is ${i} + ${i}?`,
     raw_answer: String(2 * i),
-    template: { fields: [{ name: "value", type: "int", description: "The sum", ground_truth: 2 * i, verify_with: { type: "ExactMatch" } }] },
+    template: {
+      fields: [{ name: "value", type: "int", description: "The sum", ground_truth: 2 * i, verify_with: { type: "ExactMatch" } }],
+    },
   }));
   return { name: `bench/hooks ${n} questions`, questions };
 }
@@ -101,7 +110,9 @@ const f = (ms) => (Number.isFinite(ms) ? ms.toFixed(1) : "n/a").padStart(8);
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  console.log(`bench/hooks — POST /v1/hooks/:trigger_id, a stored ${o.questions}-question benchmark; ${o.deliveries} deliveries per cell; concurrency ${o.concurrency.join(", ")}`);
+  console.log(
+    `bench/hooks — POST /v1/hooks/:trigger_id, a stored ${o.questions}-question benchmark; ${o.deliveries} deliveries per cell; concurrency ${o.concurrency.join(", ")}`,
+  );
   const stack = await startLocalStack({ fake: {}, stateRoot: o.stateDir, say: (m) => console.log(`  ${m}`) });
   try {
     const token = await benchTenant(stack.url);
@@ -121,13 +132,18 @@ async function main() {
     const { trigger_id: trigger, secret } = created.json;
     const cancel = (runs) => Promise.all(runs.map((id) => call(stack.url, `/v1/runs/${id}/cancel`, { token })));
     console.log(`  each new delivery starts a run of ${o.questions} jobs (cancelled once its 202 is in, outside the timing)\n`);
-    console.log(`  ${"delivery".padEnd(9)} ${"conc".padStart(5)} ${"N".padStart(5)}  ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"max ms".padStart(8)} ${"per s".padStart(8)}  load  errors`);
+    console.log(
+      `  ${"delivery".padEnd(9)} ${"conc".padStart(5)} ${"N".padStart(5)}  ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"max ms".padStart(8)} ${"per s".padStart(8)}  load  errors`,
+    );
     let seq = 0;
     for (const c of o.concurrency) {
       const warm = await drive({ url: stack.url, trigger, secret, n: Math.max(o.warmup, c), c, deliveryId: () => `warm-${seq++}` });
       await cancel(warm.rows.map((r) => r.run_id).filter(Boolean));
       const ids = Array.from({ length: o.deliveries }, () => `d-${seq++}`);
-      for (const [kind, deliveryId] of [["new", (i) => ids[i]], ["repeated", (i) => ids[i]]]) {
+      for (const [kind, deliveryId] of [
+        ["new", (i) => ids[i]],
+        ["repeated", (i) => ids[i]],
+      ]) {
         const before = load();
         const { rows, wallMs } = await drive({ url: stack.url, trigger, secret, n: o.deliveries, c, deliveryId });
         if (kind === "new") await cancel(rows.map((r) => r.run_id).filter(Boolean));

@@ -53,7 +53,11 @@ async function benchTenant(url) {
   const res = await fetch(`${url}/v1/admin/tenants`, {
     method: "POST",
     headers: { authorization: `Bearer ${localAdminToken()}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "bench-judge", limits: { requests_per_minute: 1_000_000 }, first_key: { name: "bench", scopes: ["judge"] } }),
+    body: JSON.stringify({
+      name: "bench-judge",
+      limits: { requests_per_minute: 1_000_000 },
+      first_key: { name: "bench", scopes: ["judge"] },
+    }),
   });
   const json = await res.json();
   if (!res.ok) throw new Error(`creating the bench tenant: ${res.status} ${JSON.stringify(json)}`);
@@ -72,12 +76,26 @@ async function drive({ url, token, fakeUrl, model, n, c, tag }) {
       const body = {
         input: "What is the capital of France?",
         output: `Paris. (${marker})`,
-        config: { provider: { id: "j", interface: "openai_compatible", model_name: model, base_url: `${fakeUrl}/v1` }, type: "judge", prompt: "Is the answer right?" },
+        config: {
+          provider: { id: "j", interface: "openai_compatible", model_name: model, base_url: `${fakeUrl}/v1` },
+          type: "judge",
+          prompt: "Is the answer right?",
+        },
       };
       const t0 = performance.now();
-      const res = await fetch(`${url}/v1/judge`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await fetch(`${url}/v1/judge`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       const json = await res.json();
-      out.push({ ms: performance.now() - t0, marker, ok: res.status === 200 && json.pass !== null && json.pass !== undefined, status: res.status, error: json.error });
+      out.push({
+        ms: performance.now() - t0,
+        marker,
+        ok: res.status === 200 && json.pass !== null && json.pass !== undefined,
+        status: res.status,
+        error: json.error,
+      });
     }
   };
   const t0 = performance.now();
@@ -100,7 +118,9 @@ const f = (ms) => (Number.isFinite(ms) ? ms.toFixed(1) : "n/a").padStart(8);
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  console.log(`bench/judge — POST /v1/judge, one judge unit = one structured model call; fake latency ${o.latencies.join(", ")} ms; concurrency ${o.concurrency.join(", ")}`);
+  console.log(
+    `bench/judge — POST /v1/judge, one judge unit = one structured model call; fake latency ${o.latencies.join(", ")} ms; concurrency ${o.concurrency.join(", ")}`,
+  );
   const fakes = new Map();
   for (const L of o.latencies) fakes.set(L, await startFakeLlm({ latencyMs: L, requestLogSize: 50_000 }));
   const stack = await startLocalStack({ stateRoot: o.stateDir, say: (m) => console.log(`  ${m}`) });
@@ -108,7 +128,9 @@ async function main() {
     const token = await benchTenant(stack.url);
     let profiled = null;
     console.log(`  tenant key: every request reads the key from D1 and calls the tenant's rate-limit object\n`);
-    console.log(`  ${"L ms".padStart(5)} ${"conc".padStart(5)} ${"N".padStart(5)}  ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"req/s".padStart(8)}  ${"over p50".padStart(8)} ${"over p99".padStart(8)}  ${"CPU/req".padStart(8)}  errors`);
+    console.log(
+      `  ${"L ms".padStart(5)} ${"conc".padStart(5)} ${"N".padStart(5)}  ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"req/s".padStart(8)}  ${"over p50".padStart(8)} ${"over p99".padStart(8)}  ${"CPU/req".padStart(8)}  errors`,
+    );
     for (const L of o.latencies) {
       const fake = fakes.get(L);
       for (const c of o.concurrency) {
@@ -127,7 +149,17 @@ async function main() {
         const errors = rows.length - good.length;
         const firstError = rows.find((r) => !r.ok);
         console.log(
-          `  ${String(L).padStart(5)} ${String(c).padStart(5)} ${String(n).padStart(5)}  ${f(percentile(good.map((r) => r.ms), 50))} ${f(percentile(good.map((r) => r.ms), 99))} ${f((1000 * rows.length) / wallMs)}  ${f(percentile(overhead, 50))} ${f(percentile(overhead, 99))}  ${f(cpu ? cpu.total / rows.length : Number.NaN)}  ${errors}${firstError ? ` (first: ${firstError.status} ${JSON.stringify(firstError.error ?? "").slice(0, 120)})` : ""}`,
+          `  ${String(L).padStart(5)} ${String(c).padStart(5)} ${String(n).padStart(5)}  ${f(
+            percentile(
+              good.map((r) => r.ms),
+              50,
+            ),
+          )} ${f(
+            percentile(
+              good.map((r) => r.ms),
+              99,
+            ),
+          )} ${f((1000 * rows.length) / wallMs)}  ${f(percentile(overhead, 50))} ${f(percentile(overhead, 99))}  ${f(cpu ? cpu.total / rows.length : Number.NaN)}  ${errors}${firstError ? ` (first: ${firstError.status} ${JSON.stringify(firstError.error ?? "").slice(0, 120)})` : ""}`,
         );
       }
     }
@@ -135,7 +167,9 @@ async function main() {
       fs.writeFileSync(o.profile, JSON.stringify(profiled.profile));
       fs.writeFileSync(`${o.profile}.index.js`, profiled.source);
       const sum = summarizeProfile(profiled.profile, profiled.source, 30);
-      console.log(`\n  cpu profile of the first cell (L ${o.latencies[0]} ms, c ${o.concurrency[0]}): ${o.profile}; self time, top ${sum.rows.length}:`);
+      console.log(
+        `\n  cpu profile of the first cell (L ${o.latencies[0]} ms, c ${o.concurrency[0]}): ${o.profile}; self time, top ${sum.rows.length}:`,
+      );
       for (const r of sum.rows) console.log(`    ${r.ms.toFixed(0).padStart(6)} ms ${(100 * r.share).toFixed(1).padStart(5)} %  ${r.name}`);
     }
     console.log(`

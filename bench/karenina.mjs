@@ -18,7 +18,6 @@ import { importTs, ROOT, timePerCall } from "./lib/ts-bundle.mjs";
 const BATCH = 50;
 const batches = Number(process.argv[process.argv.indexOf("--batches") + 1]) || 100;
 
-
 const VERIFIED = `from karenina.schemas.entities import BaseAnswer, VerifiedField
 from karenina.schemas.primitives import BooleanMatch, ContainsAny, NumericTolerance
 
@@ -81,33 +80,45 @@ class Answer(BaseAnswer):
         return sum(1 for c in checks if c) / len(checks)
 `;
 
-
 const k = await importTs([
-        'export { importTemplate } from "./src/karenina/template-import";',
-        'export { Checkpoint, importCheckpoint } from "./src/karenina/import";',
-        'export { verifyPython } from "./src/templates/python-subset";',
+  'export { importTemplate } from "./src/karenina/template-import";',
+  'export { Checkpoint, importCheckpoint } from "./src/karenina/import";',
+  'export { verifyPython } from "./src/templates/python-subset";',
 ]);
 const time = (fn) => timePerCall(fn, { batch: BATCH, batches, warmupBatches: 10 });
 const fmt = (x) => x.toFixed(1).padStart(10);
 const line = (cells) => `| ${cells.join(" | ")} |`;
-console.log(`Karenina import and classic verify, µs per call (median / p95 over ${batches} batches of ${BATCH}); node ${process.version}\n`);
+console.log(
+  `Karenina import and classic verify, µs per call (median / p95 over ${batches} batches of ${BATCH}); node ${process.version}\n`,
+);
 console.log(line(["what".padEnd(44), "median".padStart(10), "p95".padStart(10)]));
 console.log(line(["-".repeat(44), "-".repeat(10), "-".repeat(10)]));
 let sink = 0;
 const row = (name, t) => console.log(line([name.padEnd(44), fmt(t.median), fmt(t.p95)]));
 
-for (const [name, src] of [["VerifiedField (3 fields + strategy)", VERIFIED], ["classic, one field", CLASSIC_SIMPLE], ["classic, 5 fields + granular", CLASSIC_RICH]]) {
+for (const [name, src] of [
+  ["VerifiedField (3 fields + strategy)", VERIFIED],
+  ["classic, one field", CLASSIC_SIMPLE],
+  ["classic, 5 fields + granular", CLASSIC_RICH],
+]) {
   const r = k.importTemplate(src);
   if (!r.ok) throw new Error(`${name}: ${r.error}`);
-  row(`import: ${name}`, time(() => (sink += k.importTemplate(src).ok ? 1 : 0)));
+  row(
+    `import: ${name}`,
+    time(() => (sink += k.importTemplate(src).ok ? 1 : 0)),
+  );
 }
 const verifyRows = [];
 for (const [name, src, replies] of [
   ["classic, one field", CLASSIC_SIMPLE, [{ capital: " paris " }, { capital: "Lyon" }]],
-  ["classic, 5 fields + granular", CLASSIC_RICH, [
-    { gene_name: "bcl2", chromosome: "18q21.33", function: "An apoptosis regulator", synonyms: ["bcl-2"], omim_id: null },
-    { gene_name: "TP53", chromosome: "17p13.1", function: "tumour suppressor", synonyms: null, omim_id: 191170 },
-  ]],
+  [
+    "classic, 5 fields + granular",
+    CLASSIC_RICH,
+    [
+      { gene_name: "bcl2", chromosome: "18q21.33", function: "An apoptosis regulator", synonyms: ["bcl-2"], omim_id: null },
+      { gene_name: "TP53", chromosome: "17p13.1", function: "tumour suppressor", synonyms: null, omim_id: 191170 },
+    ],
+  ],
 ]) {
   const t = time((i) => {
     const out = k.verifyPython({ language: "python", source: src, parsed: replies[i % replies.length], ground_truth: {}, raw_trace: "" });
@@ -125,4 +136,6 @@ for (const f of readdirSync(dir).filter((x) => x.startsWith("checkpoint_"))) {
 }
 if (Number.isNaN(sink)) throw new Error("unreachable: keeps the work observable");
 const worst = Math.max(...verifyRows.map((r) => r.median));
-console.log(`\nworst classic verify median: ${worst.toFixed(1)} µs per result (target ≤ 30 µs) — ${worst <= 30 ? "within target" : "OVER TARGET"}`);
+console.log(
+  `\nworst classic verify median: ${worst.toFixed(1)} µs per result (target ≤ 30 µs) — ${worst <= 30 ? "within target" : "OVER TARGET"}`,
+);

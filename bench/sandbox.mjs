@@ -28,7 +28,8 @@ async function loadSandbox() {
   const outfile = path.join(dir, "sandbox.mjs");
   await build({
     stdin: {
-      contents: 'export { callInSandbox, DEFAULT_LIMITS } from "./src/sandbox/quickjs";\nexport { verifyJavaScript } from "./src/sandbox/js-verify";\nexport { RUNAWAY_PROGRAMS } from "./test/fixtures/runaway-programs";',
+      contents:
+        'export { callInSandbox, DEFAULT_LIMITS } from "./src/sandbox/quickjs";\nexport { verifyJavaScript } from "./src/sandbox/js-verify";\nexport { RUNAWAY_PROGRAMS } from "./test/fixtures/runaway-programs";',
       resolveDir: ROOT,
       loader: "ts",
     },
@@ -79,7 +80,8 @@ const req = (source, raw_trace = "The gene is BCL2.") => ({
   ground_truth: { gene: "bcl2", count: 3 },
   raw_trace,
 });
-const small = "function verify(a, gt, c) { return { verify_result: a.gene.toLowerCase() === gt.gene && c.raw_trace.includes('BCL2'), field_results: { gene: true } }; }";
+const small =
+  "function verify(a, gt, c) { return { verify_result: a.gene.toLowerCase() === gt.gene && c.raw_trace.includes('BCL2'), field_results: { gene: true } }; }";
 const check = async (out, want) => {
   const r = await out;
   if (r.ok !== want) throw new Error(`unexpected outcome: ${JSON.stringify(r)}`);
@@ -88,12 +90,28 @@ const check = async (out, want) => {
 const rows = [
   ["call", await time(calls, () => check(verifyJavaScript(req(small)), true))],
   ["call 100KB", await time(calls, () => check(verifyJavaScript(req(small, `BCL2 ${"x".repeat(100_000)}`)), true))],
-  ["loop stop", await time(Math.max(3, calls / 40), () => check(callInSandbox("function verify() { for (;;) {} }", "verify", [], { clock: frozen }), false))],
-  ["oom stop", await time(Math.max(3, calls / 40), () => check(callInSandbox("function verify() { const xs = []; for (;;) xs.push({ n: xs.length, s: 'x' + xs.length }); }", "verify", [], { clock: frozen }), false))],
+  [
+    "loop stop",
+    await time(Math.max(3, calls / 40), () =>
+      check(callInSandbox("function verify() { for (;;) {} }", "verify", [], { clock: frozen }), false),
+    ),
+  ],
+  [
+    "oom stop",
+    await time(Math.max(3, calls / 40), () =>
+      check(
+        callInSandbox("function verify() { const xs = []; for (;;) xs.push({ n: xs.length, s: 'x' + xs.length }); }", "verify", [], {
+          clock: frozen,
+        }),
+        false,
+      ),
+    ),
+  ],
 ];
 console.log(`limits: ${JSON.stringify(DEFAULT_LIMITS)}; node ${process.version}`);
 console.log("what          median ms    p95 ms");
-for (const [what, { median, p95 }] of rows) console.log(`${what.padEnd(12)} ${median.toFixed(2).padStart(10)} ${p95.toFixed(2).padStart(9)}`);
+for (const [what, { median, p95 }] of rows)
+  console.log(`${what.padEnd(12)} ${median.toFixed(2).padStart(10)} ${p95.toFixed(2).padStart(9)}`);
 
 // The runaway corpus (test/fixtures/runaway-programs.ts) with the default limits and a frozen
 // clock: how each program ends and the CPU it took (process.cpuUsage, one run each).
@@ -102,5 +120,7 @@ for (const p of RUNAWAY_PROGRAMS) {
   const t0 = process.cpuUsage();
   const r = await callInSandbox(`function verify() { ${p.body} }`, "verify", [], { clock: frozen });
   const d = process.cpuUsage(t0);
-  console.log(`${p.name.padEnd(44)} ${((d.user + d.system) / 1000).toFixed(0).padStart(7)}  ${r.ok ? "RETURNED " + JSON.stringify(r.value) : r.error}`);
+  console.log(
+    `${p.name.padEnd(44)} ${((d.user + d.system) / 1000).toFixed(0).padStart(7)}  ${r.ok ? "RETURNED " + JSON.stringify(r.value) : r.error}`,
+  );
 }

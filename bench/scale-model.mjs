@@ -83,7 +83,17 @@ export const MAX_RESULTS_PER_RUN = 100_000;
 export const PER_REQUEST = { d1Reads: 1, rateLimitRequests: 1 };
 
 function parseArgs(argv) {
-  const o = { jobs: [100_000, 1_000_000], bytes: PER_RESULT.bytes, cpuMs: PER_RESULT.cpuMs, latencyMs: 1000, providerRpm: 6000, providerConcurrency: 64, jobConcurrency: 4, markdown: false, measure: false };
+  const o = {
+    jobs: [100_000, 1_000_000],
+    bytes: PER_RESULT.bytes,
+    cpuMs: PER_RESULT.cpuMs,
+    latencyMs: 1000,
+    providerRpm: 6000,
+    providerConcurrency: 64,
+    jobConcurrency: 4,
+    markdown: false,
+    measure: false,
+  };
   const num = (flag, v) => {
     const n = Number(v);
     if (!(n > 0)) throw new Error(`${flag} needs a number > 0`);
@@ -92,7 +102,10 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const value = () => inline ?? argv[++i];
-    if (flag === "--jobs") o.jobs = value().split(",").map((v) => num(flag, v));
+    if (flag === "--jobs")
+      o.jobs = value()
+        .split(",")
+        .map((v) => num(flag, v));
     else if (flag === "--bytes-per-result") o.bytes = num(flag, value());
     else if (flag === "--cpu-ms-per-result") o.cpuMs = num(flag, value());
     else if (flag === "--latency-ms") o.latencyMs = num(flag, value());
@@ -115,26 +128,62 @@ export function ceilings(jobs, o) {
   // A job holds its invocation slot for its two model calls on the critical path.
   const jobSeconds = (PER_RESULT.modelCalls * o.latencyMs) / 1000;
   const rows = [
-    { component: "provider (the key's rpm, concurrency ÷ call time)", perSecond: Math.min(o.providerRpm / 60, o.providerConcurrency / (o.latencyMs / 1000)) / PER_RESULT.modelCalls, why: `${o.providerRpm} rpm, ${o.providerConcurrency} in flight, ${PER_RESULT.modelCalls} calls of ${o.latencyMs} ms per result` },
-    { component: "run coordinator Durable Object (one per run)", perSecond: LIMITS.doRequestsPerSecond / PER_RESULT.coordinatorRequests, why: `${LIMITS.doRequestsPerSecond} req/s ÷ ${PER_RESULT.coordinatorRequests} calls per result` },
-    { component: "ProviderLimiter Durable Object (one per key and model)", perSecond: LIMITS.doRequestsPerSecond / PER_RESULT.limiterRequests, why: `${LIMITS.doRequestsPerSecond} req/s ÷ ${PER_RESULT.limiterRequests} calls per result` },
+    {
+      component: "provider (the key's rpm, concurrency ÷ call time)",
+      perSecond: Math.min(o.providerRpm / 60, o.providerConcurrency / (o.latencyMs / 1000)) / PER_RESULT.modelCalls,
+      why: `${o.providerRpm} rpm, ${o.providerConcurrency} in flight, ${PER_RESULT.modelCalls} calls of ${o.latencyMs} ms per result`,
+    },
+    {
+      component: "run coordinator Durable Object (one per run)",
+      perSecond: LIMITS.doRequestsPerSecond / PER_RESULT.coordinatorRequests,
+      why: `${LIMITS.doRequestsPerSecond} req/s ÷ ${PER_RESULT.coordinatorRequests} calls per result`,
+    },
+    {
+      component: "ProviderLimiter Durable Object (one per key and model)",
+      perSecond: LIMITS.doRequestsPerSecond / PER_RESULT.limiterRequests,
+      why: `${LIMITS.doRequestsPerSecond} req/s ÷ ${PER_RESULT.limiterRequests} calls per result`,
+    },
     {
       component: "D1 (one database: result rows, ledger, per-invocation reads)",
       perSecond: LIMITS.d1QueriesPerSecond / (PER_RESULT.d1Queries + PER_RESULT.d1ReadsPerInvocation / J),
       why: `${LIMITS.d1QueriesPerSecond} queries/s ÷ (${PER_RESULT.d1Queries} + ${PER_RESULT.d1ReadsPerInvocation}/${J}) per result`,
     },
-    { component: "job queue (one queue)", perSecond: LIMITS.queueMessagesPerSecond / PER_RESULT.queueMessages, why: `${LIMITS.queueMessagesPerSecond} msg/s` },
-    { component: "consumer invocations × JOB_CONCURRENCY", perSecond: (LIMITS.consumerInvocations * J) / jobSeconds, why: `${LIMITS.consumerInvocations} × ${J} jobs in flight, ${jobSeconds} s each` },
+    {
+      component: "job queue (one queue)",
+      perSecond: LIMITS.queueMessagesPerSecond / PER_RESULT.queueMessages,
+      why: `${LIMITS.queueMessagesPerSecond} msg/s`,
+    },
+    {
+      component: "consumer invocations × JOB_CONCURRENCY",
+      perSecond: (LIMITS.consumerInvocations * J) / jobSeconds,
+      why: `${LIMITS.consumerInvocations} × ${J} jobs in flight, ${jobSeconds} s each`,
+    },
   ];
   const limits = [];
   const dbBytes = jobs * o.bytes;
-  limits.push({ what: "D1 storage", value: `${(dbBytes / 1e9).toFixed(2)} GB of ${LIMITS.d1BytesPerDatabase / 1e9} GB (${o.bytes} B per result)`, breaks: dbBytes > LIMITS.d1BytesPerDatabase });
+  limits.push({
+    what: "D1 storage",
+    value: `${(dbBytes / 1e9).toFixed(2)} GB of ${LIMITS.d1BytesPerDatabase / 1e9} GB (${o.bytes} B per result)`,
+    breaks: dbBytes > LIMITS.d1BytesPerDatabase,
+  });
   const sends = Math.ceil(jobs / LIMITS.sendBatchMax);
-  limits.push({ what: "enqueue at submit (one request)", value: `${sends.toLocaleString("en-US")} sendBatch subrequests of ${LIMITS.subrequestsPerInvocation.toLocaleString("en-US")} per invocation`, breaks: sends > LIMITS.subrequestsPerInvocation - 10 });
+  limits.push({
+    what: "enqueue at submit (one request)",
+    value: `${sends.toLocaleString("en-US")} sendBatch subrequests of ${LIMITS.subrequestsPerInvocation.toLocaleString("en-US")} per invocation`,
+    breaks: sends > LIMITS.subrequestsPerInvocation - 10,
+  });
   // edgeval's own cap (src/submit/plan.ts MAX_RESULTS_PER_RUN, and the tenant quota jobs_per_run): a larger run is refused at submit.
-  limits.push({ what: "edgeval's results per run (plan.ts MAX_RESULTS_PER_RUN)", value: `${jobs.toLocaleString("en-US")} of ${MAX_RESULTS_PER_RUN.toLocaleString("en-US")}`, breaks: jobs > MAX_RESULTS_PER_RUN });
+  limits.push({
+    what: "edgeval's results per run (plan.ts MAX_RESULTS_PER_RUN)",
+    value: `${jobs.toLocaleString("en-US")} of ${MAX_RESULTS_PER_RUN.toLocaleString("en-US")}`,
+    breaks: jobs > MAX_RESULTS_PER_RUN,
+  });
   const batch = 10;
-  limits.push({ what: "a consumer invocation (batch of 10)", value: `${batch * PER_RESULT.subrequests} subrequests, ${(batch * o.cpuMs).toFixed(0)} ms CPU (locally measured; limits ${LIMITS.subrequestsPerInvocation} and ${LIMITS.cpuMsPerInvocation} ms)`, breaks: batch * PER_RESULT.subrequests > LIMITS.subrequestsPerInvocation || batch * o.cpuMs > LIMITS.cpuMsPerInvocation });
+  limits.push({
+    what: "a consumer invocation (batch of 10)",
+    value: `${batch * PER_RESULT.subrequests} subrequests, ${(batch * o.cpuMs).toFixed(0)} ms CPU (locally measured; limits ${LIMITS.subrequestsPerInvocation} and ${LIMITS.cpuMsPerInvocation} ms)`,
+    breaks: batch * PER_RESULT.subrequests > LIMITS.subrequestsPerInvocation || batch * o.cpuMs > LIMITS.cpuMsPerInvocation,
+  });
   return { rows: rows.sort((a, b) => a.perSecond - b.perSecond), limits };
 }
 
@@ -144,14 +193,23 @@ function print(jobs, o, { rows, limits }) {
   const binding = rows[0];
   const lines = [];
   if (o.markdown) {
-    lines.push(`**${jobs.toLocaleString("en-US")} jobs** (1 answering × 1 parsing model each; model calls of ${o.latencyMs} ms; JOB_CONCURRENCY ${o.jobConcurrency})`, "");
+    lines.push(
+      `**${jobs.toLocaleString("en-US")} jobs** (1 answering × 1 parsing model each; model calls of ${o.latencyMs} ms; JOB_CONCURRENCY ${o.jobConcurrency})`,
+      "",
+    );
     lines.push("| component | ceiling (results/s) | run time at it | from |", "|---|---|---|---|");
-    for (const r of rows) lines.push(`| ${r === binding ? `**${r.component}** (binds)` : r.component} | ${r.perSecond.toFixed(0)} | ${hms(jobs / r.perSecond)} | ${r.why} |`);
+    for (const r of rows)
+      lines.push(
+        `| ${r === binding ? `**${r.component}** (binds)` : r.component} | ${r.perSecond.toFixed(0)} | ${hms(jobs / r.perSecond)} | ${r.why} |`,
+      );
     lines.push("", "| fixed limit | this run | |", "|---|---|---|");
     for (const l of limits) lines.push(`| ${l.what} | ${l.value} | ${l.breaks ? "**exceeded**" : "ok"} |`);
   } else {
     lines.push(`${jobs.toLocaleString("en-US")} jobs — model calls of ${o.latencyMs} ms, JOB_CONCURRENCY ${o.jobConcurrency}`);
-    for (const r of rows) lines.push(`  ${r.perSecond.toFixed(0).padStart(7)} results/s  ${hms(jobs / r.perSecond).padStart(9)}  ${r.component}${r === binding ? "   ← binds" : ""}  (${r.why})`);
+    for (const r of rows)
+      lines.push(
+        `  ${r.perSecond.toFixed(0).padStart(7)} results/s  ${hms(jobs / r.perSecond).padStart(9)}  ${r.component}${r === binding ? "   ← binds" : ""}  (${r.why})`,
+      );
     for (const l of limits) lines.push(`  ${l.breaks ? "EXCEEDED" : "ok      "}  ${l.what}: ${l.value}`);
   }
   console.log(`${lines.join("\n")}\n`);
@@ -171,27 +229,47 @@ async function measureBytes() {
     const questions = Array.from({ length: n }, (_, i) => ({
       id: `sm-${i}`,
       question: `What is ${i} plus ${i}?`,
-      template: { fields: [{ name: "answer_is_right", type: "bool", description: "True if the response gives the right sum", ground_truth: true, verify_with: { type: "BooleanMatch" } }] },
+      template: {
+        fields: [
+          {
+            name: "answer_is_right",
+            type: "bool",
+            description: "True if the response gives the right sum",
+            ground_truth: true,
+            verify_with: { type: "BooleanMatch" },
+          },
+        ],
+      },
     }));
     const model = (id) => ({ id, interface: "openai_compatible", model_name: "scale-model", base_url: `${fake.url}/v1` });
     const api = apiClient(stack.url, stack.token);
-    const { run_id } = await api.submit({ benchmark: { name: "scale-model", questions }, config: { answering_models: [model("a")], parsing_models: [model("j")] } });
+    const { run_id } = await api.submit({
+      benchmark: { name: "scale-model", questions },
+      config: { answering_models: [model("a")], parsing_models: [model("j")] },
+    });
     await api.waitForRun(run_id, { timeoutMs: 300_000, intervalMs: 500 });
   } finally {
     await stack.stop();
     await fake.close();
   }
   const dir = path.join(persistTo, "v3/d1/miniflare-D1DatabaseObject");
-  const file = fs.readdirSync(dir).filter((f) => f.endsWith(".sqlite")).map((f) => path.join(dir, f))[0];
+  const file = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".sqlite"))
+    .map((f) => path.join(dir, f))[0];
   const db = new DatabaseSync(file, { readOnly: true });
   const pages = db
-    .prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name IN ('results', 'usage_ledger')) GROUP BY name")
+    .prepare(
+      "SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name IN ('results', 'usage_ledger')) GROUP BY name",
+    )
     .all();
   const results = db.prepare("SELECT COUNT(*) AS n FROM results").get().n;
   db.close();
   fs.rmSync(persistTo, { recursive: true, force: true });
   const total = pages.reduce((a, p) => a + p.bytes, 0);
-  console.log(`measured: ${results} results take ${total} B in D1 (${pages.map((p) => `${p.name} ${p.bytes}`).join(", ")}) → ${Math.round(total / results)} B per result\n`);
+  console.log(
+    `measured: ${results} results take ${total} B in D1 (${pages.map((p) => `${p.name} ${p.bytes}`).join(", ")}) → ${Math.round(total / results)} B per result\n`,
+  );
   return Math.round(total / results);
 }
 
@@ -202,12 +280,15 @@ async function main() {
     `bench/scale-model — ceilings per component (Cloudflare's published limits ÷ this code's per-result costs; worst case, nothing coalesced)\n`,
   );
   for (const jobs of o.jobs) print(jobs, o, ceilings(jobs, o));
-  console.log(`Per API request a tenant makes: ${PER_REQUEST.d1Reads} D1 read (its key) and ${PER_REQUEST.rateLimitRequests} rate-limit Durable Object call (one object per tenant: ${LIMITS.doRequestsPerSecond} requests/s per tenant at most).`);
+  console.log(
+    `Per API request a tenant makes: ${PER_REQUEST.d1Reads} D1 read (its key) and ${PER_REQUEST.rateLimitRequests} rate-limit Durable Object call (one object per tenant: ${LIMITS.doRequestsPerSecond} requests/s per tenant at most).`,
+  );
   return 0;
 }
 
 // Run only as a script; the unit test imports the tables.
-if (import.meta.url === `file://${process.argv[1]}`) main().then(
+if (import.meta.url === `file://${process.argv[1]}`)
+  main().then(
     (code) => process.exit(code),
     (err) => {
       console.error(`FAILED: ${err?.stack ?? err}`);

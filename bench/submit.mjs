@@ -39,15 +39,21 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const expectedResults = opts.questions * ANSWERING.length * 2;
   const script = JUDGE_SCRIPT;
-  console.log(`bench:submit — ${opts.questions} questions × ${ANSWERING.length} manual answering models × 2 replicates = ${expectedResults} jobs, 1 judge on the fake LLM`);
+  console.log(
+    `bench:submit — ${opts.questions} questions × ${ANSWERING.length} manual answering models × 2 replicates = ${expectedResults} jobs, 1 judge on the fake LLM`,
+  );
   const stack = await startLocalStack({ fake: { script, latencyMs: opts.latencyMs }, say: (m) => console.log(`  ${m}`) });
   try {
     const api = apiClient(stack.url, stack.token);
-    const body = JSON.stringify(manualRun(opts.questions, { judgeBaseUrl: `${stack.fake.url}/v1`, judgeModel: JUDGE_MODEL, name: "bench:submit" }));
+    const body = JSON.stringify(
+      manualRun(opts.questions, { judgeBaseUrl: `${stack.fake.url}/v1`, judgeModel: JUDGE_MODEL, name: "bench:submit" }),
+    );
 
     const submitted = await api.submit(body);
     const tSubmitted = Date.now();
-    console.log(`  body ${(submitted.body_bytes / 1024).toFixed(1)} KiB, POST /v1/runs ${submitted.submit_ms.toFixed(0)} ms → run ${submitted.run_id}`);
+    console.log(
+      `  body ${(submitted.body_bytes / 1024).toFixed(1)} KiB, POST /v1/runs ${submitted.submit_ms.toFixed(0)} ms → run ${submitted.run_id}`,
+    );
 
     let lastPrint = -Infinity;
     let lastDone;

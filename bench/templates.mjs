@@ -18,10 +18,17 @@ import { importTs, timePerCall } from "./lib/ts-bundle.mjs";
 const BATCH = 200;
 const batches = Number(process.argv[process.argv.indexOf("--batches") + 1]) || 200;
 
-
-const bool = (name, gt = true, weight = 1) => ({ name, type: "bool", description: `whether ${name}`, ground_truth: gt, verify_with: { type: "BooleanMatch" }, weight });
+const bool = (name, gt = true, weight = 1) => ({
+  name,
+  type: "bool",
+  description: `whether ${name}`,
+  ground_truth: gt,
+  verify_with: { type: "BooleanMatch" },
+  weight,
+});
 const fc = (field_name) => ({ type: "field_check", field_name });
-const TRACE = "Venetoclax (approved April 11, 2016) inhibits BCL2 in CLL; trials NCT01328626 and NCT02203773. It is an mRNA-free small molecule.";
+const TRACE =
+  "Venetoclax (approved April 11, 2016) inhibits BCL2 in CLL; trials NCT01328626 and NCT02203773. It is an mRNA-free small molecule.";
 
 /** Each shape: a template, and judge replies to rotate through (so no single input is cached). */
 const SHAPES = {
@@ -32,24 +39,73 @@ const SHAPES = {
   "multi-field weighted": {
     template: {
       fields: [
-        { name: "delivery_mechanism", type: "str", description: "delivery", ground_truth: "mRNA", weight: 2, verify_with: { type: "ContainsAny", substrings: ["mrna", "messenger rna"], normalize: ["lowercase"] } },
-        { name: "target_protein", type: "str", description: "antigen", ground_truth: "spike", weight: 2, verify_with: { type: "ExactMatch" } },
-        { name: "indications", type: "list_str", description: "indications", ground_truth: ["CLL", "AML"], verify_with: { type: "SetContainment", mode: "superset" } },
+        {
+          name: "delivery_mechanism",
+          type: "str",
+          description: "delivery",
+          ground_truth: "mRNA",
+          weight: 2,
+          verify_with: { type: "ContainsAny", substrings: ["mrna", "messenger rna"], normalize: ["lowercase"] },
+        },
+        {
+          name: "target_protein",
+          type: "str",
+          description: "antigen",
+          ground_truth: "spike",
+          weight: 2,
+          verify_with: { type: "ExactMatch" },
+        },
+        {
+          name: "indications",
+          type: "list_str",
+          description: "indications",
+          ground_truth: ["CLL", "AML"],
+          verify_with: { type: "SetContainment", mode: "superset" },
+        },
         bool("mentions_immune_response"),
       ],
     },
     replies: [
-      { delivery_mechanism: "Messenger RNA in lipid nanoparticles", target_protein: " Spike ", indications: ["CLL", "AML", "SLL"], mentions_immune_response: true },
+      {
+        delivery_mechanism: "Messenger RNA in lipid nanoparticles",
+        target_protein: " Spike ",
+        indications: ["CLL", "AML", "SLL"],
+        mentions_immune_response: true,
+      },
       { delivery_mechanism: "viral vector", target_protein: "nucleocapsid", indications: ["CLL"], mentions_immune_response: "true" },
     ],
   },
   "numeric graded": {
     template: {
       fields: [
-        { name: "dose_mg", type: "float", description: "dose", ground_truth: 400, verify_with: { type: "NumericGraded", cutoff: 0.2, full_credit: 0.05 } },
-        { name: "half_life_h", type: "float", description: "half-life", ground_truth: 26, verify_with: { type: "NumericTolerance", tolerance: 0.1 } },
-        { name: "response_rate", type: "float", description: "ORR", ground_truth: null, verify_with: { type: "NumericRangeGraded", min: 70, max: 80, margin: 5 } },
-        { name: "max_age", type: "int", description: "max age", ground_truth: 75, verify_with: { type: "NumericThresholdGraded", direction: "max", margin: 0.1 } },
+        {
+          name: "dose_mg",
+          type: "float",
+          description: "dose",
+          ground_truth: 400,
+          verify_with: { type: "NumericGraded", cutoff: 0.2, full_credit: 0.05 },
+        },
+        {
+          name: "half_life_h",
+          type: "float",
+          description: "half-life",
+          ground_truth: 26,
+          verify_with: { type: "NumericTolerance", tolerance: 0.1 },
+        },
+        {
+          name: "response_rate",
+          type: "float",
+          description: "ORR",
+          ground_truth: null,
+          verify_with: { type: "NumericRangeGraded", min: 70, max: 80, margin: 5 },
+        },
+        {
+          name: "max_age",
+          type: "int",
+          description: "max age",
+          ground_truth: 75,
+          verify_with: { type: "NumericThresholdGraded", direction: "max", margin: 0.1 },
+        },
       ],
     },
     replies: [
@@ -61,8 +117,20 @@ const SHAPES = {
     template: {
       fields: [
         { name: "approval", type: "date", description: "approval date", ground_truth: "2016-04-11", verify_with: { type: "DateMatch" } },
-        { name: "first_trial", type: "date", description: "first trial", ground_truth: "2011-06-01", verify_with: { type: "DateTolerance", tolerance: 30 } },
-        { name: "label_update", type: "date", description: "label update", ground_truth: null, verify_with: { type: "DateRange", min: "2015-01-01", max: "2016-12-31" } },
+        {
+          name: "first_trial",
+          type: "date",
+          description: "first trial",
+          ground_truth: "2011-06-01",
+          verify_with: { type: "DateTolerance", tolerance: 30 },
+        },
+        {
+          name: "label_update",
+          type: "date",
+          description: "label update",
+          ground_truth: null,
+          verify_with: { type: "DateRange", min: "2015-01-01", max: "2016-12-31" },
+        },
       ],
     },
     replies: [
@@ -83,21 +151,41 @@ const SHAPES = {
   },
   "nested strategy + trace": {
     template: {
-      fields: [bool("a", true, 3), bool("b", true, 2), bool("c"), bool("d"), bool("e"),
-        { name: "cites_trial", type: "bool", description: "cites", ground_truth: true, verify_with: { type: "TraceRegex", pattern: "NCT\\d{8}" } }],
+      fields: [
+        bool("a", true, 3),
+        bool("b", true, 2),
+        bool("c"),
+        bool("d"),
+        bool("e"),
+        {
+          name: "cites_trial",
+          type: "bool",
+          description: "cites",
+          ground_truth: true,
+          verify_with: { type: "TraceRegex", pattern: "NCT\\d{8}" },
+        },
+      ],
       verify_strategy: {
         type: "any_of",
-        conditions: [fc("a"), { type: "all_of", conditions: [fc("b"), fc("cites_trial"), { type: "at_least_n", n: 2, conditions: [fc("c"), fc("d"), fc("e")] }] }],
+        conditions: [
+          fc("a"),
+          {
+            type: "all_of",
+            conditions: [fc("b"), fc("cites_trial"), { type: "at_least_n", n: 2, conditions: [fc("c"), fc("d"), fc("e")] }],
+          },
+        ],
       },
     },
-    replies: [{ a: false, b: true, c: true, d: null, e: true }, { a: true, b: false, c: false, d: false, e: null }],
+    replies: [
+      { a: false, b: true, c: true, d: null, e: true },
+      { a: true, b: false, c: false, d: false, e: null },
+    ],
   },
 };
 
-
 const core = await importTs([
-        'export { AnswerTemplate } from "./src/templates/template-schema";',
-        'export { buildJudgeSchema, verifyFields, runRegexChecks } from "./src/templates";',
+  'export { AnswerTemplate } from "./src/templates/template-schema";',
+  'export { buildJudgeSchema, verifyFields, runRegexChecks } from "./src/templates";',
 ]);
 const time = (fn) => timePerCall(fn, { batch: BATCH, batches, warmupBatches: 20 });
 const rows = [];
@@ -124,7 +212,16 @@ console.log(`template grading, µs per call (median / p95 over ${batches} batche
 console.log(line(["shape".padEnd(24), "verify med", "verify p95", "schema med", "import med", "import p95"]));
 console.log(line(["-".repeat(24), "-".repeat(10), "-".repeat(10), "-".repeat(10), "-".repeat(10), "-".repeat(10)]));
 for (const r of rows) {
-  console.log(line([r.name.padEnd(24), fmt(r.verify.median).padStart(10), fmt(r.verify.p95).padStart(10), fmt(r.judgeSchema.median).padStart(10), fmt(r.imp.median).padStart(10), fmt(r.imp.p95).padStart(10)]));
+  console.log(
+    line([
+      r.name.padEnd(24),
+      fmt(r.verify.median).padStart(10),
+      fmt(r.verify.p95).padStart(10),
+      fmt(r.judgeSchema.median).padStart(10),
+      fmt(r.imp.median).padStart(10),
+      fmt(r.imp.p95).padStart(10),
+    ]),
+  );
 }
 const worst = Math.max(...rows.map((r) => r.verify.median));
 console.log(`\nworst verify median: ${worst.toFixed(1)} µs per result (target ≤ 30 µs) — ${worst <= 30 ? "within target" : "OVER TARGET"}`);

@@ -119,14 +119,27 @@ function queueSettings(o) {
  */
 async function keyWithLimits(stack, fakeUrl, limits) {
   const call = async (token, method, path, body) => {
-    const res = await fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(`${stack.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const json = await res.json();
     if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
     return json;
   };
-  const { key } = await call(localAdminToken(), "POST", "/v1/admin/tenants", { name: "bench-throughput", limits: { requests_per_minute: 1_000_000 }, first_key: { name: "bench" } });
+  const { key } = await call(localAdminToken(), "POST", "/v1/admin/tenants", {
+    name: "bench-throughput",
+    limits: { requests_per_minute: 1_000_000 },
+    first_key: { name: "bench" },
+  });
   const name = "BENCH_PROVIDER_KEY";
-  await call(key.key, "PUT", `/v1/secrets/${name}`, { value: "bench-provider-key", interface: "openai_compatible", origins: [new URL(fakeUrl).origin], limits });
+  await call(key.key, "PUT", `/v1/secrets/${name}`, {
+    value: "bench-provider-key",
+    interface: "openai_compatible",
+    origins: [new URL(fakeUrl).origin],
+    limits,
+  });
   return { token: key.key, secretName: name };
 }
 
@@ -149,9 +162,26 @@ function buildRun(n, baseUrl, secretName) {
     id: `tp-${i}`,
     question: `What is ${i} plus ${i}?`,
     // The fake's default structured reply fills a boolean with true: every result passes.
-    template: { fields: [{ name: "answer_is_right", type: "bool", description: "True if the response gives the right sum", ground_truth: true, verify_with: { type: "BooleanMatch" } }] },
+    template: {
+      fields: [
+        {
+          name: "answer_is_right",
+          type: "bool",
+          description: "True if the response gives the right sum",
+          ground_truth: true,
+          verify_with: { type: "BooleanMatch" },
+        },
+      ],
+    },
   }));
-  const model = (id, model_name) => ({ id, interface: "openai_compatible", model_name, base_url: baseUrl, temperature: 0, ...(secretName ? { api_key_secret: secretName } : {}) });
+  const model = (id, model_name) => ({
+    id,
+    interface: "openai_compatible",
+    model_name,
+    base_url: baseUrl,
+    temperature: 0,
+    ...(secretName ? { api_key_secret: secretName } : {}),
+  });
   return {
     run_name: `bench:throughput ${n}`,
     benchmark: { name: `bench:throughput ${n} jobs`, questions },
@@ -200,8 +230,12 @@ async function main() {
   // The bound counts a fractional last wave; calls of L each cannot split, so some slot makes ⌈N·m/C⌉ of them.
   const floorMs = Math.max(K * o.latencyMs, Math.ceil((o.jobs * M) / o.cap) * o.latencyMs);
   const { q, same } = queueSettings(o);
-  console.log(`bench/throughput — N=${o.jobs} jobs, m=${M} calls each (k=${K} on the critical path), L=${o.latencyMs} ms, C=${o.cap}${o.keyLimits ? `, key limits ${JSON.stringify(o.keyLimits)}` : ""}`);
-  console.log(`  stack: ${q.shards} queue shard(s) × batches of ${q.batchSize}, JOB_CONCURRENCY ${q.jobConcurrency}, collector ${o.localObservability ? "on" : "off"} — ${same ? "what npm start runs" : "NOT what npm start runs (flags changed it)"}`);
+  console.log(
+    `bench/throughput — N=${o.jobs} jobs, m=${M} calls each (k=${K} on the critical path), L=${o.latencyMs} ms, C=${o.cap}${o.keyLimits ? `, key limits ${JSON.stringify(o.keyLimits)}` : ""}`,
+  );
+  console.log(
+    `  stack: ${q.shards} queue shard(s) × batches of ${q.batchSize}, JOB_CONCURRENCY ${q.jobConcurrency}, collector ${o.localObservability ? "on" : "off"} — ${same ? "what npm start runs" : "NOT what npm start runs (flags changed it)"}`,
+  );
   const fake = await startFakeLlm({ latencyMs: o.latencyMs, maxInFlight: o.cap, requestLogSize: o.jobs * M * 4 });
   const stack = await startLocalStack({
     jobQueue: q,
@@ -234,7 +268,9 @@ async function main() {
         onProgress: (r, ms) => {
           if (ms - lastPrint < 5000) return;
           lastPrint = ms;
-          console.log(`  [${s(ms).padStart(9)}] ${r?.status} ${r?.progress?.done}/${r?.progress?.total}, ${fake.stats().in_flight} in flight`);
+          console.log(
+            `  [${s(ms).padStart(9)}] ${r?.status} ${r?.progress?.done}/${r?.progress?.total}, ${fake.stats().in_flight} in flight`,
+          );
         },
       });
     } catch (err) {
@@ -270,7 +306,7 @@ async function main() {
   peak in flight    ${st.peak_in_flight} (cap ${o.cap})
   model tokens      ${run.usage?.total?.total_tokens ?? "?"}
   where wall went   first call at ${s(tl.firstAt)}, last reply at ${s(tl.lastAt)}, then ${s(wallMs - tl.lastAt)} to ${run.status};
-                    between them ${tl.meanInFlight.toFixed(1)} calls in flight on average (${(100 * tl.meanInFlight / o.cap).toFixed(0)} % of C)
+                    between them ${tl.meanInFlight.toFixed(1)} calls in flight on average (${((100 * tl.meanInFlight) / o.cap).toFixed(0)} % of C)
   in flight / 250 ms ${tl.perStep.join(" ")}
   busy / 250 ms     ${cpuPerStep.map((ms) => Math.round((100 * ms) / 250)).join(" ")} (% of the busiest workerd thread, from the POST's return)
   workerd CPU       ${cpu ? `busiest thread ${s(cpu.busiest)} over the run (${((100 * cpu.busiest) / wallMs).toFixed(0)} % of wall); all threads ${s(cpu.total)}` : "n/a (no /proc)"}

@@ -41,7 +41,16 @@ export function forbiddenPackage(spec) {
 const CORE_SAFE_LLM = new Set(["src/llm/port.ts", "src/llm/prices.ts"]);
 
 /** Folders of edge code (bindings, SDKs, HTTP). src/run/ held all of it before the split by role. */
-const EDGE_DIRS = ["src/submit/", "src/jobs/", "src/coordinator/", "src/limiter/", "src/adapters/", "src/storage/", "src/http/", "src/run/"];
+const EDGE_DIRS = [
+  "src/submit/",
+  "src/jobs/",
+  "src/coordinator/",
+  "src/limiter/",
+  "src/adapters/",
+  "src/storage/",
+  "src/http/",
+  "src/run/",
+];
 
 /** Why a repository-relative path is an edge module the core must not reach, or null. */
 export function edgeModule(rel) {
@@ -73,7 +82,8 @@ function stripComments(src) {
       i++;
       while (i < src.length && src[i] !== q) {
         if (src[i] === "\\") (out += src[i] + (src[i + 1] ?? "")), (i += 2);
-        else if (q !== "`" && src[i] === "\n") break; // unterminated: give up on this literal
+        else if (q !== "`" && src[i] === "\n")
+          break; // unterminated: give up on this literal
         else (out += src[i]), i++;
       }
       if (i < src.length) (out += src[i]), i++;
@@ -111,7 +121,10 @@ function imports(source, withTypes) {
     if (/^type\b/.test(clause) && !/^type\s*,/.test(clause)) continue; // import type … / export type …
     const braces = clause.match(/^\{([^}]*)\}$/);
     if (braces) {
-      const names = braces[1].split(",").map((s) => s.trim()).filter(Boolean);
+      const names = braces[1]
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (names.length > 0 && names.every((s) => /^type\s/.test(s))) continue; // import { type A, type B }
     }
     found.push({ spec: m[4], index: m.index + m[0].lastIndexOf(m[4]) });
@@ -231,7 +244,9 @@ export function folderGraph(root) {
     }
   }
   const present = new Set([...edges].flatMap(([from, tos]) => [...tos.keys()].map((to) => `${from} → ${to}`)));
-  const checked = new Map([...edges].map(([from, tos]) => [from, new Map([...tos].filter(([to]) => !KNOWN_BACK_EDGES.has(`${from} → ${to}`)))]));
+  const checked = new Map(
+    [...edges].map(([from, tos]) => [from, new Map([...tos].filter(([to]) => !KNOWN_BACK_EDGES.has(`${from} → ${to}`)))]),
+  );
   const stale = [...KNOWN_BACK_EDGES.keys()].filter((e) => !present.has(e));
   return { edges, cycles: stronglyConnected(checked).filter((c) => c.length > 1), stale };
 }
@@ -294,7 +309,9 @@ function main() {
   }
   const { violations, scanned, coreFiles } = checkCore(root);
   if (violations.length === 0) {
-    console.log(`check:core: ok — ${coreFiles} core files, ${scanned} files scanned with their relative imports${code ? "" : "; no folder cycles"}`);
+    console.log(
+      `check:core: ok — ${coreFiles} core files, ${scanned} files scanned with their relative imports${code ? "" : "; no folder cycles"}`,
+    );
     return code;
   }
   console.error(`check:core: ${violations.length} forbidden import(s) in the platform-free core (${CORE_DIRS.join(", ")}):`);

@@ -26,7 +26,14 @@ const USAGE = `npm run dev -- [options]
   --help            this text`;
 
 function parseArgs(argv) {
-  const opts = { port: 8787, fake: true, fakePort: 9797, fakeScript: path.join(REPO_ROOT, "examples/basic/fake-script.json"), localObservability: false, help: false };
+  const opts = {
+    port: 8787,
+    fake: true,
+    fakePort: 9797,
+    fakeScript: path.join(REPO_ROOT, "examples/basic/fake-script.json"),
+    localObservability: false,
+    help: false,
+  };
   const port = (flag, v) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${flag} needs a port number 1-65535 (got ${JSON.stringify(v)})`);

@@ -62,7 +62,11 @@ export function table(rows) {
     s.score !== null && s.score >= m.floor ? "ok" : "BELOW FLOOR",
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd();
+  const fmt = (cells) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join("  ")
+      .trimEnd();
   return [fmt(head), ...lines.map(fmt)].join("\n");
 }
 
@@ -87,7 +91,9 @@ function main() {
   if (excluded.length) {
     console.log("\nExcluded as equivalent (reason from the source's `Stryker disable` comment):");
     for (const { m, x } of excluded) {
-      console.log(`  ${m.file}:${x.location.start.line}:${x.location.start.column} ${x.mutatorName} → ${JSON.stringify(x.replacement)}: ${x.statusReason ?? ""}`);
+      console.log(
+        `  ${m.file}:${x.location.start.line}:${x.location.start.column} ${x.mutatorName} → ${JSON.stringify(x.replacement)}: ${x.statusReason ?? ""}`,
+      );
     }
   }
   const below = rows.filter(({ m, s }) => s.score === null || s.score < m.floor);

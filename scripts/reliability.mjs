@@ -24,7 +24,12 @@ const vitest = spawnSync("npx", ["vitest", "run", "--project", "workers", ...REL
 });
 const seconds = Math.round((Date.now() - started) / 1000);
 
-const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort() : [];
+const files = fs.existsSync(dir)
+  ? fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()
+  : [];
 const raw = files.map((f) => ({ file: f, json: JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) }));
 const { table, failed } = reportsTable(raw, EXPECTED_REPORTS);
 const summary = `${table}\n\nsize ${size}; ${files.length} reports; vitest exit ${vitest.status}; ${seconds} s`;

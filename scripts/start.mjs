@@ -105,10 +105,14 @@ async function main() {
   const expected = readJson("expected.json");
 
   if (provider.offline) {
-    console.log("No OPENAI_API_KEY, ANTHROPIC_API_KEY or EDGEVAL_OPENAI_COMPATIBLE_BASE_URL set: using the bundled offline judge (a fake LLM scripted by examples/basic/fake-script.json), no real model is called.");
+    console.log(
+      "No OPENAI_API_KEY, ANTHROPIC_API_KEY or EDGEVAL_OPENAI_COMPATIBLE_BASE_URL set: using the bundled offline judge (a fake LLM scripted by examples/basic/fake-script.json), no real model is called.",
+    );
   } else {
     const where = provider.baseUrl ? ` at ${provider.baseUrl}` : "";
-    console.log(`Provider: ${provider.name}${where}; models ${provider.models.alpha}, ${provider.models.beta} (answering), ${provider.models.judge} (judge).`);
+    console.log(
+      `Provider: ${provider.name}${where}; models ${provider.models.alpha}, ${provider.models.beta} (answering), ${provider.models.judge} (judge).`,
+    );
   }
 
   const t0 = Date.now();
@@ -128,7 +132,9 @@ async function main() {
 
     const submitted = await api.submit({ benchmark, config, run_name: "examples/basic via npm start" });
     const runId = submitted.run_id;
-    console.log(`Submitted run ${runId}: ${benchmark.questions.length} questions × ${config.answering_models.length} answering × ${config.parsing_models.length} parsing × ${config.replicate_count} replicates (POST ${submitted.submit_ms.toFixed(0)} ms)`);
+    console.log(
+      `Submitted run ${runId}: ${benchmark.questions.length} questions × ${config.answering_models.length} answering × ${config.parsing_models.length} parsing × ${config.replicate_count} replicates (POST ${submitted.submit_ms.toFixed(0)} ms)`,
+    );
 
     let run;
     try {
@@ -156,7 +162,9 @@ async function main() {
       const s = stack.fake.stats();
       const count = (model) => s.by_model?.[model]?.total ?? 0;
       const answering = count(provider.models.alpha) + count(provider.models.beta);
-      console.log(`Fake LLM: ${answering} answering calls, ${count(provider.models.judge)} judge calls (${s.total} in all, peak ${s.peak_in_flight} in flight).`);
+      console.log(
+        `Fake LLM: ${answering} answering calls, ${count(provider.models.judge)} judge calls (${s.total} in all, peak ${s.peak_in_flight} in flight).`,
+      );
     }
 
     ok = run.status === "completed";
@@ -175,7 +183,10 @@ function checkServerSummary(run, rows) {
   for (const s of run.summary ?? []) {
     const mine = rows.find((r) => r.answering_model === s.answering_model && r.parsing_model === s.parsing_model);
     const same = mine && ["total", "passed", "failed", "errored"].every((k) => mine[k] === s[k]);
-    if (!same) console.log(`WARNING: the service's summary for ${s.answering_model}/${s.parsing_model} says ${JSON.stringify(s)}, the results say ${JSON.stringify(mine ?? null)}`);
+    if (!same)
+      console.log(
+        `WARNING: the service's summary for ${s.answering_model}/${s.parsing_model} says ${JSON.stringify(s)}, the results say ${JSON.stringify(mine ?? null)}`,
+      );
   }
 }
 
@@ -192,7 +203,9 @@ function reportComparison(results, expected, provider) {
   for (const k of extra) console.error(`  extra     ${k}`);
   for (const k of duplicate) console.error(`  duplicate ${k}`);
   if (!provider.offline && !provider.baseUrl?.startsWith("http://127.0.0.1")) {
-    console.error("  (expected.json holds the bundled offline judge's verdicts; a real model answers differently. Use --no-expect to skip this check.)");
+    console.error(
+      "  (expected.json holds the bundled offline judge's verdicts; a real model answers differently. Use --no-expect to skip this check.)",
+    );
   }
   return false;
 }

@@ -14,6 +14,7 @@ const app = buildWorkerApp();
 
 export default {
   fetch: app.fetch,
-  queue: (batch: MessageBatch<unknown>, env: Env) => (batch.queue === EXPORT_QUEUE ? handleExportBatch(batch, env) : handleQueueBatch(batch, env)),
+  queue: (batch: MessageBatch<unknown>, env: Env) =>
+    batch.queue === EXPORT_QUEUE ? handleExportBatch(batch, env) : handleQueueBatch(batch, env),
   scheduled: (controller: ScheduledController, env: Env, _ctx: ExecutionContext) => onCron(controller, env),
 } satisfies ExportedHandler<Env>;

@@ -27,7 +27,13 @@ export function manualRun(n, { judgeBaseUrl, judgeModel, name }) {
       question: `A culture of strain ${i} doubles every cycle. How many colonies does plate ${i} hold after the standard protocol?`,
       template: {
         fields: [
-          { name: "answer_is_right", type: "bool", description: "True if the response gives the correct colony count", ground_truth: true, verify_with: { type: "BooleanMatch" } },
+          {
+            name: "answer_is_right",
+            type: "bool",
+            description: "True if the response gives the correct colony count",
+            ground_truth: true,
+            verify_with: { type: "BooleanMatch" },
+          },
         ],
       },
     });

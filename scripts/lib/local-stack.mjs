@@ -88,7 +88,12 @@ const SECRET_NAME = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PEPPER|KEKS?)$/;
 export function workerEnvEntries(secrets, file = path.join(REPO_ROOT, ".dev.vars.local")) {
   const local = readEnvFile(file);
   const entries = { ...local, ...secrets };
-  const mask = [...Object.values(secrets), ...Object.entries(local).filter(([k]) => SECRET_NAME.test(k)).map(([, v]) => v)];
+  const mask = [
+    ...Object.values(secrets),
+    ...Object.entries(local)
+      .filter(([k]) => SECRET_NAME.test(k))
+      .map(([, v]) => v),
+  ];
   return { entries, mask, localNames: Object.keys(local) };
 }
 
@@ -120,7 +125,11 @@ function installExitHandlers() {
   process.on("exit", () => {
     for (const s of live) s.stopSync();
   });
-  for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]]) {
+  for (const [sig, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ]) {
     process.once(sig, () => {
       process.stderr.write(`\n${sig}: stopping the local stack…\n`);
       Promise.allSettled([...live].map((s) => s.stop())).finally(() => process.exit(code));
@@ -347,12 +356,17 @@ export async function startLocalStack(opts = {}) {
     const args = [
       "dev",
       "--local",
-      "--ip", "127.0.0.1",
-      "--port", String(port),
-      "--inspector-port", String(inspectorPort),
-      "--persist-to", persistTo,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      persistTo,
       "--show-interactive-dev-session=false",
-      "--log-level", "info",
+      "--log-level",
+      "info",
     ];
     // Local mode (src/env.ts isLocalMode) even when .dev.vars is missing or edited.
     const jobQueue = opts.jobQueue === false ? null : { ...LOCAL_JOB_QUEUE, ...opts.jobQueue };
@@ -361,7 +375,9 @@ export async function startLocalStack(opts = {}) {
     if (jobQueue) {
       st.configFile = writeShardedConfig(jobQueue);
       args.push("--config", st.configFile);
-      say(`job queue: ${jobQueue.shards} shard(s) × batches of ${jobQueue.batchSize}, JOB_CONCURRENCY ${vars.JOB_CONCURRENCY ?? jobQueue.jobConcurrency} (${path.basename(st.configFile)})`);
+      say(
+        `job queue: ${jobQueue.shards} shard(s) × batches of ${jobQueue.batchSize}, JOB_CONCURRENCY ${vars.JOB_CONCURRENCY ?? jobQueue.jobConcurrency} (${path.basename(st.configFile)})`,
+      );
     }
     if (workerEnv.localNames.length > 0) say(`passing ${workerEnv.localNames.join(", ")} from .dev.vars.local to the worker`);
     stack.localVarNames = workerEnv.localNames;

@@ -86,7 +86,9 @@ export function compareVerdicts(results, expected) {
     const v = verdictOf(r);
     if (v !== want) {
       const f = r.metadata?.failure;
-      const why = f ? `${f.group}/${f.category} at ${f.stage}: ${String(f.reason ?? "").slice(0, 120)}` : `verify_result=${r.template?.verify_result}`;
+      const why = f
+        ? `${f.group}/${f.category} at ${f.stage}: ${String(f.reason ?? "").slice(0, 120)}`
+        : `verify_result=${r.template?.verify_result}`;
       different.push({ key, expected: want, got: v, why });
     }
   }

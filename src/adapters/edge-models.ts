@@ -20,7 +20,6 @@ import type { NonceFor } from "../llm/delimiting";
 import { promptNonce } from "../lib/untrusted";
 import type { PartialLimits } from "../limiter/limiter-state";
 
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A run's share: its id names its own limiter, where its `limits` for the model apply (src/limiter/own-share.ts). */
@@ -62,13 +61,18 @@ export function limitedAdapter(
   const keyLimits = ring.limits(name) ?? operatorLimits(edgeConfig(env).providerLimits, model);
   const { pools, run } = opts;
   const shared = pools ? pools(model, key, keyLimits, callTimeoutMs(env, model)) : limiterClient(env.LIMITER, model, key, keyLimits);
-  const client = run?.limits ? withOwnShare(limiterClient(env.LIMITER, model, key, lowerLimits(keyLimits, run.limits), `run:${run.run_id}`), shared) : shared;
+  const client = run?.limits
+    ? withOwnShare(limiterClient(env.LIMITER, model, key, lowerLimits(keyLimits, run.limits), `run:${run.run_id}`), shared)
+    : shared;
   // The gate (a queued run's cancel check) sits inside the limiter: a call is checked when it would start.
   return limitedPort(opts.gate ? opts.gate(scrubbed) : scrubbed, client, { sleep, now: Date.now });
 }
 
 /** EDGEVAL_PROVIDER_LIMITS for a model: its base_url's origin first, then its interface. */
-function operatorLimits(table: ReadonlyMap<string, PartialLimits>, model: Pick<ModelConfig, "interface" | "base_url">): PartialLimits | undefined {
+function operatorLimits(
+  table: ReadonlyMap<string, PartialLimits>,
+  model: Pick<ModelConfig, "interface" | "base_url">,
+): PartialLimits | undefined {
   if (table.size === 0) return undefined;
   let origin: string | undefined;
   try {
@@ -98,12 +102,16 @@ function lowerLimits(key: PartialLimits | undefined, run: PartialLimits | undefi
  * (MODEL_TIMEOUT_MS, default 140 s: a call holds a 150 s limiter lease).
  */
 export function callTimeoutMs(env: Env, model: Pick<ModelConfig, "request_timeout">): number {
-  return Math.min(model.request_timeout !== undefined ? model.request_timeout * 1000 : DEFAULT_REQUEST_TIMEOUT_MS, edgeConfig(env).modelTimeoutMs);
+  return Math.min(
+    model.request_timeout !== undefined ? model.request_timeout * 1000 : DEFAULT_REQUEST_TIMEOUT_MS,
+    edgeConfig(env).modelTimeoutMs,
+  );
 }
 const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 /** The retry policy for one model: the job's, with the model's (or its run's) Karenina retry_policy laid over it. */
-export const modelRetryPolicy = (policy: RetryPolicy, model: Pick<ModelConfig, "retry_policy">) => withRetryPolicyConfig(policy, model.retry_policy);
+export const modelRetryPolicy = (policy: RetryPolicy, model: Pick<ModelConfig, "retry_policy">) =>
+  withRetryPolicyConfig(policy, model.retry_policy);
 
 export function retrySettings(env: Env): { retryPolicy: RetryPolicy; retryEnv: RetryEnv } {
   return {

@@ -73,7 +73,8 @@ export function r2Workspace(bucket: R2Bucket, prefix: string, limits = WORKSPACE
         const obj = await bucket.get(prefix + f.path);
         if (!obj) continue;
         const lines = (await obj.text()).split("\n");
-        for (let i = 0; i < lines.length && hits.length < limits.maxGrepHits; i++) if (re.test(lines[i]!)) hits.push({ path: f.path, line: i + 1, text: lines[i]!.slice(0, 500) });
+        for (let i = 0; i < lines.length && hits.length < limits.maxGrepHits; i++)
+          if (re.test(lines[i]!)) hits.push({ path: f.path, line: i + 1, text: lines[i]!.slice(0, 500) });
         if (hits.length >= limits.maxGrepHits) break;
       }
       return { ok: true, value: hits };
@@ -81,7 +82,8 @@ export function r2Workspace(bucket: R2Bucket, prefix: string, limits = WORKSPACE
     async write(path, content) {
       const p = cleanPath(path);
       if (p === null) return bad(path);
-      if (new TextEncoder().encode(content).length > limits.maxWriteBytes) return { ok: false, error: `file too large for the workspace (max ${limits.maxWriteBytes} bytes)` };
+      if (new TextEncoder().encode(content).length > limits.maxWriteBytes)
+        return { ok: false, error: `file too large for the workspace (max ${limits.maxWriteBytes} bytes)` };
       await bucket.put(prefix + p, content);
       return { ok: true, value: undefined };
     },

@@ -84,7 +84,12 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
   for (;;) {
     let res: Response;
     try {
-      res = await t.raw("GET", `/v1/runs/${enc(runId)}/events`, { accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) }, opts.signal);
+      res = await t.raw(
+        "GET",
+        `/v1/runs/${enc(runId)}/events`,
+        { accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) },
+        opts.signal,
+      );
     } catch (err) {
       if (err instanceof EdgevalApiError && err.routeMissing) {
         opts.onFallback?.("this server has no event stream (GET /v1/runs/:id/events answers 404); polling GET /v1/runs/:id instead");
@@ -110,7 +115,9 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
     }
     // The stream ended without `done`: resume after the last result seen, once the server's retry delay has passed.
     if (++reconnects > (opts.maxReconnects ?? 5)) {
-      throw new Error(`the event stream of run ${runId} kept ending before its done event${dropped ? ` (${(dropped as Error).message})` : ""}`);
+      throw new Error(
+        `the event stream of run ${runId} kept ending before its done event${dropped ? ` (${(dropped as Error).message})` : ""}`,
+      );
     }
     await sleep(Math.min(retryMs, 10_000), opts.signal);
   }

@@ -27,13 +27,7 @@ export class EdgevalApiError extends Error {
   // Declared fields, not parameter properties: Node's type stripping runs only erasable syntax.
   readonly method: string;
   readonly path: string;
-  constructor(
-    method: string,
-    path: string,
-    status: number,
-    detail: Partial<ErrorDetail> | undefined,
-    fallback: string,
-  ) {
+  constructor(method: string, path: string, status: number, detail: Partial<ErrorDetail> | undefined, fallback: string) {
     const issues = detail?.issues ?? [];
     const listed = issues.length > 1 ? `\n${issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}` : "";
     super(`${method} ${path} → ${status} ${detail?.code ?? "error"}: ${detail?.message ?? fallback}${listed}`);
@@ -65,7 +59,13 @@ export function transport(opts: ClientOptions): Transport {
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 120_000;
 
-  async function raw(method: string, path: string, headers: Record<string, string> = {}, signal?: AbortSignal, body?: string): Promise<Response> {
+  async function raw(
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    signal?: AbortSignal,
+    body?: string,
+  ): Promise<Response> {
     let res: Response;
     try {
       res = await doFetch(`${base}${path}`, {
@@ -76,7 +76,9 @@ export function transport(opts: ClientOptions): Transport {
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code;
-      throw new Error(`${method} ${base}${path}: ${(err as Error).message}${cause ? ` (${cause})` : ""} — is the server running at ${base}? (set --url or EDGEVAL_URL)`);
+      throw new Error(
+        `${method} ${base}${path}: ${(err as Error).message}${cause ? ` (${cause})` : ""} — is the server running at ${base}? (set --url or EDGEVAL_URL)`,
+      );
     }
     if (res.ok) return res;
     const text = await res.text();
@@ -92,7 +94,11 @@ export function transport(opts: ClientOptions): Transport {
   return {
     base,
     raw: (method, path, headers, signal) => raw(method, path, headers, signal),
-    async json<T>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; contentType?: string } = {}): Promise<T> {
+    async json<T>(
+      method: string,
+      path: string,
+      init: { body?: unknown; headers?: Record<string, string>; contentType?: string } = {},
+    ): Promise<T> {
       const hasBody = init.body !== undefined;
       const body = hasBody ? (typeof init.body === "string" ? init.body : JSON.stringify(init.body)) : undefined;
       const headers = { ...(hasBody ? { "content-type": init.contentType ?? "application/json" } : {}), ...init.headers };

@@ -60,7 +60,8 @@ export function createClient(opts: ClientOptions) {
     },
     delete: (id: string) => t.json<W.DeletedRun>("DELETE", run(id)),
     /** Run b against run a result by result: flips per question, McNemar's exact p per model pair (one page of questions). */
-    compare: (q: { a: string; b: string; a_model?: string; b_model?: string } & PageQuery) => t.json<W.RunComparison>("GET", `/v1/runs/compare${qs({ ...q })}`),
+    compare: (q: { a: string; b: string; a_model?: string; b_model?: string } & PageQuery) =>
+      t.json<W.RunComparison>("GET", `/v1/runs/compare${qs({ ...q })}`),
     /** Re-scores a finished run: a child run with new judges, answering models, replicates or traits, reusing its answers. */
     rescore: (id: string, body: W.RescoreRequest) => t.json<W.SubmittedRun>("POST", `${run(id)}/rescore`, { body }),
     /** Stops a queued or running run; the run as GET gives it. An ended run: EdgevalApiError run_finished (409). */
@@ -87,7 +88,8 @@ export function createClient(opts: ClientOptions) {
   const benchmarks = {
     create: (body: W.BenchmarkBody) => t.json<W.BenchmarkListing>("POST", "/v1/benchmarks", { body }),
     /** A Karenina JSON-LD checkpoint, as an object or as its text. */
-    import: (checkpoint: unknown) => t.json<W.ImportedCheckpoint>("POST", "/v1/benchmarks/import", { body: checkpoint, contentType: "application/ld+json" }),
+    import: (checkpoint: unknown) =>
+      t.json<W.ImportedCheckpoint>("POST", "/v1/benchmarks/import", { body: checkpoint, contentType: "application/ld+json" }),
     list: (q: PageQuery = {}) => t.json<W.BenchmarkList>("GET", `/v1/benchmarks${qs({ ...q })}`),
     iterate: async function* (q: { limit?: number } = {}) {
       for await (const p of pages((cursor) => benchmarks.list({ ...q, cursor }))) yield* p.benchmarks;
@@ -146,7 +148,8 @@ export function createClient(opts: ClientOptions) {
         const e = await exports.get(runId, exportId);
         if (e.status === "ready") return e;
         if (e.status === "failed") throw new Error(`export ${exportId} of run ${runId} failed: ${e.error ?? "no reason given"}`);
-        if (Date.now() > deadline) throw new Error(`export ${exportId} of run ${runId} is still building (${e.results_done} of ${e.results_total} results)`);
+        if (Date.now() > deadline)
+          throw new Error(`export ${exportId} of run ${runId} is still building (${e.results_done} of ${e.results_total} results)`);
         await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
       }
     },

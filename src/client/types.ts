@@ -4,10 +4,18 @@
  * loaded at run time, so the client runs in Node (type stripping), browsers and workers alike.
  */
 import type { z } from "zod";
-import type { CreateExportRequest as CreateExportRequestSchema, CreateRunRequest as CreateRunRequestSchema, ExportQuery as ExportQuerySchema, RunSubmission as RunSubmissionSchema } from "../schemas/api.ts";
+import type {
+  CreateExportRequest as CreateExportRequestSchema,
+  CreateRunRequest as CreateRunRequestSchema,
+  ExportQuery as ExportQuerySchema,
+  RunSubmission as RunSubmissionSchema,
+} from "../schemas/api.ts";
 import type * as O from "../schemas/results-out-views.ts";
 import type { RescoreRequest as RescoreRequestSchema } from "../schemas/rescore.ts";
-import type { CreateScheduleRequest as CreateScheduleRequestSchema, UpdateScheduleRequest as UpdateScheduleRequestSchema } from "../schemas/schedules.ts";
+import type {
+  CreateScheduleRequest as CreateScheduleRequestSchema,
+  UpdateScheduleRequest as UpdateScheduleRequestSchema,
+} from "../schemas/schedules.ts";
 import type { ErrorResponse } from "../schemas/api-error.ts";
 import type { Benchmark } from "../schemas/benchmark.ts";
 import type * as B from "../schemas/benchmark-views.ts";
@@ -17,7 +25,11 @@ import type { VerificationResult as VerificationResultSchema } from "../schemas/
 import type * as R from "../schemas/run-views.ts";
 import type * as T from "../schemas/tenant-views.ts";
 import type * as SJ from "../schemas/stored-judge-views.ts";
-import type { CreateJudgeTokenRequest as CreateJudgeTokenRequestSchema, PromptfooRequest as PromptfooRequestSchema, StoredJudgeRequest as StoredJudgeRequestSchema } from "../schemas/stored-judges.ts";
+import type {
+  CreateJudgeTokenRequest as CreateJudgeTokenRequestSchema,
+  PromptfooRequest as PromptfooRequestSchema,
+  StoredJudgeRequest as StoredJudgeRequestSchema,
+} from "../schemas/stored-judges.ts";
 import type { CreateKeyRequest as CreateKeyRequestSchema, PutSecretRequest as PutSecretRequestSchema } from "../schemas/tenants.ts";
 
 /** What the server sends is what its handlers build: the schemas' input side. */

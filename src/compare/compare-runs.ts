@@ -95,7 +95,22 @@ export class RunComparer {
     const pairKey = [a.answering_model, r.answering_model, r.parsing_model].join(SEP);
     let p = this.pairs.get(pairKey);
     if (!p) {
-      p = { a_answering_model: a.answering_model, b_answering_model: r.answering_model, parsing_model: r.parsing_model, paired: 0, excluded: 0, a_passed: 0, b_passed: 0, a_pass_rate: null, b_pass_rate: null, delta: null, pass_to_fail: 0, fail_to_pass: 0, p_value: 1, significant: false };
+      p = {
+        a_answering_model: a.answering_model,
+        b_answering_model: r.answering_model,
+        parsing_model: r.parsing_model,
+        paired: 0,
+        excluded: 0,
+        a_passed: 0,
+        b_passed: 0,
+        a_pass_rate: null,
+        b_pass_rate: null,
+        delta: null,
+        pass_to_fail: 0,
+        fail_to_pass: 0,
+        p_value: 1,
+        significant: false,
+      };
       this.pairs.set(pairKey, p);
     }
     if (!graded(a.verdict) || !graded(r.verdict)) {
@@ -116,7 +131,14 @@ export class RunComparer {
     }
     if (down) q.pass_to_fail++;
     else q.fail_to_pass++;
-    q.flips.push({ a_answering_model: a.answering_model, b_answering_model: r.answering_model, parsing_model: r.parsing_model, replicate: r.replicate, a: a.verdict, b: r.verdict });
+    q.flips.push({
+      a_answering_model: a.answering_model,
+      b_answering_model: r.answering_model,
+      parsing_model: r.parsing_model,
+      replicate: r.replicate,
+      a: a.verdict,
+      b: r.verdict,
+    });
   }
 
   modelPairs(alpha = ALPHA): ModelPairComparison[] {
@@ -125,9 +147,21 @@ export class RunComparer {
         const a_pass_rate = p.paired ? p.a_passed / p.paired : null;
         const b_pass_rate = p.paired ? p.b_passed / p.paired : null;
         const p_value = mcnemarExact(p.pass_to_fail, p.fail_to_pass);
-        return { ...p, a_pass_rate, b_pass_rate, delta: a_pass_rate === null || b_pass_rate === null ? null : b_pass_rate - a_pass_rate, p_value, significant: p_value < alpha };
+        return {
+          ...p,
+          a_pass_rate,
+          b_pass_rate,
+          delta: a_pass_rate === null || b_pass_rate === null ? null : b_pass_rate - a_pass_rate,
+          p_value,
+          significant: p_value < alpha,
+        };
       })
-      .sort((x, y) => cmp(x.a_answering_model, y.a_answering_model) || cmp(x.b_answering_model, y.b_answering_model) || cmp(x.parsing_model, y.parsing_model));
+      .sort(
+        (x, y) =>
+          cmp(x.a_answering_model, y.a_answering_model) ||
+          cmp(x.b_answering_model, y.b_answering_model) ||
+          cmp(x.parsing_model, y.parsing_model),
+      );
   }
 
   /** Questions with at least one flip, by question id. */

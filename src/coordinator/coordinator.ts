@@ -64,7 +64,12 @@ export interface RecordedResult {
 }
 
 export type Claim =
-  | { kind: "run"; recorded: string[]; attempts: number; /** The answer an earlier attempt checkpointed here (JSON), if any. */ answer: string | null }
+  | {
+      kind: "run";
+      recorded: string[];
+      attempts: number /** The answer an earlier attempt checkpointed here (JSON), if any. */;
+      answer: string | null;
+    }
   | { kind: "busy"; retry_in_seconds: number }
   | { kind: "finished"; state: "done" | "dead" | "skipped" }
   | { kind: "unknown" };
@@ -172,14 +177,14 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** A consumer is about to work on a job: tells it what is already recorded, or to skip it. */
   async claim(jobId: string): Promise<Claim> {
-    const job = this.sql.exec<{ state: string; attempts: number; updated_at: number }>(
-      "SELECT state, attempts, updated_at FROM jobs WHERE job_id = ?",
-      jobId,
-    ).toArray()[0];
+    const job = this.sql
+      .exec<{ state: string; attempts: number; updated_at: number }>("SELECT state, attempts, updated_at FROM jobs WHERE job_id = ?", jobId)
+      .toArray()[0];
     if (!job) return { kind: "unknown" };
     // A redelivery of a finished job ends here; its results are recorded (src/lib/guards.ts).
     const skipFinished = guardOn("claim_skips_finished");
-    if (skipFinished && (job.state === "done" || job.state === "dead" || job.state === "skipped")) return { kind: "finished", state: job.state };
+    if (skipFinished && (job.state === "done" || job.state === "dead" || job.state === "skipped"))
+      return { kind: "finished", state: job.state };
     const now = this.clock.now();
     // The check every job makes before its first model call: once the budget is spent or the run
     // cancelled, nothing starts.
@@ -224,7 +229,8 @@ export class RunCoordinator extends DurableObject<Env> {
     let seq: number | null = null;
     this.transaction(() => {
       seq = this.insertResult(result, !opts.completesJob);
-      if (seq !== null && outbox) this.sql.exec("INSERT INTO result_events (result_id) VALUES (?) ON CONFLICT DO NOTHING", result.result_id);
+      if (seq !== null && outbox)
+        this.sql.exec("INSERT INTO result_events (result_id) VALUES (?) ON CONFLICT DO NOTHING", result.result_id);
     });
     const isNew = seq !== null;
     if (seq !== null) {
@@ -240,7 +246,9 @@ export class RunCoordinator extends DurableObject<Env> {
     if (isNew && outbox) await this.alarmBy(this.clock.now() + RESULT_EVENTS_DELAY_MS);
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) {
-      this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", this.clock.now()));
+      this.closeJobs(
+        this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", this.clock.now()),
+      );
     }
     if (opts.completesJob) await this.finishJob(result.job_id, "done");
   }
@@ -270,7 +278,15 @@ export class RunCoordinator extends DurableObject<Env> {
         .exec<{ cost_usd: number | null }>(
           `INSERT INTO usage_rows (key, job_id, answering_id, parsing_id, stage, model, input_tokens, output_tokens, cost_usd)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING cost_usd`,
-          u.key, u.job_id, u.answering_id, u.parsing_id, u.stage, u.model, u.input_tokens, u.output_tokens, u.cost_usd,
+          u.key,
+          u.job_id,
+          u.answering_id,
+          u.parsing_id,
+          u.stage,
+          u.model,
+          u.input_tokens,
+          u.output_tokens,
+          u.cost_usd,
         )
         .toArray();
       for (const row of inserted) added += row.cost_usd ?? 0;
@@ -281,7 +297,13 @@ export class RunCoordinator extends DurableObject<Env> {
       this.sql.exec(
         `INSERT INTO trait_rows (result_id, trait, answering_id, parsing_id, score, pass, errored)
          VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(result_id, trait) DO NOTHING`,
-        result.result_id, t.trait, result.answering_id, result.parsing_id, t.score, t.pass === null ? null : Number(t.pass), Number(t.errored),
+        result.result_id,
+        t.trait,
+        result.answering_id,
+        result.parsing_id,
+        t.score,
+        t.pass === null ? null : Number(t.pass),
+        Number(t.errored),
       );
     }
     if (renewLease) this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", this.clock.now(), result.job_id);
@@ -293,7 +315,11 @@ export class RunCoordinator extends DurableObject<Env> {
    * redelivery gets it back from `claim`. Deleted when the job finishes (its results hold it).
    */
   async saveAnswer(jobId: string, answer: string): Promise<void> {
-    this.sql.exec("INSERT INTO answers (job_id, answer) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET answer = excluded.answer", jobId, answer);
+    this.sql.exec(
+      "INSERT INTO answers (job_id, answer) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET answer = excluded.answer",
+      jobId,
+      answer,
+    );
   }
 
   /**
@@ -325,7 +351,13 @@ export class RunCoordinator extends DurableObject<Env> {
    */
   async release(jobId: string): Promise<void> {
     if (this.cancelled()) {
-      this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? AND state IN ('pending', 'running') RETURNING 1", this.clock.now(), jobId));
+      this.closeJobs(
+        this.sql.exec(
+          "UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? AND state IN ('pending', 'running') RETURNING 1",
+          this.clock.now(),
+          jobId,
+        ),
+      );
       await this.finishIfDone();
       return;
     }
@@ -354,7 +386,9 @@ export class RunCoordinator extends DurableObject<Env> {
       setMeta: (k, v) => this.setMeta(k, v),
       now: () => this.clock.now(),
       skipPending: () =>
-        this.closeJobs(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", this.clock.now())),
+        this.closeJobs(
+          this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", this.clock.now()),
+        ),
       status: async () => (await this.snapshot({ offset: 0, limit: 0 }))!.status,
       syncD1Status: (status, finishedAt) => this.syncD1Status(status, finishedAt),
       finishIfDone: () => this.finishIfDone(),
@@ -370,7 +404,9 @@ export class RunCoordinator extends DurableObject<Env> {
   async fetch(request: Request): Promise<Response> {
     if (!this.meta("run_id")) return new Response("no such run", { status: 404 });
     const after = parseLastEventId(request.headers.get("last-event-id")) ?? 0;
-    return new Response(this.events.open(after), { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" } });
+    return new Response(this.events.open(after), {
+      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" },
+    });
   }
 
   /** The run's flag the jobs' cancel gate refreshes (src/jobs/cancel-gate.ts), when no other answer carried it lately. */
@@ -439,13 +475,17 @@ export class RunCoordinator extends DurableObject<Env> {
     const stalled = this.sql.exec<{ job_id: string }>(sql, ...params).toArray();
     // Stamped per send as the queue takes it: an alarm retried after failing half-way re-sends only the rest.
     if (stalled.length > 0) {
-      await this.sendJobs(this.runRef(), stalled.map((j) => j.job_id), (ids) => {
-        const now = this.clock.now();
-        for (const id of ids) {
-          this.sql.exec(RESENT_SQL, now, id);
-          this.sql.exec(ACCEPTED_SQL, id, now);
-        }
-      });
+      await this.sendJobs(
+        this.runRef(),
+        stalled.map((j) => j.job_id),
+        (ids) => {
+          const now = this.clock.now();
+          for (const id of ids) {
+            this.sql.exec(RESENT_SQL, now, id);
+            this.sql.exec(ACCEPTED_SQL, id, now);
+          }
+        },
+      );
     }
     const now = this.clock.now();
     await this.alarmBy(Math.min(now + WATCH_EVERY_MS, eventsDue ?? Number.POSITIVE_INFINITY));
@@ -625,7 +665,12 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   private meta(k: string): string | undefined {
-    this.metaCache ??= new Map(this.sql.exec<{ k: string; v: string }>("SELECT k, v FROM meta").toArray().map((r) => [r.k, r.v]));
+    this.metaCache ??= new Map(
+      this.sql
+        .exec<{ k: string; v: string }>("SELECT k, v FROM meta")
+        .toArray()
+        .map((r) => [r.k, r.v]),
+    );
     return this.metaCache.get(k);
   }
 

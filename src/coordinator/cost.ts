@@ -37,7 +37,10 @@ export interface UsageRow {
 export const ANSWER_STAGE = "answer_generation";
 
 export function usageRows(
-  result: { metadata: Pick<VerificationResult["metadata"], "result_id">; template?: Pick<NonNullable<VerificationResult["template"]>, "usage_metadata"> | null },
+  result: {
+    metadata: Pick<VerificationResult["metadata"], "result_id">;
+    template?: Pick<NonNullable<VerificationResult["template"]>, "usage_metadata"> | null;
+  },
   job: { job_id: string; answering: ModelConfig },
   parsing: ModelConfig,
   prices: PriceTable,

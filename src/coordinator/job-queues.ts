@@ -34,7 +34,9 @@ export async function sendJobs(
 ): Promise<void> {
   const queues = jobQueues(env);
   const perShard = queues.map((): JobMessage[] => []);
-  jobIds.forEach((job_id, i) => perShard[i % queues.length]!.push({ run_id: run.run_id, ...(run.tenant_id ? { tenant_id: run.tenant_id } : {}), job_id }));
+  jobIds.forEach((job_id, i) =>
+    perShard[i % queues.length]!.push({ run_id: run.run_id, ...(run.tenant_id ? { tenant_id: run.tenant_id } : {}), job_id }),
+  );
   await Promise.all(
     queues.map(async (queue, s) => {
       const bodies = perShard[s]!;

@@ -34,14 +34,17 @@ export function runManifest(spec: Pick<RunSpec, "answering_models" | "parsing_mo
   const prompt_versions: Record<string, string> = {};
   if (s.evaluation_mode !== "rubric_only") prompt_versions.parsing = PARSING_PROMPT_VERSION;
   if (s.abstention_enabled || s.sufficiency_enabled) prompt_versions.guards = GUARD_PROMPT_VERSION;
-  const compound = (s.global_rubric?.compound_traits?.length ?? 0) > 0 || spec.questions.some((q) => (q.rubric?.compound_traits?.length ?? 0) > 0);
+  const compound =
+    (s.global_rubric?.compound_traits?.length ?? 0) > 0 || spec.questions.some((q) => (q.rubric?.compound_traits?.length ?? 0) > 0);
   if (compound) prompt_versions.judges = PROMPTS_VERSION;
-  const model = (role: ManifestModel["role"]) => (m: { id: string; interface: string; model_name: string }): ManifestModel => ({
-    id: m.id,
-    role,
-    interface: m.interface,
-    model_name: m.model_name,
-  });
+  const model =
+    (role: ManifestModel["role"]) =>
+    (m: { id: string; interface: string; model_name: string }): ManifestModel => ({
+      id: m.id,
+      role,
+      interface: m.interface,
+      model_name: m.model_name,
+    });
   return {
     edgeval_version: EDGEVAL_VERSION,
     prompt_versions,
@@ -56,13 +59,19 @@ const EMBEDDING_STAGE = "embedding_check";
  * Each model with the names its provider reported: an answering model's from its answers, a
  * parsing model's from its judging stages (the embedding check's model is another model).
  */
-export function withActualModels(manifest: RunManifest, rows: readonly UsageRowModel[]): RunManifest & { models: (ManifestModel & { actual_models: string[] })[] } {
+export function withActualModels(
+  manifest: RunManifest,
+  rows: readonly UsageRowModel[],
+): RunManifest & { models: (ManifestModel & { actual_models: string[] })[] } {
   return {
     ...manifest,
     models: manifest.models.map((m) => {
       const names = new Set<string>();
       for (const r of rows) {
-        const mine = m.role === "answering" ? r.stage === ANSWER_STAGE && r.answering_id === m.id : r.stage !== ANSWER_STAGE && r.stage !== EMBEDDING_STAGE && r.parsing_id === m.id;
+        const mine =
+          m.role === "answering"
+            ? r.stage === ANSWER_STAGE && r.answering_id === m.id
+            : r.stage !== ANSWER_STAGE && r.stage !== EMBEDDING_STAGE && r.parsing_id === m.id;
         if (mine) names.add(r.model.slice(r.model.indexOf(":") + 1));
       }
       return { ...m, actual_models: [...names].sort() };

@@ -73,7 +73,13 @@ export function sseFrame(event: string, data: unknown, id?: number): string {
 }
 
 export function resultFrame(r: ResultEventRow): string {
-  const data: RunResultEventData = { result_id: r.result_id, question_id: r.question_id, answering_model: r.answering_id, parsing_model: r.parsing_id, verdict: r.verdict };
+  const data: RunResultEventData = {
+    result_id: r.result_id,
+    question_id: r.question_id,
+    answering_model: r.answering_id,
+    parsing_model: r.parsing_id,
+    verdict: r.verdict,
+  };
   return sseFrame("result", data, r.seq);
 }
 

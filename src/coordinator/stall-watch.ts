@@ -39,7 +39,8 @@ export function stalledJobsSql(now: number, leaseMs: number): { sql: string; par
 }
 
 /** Stamps jobs the queue took: one statement per id (SQLite binds at most 100 parameters per statement). */
-export const ACCEPTED_SQL = "INSERT INTO job_sends (job_id, accepted_at) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET accepted_at = excluded.accepted_at";
+export const ACCEPTED_SQL =
+  "INSERT INTO job_sends (job_id, accepted_at) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET accepted_at = excluded.accepted_at";
 
 /**
  * A re-sent running job is pending again (its consumer is presumed gone): the redelivery claims

@@ -50,13 +50,19 @@ export async function runToolLoop(model: ModelPort, start: LoopState, run: LoopR
     }
     if (state.model_calls >= run.limits.max_model_calls) return { kind: "stopped", stop: "model_call_limit", state };
     if (run.now() > deadline) return { kind: "stopped", stop: "timeout", state };
-    const res = await model.toolTurn({ messages: state.messages, tools: run.toolbox.specs, call_site: `${run.call_site}/turn${state.model_calls + 1}` });
+    const res = await model.toolTurn({
+      messages: state.messages,
+      tools: run.toolbox.specs,
+      call_site: `${run.call_site}/turn${state.model_calls + 1}`,
+    });
     if (!res.ok) return { kind: "error", error: res.error, state };
     state.model_calls += 1;
     state.usage = addUsage(state.usage ?? undefined, res.value.usage);
     // A model offered no tools that still asks for one has nothing to wait for: its text is the answer.
     const calls = run.toolbox.specs.length > 0 ? res.value.tool_calls : [];
-    state.messages.push(calls.length > 0 ? { role: "assistant", content: res.value.text, tool_calls: calls } : { role: "assistant", content: res.value.text });
+    state.messages.push(
+      calls.length > 0 ? { role: "assistant", content: res.value.text, tool_calls: calls } : { role: "assistant", content: res.value.text },
+    );
     await save();
     if (calls.length === 0) return { kind: "final", state };
   }

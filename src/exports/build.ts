@@ -75,7 +75,11 @@ async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLim
   const ref = runRefOf(run);
   const spec = await requireSpec(env.BLOBS, run);
   const layout =
-    e.format !== "csv" ? undefined : e.layout_json ? (JSON.parse(e.layout_json) as CsvLayout) : await computeCsvLayout(env.DB, run, spec, e.filter, now);
+    e.format !== "csv"
+      ? undefined
+      : e.layout_json
+        ? (JSON.parse(e.layout_json) as CsvLayout)
+        : await computeCsvLayout(env.DB, run, spec, e.filter, now);
   const writer = await exportWriter(env.DB, run, spec, e.format, e.filter, now, layout);
   const encoder = new TextEncoder();
   const buffer = new PartBuffer(limits.partSize);
@@ -143,7 +147,8 @@ async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLim
   }
 
   const consumed = segmentsLoaded ? e.segments : [];
-  const dropConsumed = () => (consumed.length ? env.BLOBS.delete(consumed.map((sgm) => r2Keys.exportSegment(ref, e.export_id, sgm.step))) : undefined);
+  const dropConsumed = () =>
+    consumed.length ? env.BLOBS.delete(consumed.map((sgm) => r2Keys.exportSegment(ref, e.export_id, sgm.step))) : undefined;
   const last = rows.length < limits.results;
   if (last) {
     buffer.push(encoder.encode(writer.end));

@@ -12,7 +12,11 @@ export const EXPORT_QUEUE = "edgeval-exports";
 /** As max_retries for this queue in wrangler.toml (and vitest.config.ts): deliveries = retries + 1. */
 export const EXPORT_MAX_DELIVERIES = 6;
 
-export async function handleExportBatch(batch: MessageBatch<unknown>, env: Pick<Env, "DB" | "BLOBS" | "EXPORTS">, now: () => number = Date.now): Promise<void> {
+export async function handleExportBatch(
+  batch: MessageBatch<unknown>,
+  env: Pick<Env, "DB" | "BLOBS" | "EXPORTS">,
+  now: () => number = Date.now,
+): Promise<void> {
   for (const msg of batch.messages) {
     const parsed = ExportMessage.safeParse(msg.body);
     if (!parsed.success) {
@@ -24,10 +28,21 @@ export async function handleExportBatch(batch: MessageBatch<unknown>, env: Pick<
       await buildStep(env, parsed.data, now());
       msg.ack();
     } catch (err) {
-      log.warn("export_step_failed", { export_id: parsed.data.export_id, step: parsed.data.step, attempt: msg.attempts, error: String(err) });
+      log.warn("export_step_failed", {
+        export_id: parsed.data.export_id,
+        step: parsed.data.step,
+        attempt: msg.attempts,
+        error: String(err),
+      });
       if (msg.attempts >= EXPORT_MAX_DELIVERIES) {
         const e = await getExport(env.DB, parsed.data.tenant_id, parsed.data.export_id);
-        if (e) await finishExport(env.DB, e, { status: "failed", error: `building failed ${msg.attempts} times; last error: ${String(err).slice(0, 300)}` }, new Date(now()).toISOString());
+        if (e)
+          await finishExport(
+            env.DB,
+            e,
+            { status: "failed", error: `building failed ${msg.attempts} times; last error: ${String(err).slice(0, 300)}` },
+            new Date(now()).toISOString(),
+          );
         msg.ack();
       } else msg.retry();
     }

@@ -18,7 +18,13 @@ export const EXPORT_VERSION = `edgeval ${EDGEVAL_VERSION}`;
 
 const TERMINAL = new Set(["completed", "partial", "failed", "cancelled", "budget_exceeded"]);
 
-export async function computeCsvLayout(db: D1Database, run: RunRecord, spec: RunSpec, filter: ResultFilter, now: number): Promise<CsvLayout> {
+export async function computeCsvLayout(
+  db: D1Database,
+  run: RunRecord,
+  spec: RunSpec,
+  filter: ResultFilter,
+  now: number,
+): Promise<CsvLayout> {
   const seen = await distinctTraitNames(db, run, CSV_TRAIT_MAPS, filter);
   const global = spec.settings.global_rubric ? traitNames(spec.settings.global_rubric).map((t) => t.name) : [];
   return csvLayout(seen, global, { exportTimestamp: exportTimestamp(now), version: EXPORT_VERSION, jobId: run.run_id });

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { EXPORT_FORMATS, type ExportFormat } from "../schemas/api";
 import type { ResultFilter } from "../storage/results-repo";
 
-
 const Part = z.object({ partNumber: z.number().int(), etag: z.string() });
 export type UploadedPart = z.output<typeof Part>;
 /** Bytes a step wrote to its own object because they did not fill a part yet. */
@@ -35,10 +34,21 @@ export type ExportRecord = z.output<typeof ExportRow> & { filter: ResultFilter; 
 
 export async function insertExport(
   db: D1Database,
-  row: { tenant_id: string; export_id: string; run_id: string; format: ExportFormat; filter: ResultFilter; r2_key: string; results_total: number; created_at: string },
+  row: {
+    tenant_id: string;
+    export_id: string;
+    run_id: string;
+    format: ExportFormat;
+    filter: ResultFilter;
+    r2_key: string;
+    results_total: number;
+    created_at: string;
+  },
 ): Promise<void> {
   await db
-    .prepare("INSERT INTO exports (tenant_id, export_id, run_id, format, filter_json, status, r2_key, results_total, created_at) VALUES (?, ?, ?, ?, ?, 'building', ?, ?, ?)")
+    .prepare(
+      "INSERT INTO exports (tenant_id, export_id, run_id, format, filter_json, status, r2_key, results_total, created_at) VALUES (?, ?, ?, ?, ?, 'building', ?, ?, ?)",
+    )
     .bind(row.tenant_id, row.export_id, row.run_id, row.format, JSON.stringify(row.filter), row.r2_key, row.results_total, row.created_at)
     .run();
 }
@@ -60,21 +70,48 @@ export async function advanceExport(
   db: D1Database,
   e: ExportRecord,
   fromStep: number,
-  next: { upload_id: string | null; parts: UploadedPart[]; segments: Segment[]; after_result_id: string | null; results_done: number; bytes: number; layout_json: string | null },
+  next: {
+    upload_id: string | null;
+    parts: UploadedPart[];
+    segments: Segment[];
+    after_result_id: string | null;
+    results_done: number;
+    bytes: number;
+    layout_json: string | null;
+  },
 ): Promise<boolean> {
   const r = await db
     .prepare(
       "UPDATE exports SET step = ?, upload_id = ?, parts_json = ?, segments_json = ?, after_result_id = ?, results_done = ?, bytes = ?, layout_json = ? WHERE tenant_id = ? AND export_id = ? AND step = ? AND status = 'building'",
     )
-    .bind(fromStep + 1, next.upload_id, JSON.stringify(next.parts), JSON.stringify(next.segments), next.after_result_id, next.results_done, next.bytes, next.layout_json, e.tenant_id, e.export_id, fromStep)
+    .bind(
+      fromStep + 1,
+      next.upload_id,
+      JSON.stringify(next.parts),
+      JSON.stringify(next.segments),
+      next.after_result_id,
+      next.results_done,
+      next.bytes,
+      next.layout_json,
+      e.tenant_id,
+      e.export_id,
+      fromStep,
+    )
     .run();
   return r.meta.changes === 1;
 }
 
-export async function finishExport(db: D1Database, e: ExportRecord, outcome: { status: "ready"; results_done: number; bytes: number } | { status: "failed"; error: string }, at: string): Promise<void> {
+export async function finishExport(
+  db: D1Database,
+  e: ExportRecord,
+  outcome: { status: "ready"; results_done: number; bytes: number } | { status: "failed"; error: string },
+  at: string,
+): Promise<void> {
   const done = outcome.status === "ready" ? outcome : { results_done: e.results_done, bytes: e.bytes };
   await db
-    .prepare("UPDATE exports SET status = ?, results_done = ?, bytes = ?, error = ?, finished_at = ?, upload_id = NULL WHERE tenant_id = ? AND export_id = ? AND status = 'building'")
+    .prepare(
+      "UPDATE exports SET status = ?, results_done = ?, bytes = ?, error = ?, finished_at = ?, upload_id = NULL WHERE tenant_id = ? AND export_id = ? AND status = 'building'",
+    )
     .bind(outcome.status, done.results_done, done.bytes, outcome.status === "failed" ? outcome.error : null, at, e.tenant_id, e.export_id)
     .run();
 }

@@ -87,7 +87,11 @@ export interface CsvLayout {
 }
 
 /** Splits the traits seen in the results into global columns and the question-specific JSON column. */
-export function csvLayout(seenTraits: Iterable<string>, globalRubricTraits: readonly string[], meta: Omit<CsvLayout, "globalTraits" | "questionTraits">): CsvLayout {
+export function csvLayout(
+  seenTraits: Iterable<string>,
+  globalRubricTraits: readonly string[],
+  meta: Omit<CsvLayout, "globalTraits" | "questionTraits">,
+): CsvLayout {
   const seen = [...new Set(seenTraits)].filter(validTraitName);
   const global = new Set(globalRubricTraits);
   return { ...meta, globalTraits: seen.filter((t) => global.has(t)).sort(), questionTraits: seen.filter((t) => !global.has(t)).sort() };

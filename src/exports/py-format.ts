@@ -9,7 +9,8 @@
 export function pyJson(value: unknown): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "string") return asciiJson(value);
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : value > 0 ? "Infinity" : Number.isNaN(value) ? "NaN" : "-Infinity";
+  if (typeof value === "number")
+    return Number.isFinite(value) ? String(value) : value > 0 ? "Infinity" : Number.isNaN(value) ? "NaN" : "-Infinity";
   if (typeof value === "boolean") return value ? "true" : "false";
   if (Array.isArray(value)) return `[${value.map(pyJson).join(", ")}]`;
   const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);

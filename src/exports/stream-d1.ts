@@ -9,7 +9,12 @@ import type { ExportWriter } from "./formats";
 /** Rows per D1 read: a compact result is a few KB. */
 const PAGE = 200;
 
-export function streamFromD1(db: D1Database, run: { tenant_id: string; run_id: string }, filter: ResultFilter, writer: ExportWriter): ReadableStream<Uint8Array> {
+export function streamFromD1(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  filter: ResultFilter,
+  writer: ExportWriter,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let after: string | null = null;
   let index = 0;
@@ -21,7 +26,13 @@ export function streamFromD1(db: D1Database, run: { tenant_id: string; run_id: s
           started = true;
           if (writer.start) controller.enqueue(encoder.encode(writer.start));
         }
-        const rows = await pageResultRows<{ result_id: string; compact_json: string }>(db, "result_id, compact_json", run, { limit: PAGE, after }, filter);
+        const rows = await pageResultRows<{ result_id: string; compact_json: string }>(
+          db,
+          "result_id, compact_json",
+          run,
+          { limit: PAGE, after },
+          filter,
+        );
         let text = "";
         for (const r of rows) {
           text += writer.resultJson ? writer.resultJson(r.compact_json, index) : writer.result(JSON.parse(r.compact_json) as object, index);

@@ -24,7 +24,9 @@ admin.post("/tenants", async (c) => {
   const now = new Date().toISOString();
   const tenantId = body.tenant_id ?? `t-${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
   if (await getTenant(c.env.DB, tenantId)) {
-    throw invalidBody([{ path: "tenant_id", message: `tenant ${tenantId} exists already; change it with PATCH /v1/admin/tenants/${tenantId}` }]);
+    throw invalidBody([
+      { path: "tenant_id", message: `tenant ${tenantId} exists already; change it with PATCH /v1/admin/tenants/${tenantId}` },
+    ]);
   }
   const tenant: TenantRecord = {
     tenant_id: tenantId,
@@ -39,15 +41,33 @@ admin.post("/tenants", async (c) => {
   const first = body.first_key;
   const minted = await mintKey(
     keyPepper(c.env),
-    { tenant_id: tenantId, name: first.name, scopes: first.scopes, expires_at: futureExpiry(first.expires_at, "first_key.expires_at"), rotated_from: null },
+    {
+      tenant_id: tenantId,
+      name: first.name,
+      scopes: first.scopes,
+      expires_at: futureExpiry(first.expires_at, "first_key.expires_at"),
+      rotated_from: null,
+    },
     now,
   );
   // One batch: a tenant never exists without its first key.
   await c.env.DB.batch([
     insertTenant(c.env.DB, tenant),
     insertKey(c.env.DB, minted.record),
-    auditStatement(c.env.DB, { tenant_id: tenantId, actor: OPERATOR, action: "tenant.created", target: tenantId, detail: { first_key: minted.record.key_id } }),
-    auditStatement(c.env.DB, { tenant_id: tenantId, actor: OPERATOR, action: "key.created", target: minted.record.key_id, detail: { name: first.name, scopes: first.scopes } }),
+    auditStatement(c.env.DB, {
+      tenant_id: tenantId,
+      actor: OPERATOR,
+      action: "tenant.created",
+      target: tenantId,
+      detail: { first_key: minted.record.key_id },
+    }),
+    auditStatement(c.env.DB, {
+      tenant_id: tenantId,
+      actor: OPERATOR,
+      action: "key.created",
+      target: minted.record.key_id,
+      detail: { name: first.name, scopes: first.scopes },
+    }),
   ]);
   return reply(c, CreatedTenant, { tenant: tenantView(tenant), key: { ...keyView(minted.record), key: minted.key } }, 201);
 });
@@ -67,7 +87,13 @@ admin.patch("/tenants/:id", async (c) => {
     updated_at: new Date().toISOString(),
   };
   await updateTenant(c.env.DB, next);
-  await auditStatement(c.env.DB, { tenant_id: next.tenant_id, actor: OPERATOR, action: "tenant.updated", target: next.tenant_id, detail: { changed: Object.keys(body) } }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: next.tenant_id,
+    actor: OPERATOR,
+    action: "tenant.updated",
+    target: next.tenant_id,
+    detail: { changed: Object.keys(body) },
+  }).run();
   return reply(c, TenantResponse, { tenant: tenantView(next) });
 });
 

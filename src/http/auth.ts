@@ -15,7 +15,11 @@ import { ApiFailure, errorResponse } from "./errors";
 
 export type AppEnv = {
   Bindings: Env;
-  Variables: { principal: Principal; authFailure?: AuthFailure; /** The tenant's quota states for the RateLimit headers. */ quotaStates?: QuotaState[] };
+  Variables: {
+    principal: Principal;
+    authFailure?: AuthFailure /** The tenant's quota states for the RateLimit headers. */;
+    quotaStates?: QuotaState[];
+  };
 };
 
 const FAILURE_MESSAGES: Record<AuthFailure, string> = {
@@ -70,7 +74,10 @@ export const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!c.get("principal").scopes.has(scope)) {
-      throw new ApiFailure({ code: "forbidden", message: `this API key lacks the scope ${scope}; create a key that has it (POST /v1/keys)` });
+      throw new ApiFailure({
+        code: "forbidden",
+        message: `this API key lacks the scope ${scope}; create a key that has it (POST /v1/keys)`,
+      });
     }
     await next();
   };

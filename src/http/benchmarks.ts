@@ -7,7 +7,15 @@ import { Checkpoint, importCheckpoint } from "../karenina/import";
 import { javaScriptSourceIssues } from "../sandbox/source-check";
 import { ListQuery } from "../schemas/api";
 import { Benchmark } from "../schemas/benchmark";
-import { type BenchmarkRecord, type BenchmarkSource, listBenchmarks, loadBenchmark, saveBenchmark, deleteBenchmark, getBenchmarkRecord } from "../storage/benchmarks-repo";
+import {
+  type BenchmarkRecord,
+  type BenchmarkSource,
+  listBenchmarks,
+  loadBenchmark,
+  saveBenchmark,
+  deleteBenchmark,
+  getBenchmarkRecord,
+} from "../storage/benchmarks-repo";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { fieldIssues, readJson, validate, validateQuery } from "./body";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -61,15 +69,28 @@ benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
   }
   const record = await store(c.env, tenantOf(c).tenant_id, parsed.data, "karenina_checkpoint");
   c.header("Location", view(record).url);
-  return reply(c, ImportedCheckpoint, { benchmark_id: record.benchmark_id, imported: parsed.data.questions.length, warnings, errors, url: view(record).url }, 201);
+  return reply(
+    c,
+    ImportedCheckpoint,
+    { benchmark_id: record.benchmark_id, imported: parsed.data.questions.length, warnings, errors, url: view(record).url },
+    201,
+  );
 });
 
 benchmarks.get("/", requireScope("benchmarks:read"), async (c) => {
   const q = validateQuery(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "benchmark_id"]) : null;
-  const rows = await listBenchmarks(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { created_at: cursor[0]!, benchmark_id: cursor[1]! });
+  const rows = await listBenchmarks(
+    c.env.DB,
+    tenantOf(c).tenant_id,
+    q.limit,
+    cursor && { created_at: cursor[0]!, benchmark_id: cursor[1]! },
+  );
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
-  return reply(c, BenchmarkList, { benchmarks: rows.map(view), next_cursor: last ? encodeCursor([last.created_at, last.benchmark_id]) : null });
+  return reply(c, BenchmarkList, {
+    benchmarks: rows.map(view),
+    next_cursor: last ? encodeCursor([last.created_at, last.benchmark_id]) : null,
+  });
 });
 
 benchmarks.get("/:id", requireScope("benchmarks:read"), async (c) => {
@@ -94,10 +115,17 @@ benchmarks.get("/:id/checkpoint", requireScope("benchmarks:read"), async (c) => 
 benchmarks.delete("/:id", requireScope("benchmarks:write"), async (c) => {
   const tenantId = tenantOf(c).tenant_id;
   const record = await getBenchmarkRecord(c.env.DB, tenantId, c.req.param("id"));
-  if (!record) throw new ApiFailure({ code: "not_found", message: `no benchmark ${c.req.param("id")}; list benchmarks with GET /v1/benchmarks` });
+  if (!record)
+    throw new ApiFailure({ code: "not_found", message: `no benchmark ${c.req.param("id")}; list benchmarks with GET /v1/benchmarks` });
   await deleteBenchmark(c.env.DB, c.env.BLOBS, record);
   const actor = actorOf(c.get("principal"));
-  await auditStatement(c.env.DB, { tenant_id: tenantId, actor, action: "benchmark.deleted", target: record.benchmark_id, detail: { name: record.name } }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: tenantId,
+    actor,
+    action: "benchmark.deleted",
+    target: record.benchmark_id,
+    detail: { name: record.name },
+  }).run();
   return reply(c, DeletedBenchmark, { benchmark_id: record.benchmark_id, deleted: true });
 });
 

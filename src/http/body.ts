@@ -60,16 +60,19 @@ export function unstorable(value: unknown): { path: (string | number)[]; message
   };
   while (stack.length > 0) {
     const e = stack.pop()!;
-    if (typeof e.v === "number" && !Number.isFinite(e.v)) return { path: pathOf(e), message: "is not a finite number (a JSON number too large for a double)" };
+    if (typeof e.v === "number" && !Number.isFinite(e.v))
+      return { path: pathOf(e), message: "is not a finite number (a JSON number too large for a double)" };
     if (e.v === null || typeof e.v !== "object") continue;
-    if (e.depth >= MAX_JSON_DEPTH) return { path: pathOf(e), message: `nested more than ${MAX_JSON_DEPTH} levels deep (edgeval's limit for every body)` };
+    if (e.depth >= MAX_JSON_DEPTH)
+      return { path: pathOf(e), message: `nested more than ${MAX_JSON_DEPTH} levels deep (edgeval's limit for every body)` };
     if (Array.isArray(e.v)) e.v.forEach((x, i) => stack.push({ v: x, depth: e.depth + 1, parent: e, key: i }));
     else
       for (const [k, x] of Object.entries(e.v)) {
         // JSON.parse makes "__proto__" an own key, but every object built from it (zod's parse, a
         // copy by assignment) sets the prototype instead and drops it: stored, it would read back
         // without it. Refused, like the other keys no body may hold.
-        if (k === "__proto__") return { path: [...pathOf(e), k], message: 'is a key named "__proto__", which edgeval does not accept in any body (rename it)' };
+        if (k === "__proto__")
+          return { path: [...pathOf(e), k], message: 'is a key named "__proto__", which edgeval does not accept in any body (rename it)' };
         stack.push({ v: x, depth: e.depth + 1, parent: e, key: k });
       }
   }

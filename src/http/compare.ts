@@ -22,10 +22,18 @@ runCompare.get("/compare", requireScope("runs:read"), async (c) => {
   let models: { a: string; b: string } | undefined;
   if (q.a_model !== undefined || q.b_model !== undefined) {
     models = { a: q.a_model ?? q.b_model!, b: q.b_model ?? q.a_model! };
-    for (const [param, run, id] of [["a_model", a, models.a], ["b_model", b, models.b]] as const) {
+    for (const [param, run, id] of [
+      ["a_model", a, models.a],
+      ["b_model", b, models.b],
+    ] as const) {
       const ids = (await requireSpec(c.env.BLOBS, run)).answering_models.map((m) => m.id);
       if (!ids.includes(id)) {
-        throw invalidQuery([{ path: `query ${param}`, message: `run ${run.run_id} has no answering model ${JSON.stringify(id)}; it has ${ids.map((i) => JSON.stringify(i)).join(", ")}` }]);
+        throw invalidQuery([
+          {
+            path: `query ${param}`,
+            message: `run ${run.run_id} has no answering model ${JSON.stringify(id)}; it has ${ids.map((i) => JSON.stringify(i)).join(", ")}`,
+          },
+        ]);
       }
     }
   }

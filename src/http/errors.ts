@@ -29,7 +29,10 @@ const HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
 /** `headers`: per-response headers, e.g. a 405's `Allow`. */
 export function errorResponse(c: Context, error: ApiError, headers: Record<string, string> = {}): Response {
   const requestId = c.get("requestId" as never) as string | undefined;
-  return c.json({ error: { ...error, request_id: requestId } }, ERROR_STATUS[error.code] as ContentfulStatusCode, { ...HEADERS[error.code], ...headers });
+  return c.json({ error: { ...error, request_id: requestId } }, ERROR_STATUS[error.code] as ContentfulStatusCode, {
+    ...HEADERS[error.code],
+    ...headers,
+  });
 }
 
 /** zod path segments → `a.b[2].c` */

@@ -8,14 +8,16 @@
 export const WARNINGS_HEADER_BYTES = 6_000;
 
 /** A JSON value in ASCII (a header value must be): every other character as a \uXXXX escape. */
-const asciiJson = (v: unknown) => JSON.stringify(v).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+const asciiJson = (v: unknown) =>
+  JSON.stringify(v).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /** The warnings as a JSON array, cut to the budget with "… and N more" for the rest. */
 export function warningsHeader(warnings: string[], budget = WARNINGS_HEADER_BYTES): string {
   const kept: string[] = [];
   for (const [i, w] of warnings.entries()) {
     const rest = warnings.length - i - 1;
-    if (asciiJson([...kept, w, ...(rest ? [`… and ${rest} more`] : [])]).length > budget) return asciiJson([...kept, `… and ${warnings.length - i} more`]);
+    if (asciiJson([...kept, w, ...(rest ? [`… and ${rest} more`] : [])]).length > budget)
+      return asciiJson([...kept, `… and ${warnings.length - i} more`]);
     kept.push(w);
   }
   return asciiJson(kept);

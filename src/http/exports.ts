@@ -41,7 +41,10 @@ runExports.get("/:id/export", requireScope("runs:read"), async (c) => {
   const filter = await resultFilter(q, async () => spec);
   const writer = await exportWriter(c.env.DB, run, spec, q.format, filter, Date.now());
   return new Response(streamFromD1(c.env.DB, run, filter, writer), {
-    headers: { "content-type": CONTENT_TYPES[q.format], "content-disposition": `attachment; filename="${run.run_id}.${EXTENSIONS[q.format]}"` },
+    headers: {
+      "content-type": CONTENT_TYPES[q.format],
+      "content-disposition": `attachment; filename="${run.run_id}.${EXTENSIONS[q.format]}"`,
+    },
   });
 });
 
@@ -79,7 +82,10 @@ runExports.get("/:id/exports/:export_id/download", requireScope("runs:read"), as
   if (e.status !== "ready") {
     throw new ApiFailure({
       code: "export_not_ready",
-      message: e.status === "failed" ? `export ${e.export_id} failed: ${e.error}; request a new one` : `export ${e.export_id} is building (${e.results_done} of ${e.results_total} results); poll ${exportView(e).status_url}`,
+      message:
+        e.status === "failed"
+          ? `export ${e.export_id} failed: ${e.error}; request a new one`
+          : `export ${e.export_id} is building (${e.results_done} of ${e.results_total} results); poll ${exportView(e).status_url}`,
     });
   }
   const obj = await c.env.BLOBS.get(e.r2_key);

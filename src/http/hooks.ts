@@ -27,13 +27,21 @@ hooks.post("/:trigger_id", async (c) => {
   const bytes = await readBytes(c, RUN_BODY_LIMIT);
   const trigger = await findTrigger(c.env.DB, c.req.param("trigger_id"));
   if (!trigger) throw new ApiFailure({ code: "not_found", message: `no trigger ${c.req.param("trigger_id")}` });
-  const verdict = await verifyDelivery(trigger.signing, await secretOf(c.env.EDGEVAL_SECRETS_KEK, trigger), c.req.raw.headers, bytes, Date.now());
+  const verdict = await verifyDelivery(
+    trigger.signing,
+    await secretOf(c.env.EDGEVAL_SECRETS_KEK, trigger),
+    c.req.raw.headers,
+    bytes,
+    Date.now(),
+  );
   if (!verdict.ok) throw new ApiFailure({ code: "unauthorized", message: `the delivery's signature does not verify: ${verdict.reason}` });
 
   const tenant = await getTenant(c.env.DB, trigger.tenant_id);
-  if (!tenant || tenant.disabled) throw new ApiFailure({ code: "forbidden", message: "this trigger's tenant is disabled; ask the operator" });
+  if (!tenant || tenant.disabled)
+    throw new ApiFailure({ code: "forbidden", message: "this trigger's tenant is disabled; ask the operator" });
   // GitHub sends `ping` when a hook is created: a signed hello, not a reason to run anything.
-  if (trigger.signing.scheme === "github" && c.req.header("x-github-event") === "ping") return reply(c, HookPing, { ping: true, trigger_id: trigger.trigger_id });
+  if (trigger.signing.scheme === "github" && c.req.header("x-github-event") === "ping")
+    return reply(c, HookPing, { ping: true, trigger_id: trigger.trigger_id });
 
   const text = new TextDecoder().decode(bytes);
   const mapped = mapPayload(trigger.spec, parsePayload(text));
@@ -57,7 +65,8 @@ async function secretOf(kek: unknown, trigger: TriggerRecord): Promise<string> {
   try {
     return await unsealTriggerSecret(kek, trigger);
   } catch (err) {
-    if (err instanceof KekMissing) throw new ApiFailure({ code: "not_configured", message: "triggers need the EDGEVAL_SECRETS_KEK secret" });
+    if (err instanceof KekMissing)
+      throw new ApiFailure({ code: "not_configured", message: "triggers need the EDGEVAL_SECRETS_KEK secret" });
     throw err;
   }
 }

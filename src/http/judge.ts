@@ -10,7 +10,16 @@
 import { Hono } from "hono";
 import { type Env, secretAdvice } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { estimateCalls, validateJudge, runGraph, type GraphIssue, type JudgeGraph, type JudgeOutcome as JudgeOutcomeValue, type JudgePorts, type JudgeSampleInput } from "../judges";
+import {
+  estimateCalls,
+  validateJudge,
+  runGraph,
+  type GraphIssue,
+  type JudgeGraph,
+  type JudgeOutcome as JudgeOutcomeValue,
+  type JudgePorts,
+  type JudgeSampleInput,
+} from "../judges";
 import { calibrate } from "../judges/calibrate";
 import { modelKeyIssues } from "../llm/model-keys";
 import { emptyLedger } from "../llm/retrying";
@@ -43,9 +52,20 @@ export const judge = new Hono<AppEnv>();
 
 judge.post("/", requireScope("judge"), async (c) => {
   const body = validate(JudgeRequest, (await readJson(c, JUDGE_BODY_LIMIT)).value);
-  const sample = { input: body.input, output: body.output, ...(body.reference !== undefined ? { reference: body.reference } : {}), vars: body.vars };
+  const sample = {
+    input: body.input,
+    output: body.output,
+    ...(body.reference !== undefined ? { reference: body.reference } : {}),
+    vars: body.vars,
+  };
   // The clock starts when the request is read: validation and key loading count against it.
-  const outcome = await judgeOne(c.env, tenantOf(c), { config: body.config, sample, prices: body.prices, deadline_ms: body.deadline_ms, startedAt: Date.now() });
+  const outcome = await judgeOne(c.env, tenantOf(c), {
+    config: body.config,
+    sample,
+    prices: body.prices,
+    deadline_ms: body.deadline_ms,
+    startedAt: Date.now(),
+  });
   return reply(c, JudgeOutcome, outcome);
 });
 
@@ -96,7 +116,8 @@ judge.post("/calibrate", requireScope("judge"), async (c) => {
 });
 
 function capCalls(planned: number, max: number, path: string, what: string): void {
-  if (planned > max) throw invalidBody([{ path, message: `${what} ${planned} model calls; one request may make at most ${max} — split the work` }]);
+  if (planned > max)
+    throw invalidBody([{ path, message: `${what} ${planned} model calls; one request may make at most ${max} — split the work` }]);
 }
 
 const configPath = (p: string) => (p === "config" || p.startsWith("config.") ? p : `config.${p}`);
@@ -112,7 +133,10 @@ function* graphModels(graph: JudgeGraph): Generator<{ model: ModelConfig; path: 
     const e = n.unit.extractor;
     const extra = e?.type === "post-hoc" && e.provider ? [e.provider] : [];
     for (const m of [...n.models, ...extra]) {
-      yield { model: m, path: configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider") };
+      yield {
+        model: m,
+        path: configPath(n.unit.provider || extra.includes(m) ? `${n.path}.${extra.includes(m) ? "extractor." : ""}provider` : "provider"),
+      };
     }
   }
 }
@@ -154,7 +178,13 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
       if (!port) {
         // With a deadline: no call starts after it (inner), and nothing in progress is waited for past it (outer).
         const bounded = (p: ModelPort) => (deadline ? deadlinePort(p, deadline) : p);
-        port = bounded(modelPortChain(bounded(limitedAdapter(env, ring, config)), nonces, { ledger, retryPolicy: modelRetryPolicy(retryPolicy, config), retryEnv }));
+        port = bounded(
+          modelPortChain(bounded(limitedAdapter(env, ring, config)), nonces, {
+            ledger,
+            retryPolicy: modelRetryPolicy(retryPolicy, config),
+            retryEnv,
+          }),
+        );
         ports.set(key, port);
       }
       return port;

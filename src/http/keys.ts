@@ -26,7 +26,13 @@ keys.post("/", async (c) => {
   const now = new Date().toISOString();
   const minted = await mintKey(
     keyPepper(c.env),
-    { tenant_id: tenantOf(c).tenant_id, name: body.name, scopes: body.scopes, expires_at: futureExpiry(body.expires_at, "expires_at"), rotated_from: null },
+    {
+      tenant_id: tenantOf(c).tenant_id,
+      name: body.name,
+      scopes: body.scopes,
+      expires_at: futureExpiry(body.expires_at, "expires_at"),
+      rotated_from: null,
+    },
     now,
   );
   const audit = auditStatement(c.env.DB, {
@@ -45,12 +51,19 @@ keys.get("/", async (c) => reply(c, KeyList, { keys: (await listKeys(c.env.DB, t
 keys.post("/:id/rotate", async (c) => {
   const old = await requireKey(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
   const body = validate(RotateKeyRequest, (await readJson(c, KEY_BODY_LIMIT)).value);
-  if (old.revoked_at !== null) throw new ApiFailure({ code: "not_found", message: `key ${old.key_id} is revoked; create a new key instead` });
+  if (old.revoked_at !== null)
+    throw new ApiFailure({ code: "not_found", message: `key ${old.key_id} is revoked; create a new key instead` });
   grantable(c.get("principal").scopes, old.scopes);
   const now = new Date().toISOString();
   const minted = await mintKey(
     keyPepper(c.env),
-    { tenant_id: old.tenant_id, name: old.name, scopes: old.scopes, expires_at: futureExpiry(body.expires_at, "expires_at"), rotated_from: old.key_id },
+    {
+      tenant_id: old.tenant_id,
+      name: old.name,
+      scopes: old.scopes,
+      expires_at: futureExpiry(body.expires_at, "expires_at"),
+      rotated_from: old.key_id,
+    },
     now,
   );
   const audit = auditStatement(c.env.DB, {
@@ -68,7 +81,13 @@ keys.delete("/:id", async (c) => {
   const tenantId = tenantOf(c).tenant_id;
   const id = c.req.param("id");
   if (await revokeKey(c.env.DB, tenantId, id, new Date().toISOString())) {
-    await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "key.revoked", target: id, detail: {} }).run();
+    await auditStatement(c.env.DB, {
+      tenant_id: tenantId,
+      actor: actorOf(c.get("principal")),
+      action: "key.revoked",
+      target: id,
+      detail: {},
+    }).run();
   } else {
     await requireKey(c.env.DB, tenantId, id);
   }
@@ -84,13 +103,17 @@ async function requireKey(db: D1Database, tenantId: string, id: string): Promise
 /** A key may hand out only scopes it holds itself. */
 function grantable(held: ReadonlySet<Scope>, wanted: readonly Scope[]): void {
   const missing = wanted.filter((s) => !held.has(s));
-  if (missing.length) throw new ApiFailure({ code: "forbidden", message: `this API key cannot grant scopes it lacks: ${missing.join(", ")}` });
+  if (missing.length)
+    throw new ApiFailure({ code: "forbidden", message: `this API key cannot grant scopes it lacks: ${missing.join(", ")}` });
 }
 
 export function keyPepper(env: Env): string {
   const pepper = env.EDGEVAL_KEY_PEPPER;
   if (typeof pepper !== "string" || pepper.length === 0) {
-    throw new ApiFailure({ code: "not_configured", message: "API keys need the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)" });
+    throw new ApiFailure({
+      code: "not_configured",
+      message: "API keys need the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)",
+    });
   }
   return pepper;
 }

@@ -31,13 +31,21 @@ presets.post("/", requireScope("runs:write"), async (c) => {
   const now = new Date().toISOString();
   const presetId = mintPresetId();
   const record: PresetRecord = {
-    tenant_id: tenantOf(c).tenant_id, preset_id: presetId, name: body.name ?? presetId, description: body.description ?? null, config: body.config, created_at: now, updated_at: now,
+    tenant_id: tenantOf(c).tenant_id,
+    preset_id: presetId,
+    name: body.name ?? presetId,
+    description: body.description ?? null,
+    config: body.config,
+    created_at: now,
+    updated_at: now,
   };
   await putPreset(c.env.DB, record);
   return reply(c, PresetView, presetView(record), 201);
 });
 
-presets.get("/", requireScope("runs:read"), async (c) => reply(c, PresetList, { presets: (await listPresets(c.env.DB, tenantOf(c).tenant_id)).map(presetView) }));
+presets.get("/", requireScope("runs:read"), async (c) =>
+  reply(c, PresetList, { presets: (await listPresets(c.env.DB, tenantOf(c).tenant_id)).map(presetView) }),
+);
 
 presets.get("/:id", requireScope("runs:read"), async (c) => reply(c, PresetView, presetView(await requirePreset(c))));
 
@@ -45,7 +53,13 @@ presets.get("/:id", requireScope("runs:read"), async (c) => reply(c, PresetView,
 presets.put("/:id", requireScope("runs:write"), async (c) => {
   const old = await requirePreset(c);
   const body = await readPreset(c);
-  const record: PresetRecord = { ...old, name: body.name ?? old.name, description: body.description ?? null, config: body.config, updated_at: new Date().toISOString() };
+  const record: PresetRecord = {
+    ...old,
+    name: body.name ?? old.name,
+    description: body.description ?? null,
+    config: body.config,
+    updated_at: new Date().toISOString(),
+  };
   await putPreset(c.env.DB, record);
   return reply(c, PresetView, presetView(record));
 });

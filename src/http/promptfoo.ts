@@ -35,13 +35,19 @@ promptfoo.post(
   "/:id/promptfoo",
   async (c, next) => {
     const sent = c.req.query("token");
-    if (!sent) throw new ApiFailure({ code: "unauthorized", message: "add ?token=jt_… to the URL: a token of this judge (POST /v1/judges/:id/tokens)" });
+    if (!sent)
+      throw new ApiFailure({
+        code: "unauthorized",
+        message: "add ?token=jt_… to the URL: a token of this judge (POST /v1/judges/:id/tokens)",
+      });
     const pepper = stringVar(c.env.EDGEVAL_KEY_PEPPER);
-    if (!pepper) throw new ApiFailure({ code: "not_configured", message: "the server cannot check judge tokens: set the EDGEVAL_KEY_PEPPER secret" });
+    if (!pepper)
+      throw new ApiFailure({ code: "not_configured", message: "the server cannot check judge tokens: set the EDGEVAL_KEY_PEPPER secret" });
     const check = await checkJudgeToken(c.env.DB, pepper, sent, c.req.param("id"));
     if (!check.ok) throw new ApiFailure({ code: "unauthorized", message: REFUSED[check.reason] });
     const tenant = await getTenant(c.env.DB, check.token.tenant_id);
-    if (!tenant || tenant.disabled) throw new ApiFailure({ code: "forbidden", message: "this judge's tenant is disabled; ask the operator" });
+    if (!tenant || tenant.disabled)
+      throw new ApiFailure({ code: "forbidden", message: "this judge's tenant is disabled; ask the operator" });
     // A principal with no scope: enough for the tenant's request bucket, nothing else.
     c.set("principal", { tenant, keyId: null, scopes: new Set() });
     afterResponse(c, touchJudgeToken(c.env.DB, check.token, new Date()));

@@ -24,7 +24,10 @@ import { requireRun, statusUrl } from "./runs";
 import { httpHost } from "./submit-run";
 
 /** New models and traits, not a benchmark. */
-const RESCORE_BODY_LIMIT: BodyLimit = { bytes: 1_000_000, advice: "a re-score adds models, replicates or traits; the questions are the parent run's" };
+const RESCORE_BODY_LIMIT: BodyLimit = {
+  bytes: 1_000_000,
+  advice: "a re-score adds models, replicates or traits; the questions are the parent run's",
+};
 const ACTIVE = new Set(["queued", "running"]);
 
 export const runRescore = new Hono<AppEnv>();
@@ -33,15 +36,23 @@ runRescore.post("/:id/rescore", requireScope("runs:write"), async (c) => {
   const tenant = tenantOf(c);
   const parent = await requireRun(c, c.req.param("id"));
   const body = validate(RescoreRequest, (await readJson(c, RESCORE_BODY_LIMIT)).value);
-  if (ACTIVE.has(parent.status)) throw new ApiFailure({ code: "run_active", message: `run ${parent.run_id} is ${parent.status}; re-score it once it has finished` });
+  if (ACTIVE.has(parent.status))
+    throw new ApiFailure({ code: "run_active", message: `run ${parent.run_id} is ${parent.status}; re-score it once it has finished` });
   const parentSpec = await requireSpec(c.env.BLOBS, parent);
   const runId = crypto.randomUUID();
   const ring = await loadKeyRing(c.env, tenant);
-  const plan = planRescore(parentSpec, body, { run_id: runId, created_at: new Date().toISOString() }, ring, (name) => secretAdvice(name, c.env));
+  const plan = planRescore(parentSpec, body, { run_id: runId, created_at: new Date().toISOString() }, ring, (name) =>
+    secretAdvice(name, c.env),
+  );
   if (!plan.ok) throw invalidBody(plan.issues);
   const limits = effectiveLimits(tenant.limits_json);
   if (plan.jobIds.length > limits.jobs_per_run) {
-    throw invalidBody([{ path: "(body)", message: `the re-scored run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run` }]);
+    throw invalidBody([
+      {
+        path: "(body)",
+        message: `the re-scored run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run`,
+      },
+    ]);
   }
   // Under a spend quota the child's budget is what is left of the month, as for any run (run-quotas.ts).
   const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
@@ -49,16 +60,33 @@ runRescore.post("/:id/rescore", requireScope("runs:write"), async (c) => {
   if (spec.budget_usd !== undefined) refuseUnpriced(spec);
   await admitRun(httpHost(c), tenant.tenant_id, limits, allowance);
   await startRun(c.env, spec, plan.jobIds);
-  await auditStatement(c.env.DB, { tenant_id: tenant.tenant_id, actor: actorOf(c.get("principal")), action: "run.rescored", target: runId, detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits } }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: tenant.tenant_id,
+    actor: actorOf(c.get("principal")),
+    action: "run.rescored",
+    target: runId,
+    detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
+  }).run();
   c.header("Location", statusUrl(runId));
   return reply(c, SubmittedRun, { run_id: runId, status_url: statusUrl(runId) }, 202);
 });
 
 /** A budget binds only if every called model has a price (as planRun refuses for POST /v1/runs). */
-function refuseUnpriced(spec: { prices?: Parameters<typeof priceTable>[0]; answering_models: { interface: string; model_name: string }[]; parsing_models: { interface: string; model_name: string }[] }) {
+function refuseUnpriced(spec: {
+  prices?: Parameters<typeof priceTable>[0];
+  answering_models: { interface: string; model_name: string }[];
+  parsing_models: { interface: string; model_name: string }[];
+}) {
   const table = priceTable(spec.prices);
-  const unpriced = [...spec.answering_models, ...spec.parsing_models].filter((m) => m.interface !== "manual" && !priceFor(table, m.interface as never, m.model_name));
+  const unpriced = [...spec.answering_models, ...spec.parsing_models].filter(
+    (m) => m.interface !== "manual" && !priceFor(table, m.interface as never, m.model_name),
+  );
   if (unpriced.length) {
-    throw invalidBody(unpriced.map((m) => ({ path: "(body)", message: `this tenant's monthly spend quota binds the run as a budget, which needs a price for model ${JSON.stringify(`${m.interface}:${m.model_name}`)}; the parent run's prices have none` })));
+    throw invalidBody(
+      unpriced.map((m) => ({
+        path: "(body)",
+        message: `this tenant's monthly spend quota binds the run as a budget, which needs a price for model ${JSON.stringify(`${m.interface}:${m.model_name}`)}; the parent run's prices have none`,
+      })),
+    );
   }
 }

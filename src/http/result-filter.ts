@@ -16,7 +16,10 @@ const LISTED = 20;
 
 function known(param: keyof FilterQuery, value: string | undefined, ids: readonly string[], what: string): void {
   if (value === undefined || ids.includes(value)) return;
-  const shown = ids.slice(0, LISTED).map((i) => JSON.stringify(i)).join(", ");
+  const shown = ids
+    .slice(0, LISTED)
+    .map((i) => JSON.stringify(i))
+    .join(", ");
   const more = ids.length > LISTED ? `, … (${ids.length} in all)` : "";
   throw invalidQuery([{ path: `query ${param}`, message: `this run has no ${what} ${JSON.stringify(value)}; it has ${shown}${more}` }]);
 }
@@ -25,15 +28,34 @@ function known(param: keyof FilterQuery, value: string | undefined, ids: readonl
 export async function resultFilter(q: FilterQuery, spec: () => Promise<RunSpec>): Promise<ResultFilter> {
   if (q.answering_model ?? q.parsing_model ?? q.question_id) {
     const s = await spec();
-    known("answering_model", q.answering_model, s.answering_models.map((m) => m.id), "answering model");
-    known("parsing_model", q.parsing_model, s.parsing_models.map((m) => m.id), "parsing model");
-    known("question_id", q.question_id, s.questions.map((x) => x.id), "question");
+    known(
+      "answering_model",
+      q.answering_model,
+      s.answering_models.map((m) => m.id),
+      "answering model",
+    );
+    known(
+      "parsing_model",
+      q.parsing_model,
+      s.parsing_models.map((m) => m.id),
+      "parsing model",
+    );
+    known(
+      "question_id",
+      q.question_id,
+      s.questions.map((x) => x.id),
+      "question",
+    );
   }
   return {
     answering_model: q.answering_model,
     parsing_model: q.parsing_model,
     question_id: q.question_id,
     verdict: q.verdict,
-    failure_categories: q.failure_group ? Object.entries(FAILURE_GROUP).filter(([, g]) => g === q.failure_group).map(([c]) => c) : undefined,
+    failure_categories: q.failure_group
+      ? Object.entries(FAILURE_GROUP)
+          .filter(([, g]) => g === q.failure_group)
+          .map(([c]) => c)
+      : undefined,
   };
 }

@@ -11,7 +11,12 @@ import { invalidQuery } from "./errors";
 export async function runEvents(c: Context<AppEnv>, run: RunRecord): Promise<Response> {
   const lastEventId = c.req.header("last-event-id");
   if (parseLastEventId(lastEventId) === null) {
-    throw invalidQuery([{ path: "header Last-Event-ID", message: "not an event id this stream sent (a result's sequence number); reconnect without it to start over" }]);
+    throw invalidQuery([
+      {
+        path: "header Last-Event-ID",
+        message: "not an event id this stream sent (a result's sequence number); reconnect without it to start over",
+      },
+    ]);
   }
   const stub = c.env.RUNS.getByName(run.coordinator_name ?? run.run_id);
   const res = await stub.fetch("https://coordinator/events", { headers: lastEventId ? { "last-event-id": lastEventId } : {} });

@@ -156,7 +156,13 @@ runs.delete("/:id", requireScope("runs:write"), async (c) => {
   }
   const removed = await deleteRun(c.env, run);
   const principal = c.get("principal");
-  await auditStatement(c.env.DB, { tenant_id: run.tenant_id, actor: actorOf(principal), action: "run.deleted", target: run.run_id, detail: removed }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: run.tenant_id,
+    actor: actorOf(principal),
+    action: "run.deleted",
+    target: run.run_id,
+    detail: removed,
+  }).run();
   return reply(c, DeletedRun, { run_id: run.run_id, deleted: true, ...removed });
 });
 
@@ -170,7 +176,8 @@ const pairCursor = (offset: number) => encodeCursor([String(offset)]);
 
 function pairOffset(cursor: string): number {
   const offset = Number(decodeCursor(cursor, ["offset"])[0]);
-  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidQuery([{ path: "query cursor", message: "not a cursor this API returned; start again without one" }]);
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw invalidQuery([{ path: "query cursor", message: "not a cursor this API returned; start again without one" }]);
   return offset;
 }
 

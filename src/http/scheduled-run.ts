@@ -24,7 +24,12 @@ export async function startScheduledRun(env: Env, s: ScheduleRecord, minute: str
     },
   };
   try {
-    const outcome = await submitRun(host, { tenant, actor: `schedule:${s.schedule_id}`, raw: scheduledRunBody(s, { run_name: `${s.name} ${minute}` }), idempotency: null });
+    const outcome = await submitRun(host, {
+      tenant,
+      actor: `schedule:${s.schedule_id}`,
+      raw: scheduledRunBody(s, { run_name: `${s.name} ${minute}` }),
+      idempotency: null,
+    });
     if (outcome.kind === "estimate") return { error: "a scheduled run is never a dry run" };
     return { run_id: outcome.run_id };
   } catch (err) {

@@ -7,7 +7,15 @@
 import { type Context, Hono } from "hono";
 import { scheduledRunBody } from "../schedules/run-body";
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
-import { deleteSchedule, getSchedule, insertSchedule, listScheduleRuns, listSchedules, type ScheduleRecord, updateSchedule } from "../schedules/schedules-repo";
+import {
+  deleteSchedule,
+  getSchedule,
+  insertSchedule,
+  listScheduleRuns,
+  listSchedules,
+  type ScheduleRecord,
+  updateSchedule,
+} from "../schedules/schedules-repo";
 import { actorOf, type AuditAction, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { type BodyLimit, readJson, validate } from "./body";
@@ -15,7 +23,10 @@ import { ApiFailure } from "./errors";
 import { httpHost, submitRun } from "./submit-run";
 
 /** A config may carry manual answers for a large benchmark. */
-const SCHEDULE_BODY_LIMIT: BodyLimit = { bytes: 4_000_000, advice: "store large benchmarks with POST /v1/benchmarks and the config with POST /v1/presets" };
+const SCHEDULE_BODY_LIMIT: BodyLimit = {
+  bytes: 4_000_000,
+  advice: "store large benchmarks with POST /v1/benchmarks and the config with POST /v1/presets",
+};
 /** Runs shown with a schedule, newest first. */
 const RECENT_RUNS = 20;
 
@@ -44,7 +55,9 @@ schedules.post("/", requireScope("runs:write"), async (c) => {
   return c.json(view(record), 201);
 });
 
-schedules.get("/", requireScope("runs:read"), async (c) => c.json({ schedules: (await listSchedules(c.env.DB, tenantOf(c).tenant_id)).map(view) }));
+schedules.get("/", requireScope("runs:read"), async (c) =>
+  c.json({ schedules: (await listSchedules(c.env.DB, tenantOf(c).tenant_id)).map(view) }),
+);
 
 schedules.get("/:id", requireScope("runs:read"), async (c) => {
   const s = await requireSchedule(c);
@@ -81,7 +94,17 @@ schedules.delete("/:id", requireScope("runs:write"), async (c) => {
 });
 
 function view(s: ScheduleRecord) {
-  return { schedule_id: s.schedule_id, name: s.name, cron: s.cron, benchmark_id: s.benchmark_id, preset_id: s.preset_id, config: s.config, enabled: s.enabled, created_at: s.created_at, updated_at: s.updated_at };
+  return {
+    schedule_id: s.schedule_id,
+    name: s.name,
+    cron: s.cron,
+    benchmark_id: s.benchmark_id,
+    preset_id: s.preset_id,
+    config: s.config,
+    enabled: s.enabled,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+  };
 }
 
 async function requireSchedule(c: Context<AppEnv>): Promise<ScheduleRecord> {
@@ -95,7 +118,12 @@ async function requireSchedule(c: Context<AppEnv>): Promise<ScheduleRecord> {
  * jobs-per-run limit): what the cron tick will submit, refused with the same 400s as POST /v1/runs.
  */
 async function checkRunBody(c: Context<AppEnv>, s: ScheduleRecord): Promise<void> {
-  await submitRun(httpHost(c), { tenant: tenantOf(c), actor: actorOf(c.get("principal")), raw: scheduledRunBody(s, { dry_run: true }), idempotency: null });
+  await submitRun(httpHost(c), {
+    tenant: tenantOf(c),
+    actor: actorOf(c.get("principal")),
+    raw: scheduledRunBody(s, { dry_run: true }),
+    idempotency: null,
+  });
 }
 
 async function audit(c: Context<AppEnv>, action: AuditAction, target: string, detail: Record<string, unknown>) {

@@ -37,7 +37,10 @@ secrets.put("/:name", async (c) => {
     sealed = await seal(parseKek(c.env.EDGEVAL_SECRETS_KEK), secretAad(tenantId, name), body.value);
   } catch (err) {
     if (err instanceof KekMissing) {
-      throw new ApiFailure({ code: "not_configured", message: "tenant secrets need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)" });
+      throw new ApiFailure({
+        code: "not_configured",
+        message: "tenant secrets need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)",
+      });
     }
     throw err;
   }
@@ -55,7 +58,13 @@ secrets.put("/:name", async (c) => {
   };
   await upsertSecret(c.env.DB, record);
   const detail = { interface: body.interface, origins: record.origins_json };
-  await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "secret.set", target: name, detail }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: tenantId,
+    actor: actorOf(c.get("principal")),
+    action: "secret.set",
+    target: name,
+    detail,
+  }).run();
   return reply(c, SecretView, secretView(record), existing ? 200 : 201);
 });
 
@@ -65,7 +74,13 @@ secrets.delete("/:name", async (c) => {
   if (!SecretName.safeParse(name).success || !(await deleteSecret(c.env.DB, tenantId, name))) {
     throw new ApiFailure({ code: "not_found", message: `no secret ${name}; list them with GET /v1/secrets` });
   }
-  await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "secret.deleted", target: name, detail: {} }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: tenantId,
+    actor: actorOf(c.get("principal")),
+    action: "secret.deleted",
+    target: name,
+    detail: {},
+  }).run();
   return reply(c, DeletedSecret, { name, deleted: true });
 });
 

@@ -8,12 +8,33 @@
 import { type Context, Hono } from "hono";
 import { JUDGE_BODY_LIMIT, JUDGE_TOKEN_BODY_LIMIT } from "../schemas/body-limits";
 import { CreateJudgeTokenRequest, StoredJudgeRequest } from "../schemas/stored-judges";
-import { DeletedStoredJudge, JudgeTokenList, JudgeTokenView, MintedJudgeToken, StoredJudgeList, StoredJudgeView } from "../schemas/stored-judge-views";
 import {
-  deleteStoredJudge, getStoredJudge, listStoredJudges, mintJudgeId, promptfooPath, putStoredJudge, type StoredJudgeRecord, storedJudgeView,
+  DeletedStoredJudge,
+  JudgeTokenList,
+  JudgeTokenView,
+  MintedJudgeToken,
+  StoredJudgeList,
+  StoredJudgeView,
+} from "../schemas/stored-judge-views";
+import {
+  deleteStoredJudge,
+  getStoredJudge,
+  listStoredJudges,
+  mintJudgeId,
+  promptfooPath,
+  putStoredJudge,
+  type StoredJudgeRecord,
+  storedJudgeView,
 } from "../stored-judges/judges-repo";
 import { promisedSample } from "../stored-judges/promptfoo";
-import { getJudgeToken, insertJudgeToken, judgeTokenView, listJudgeTokens, mintJudgeToken, revokeJudgeToken } from "../stored-judges/tokens-repo";
+import {
+  getJudgeToken,
+  insertJudgeToken,
+  judgeTokenView,
+  listJudgeTokens,
+  mintJudgeToken,
+  revokeJudgeToken,
+} from "../stored-judges/tokens-repo";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
 import { readJson, validate } from "./body";
@@ -28,21 +49,31 @@ async function readJudge(c: Context<AppEnv>): Promise<{ body: StoredJudgeRequest
   const raw = (await readJson(c, JUDGE_BODY_LIMIT)).value as Record<string, Record<string, unknown>>;
   const body = validate(StoredJudgeRequest, raw);
   judgeGraph(body.config, promisedSample(body.mapping));
-  return { body, spec: { config: raw.config!, mapping: raw.mapping ?? {}, deadline_ms: body.deadline_ms, ...(raw.prices ? { prices: raw.prices } : {}) } };
+  return {
+    body,
+    spec: { config: raw.config!, mapping: raw.mapping ?? {}, deadline_ms: body.deadline_ms, ...(raw.prices ? { prices: raw.prices } : {}) },
+  };
 }
 
 storedJudges.post("/", requireScope("judges:write"), async (c) => {
   const { body, spec } = await readJudge(c);
   const now = new Date().toISOString();
   const record: StoredJudgeRecord = {
-    tenant_id: tenantOf(c).tenant_id, judge_id: mintJudgeId(), name: body.name, description: body.description ?? null, spec, created_at: now, updated_at: now,
+    tenant_id: tenantOf(c).tenant_id,
+    judge_id: mintJudgeId(),
+    name: body.name,
+    description: body.description ?? null,
+    spec,
+    created_at: now,
+    updated_at: now,
   };
   await putStoredJudge(c.env.DB, record);
   return reply(c, StoredJudgeView, storedJudgeView(record), 201);
 });
 
 storedJudges.get("/", requireScope("judges:read"), async (c) =>
-  reply(c, StoredJudgeList, { judges: (await listStoredJudges(c.env.DB, tenantOf(c).tenant_id)).map(storedJudgeView) }));
+  reply(c, StoredJudgeList, { judges: (await listStoredJudges(c.env.DB, tenantOf(c).tenant_id)).map(storedJudgeView) }),
+);
 
 storedJudges.get("/:id", requireScope("judges:read"), async (c) => reply(c, StoredJudgeView, storedJudgeView(await requireJudge(c))));
 
@@ -50,7 +81,13 @@ storedJudges.get("/:id", requireScope("judges:read"), async (c) => reply(c, Stor
 storedJudges.put("/:id", requireScope("judges:write"), async (c) => {
   const old = await requireJudge(c);
   const { body, spec } = await readJudge(c);
-  const record: StoredJudgeRecord = { ...old, name: body.name, description: body.description ?? null, spec, updated_at: new Date().toISOString() };
+  const record: StoredJudgeRecord = {
+    ...old,
+    name: body.name,
+    description: body.description ?? null,
+    spec,
+    updated_at: new Date().toISOString(),
+  };
   await putStoredJudge(c.env.DB, record);
   return reply(c, StoredJudgeView, storedJudgeView(record));
 });
@@ -66,11 +103,30 @@ storedJudges.post("/:id/tokens", requireScope("judges:write"), async (c) => {
   const j = await requireJudge(c);
   const body = validate(CreateJudgeTokenRequest, (await readJson(c, JUDGE_TOKEN_BODY_LIMIT)).value);
   const pepper = stringVar(c.env.EDGEVAL_KEY_PEPPER);
-  if (!pepper) throw new ApiFailure({ code: "not_configured", message: "judge tokens are hashed like API keys: set the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)" });
-  const { record, token } = await mintJudgeToken(pepper, { tenant_id: j.tenant_id, judge_id: j.judge_id, name: body.name }, new Date().toISOString());
+  if (!pepper)
+    throw new ApiFailure({
+      code: "not_configured",
+      message: "judge tokens are hashed like API keys: set the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)",
+    });
+  const { record, token } = await mintJudgeToken(
+    pepper,
+    { tenant_id: j.tenant_id, judge_id: j.judge_id, name: body.name },
+    new Date().toISOString(),
+  );
   await insertJudgeToken(c.env.DB, record);
-  await auditStatement(c.env.DB, { tenant_id: j.tenant_id, actor: actorOf(c.get("principal")), action: "judge_token.created", target: record.token_id, detail: { judge_id: j.judge_id, name: record.name } }).run();
-  return reply(c, MintedJudgeToken, { ...judgeTokenView(record), token, promptfoo_url: `${promptfooPath(j.judge_id)}?token=${token}` }, 201);
+  await auditStatement(c.env.DB, {
+    tenant_id: j.tenant_id,
+    actor: actorOf(c.get("principal")),
+    action: "judge_token.created",
+    target: record.token_id,
+    detail: { judge_id: j.judge_id, name: record.name },
+  }).run();
+  return reply(
+    c,
+    MintedJudgeToken,
+    { ...judgeTokenView(record), token, promptfoo_url: `${promptfooPath(j.judge_id)}?token=${token}` },
+    201,
+  );
 });
 
 storedJudges.get("/:id/tokens", requireScope("judges:read"), async (c) => {
@@ -82,9 +138,19 @@ storedJudges.get("/:id/tokens", requireScope("judges:read"), async (c) => {
 storedJudges.delete("/:id/tokens/:token_id", requireScope("judges:write"), async (c) => {
   const j = await requireJudge(c);
   const t = await getJudgeToken(c.env.DB, j.tenant_id, j.judge_id, c.req.param("token_id"));
-  if (!t) throw new ApiFailure({ code: "not_found", message: `judge ${j.judge_id} has no token ${c.req.param("token_id")}; list them with GET /v1/judges/${j.judge_id}/tokens` });
+  if (!t)
+    throw new ApiFailure({
+      code: "not_found",
+      message: `judge ${j.judge_id} has no token ${c.req.param("token_id")}; list them with GET /v1/judges/${j.judge_id}/tokens`,
+    });
   const revoked = await revokeJudgeToken(c.env.DB, t, new Date().toISOString());
-  await auditStatement(c.env.DB, { tenant_id: j.tenant_id, actor: actorOf(c.get("principal")), action: "judge_token.revoked", target: t.token_id, detail: { judge_id: j.judge_id } }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: j.tenant_id,
+    actor: actorOf(c.get("principal")),
+    action: "judge_token.revoked",
+    target: t.token_id,
+    detail: { judge_id: j.judge_id },
+  }).run();
   return reply(c, JudgeTokenView, judgeTokenView(revoked));
 });
 

@@ -79,7 +79,12 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
   });
   if (!plan.ok) throw invalidBody(plan.issues);
   if (plan.jobIds.length > limits.jobs_per_run) {
-    throw invalidBody([{ path: "config", message: `this run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run` }]);
+    throw invalidBody([
+      {
+        path: "config",
+        message: `this run plans ${plan.jobIds.length} jobs (questions × answering models × replicates); this tenant may run at most ${limits.jobs_per_run} per run`,
+      },
+    ]);
   }
   // A dry run stops here: nothing written, no model called, no idempotency key taken.
   if (body.dry_run) return { kind: "estimate", body: { estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings } };
@@ -104,7 +109,13 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
     if (idempotency) await releaseIdempotencyKey(env.DB, tenant.tenant_id, idempotency.key, runId);
     throw err;
   }
-  await auditStatement(env.DB, { tenant_id: tenant.tenant_id, actor: call.actor, action: "run.submitted", target: runId, detail: { jobs: plan.jobIds.length } }).run();
+  await auditStatement(env.DB, {
+    tenant_id: tenant.tenant_id,
+    actor: call.actor,
+    action: "run.submitted",
+    target: runId,
+    detail: { jobs: plan.jobIds.length },
+  }).run();
   return { kind: "started", run_id: runId };
 }
 
@@ -128,7 +139,9 @@ async function withBenchmark(env: Env, tenantId: string, req: Omit<CreateRunRequ
   if (benchmark) return { ...rest, benchmark };
   const stored = await loadBenchmark(env.DB, env.BLOBS, tenantId, benchmark_id!);
   if (!stored) {
-    throw invalidBody([{ path: "benchmark_id", message: `no stored benchmark ${JSON.stringify(benchmark_id)}; list them with GET /v1/benchmarks` }]);
+    throw invalidBody([
+      { path: "benchmark_id", message: `no stored benchmark ${JSON.stringify(benchmark_id)}; list them with GET /v1/benchmarks` },
+    ]);
   }
   return { ...rest, benchmark: stored.benchmark };
 }
@@ -137,7 +150,9 @@ async function withBenchmark(env: Env, tenantId: string, req: Omit<CreateRunRequ
 function onlyQuestions(body: CreateRunBody, ids: readonly string[] | null | undefined): CreateRunBody {
   if (!ids) return body;
   const have = new Set(body.benchmark.questions.map((q) => q.id));
-  const issues = ids.flatMap((id, i) => (have.has(id) ? [] : [{ path: `question_ids[${i}]`, message: `the benchmark has no question ${JSON.stringify(id)}` }]));
+  const issues = ids.flatMap((id, i) =>
+    have.has(id) ? [] : [{ path: `question_ids[${i}]`, message: `the benchmark has no question ${JSON.stringify(id)}` }],
+  );
   if (issues.length) throw invalidBody(issues);
   const keep = new Set(ids);
   return { ...body, benchmark: { ...body.benchmark, questions: body.benchmark.questions.filter((q) => keep.has(q.id)) } };

@@ -9,7 +9,14 @@ import { CreateRunRequest } from "../schemas/api";
 import { CreateTriggerRequest } from "../schemas/triggers";
 import { actorOf, auditStatement } from "../tenants/audit";
 import {
-  deleteTrigger, getTrigger, insertTrigger, listTriggers, mintTriggerId, sealTriggerSecret, type TriggerRecord, triggerView,
+  deleteTrigger,
+  getTrigger,
+  insertTrigger,
+  listTriggers,
+  mintTriggerId,
+  sealTriggerSecret,
+  type TriggerRecord,
+  triggerView,
 } from "../triggers/triggers-repo";
 import { mintSigningSecret } from "../webhooks/signing";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
@@ -27,7 +34,12 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
   const body = validate(CreateTriggerRequest, (await readJson(c, TRIGGER_BODY_LIMIT)).value);
   const tenantId = tenantOf(c).tenant_id;
   // The stored config (over its preset) and endpoints must make a valid run body before any payload is mapped in.
-  const base = { benchmark_id: body.benchmark_id, ...(body.preset_id ? { preset_id: body.preset_id } : {}), config: body.config, webhook_endpoint_ids: body.webhook_endpoint_ids };
+  const base = {
+    benchmark_id: body.benchmark_id,
+    ...(body.preset_id ? { preset_id: body.preset_id } : {}),
+    config: body.config,
+    webhook_endpoint_ids: body.webhook_endpoint_ids,
+  };
   const applied = await applyPreset(base, (id) => getPreset(c.env.DB, tenantId, id));
   if (!applied.ok) throw invalidBody(applied.issues);
   validate(CreateRunRequest, applied.body);
@@ -37,24 +49,42 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
   try {
     sealed = await sealTriggerSecret(c.env.EDGEVAL_SECRETS_KEK, tenantId, triggerId, secret);
   } catch (err) {
-    if (err instanceof KekMissing) throw new ApiFailure({ code: "not_configured", message: "triggers need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)" });
+    if (err instanceof KekMissing)
+      throw new ApiFailure({
+        code: "not_configured",
+        message: "triggers need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)",
+      });
     throw err;
   }
   const record: TriggerRecord = {
     trigger_id: triggerId,
     tenant_id: tenantId,
     name: body.name,
-    spec: { benchmark_id: body.benchmark_id, ...(body.preset_id ? { preset_id: body.preset_id } : {}), config: body.config, webhook_endpoint_ids: body.webhook_endpoint_ids, mapping: body.mapping },
+    spec: {
+      benchmark_id: body.benchmark_id,
+      ...(body.preset_id ? { preset_id: body.preset_id } : {}),
+      config: body.config,
+      webhook_endpoint_ids: body.webhook_endpoint_ids,
+      mapping: body.mapping,
+    },
     signing: body.signing,
     sealed,
     created_at: new Date().toISOString(),
   };
   await insertTrigger(c.env.DB, record);
-  await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "trigger.created", target: triggerId, detail: { scheme: body.signing.scheme } }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: tenantId,
+    actor: actorOf(c.get("principal")),
+    action: "trigger.created",
+    target: triggerId,
+    detail: { scheme: body.signing.scheme },
+  }).run();
   return reply(c, TriggerWithSecret, { ...triggerView(record), secret }, 201);
 });
 
-triggers.get("/", requireScope("triggers:read"), async (c) => reply(c, TriggerList, { triggers: (await listTriggers(c.env.DB, tenantOf(c).tenant_id)).map(triggerView) }));
+triggers.get("/", requireScope("triggers:read"), async (c) =>
+  reply(c, TriggerList, { triggers: (await listTriggers(c.env.DB, tenantOf(c).tenant_id)).map(triggerView) }),
+);
 
 triggers.get("/:id", requireScope("triggers:read"), async (c) => {
   const t = await getTrigger(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
@@ -67,6 +97,12 @@ triggers.delete("/:id", requireScope("triggers:write"), async (c) => {
   const t = await getTrigger(c.env.DB, tenantId, c.req.param("id"));
   if (!t) throw new ApiFailure({ code: "not_found", message: `no trigger ${c.req.param("id")}; list them with GET /v1/triggers` });
   await deleteTrigger(c.env.DB, tenantId, t.trigger_id);
-  await auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "trigger.deleted", target: t.trigger_id, detail: {} }).run();
+  await auditStatement(c.env.DB, {
+    tenant_id: tenantId,
+    actor: actorOf(c.get("principal")),
+    action: "trigger.deleted",
+    target: t.trigger_id,
+    detail: {},
+  }).run();
   return reply(c, DeletedTrigger, { trigger_id: t.trigger_id, deleted: true });
 });

@@ -9,7 +9,14 @@ import { KekMissing } from "../lib/secret-crypto";
 import { listDeliveries, restartDelivery, getDelivery } from "../webhooks/deliveries-repo";
 import { startDelivery } from "../webhooks/emit";
 import {
-  deleteEndpoint, type EndpointRecord, endpointView, getEndpoint, insertEndpoint, listEndpoints, MAX_ENDPOINTS_PER_TENANT, rotateEndpointSecret,
+  deleteEndpoint,
+  type EndpointRecord,
+  endpointView,
+  getEndpoint,
+  insertEndpoint,
+  listEndpoints,
+  MAX_ENDPOINTS_PER_TENANT,
+  rotateEndpointSecret,
   updateEndpoint,
 } from "../webhooks/endpoints-repo";
 import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
@@ -93,14 +100,25 @@ webhooks.post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) =>
   const next = await sealed(c, endpoint.tenant_id, endpoint.endpoint_id, secret);
   await rotateEndpointSecret(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, next, prevExpiresAt, now.toISOString());
   await audit(c, "webhook.secret_rotated", endpoint.endpoint_id, { overlap_seconds: body.overlap_seconds });
-  return reply(c, EndpointWithSecret, { ...endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!), secret }, 201);
+  return reply(
+    c,
+    EndpointWithSecret,
+    { ...endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!), secret },
+    201,
+  );
 });
 
 webhooks.get("/:id/deliveries", requireScope("webhooks:read"), async (c) => {
   const endpoint = await requireEndpoint(c);
   const q = validateQuery(ListQuery, c.req.query());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "delivery_id"]) : null;
-  const rows = await listDeliveries(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, q.limit, cursor && { created_at: cursor[0]!, delivery_id: cursor[1]! });
+  const rows = await listDeliveries(
+    c.env.DB,
+    endpoint.tenant_id,
+    endpoint.endpoint_id,
+    q.limit,
+    cursor && { created_at: cursor[0]!, delivery_id: cursor[1]! },
+  );
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
   return reply(c, DeliveryPage, { deliveries: rows, next_cursor: last ? encodeCursor([last.created_at, last.delivery_id]) : null });
 });
@@ -114,7 +132,10 @@ webhooks.post("/:id/deliveries/:delivery_id/retry", requireScope("webhooks:write
     throw new ApiFailure({ code: "not_found", message: `no delivery ${deliveryId} to endpoint ${endpoint.endpoint_id}` });
   }
   if (!endpoint.enabled) {
-    throw new ApiFailure({ code: "delivery_state", message: `endpoint ${endpoint.endpoint_id} is disabled; enable it (PATCH {"enabled": true}) first` });
+    throw new ApiFailure({
+      code: "delivery_state",
+      message: `endpoint ${endpoint.endpoint_id} is disabled; enable it (PATCH {"enabled": true}) first`,
+    });
   }
   if (!(await restartDelivery(c.env.DB, endpoint.tenant_id, deliveryId, new Date().toISOString()))) {
     throw new ApiFailure({ code: "delivery_state", message: `delivery ${deliveryId} is still pending; it is retried on its schedule` });
@@ -126,7 +147,8 @@ webhooks.post("/:id/deliveries/:delivery_id/retry", requireScope("webhooks:write
 async function requireEndpoint(c: Context<AppEnv>): Promise<EndpointRecord> {
   const id = c.req.param("id")!;
   const endpoint = await getEndpoint(c.env.DB, tenantOf(c).tenant_id, id);
-  if (!endpoint) throw new ApiFailure({ code: "not_found", message: `no webhook endpoint ${id}; list them with GET /v1/webhook-endpoints` });
+  if (!endpoint)
+    throw new ApiFailure({ code: "not_found", message: `no webhook endpoint ${id}; list them with GET /v1/webhook-endpoints` });
   return endpoint;
 }
 
@@ -140,7 +162,10 @@ async function sealed(c: Context<AppEnv>, tenantId: string, endpointId: string, 
     return await sealSigningSecret(c.env.EDGEVAL_SECRETS_KEK, tenantId, endpointId, secret);
   } catch (err) {
     if (err instanceof KekMissing) {
-      throw new ApiFailure({ code: "not_configured", message: "webhook secrets need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)" });
+      throw new ApiFailure({
+        code: "not_configured",
+        message: "webhook secrets need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)",
+      });
     }
     throw err;
   }

@@ -141,7 +141,11 @@ function jobDeps(env: Env): JobDeps {
     // MCP servers through the outbound policy; auth headers from the tenant's secrets by name.
     agentToolsFor: (tenantId) => {
       const ring = ringOf(tenantId);
-      return mcpTools({ policy: edgeConfig(env).outbound, secret: (name, url) => ring.mcpSecret(name, url), knownSecrets: () => ring.knownSecrets() });
+      return mcpTools({
+        policy: edgeConfig(env).outbound,
+        secret: (name, url) => ring.mcpSecret(name, url),
+        knownSecrets: () => ring.knownSecrets(),
+      });
     },
     searchFor: (tenantId) => {
       const id = tenantId ?? DEFAULT_TENANT;

@@ -55,7 +55,10 @@ export function coordinatorBatcher(target: BatchTarget, opts: CoordinatorBatcher
     const sentAt = Date.now();
     target.applyBatch(batch.map((p) => p.op)).then(
       (results) => {
-        opts.onRunState?.(results.some((r) => r.ok && r.cancelled === true), sentAt);
+        opts.onRunState?.(
+          results.some((r) => r.ok && r.cancelled === true),
+          sentAt,
+        );
         batch.forEach((p, i) => p.settle(results[i] ?? { ok: false, error: "the coordinator returned no result for this operation" }));
       },
       (err: unknown) => batch.forEach((p) => p.settle({ transport: err })),

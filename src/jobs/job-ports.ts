@@ -38,16 +38,25 @@ export interface JobPortDeps {
 export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: JobPortDeps): (model: ModelConfig) => ModelPort {
   const ports = new Map<ModelConfig, ModelPort>();
   const cache = spec.cache;
-  const store = cache?.enabled ? r2ResponseStore(deps.blobs, () => deps.clock.now(), r2Keys.cachePrefix(spec.tenant_id), `${runPrefix(spec)}/`) : null;
+  const store = cache?.enabled
+    ? r2ResponseStore(deps.blobs, () => deps.clock.now(), r2Keys.cachePrefix(spec.tenant_id), `${runPrefix(spec)}/`)
+    : null;
   const jobScope = JSON.stringify([job.question.id, job.answering.id, job.replicate]);
   return (model) => {
     let port = ports.get(model);
     if (port) return port;
     const limited = deps.portFor(model, { run_id: spec.run_id, tenant_id: spec.tenant_id, limits: spec.limits?.[model.id] });
-    const cacheSetup = store ? { store, model: cacheModelScope(model), job: jobScope, ttlSeconds: cache?.ttl_s ?? DEFAULT_CACHE_TTL_S } : undefined;
+    const cacheSetup = store
+      ? { store, model: cacheModelScope(model), job: jobScope, ttlSeconds: cache?.ttl_s ?? DEFAULT_CACHE_TTL_S }
+      : undefined;
     // The result's identity: the job (question, answering model, replicate) and the model called.
     const nonces = deps.nonceFor(`${jobScope}|${model.id}`);
-    port = modelPortChain(limited, nonces, { ledger, retryPolicy: modelRetryPolicy(deps.retryPolicy, model), retryEnv: deps.retryEnv }, cacheSetup);
+    port = modelPortChain(
+      limited,
+      nonces,
+      { ledger, retryPolicy: modelRetryPolicy(deps.retryPolicy, model), retryEnv: deps.retryEnv },
+      cacheSetup,
+    );
     ports.set(model, port);
     return port;
   };

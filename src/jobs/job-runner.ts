@@ -111,7 +111,10 @@ export interface ResultWrite {
 /** One D1 batch (one transaction) for results and their ledger rows: one round trip for all of them. */
 export async function writeResults(db: D1Database, items: readonly ResultWrite[]): Promise<void> {
   const ledger = items.flatMap((i) => i.ledger);
-  const statements = resultUpsertStatements(db, items.map((i) => i.row));
+  const statements = resultUpsertStatements(
+    db,
+    items.map((i) => i.row),
+  );
   if (ledger.length > 0) statements.push(...ledgerInsertStatements(db, ledger));
   if (statements.length > 0) await db.batch(statements);
 }
@@ -148,7 +151,11 @@ export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome
     return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "another delivery is working on this job" };
   }
   try {
-    const outcome = await runClaimedJob(msg, deps, coordinator, { attempts: claim.attempts, recorded: claim.recorded, answer: claim.answer });
+    const outcome = await runClaimedJob(msg, deps, coordinator, {
+      attempts: claim.attempts,
+      recorded: claim.recorded,
+      answer: claim.answer,
+    });
     if (outcome.kind === "retry") await coordinator.release(msg.job_id);
     return outcome;
   } catch (err) {
@@ -157,7 +164,12 @@ export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome
   }
 }
 
-async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: CoordinatorPort, claim: JobContext["claim"]): Promise<JobOutcome> {
+async function runClaimedJob(
+  msg: JobMessage,
+  deps: JobDeps,
+  coordinator: CoordinatorPort,
+  claim: JobContext["claim"],
+): Promise<JobOutcome> {
   const spec = await loadSpec(deps.blobs, msg);
   if (!spec) return retryLater(deps, claim.attempts, "run spec not readable yet");
   const job = resolveJob(spec, msg.job_id);
@@ -175,7 +187,13 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
   const copies = parent ? pending.filter((p) => parent.results.has(p.id) && !(spec.rescore!.new_traits.length > 0 && parent.answer)) : [];
   const toJudge = pending.filter((p) => !copies.includes(p));
   for (const [i, parsing] of copies.entries()) {
-    await saveAndRecord(ctx, parsing, await childCopy(ctx, parent!.results.get(parsing.id)!, parsing), toJudge.length === 0 && i === copies.length - 1, null);
+    await saveAndRecord(
+      ctx,
+      parsing,
+      await childCopy(ctx, parent!.results.get(parsing.id)!, parsing),
+      toJudge.length === 0 && i === copies.length - 1,
+      null,
+    );
   }
   if (toJudge.length === 0) return COMPLETE;
   const models = await jobModels(ctx);
@@ -198,7 +216,8 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
     }
     // The job's last result completes it in the same call to the coordinator.
     const last = i === toJudge.length - 1;
-    if (previous) await saveAndRecord(ctx, parsing, withNewTraits(await childCopy(ctx, previous, parsing), outcome.result), last, outcome.result);
+    if (previous)
+      await saveAndRecord(ctx, parsing, withNewTraits(await childCopy(ctx, previous, parsing), outcome.result), last, outcome.result);
     else await saveAndRecord(ctx, parsing, outcome.result, last);
   }
   return COMPLETE;
@@ -208,13 +227,23 @@ async function runClaimedJob(msg: JobMessage, deps: JobDeps, coordinator: Coordi
 function parentOfJob(ctx: JobContext): Promise<ParentJob> {
   const { spec, job, deps } = ctx;
   const parent = { tenant_id: spec.tenant_id ?? DEFAULT_TENANT, run_id: spec.rescore!.parent_run_id };
-  return loadParentJob(deps.blobs, deps.db, parent, { question_id: job.question.id, answering_id: job.answering.id, replicate: job.replicate });
+  return loadParentJob(deps.blobs, deps.db, parent, {
+    question_id: job.question.id,
+    answering_id: job.answering.id,
+    replicate: job.replicate,
+  });
 }
 
 /** A parent result as the child's: the child's result id, run name and replicate numbering. */
 async function childCopy(ctx: JobContext, result: VerificationResult, parsing: ModelConfig): Promise<VerificationResult> {
   const { spec, job } = ctx;
-  const result_id = await computeResultId({ run_id: spec.run_id, question_id: job.question.id, answering: job.answering, parsing, replicate: job.replicate });
+  const result_id = await computeResultId({
+    run_id: spec.run_id,
+    question_id: job.question.id,
+    answering: job.answering,
+    parsing,
+    replicate: job.replicate,
+  });
   return asChildResult(result, { result_id, run_name: spec.run_name, replicate: spec.replicate_count === 1 ? null : job.replicate });
 }
 
@@ -232,7 +261,12 @@ function judgeNewTraits(ctx: JobContext, models: JobModels, answer: AnswerOutcom
     global_rubric: onlyTraits(spec.settings.global_rubric, spec.rescore!.new_traits),
     rubric_trait_names: null,
   };
-  return judge({ ...ctx, spec: { ...spec, settings }, job: { ...job, question: { ...job.question, rubric: undefined } } }, models, answer, parsing);
+  return judge(
+    { ...ctx, spec: { ...spec, settings }, job: { ...job, question: { ...job.question, rubric: undefined } } },
+    models,
+    answer,
+    parsing,
+  );
 }
 
 /**
@@ -314,7 +348,8 @@ async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
       replicate: job.replicate,
     });
     if (claim.recorded.includes(resultId)) continue;
-    const saved = claim.attempts > 1 && guardOn("saved_results") ? await readSavedResult(ctx.deps.blobs, ctx.deps.db, spec, resultId) : null;
+    const saved =
+      claim.attempts > 1 && guardOn("saved_results") ? await readSavedResult(ctx.deps.blobs, ctx.deps.db, spec, resultId) : null;
     if (saved) await saveAndRecord(ctx, parsing, saved);
     else pending.push(parsing);
   }
@@ -331,13 +366,20 @@ async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
  * and need not hold up the call); the job waits for it before recording or handing back. A write
  * that fails only costs a regenerated answer if this delivery fails too, so it is logged, not fatal.
  */
-async function answerFor(ctx: JobContext, models: JobModels, reused: AnswerArtifact | null): Promise<{ outcome: AnswerOutcome; checkpoint: Promise<void> }> {
+async function answerFor(
+  ctx: JobContext,
+  models: JobModels,
+  reused: AnswerArtifact | null,
+): Promise<{ outcome: AnswerOutcome; checkpoint: Promise<void> }> {
   const { spec, job, claim, deps, coordinator } = ctx;
   const { portFor } = models;
   const none = Promise.resolve();
   // Manual answers live in the spec already; there is nothing to save.
   if (job.answering.interface === "manual") {
-    return { outcome: await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering), clock: deps.clock }), checkpoint: none };
+    return {
+      outcome: await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering), clock: deps.clock }),
+      checkpoint: none,
+    };
   }
   const reuse = guardOn("answer_checkpoint");
   if (claim.answer !== null && reuse) return { outcome: { ok: true, answer: JSON.parse(claim.answer) }, checkpoint: none };
@@ -350,11 +392,15 @@ async function answerFor(ctx: JobContext, models: JobModels, reused: AnswerArtif
   const agent = job.answering.mcp_urls_dict
     ? { agentTools: deps.agentToolsFor?.(spec.tenant_id), agentCheckpoint: r2AgentCheckpoint(deps.blobs, spec, job.job_id, claim.attempts) }
     : {};
-  const outcome = await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering), clock: deps.clock, ...agent });
+  const outcome = await produceAnswer(
+    { ...job, settings: spec.settings },
+    { answerer: portFor(job.answering), clock: deps.clock, ...agent },
+  );
   if (!outcome.ok) return { outcome, checkpoint: none };
   faultPoint("after_answer", { run_id: spec.run_id, job: faultJob(job) });
   const json = JSON.stringify(outcome.answer);
-  const write = json.length <= MAX_ANSWER_IN_COORDINATOR ? coordinator.saveAnswer(job.job_id, json) : deps.blobs.put(key, json).then(() => undefined);
+  const write =
+    json.length <= MAX_ANSWER_IN_COORDINATOR ? coordinator.saveAnswer(job.job_id, json) : deps.blobs.put(key, json).then(() => undefined);
   const checkpoint = write.catch((err: unknown) => deps.log.warn("answer_checkpoint_failed", { job_id: job.job_id, error: String(err) }));
   return { outcome, checkpoint };
 }
@@ -366,7 +412,13 @@ const MAX_ANSWER_IN_COORDINATOR = 512 * 1024;
  * `billed`: the result whose usage this job spent, when it is not `result` itself: a re-scored
  * run's copied result spent nothing (null), one with added traits spent only the traits' calls.
  */
-async function saveAndRecord(ctx: JobContext, parsing: ModelConfig, result: VerificationResult, completesJob = false, billed: VerificationResult | null = result): Promise<void> {
+async function saveAndRecord(
+  ctx: JobContext,
+  parsing: ModelConfig,
+  result: VerificationResult,
+  completesJob = false,
+  billed: VerificationResult | null = result,
+): Promise<void> {
   const { spec, job, deps, coordinator } = ctx;
   // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
   const usage = billed ? usageRows(billed, job, parsing, priceTable(spec.prices)) : [];

@@ -34,7 +34,14 @@ export interface CalibrationReport {
   krippendorff_alpha_level: "nominal" | "interval";
   flip_rate: number | null;
   position_swap_conflict_rate: number | null;
-  items: { index: number; label: boolean | number; human_pass: boolean; pass: (boolean | null)[]; score: (number | null)[]; error?: string }[];
+  items: {
+    index: number;
+    label: boolean | number;
+    human_pass: boolean;
+    pass: (boolean | null)[];
+    score: (number | null)[];
+    error?: string;
+  }[];
 }
 
 export async function calibrate(
@@ -44,13 +51,15 @@ export async function calibrate(
   ports: JudgePorts,
 ): Promise<CalibrationReport> {
   const jobs = items.flatMap((item, i) => Array.from({ length: opts.repeats }, (_, r) => ({ item, i, r })));
-  const outcomes = await mapLimited(jobs, opts.concurrency ?? 4, ({ item, i, r }) => runGraph(graph, item, { ...ports, scope: `item${i}/repeat${r}/` }));
+  const outcomes = await mapLimited(jobs, opts.concurrency ?? 4, ({ item, i, r }) =>
+    runGraph(graph, item, { ...ports, scope: `item${i}/repeat${r}/` }),
+  );
 
   const labelThreshold = opts.labelThreshold ?? graph.threshold;
   let swaps = 0;
   let conflicts = 0;
   for (const o of outcomes) {
-    for (const u of o.units) if (u.disagreement !== undefined) (swaps++, u.disagreement && conflicts++);
+    for (const u of o.units) if (u.disagreement !== undefined) swaps++, u.disagreement && conflicts++;
   }
   const rows = items.map((item, i) => {
     const runs = outcomes.slice(i * opts.repeats, (i + 1) * opts.repeats);
@@ -71,7 +80,11 @@ export async function calibrate(
   const nominal = items.some((it) => typeof it.label === "boolean");
   const alpha = nominal
     ? krippendorffAlpha(judge.map(Number), human.map(Number), "nominal")
-    : krippendorffAlpha(ok.map((r) => r.score[0]!), ok.map((r) => Number(r.label)), "interval");
+    : krippendorffAlpha(
+        ok.map((r) => r.score[0]!),
+        ok.map((r) => Number(r.label)),
+        "interval",
+      );
   return {
     n: items.length,
     judged: ok.length,
@@ -79,8 +92,14 @@ export async function calibrate(
     threshold: graph.threshold,
     accuracy: ok.length ? judge.filter((p, i) => p === human[i]).length / ok.length : null,
     cohen_kappa: cohenKappa(judge, human),
-    spearman_rho: spearman(ok.map((r) => r.score[0]!), ok.map((r) => Number(r.label))),
-    kendall_tau: kendallTauB(ok.map((r) => r.score[0]!), ok.map((r) => Number(r.label))),
+    spearman_rho: spearman(
+      ok.map((r) => r.score[0]!),
+      ok.map((r) => Number(r.label)),
+    ),
+    kendall_tau: kendallTauB(
+      ok.map((r) => r.score[0]!),
+      ok.map((r) => Number(r.label)),
+    ),
     krippendorff_alpha: alpha,
     krippendorff_alpha_level: nominal ? "nominal" : "interval",
     flip_rate: opts.repeats > 1 && multi.length ? multi.filter((r) => new Set(r.pass).size > 1).length / multi.length : null,
@@ -117,7 +136,9 @@ function pearson(x: number[], y: number[]): number | null {
   if (n < 2) return null;
   const mx = x.reduce((s, v) => s + v, 0) / n;
   const my = y.reduce((s, v) => s + v, 0) / n;
-  let sxy = 0, sxx = 0, syy = 0;
+  let sxy = 0,
+    sxx = 0,
+    syy = 0;
   for (let i = 0; i < n; i++) {
     sxy += (x[i]! - mx) * (y[i]! - my);
     sxx += (x[i]! - mx) ** 2;
@@ -130,7 +151,10 @@ export const spearman = (x: number[], y: number[]) => pearson(ranks(x), ranks(y)
 
 /** Kendall τ-b (tie-corrected). */
 export function kendallTauB(x: number[], y: number[]): number | null {
-  let c = 0, d = 0, tx = 0, ty = 0;
+  let c = 0,
+    d = 0,
+    tx = 0,
+    ty = 0;
   for (let i = 0; i < x.length; i++) {
     for (let j = i + 1; j < x.length; j++) {
       const sx = Math.sign(x[i]! - x[j]!);

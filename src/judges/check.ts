@@ -48,7 +48,11 @@ export function checkNodes(nodes: JudgeNode[], roots: JudgeNode[]): GraphIssue[]
     }
   }
   for (const n of roots) {
-    if (TEXT_ONLY.includes(n.kind)) issues.push({ path: n.path, message: `the pipeline must end with a unit that scores (${n.type} only writes text); add a judge or a pool after it` });
+    if (TEXT_ONLY.includes(n.kind))
+      issues.push({
+        path: n.path,
+        message: `the pipeline must end with a unit that scores (${n.type} only writes text); add a judge or a pool after it`,
+      });
   }
   return issues;
 }
@@ -60,11 +64,13 @@ function checkNode(n: JudgeNode, deps: JudgeNode[], ancestors: Map<string, numbe
   for (const [k, v] of Object.entries(u)) {
     if (v !== undefined && !COMMON.includes(k) && !ALLOWED[n.kind].includes(k)) at(k, `${k} does not apply to a ${u.type} unit`);
   }
-  if (n.kind !== "pool" && n.kind !== "map" && n.models.length === 0) at("provider", "no model: set config.provider, or provider on this unit");
+  if (n.kind !== "pool" && n.kind !== "map" && n.models.length === 0)
+    at("provider", "no model: set config.provider, or provider on this unit");
   // A manual model only replays recorded answers; it has nothing to judge with.
   if (n.models.some((m) => m.interface === "manual")) at("provider", 'a judge needs a model that answers; interface "manual" cannot judge');
   if (SCALED.includes(n.kind)) resolveScale(n, deps, at);
-  if (n.kind === "verify" && deps.length === 0) out.push({ path: n.path, message: "verify checks the unit before it; it cannot be in the first layer" });
+  if (n.kind === "verify" && deps.length === 0)
+    out.push({ path: n.path, message: "verify checks the unit before it; it cannot be in the first layer" });
   if (n.kind === "pairwise") {
     n.options = u.options ?? ["{{output}}", "{{reference}}"];
     if (n.options.length !== 2) at("options", "pairwise compares exactly two options (A and B)");
@@ -77,7 +83,10 @@ function checkNode(n: JudgeNode, deps: JudgeNode[], ancestors: Map<string, numbe
   if (n.kind === "map") checkMap(n, deps, at, out);
   if (n.kind === "pool") checkPool(n, deps, at, out);
   if (n.kind !== "pool" && n.kind !== "map") checkExtractor(n, at);
-  for (const [field, text] of [["prompt", u.prompt], ...(u.options ?? []).map((o, i) => [`options[${i}]`, o])] as [string, string | undefined][]) {
+  for (const [field, text] of [["prompt", u.prompt], ...(u.options ?? []).map((o, i) => [`options[${i}]`, o])] as [
+    string,
+    string | undefined,
+  ][]) {
     if (text === undefined) continue;
     const { refs, errors } = refsOf(text);
     for (const e of errors) at(field, e);
@@ -85,7 +94,11 @@ function checkNode(n: JudgeNode, deps: JudgeNode[], ancestors: Map<string, numbe
       if (r.kind === "previous" && r.unit && !ancestors.has(r.unit)) at(field, `${r.raw}: no unit "${r.unit}" runs before this one`);
       else if (r.kind === "previous" && r.unit && r.index !== undefined) {
         const count = ancestors.get(r.unit)!;
-        if (r.index >= count || r.index < -count) at(field, `${r.raw}: "${r.unit}" has ${count} instance${count === 1 ? "" : "s"} before this unit (index 0..${count - 1}, or -1..-${count})`);
+        if (r.index >= count || r.index < -count)
+          at(
+            field,
+            `${r.raw}: "${r.unit}" has ${count} instance${count === 1 ? "" : "s"} before this unit (index 0..${count - 1}, or -1..-${count})`,
+          );
       }
       if (r.kind === "previous" && deps.length === 0) at(field, `${r.raw} in the first layer: nothing runs before it`);
       if (r.kind === "unit") checkUnitField(n, r.field, r.raw, (m) => at(field, m));
@@ -99,7 +112,13 @@ type At = (field: string, message: string) => void;
 /** `{unit.X}` must name something this unit has (Verdict formats the unit object's own fields). */
 function checkUnitField(n: JudgeNode, field: string, raw: string, fail: (message: string) => void): void {
   const has =
-    field === "name" || field === "type" ? true : field === "role" || field === "role_name" ? n.role !== undefined : field === "k" ? n.options !== undefined : n.scale !== undefined;
+    field === "name" || field === "type"
+      ? true
+      : field === "role" || field === "role_name"
+        ? n.role !== undefined
+        : field === "k"
+          ? n.options !== undefined
+          : n.scale !== undefined;
   if (!has) fail(`${raw}: a ${n.unit.type} unit has no ${field}`);
 }
 
@@ -129,7 +148,10 @@ function resolveScale(n: JudgeNode, deps: JudgeNode[], at: At): void {
 function checkMap(n: JudgeNode, deps: JudgeNode[], at: At, out: GraphIssue[]): void {
   if (!n.unit.op) at("op", "a map unit needs op: invert | normalize");
   if (deps.length !== 1 || TEXT_ONLY.includes(deps[0]!.kind)) {
-    out.push({ path: n.path, message: `a map transforms exactly one scoring unit; it has ${deps.length} inputs (connect with broadcast or leaf/root)` });
+    out.push({
+      path: n.path,
+      message: `a map transforms exactly one scoring unit; it has ${deps.length} inputs (connect with broadcast or leaf/root)`,
+    });
     return;
   }
   n.range = n.unit.op === "normalize" ? [0, 1] : deps[0]!.range;
@@ -145,7 +167,8 @@ function checkPool(n: JudgeNode, deps: JudgeNode[], at: At, out: GraphIssue[]): 
   if (!w) return at("weights", "weighted-mean needs weights: {unit name: weight}");
   const bases = new Set(deps.map((d) => d.base));
   for (const b of bases) if (!(b in w)) at("weights", `no weight for unit "${b}"`);
-  for (const k of Object.keys(w)) if (!bases.has(k)) at(`weights.${k}`, `"${k}" is not a unit feeding this pool (${[...bases].join(", ")})`);
+  for (const k of Object.keys(w))
+    if (!bases.has(k)) at(`weights.${k}`, `"${k}" is not a unit feeding this pool (${[...bases].join(", ")})`);
   if (Object.values(w).some((x) => x < 0) || Object.values(w).every((x) => x === 0)) at("weights", "weights must be ≥ 0 and not all 0");
   else if (!Number.isFinite(Object.values(w).reduce((s, x) => s + x, 0))) at("weights", "weights must sum to a finite number");
 }
@@ -154,13 +177,15 @@ function checkExtractor(n: JudgeNode, at: At): void {
   const e = n.unit.extractor;
   if (!e || e.type === "structured" || e.type === "post-hoc") return;
   if (!SCALED.includes(n.kind)) return at("extractor", `${e.type} extraction reads one scale value; a ${n.unit.type} unit has none`);
-  if (e.type === "regex" && n.scale?.isLabel) at("extractor", "the regex extractor reads a number (first_int / first_float); this scale has labels");
+  if (e.type === "regex" && n.scale?.isLabel)
+    at("extractor", "the regex extractor reads a number (first_int / first_float); this scale has labels");
   if (e.type === "token-probability") {
     if (n.scale?.kind === "continuous") at("extractor", "token-probability needs a discrete scale (its values are the tokens scored)");
     if (n.unit.explanation) at("explanation", "token-probability reads the first answer token, so it cannot ask for an explanation first");
     // Verdict's WeightedSummedScoreExtractor takes bool, int or float scales (verdict/extractor.py:494): on a
     // boolean scale the weighted sum is P(yes).
-    if (e.mode === "weighted" && n.scale?.isLabel && n.scale.kind !== "boolean") at("extractor.mode", "weighted sums numeric values (or gives P(yes) on a boolean scale); use argmax or sample for labels");
+    if (e.mode === "weighted" && n.scale?.isLabel && n.scale.kind !== "boolean")
+      at("extractor.mode", "weighted sums numeric values (or gives P(yes) on a boolean scale); use argmax or sample for labels");
   }
 }
 

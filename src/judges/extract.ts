@@ -47,7 +47,10 @@ export async function extract(
   rng: () => number,
 ): Promise<ExtractResult> {
   const usage: PricedUsage[] = [];
-  const recorder = (m: ModelConfig): Record_ => (u) => usage.push({ ...u, cost_usd: ports.cost ? ports.cost(m, u) : null });
+  const recorder =
+    (m: ModelConfig): Record_ =>
+    (u) =>
+      usage.push({ ...u, cost_usd: ports.cost ? ports.cost(m, u) : null });
   let attempts = 0;
   let last: LlmError = { kind: "bad_request", message: "no model configured" };
   for (const model of n.models) {
@@ -77,7 +80,10 @@ async function once(
 ): Promise<Attempt> {
   const record = recorder(model);
   const e: ExtractorSpec = n.unit.extractor ?? { type: "structured" };
-  const sampling = { ...(n.unit.temperature !== undefined ? { temperature: n.unit.temperature } : {}), ...(n.unit.max_tokens ? { max_tokens: n.unit.max_tokens } : {}) };
+  const sampling = {
+    ...(n.unit.temperature !== undefined ? { temperature: n.unit.temperature } : {}),
+    ...(n.unit.max_tokens ? { max_tokens: n.unit.max_tokens } : {}),
+  };
   if (n.kind === "conversational" || n.kind === "cot") {
     const r = await port.chat({ messages, ...sampling, call_site } as WithCallSite<ChatRequest>);
     return r.ok ? (record(r.value.usage), { ok: true, fields: { text: r.value.text } }) : r;
@@ -97,7 +103,10 @@ async function once(
   // post-hoc: a second (cheaper) model turns the free text into the answer shape.
   const second = e.provider ?? model;
   const posthoc: Message[] = [
-    { role: "system", content: "Extract the evaluator's final answer from its text into the requested fields. Do not judge anything yourself." },
+    {
+      role: "system",
+      content: "Extract the evaluator's final answer from its text into the requested fields. Do not judge anything yourself.",
+    },
     { role: "user", content: `Evaluator's text:\n${text}` },
   ];
   const r = await structured(n, ports.model(second), posthoc, `${call_site}/post-hoc`, {}, recorder(second));
@@ -105,9 +114,23 @@ async function once(
   return r;
 }
 
-async function structured(n: JudgeNode, port: ModelPort, messages: Message[], call_site: string, sampling: object, record: Record_): Promise<Attempt> {
+async function structured(
+  n: JudgeNode,
+  port: ModelPort,
+  messages: Message[],
+  call_site: string,
+  sampling: object,
+  record: Record_,
+): Promise<Attempt> {
   const shape = answerShape(n);
-  const req: WithCallSite<StructuredRequest<Fields>> = { messages, schemaName: "judge_answer", jsonSchema: shape.jsonSchema, schema: shape.schema, ...sampling, call_site };
+  const req: WithCallSite<StructuredRequest<Fields>> = {
+    messages,
+    schemaName: "judge_answer",
+    jsonSchema: shape.jsonSchema,
+    schema: shape.schema,
+    ...sampling,
+    call_site,
+  };
   const r = await port.structured(req);
   if (!r.ok) return r;
   record(r.value.usage);

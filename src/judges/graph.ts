@@ -83,8 +83,7 @@ function flatten(config: JudgeConfig, shapeIssues: GraphIssue[]): FlatLayer[] {
       if ("layer" in step) {
         shapeIssues.push(...layerShapeIssues(step.layer, `${path}.layer`));
         layers.push(fromLayer(step.layer, `${path}.layer`));
-      }
-      else layers.push(single(step, path));
+      } else layers.push(single(step, path));
     });
   }
   if (config.aggregate) {
@@ -102,14 +101,24 @@ function fromLayer(layer: LayerConfig, path: string): FlatLayer {
       : layer.unit
         ? [{ unit: layer.unit, path: `${path}.unit` }]
         : [];
-  return { path, units, ...(layer.block ? { block: true } : {}), repeat: layer.repeat, inner: layer.inner, outer: layer.outer, leaf: layer.leaf, root: layer.root };
+  return {
+    path,
+    units,
+    ...(layer.block ? { block: true } : {}),
+    repeat: layer.repeat,
+    inner: layer.inner,
+    outer: layer.outer,
+    leaf: layer.leaf,
+    root: layer.root,
+  };
 }
 
 /** A layer gives one of unit, units or block. */
 function layerShapeIssues(layer: LayerConfig, path: string): GraphIssue[] {
   const given = (["unit", "units", "block"] as const).filter((k) => layer[k] !== undefined);
   if (given.length > 1) return [{ path: `${path}.${given[1]}`, message: `give one of unit, units or block (got ${given.join(" and ")})` }];
-  if (layer.block && layer.inner) return [{ path: `${path}.inner`, message: "a block's steps are already chained; inner does not apply to a block" }];
+  if (layer.block && layer.inner)
+    return [{ path: `${path}.inner`, message: "a block's steps are already chained; inner does not apply to a block" }];
   return [];
 }
 
@@ -165,9 +174,16 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
       tails.push(instances);
     }
     const what = layer.block ? "repeats of its block" : "units";
-    for (const [key, sel, size] of [["leaf", layer.leaf, tails[L]!.length], ["root", layer.root, heads[L]!.length]] as const) {
+    for (const [key, sel, size] of [
+      ["leaf", layer.leaf, tails[L]!.length],
+      ["root", layer.root, heads[L]!.length],
+    ] as const) {
       const bad = sel?.find((i) => i >= size || i < -size);
-      if (bad !== undefined) issues.push({ path: `${layer.path}.${key}`, message: `index ${bad} is outside the layer's ${size} ${what} (0..${size - 1}, or -1..-${size})` });
+      if (bad !== undefined)
+        issues.push({
+          path: `${layer.path}.${key}`,
+          message: `index ${bad} is outside the layer's ${size} ${what} (0..${size - 1}, or -1..-${size})`,
+        });
     }
     nodes.push(...instances);
   });
@@ -183,7 +199,8 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
   if (issues.length > before) return { issues };
   layers.slice(0, -1).forEach((l) => {
     for (const { unit, path } of l.units) {
-      if (unit.threshold !== undefined) issues.push({ path: `${path}.threshold`, message: "threshold applies to the last step only (pass ⇔ final score ≥ threshold)" });
+      if (unit.threshold !== undefined)
+        issues.push({ path: `${path}.threshold`, message: "threshold applies to the last step only (pass ⇔ final score ≥ threshold)" });
     }
   });
   // The last layer's leaf selection picks the roots (the units whose values make the score).
@@ -193,7 +210,9 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
   const threshold = given ?? defaultThreshold(last);
   if (issues.length) return { issues };
   const metric = config.metric !== undefined ? { metric: config.metric } : {};
-  return { graph: { nodes, roots: last.map((n) => n.id), threshold, thresholdGiven: given !== undefined, seed: config.seed ?? 0, ...metric } };
+  return {
+    graph: { nodes, roots: last.map((n) => n.id), threshold, thresholdGiven: given !== undefined, seed: config.seed ?? 0, ...metric },
+  };
 }
 
 /** Python-style selection (Verdict's `operator.itemgetter(*idx)(self.order)`): −1 is the last. */
@@ -225,7 +244,8 @@ function nameUnits(layers: FlatLayer[], issues: GraphIssue[]): Map<string, strin
   for (const l of layers) {
     for (const { unit, path } of l.units) {
       if (!unit.name) continue;
-      if (taken.has(unit.name)) issues.push({ path: `${path}.name`, message: `unit name "${unit.name}" is used twice; names must be unique` });
+      if (taken.has(unit.name))
+        issues.push({ path: `${path}.name`, message: `unit name "${unit.name}" is used twice; names must be unique` });
       taken.add(unit.name);
       names.set(path, unit.name);
     }
@@ -268,9 +288,11 @@ const PIPELINE_TOP = ["pipeline", "provider", "threshold", "aggregate", "seed", 
 function pipelineTopLevel(config: JudgeConfig): GraphIssue[] {
   const out: GraphIssue[] = [];
   for (const [k, v] of Object.entries(config)) {
-    if (v !== undefined && !PIPELINE_TOP.includes(k)) out.push({ path: k, message: `${k} describes a single unit; with pipeline, set it on the unit` });
+    if (v !== undefined && !PIPELINE_TOP.includes(k))
+      out.push({ path: k, message: `${k} describes a single unit; with pipeline, set it on the unit` });
   }
-  if (config.weights && config.aggregate !== "weighted-mean") out.push({ path: "weights", message: "top-level weights go with aggregate: weighted-mean" });
+  if (config.weights && config.aggregate !== "weighted-mean")
+    out.push({ path: "weights", message: "top-level weights go with aggregate: weighted-mean" });
   return out;
 }
 

@@ -28,7 +28,10 @@ export function validateJudge(config: JudgeConfig, sample?: JudgeSampleInput): {
   if ("issues" in built || !sample) return built;
   const issues: GraphIssue[] = [];
   for (const n of built.graph.nodes) {
-    const texts: [string, string | undefined][] = [["prompt", n.unit.prompt], ...(n.options ?? []).map((o, i) => [`options[${i}]`, o] as [string, string])];
+    const texts: [string, string | undefined][] = [
+      ["prompt", n.unit.prompt],
+      ...(n.options ?? []).map((o, i) => [`options[${i}]`, o] as [string, string]),
+    ];
     for (const [field, text] of texts) {
       for (const m of text ? missingInSample(text, sample) : []) {
         const defaulted = field.startsWith("options") && !n.unit.options;
@@ -66,7 +69,15 @@ export async function runGraph(graph: JudgeGraph, sample: JudgeSampleInput, port
   if (failed || roots.some((r) => r.value === null)) {
     const f = failed ?? roots.find((r) => r.value === null)!;
     const error = { unit: f.name, kind: f.error?.kind ?? "no_value", message: f.error?.message ?? "no score" };
-    return { pass: null, score: null, threshold: graph.threshold, reason: `the judge failed at unit ${f.name}: ${error.message}`, units, error, usage };
+    return {
+      pass: null,
+      score: null,
+      threshold: graph.threshold,
+      reason: `the judge failed at unit ${f.name}: ${error.message}`,
+      units,
+      error,
+      usage,
+    };
   }
   // Several root units (no final pool) are averaged.
   const score = roots.reduce((s, r) => s + r.value!, 0) / roots.length;
@@ -85,7 +96,9 @@ export async function runGraph(graph: JudgeGraph, sample: JudgeSampleInput, port
 function reasonOf(head: string, roots: UnitOutput[], units: UnitOutput[]): string {
   const root = roots.length === 1 ? roots[0]! : undefined;
   const what = root?.votes
-    ? `${root.name}: votes ${Object.entries(root.votes).map(([k, n]) => `${k}×${n}`).join(", ")}`
+    ? `${root.name}: votes ${Object.entries(root.votes)
+        .map(([k, n]) => `${k}×${n}`)
+        .join(", ")}`
     : roots.map((r) => `${r.name}: ${r.answer ?? r.chosen ?? round(r.value!)}`).join(", ");
   const why = [...units].reverse().find((u) => u.explanation)?.explanation;
   return `${head} (${what})${why ? `. ${why}` : ""}`;

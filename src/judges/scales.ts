@@ -162,10 +162,13 @@ export const MAX_SCALE_VALUES = 1001;
 function rangeScale(a: number, b: number, step: number | undefined, endIsWorst: boolean): Scale | { error: string } {
   const count = Math.floor(Math.abs(b - a) / Math.abs(step ?? 1) + 1e-9) + 1;
   if (!Number.isFinite(count) || count > MAX_SCALE_VALUES) {
-    return { error: `this range has ${Number.isFinite(count) ? count : "too many"} values; a scale has at most ${MAX_SCALE_VALUES} (use a larger step, or a continuous scale)` };
+    return {
+      error: `this range has ${Number.isFinite(count) ? count : "too many"} values; a scale has at most ${MAX_SCALE_VALUES} (use a larger step, or a continuous scale)`,
+    };
   }
   const values = range(a, b, step);
-  if (values.length < 2) return { error: "this range has fewer than two values; give [min, max] or [min, max, step] with step < max − min" };
+  if (values.length < 2)
+    return { error: "this range has fewer than two values; give [min, max] or [min, max, step] with step < max − min" };
   return discrete(values, endIsWorst);
 }
 

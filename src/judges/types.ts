@@ -4,17 +4,7 @@ import type { ModelConfig } from "../schemas/model-config";
 import type { UnitConfig, UnitType } from "../schemas/judge";
 import type { Scale, ScaleValue } from "./scales";
 
-export type Kind =
-  | "judge"
-  | "categorical"
-  | "pairwise"
-  | "best-of-k"
-  | "ranker"
-  | "verify"
-  | "conversational"
-  | "cot"
-  | "map"
-  | "pool";
+export type Kind = "judge" | "categorical" | "pairwise" | "best-of-k" | "ranker" | "verify" | "conversational" | "cot" | "map" | "pool";
 export type PoolOp = "max" | "mean" | "weighted-mean" | "min" | "mean-variance";
 export type Outer = "dense" | "broadcast" | "cumulative" | "last";
 

@@ -22,7 +22,15 @@ export async function runUnit(n: JudgeNode, { ctx, deps, ports, rng }: UnitConte
   if (n.kind === "pool" || n.kind === "map") {
     const out: UnitOutput = { ...base, status: "ok", value: null, attempts: 0, usage: emptyUsage() };
     if (n.kind === "map") out.value = mapValue(n, ctx.previous[0]!, deps[0]!.range);
-    else Object.assign(out, pool(n, ctx.previous, deps.map((d) => d.base)));
+    else
+      Object.assign(
+        out,
+        pool(
+          n,
+          ctx.previous,
+          deps.map((d) => d.base),
+        ),
+      );
     return out;
   }
   const tokenOnly = n.unit.extractor?.type === "token-probability";
@@ -40,7 +48,8 @@ export async function runUnit(n: JudgeNode, { ctx, deps, ports, rng }: UnitConte
     usage: sumUsage(runs.flatMap((r) => r.usage)),
   };
   const failed = runs.find((r) => !r.result.ok);
-  if (failed && !failed.result.ok) return { ...out, status: "error", error: { kind: failed.result.error.kind, message: failed.result.error.message } };
+  if (failed && !failed.result.ok)
+    return { ...out, status: "error", error: { kind: failed.result.error.kind, message: failed.result.error.message } };
   const f = runs.map((r) => (r.result.ok ? r.result.fields : {}));
   const fields = f[0]!;
   if (typeof fields.explanation === "string") out.explanation = fields.explanation;
@@ -50,7 +59,14 @@ export async function runUnit(n: JudgeNode, { ctx, deps, ports, rng }: UnitConte
     if (n.passValue !== undefined) out.pass_value = n.passValue;
     // A weighted token-probability answer on a boolean scale is P(yes): it pools as P(pass_value).
     const pYes = n.scale.kind === "boolean" && typeof out.answer === "number" ? out.answer : undefined;
-    out.value = pYes !== undefined ? (n.passValue === false ? 1 - pYes : pYes) : n.scale.isLabel ? n.scale.numeric(out.answer!, n.passValue) : Number(out.answer);
+    out.value =
+      pYes !== undefined
+        ? n.passValue === false
+          ? 1 - pYes
+          : pYes
+        : n.scale.isLabel
+          ? n.scale.numeric(out.answer!, n.passValue)
+          : Number(out.answer);
     if (fields.distribution) (out as UnitOutput & { distribution?: unknown }).distribution = fields.distribution;
   } else if (n.kind === "ranker") {
     out.ranking = fields.ranking as string[];

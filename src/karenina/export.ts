@@ -62,12 +62,20 @@ function questionElement(q: Benchmark["questions"][number], meta: Obj, now: stri
     if (source === null) warnings.push(`question ${q.id}: ${templateExportProblem(q.template)}; exported without a template`);
   }
   // Karenina's loader requires hasPart (name, text) and acceptedAnswer.text: empty when absent.
-  item.hasPart = { "@type": "SoftwareSourceCode", name: `${q.question.slice(0, 30)}... Answer Template`, programmingLanguage: "Python", ...obj(template_part), text: source ?? "" };
+  item.hasPart = {
+    "@type": "SoftwareSourceCode",
+    name: `${q.question.slice(0, 30)}... Answer Template`,
+    programmingLanguage: "Python",
+    ...obj(template_part),
+    text: source ?? "",
+  };
   const ratings = rubricToRatings(q.rubric, "QuestionSpecific", warnings, `question ${q.id}`);
   if (ratings.length) item.rating = ratings;
   const props: Obj[] = Array.isArray(properties) ? (properties as Obj[]).map((p) => ({ "@type": "PropertyValue", ...p })) : [];
-  if (q.few_shot_examples?.length) props.push({ "@type": "PropertyValue", name: "few_shot_examples", value: JSON.stringify(q.few_shot_examples) });
-  for (const [key, value] of Object.entries(q.custom_metadata ?? {})) props.push({ "@type": "PropertyValue", name: `custom_${key}`, value });
+  if (q.few_shot_examples?.length)
+    props.push({ "@type": "PropertyValue", name: "few_shot_examples", value: JSON.stringify(q.few_shot_examples) });
+  for (const [key, value] of Object.entries(q.custom_metadata ?? {}))
+    props.push({ "@type": "PropertyValue", name: `custom_${key}`, value });
   if (props.length) item.additionalProperty = props;
   if (q.keywords?.length) item.keywords = q.keywords;
   return { "@type": "DataFeedItem", "@id": q.id, dateCreated: now, dateModified: now, ...elementExtra, item };

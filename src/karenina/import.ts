@@ -35,7 +35,10 @@ const QuestionItem = z.looseObject({
   text: z.string({ error: whenMissing("text is required (the question)") }),
   acceptedAnswer: z.looseObject({ text: z.string().nullish() }).nullish(),
   // A JSON-LD processor may write the @set-typed hasPart as a one-element array.
-  hasPart: z.preprocess((v) => (Array.isArray(v) && v.length === 1 ? v[0] : v), z.looseObject({ text: z.string().nullish(), name: z.string().nullish() }).nullish()),
+  hasPart: z.preprocess(
+    (v) => (Array.isArray(v) && v.length === 1 ? v[0] : v),
+    z.looseObject({ text: z.string().nullish(), name: z.string().nullish() }).nullish(),
+  ),
   rating: z.array(RatingShape).nullish(),
   additionalProperty: z.array(PropertyValue).nullish(),
   keywords: z.array(z.string()).nullish(),
@@ -76,7 +79,10 @@ export function importCheckpoint(cp: Checkpoint): CheckpointImport {
   if (rootProps.length) karenina.additional_properties = rootProps;
   if (cp.hasPart?.length) {
     karenina.scenarios = cp.hasPart;
-    issues.warnings.push({ path: "hasPart", message: `${cp.hasPart.length} scenario(s) kept as data and exported back; edgeval does not run scenarios yet` });
+    issues.warnings.push({
+      path: "hasPart",
+      message: `${cp.hasPart.length} scenario(s) kept as data and exported back; edgeval does not run scenarios yet`,
+    });
   }
   if (Object.keys(questionsMeta).length) karenina.questions = questionsMeta;
   const benchmark = {
@@ -114,7 +120,8 @@ function importQuestion(el: Element, path: string, issues: Issues) {
   let fewShot: unknown;
   for (const p of item.additionalProperty ?? []) {
     if (p.name.startsWith("custom_")) custom[p.name.slice("custom_".length)] = p.value;
-    else if (p.name === "few_shot_examples") fewShot = readFewShot(p.value, `${path}.item.additionalProperty.few_shot_examples`, issues.warnings, props, p);
+    else if (p.name === "few_shot_examples")
+      fewShot = readFewShot(p.value, `${path}.item.additionalProperty.few_shot_examples`, issues.warnings, props, p);
     else props.push({ name: p.name, value: p.value });
   }
   if (props.length) meta.properties = props;
@@ -156,7 +163,13 @@ function readTemplate(part: Element["item"]["hasPart"], id: string, path: string
   return undefined;
 }
 
-function readFewShot(value: unknown, path: string, warnings: ImportIssue[], props: { name: string; value: unknown }[], p: { name: string; value: unknown }): unknown {
+function readFewShot(
+  value: unknown,
+  path: string,
+  warnings: ImportIssue[],
+  props: { name: string; value: unknown }[],
+  p: { name: string; value: unknown },
+): unknown {
   let v = value;
   if (typeof v === "string") {
     try {
@@ -165,7 +178,8 @@ function readFewShot(value: unknown, path: string, warnings: ImportIssue[], prop
       v = undefined;
     }
   }
-  const ok = Array.isArray(v) && v.every((x) => x && typeof x === "object" && typeof x.question === "string" && typeof x.answer === "string");
+  const ok =
+    Array.isArray(v) && v.every((x) => x && typeof x === "object" && typeof x.question === "string" && typeof x.answer === "string");
   if (ok) return (v as { question: string; answer: string }[]).map(({ question, answer }) => ({ question, answer }));
   warnings.push({ path, message: "few_shot_examples is not a list of {question, answer}; kept as a property, not used" });
   props.push({ name: p.name, value: p.value });

@@ -4,14 +4,7 @@
  */
 import { type Expr, UnsupportedConstruct } from "../templates/python-subset";
 
-export type StaticValue =
-  | null
-  | boolean
-  | number
-  | string
-  | StaticValue[]
-  | { [k: string]: StaticValue }
-  | StaticCall;
+export type StaticValue = null | boolean | number | string | StaticValue[] | { [k: string]: StaticValue } | StaticCall;
 
 export interface StaticCall {
   call: string;
@@ -21,7 +14,11 @@ export interface StaticCall {
 }
 
 export const isCall = (v: StaticValue): v is StaticCall =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as StaticCall).call === "string" && (v as StaticCall).kwargs !== undefined;
+  typeof v === "object" &&
+  v !== null &&
+  !Array.isArray(v) &&
+  typeof (v as StaticCall).call === "string" &&
+  (v as StaticCall).kwargs !== undefined;
 
 export function staticValue(e: Expr): StaticValue {
   switch (e.k) {
@@ -54,7 +51,11 @@ export function staticValue(e: Expr): StaticValue {
     default:
       break;
   }
-  throw new UnsupportedConstruct(e.line, `${e.k} expression in a template declaration`, "only literals, lists, dicts and constructor calls can be read statically");
+  throw new UnsupportedConstruct(
+    e.line,
+    `${e.k} expression in a template declaration`,
+    "only literals, lists, dicts and constructor calls can be read statically",
+  );
 }
 
 /** `AllOf` or `primitives.AllOf` → the last name; anything else → null. */

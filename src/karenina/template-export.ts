@@ -7,7 +7,9 @@ import type { AnswerTemplate, TemplateField, VerifyStrategy } from "../templates
 
 /** Python's reserved words: a field or class with one of these names cannot be written as Python. */
 const PYTHON_KEYWORDS = new Set(
-  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield".split(" "),
+  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield".split(
+    " ",
+  ),
 );
 
 /** Why this template has no Karenina (Python) form, or null when it has one. */
@@ -30,7 +32,9 @@ export function exportTemplate(t: AnswerTemplate): string | null {
   if (t.regex?.length) {
     lines.push("", "    def model_post_init(self, __context):", "        self.regex = {");
     for (const r of t.regex) {
-      lines.push(`            ${py(r.name)}: {"pattern": ${py(r.pattern)}, "expected": ${py(r.expected)}, "match_type": ${py(r.match_type)}},`);
+      lines.push(
+        `            ${py(r.name)}: {"pattern": ${py(r.pattern)}, "expected": ${py(r.expected)}, "match_type": ${py(r.match_type)}},`,
+      );
     }
     lines.push("        }");
   }
@@ -111,5 +115,7 @@ export function py(v: unknown): string {
   if (typeof v === "number") return Number.isFinite(v) ? String(v) : v > 0 ? 'float("inf")' : v < 0 ? 'float("-inf")' : 'float("nan")';
   if (typeof v === "string") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(py).join(", ")}]`;
-  return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}: ${py(x)}`).join(", ")}}`;
+  return `{${Object.entries(v as Record<string, unknown>)
+    .map(([k, x]) => `${JSON.stringify(k)}: ${py(x)}`)
+    .join(", ")}}`;
 }

@@ -10,7 +10,16 @@
  * Anything outside what can be read or run is an error naming the line and the construct.
  */
 import { AnswerTemplate, type AnswerTemplateInput, type FieldType } from "../templates/template-schema";
-import { type CompiledTemplate, compileTemplate, type Expr, type FieldDecl, PyError, staticState, type Stmt, UnsupportedConstruct } from "../templates/python-subset";
+import {
+  type CompiledTemplate,
+  compileTemplate,
+  type Expr,
+  type FieldDecl,
+  PyError,
+  staticState,
+  type Stmt,
+  UnsupportedConstruct,
+} from "../templates/python-subset";
 import { exprSource, isCall, plainJson, type StaticCall, staticValue, type StaticValue } from "./static-value";
 
 export type TemplateImport = { ok: true; template: AnswerTemplateInput; warnings: string[] } | { ok: false; error: string };
@@ -48,7 +57,11 @@ function buildTemplate(t: CompiledTemplate, source: string, warnings: string[]):
       // Refused, not dropped: edgeval's declarative grading has no place to run the override, and
       // silently scoring with the default instead would change verify_granular_result.
       const line = source.split("\n").findIndex((l) => /^\s*def\s+verify_granular\s*\(/.test(l)) + 1;
-      throw new UnsupportedConstruct(Math.max(line, 1), "verify_granular() override in a VerifiedField template", "edgeval computes the granular score from the VerifiedFields (Karenina's default); remove the override, or write a classic template with verify() to run your own code");
+      throw new UnsupportedConstruct(
+        Math.max(line, 1),
+        "verify_granular() override in a VerifiedField template",
+        "edgeval computes the granular score from the VerifiedFields (Karenina's default); remove the override, or write a classic template with verify() to run your own code",
+      );
     }
     if (verified.length !== t.fields.length) {
       const plain = t.fields.find((f) => !verified.includes(f))!;
@@ -89,12 +102,17 @@ export function fieldType(ann: Expr, line: number): { type: FieldType; literal_v
     const head = ann.obj.id;
     const items = ann.index.k === "tuple" ? ann.index.items : [ann.index];
     if (head === "Optional" && items.length === 1) return fieldType(items[0]!, line);
-    if ((head === "list" || head === "List") && items.length === 1 && items[0]!.k === "name" && items[0]!.id === "str") return { type: "list_str" };
+    if ((head === "list" || head === "List") && items.length === 1 && items[0]!.k === "name" && items[0]!.id === "str")
+      return { type: "list_str" };
     if (head === "Literal" && items.every((i) => i.k === "const" && typeof i.v === "string")) {
       return { type: "literal", literal_values: items.map((i) => (i as { v: string }).v) };
     }
   }
-  throw new UnsupportedConstruct(line, `field type ${exprSource(ann)}`, "supported: bool, int, float, str, date, list[str], Literal[...], Optional[...]");
+  throw new UnsupportedConstruct(
+    line,
+    `field type ${exprSource(ann)}`,
+    "supported: bool, int, float, str, date, list[str], Literal[...], Optional[...]",
+  );
 }
 
 function kwargsOf(call: StaticCall, positional: string[]): Record<string, StaticValue> {
@@ -117,7 +135,8 @@ function verifiedField(f: FieldDecl): AnswerTemplateInput["fields"] extends (inf
   const extra = Object.keys(args).filter((k) => !VERIFIED_FIELD_ARGS.includes(k) && k !== "default" && k !== "default_factory");
   if (extra.length) throw new UnsupportedConstruct(f.line, `VerifiedField argument ${extra[0]}`);
   const gt = args.ground_truth ?? null;
-  if (isCall(gt)) throw new UnsupportedConstruct(gt.line, `${gt.call} ground truth`, "conditional ground truth (scenarios) is not supported yet");
+  if (isCall(gt))
+    throw new UnsupportedConstruct(gt.line, `${gt.call} ground truth`, "conditional ground truth (scenarios) is not supported yet");
   const vw = args.verify_with;
   if (!vw || !isCall(vw)) throw new UnsupportedConstruct(f.line, "VerifiedField without verify_with=Primitive(...)");
   if (vw.args.length) throw new UnsupportedConstruct(vw.line, `positional arguments to ${vw.call}`);
@@ -155,7 +174,13 @@ function classicField(f: FieldDecl, correct: Record<string, unknown>) {
     if (d?.k === "const" && typeof d.v === "string" && d.v.trim()) description = d.v;
   }
   const gt = correct[f.name];
-  return { name: f.name, type, ...(literal_values ? { literal_values } : {}), description, ground_truth: fits(type, gt, literal_values) ? gt : null };
+  return {
+    name: f.name,
+    type,
+    ...(literal_values ? { literal_values } : {}),
+    description,
+    ground_truth: fits(type, gt, literal_values) ? gt : null,
+  };
 }
 
 function fits(type: FieldType, v: unknown, literals?: string[]): boolean {
@@ -185,14 +210,21 @@ const STRATEGIES: Record<string, "all_of" | "any_of" | "at_least_n" | "field_che
 
 function strategyOf(body: Stmt[]) {
   const assign = body.find((s) => s.k === "assign" && s.targets.some((t) => t.k === "name" && t.id === "verify_strategy"));
-  if (!assign || assign.k !== "assign") throw new UnsupportedConstruct(body[0]?.line ?? 1, "VerificationStrategy without verify_strategy = ...");
+  if (!assign || assign.k !== "assign")
+    throw new UnsupportedConstruct(body[0]?.line ?? 1, "VerificationStrategy without verify_strategy = ...");
   return strategyNode(staticValue(assign.value), assign.line);
 }
 
-type StrategyInput = { type: "all_of" | "any_of" | "at_least_n" | "field_check"; n?: number; field_name?: string; conditions?: StrategyInput[] };
+type StrategyInput = {
+  type: "all_of" | "any_of" | "at_least_n" | "field_check";
+  n?: number;
+  field_name?: string;
+  conditions?: StrategyInput[];
+};
 
 function strategyNode(v: StaticValue, line: number): StrategyInput {
-  if (!isCall(v) || !STRATEGIES[v.call]) throw new UnsupportedConstruct(line, "verify_strategy node", "expected AllOf, AnyOf, AtLeastN or FieldCheck");
+  if (!isCall(v) || !STRATEGIES[v.call])
+    throw new UnsupportedConstruct(line, "verify_strategy node", "expected AllOf, AnyOf, AtLeastN or FieldCheck");
   const type = STRATEGIES[v.call]!;
   if (type === "field_check") return { type, field_name: String(kwargsOf(v, ["field"]).field) };
   const args = kwargsOf(v, type === "at_least_n" ? ["n", "conditions"] : ["conditions"]);

@@ -4,7 +4,16 @@
  * `additionalProperty` name/value pairs; LLM scalar kinds are inferred from best/worst ratings.
  */
 import type { z } from "zod";
-import { AgenticRubricTrait, CallableRubricTrait, LLMRubricTrait, MetricRubricTrait, RegexRubricTrait, TRAIT_KINDS, type Rubric, type TraitKind } from "../schemas/rubric";
+import {
+  AgenticRubricTrait,
+  CallableRubricTrait,
+  LLMRubricTrait,
+  MetricRubricTrait,
+  RegexRubricTrait,
+  TRAIT_KINDS,
+  type Rubric,
+  type TraitKind,
+} from "../schemas/rubric";
 
 export interface Rating {
   "@type"?: string;
@@ -34,15 +43,29 @@ const SCHEMAS: Record<TraitKind, z.ZodType> = {
   agentic_traits: AgenticRubricTrait,
 };
 
-export type TraitImport = { ok: true; kind: TraitKind; dynamic?: true; trait: Record<string, unknown>; warning?: string } | { ok: false; message: string };
+export type TraitImport =
+  | { ok: true; kind: TraitKind; dynamic?: true; trait: Record<string, unknown>; warning?: string }
+  | { ok: false; message: string };
 
 /**
  * Karenina's dynamic traits (`karenina:{Global|QuestionSpecific}DynamicRubricTrait`) carry their
  * own kind in a `dynamic_trait_type` property (checkpoint_trait_converters.py:704, read back at
  * :746 with "llm" as the default); `summary` stays a property of the trait.
  */
-const DYNAMIC_TAG: Record<TraitKind, string> = { llm_traits: "llm", regex_traits: "regex", callable_traits: "callable", metric_traits: "metric", agentic_traits: "agentic" };
-const SUFFIX_BY_TAG: Record<string, string> = { llm: "LLMRubricTrait", regex: "RegexTrait", callable: "CallableTrait", metric: "MetricRubricTrait", agentic: "AgenticRubricTrait" };
+const DYNAMIC_TAG: Record<TraitKind, string> = {
+  llm_traits: "llm",
+  regex_traits: "regex",
+  callable_traits: "callable",
+  metric_traits: "metric",
+  agentic_traits: "agentic",
+};
+const SUFFIX_BY_TAG: Record<string, string> = {
+  llm: "LLMRubricTrait",
+  regex: "RegexTrait",
+  callable: "CallableTrait",
+  metric: "MetricRubricTrait",
+  agentic: "AgenticRubricTrait",
+};
 
 /** Values Karenina may store as JSON strings (classes, kind) come back as objects. */
 function maybeJson(v: unknown): unknown {
@@ -65,7 +88,11 @@ export function ratingToTrait(r: Rating): TraitImport {
   if (dynamic) {
     const tag = String(props.dynamic_trait_type ?? "llm");
     delete props.dynamic_trait_type;
-    if (!SUFFIX_BY_TAG[tag]) return { ok: false, message: `trait "${name}": unknown dynamic_trait_type ${JSON.stringify(tag)}; not imported (Karenina skips it too)` };
+    if (!SUFFIX_BY_TAG[tag])
+      return {
+        ok: false,
+        message: `trait "${name}": unknown dynamic_trait_type ${JSON.stringify(tag)}; not imported (Karenina skips it too)`,
+      };
     suffix = SUFFIX_BY_TAG[tag]!;
   }
   const kind = KIND_BY_SUFFIX[suffix];
@@ -92,13 +119,22 @@ export function ratingToTrait(r: Rating): TraitImport {
     }
   }
   if (dynamic && !trait.summary && !trait.description) {
-    return { ok: false, message: `dynamic trait "${name}" has neither summary nor description, so there is no concept to check for; not imported` };
+    return {
+      ok: false,
+      message: `dynamic trait "${name}" has neither summary nor description, so there is no concept to check for; not imported`,
+    };
   }
   const parsed = SCHEMAS[kind].safeParse(trait);
   const unsupportedCallable = `trait "${name}": callable traits are pickled Python (cloudpickle), which edgeval never runs`;
   if (!parsed.success) {
     const why = parsed.error.issues.map((i) => `${i.path.join(".") || name}: ${i.message}`).join("; ");
-    return { ok: false, message: kind === "callable_traits" ? `${unsupportedCallable}; not imported (${why})` : `trait "${name}" (${type}) is invalid: ${why}; not imported` };
+    return {
+      ok: false,
+      message:
+        kind === "callable_traits"
+          ? `${unsupportedCallable}; not imported (${why})`
+          : `trait "${name}" (${type}) is invalid: ${why}; not imported`,
+    };
   }
   return {
     ok: true,
@@ -111,7 +147,12 @@ export function ratingToTrait(r: Rating): TraitImport {
 
 const RATING_KEYS = new Set(["name", "description", "kind", "min_score", "max_score"]);
 
-export function traitToRating(kind: TraitKind, trait: Record<string, unknown>, scope: "Global" | "QuestionSpecific", dynamic = false): Rating {
+export function traitToRating(
+  kind: TraitKind,
+  trait: Record<string, unknown>,
+  scope: "Global" | "QuestionSpecific",
+  dynamic = false,
+): Rating {
   const scalar = trait.kind === "boolean" || trait.kind === "score";
   let suffix: string;
   let best = 1;
@@ -120,7 +161,13 @@ export function traitToRating(kind: TraitKind, trait: Record<string, unknown>, s
   for (const [k, v] of Object.entries(trait)) if (!RATING_KEYS.has(k) && v !== undefined) props[k] = v;
   if (kind === "llm_traits" && scalar) suffix = "RubricTrait";
   else {
-    suffix = { llm_traits: "LLMRubricTrait", regex_traits: "RegexTrait", callable_traits: "CallableTrait", metric_traits: "MetricRubricTrait", agentic_traits: "AgenticRubricTrait" }[kind];
+    suffix = {
+      llm_traits: "LLMRubricTrait",
+      regex_traits: "RegexTrait",
+      callable_traits: "CallableTrait",
+      metric_traits: "MetricRubricTrait",
+      agentic_traits: "AgenticRubricTrait",
+    }[kind];
     if (trait.kind !== undefined) props.kind = trait.kind;
   }
   if (trait.kind === "score") {
@@ -146,14 +193,25 @@ export function traitToRating(kind: TraitKind, trait: Record<string, unknown>, s
 }
 
 /** A rubric's ratings (static, then dynamic); a trait with no checkpoint form is named in `warnings`. */
-export function rubricToRatings(rubric: Rubric | undefined, scope: "Global" | "QuestionSpecific", warnings: string[] = [], where = "the global rubric"): Rating[] {
+export function rubricToRatings(
+  rubric: Rubric | undefined,
+  scope: "Global" | "QuestionSpecific",
+  warnings: string[] = [],
+  where = "the global rubric",
+): Rating[] {
   if (!rubric) return [];
   const out: Rating[] = [];
-  for (const [lists, dynamic] of [[rubric, false], [rubric.dynamic, true]] as const) {
+  for (const [lists, dynamic] of [
+    [rubric, false],
+    [rubric.dynamic, true],
+  ] as const) {
     if (!lists) continue;
-    for (const kind of TRAIT_KINDS) for (const t of lists[kind] as Record<string, unknown>[]) out.push(traitToRating(kind, t, scope, dynamic));
+    for (const kind of TRAIT_KINDS)
+      for (const t of lists[kind] as Record<string, unknown>[]) out.push(traitToRating(kind, t, scope, dynamic));
     for (const t of lists.compound_traits) {
-      warnings.push(`${where}: ${dynamic ? "dynamic " : ""}compound trait "${t.name}" has no Karenina checkpoint form (Karenina has no compound judges); not exported`);
+      warnings.push(
+        `${where}: ${dynamic ? "dynamic " : ""}compound trait "${t.name}" has no Karenina checkpoint form (Karenina has no compound judges); not exported`,
+      );
     }
   }
   return out;

@@ -27,12 +27,18 @@ export type CronParse = { ok: true; cron: Cron } | { ok: false; field: CronField
 
 export function parseCron(expr: string): CronParse {
   const parts = expr.trim().split(/\s+/);
-  if (parts.length !== 5) return { ok: false, field: "expression", message: `a cron expression has 5 fields (minute hour day-of-month month day-of-week); this one has ${parts.length}` };
+  if (parts.length !== 5)
+    return {
+      ok: false,
+      field: "expression",
+      message: `a cron expression has 5 fields (minute hour day-of-month month day-of-week); this one has ${parts.length}`,
+    };
   const sets: Set<number>[] = [];
   for (let i = 0; i < 5; i++) {
     const f = FIELDS[i]!;
     const set = parseField(parts[i]!, f.min, f.max);
-    if (typeof set === "string") return { ok: false, field: f.name, message: `${f.name.replace(/_/g, "-")} ${JSON.stringify(parts[i])}: ${set}` };
+    if (typeof set === "string")
+      return { ok: false, field: f.name, message: `${f.name.replace(/_/g, "-")} ${JSON.stringify(parts[i])}: ${set}` };
     if (f.name === "day_of_week" && set.has(7)) set.add(0);
     sets.push(set);
   }

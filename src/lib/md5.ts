@@ -14,9 +14,15 @@ export function md5Hex(text: string): string {
   const bits = bytes.length * 8;
   view.setUint32(padded.length - 8, bits >>> 0, true);
   view.setUint32(padded.length - 4, Math.floor(bits / 2 ** 32), true);
-  let a0 = 0x67452301, b0 = 0xefcdab89, c0 = 0x98badcfe, d0 = 0x10325476;
+  let a0 = 0x67452301,
+    b0 = 0xefcdab89,
+    c0 = 0x98badcfe,
+    d0 = 0x10325476;
   for (let off = 0; off < padded.length; off += 64) {
-    let a = a0, b = b0, c = c0, d = d0;
+    let a = a0,
+      b = b0,
+      c = c0,
+      d = d0;
     for (let i = 0; i < 64; i++) {
       let f: number, g: number;
       if (i < 16) [f, g] = [(b & c) | (~b & d), i];
@@ -28,7 +34,10 @@ export function md5Hex(text: string): string {
       [a, d, c] = [d, c, b];
       b = (b + ((sum << s) | (sum >>> (32 - s)))) >>> 0;
     }
-    a0 = (a0 + a) >>> 0; b0 = (b0 + b) >>> 0; c0 = (c0 + c) >>> 0; d0 = (d0 + d) >>> 0;
+    a0 = (a0 + a) >>> 0;
+    b0 = (b0 + b) >>> 0;
+    c0 = (c0 + c) >>> 0;
+    d0 = (d0 + d) >>> 0;
   }
   const out = new DataView(new ArrayBuffer(16));
   [a0, b0, c0, d0].forEach((w, i) => out.setUint32(i * 4, w, true));

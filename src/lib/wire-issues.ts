@@ -65,7 +65,13 @@ function orList(words: string[]): string {
   return `${unique.slice(0, -1).join(", ")} or ${unique[unique.length - 1]}`;
 }
 
-function sizeWords(origin: string, bound: number | bigint, inclusive: boolean | undefined, exact: boolean | undefined, below: boolean): string {
+function sizeWords(
+  origin: string,
+  bound: number | bigint,
+  inclusive: boolean | undefined,
+  exact: boolean | undefined,
+  below: boolean,
+): string {
   const n = Number(bound);
   if (origin === "string" || origin === "array" || origin === "set" || origin === "file") {
     const unit = origin === "string" ? "character" : origin === "file" ? "byte" : "item";
@@ -133,7 +139,9 @@ function expectedWords(iss: RawIssue | Issue): string {
       const errors = (iss.errors ?? []) as readonly (readonly Issue[])[];
       if (errors.length > 0 && errors.every(wrongTypeOnly)) {
         // "true or false or a number" reads badly; in a list of types a boolean is "true/false".
-        return orList(errors.map((b) => (b[0]!.code === "invalid_type" && b[0]!.expected === "boolean" ? "true/false" : expectedWords(b[0]!))));
+        return orList(
+          errors.map((b) => (b[0]!.code === "invalid_type" && b[0]!.expected === "boolean" ? "true/false" : expectedWords(b[0]!))),
+        );
       }
       return `one of ${errors.length || "the"} accepted shapes`;
     }

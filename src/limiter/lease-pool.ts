@@ -56,7 +56,6 @@ export interface LeasePoolOptions {
   maxChainMs: number;
 }
 
-
 interface Waiter {
   estimatedTokens: number;
   since: number;

@@ -77,7 +77,12 @@ export async function limitedCall<T>(
   }
 }
 
-async function runLeased<T>(client: LimiterClient, lease_id: string, call: () => Promise<LlmResult<T>>, env: LimitedEnv): Promise<LlmResult<T>> {
+async function runLeased<T>(
+  client: LimiterClient,
+  lease_id: string,
+  call: () => Promise<LlmResult<T>>,
+  env: LimitedEnv,
+): Promise<LlmResult<T>> {
   let result: LlmResult<T> | undefined;
   try {
     result = await call();

@@ -11,7 +11,11 @@ import type { ProviderLimiter } from "./provider-limiter";
 import { DEFAULT_TUNING, type PartialLimits } from "./limiter-state";
 
 /** `scope`: a run's own limiter for its `limits` (own-share.ts) is named for the run as well. */
-export async function limiterName(model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, scope?: string): Promise<string> {
+export async function limiterName(
+  model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
+  key: string,
+  scope?: string,
+): Promise<string> {
   const text = JSON.stringify([model.interface, model.base_url ?? "", key, model.model_name, ...(scope === undefined ? [] : [scope])]);
   // The first 16 bytes of the digest (32 hex digits) name the Durable Object.
   return (await sha256Hex(text)).slice(0, 32);
@@ -47,8 +51,17 @@ export function slotSource(
   const get = async () => (stub ??= ns.getByName(await limiterName(model, key, scope)));
   return {
     acquire: async ({ count, estimatedTokens, since, prepay }) => {
-      const r = await (await get()).acquire({ provider: model.interface, estimated_tokens: estimatedTokens, since, count, prepay, ...(limits ? { limits } : {}) });
-      return r.granted ? { granted: true, lease_ids: r.lease_ids, prepaid_calls: r.prepaid_calls } : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
+      const r = await (await get()).acquire({
+        provider: model.interface,
+        estimated_tokens: estimatedTokens,
+        since,
+        count,
+        prepay,
+        ...(limits ? { limits } : {}),
+      });
+      return r.granted
+        ? { granted: true, lease_ids: r.lease_ids, prepaid_calls: r.prepaid_calls }
+        : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
     },
     release: async (report) => void (await (await get()).release(report)),
   };
@@ -64,7 +77,12 @@ const HAND_ONS_PER_LEASE = 4;
 
 export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: { modelTimeoutMs: number }) {
   const pools = new Map<string, LimiterClient>();
-  return (model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">, key: string, limits?: PartialLimits, timeoutMs = opts.modelTimeoutMs): LimiterClient => {
+  return (
+    model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
+    key: string,
+    limits?: PartialLimits,
+    timeoutMs = opts.modelTimeoutMs,
+  ): LimiterClient => {
     // A lease handed on must come back before the limiter expires it, even if its last call runs
     // to the model's timeout (5 s spare for the round trips). Models with another timeout get their own pool.
     const maxChainMs = Math.max(0, DEFAULT_TUNING.leaseMs - timeoutMs - 5_000);

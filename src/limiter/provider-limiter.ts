@@ -26,7 +26,9 @@ export interface AcquireRequest {
 }
 
 /** A grant carries every lease it gives (`lease_id` is the first) and each one's prepaid calls. */
-export type AcquireResult = (Extract<Acquire, { granted: true }> & { lease_ids: string[]; prepaid_calls: number[] }) | Extract<Acquire, { granted: false }>;
+export type AcquireResult =
+  | (Extract<Acquire, { granted: true }> & { lease_ids: string[]; prepaid_calls: number[] })
+  | Extract<Acquire, { granted: false }>;
 
 export interface LimiterView {
   in_flight: number;

@@ -11,13 +11,7 @@
  *   user turn; consecutive turns of one role are merged (the API wants alternation).
  * - Usage: input_tokens counts cache reads and writes too (all tokens the request consumed).
  */
-import Anthropic, {
-  AnthropicError,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "@anthropic-ai/sdk";
+import Anthropic, { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type {
   ContentBlockParam,
   Message as AnthropicMessage,
@@ -118,9 +112,7 @@ export class AnthropicAdapter implements ModelPort {
     const r = await this.#create(req.messages, req, { tools });
     if (!r.ok) return r;
     const { message, usage } = r.value;
-    const tool_calls = message.content.flatMap((b) =>
-      b.type === "tool_use" ? [{ id: b.id, name: b.name, arguments: b.input }] : [],
-    );
+    const tool_calls = message.content.flatMap((b) => (b.type === "tool_use" ? [{ id: b.id, name: b.name, arguments: b.input }] : []));
     return ok({ text: textOf(message), tool_calls, usage });
   }
 
@@ -147,7 +139,9 @@ export class AnthropicAdapter implements ModelPort {
       const message = await this.#client.messages.create(params);
       return ok({ message, usage: this.#usage(message) });
     } catch (e) {
-      return fail<never>(anthropicError(e, { secrets: [this.#opts.apiKey], now: (this.#opts.now ?? Date.now)(), url: this.#client.baseURL }));
+      return fail<never>(
+        anthropicError(e, { secrets: [this.#opts.apiKey], now: (this.#opts.now ?? Date.now)(), url: this.#client.baseURL }),
+      );
     }
   }
 

@@ -42,7 +42,11 @@ const WORKERS_AI_DEFAULT: ModelConfig = { id: "embedding", interface: "workers_a
 const localDefaults = new Map<string, ModelConfig>();
 function localDefault(base_url: string): ModelConfig {
   let m = localDefaults.get(base_url);
-  if (!m) localDefaults.set(base_url, (m = { id: "embedding", interface: "openai_compatible", model_name: LOCAL_EMBEDDING_MODEL, base_url, max_tokens: 1 }));
+  if (!m)
+    localDefaults.set(
+      base_url,
+      (m = { id: "embedding", interface: "openai_compatible", model_name: LOCAL_EMBEDDING_MODEL, base_url, max_tokens: 1 }),
+    );
   return m;
 }
 

@@ -68,7 +68,15 @@ export function httpError(
   code?: string | null,
 ): LlmError {
   if (status === 429 && code === QUOTA_CODE) {
-    return { kind: "bad_request", status, message: scrub(`the provider account's quota is spent (${QUOTA_CODE}); retrying will not help: ${message}`, ctx.secrets, PROVIDER_TEXT_LIMIT) };
+    return {
+      kind: "bad_request",
+      status,
+      message: scrub(
+        `the provider account's quota is spent (${QUOTA_CODE}); retrying will not help: ${message}`,
+        ctx.secrets,
+        PROVIDER_TEXT_LIMIT,
+      ),
+    };
   }
   const kind = kindForStatus(status);
   const error: LlmError = { kind, status, message: scrub(message, ctx.secrets, PROVIDER_TEXT_LIMIT) };

@@ -88,9 +88,20 @@ export function createModelPort(model: ResolvedModel, secret: SecretLookup, opts
   const identity = { id: model.id, interface: model.interface, model_name: model.model_name };
   if (model.interface === "manual") return new ManualPort(model);
   if (model.interface === "workers_ai") {
-    if (!opts.ai) return failingPort(identity, { kind: "bad_request", message: `model ${model.id} uses workers_ai, but the worker has no AI binding ([ai] binding = "AI" in wrangler.toml)` });
+    if (!opts.ai)
+      return failingPort(identity, {
+        kind: "bad_request",
+        message: `model ${model.id} uses workers_ai, but the worker has no AI binding ([ai] binding = "AI" in wrangler.toml)`,
+      });
     const { temperature, max_tokens } = model;
-    return new WorkersAiAdapter({ id: model.id, model_name: model.model_name, ai: opts.ai, temperature, max_tokens, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    return new WorkersAiAdapter({
+      id: model.id,
+      model_name: model.model_name,
+      ai: opts.ai,
+      temperature,
+      max_tokens,
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    });
   }
 
   if (opts.keyDestination) {
@@ -112,9 +123,7 @@ export function createModelPort(model: ResolvedModel, secret: SecretLookup, opts
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   };
   try {
-    return model.interface === "anthropic"
-      ? new AnthropicAdapter(common)
-      : new OpenAIAdapter({ ...common, interface: model.interface });
+    return model.interface === "anthropic" ? new AnthropicAdapter(common) : new OpenAIAdapter({ ...common, interface: model.interface });
   } catch (e) {
     const message = scrub(`cannot configure the ${model.interface} client: ${describeThrown(e)}`, [key]);
     return failingPort(identity, { kind: "bad_request", message });

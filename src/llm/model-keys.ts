@@ -27,7 +27,11 @@ export interface McpKeys {
  * each named token (`mcp_auth_secrets`) must be the tenant's MCP secret for that server's origin.
  * The toolbox (src/mcp/toolbox.ts) checks both again before it sends anything.
  */
-export function mcpServerIssues(model: Pick<ResolvedModel, "id"> & { mcp_urls_dict?: Record<string, string>; mcp_auth_secrets?: Record<string, string> }, path: string, keys: McpKeys): FieldIssue[] {
+export function mcpServerIssues(
+  model: Pick<ResolvedModel, "id"> & { mcp_urls_dict?: Record<string, string>; mcp_auth_secrets?: Record<string, string> },
+  path: string,
+  keys: McpKeys,
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const [server, url] of Object.entries(model.mcp_urls_dict ?? {})) {
     const issue = keys.endpointIssue(url);
@@ -65,7 +69,9 @@ export function modelKeyIssues(
   const refused = urlIssue ? [{ path: at.base_url, message: `model ${model.id}: base_url ${urlIssue}` }] : [];
   const name = requiredSecretName(model);
   if (name === null) return { unset: [], misdirected: refused };
-  const unset = keys.secret(name) ? [] : [{ path: at.model, message: `model ${model.id} needs the secret ${name}, which is not set; ${advice(name)}` }];
+  const unset = keys.secret(name)
+    ? []
+    : [{ path: at.model, message: `model ${model.id} needs the secret ${name}, which is not set; ${advice(name)}` }];
   const destination = refused.length ? null : keys.destinationIssue(model, name);
   const misdirected = destination ? [{ path: at.base_url, message: `model ${model.id}: ${destination}` }] : refused;
   return { unset, misdirected };

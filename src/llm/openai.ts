@@ -11,11 +11,7 @@
  *   `max_tokens` (what most compatible servers read).
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from "openai";
-import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-} from "openai/resources/chat/completions";
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { connectionMessage, describeThrown, httpError, scrub } from "./errors";
 import {
   fail,
@@ -102,7 +98,11 @@ export class OpenAIAdapter implements ModelPort {
       : { name: wireName(req.schemaName), schema: req.jsonSchema };
     let r = this.#schemaRefused
       ? await this.#completeWithSchemaInPrompt(req)
-      : await this.#complete({ messages: toOpenAIMessages(req.messages), response_format: { type: "json_schema", json_schema }, ...this.#sampling(req) });
+      : await this.#complete({
+          messages: toOpenAIMessages(req.messages),
+          response_format: { type: "json_schema", json_schema },
+          ...this.#sampling(req),
+        });
     if (!r.ok && !strict && !this.#schemaRefused && refusesResponseFormat(r.error)) {
       // An OpenAI-compatible server without json_schema support: ask for the JSON in the prompt
       // instead, now and for this adapter's later calls (the answer is extracted from text anyway).
@@ -185,7 +185,9 @@ export class OpenAIAdapter implements ModelPort {
     const instruction = `Reply with only a JSON object that matches this JSON Schema:\n${JSON.stringify(req.jsonSchema)}`;
     const [first, ...rest] = req.messages;
     const messages: Message[] =
-      first?.role === "system" ? [{ ...first, content: `${first.content}\n\n${instruction}` }, ...rest] : [{ role: "system", content: instruction }, ...req.messages];
+      first?.role === "system"
+        ? [{ ...first, content: `${first.content}\n\n${instruction}` }, ...rest]
+        : [{ role: "system", content: instruction }, ...req.messages];
     return this.#complete({ messages: toOpenAIMessages(messages), ...this.#sampling(req) });
   }
 

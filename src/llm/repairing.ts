@@ -23,10 +23,7 @@ export function repairMessages(messages: readonly Message[], raw: string, proble
   ];
 }
 
-export async function structuredWithRepair<T>(
-  inner: ModelPort,
-  req: StructuredRequest<T>,
-): Promise<LlmResult<StructuredResponse<T>>> {
+export async function structuredWithRepair<T>(inner: ModelPort, req: StructuredRequest<T>): Promise<LlmResult<StructuredResponse<T>>> {
   const first = await inner.structured(req);
   if (first.ok || first.error.kind !== "invalid_output") return first;
   const call_site = req.call_site === undefined ? undefined : `${req.call_site}/repair`;

@@ -37,7 +37,9 @@ export function scrubDeep<T>(value: T, secrets: readonly string[]): T {
 
 export function scrubbingPort(inner: ModelPort, secrets: readonly (string | undefined)[]): ModelPort {
   // Longest first, so a secret that contains another is replaced whole.
-  const list = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+  const list = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))].sort(
+    (a, b) => b.length - a.length,
+  );
   if (list.length === 0) return inner;
   return wrapEveryCall(inner, async (call) => scrubDeep(await call(), list));
 }

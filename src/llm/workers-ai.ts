@@ -14,7 +14,25 @@
  * adapter races each call against `timeoutMs` itself.
  */
 import { describeThrown, truncate, MESSAGE_LIMIT } from "./errors";
-import { fail, ok, unsupported, type ChatRequest, type ChatResponse, type EmbedRequest, type EmbedResponse, type LlmErrorKind, type LlmResult, type LogprobsResponse, type Message, type ModelIdentityLike, type ModelPort, type StructuredRequest, type StructuredResponse, type ToolTurnResponse, type Usage } from "./port";
+import {
+  fail,
+  ok,
+  unsupported,
+  type ChatRequest,
+  type ChatResponse,
+  type EmbedRequest,
+  type EmbedResponse,
+  type LlmErrorKind,
+  type LlmResult,
+  type LogprobsResponse,
+  type Message,
+  type ModelIdentityLike,
+  type ModelPort,
+  type StructuredRequest,
+  type StructuredResponse,
+  type ToolTurnResponse,
+  type Usage,
+} from "./port";
 import { validateText, validateValue } from "./structured";
 
 /** The part of the `AI` binding the adapter uses (a fake in tests implements just this). */
@@ -88,7 +106,8 @@ export class WorkersAiAdapter implements ModelPort {
     if (!res.ok) return res;
     const out = res.value.response;
     const raw = typeof out === "string" ? out : JSON.stringify(out ?? null);
-    const validated = typeof out === "object" && out !== null ? await validateValue(out, raw, req.schema) : await validateText(raw, req.schema);
+    const validated =
+      typeof out === "object" && out !== null ? await validateValue(out, raw, req.schema) : await validateText(raw, req.schema);
     if (!validated.ok) return validated;
     return ok({ value: validated.value.value, raw, usage: this.usage(res.value, req.messages, raw) });
   }
@@ -98,8 +117,16 @@ export class WorkersAiAdapter implements ModelPort {
     const res = await this.run(model, { text: req.inputs });
     if (!res.ok) return res;
     const data = res.value.data;
-    if (!Array.isArray(data) || data.length !== req.inputs.length || !data.every((v) => Array.isArray(v) && v.every((x) => typeof x === "number"))) {
-      return fail({ kind: "invalid_output", message: `Workers AI returned no embedding per input (expected ${req.inputs.length})`, raw: truncate(JSON.stringify(data ?? null), 2_000) });
+    if (
+      !Array.isArray(data) ||
+      data.length !== req.inputs.length ||
+      !data.every((v) => Array.isArray(v) && v.every((x) => typeof x === "number"))
+    ) {
+      return fail({
+        kind: "invalid_output",
+        message: `Workers AI returned no embedding per input (expected ${req.inputs.length})`,
+        raw: truncate(JSON.stringify(data ?? null), 2_000),
+      });
     }
     const input_tokens = estimate(req.inputs.join("\n"));
     return ok({ vectors: data as number[][], usage: { input_tokens, output_tokens: 0, total_tokens: input_tokens, model } });
@@ -137,7 +164,8 @@ export class WorkersAiAdapter implements ModelPort {
     try {
       const out = await Promise.race([this.o.ai.run(model, inputs), timeout]);
       if (out === "timeout") return fail({ kind: "timeout", message: `Workers AI ${model} gave no answer within ${this.o.timeoutMs} ms` });
-      if (out === null || typeof out !== "object") return fail({ kind: "server_error", message: `Workers AI ${model} returned ${typeof out}, not an object` });
+      if (out === null || typeof out !== "object")
+        return fail({ kind: "server_error", message: `Workers AI ${model} returned ${typeof out}, not an object` });
       return ok(out as Reply);
     } catch (e) {
       const message = truncate(describeThrown(e), MESSAGE_LIMIT);

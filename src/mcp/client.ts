@@ -87,7 +87,9 @@ export class McpSession {
     if (!res.ok) return res;
     const body = res.value as { content?: unknown; isError?: unknown; structuredContent?: unknown };
     const blocks = Array.isArray(body.content) ? body.content : [];
-    const parts = blocks.map((b: { type?: unknown; text?: unknown }) => (b?.type === "text" && typeof b.text === "string" ? b.text : `[${String(b?.type ?? "unknown")} content]`));
+    const parts = blocks.map((b: { type?: unknown; text?: unknown }) =>
+      b?.type === "text" && typeof b.text === "string" ? b.text : `[${String(b?.type ?? "unknown")} content]`,
+    );
     if (parts.length === 0 && body.structuredContent !== undefined) parts.push(JSON.stringify(body.structuredContent));
     return { ok: true, value: { text: parts.join("\n"), isError: body.isError === true } };
   }
@@ -113,7 +115,8 @@ export class McpSession {
     const message = stream ? await this.readStream(response, id) : await readJson(response).finally(done);
     if (!message.ok) return message;
     const m = message.value as { error?: { message?: unknown; code?: unknown }; result?: unknown };
-    if (m.error) return fail(`${method}: the server answered error ${String(m.error.code ?? "")} ${String(m.error.message ?? "")}`.trim(), false);
+    if (m.error)
+      return fail(`${method}: the server answered error ${String(m.error.code ?? "")} ${String(m.error.message ?? "")}`.trim(), false);
     return { ok: true, value: m.result ?? {} };
   }
 
@@ -137,13 +140,19 @@ export class McpSession {
     } catch (err) {
       done();
       const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-      return fail(timedOut ? `no answer within ${this.opts.httpTimeoutMs / 1000} s (mcp_http_timeout)` : `could not reach the server: ${String(err)}`, true);
+      return fail(
+        timedOut ? `no answer within ${this.opts.httpTimeoutMs / 1000} s (mcp_http_timeout)` : `could not reach the server: ${String(err)}`,
+        true,
+      );
     }
     if (!res.ok) {
       const detail = await res.text().catch(() => "");
       done();
       const transient = res.status === 429 || res.status >= 500;
-      return { ok: false, error: { message: `HTTP ${res.status}${detail ? `: ${detail.slice(0, 300)}` : ""}`, transient, status: res.status } };
+      return {
+        ok: false,
+        error: { message: `HTTP ${res.status}${detail ? `: ${detail.slice(0, 300)}` : ""}`, transient, status: res.status },
+      };
     }
     return { ok: true, value: { response: res, done } };
   }
@@ -175,7 +184,10 @@ export class McpSession {
           end = buffer.search(/\r?\n\r?\n/);
         }
       }
-      return fail(`the event stream ended without the response (or ran past ${this.opts.sseReadTimeoutMs / 1000} s, mcp_sse_read_timeout)`, true);
+      return fail(
+        `the event stream ended without the response (or ran past ${this.opts.sseReadTimeoutMs / 1000} s, mcp_sse_read_timeout)`,
+        true,
+      );
     } finally {
       clearTimeout(timer);
       reader.cancel().catch(() => {});

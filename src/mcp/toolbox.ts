@@ -69,9 +69,14 @@ export function mcpTools(deps: McpToolsDeps): AgentToolsPort {
         for (const tool of listed.value) {
           if (mcp.tool_filter && !mcp.tool_filter.includes(tool.name)) continue;
           const other = owner.get(tool.name);
-          if (other) return refused(`MCP tool "${tool.name}" is offered by servers "${other}" and "${server}"; keep one with mcp_tool_filter`);
+          if (other)
+            return refused(`MCP tool "${tool.name}" is offered by servers "${other}" and "${server}"; keep one with mcp_tool_filter`);
           owner.set(tool.name, server);
-          specs.push({ name: tool.name, description: mcp.description_overrides?.[tool.name] ?? tool.description, parameters: tool.inputSchema });
+          specs.push({
+            name: tool.name,
+            description: mcp.description_overrides?.[tool.name] ?? tool.description,
+            parameters: tool.inputSchema,
+          });
         }
         sessions.set(server, session);
       }
@@ -100,5 +105,8 @@ function refused(message: string): { ok: false; error: LlmError } {
 /** A server that cannot be opened: transient failures hand the job back, others are the run's error. */
 function failed(server: string, error: McpError): { ok: false; error: LlmError } {
   const message = `MCP server "${server}": ${error.message}`;
-  return { ok: false, error: { kind: error.transient ? "connection" : "bad_request", message, ...(error.status ? { status: error.status } : {}) } };
+  return {
+    ok: false,
+    error: { kind: error.transient ? "connection" : "bad_request", message, ...(error.status ? { status: error.status } : {}) },
+  };
 }

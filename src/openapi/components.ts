@@ -5,20 +5,71 @@
  */
 import type { z } from "zod";
 import { CreateExportRequest, CreateRunFromPreset, CreateRunRequest, RunSubmission } from "../schemas/api";
-import { DeletedSchedule, ExportFile, ExportView, KareninaResultsExport, GroupedSummaryPage, GroupSummaryView, RunComparison, ScheduleDetail, ScheduleList, ScheduleView, SummaryResponse } from "../schemas/results-out-views";
+import {
+  DeletedSchedule,
+  ExportFile,
+  ExportView,
+  KareninaResultsExport,
+  GroupedSummaryPage,
+  GroupSummaryView,
+  RunComparison,
+  ScheduleDetail,
+  ScheduleList,
+  ScheduleView,
+  SummaryResponse,
+} from "../schemas/results-out-views";
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
 import { RescoreRequest } from "../schemas/rescore";
 import { ErrorResponse } from "../schemas/api-error";
 import { Benchmark, Question } from "../schemas/benchmark";
-import { BenchmarkList, BenchmarkListing, CheckpointDocument, DeletedBenchmark, ImportedCheckpoint, StoredBenchmark } from "../schemas/benchmark-views";
+import {
+  BenchmarkList,
+  BenchmarkListing,
+  CheckpointDocument,
+  DeletedBenchmark,
+  ImportedCheckpoint,
+  StoredBenchmark,
+} from "../schemas/benchmark-views";
 import { CalibrateRequest, JudgeConfig, JudgeRequest, UnitConfig } from "../schemas/judge";
 import { ModelConfig } from "../schemas/model-config";
-import { AgenticRubricTrait, CallableRubricTrait, CompoundRubricTrait, DynamicRubric, LLMRubricTrait, MetricRubricTrait, RegexRubricTrait, Rubric } from "../schemas/rubric";
+import {
+  AgenticRubricTrait,
+  CallableRubricTrait,
+  CompoundRubricTrait,
+  DynamicRubric,
+  LLMRubricTrait,
+  MetricRubricTrait,
+  RegexRubricTrait,
+  Rubric,
+} from "../schemas/rubric";
 import { CalibrationReport, JudgeOutcome } from "../schemas/judge-outcome";
 import { ResultMetadata, ResultTemplate, VerificationResult } from "../schemas/result";
-import { DeletedRun, DryRunEstimate, ListedResult, PairSummary, ResultPage, RunEventStream, RunList, RunStatus, RunUsage, SubmittedRun, SummaryPage } from "../schemas/run-views";
+import {
+  DeletedRun,
+  DryRunEstimate,
+  ListedResult,
+  PairSummary,
+  ResultPage,
+  RunEventStream,
+  RunList,
+  RunStatus,
+  RunUsage,
+  SubmittedRun,
+  SummaryPage,
+} from "../schemas/run-views";
 import { RunEvent } from "../schemas/run-events";
-import { AuditPage, CreatedTenant, DeletedSecret, KeyList, KeyView, MintedKey, MonthUsage, SecretList, SecretView, TenantResponse } from "../schemas/tenant-views";
+import {
+  AuditPage,
+  CreatedTenant,
+  DeletedSecret,
+  KeyList,
+  KeyView,
+  MintedKey,
+  MonthUsage,
+  SecretList,
+  SecretView,
+  TenantResponse,
+} from "../schemas/tenant-views";
 import { CreateKeyRequest, CreateTenantRequest, PutSecretRequest, RotateKeyRequest, UpdateTenantRequest } from "../schemas/tenants";
 import { VerificationConfig } from "../schemas/verification-config";
 import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../schemas/webhook-views";
@@ -27,7 +78,15 @@ import { DeletedTrigger, HookPayload, HookPing, TriggerList, TriggerView, Trigge
 import { CreateTriggerRequest } from "../schemas/triggers";
 import { DeletedPreset, PresetList, PresetView } from "../schemas/preset-views";
 import { PresetRequest } from "../schemas/presets";
-import { DeletedStoredJudge, JudgeTokenList, JudgeTokenView, MintedJudgeToken, PromptfooVerdict, StoredJudgeList, StoredJudgeView } from "../schemas/stored-judge-views";
+import {
+  DeletedStoredJudge,
+  JudgeTokenList,
+  JudgeTokenView,
+  MintedJudgeToken,
+  PromptfooVerdict,
+  StoredJudgeList,
+  StoredJudgeView,
+} from "../schemas/stored-judge-views";
 import { CreateJudgeTokenRequest, PromptfooMapping, PromptfooRequest, StoredJudgeRequest } from "../schemas/stored-judges";
 import { AnswerTemplate, TemplateField, VerifyStrategy } from "../templates/template-schema";
 import { Checkpoint } from "../karenina/import";

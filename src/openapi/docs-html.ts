@@ -13,7 +13,10 @@ const refName = (ref: string) => ref.split("/").pop()!;
 const anchor = (name: string) => `schema-${name}`;
 
 /** Inline markdown of our own descriptions: `code` and **bold** only. */
-const md = (s: string) => esc(s).replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>");
+const md = (s: string) =>
+  esc(s)
+    .replace(/`([^`]+)`/g, "<code>$1</code>")
+    .replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>");
 
 function typeLabel(s: Json): string {
   if (!s || typeof s !== "object") return "any";
@@ -23,13 +26,26 @@ function typeLabel(s: Json): string {
   const alts = s.anyOf ?? s.oneOf;
   if (alts) return alts.map(typeLabel).join(" | ");
   if (s.type === "array") return `${typeLabel(s.items)}[]`;
-  if (s.type === "object" && s.additionalProperties && typeof s.additionalProperties === "object" && !s.properties) return `map of ${typeLabel(s.additionalProperties)}`;
+  if (s.type === "object" && s.additionalProperties && typeof s.additionalProperties === "object" && !s.properties)
+    return `map of ${typeLabel(s.additionalProperties)}`;
   if (Array.isArray(s.type)) return s.type.join(" | ");
   return esc(s.type ?? "any");
 }
 
 function constraints(s: Json): string {
-  const keys = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "pattern", "format", "default"];
+  const keys = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "pattern",
+    "format",
+    "default",
+  ];
   const parts = keys.filter((k) => s?.[k] !== undefined).map((k) => `${k} ${esc(JSON.stringify(s[k]))}`);
   return parts.length ? ` <span class="c">${parts.join(", ")}</span>` : "";
 }
@@ -39,7 +55,9 @@ function schemaBody(s: Json, depth: number): string {
   if (!s || depth > 6) return "";
   const alts = s.anyOf ?? s.oneOf;
   if (alts && alts.some((a: Json) => a.properties)) {
-    return alts.map((a: Json, i: number) => `<details><summary>variant ${i + 1}: ${typeLabel(a)}</summary>${schemaBody(a, depth + 1)}</details>`).join("");
+    return alts
+      .map((a: Json, i: number) => `<details><summary>variant ${i + 1}: ${typeLabel(a)}</summary>${schemaBody(a, depth + 1)}</details>`)
+      .join("");
   }
   const target = s.type === "array" ? s.items : s;
   if (!target?.properties) return "";
@@ -56,7 +74,8 @@ function mediaBlock(content: Json | undefined): string {
   if (!content) return "";
   return Object.entries<Json>(content)
     .map(([type, m]) => {
-      const example = m.example !== undefined ? `<details><summary>example</summary><pre>${esc(JSON.stringify(m.example, null, 2))}</pre></details>` : "";
+      const example =
+        m.example !== undefined ? `<details><summary>example</summary><pre>${esc(JSON.stringify(m.example, null, 2))}</pre></details>` : "";
       return `<p><code>${esc(type)}</code>: ${typeLabel(m.schema)}</p>${example}`;
     })
     .join("");
@@ -64,8 +83,13 @@ function mediaBlock(content: Json | undefined): string {
 
 function operationHtml(path: string, method: string, op: Json): string {
   const params = (op.parameters ?? []) as Json[];
-  const paramRows = params.map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${typeLabel(p.schema)}${constraints(p.schema)}</td><td>${p.required ? "yes" : ""}</td><td>${md(p.description ?? "")}</td></tr>`);
-  const responses = Object.entries<Json>(op.responses).map(([status, r]) => `<li><b>${esc(status)}</b> ${md(r.description)}${Number(status) < 400 ? mediaBlock(r.content) : ""}</li>`);
+  const paramRows = params.map(
+    (p) =>
+      `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${typeLabel(p.schema)}${constraints(p.schema)}</td><td>${p.required ? "yes" : ""}</td><td>${md(p.description ?? "")}</td></tr>`,
+  );
+  const responses = Object.entries<Json>(op.responses).map(
+    ([status, r]) => `<li><b>${esc(status)}</b> ${md(r.description)}${Number(status) < 400 ? mediaBlock(r.content) : ""}</li>`,
+  );
   const auth = op["x-scope"] ? `API key with scope <code>${esc(op["x-scope"])}</code>` : "the operator's admin token";
   return `<section class="op" id="${esc(op.operationId)}">
 <h3><span class="m ${esc(method)}">${esc(method.toUpperCase())}</span> <code>${esc(path)}</code></h3>
@@ -91,11 +115,17 @@ export function renderDocs(doc: Json): string {
     }
     ops.push(`<h2 id="tag-${esc(tag.name)}">${esc(tag.name)}</h2>${inTag.join("\n")}`);
   }
-  const errors = (doc["x-error-catalogue"] as Json[]).map((e) => `<tr id="error-${esc(e.code)}"><td><code>${esc(e.code)}</code></td><td>${esc(e.status)}</td><td>${md(e.when)}</td><td>${md(e.fix)}</td></tr>`);
-  const schemas = Object.entries<Json>(doc.components.schemas).map(
-    ([name, s]) => `<section id="${anchor(name)}"><h3>${esc(name)}</h3><p>${typeLabel(s.$ref ? s : { ...s, anyOf: undefined, oneOf: undefined, type: s.type ?? (s.properties ? "object" : s.anyOf ? "one of" : "any") })}</p>${schemaBody(s, 0)}</section>`,
+  const errors = (doc["x-error-catalogue"] as Json[]).map(
+    (e) =>
+      `<tr id="error-${esc(e.code)}"><td><code>${esc(e.code)}</code></td><td>${esc(e.status)}</td><td>${md(e.when)}</td><td>${md(e.fix)}</td></tr>`,
   );
-  const policy = String(doc.info.description).split("## Errors")[0]!.replace(/^## Versioning\s*/, "");
+  const schemas = Object.entries<Json>(doc.components.schemas).map(
+    ([name, s]) =>
+      `<section id="${anchor(name)}"><h3>${esc(name)}</h3><p>${typeLabel(s.$ref ? s : { ...s, anyOf: undefined, oneOf: undefined, type: s.type ?? (s.properties ? "object" : s.anyOf ? "one of" : "any") })}</p>${schemaBody(s, 0)}</section>`,
+  );
+  const policy = String(doc.info.description)
+    .split("## Errors")[0]!
+    .replace(/^## Versioning\s*/, "");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(doc.info.title)} API ${esc(doc.info.version)}</title><link rel="stylesheet" href="/docs/docs.css"></head>

@@ -58,12 +58,16 @@ function parameters(op: Operation): Json[] {
     params.push({ name, in: "path", required: true, description: op.pathParams?.[name] ?? name, schema: { type: "string" } });
   }
   if (op.query) {
-    const q = z.toJSONSchema(op.query, { target: "draft-2020-12", io: "input" }) as { properties?: Record<string, Json>; required?: string[] };
+    const q = z.toJSONSchema(op.query, { target: "draft-2020-12", io: "input" }) as {
+      properties?: Record<string, Json>;
+      required?: string[];
+    };
     for (const [name, schema] of Object.entries(q.properties ?? {})) {
       params.push({ name, in: "query", required: q.required?.includes(name) ?? false, schema });
     }
   }
-  for (const h of op.headers ?? []) params.push({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } });
+  for (const h of op.headers ?? [])
+    params.push({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } });
   return params;
 }
 
@@ -90,7 +94,10 @@ function errorResponses(op: Operation): Record<string, Json> {
     const examples: Json = {};
     for (const code of codes) {
       const entry = ERROR_CATALOGUE.find((e) => e.code === code)!;
-      examples[code] = { summary: entry.when, value: { error: { code, message: entry.fix, request_id: "8d0f6b1c-2c3e-4b7a-9a51-0e4e2f1d3c5b" } } };
+      examples[code] = {
+        summary: entry.when,
+        value: { error: { code, message: entry.fix, request_id: "8d0f6b1c-2c3e-4b7a-9a51-0e4e2f1d3c5b" } },
+      };
     }
     out[String(status)] = {
       description: codes.map((c) => `\`${c}\``).join(", "),
@@ -148,7 +155,11 @@ function build(): Json {
     components: {
       schemas,
       securitySchemes: {
-        apiKey: { type: "http", scheme: "bearer", description: "A tenant's API key (ev_…), or the deployment's EDGEVAL_API_TOKEN (an all-scope key of tenant default)." },
+        apiKey: {
+          type: "http",
+          scheme: "bearer",
+          description: "A tenant's API key (ev_…), or the deployment's EDGEVAL_API_TOKEN (an all-scope key of tenant default).",
+        },
         adminToken: { type: "http", scheme: "bearer", description: "The operator's EDGEVAL_ADMIN_TOKEN; only for /v1/admin." },
         webhookSignature: {
           type: "apiKey",

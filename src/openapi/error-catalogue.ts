@@ -13,24 +13,72 @@ export interface CatalogueEntry {
 }
 
 const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
-  invalid_body: { when: "The body failed validation; `issues` lists every failing field by its path, with what was expected and what came.", fix: "Correct the fields named; nothing was written." },
-  invalid_query: { when: "A query parameter is unknown or malformed (path `query <name>`), e.g. a cursor this API did not return.", fix: "Send only the documented parameters; restart paging without a cursor." },
+  invalid_body: {
+    when: "The body failed validation; `issues` lists every failing field by its path, with what was expected and what came.",
+    fix: "Correct the fields named; nothing was written.",
+  },
+  invalid_query: {
+    when: "A query parameter is unknown or malformed (path `query <name>`), e.g. a cursor this API did not return.",
+    fix: "Send only the documented parameters; restart paging without a cursor.",
+  },
   invalid_json: { when: "The body is not valid JSON.", fix: "Send one JSON value, UTF-8 encoded." },
-  body_too_large: { when: "The body is over the endpoint's cap (see each operation's x-max-body-bytes).", fix: "Follow the advice in the message, e.g. split the benchmark into several runs." },
-  unsupported_media_type: { when: "The Content-Type is not application/json (or application/ld+json for a checkpoint import).", fix: "Send Content-Type: application/json." },
-  unauthorized: { when: "No bearer token, or an unknown, revoked or expired key, or a disabled tenant. Carries WWW-Authenticate: Bearer.", fix: "Send Authorization: Bearer <API key>; create or rotate keys with /v1/keys." },
-  forbidden: { when: "The key lacks the operation's scope, or asks to grant scopes it does not hold.", fix: "Use a key that has the scope named in the message." },
-  not_found: { when: "No such path, or no such resource for this tenant (another tenant's resource is not found either).", fix: "Check the id; list resources with the matching GET." },
-  method_not_allowed: { when: "The path exists but does not take this method; the Allow header lists those it takes.", fix: "Use one of the methods in Allow." },
-  idempotency_conflict: { when: "The Idempotency-Key was already used with a different body.", fix: "Use a new key for a new run; the same key only re-sends the same body." },
+  body_too_large: {
+    when: "The body is over the endpoint's cap (see each operation's x-max-body-bytes).",
+    fix: "Follow the advice in the message, e.g. split the benchmark into several runs.",
+  },
+  unsupported_media_type: {
+    when: "The Content-Type is not application/json (or application/ld+json for a checkpoint import).",
+    fix: "Send Content-Type: application/json.",
+  },
+  unauthorized: {
+    when: "No bearer token, or an unknown, revoked or expired key, or a disabled tenant. Carries WWW-Authenticate: Bearer.",
+    fix: "Send Authorization: Bearer <API key>; create or rotate keys with /v1/keys.",
+  },
+  forbidden: {
+    when: "The key lacks the operation's scope, or asks to grant scopes it does not hold.",
+    fix: "Use a key that has the scope named in the message.",
+  },
+  not_found: {
+    when: "No such path, or no such resource for this tenant (another tenant's resource is not found either).",
+    fix: "Check the id; list resources with the matching GET.",
+  },
+  method_not_allowed: {
+    when: "The path exists but does not take this method; the Allow header lists those it takes.",
+    fix: "Use one of the methods in Allow.",
+  },
+  idempotency_conflict: {
+    when: "The Idempotency-Key was already used with a different body.",
+    fix: "Use a new key for a new run; the same key only re-sends the same body.",
+  },
   run_active: { when: "The run is still queued or running.", fix: "Wait until it has finished (or cancel it), then retry." },
-  run_finished: { when: "A cancel asked of a run that has already ended; `status` says how it ended.", fix: "Nothing to stop: read the run's results." },
-  export_not_ready: { when: "A download of an export that is still building, or that failed (the message says which).", fix: "Poll GET /v1/runs/{id}/exports/{export_id} until status is ready; after a failure request a new export." },
-  delivery_state: { when: "A webhook delivery cannot be retried now: its endpoint is disabled, or the delivery is still pending.", fix: "Enable the endpoint first; a pending delivery is retried on its schedule." },
-  endpoint_limit: { when: "The tenant already has 20 webhook endpoints, the most it may have.", fix: "Delete an endpoint, or widen an existing one's event_types or all_runs." },
-  rate_limited: { when: "The tenant's requests_per_minute quota is spent. Carries Retry-After and RateLimit headers.", fix: "Wait Retry-After seconds and retry." },
-  quota_exceeded: { when: "Too many runs queued or running at once, or the monthly spend quota is spent. Carries Retry-After.", fix: "Wait Retry-After seconds, or ask the operator to raise the quota." },
-  not_configured: { when: "The deployment lacks a secret this feature needs (e.g. EDGEVAL_KEY_PEPPER, EDGEVAL_SECRETS_KEK, EDGEVAL_ADMIN_TOKEN).", fix: "The operator sets the secret named in the message." },
+  run_finished: {
+    when: "A cancel asked of a run that has already ended; `status` says how it ended.",
+    fix: "Nothing to stop: read the run's results.",
+  },
+  export_not_ready: {
+    when: "A download of an export that is still building, or that failed (the message says which).",
+    fix: "Poll GET /v1/runs/{id}/exports/{export_id} until status is ready; after a failure request a new export.",
+  },
+  delivery_state: {
+    when: "A webhook delivery cannot be retried now: its endpoint is disabled, or the delivery is still pending.",
+    fix: "Enable the endpoint first; a pending delivery is retried on its schedule.",
+  },
+  endpoint_limit: {
+    when: "The tenant already has 20 webhook endpoints, the most it may have.",
+    fix: "Delete an endpoint, or widen an existing one's event_types or all_runs.",
+  },
+  rate_limited: {
+    when: "The tenant's requests_per_minute quota is spent. Carries Retry-After and RateLimit headers.",
+    fix: "Wait Retry-After seconds and retry.",
+  },
+  quota_exceeded: {
+    when: "Too many runs queued or running at once, or the monthly spend quota is spent. Carries Retry-After.",
+    fix: "Wait Retry-After seconds, or ask the operator to raise the quota.",
+  },
+  not_configured: {
+    when: "The deployment lacks a secret this feature needs (e.g. EDGEVAL_KEY_PEPPER, EDGEVAL_SECRETS_KEK, EDGEVAL_ADMIN_TOKEN).",
+    fix: "The operator sets the secret named in the message.",
+  },
   judge_undecided: {
     when: "A stored judge graded through POST /v1/judges/:id/promptfoo could not decide: a model kept failing, or its deadline_ms passed. The output was not judged wrong.",
     fix: "Retry the test; if it persists, look at the judge's models and deadline_ms (GET /v1/judges/:id) or grade the output with POST /v1/judge to see each unit's error.",

@@ -10,8 +10,18 @@ export const EXAMPLE_BENCHMARK = { name: benchmark.name, questions: benchmark.qu
 
 export const EXAMPLE_RUN_REQUEST = { benchmark: EXAMPLE_BENCHMARK, config, run_name: "examples/basic, two questions" };
 
-const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output, total_tokens: input + output, cost_usd: null });
-const pairUsage = { answering: usage(1200, 300), judging: { ...usage(2400, 200), per_stage: { parsing: usage(2400, 200) } }, total: usage(3600, 500), unpriced_models: ["openai_compatible:edgeval-fake-alpha"] };
+const usage = (input: number, output: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  total_tokens: input + output,
+  cost_usd: null,
+});
+const pairUsage = {
+  answering: usage(1200, 300),
+  judging: { ...usage(2400, 200), per_stage: { parsing: usage(2400, 200) } },
+  total: usage(3600, 500),
+  unpriced_models: ["openai_compatible:edgeval-fake-alpha"],
+};
 
 export const EXAMPLE_RUN_STATUS = {
   run_id: "0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f",
@@ -20,7 +30,17 @@ export const EXAMPLE_RUN_STATUS = {
   status: "completed",
   progress: { total: 48, done: 48 },
   summary: [
-    { answering_model: "alpha", parsing_model: "judge", total: 24, passed: 22, failed: 2, errored: 0, pass_rate: 22 / 24, usage: pairUsage, traits: {} },
+    {
+      answering_model: "alpha",
+      parsing_model: "judge",
+      total: 24,
+      passed: 22,
+      failed: 2,
+      errored: 0,
+      pass_rate: 22 / 24,
+      usage: pairUsage,
+      traits: {},
+    },
   ],
   summary_total: 1,
   summary_next_url: null,
@@ -29,7 +49,15 @@ export const EXAMPLE_RUN_STATUS = {
   manifest: {
     edgeval_version: "0.1.0",
     prompt_versions: { parsing: "1" },
-    models: [{ id: "alpha", role: "answering", interface: "openai_compatible", model_name: "edgeval-fake-alpha", actual_models: ["edgeval-fake-alpha"] }],
+    models: [
+      {
+        id: "alpha",
+        role: "answering",
+        interface: "openai_compatible",
+        model_name: "edgeval-fake-alpha",
+        actual_models: ["edgeval-fake-alpha"],
+      },
+    ],
   },
   lineage: { parent_run_id: null, children: [] },
   created_at: "2026-11-24T12:00:00.000Z",

@@ -18,4 +18,6 @@ apiDocs.get("/docs", (c) => {
   return c.html(html, 200, { ...NOSNIFF, "Content-Security-Policy": DOCS_CSP, "Cache-Control": "public, max-age=300" });
 });
 
-apiDocs.get("/docs/docs.css", (c) => c.body(DOCS_CSS, 200, { ...NOSNIFF, "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=300" }));
+apiDocs.get("/docs/docs.css", (c) =>
+  c.body(DOCS_CSS, 200, { ...NOSNIFF, "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=300" }),
+);

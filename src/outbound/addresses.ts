@@ -60,14 +60,18 @@ export function parseIPv6(text: string): number[] | null {
   if (![...head, ...rest].every((g) => /^[0-9a-f]{1,4}$/i.test(g))) return null;
   const fill = 8 - head.length - rest.length;
   if (halves.length === 2 ? fill < 1 : fill !== 0) return null;
-  return [...head.map((g) => parseInt(g, 16)), ...Array<number>(halves.length === 2 ? fill : 0).fill(0), ...rest.map((g) => parseInt(g, 16))];
+  return [
+    ...head.map((g) => parseInt(g, 16)),
+    ...Array<number>(halves.length === 2 ? fill : 0).fill(0),
+    ...rest.map((g) => parseInt(g, 16)),
+  ];
 }
 
 export function classifyIPv4(n: number): AddressVerdict {
   if (n === 0xffffffff) return blocked("broadcast");
   for (const [base, bits, range] of IPV4_BLOCKED) {
     const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    if (((n & mask) >>> 0) === parseIPv4(base)) return blocked(range, range === "loopback");
+    if ((n & mask) >>> 0 === parseIPv4(base)) return blocked(range, range === "loopback");
   }
   return PUBLIC;
 }

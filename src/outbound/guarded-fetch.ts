@@ -49,7 +49,11 @@ export function guardedFetch(
     if (policy.providerOrigins.has(origin)) return res;
     if (!res.ok) {
       await discard(res);
-      return refusal(res.status, `${origin} answered HTTP ${res.status} (its error text is passed on only from provider origins)`, res.headers);
+      return refusal(
+        res.status,
+        `${origin} answered HTTP ${res.status} (its error text is passed on only from provider origins)`,
+        res.headers,
+      );
     }
     const type = res.headers.get("content-type") ?? "";
     if (!/json/i.test(type) && !opts.alsoAccept?.(res)) {

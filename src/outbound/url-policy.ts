@@ -46,14 +46,16 @@ export function outboundUrlIssue(raw: string, policy: OutboundPolicy, use: UrlUs
   if (policy.privateOrigins.has(url.origin)) return null;
 
   const host = url.hostname.endsWith(".") ? url.hostname.slice(0, -1) : url.hostname;
-  const advice = "edgeval sends requests only to public addresses (an operator may allow a self-hosted server with EDGEVAL_PRIVATE_ORIGINS)";
+  const advice =
+    "edgeval sends requests only to public addresses (an operator may allow a self-hosted server with EDGEVAL_PRIVATE_ORIGINS)";
   if (host === "localhost" || host.endsWith(".localhost")) {
     if (!policy.local) return `${shown} points at ${host}, a loopback name; ${advice}`;
   } else if (PRIVATE_NAME_SUFFIXES.some((s) => host.endsWith(s))) {
     return `${shown} points at ${host}, a name that resolves only inside a network; ${advice}`;
   } else {
     const verdict = classifyHost(url.hostname);
-    if (verdict !== null && !verdict.public && !(verdict.loopback && policy.local)) return `${shown} points at ${url.hostname}, a ${verdict.range} address; ${advice}`;
+    if (verdict !== null && !verdict.public && !(verdict.loopback && policy.local))
+      return `${shown} points at ${url.hostname}, a ${verdict.range} address; ${advice}`;
   }
   if (url.protocol === "http:" && !policy.local) return `${shown} must use https`;
   return null;

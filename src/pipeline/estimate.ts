@@ -71,7 +71,13 @@ const messageTokens = (messages: readonly Message[]): number => tokensOf(message
 export function estimateCalls(input: EstimateInput): CallEstimate {
   const out: CallEstimate = new Map();
   const answerTokens = input.assumed_answer_tokens ?? ASSUMED_ANSWER_TOKENS;
-  const add = (role: "answering" | "judging", model: ModelConfig, stage: UsageStage, e: Partial<StageEstimate> & { input_tokens: number; output_tokens: number }, times: number) => {
+  const add = (
+    role: "answering" | "judging",
+    model: ModelConfig,
+    stage: UsageStage,
+    e: Partial<StageEstimate> & { input_tokens: number; output_tokens: number },
+    times: number,
+  ) => {
     const key = `${role}|${model.id}|${stage}`;
     const cur = out.get(key) ?? { role, model, stage, calls: 0, calls_max: 0, input_tokens: 0, output_tokens: 0 };
     const calls = e.calls ?? 1;
@@ -86,7 +92,8 @@ export function estimateCalls(input: EstimateInput): CallEstimate {
       const answer = answerFor(q, answering, input.settings, answerTokens);
       if (answer.call) add("answering", answering, "answer_generation", answer.call, input.replicate_count);
       for (const parsing of input.parsing_models) {
-        for (const [stage, e] of judgeCalls(q, parsing, input.settings, answer.text)) add("judging", parsing, stage, e, input.replicate_count);
+        for (const [stage, e] of judgeCalls(q, parsing, input.settings, answer.text))
+          add("judging", parsing, stage, e, input.replicate_count);
       }
     }
   }
@@ -104,7 +111,10 @@ function answerFor(q: Question, model: ModelConfig, settings: PipelineSettings, 
   });
   // An MCP agent may take up to its model-call limit (Karenina's recursion limit) turns.
   const calls_max = model.mcp_urls_dict ? agentLimits(model).max_model_calls : 1;
-  return { text: "x".repeat(answerTokens * 4), call: { calls: 1, calls_max, input_tokens: messageTokens(messages), output_tokens: answerTokens } };
+  return {
+    text: "x".repeat(answerTokens * 4),
+    call: { calls: 1, calls_max, input_tokens: messageTokens(messages), output_tokens: answerTokens },
+  };
 }
 
 type Est = Partial<StageEstimate> & { input_tokens: number; output_tokens: number };
@@ -118,7 +128,14 @@ function rubricCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, res
   } catch {
     return [];
   }
-  const ctx = { question: q.question, response, reference: q.raw_answer ?? null, strategy: s.rubric_evaluation_strategy ?? "batch", trait_names: s.rubric_trait_names ?? null, parsing };
+  const ctx = {
+    question: q.question,
+    response,
+    reference: q.raw_answer ?? null,
+    strategy: s.rubric_evaluation_strategy ?? "batch",
+    trait_names: s.rubric_trait_names ?? null,
+    parsing,
+  };
   const est = estimateRubricCalls(merged, ctx, messageTokens);
   const out: [UsageStage, Est][] = [];
   if (est.dynamic_rubric_presence_check) out.push(["dynamic_rubric_presence_check", est.dynamic_rubric_presence_check]);
@@ -131,7 +148,13 @@ function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, resp
   const pc = s.prompt_config;
   const templateMode = s.evaluation_mode !== "rubric_only";
   if (s.abstention_enabled) {
-    calls.push(["abstention_check", { input_tokens: messageTokens(buildAbstentionMessages(q.question, response, instructionsFor(pc, "abstention_detection"))), output_tokens: REASONING_TOKENS }]);
+    calls.push([
+      "abstention_check",
+      {
+        input_tokens: messageTokens(buildAbstentionMessages(q.question, response, instructionsFor(pc, "abstention_detection"))),
+        output_tokens: REASONING_TOKENS,
+      },
+    ]);
   }
   calls.push(...rubricCalls(q, parsing, s, response));
   const template = q.template;
@@ -139,12 +162,19 @@ function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, resp
   const fields = judgeVisibleFields(template);
   const { jsonSchema } = buildJudgeSchema(template);
   if (s.sufficiency_enabled) {
-    const msgs = buildSufficiencyMessages(q.question, response, { ...jsonSchema, required: fields.map((f) => f.name) }, instructionsFor(pc, "sufficiency_detection"));
+    const msgs = buildSufficiencyMessages(
+      q.question,
+      response,
+      { ...jsonSchema, required: fields.map((f) => f.name) },
+      instructionsFor(pc, "sufficiency_detection"),
+    );
     calls.push(["sufficiency_check", { input_tokens: messageTokens(msgs), output_tokens: REASONING_TOKENS }]);
   }
   if (fields.length === 0) return calls;
   const attrs = fields.map((f) => ({ name: f.name, description: f.description }));
-  const hints = s.include_extraction_hints ? Object.fromEntries(fields.filter((f) => f.extraction_hint).map((f) => [f.name, f.extraction_hint!])) : {};
+  const hints = s.include_extraction_hints
+    ? Object.fromEntries(fields.filter((f) => f.extraction_hint).map((f) => [f.name, f.extraction_hint!]))
+    : {};
   const parseOut = fields.length * TOKENS_PER_FIELD;
   // Stage 7b replaces the plain parse, deep judgment's included (parse-template.ts).
   if (s.agentic_parsing) {
@@ -158,11 +188,22 @@ function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, resp
     let reasoningMsgs: Message[];
     if (dj.mode === "full") {
       const excerptMsgs = buildExcerptMessages(q.question, response, attrs, dj.max_excerpts_per_attribute, extra);
-      calls.push(["deep_judgment_excerpts", { calls: 1, calls_max: 1 + dj.excerpt_retry_attempts, input_tokens: messageTokens(excerptMsgs), output_tokens: attrs.length * EXCERPT_TOKENS }]);
+      calls.push([
+        "deep_judgment_excerpts",
+        {
+          calls: 1,
+          calls_max: 1 + dj.excerpt_retry_attempts,
+          input_tokens: messageTokens(excerptMsgs),
+          output_tokens: attrs.length * EXCERPT_TOKENS,
+        },
+      ]);
       const sample = "y".repeat(EXCERPT_TOKENS * 4);
       const excerpts = Object.fromEntries(attrs.map((a) => [a.name, [{ text: sample, confidence: "high" as const, similarity_score: 1 }]]));
       if (dj.search_enabled) {
-        calls.push(["deep_judgment_hallucination", { input_tokens: tokensOf(formatExcerpts(excerpts)) + attrs.length * 500, output_tokens: attrs.length * REASONING_TOKENS }]);
+        calls.push([
+          "deep_judgment_hallucination",
+          { input_tokens: tokensOf(formatExcerpts(excerpts)) + attrs.length * 500, output_tokens: attrs.length * REASONING_TOKENS },
+        ]);
       }
       reasoningMsgs = buildReasoningMessages(q.question, formatExcerpts(excerpts), attrs, extra);
     } else {
@@ -171,7 +212,15 @@ function judgeCalls(q: Question, parsing: ModelConfig, s: PipelineSettings, resp
     calls.push(["deep_judgment_reasoning", { input_tokens: messageTokens(reasoningMsgs), output_tokens: attrs.length * REASONING_TOKENS }]);
     reasoning = Object.fromEntries(attrs.map((a) => [a.name, "z".repeat(REASONING_TOKENS * 4)]));
   }
-  const parseMsgs = buildParsingMessages({ question: q.question, response, jsonSchema, extractionHints: hints, systemPrompt: parsing.system_prompt, instructions: instructionsFor(pc, "parsing"), reasoning });
+  const parseMsgs = buildParsingMessages({
+    question: q.question,
+    response,
+    jsonSchema,
+    extractionHints: hints,
+    systemPrompt: parsing.system_prompt,
+    instructions: instructionsFor(pc, "parsing"),
+    reasoning,
+  });
   calls.push(["parsing", { input_tokens: messageTokens(parseMsgs), output_tokens: parseOut }]);
   return [...calls, ...embeddingCalls(s)];
 }
@@ -203,10 +252,21 @@ function agenticParseCalls(
     calls.push(["dynamic_parsing_decision", { input_tokens: messageTokens(msgs), output_tokens: reportOut }]);
   }
   const runs = cfg.trigger === "dynamic" ? 0 : 1;
-  const trace = cfg.judge_context === "workspace_only" ? null : cfg.materialize_trace ? { file: ".karenina/traces/agentic_parse_x.txt" } : { inline: response };
+  const trace =
+    cfg.judge_context === "workspace_only"
+      ? null
+      : cfg.materialize_trace
+        ? { file: ".karenina/traces/agentic_parse_x.txt" }
+        : { inline: response };
   const inv = buildInvestigationPrompt({ question, jsonSchema, trace, instructions });
   const extraction = buildExtractionMessages({ question, report: "r".repeat(reportOut * 4), jsonSchema, instructions });
-  calls.push(["agentic_parsing_investigation", { calls: runs, calls_max: cfg.max_turns, input_tokens: runs * tokensOf(`${inv.system}\n${inv.user}`), output_tokens: runs * reportOut }]);
-  calls.push(["agentic_parsing_extraction", { calls: runs, calls_max: 1, input_tokens: runs * messageTokens(extraction), output_tokens: runs * parseOut }]);
+  calls.push([
+    "agentic_parsing_investigation",
+    { calls: runs, calls_max: cfg.max_turns, input_tokens: runs * tokensOf(`${inv.system}\n${inv.user}`), output_tokens: runs * reportOut },
+  ]);
+  calls.push([
+    "agentic_parsing_extraction",
+    { calls: runs, calls_max: 1, input_tokens: runs * messageTokens(extraction), output_tokens: runs * parseOut },
+  ]);
   return calls;
 }

@@ -79,17 +79,21 @@ export function collectCaveats(state: PipelineState, input: Pick<PipelineInput, 
 
 /** Karenina's metadata.retry_counts {class: {used, budget}}, for the classes the job retried. */
 export function retryCounts(retries: RetryLedgerView): Record<string, { used: number; budget: number }> {
-  return Object.fromEntries(TRANSIENT_KINDS.filter((k) => retries.used[k] > 0).map((k) => [k, { used: retries.used[k], budget: retries.budgets[k] }]));
+  return Object.fromEntries(
+    TRANSIENT_KINDS.filter((k) => retries.used[k] > 0).map((k) => [k, { used: retries.used[k], budget: retries.budgets[k] }]),
+  );
 }
 
-function contentReason(
-  fields: Record<string, boolean | null>,
-  regex: Record<string, boolean> | null,
-  fieldError: string | null,
-): string {
-  const failed = Object.entries(fields).filter(([, ok]) => ok === false).map(([f]) => f);
-  const missing = Object.entries(fields).filter(([, ok]) => ok === null).map(([f]) => f);
-  const regexFailed = Object.entries(regex ?? {}).filter(([, ok]) => !ok).map(([n]) => n);
+function contentReason(fields: Record<string, boolean | null>, regex: Record<string, boolean> | null, fieldError: string | null): string {
+  const failed = Object.entries(fields)
+    .filter(([, ok]) => ok === false)
+    .map(([f]) => f);
+  const missing = Object.entries(fields)
+    .filter(([, ok]) => ok === null)
+    .map(([f]) => f);
+  const regexFailed = Object.entries(regex ?? {})
+    .filter(([, ok]) => !ok)
+    .map(([n]) => n);
   const parts = [
     failed.length ? `fields not matching the ground truth: ${failed.join(", ")}` : "",
     missing.length ? `fields the judge left empty: ${missing.join(", ")}` : "",

@@ -64,7 +64,13 @@ function normalise(config: FewShotConfig): Normalised {
     };
   }
   const c = config as KareninaFewShotConfig;
-  return { source: c.source ?? "both", pool_mode: c.pool_mode ?? "all", pool_k: c.pool_k ?? 3, question_configs: c.question_configs ?? {}, global_examples: c.global_examples ?? [] };
+  return {
+    source: c.source ?? "both",
+    pool_mode: c.pool_mode ?? "all",
+    pool_k: c.pool_k ?? 3,
+    question_configs: c.question_configs ?? {},
+    global_examples: c.global_examples ?? [],
+  };
 }
 
 export function resolveFewShotExamples(

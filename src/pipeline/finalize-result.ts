@@ -19,16 +19,15 @@ import { emptyAgenticParse } from "./artifacts";
 import { computeResultId, computeTemplateId } from "./ids";
 import type { PipelineInput, PipelinePorts, PipelineState } from "./types";
 
-export async function finalizeResult(
-  state: PipelineState,
-  input: PipelineInput,
-  ports: PipelinePorts,
-): Promise<VerificationResult> {
+export async function finalizeResult(state: PipelineState, input: PipelineInput, ports: PipelinePorts): Promise<VerificationResult> {
   const { question, answering, parsing } = input;
   const failure = classifyFailure(state);
   const nowMs = ports.clock.now();
   const template = question.template;
-  const fewShot = answering.interface === "manual" ? 0 : resolveFewShotExamples(input.settings.few_shot_config, question.id, question.few_shot_examples).length;
+  const fewShot =
+    answering.interface === "manual"
+      ? 0
+      : resolveFewShotExamples(input.settings.few_shot_config, question.id, question.few_shot_examples).length;
   return {
     metadata: {
       question_id: question.id,
@@ -68,7 +67,7 @@ export async function finalizeResult(
     rubric: rubricSection(state),
     deep_judgment_rubric: deepJudgmentRubricSection(state, input),
     evaluation_input: state.evaluation?.text ?? null,
-    used_full_trace: state.evaluation?.used_full_trace ?? (input.settings.use_full_trace_for_template ?? false),
+    used_full_trace: state.evaluation?.used_full_trace ?? input.settings.use_full_trace_for_template ?? false,
     trace_extraction_error: state.evaluation?.trace_extraction_error ?? null,
   };
 }
@@ -148,7 +147,11 @@ function rubricSection(state: PipelineState): VerificationResult["rubric"] {
   if (!state.rubric && !ag?.agentic_rubric_evaluation_performed) return null;
   const base = state.rubric ?? { ...emptyRubricSection(null), rubric_evaluation_performed: true };
   if (!ag?.agentic_rubric_evaluation_performed) return base;
-  return { ...base, agentic_trait_scores: ag.agentic_trait_scores, agentic_trait_investigation_traces: ag.agentic_trait_investigation_traces };
+  return {
+    ...base,
+    agentic_trait_scores: ag.agentic_trait_scores,
+    agentic_trait_investigation_traces: ag.agentic_trait_investigation_traces,
+  };
 }
 
 /** Present whenever rubric deep judgment is on and rubrics are evaluated, even if it did not get to run. */

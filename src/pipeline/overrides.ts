@@ -16,12 +16,7 @@ export function logOverride(
 }
 
 /** A check that could not run: the pipeline goes on, the result says so in metadata.warnings. */
-export function warn(
-  ports: Pick<PipelinePorts, "log">,
-  existing: readonly string[] | undefined,
-  event: string,
-  message: string,
-): string[] {
+export function warn(ports: Pick<PipelinePorts, "log">, existing: readonly string[] | undefined, event: string, message: string): string[] {
   ports.log?.warn(event, { message });
   return [...(existing ?? []), message];
 }

@@ -46,14 +46,14 @@ export class PythonRandom {
       mt[i] = ((mt[i]! ^ Math.imul(prev, 1664525)) + key[j]! + j) >>> 0;
       i++;
       j++;
-      if (i >= N) (mt[0] = mt[N - 1]!, (i = 1));
+      if (i >= N) (mt[0] = mt[N - 1]!), (i = 1);
       if (j >= key.length) j = 0;
     }
     for (let k = N - 1; k > 0; k--) {
       const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
       mt[i] = ((mt[i]! ^ Math.imul(prev, 1566083941)) - i) >>> 0;
       i++;
-      if (i >= N) (mt[0] = mt[N - 1]!, (i = 1));
+      if (i >= N) (mt[0] = mt[N - 1]!), (i = 1);
     }
     mt[0] = 0x80000000;
   }

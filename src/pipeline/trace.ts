@@ -14,7 +14,9 @@ export function formatTrace(messages: readonly Message[]): string {
   const parts: string[] = [];
   for (const m of messages) {
     if (m.role === "assistant") {
-      const calls = (m.tool_calls ?? []).map((c) => `  ${c.name} (call_${c.id})\n   Call ID: ${c.id}\n   Args: ${JSON.stringify(c.arguments)}`);
+      const calls = (m.tool_calls ?? []).map(
+        (c) => `  ${c.name} (call_${c.id})\n   Call ID: ${c.id}\n   Args: ${JSON.stringify(c.arguments)}`,
+      );
       const body = [m.content, calls.length ? `\nTool Calls:\n${calls.join("\n")}` : ""].join("");
       if (body) parts.push(`${AI_HEADER}\n${body}`);
     } else if (m.role === "tool") {
@@ -47,11 +49,7 @@ export interface EvaluationInput {
  * the full trace is asked for; when extraction fails the full trace is the fallback and the error
  * is recorded.
  */
-export function prepareEvaluationInput(
-  raw: string,
-  trace: readonly Message[] | null,
-  useFullTrace: boolean,
-): EvaluationInput {
+export function prepareEvaluationInput(raw: string, trace: readonly Message[] | null, useFullTrace: boolean): EvaluationInput {
   if (!trace) return { text: raw, used_full_trace: useFullTrace, trace_extraction_error: null };
   if (useFullTrace) return { text: formatTrace(trace), used_full_trace: true, trace_extraction_error: null };
   const final = extractFinalAiMessage(trace);

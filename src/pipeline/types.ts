@@ -8,7 +8,14 @@ import type { ModelConfig } from "../schemas/model-config";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { FailureCategory, VerificationResult } from "../schemas/result";
 import type { SearchPort } from "../core-shared/evidence";
-import type { AgenticParseArtifact, AutofailArtifact, CheckSettings, DeepJudgmentArtifact, EmbeddingArtifact, GuardArtifact } from "./artifacts";
+import type {
+  AgenticParseArtifact,
+  AutofailArtifact,
+  CheckSettings,
+  DeepJudgmentArtifact,
+  EmbeddingArtifact,
+  GuardArtifact,
+} from "./artifacts";
 import type { EvaluationInput } from "./trace";
 import type { AgentMetrics } from "./agent/metrics";
 import type { AgentToolsPort } from "./agent/answering-agent";

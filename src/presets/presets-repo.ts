@@ -27,7 +27,10 @@ export async function getPreset(db: D1Database, tenantId: string, presetId: stri
 }
 
 export async function listPresets(db: D1Database, tenantId: string): Promise<PresetRecord[]> {
-  const { results } = await db.prepare("SELECT * FROM presets WHERE tenant_id = ? ORDER BY created_at, preset_id").bind(tenantId).all<Row>();
+  const { results } = await db
+    .prepare("SELECT * FROM presets WHERE tenant_id = ? ORDER BY created_at, preset_id")
+    .bind(tenantId)
+    .all<Row>();
   return results.map(fromRow);
 }
 
@@ -36,7 +39,12 @@ export async function deletePreset(db: D1Database, tenantId: string, presetId: s
 }
 
 export const presetView = (p: PresetRecord) => ({
-  preset_id: p.preset_id, name: p.name, description: p.description, config: p.config, created_at: p.created_at, updated_at: p.updated_at,
+  preset_id: p.preset_id,
+  name: p.name,
+  description: p.description,
+  config: p.config,
+  created_at: p.created_at,
+  updated_at: p.updated_at,
 });
 
 interface Row {

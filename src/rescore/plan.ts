@@ -30,40 +30,64 @@ export function planRescore(
   for (const list of ["answering_models", "parsing_models"] as const) {
     const taken = new Set(parent[list].map((m) => m.id));
     added[list].forEach((m, i) => {
-      if (taken.has(m.id)) issues.push({ path: `${list}[${i}].id`, message: `the run already has ${list === "answering_models" ? "an answering" : "a parsing"} model "${m.id}"; a new model needs a new id` });
+      if (taken.has(m.id))
+        issues.push({
+          path: `${list}[${i}].id`,
+          message: `the run already has ${list === "answering_models" ? "an answering" : "a parsing"} model "${m.id}"; a new model needs a new id`,
+        });
       taken.add(m.id);
       const keys = modelKeyIssues(m, { model: `${list}[${i}]`, base_url: `${list}[${i}].base_url` }, ring, advice);
       issues.push(...keys.misdirected, ...keys.unset);
     });
   }
   added.parsing_models.forEach((m, i) => {
-    if (m.interface === "manual") issues.push({ path: `parsing_models[${i}].interface`, message: "a manual model cannot judge: parsing models must call an LLM" });
+    if (m.interface === "manual")
+      issues.push({ path: `parsing_models[${i}].interface`, message: "a manual model cannot judge: parsing models must call an LLM" });
   });
   added.answering_models.forEach((m, i) => {
     if (m.interface !== "manual") return;
     const missing = parent.questions.filter((q) => m.manual_answers?.[q.id] === undefined).map((q) => q.id);
-    if (missing.length) issues.push({ path: `answering_models[${i}].manual_answers`, message: `no answer for ${missing.length} question(s) of the run: ${missing.slice(0, 5).map((q) => JSON.stringify(q)).join(", ")}` });
+    if (missing.length)
+      issues.push({
+        path: `answering_models[${i}].manual_answers`,
+        message: `no answer for ${missing.length} question(s) of the run: ${missing
+          .slice(0, 5)
+          .map((q) => JSON.stringify(q))
+          .join(", ")}`,
+      });
   });
   const replicates = req.replicate_count ?? parent.replicate_count;
-  if (replicates < parent.replicate_count) issues.push({ path: "replicate_count", message: `the run has ${parent.replicate_count} replicates; a re-score keeps them all (send ${parent.replicate_count} or more)` });
+  if (replicates < parent.replicate_count)
+    issues.push({
+      path: "replicate_count",
+      message: `the run has ${parent.replicate_count} replicates; a re-score keeps them all (send ${parent.replicate_count} or more)`,
+    });
 
   const global = parent.settings.global_rubric ?? null;
-  const known = new Set([global, ...parent.questions.map((q) => q.rubric ?? null)].flatMap((r) => (r ? traitNames(r).map((t) => t.name) : [])));
+  const known = new Set(
+    [global, ...parent.questions.map((q) => q.rubric ?? null)].flatMap((r) => (r ? traitNames(r).map((t) => t.name) : [])),
+  );
   const newTraits = req.rubric ? traitNames(req.rubric).map((t) => t.name) : [];
   newTraits.forEach((name) => {
     if (known.has(name)) issues.push({ path: "rubric", message: `the run already has a trait "${name}"; added traits need new names` });
   });
   // Models inside the added traits (compound judges' providers, agentic overrides), as planRun checks a rubric's.
-  const rubricModels = req.rubric ? modelsInRubrics({ rubric: req.rubric, questions: [] }).map((m) => ({ ...m, path: m.path.replace(/^benchmark\.rubric/, "rubric") })) : [];
+  const rubricModels = req.rubric
+    ? modelsInRubrics({ rubric: req.rubric, questions: [] }).map((m) => ({ ...m, path: m.path.replace(/^benchmark\.rubric/, "rubric") }))
+    : [];
   for (const { model, path } of rubricModels) {
     const keys = modelKeyIssues(model, { model: path, base_url: `${path}.base_url` }, ring, advice);
     issues.push(...keys.misdirected, ...keys.unset);
   }
 
-  const answering = [...parent.answering_models, ...added.answering_models.map((m) => (m.system_prompt ? m : { ...m, system_prompt: DEFAULT_ANSWERING_SYSTEM_PROMPT }))];
+  const answering = [
+    ...parent.answering_models,
+    ...added.answering_models.map((m) => (m.system_prompt ? m : { ...m, system_prompt: DEFAULT_ANSWERING_SYSTEM_PROMPT })),
+  ];
   const parsing = [...parent.parsing_models, ...added.parsing_models];
   const total = parent.questions.length * answering.length * replicates * parsing.length;
-  if (total > MAX_RESULTS_PER_RUN) issues.push({ path: "(body)", message: `the re-scored run would hold ${total} results; the limit is ${MAX_RESULTS_PER_RUN} per run` });
+  if (total > MAX_RESULTS_PER_RUN)
+    issues.push({ path: "(body)", message: `the re-scored run would hold ${total} results; the limit is ${MAX_RESULTS_PER_RUN} per run` });
   if (issues.length) return { ok: false, issues };
 
   const settings = { ...parent.settings, replicate_count: replicates };

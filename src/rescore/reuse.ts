@@ -27,7 +27,10 @@ export function answerOf(result: VerificationResult): AnswerArtifact | null {
 }
 
 /** The parent's result under the child's result id, run name and replicate numbering. */
-export function asChildResult(parent: VerificationResult, child: { result_id: string; run_name: string | null; replicate: number | null }): VerificationResult {
+export function asChildResult(
+  parent: VerificationResult,
+  child: { result_id: string; run_name: string | null; replicate: number | null },
+): VerificationResult {
   return { ...parent, metadata: { ...parent.metadata, result_id: child.result_id, run_name: child.run_name, replicate: child.replicate } };
 }
 
@@ -40,7 +43,13 @@ function mergeUsage(a: Usage | null, b: Usage | null): Usage | null {
   for (const [stage, u] of Object.entries(b)) {
     const had = out[stage];
     out[stage] = had
-      ? { ...had, ...u, input_tokens: had.input_tokens + u.input_tokens, output_tokens: had.output_tokens + u.output_tokens, total_tokens: had.total_tokens + u.total_tokens }
+      ? {
+          ...had,
+          ...u,
+          input_tokens: had.input_tokens + u.input_tokens,
+          output_tokens: had.output_tokens + u.output_tokens,
+          total_tokens: had.total_tokens + u.total_tokens,
+        }
       : u;
   }
   return out;
@@ -69,7 +78,9 @@ function mergeRubric(a: ResultRubric | null | undefined, b: ResultRubric | null 
     rubric_evaluation_performed: a.rubric_evaluation_performed || b.rubric_evaluation_performed,
     rubric_evaluation_strategy: a.rubric_evaluation_strategy ?? b.rubric_evaluation_strategy,
     dynamic_rubric_promoted_traits:
-      a.dynamic_rubric_promoted_traits || b.dynamic_rubric_promoted_traits ? [...(a.dynamic_rubric_promoted_traits ?? []), ...(b.dynamic_rubric_promoted_traits ?? [])] : null,
+      a.dynamic_rubric_promoted_traits || b.dynamic_rubric_promoted_traits
+        ? [...(a.dynamic_rubric_promoted_traits ?? []), ...(b.dynamic_rubric_promoted_traits ?? [])]
+        : null,
   };
   for (const k of RECORDS) {
     const x = a[k] as Record<string, unknown> | null;
@@ -85,7 +96,9 @@ function mergeRubric(a: ResultRubric | null | undefined, b: ResultRubric | null 
  * caveats and warnings. A trait whose judge failed scores null, as anywhere: never a verdict change.
  */
 export function withNewTraits(copied: VerificationResult, traitsOnly: VerificationResult): VerificationResult {
-  const template = copied.template ? { ...copied.template, usage_metadata: mergeUsage(copied.template.usage_metadata, traitsOnly.template?.usage_metadata ?? null) } : copied.template;
+  const template = copied.template
+    ? { ...copied.template, usage_metadata: mergeUsage(copied.template.usage_metadata, traitsOnly.template?.usage_metadata ?? null) }
+    : copied.template;
   return {
     ...copied,
     metadata: {

@@ -67,9 +67,11 @@ export function aggregateTraits(rows: readonly TraitObservation[]): Record<strin
     acc.set(o.trait, a);
   }
   return Object.fromEntries(
-    [...acc.entries()].sort(([x], [y]) => x.localeCompare(y)).map(([t, a]) => [
-      t,
-      { n: a.n, errored: a.errored, mean_score: a.scored ? a.sum / a.scored : null, pass_rate: a.judged ? a.passed / a.judged : null },
-    ]),
+    [...acc.entries()]
+      .sort(([x], [y]) => x.localeCompare(y))
+      .map(([t, a]) => [
+        t,
+        { n: a.n, errored: a.errored, mean_score: a.scored ? a.sum / a.scored : null, pass_rate: a.judged ? a.passed / a.judged : null },
+      ]),
   );
 }

@@ -14,15 +14,34 @@ export async function evaluateCompoundTrait(
   sample: { question: string; answer: string; reference: string | null },
   parsing: ModelConfig,
   ports: JudgePorts,
-): Promise<{ score: number | null; trace: CompoundTrace; usage: { input_tokens: number; output_tokens: number; total_tokens: number; models: string[] } } | { error: string }> {
+): Promise<
+  | {
+      score: number | null;
+      trace: CompoundTrace;
+      usage: { input_tokens: number; output_tokens: number; total_tokens: number; models: string[] };
+    }
+  | { error: string }
+> {
   const config = t.config.provider ? t.config : { ...t.config, provider: parsing };
   try {
     const out = await runCompoundJudge(
       config,
-      { input: sample.question, output: sample.answer, ...(t.include_ground_truth && sample.reference ? { reference: sample.reference } : {}), vars: {} },
+      {
+        input: sample.question,
+        output: sample.answer,
+        ...(t.include_ground_truth && sample.reference ? { reference: sample.reference } : {}),
+        vars: {},
+      },
       { ...ports, scope: `rubric/compound/${t.name}` },
     );
-    const trace: CompoundTrace = { pass: out.pass, score: out.score, threshold: out.threshold, reason: out.reason, units: out.units, ...(out.error ? { error: out.error } : {}) };
+    const trace: CompoundTrace = {
+      pass: out.pass,
+      score: out.score,
+      threshold: out.threshold,
+      reason: out.reason,
+      units: out.units,
+      ...(out.error ? { error: out.error } : {}),
+    };
     return { score: out.score, trace, usage: out.usage };
   } catch (e) {
     return { error: `compound trait ${t.name}: ${e instanceof Error ? e.message : String(e)}` };

@@ -18,7 +18,16 @@ const Presence = z.object({ results: z.array(z.object({ trait_name: z.string(), 
 const PRESENCE_SCHEMA = {
   type: "object",
   title: "ConceptPresenceResult",
-  properties: { results: { type: "array", items: { type: "object", properties: { trait_name: { type: "string" }, present: { type: "boolean" } }, required: ["trait_name", "present"] } } },
+  properties: {
+    results: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { trait_name: { type: "string" }, present: { type: "boolean" } },
+        required: ["trait_name", "present"],
+      },
+    },
+  },
   required: ["results"],
 };
 
@@ -46,7 +55,13 @@ export async function resolveDynamic(
     }
   }
   if (!candidates.length) return out;
-  const res = await judge.structured({ messages: presenceMessages(candidates, response), schemaName: "ConceptPresenceResult", jsonSchema: PRESENCE_SCHEMA, schema: Presence, call_site: "rubric/presence" });
+  const res = await judge.structured({
+    messages: presenceMessages(candidates, response),
+    schemaName: "ConceptPresenceResult",
+    jsonSchema: PRESENCE_SCHEMA,
+    schema: Presence,
+    call_site: "rubric/presence",
+  });
   if (!res.ok) {
     log.warnings.push(`dynamic rubric presence check failed (${res.error.kind}): ${res.error.message}`);
     if (isRetryable(res.error) && !log.transient) log.transient = res.error;
@@ -54,7 +69,9 @@ export async function resolveDynamic(
     return out;
   }
   log.presenceUsage = res.value.usage;
-  const present = new Set(res.value.value.results.filter((r) => r.present === true || String(r.present).toLowerCase() === "true").map((r) => r.trait_name));
+  const present = new Set(
+    res.value.value.results.filter((r) => r.present === true || String(r.present).toLowerCase() === "true").map((r) => r.trait_name),
+  );
   for (const kind of RUBRIC_LISTS) {
     for (const t of dynamic[kind] as { name: string }[]) {
       if (!candidates.some((c) => c.name === t.name)) continue;

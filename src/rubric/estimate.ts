@@ -12,7 +12,15 @@ import type { ModelConfig } from "../schemas/model-config";
 import type { LLMRubricTrait } from "../schemas/rubric";
 import { BATCH_SCORES_SCHEMA } from "./llm-traits";
 import { filterTraits, type MergedRubric, namesOf, type TraitLists } from "./merge";
-import { batchScoresMessages, literalMessages, metricMessages, presenceMessages, type PromptContext, singleTraitMessages, templateTraitMessages } from "./prompts";
+import {
+  batchScoresMessages,
+  literalMessages,
+  metricMessages,
+  presenceMessages,
+  type PromptContext,
+  singleTraitMessages,
+  templateTraitMessages,
+} from "./prompts";
 
 export interface EstimateContext {
   question: string;
@@ -48,7 +56,12 @@ export function estimateRubricCalls(
   const extra = callsFor(dynamic, ctx, count);
   return {
     rubric_evaluation: { ...fixed, calls_max: fixed.calls_max + extra.calls },
-    dynamic_rubric_presence_check: { calls: 1, calls_max: 1, input_tokens: count(presenceMessages(concepts, ctx.response)), output_tokens: concepts.length * TOKENS_PER_TRAIT },
+    dynamic_rubric_presence_check: {
+      calls: 1,
+      calls_max: 1,
+      input_tokens: count(presenceMessages(concepts, ctx.response)),
+      output_tokens: concepts.length * TOKENS_PER_TRAIT,
+    },
   };
 }
 

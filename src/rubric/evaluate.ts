@@ -9,7 +9,13 @@ import type { JudgePorts } from "../judges/types";
 import type { SearchPort } from "../core-shared/evidence";
 import { addUsage } from "../core-shared/usage";
 import type { ModelConfig } from "../schemas/model-config";
-import { type DeepJudgmentRubricSection, type DeepJudgmentRubricSettings, evaluateDeepJudgmentTraits, partitionDeepJudgmentTraits, withStandardScores } from "./deep-judgment";
+import {
+  type DeepJudgmentRubricSection,
+  type DeepJudgmentRubricSettings,
+  evaluateDeepJudgmentTraits,
+  partitionDeepJudgmentTraits,
+  withStandardScores,
+} from "./deep-judgment";
 import { evaluateCallableTrait } from "./callable";
 import { evaluateCompoundTrait } from "./compound";
 import { resolveDynamic } from "./dynamic";
@@ -75,7 +81,9 @@ export function emptySection(strategy: RubricSection["rubric_evaluation_strategy
 const orNull = <T extends object>(o: T): T | null => (Object.keys(o).length ? o : null);
 
 function withPromoted(rubric: TraitLists, promoted: TraitLists): TraitLists {
-  return Object.fromEntries(Object.entries(rubric).map(([k, list]) => [k, [...list, ...promoted[k as keyof TraitLists]]])) as unknown as TraitLists;
+  return Object.fromEntries(
+    Object.entries(rubric).map(([k, list]) => [k, [...list, ...promoted[k as keyof TraitLists]]]),
+  ) as unknown as TraitLists;
 }
 
 export async function evaluateRubric(input: RubricEvalInput, ports: RubricEvalPorts): Promise<RubricEvalOutcome> {
@@ -100,7 +108,12 @@ export async function evaluateRubric(input: RubricEvalInput, ports: RubricEvalPo
   const llm = await evaluateLlmTraits(standard, input.strategy, { judge: ports.judge, context, reference: input.reference, log });
   let dj: DeepJudgmentRubricSection | null = null;
   if (deep.length) {
-    const out = await evaluateDeepJudgmentTraits(ports.judge, deep, { question: input.question, response: input.response, ...(input.instructions ? { instructions: input.instructions } : {}), ...(ports.search ? { search: ports.search } : {}) });
+    const out = await evaluateDeepJudgmentTraits(ports.judge, deep, {
+      question: input.question,
+      response: input.response,
+      ...(input.instructions ? { instructions: input.instructions } : {}),
+      ...(ports.search ? { search: ports.search } : {}),
+    });
     dj = withStandardScores(out.section, llm.scores);
     Object.assign(llm.scores, out.scores);
     log.warnings.push(...out.warnings);
@@ -120,7 +133,10 @@ export async function evaluateRubric(input: RubricEvalInput, ports: RubricEvalPo
   return {
     section,
     deep_judgment_rubric: dj,
-    usage: { ...(total ? { rubric_evaluation: total } : {}), ...(log.presenceUsage ? { dynamic_rubric_presence_check: log.presenceUsage } : {}) },
+    usage: {
+      ...(total ? { rubric_evaluation: total } : {}),
+      ...(log.presenceUsage ? { dynamic_rubric_presence_check: log.presenceUsage } : {}),
+    },
     warnings: log.warnings,
     ...(log.transient ? { transient: log.transient } : {}),
   };
@@ -146,7 +162,13 @@ async function callableScores(rubric: TraitLists, text: string, ports: RubricEva
   return out;
 }
 
-async function metricScores(rubric: TraitLists, context: { question: string; answer: string; instructions?: string }, judge: ModelPort, section: RubricSection, log: EvalLog & { transient?: LlmError }) {
+async function metricScores(
+  rubric: TraitLists,
+  context: { question: string; answer: string; instructions?: string },
+  judge: ModelPort,
+  section: RubricSection,
+  log: EvalLog & { transient?: LlmError },
+) {
   const scores: NonNullable<RubricSection["metric_trait_scores"]> = {};
   const lists: NonNullable<RubricSection["metric_trait_confusion_lists"]> = {};
   for (const t of rubric.metric_traits) {
@@ -164,7 +186,12 @@ async function compoundScores(rubric: TraitLists, input: RubricEvalInput, ports:
   section.compound_trait_scores = {};
   section.compound_trait_traces = {};
   for (const t of rubric.compound_traits) {
-    const r = await evaluateCompoundTrait(t, { question: input.question, answer: input.response, reference: input.reference }, input.parsing, judgePorts);
+    const r = await evaluateCompoundTrait(
+      t,
+      { question: input.question, answer: input.response, reference: input.reference },
+      input.parsing,
+      judgePorts,
+    );
     if ("error" in r) {
       section.compound_trait_scores[t.name] = null;
       log.warnings.push(r.error);
@@ -173,6 +200,12 @@ async function compoundScores(rubric: TraitLists, input: RubricEvalInput, ports:
     section.compound_trait_scores[t.name] = r.score;
     section.compound_trait_traces[t.name] = r.trace;
     if (r.trace.error) log.warnings.push(`compound trait ${t.name}: ${r.trace.reason}`);
-    if (r.usage.total_tokens) log.usage.push({ input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens, total_tokens: r.usage.total_tokens, model: r.usage.models[0] ?? "" });
+    if (r.usage.total_tokens)
+      log.usage.push({
+        input_tokens: r.usage.input_tokens,
+        output_tokens: r.usage.output_tokens,
+        total_tokens: r.usage.total_tokens,
+        model: r.usage.models[0] ?? "",
+      });
   }
 }

@@ -30,7 +30,8 @@ export interface LlmTraitDeps {
 const Lax = z.union([z.number(), z.boolean(), z.string(), z.null()]);
 const BatchScores = z.object({ scores: z.record(z.string(), Lax) });
 export const BATCH_SCORES_SCHEMA = {
-  description: "Structured output for batch trait evaluation.\n\nUsed when evaluating multiple rubric traits in a single LLM call.\nThe LLM returns all trait scores in one response.",
+  description:
+    "Structured output for batch trait evaluation.\n\nUsed when evaluating multiple rubric traits in a single LLM call.\nThe LLM returns all trait scores in one response.",
   properties: {
     scores: {
       additionalProperties: { anyOf: [{ type: "integer" }, { type: "boolean" }] },
@@ -46,7 +47,16 @@ export const BATCH_SCORES_SCHEMA = {
 const BatchLiteral = z.object({ classifications: z.array(z.object({ trait_name: z.string(), class_name: z.string() })) });
 const BATCH_LITERAL_SCHEMA = {
   type: "object",
-  properties: { classifications: { type: "array", items: { type: "object", properties: { trait_name: { type: "string" }, class_name: { type: "string" } }, required: ["trait_name", "class_name"] } } },
+  properties: {
+    classifications: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { trait_name: { type: "string" }, class_name: { type: "string" } },
+        required: ["trait_name", "class_name"],
+      },
+    },
+  },
   required: ["classifications"],
 };
 const SingleBool = z.object({ result: Lax });
@@ -56,7 +66,11 @@ const SingleLiteral = z.object({ classification: z.string() });
 const isTemplateKind = (t: LLMRubricTrait) => typeof t.kind === "object";
 const seesReference = (t: LLMRubricTrait, d: LlmTraitDeps) => t.include_ground_truth === true && !!d.reference;
 
-async function call<T>(d: LlmTraitDeps, what: string, req: Parameters<ModelPort["structured"]>[0] & { schema: z.ZodType<T> }): Promise<T | null> {
+async function call<T>(
+  d: LlmTraitDeps,
+  what: string,
+  req: Parameters<ModelPort["structured"]>[0] & { schema: z.ZodType<T> },
+): Promise<T | null> {
   const res = await d.judge.structured<T>(req);
   if (!res.ok) {
     d.log.warnings.push(`rubric evaluation: ${what} failed (${res.error.kind}): ${res.error.message}`);
@@ -75,10 +89,19 @@ function ctx(d: LlmTraitDeps, withRef: boolean): PromptContext {
 function byReference(traits: LLMRubricTrait[], d: LlmTraitDeps): [LLMRubricTrait[], boolean][] {
   const plain = traits.filter((t) => !seesReference(t, d));
   const withRef = traits.filter((t) => seesReference(t, d));
-  return ([[plain, false], [withRef, true]] as [LLMRubricTrait[], boolean][]).filter(([g]) => g.length > 0);
+  return (
+    [
+      [plain, false],
+      [withRef, true],
+    ] as [LLMRubricTrait[], boolean][]
+  ).filter(([g]) => g.length > 0);
 }
 
-export async function evaluateLlmTraits(traits: LLMRubricTrait[], strategy: "batch" | "sequential", d: LlmTraitDeps): Promise<LlmTraitScores> {
+export async function evaluateLlmTraits(
+  traits: LLMRubricTrait[],
+  strategy: "batch" | "sequential",
+  d: LlmTraitDeps,
+): Promise<LlmTraitScores> {
   const out: LlmTraitScores = { scores: {}, labels: {} };
   const scalar = traits.filter((t) => t.kind === "boolean" || t.kind === "score");
   const literal = traits.filter((t) => t.kind === "literal");
@@ -95,7 +118,13 @@ export async function evaluateLlmTraits(traits: LLMRubricTrait[], strategy: "bat
 
 async function batchScalar(traits: LLMRubricTrait[], ref: boolean, d: LlmTraitDeps, out: LlmTraitScores): Promise<void> {
   const messages = batchScoresMessages(traits, ctx(d, ref), BATCH_SCORES_SCHEMA);
-  const v = await call(d, "batch boolean/score call", { messages, schemaName: "BatchRubricScores", jsonSchema: BATCH_SCORES_SCHEMA, schema: BatchScores, call_site: `rubric/batch${ref ? "/ref" : ""}` });
+  const v = await call(d, "batch boolean/score call", {
+    messages,
+    schemaName: "BatchRubricScores",
+    jsonSchema: BATCH_SCORES_SCHEMA,
+    schema: BatchScores,
+    call_site: `rubric/batch${ref ? "/ref" : ""}`,
+  });
   for (const t of traits) out.scores[t.name] = v ? traitValue(t, v.scores[t.name]) : null;
   if (v) {
     const missing = traits.filter((t) => out.scores[t.name] === null).map((t) => t.name);
@@ -105,7 +134,13 @@ async function batchScalar(traits: LLMRubricTrait[], ref: boolean, d: LlmTraitDe
 
 async function batchLiteral(traits: LLMRubricTrait[], ref: boolean, d: LlmTraitDeps, out: LlmTraitScores): Promise<void> {
   const messages = literalMessages(traits, ctx(d, ref), BATCH_LITERAL_SCHEMA, false);
-  const v = await call(d, "batch literal call", { messages, schemaName: "BatchLiteralClassifications", jsonSchema: BATCH_LITERAL_SCHEMA, schema: BatchLiteral, call_site: `rubric/literal${ref ? "/ref" : ""}` });
+  const v = await call(d, "batch literal call", {
+    messages,
+    schemaName: "BatchLiteralClassifications",
+    jsonSchema: BATCH_LITERAL_SCHEMA,
+    schema: BatchLiteral,
+    call_site: `rubric/literal${ref ? "/ref" : ""}`,
+  });
   const got = new Map((v?.classifications ?? []).map((c) => [c.trait_name, c.class_name]));
   for (const t of traits) setLiteral(t, got.has(t.name) ? got.get(t.name) : undefined, out);
 }
@@ -122,17 +157,33 @@ function setLiteral(t: LLMRubricTrait, label: string | undefined, out: LlmTraitS
 
 async function singleScalar(t: LLMRubricTrait, d: LlmTraitDeps, out: LlmTraitScores): Promise<void> {
   const bool = t.kind === "boolean";
-  const jsonSchema = { type: "object", properties: bool ? { result: { type: "boolean" } } : { score: { type: "integer" } }, required: [bool ? "result" : "score"] };
+  const jsonSchema = {
+    type: "object",
+    properties: bool ? { result: { type: "boolean" } } : { score: { type: "integer" } },
+    required: [bool ? "result" : "score"],
+  };
   const messages = singleTraitMessages(t, ctx(d, seesReference(t, d)), jsonSchema);
   const schema = bool ? SingleBool : SingleScore;
-  const v = await call<{ result?: unknown; score?: unknown }>(d, `trait ${t.name}`, { messages, schemaName: bool ? "SingleBooleanScore" : "SingleNumericScore", jsonSchema, schema, call_site: `rubric/trait/${t.name}` });
+  const v = await call<{ result?: unknown; score?: unknown }>(d, `trait ${t.name}`, {
+    messages,
+    schemaName: bool ? "SingleBooleanScore" : "SingleNumericScore",
+    jsonSchema,
+    schema,
+    call_site: `rubric/trait/${t.name}`,
+  });
   out.scores[t.name] = v ? traitValue(t, bool ? v.result : v.score) : null;
 }
 
 async function singleLiteral(t: LLMRubricTrait, d: LlmTraitDeps, out: LlmTraitScores): Promise<void> {
   const jsonSchema = { type: "object", properties: { classification: { type: "string" } }, required: ["classification"] };
   const messages = literalMessages([t], ctx(d, seesReference(t, d)), jsonSchema, true);
-  const v = await call(d, `trait ${t.name}`, { messages, schemaName: "SingleLiteralClassification", jsonSchema, schema: SingleLiteral, call_site: `rubric/trait/${t.name}` });
+  const v = await call(d, `trait ${t.name}`, {
+    messages,
+    schemaName: "SingleLiteralClassification",
+    jsonSchema,
+    schema: SingleLiteral,
+    call_site: `rubric/trait/${t.name}`,
+  });
   setLiteral(t, v?.classification, out);
 }
 
@@ -141,7 +192,13 @@ async function templateTrait(t: LLMRubricTrait, d: LlmTraitDeps, out: LlmTraitSc
   const jsonSchema = (t.kind as { schema: Record<string, unknown> }).schema;
   const fields = Object.keys((jsonSchema.properties as Record<string, unknown> | undefined) ?? {});
   const messages = templateTraitMessages(t, ctx(d, seesReference(t, d)), jsonSchema);
-  const v = await call(d, `trait ${t.name}`, { messages, schemaName: String(jsonSchema.title ?? t.name), jsonSchema, schema: z.record(z.string(), z.unknown()), call_site: `rubric/trait/${t.name}` });
+  const v = await call(d, `trait ${t.name}`, {
+    messages,
+    schemaName: String(jsonSchema.title ?? t.name),
+    jsonSchema,
+    schema: z.record(z.string(), z.unknown()),
+    call_site: `rubric/trait/${t.name}`,
+  });
   for (const f of fields) {
     const value = v?.[f];
     const key = `${t.name}.${f}`;

@@ -24,7 +24,8 @@ function addAll(into: TraitLists, from: TraitLists, source: Provenance, provenan
   for (const kind of RUBRIC_LISTS) {
     for (const trait of from[kind]) {
       const before = provenance[trait.name];
-      if (before) throw new RubricMergeError(`trait "${trait.name}" is defined twice (${before} and ${source}); trait names must be unique`);
+      if (before)
+        throw new RubricMergeError(`trait "${trait.name}" is defined twice (${before} and ${source}); trait names must be unique`);
       provenance[trait.name] = source;
       (into[kind] as { name: string }[]).push(trait);
     }
@@ -55,7 +56,9 @@ export function traitCount(lists: TraitLists | null): number {
 export function filterTraits(lists: TraitLists, names: readonly string[] | null | undefined): TraitLists {
   if (!names) return lists;
   const keep = new Set(names);
-  return Object.fromEntries(RUBRIC_LISTS.map((k) => [k, (lists[k] as { name: string }[]).filter((t) => keep.has(t.name))])) as unknown as TraitLists;
+  return Object.fromEntries(
+    RUBRIC_LISTS.map((k) => [k, (lists[k] as { name: string }[]).filter((t) => keep.has(t.name))]),
+  ) as unknown as TraitLists;
 }
 
 export function namesOf(lists: TraitLists): string[] {

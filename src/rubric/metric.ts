@@ -25,7 +25,11 @@ export function dedupe(items: readonly string[]): string[] {
 
 const ratio = (a: number, b: number) => (b === 0 ? 0 : a / b);
 
-export function computeMetrics(lists: ConfusionLists, mode: MetricRubricTrait["evaluation_mode"], wanted?: readonly string[]): Record<string, number> {
+export function computeMetrics(
+  lists: ConfusionLists,
+  mode: MetricRubricTrait["evaluation_mode"],
+  wanted?: readonly string[],
+): Record<string, number> {
   const [tp, fn, fp, tn] = [lists.tp.length, lists.fn.length, lists.fp.length, lists.tn.length];
   const precision = ratio(tp, tp + fp);
   const recall = ratio(tp, tp + fn);
@@ -60,7 +64,13 @@ export async function evaluateMetricTrait(
   context: PromptContext,
   log: EvalLog & { transient?: LlmError },
 ): Promise<{ scores: Record<string, number>; lists: ConfusionLists } | null> {
-  const res = await judge.structured({ messages: metricMessages(t, context), schemaName: "ConfusionMatrixOutput", jsonSchema: LISTS_SCHEMA, schema: Lists, call_site: `rubric/metric/${t.name}` });
+  const res = await judge.structured({
+    messages: metricMessages(t, context),
+    schemaName: "ConfusionMatrixOutput",
+    jsonSchema: LISTS_SCHEMA,
+    schema: Lists,
+    call_site: `rubric/metric/${t.name}`,
+  });
   if (!res.ok) {
     log.warnings.push(`rubric evaluation: metric trait ${t.name} failed (${res.error.kind}): ${res.error.message}`);
     if (isRetryable(res.error) && !log.transient) log.transient = res.error;
@@ -70,6 +80,11 @@ export async function evaluateMetricTrait(
   const raw = res.value.value;
   const clean = (l: string[]) => (t.repeated_extraction ? dedupe(l) : l);
   // tp_only has no true negatives by definition; whatever the judge put there is dropped.
-  const lists: ConfusionLists = { tp: clean(raw.tp), fn: clean(raw.fn), fp: clean(raw.fp), tn: t.evaluation_mode === "full_matrix" ? clean(raw.tn) : [] };
+  const lists: ConfusionLists = {
+    tp: clean(raw.tp),
+    fn: clean(raw.fn),
+    fp: clean(raw.fp),
+    tn: t.evaluation_mode === "full_matrix" ? clean(raw.tn) : [],
+  };
   return { scores: computeMetrics(lists, t.evaluation_mode, t.metrics), lists };
 }

@@ -62,7 +62,11 @@ export function batchScoresMessages(traits: LLMRubricTrait[], c: PromptContext, 
     const [lo, hi] = scoreRange(t);
     return `- **${t.name}** (score ${lo}-${hi}): ${t.description ?? ""}\n  → Return integer from ${lo} to ${hi}`;
   });
-  const example = { scores: Object.fromEntries(traits.map((t) => [t.name, t.kind === "boolean" ? true : Math.round((scoreRange(t)[0] + scoreRange(t)[1]) / 2)])) };
+  const example = {
+    scores: Object.fromEntries(
+      traits.map((t) => [t.name, t.kind === "boolean" ? true : Math.round((scoreRange(t)[0] + scoreRange(t)[1]) / 2)]),
+    ),
+  };
   const user = `Evaluate the following answer against these traits:\n\n**TRAITS TO EVALUATE:**\n${lines.join("\n")}\n\n${contextBlocks(c)}\n\n${schemaBlock(schema, example)}`;
   return [
     { role: "system", content: withInstructions(BATCH_SYSTEM, c.instructions) },
@@ -83,7 +87,10 @@ export function singleTraitMessages(t: LLMRubricTrait, c: PromptContext, schema:
   }
   const user = `${contextBlocks(c)}\n\n**TRAIT:** ${t.name}\n**CRITERIA:** ${t.description ?? ""}\n\n${schemaBlock(schema, example)}`;
   return [
-    { role: "system", content: withInstructions(`${system}\nGround the judgment in evidence visible in the answer.\n\n${JSON_ONLY}`, c.instructions) },
+    {
+      role: "system",
+      content: withInstructions(`${system}\nGround the judgment in evidence visible in the answer.\n\n${JSON_ONLY}`, c.instructions),
+    },
     { role: "user", content: user },
   ];
 }
@@ -93,13 +100,17 @@ const LITERAL_SYSTEM = `You classify answers into categories. For each trait, ch
 ${JSON_ONLY}`;
 
 function classList(t: LLMRubricTrait): string {
-  return Object.entries(t.classes ?? {}).map(([name, desc]) => `    - ${name}: ${desc}`).join("\n");
+  return Object.entries(t.classes ?? {})
+    .map(([name, desc]) => `    - ${name}: ${desc}`)
+    .join("\n");
 }
 
 export function literalMessages(traits: LLMRubricTrait[], c: PromptContext, schema: Record<string, unknown>, single: boolean): Message[] {
   const lines = traits.map((t) => `- **${t.name}**: ${t.description ?? ""}\n  Classes:\n${classList(t)}`);
   const first = (t: LLMRubricTrait) => Object.keys(t.classes ?? {})[0] ?? "";
-  const example = single ? { classification: first(traits[0]!) } : { classifications: traits.map((t) => ({ trait_name: t.name, class_name: first(t) })) };
+  const example = single
+    ? { classification: first(traits[0]!) }
+    : { classifications: traits.map((t) => ({ trait_name: t.name, class_name: first(t) })) };
   const user = `Classify the following answer for ${single ? "this trait" : "each trait"}:\n\n**TRAITS:**\n${lines.join("\n")}\n\n${contextBlocks(c)}\n\n${schemaBlock(schema, example)}`;
   return [
     { role: "system", content: withInstructions(LITERAL_SYSTEM, c.instructions) },
@@ -131,7 +142,10 @@ export function metricMessages(t: MetricRubricTrait, c: PromptContext): Message[
       : `**SHOULD BE PRESENT (TP instructions):**\n${tp}\n\ntp: answer content matching an instruction; fn: instructions the answer misses; fp: terms of the same category that look like answers but are wrong (not filler); tn: leave empty.`;
   return [
     { role: "system", content: withInstructions(METRIC_SYSTEM, c.instructions) },
-    { role: "user", content: `**TRAIT:** ${t.name}: ${t.description ?? ""}\n\n${body}\n\n${contextBlocks(c)}\n\nReturn {"tp": [...], "fn": [...], "fp": [...], "tn": [...]}.` },
+    {
+      role: "user",
+      content: `**TRAIT:** ${t.name}: ${t.description ?? ""}\n\n${body}\n\n${contextBlocks(c)}\n\nReturn {"tp": [...], "fn": [...], "fp": [...], "tn": [...]}.`,
+    },
   ];
 }
 
@@ -142,6 +156,9 @@ ${JSON_ONLY}`;
   const list = concepts.map((c) => `- **${c.name}**: ${c.text}`).join("\n");
   return [
     { role: "system", content: system },
-    { role: "user", content: `**Concepts to check:**\n${list}\n\n**Response to analyze:**\n${untrusted(response)}\n\nReturn {"results": [{"trait_name": ..., "present": true|false}, ...]} with every concept.` },
+    {
+      role: "user",
+      content: `**Concepts to check:**\n${list}\n\n**Response to analyze:**\n${untrusted(response)}\n\nReturn {"results": [{"trait_name": ..., "present": true|false}, ...]} with every concept.`,
+    },
   ];
 }

@@ -61,9 +61,7 @@ export interface SandboxOptions {
 
 export type SandboxFailure = "threw" | "interrupted" | "out_of_memory" | "bad_return" | "engine";
 
-export type SandboxOutcome =
-  | { ok: true; value: unknown }
-  | { ok: false; kind: SandboxFailure; error: string };
+export type SandboxOutcome = { ok: true; value: unknown } | { ok: false; kind: SandboxFailure; error: string };
 
 let modulePromise: Promise<QuickJSWASMModule> | undefined;
 const quickjs = () => (modulePromise ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule })));
@@ -88,7 +86,13 @@ export async function defineInSandbox(source: string, entry: string, options: Sa
   return runInSandbox(source, entry, [], options, false);
 }
 
-async function runInSandbox(source: string, entry: string, args: unknown[], options: SandboxOptions, call: boolean): Promise<SandboxOutcome> {
+async function runInSandbox(
+  source: string,
+  entry: string,
+  args: unknown[],
+  options: SandboxOptions,
+  call: boolean,
+): Promise<SandboxOutcome> {
   if (!/^[A-Za-z_$][\w$]*$/.test(entry)) throw new Error(`entry must be an identifier, got ${JSON.stringify(entry)}`);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const clock = options.clock ?? { now: () => Date.now() };
@@ -116,11 +120,11 @@ async function runInSandbox(source: string, entry: string, args: unknown[], opti
       if (stopped !== null) return true;
       interrupts += regexDepth > 0 ? limits.regexInterruptWeight : 1;
       if (interrupts > limits.maxInterrupts) {
-        stopped = regexDepth > 0
-          ? `a regular expression ran past ${limits.maxInterrupts} interrupt checks (catastrophic backtracking?)`
-          : `it ran past ${limits.maxInterrupts} interrupt checks (runaway loop?)`;
-      }
-      else if (clock.now() > deadline) stopped = `it ran longer than ${limits.timeoutMs} ms`;
+        stopped =
+          regexDepth > 0
+            ? `a regular expression ran past ${limits.maxInterrupts} interrupt checks (catastrophic backtracking?)`
+            : `it ran past ${limits.maxInterrupts} interrupt checks (runaway loop?)`;
+      } else if (clock.now() > deadline) stopped = `it ran longer than ${limits.timeoutMs} ms`;
       return stopped !== null;
     });
     const vm = runtime.newContext();
@@ -152,7 +156,11 @@ async function runInSandbox(source: string, entry: string, args: unknown[], opti
 }
 
 /** Host hooks + the prelude that wraps the builtins; an outcome only if the prelude itself failed. */
-function installWorkBudget(vm: QuickJSContext, limits: SandboxLimits, hooks: { stop(): void; regex(entering: boolean): void }): SandboxOutcome | null {
+function installWorkBudget(
+  vm: QuickJSContext,
+  limits: SandboxLimits,
+  hooks: { stop(): void; regex(entering: boolean): void },
+): SandboxOutcome | null {
   const stop = vm.newFunction(HOST_STOP, () => {
     hooks.stop();
   });

@@ -24,7 +24,9 @@ type TraitHolder = { callable_traits?: { javascript_code?: string }[] } | null |
 
 function callables(rubric: TraitHolder, at: string): Pending[] {
   return (rubric?.callable_traits ?? []).flatMap((t, j) =>
-    t.javascript_code === undefined ? [] : [{ path: `${at}.callable_traits[${j}].javascript_code`, source: t.javascript_code, entry: "evaluate" as const }],
+    t.javascript_code === undefined
+      ? []
+      : [{ path: `${at}.callable_traits[${j}].javascript_code`, source: t.javascript_code, entry: "evaluate" as const }],
   );
 }
 
@@ -33,7 +35,8 @@ export async function javaScriptSourceIssues(benchmark: Benchmark, options: Sand
   const pending: Pending[] = [...callables(benchmark.rubric as TraitHolder, "rubric")];
   benchmark.questions.forEach((q, i) => {
     const code = q.template?.custom_verify;
-    if (code?.language === "javascript") pending.push({ path: `questions[${i}].template.custom_verify.source`, source: code.source, entry: "verify" });
+    if (code?.language === "javascript")
+      pending.push({ path: `questions[${i}].template.custom_verify.source`, source: code.source, entry: "verify" });
     pending.push(...callables(q.rubric as TraitHolder, `questions[${i}].rubric`));
   });
   const verdicts = new Map<string, Promise<string | null>>();

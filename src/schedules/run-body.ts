@@ -5,6 +5,9 @@
  */
 import type { ScheduleRecord } from "./schedules-repo";
 
-export function scheduledRunBody(s: Pick<ScheduleRecord, "benchmark_id" | "preset_id" | "config">, extra: { run_name?: string; dry_run?: true }): Record<string, unknown> {
+export function scheduledRunBody(
+  s: Pick<ScheduleRecord, "benchmark_id" | "preset_id" | "config">,
+  extra: { run_name?: string; dry_run?: true },
+): Record<string, unknown> {
   return { benchmark_id: s.benchmark_id, ...(s.preset_id ? { preset_id: s.preset_id } : {}), config: s.config, ...extra };
 }

@@ -13,7 +13,10 @@ const ScheduleRow = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 });
-export type ScheduleRecord = Omit<z.output<typeof ScheduleRow>, "config_json" | "enabled"> & { config: Record<string, unknown>; enabled: boolean };
+export type ScheduleRecord = Omit<z.output<typeof ScheduleRow>, "config_json" | "enabled"> & {
+  config: Record<string, unknown>;
+  enabled: boolean;
+};
 
 const toRecord = (raw: unknown): ScheduleRecord => {
   const { config_json, enabled, ...row } = ScheduleRow.parse(raw);
@@ -22,14 +25,29 @@ const toRecord = (raw: unknown): ScheduleRecord => {
 
 export async function insertSchedule(db: D1Database, s: ScheduleRecord): Promise<void> {
   await db
-    .prepare("INSERT INTO schedules (tenant_id, schedule_id, name, cron, benchmark_id, preset_id, config_json, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-    .bind(s.tenant_id, s.schedule_id, s.name, s.cron, s.benchmark_id, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.created_at, s.updated_at)
+    .prepare(
+      "INSERT INTO schedules (tenant_id, schedule_id, name, cron, benchmark_id, preset_id, config_json, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(
+      s.tenant_id,
+      s.schedule_id,
+      s.name,
+      s.cron,
+      s.benchmark_id,
+      s.preset_id,
+      JSON.stringify(s.config),
+      s.enabled ? 1 : 0,
+      s.created_at,
+      s.updated_at,
+    )
     .run();
 }
 
 export async function updateSchedule(db: D1Database, s: ScheduleRecord): Promise<void> {
   await db
-    .prepare("UPDATE schedules SET name = ?, cron = ?, preset_id = ?, config_json = ?, enabled = ?, updated_at = ? WHERE tenant_id = ? AND schedule_id = ?")
+    .prepare(
+      "UPDATE schedules SET name = ?, cron = ?, preset_id = ?, config_json = ?, enabled = ?, updated_at = ? WHERE tenant_id = ? AND schedule_id = ?",
+    )
     .bind(s.name, s.cron, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.updated_at, s.tenant_id, s.schedule_id)
     .run();
 }
@@ -79,7 +97,13 @@ export async function claimMinute(db: D1Database, tenantId: string, scheduleId: 
   return r.meta.changes === 1;
 }
 
-export async function recordStart(db: D1Database, tenantId: string, scheduleId: string, minute: string, outcome: { run_id: string } | { error: string }): Promise<void> {
+export async function recordStart(
+  db: D1Database,
+  tenantId: string,
+  scheduleId: string,
+  minute: string,
+  outcome: { run_id: string } | { error: string },
+): Promise<void> {
   await db
     .prepare("UPDATE schedule_runs SET run_id = ?, error = ? WHERE tenant_id = ? AND schedule_id = ? AND minute = ?")
     .bind("run_id" in outcome ? outcome.run_id : null, "error" in outcome ? outcome.error : null, tenantId, scheduleId, minute)
@@ -101,7 +125,9 @@ export async function uncompared(db: D1Database, limit: number): Promise<(Schedu
 /** The schedule's run before `minute` that started (the one a new run is compared with). */
 export async function previousRun(db: D1Database, tenantId: string, scheduleId: string, minute: string): Promise<string | null> {
   const row = await db
-    .prepare("SELECT run_id FROM schedule_runs WHERE tenant_id = ? AND schedule_id = ? AND minute < ? AND run_id IS NOT NULL ORDER BY minute DESC LIMIT 1")
+    .prepare(
+      "SELECT run_id FROM schedule_runs WHERE tenant_id = ? AND schedule_id = ? AND minute < ? AND run_id IS NOT NULL ORDER BY minute DESC LIMIT 1",
+    )
     .bind(tenantId, scheduleId, minute)
     .first<{ run_id: string }>();
   return row?.run_id ?? null;
@@ -113,7 +139,9 @@ export async function recordComparison(
   c: { compared_with: string | null; regression: boolean; comparison: unknown; at: string },
 ): Promise<void> {
   await db
-    .prepare("UPDATE schedule_runs SET compared_with = ?, compared_at = ?, regression = ?, comparison_json = ? WHERE tenant_id = ? AND schedule_id = ? AND minute = ?")
+    .prepare(
+      "UPDATE schedule_runs SET compared_with = ?, compared_at = ?, regression = ?, comparison_json = ? WHERE tenant_id = ? AND schedule_id = ? AND minute = ?",
+    )
     .bind(c.compared_with, c.at, c.regression ? 1 : 0, JSON.stringify(c.comparison), r.tenant_id, r.schedule_id, r.minute)
     .run();
 }

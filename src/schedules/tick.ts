@@ -18,7 +18,16 @@ import { cronMatches, minuteOf, parseCron } from "../lib/cron";
 import { log } from "../log";
 import { deliverEvents, receives } from "../webhooks/emit";
 import { listEndpoints } from "../webhooks/endpoints-repo";
-import { claimMinute, enabledSchedules, getSchedule, previousRun, recordComparison, recordStart, type ScheduleRecord, uncompared } from "./schedules-repo";
+import {
+  claimMinute,
+  enabledSchedules,
+  getSchedule,
+  previousRun,
+  recordComparison,
+  recordStart,
+  type ScheduleRecord,
+  uncompared,
+} from "./schedules-repo";
 
 /** Starts one schedule's run for `minute`, or says why it was skipped (quotas, a deleted benchmark or preset…). */
 export type StartScheduledRun = (env: Env, s: ScheduleRecord, minute: string) => Promise<{ run_id: string } | { error: string }>;
@@ -29,7 +38,11 @@ const ACTIVE = new Set(["queued", "running"]);
 /** A scheduled run names no endpoints: tenant-wide (all_runs) endpoints receive its regression. */
 const NONE_NAMED: ReadonlySet<string> = new Set();
 
-export async function scheduleTick(env: Env, scheduledTime: number, start: StartScheduledRun): Promise<{ started: string[]; compared: string[]; regressions: string[] }> {
+export async function scheduleTick(
+  env: Env,
+  scheduledTime: number,
+  start: StartScheduledRun,
+): Promise<{ started: string[]; compared: string[]; regressions: string[] }> {
   const minute = minuteOf(scheduledTime);
   const at = new Date(scheduledTime).toISOString();
   const started: string[] = [];
@@ -54,7 +67,9 @@ export async function scheduleTick(env: Env, scheduledTime: number, start: Start
     if (ACTIVE.has(r.status) || !r.run_id) continue;
     const previous = await previousRun(env.DB, r.tenant_id, r.schedule_id, r.minute);
     const pairs = previous
-      ? (await compareStoredRuns(env.DB, { tenant_id: r.tenant_id, run_id: previous }, { tenant_id: r.tenant_id, run_id: r.run_id })).modelPairs()
+      ? (
+          await compareStoredRuns(env.DB, { tenant_id: r.tenant_id, run_id: previous }, { tenant_id: r.tenant_id, run_id: r.run_id })
+        ).modelPairs()
       : [];
     const regression = isRegression(pairs);
     if (regression && previous) {
@@ -70,10 +85,21 @@ export async function scheduleTick(env: Env, scheduledTime: number, start: Start
           previous_run_id: previous,
           alpha: ALPHA,
           regressed_pairs: pairs.filter((p) => p.significant && p.delta !== null && p.delta < 0),
-          links: { run: `/v1/runs/${r.run_id}`, previous_run: `/v1/runs/${previous}`, compare: `/v1/runs/compare?a=${previous}&b=${r.run_id}` },
+          links: {
+            run: `/v1/runs/${r.run_id}`,
+            previous_run: `/v1/runs/${previous}`,
+            compare: `/v1/runs/compare?a=${previous}&b=${r.run_id}`,
+          },
         },
       });
-      const event = { tenant_id: r.tenant_id, event_id: `msg_regression_${r.run_id}`, run_id: r.run_id, type: "run.regression" as const, payload, created_at: at };
+      const event = {
+        tenant_id: r.tenant_id,
+        event_id: `msg_regression_${r.run_id}`,
+        run_id: r.run_id,
+        type: "run.regression" as const,
+        payload,
+        created_at: at,
+      };
       await deliverEvents(env, [event], receivers);
       regressions.push(r.run_id);
     }

@@ -24,7 +24,12 @@ const RunCostOptions = {
 export const RunCacheOption = z.strictObject({
   enabled: z.boolean({ error: "cache.enabled must be true or false" }).default(false),
   /** How long an entry may be served (seconds); default 7 days, at most 30. */
-  ttl_s: z.number().int({ error: "cache.ttl_s must be a whole number of seconds" }).min(1).max(30 * 24 * 3600).optional(),
+  ttl_s: z
+    .number()
+    .int({ error: "cache.ttl_s must be a whole number of seconds" })
+    .min(1)
+    .max(30 * 24 * 3600)
+    .optional(),
 });
 
 /** A model's shared rate limits, over its interface's defaults (src/limiter/limiter-state.ts). */
@@ -60,7 +65,11 @@ const RunRequestFields = {
 
 function oneBenchmark(body: { benchmark?: unknown; benchmark_id?: string }, ctx: z.RefinementCtx): void {
   if (body.benchmark === undefined && body.benchmark_id === undefined) {
-    ctx.addIssue({ code: "custom", path: ["benchmark"], message: "send the benchmark inline, or benchmark_id naming a stored one (POST /v1/benchmarks)" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["benchmark"],
+      message: "send the benchmark inline, or benchmark_id naming a stored one (POST /v1/benchmarks)",
+    });
   } else if (body.benchmark !== undefined && body.benchmark_id !== undefined) {
     ctx.addIssue({ code: "custom", path: ["benchmark_id"], message: "send either benchmark or benchmark_id, not both" });
   }

@@ -22,9 +22,9 @@ export const FewShotExample = z.strictObject({
 });
 
 /** Relative, no `..` / `.` segments, no backslashes: a path inside the question's workspace. */
-const WorkspacePath = z
-  .string()
-  .regex(/^(?!\/)(?!.*\\)(?!(?:.*\/)?\.{1,2}(?:\/|$))[^\0]*[^/]$/, { error: "workspace file paths are relative, without '..' or '.' segments" });
+const WorkspacePath = z.string().regex(/^(?!\/)(?!.*\\)(?!(?:.*\/)?\.{1,2}(?:\/|$))[^\0]*[^/]$/, {
+  error: "workspace file paths are relative, without '..' or '.' segments",
+});
 const MAX_WORKSPACE_BYTES = 1024 * 1024;
 
 /**
@@ -33,7 +33,9 @@ const MAX_WORKSPACE_BYTES = 1024 * 1024;
  */
 const WorkspaceFiles = z
   .record(WorkspacePath, z.string())
-  .refine((files) => Object.values(files).reduce((n, c) => n + c.length, 0) <= MAX_WORKSPACE_BYTES, { error: "workspace_files may hold at most 1 MB of text per question" });
+  .refine((files) => Object.values(files).reduce((n, c) => n + c.length, 0) <= MAX_WORKSPACE_BYTES, {
+    error: "workspace_files may hold at most 1 MB of text per question",
+  });
 
 export const Question = z.strictObject({
   id: NonEmpty("id"),
@@ -52,9 +54,7 @@ export const Benchmark = z
   .strictObject({
     name: NonEmpty("name"),
     rubric: absentAsUndefined(Rubric),
-    questions: z
-      .array(Question, { error: "questions must be a list" })
-      .min(1, { error: "a benchmark needs at least one question" }),
+    questions: z.array(Question, { error: "questions must be a list" }).min(1, { error: "a benchmark needs at least one question" }),
     /**
      * Karenina checkpoint data edgeval keeps but does not grade with (description, version,
      * dates, scenarios, per-question properties such as `finished`): written back on export.
@@ -84,7 +84,11 @@ function reportDuplicateIds(questions: unknown, ctx: z.RefinementCtx): void {
     if (typeof id !== "string") return;
     const at = first.get(id);
     if (at !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["questions", i, "id"], message: `duplicate question id "${id}" (first used by questions[${at}])` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["questions", i, "id"],
+        message: `duplicate question id "${id}" (first used by questions[${at}])`,
+      });
     } else first.set(id, i);
   });
 }

@@ -19,7 +19,10 @@ export const RUN_BODY_LIMIT: BodyLimit = {
 /** The same cap as a run body: a stored benchmark is what a run would have carried inline. */
 export const BENCHMARK_BODY_LIMIT: BodyLimit = { bytes: 32_000_000, advice: "split the questions into several benchmarks" };
 
-export const IMPORT_BODY_LIMIT: BodyLimit = { bytes: 32_000_000, advice: "split the checkpoint's questions into several checkpoints and import each" };
+export const IMPORT_BODY_LIMIT: BodyLimit = {
+  bytes: 32_000_000,
+  advice: "split the checkpoint's questions into several checkpoints and import each",
+};
 
 /** One output (with its input and reference) to grade. */
 export const JUDGE_BODY_LIMIT: BodyLimit = {
@@ -40,8 +43,14 @@ export const ADMIN_BODY_LIMIT: BodyLimit = { bytes: 64_000, advice: "a tenant is
 
 export const ENDPOINT_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "an endpoint is a url, a description, event types and two flags" };
 
-export const TRIGGER_BODY_LIMIT: BodyLimit = { bytes: 1_000_000, advice: "a trigger holds a config and a mapping, not a benchmark (store that with POST /v1/benchmarks)" };
+export const TRIGGER_BODY_LIMIT: BodyLimit = {
+  bytes: 1_000_000,
+  advice: "a trigger holds a config and a mapping, not a benchmark (store that with POST /v1/benchmarks)",
+};
 
-export const PRESET_BODY_LIMIT: BodyLimit = { bytes: 1_000_000, advice: "a preset is one verification config; store benchmarks with POST /v1/benchmarks" };
+export const PRESET_BODY_LIMIT: BodyLimit = {
+  bytes: 1_000_000,
+  advice: "a preset is one verification config; store benchmarks with POST /v1/benchmarks",
+};
 
 export const JUDGE_TOKEN_BODY_LIMIT: BodyLimit = { bytes: 16_000, advice: "a judge token request is a name; send only that" };

@@ -87,7 +87,10 @@ export const ExtractorSpec = z.union(
 export type ExtractorSpec = z.output<typeof ExtractorSpec>;
 
 const unitFields = {
-  name: z.string().regex(/^[A-Za-z_][\w-]*$/, { error: "name is letters, digits, _ and - (it is used in {{previous.NAME.field}})" }).optional(),
+  name: z
+    .string()
+    .regex(/^[A-Za-z_][\w-]*$/, { error: "name is letters, digits, _ and - (it is used in {{previous.NAME.field}})" })
+    .optional(),
   prompt: z.string().optional(),
   scale: ScaleSpec.optional(),
   categories: z.array(z.string()).min(2, { error: "categories needs at least two labels" }).optional(),

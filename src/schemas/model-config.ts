@@ -46,7 +46,10 @@ export const ManualAnswer = z.unknown().transform((value, ctx): string | TraceMe
   if (typeof value === "string") return value;
   // Not a z.union: a union would hide which message and which key of a trace is wrong.
   if (!Array.isArray(value)) {
-    ctx.addIssue({ code: "custom", message: "a manual answer is a string or a list of messages ({role, content} or LangChain {type, content})" });
+    ctx.addIssue({
+      code: "custom",
+      message: "a manual answer is a string or a list of messages ({role, content} or LangChain {type, content})",
+    });
     return z.NEVER;
   }
   const trace = z.array(TraceMessage).min(1, { error: "a trace needs at least one message" }).safeParse(value, WIRE_PARSE);
@@ -84,11 +87,18 @@ const SECRET_NAME = /^[A-Z][A-Z0-9_]*$/;
 const ApiKeySecret = z
   .string()
   .regex(SECRET_NAME, { error: "api_key_secret must be the name of a worker secret, like OPENAI_API_KEY (A-Z, 0-9, _)" })
-  .refine((s) => s !== "EDGEVAL_API_TOKEN", { error: "api_key_secret must not be EDGEVAL_API_TOKEN: that secret guards edgeval's own API" });
+  .refine((s) => s !== "EDGEVAL_API_TOKEN", {
+    error: "api_key_secret must not be EDGEVAL_API_TOKEN: that secret guards edgeval's own API",
+  });
 
 const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
-const seconds = (field: string) => z.number({ error: `${field} must be a number of seconds` }).positive({ error: `${field} must be > 0 seconds` });
-const callLimit = (field: string) => z.number().int({ error: `${field} must be an integer ≥ 1` }).min(1, { error: `${field} must be an integer ≥ 1` });
+const seconds = (field: string) =>
+  z.number({ error: `${field} must be a number of seconds` }).positive({ error: `${field} must be > 0 seconds` });
+const callLimit = (field: string) =>
+  z
+    .number()
+    .int({ error: `${field} must be an integer ≥ 1` })
+    .min(1, { error: `${field} must be an integer ≥ 1` });
 
 /**
  * Karenina's agent_middleware: only its `limits` part is honoured (model and tool call limits;
@@ -139,8 +149,15 @@ const ModelConfigInput = z.strictObject({
   model_name: z.string().min(1, { error: "model_name must not be empty" }).nullish(),
   base_url: HttpUrl.nullish(),
   endpoint_base_url: HttpUrl.nullish(),
-  temperature: z.number({ error: "temperature must be a number" }).min(0, { error: "temperature must be ≥ 0" }).default(DEFAULT_TEMPERATURE),
-  max_tokens: z.number().int({ error: "max_tokens must be an integer" }).positive({ error: "max_tokens must be > 0" }).default(DEFAULT_MAX_TOKENS),
+  temperature: z
+    .number({ error: "temperature must be a number" })
+    .min(0, { error: "temperature must be ≥ 0" })
+    .default(DEFAULT_TEMPERATURE),
+  max_tokens: z
+    .number()
+    .int({ error: "max_tokens must be an integer" })
+    .positive({ error: "max_tokens must be > 0" })
+    .default(DEFAULT_MAX_TOKENS),
   system_prompt: z.string().nullish(),
   api_key_secret: ApiKeySecret.nullish(),
   manual_answers: z.record(z.string(), ManualAnswer, { error: "manual_answers maps question ids to answers" }).nullish(),
@@ -149,13 +166,21 @@ const ModelConfigInput = z.strictObject({
   request_timeout: RequestTimeout.nullish(),
   /** Karenina's per-class retry budgets and backoff for this model; unset: the run's, else Karenina's defaults. */
   retry_policy: RetryPolicyConfig.nullish(),
-  mcp_urls_dict: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: "an MCP server name is 1-64 of A-Z a-z 0-9 _ -" }), HttpUrl, { error: "mcp_urls_dict maps server names to http(s) URLs" }).nullish(),
+  mcp_urls_dict: z
+    .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: "an MCP server name is 1-64 of A-Z a-z 0-9 _ -" }), HttpUrl, {
+      error: "mcp_urls_dict maps server names to http(s) URLs",
+    })
+    .nullish(),
   mcp_tool_filter: z.array(z.string(), { error: "mcp_tool_filter is a list of tool names" }).nullish(),
-  mcp_tool_description_overrides: z.record(z.string(), z.string(), { error: "mcp_tool_description_overrides maps tool names to descriptions" }).nullish(),
+  mcp_tool_description_overrides: z
+    .record(z.string(), z.string(), { error: "mcp_tool_description_overrides maps tool names to descriptions" })
+    .nullish(),
   mcp_http_timeout: seconds("mcp_http_timeout").nullish(),
   mcp_sse_read_timeout: seconds("mcp_sse_read_timeout").nullish(),
   /** edgeval's own: MCP server name → tenant secret name, sent as a bearer token. */
-  mcp_auth_secrets: z.record(z.string(), z.string().regex(SECRET_NAME, { error: "must be the name of a secret, like MCP_TOKEN (A-Z, 0-9, _)" })).nullish(),
+  mcp_auth_secrets: z
+    .record(z.string(), z.string().regex(SECRET_NAME, { error: "must be the name of a secret, like MCP_TOKEN (A-Z, 0-9, _)" }))
+    .nullish(),
   agent_timeout: seconds("agent_timeout").nullish(),
   agent_middleware: AgentMiddleware.nullish(),
   ...unsupportedShape,
@@ -194,7 +219,10 @@ function resolveInterface(raw: RawModelConfig): Interface | Issue {
   const name = raw.interface ?? "langchain";
   const provider = raw.model_provider ?? undefined;
   if (!(ACCEPTED_INTERFACES as readonly string[]).includes(name)) {
-    return { path: "interface", message: `interface "${name}" is not supported; use one of ${INTERFACES.join(", ")} (or Karenina's langchain / openai_endpoint)` };
+    return {
+      path: "interface",
+      message: `interface "${name}" is not supported; use one of ${INTERFACES.join(", ")} (or Karenina's langchain / openai_endpoint)`,
+    };
   }
   if (name === "langchain") {
     if (provider === "openai" || provider === "anthropic") return provider;
@@ -221,7 +249,8 @@ function crossFieldIssues(raw: RawModelConfig, iface: Interface): Issue[] {
     issues.push({ path: "base_url", message: 'interface "openai_compatible" needs base_url (Karenina: endpoint_base_url)' });
   }
   if (iface === "manual") {
-    if (!raw.manual_answers) issues.push({ path: "manual_answers", message: 'interface "manual" needs manual_answers: {question id: answer}' });
+    if (!raw.manual_answers)
+      issues.push({ path: "manual_answers", message: 'interface "manual" needs manual_answers: {question id: answer}' });
   } else {
     if (!raw.id) issues.push({ path: "id", message: "id is required (it names the model in results)" });
     if (!raw.model_name) issues.push({ path: "model_name", message: `model_name is required for interface "${iface}"` });
@@ -231,18 +260,32 @@ function crossFieldIssues(raw: RawModelConfig, iface: Interface): Issue[] {
   return issues;
 }
 
-const MCP_DEPENDENT = ["mcp_tool_filter", "mcp_tool_description_overrides", "mcp_http_timeout", "mcp_sse_read_timeout", "mcp_auth_secrets", "agent_timeout", "agent_middleware"] as const;
+const MCP_DEPENDENT = [
+  "mcp_tool_filter",
+  "mcp_tool_description_overrides",
+  "mcp_http_timeout",
+  "mcp_sse_read_timeout",
+  "mcp_auth_secrets",
+  "agent_timeout",
+  "agent_middleware",
+] as const;
 
 function mcpIssues(raw: RawModelConfig, iface: Interface): Issue[] {
   const servers = raw.mcp_urls_dict;
   if (!servers) {
-    return MCP_DEPENDENT.filter((f) => raw[f] != null).map((f) => ({ path: f, message: `${f} applies to an MCP agent: it needs mcp_urls_dict` }));
+    return MCP_DEPENDENT.filter((f) => raw[f] != null).map((f) => ({
+      path: f,
+      message: `${f} applies to an MCP agent: it needs mcp_urls_dict`,
+    }));
   }
   const issues: Issue[] = [];
-  if (Object.keys(servers).length === 0) issues.push({ path: "mcp_urls_dict", message: "mcp_urls_dict needs at least one server (or leave it null)" });
-  if (iface === "manual" || iface === "workers_ai") issues.push({ path: "mcp_urls_dict", message: `an MCP agent needs a tool-calling model; interface "${iface}" has none` });
+  if (Object.keys(servers).length === 0)
+    issues.push({ path: "mcp_urls_dict", message: "mcp_urls_dict needs at least one server (or leave it null)" });
+  if (iface === "manual" || iface === "workers_ai")
+    issues.push({ path: "mcp_urls_dict", message: `an MCP agent needs a tool-calling model; interface "${iface}" has none` });
   for (const name of Object.keys(raw.mcp_auth_secrets ?? {})) {
-    if (!(name in servers)) issues.push({ path: "mcp_auth_secrets", message: `mcp_auth_secrets names server "${name}", which is not in mcp_urls_dict` });
+    if (!(name in servers))
+      issues.push({ path: "mcp_auth_secrets", message: `mcp_auth_secrets names server "${name}", which is not in mcp_urls_dict` });
   }
   return issues;
 }

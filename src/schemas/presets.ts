@@ -18,7 +18,11 @@ export const PresetRequest = z
   .superRefine((body, ctx) => {
     for (const key of Object.keys(body)) {
       if (["name", "description", "config"].includes(key) || KARENINA_METADATA.has(key) || key.startsWith("_comment")) continue;
-      ctx.addIssue({ code: "custom", path: [key], message: `unknown field ${JSON.stringify(key)}: a preset is {name?, description?, config} (Karenina's id, created_at, updated_at and _comment… keys are accepted and ignored)` });
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `unknown field ${JSON.stringify(key)}: a preset is {name?, description?, config} (Karenina's id, created_at, updated_at and _comment… keys are accepted and ignored)`,
+      });
     }
   });
 export type PresetRequest = z.output<typeof PresetRequest>;

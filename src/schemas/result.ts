@@ -193,7 +193,9 @@ export const ResultDeepJudgmentRubric = z.strictObject({
     )
     .nullable(),
   traits_without_valid_excerpts: z.array(z.string()).nullable(),
-  rubric_hallucination_risk_assessment: z.record(z.string(), z.strictObject({ overall_risk: Risk, per_excerpt_risks: z.array(Risk) })).nullable(),
+  rubric_hallucination_risk_assessment: z
+    .record(z.string(), z.strictObject({ overall_risk: Risk, per_excerpt_risks: z.array(Risk) }))
+    .nullable(),
   total_deep_judgment_model_calls: z.number().int().min(0),
   total_traits_evaluated: z.number().int().min(0),
   total_excerpt_retries: z.number().int().min(0),

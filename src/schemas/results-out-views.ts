@@ -18,7 +18,9 @@ export const GroupSummaryView = z.strictObject({
   cost_usd: z.number().nullable(),
   pass_at_k: ByK,
   pass_hat_k: ByK,
-  trait: z.strictObject({ n: z.number().int(), errored: z.number().int(), mean_score: z.number().nullable(), pass_rate: z.number().nullable() }).optional(),
+  trait: z
+    .strictObject({ n: z.number().int(), errored: z.number().int(), mean_score: z.number().nullable(), pass_rate: z.number().nullable() })
+    .optional(),
 });
 
 export const GroupedSummaryPage = z.strictObject({

@@ -10,7 +10,11 @@
 import { z } from "zod";
 
 export const CategoryRetry = z.strictObject({
-  max_attempts: z.number().int({ error: "max_attempts must be an integer ≥ 0" }).min(0, { error: "max_attempts must be an integer ≥ 0" }).default(0),
+  max_attempts: z
+    .number()
+    .int({ error: "max_attempts must be an integer ≥ 0" })
+    .min(0, { error: "max_attempts must be an integer ≥ 0" })
+    .default(0),
   backoff_min: z.number().min(0, { error: "backoff_min must be ≥ 0 (seconds)" }).default(1),
   backoff_max: z.number().min(0, { error: "backoff_max must be ≥ 0 (seconds)" }).default(10),
   backoff_multiplier: z.number().min(1, { error: "backoff_multiplier must be ≥ 1" }).default(2),
@@ -35,4 +39,6 @@ export const MAX_REQUEST_TIMEOUT_S = 140;
 export const RequestTimeout = z
   .number({ error: "request_timeout must be a number of seconds" })
   .positive({ error: "request_timeout must be > 0 (seconds)" })
-  .max(MAX_REQUEST_TIMEOUT_S, { error: `request_timeout must be ≤ ${MAX_REQUEST_TIMEOUT_S} s: each call holds a rate-limiter lease that expires after 150 s` });
+  .max(MAX_REQUEST_TIMEOUT_S, {
+    error: `request_timeout must be ≤ ${MAX_REQUEST_TIMEOUT_S} s: each call holds a rate-limiter lease that expires after 150 s`,
+  });

@@ -86,28 +86,39 @@ export const CallableRubricTrait = z
   .superRefine(literalNeedsClasses)
   .superRefine((t, ctx) => {
     if (t.callable_code === undefined && t.javascript_code === undefined) {
-      ctx.addIssue({ code: "custom", path: ["callable_code"], message: "callable_code is required (base64), or javascript_code (JavaScript edgeval runs in its sandbox)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["callable_code"],
+        message: "callable_code is required (base64), or javascript_code (JavaScript edgeval runs in its sandbox)",
+      });
     }
   });
 
-export const MetricRubricTrait = z.looseObject({
-  ...common,
-  evaluation_mode: z.enum(["tp_only", "full_matrix"], { error: 'evaluation_mode is "tp_only" or "full_matrix"' }).default("tp_only"),
-  metrics: z.array(z.enum(["precision", "recall", "f1", "specificity", "accuracy"])).optional(),
-  tp_instructions: z.array(z.string(), { error: whenMissing("tp_instructions is required: a list of strings") }),
-  tn_instructions: z.array(z.string()).default([]),
-  repeated_extraction: z.boolean().default(true),
-}).superRefine((t, ctx) => {
-  // Karenina's rules: full_matrix needs what should be absent; tp_only cannot compute specificity or accuracy.
-  if (t.evaluation_mode === "full_matrix" && t.tn_instructions.length === 0) {
-    ctx.addIssue({ code: "custom", path: ["tn_instructions"], message: "full_matrix needs tn_instructions (what the answer should not contain)" });
-  }
-  if (t.evaluation_mode === "tp_only") {
-    (t.metrics ?? []).forEach((m, i) => {
-      if (m === "specificity" || m === "accuracy") ctx.addIssue({ code: "custom", path: ["metrics", i], message: `${m} needs true negatives: use evaluation_mode "full_matrix"` });
-    });
-  }
-});
+export const MetricRubricTrait = z
+  .looseObject({
+    ...common,
+    evaluation_mode: z.enum(["tp_only", "full_matrix"], { error: 'evaluation_mode is "tp_only" or "full_matrix"' }).default("tp_only"),
+    metrics: z.array(z.enum(["precision", "recall", "f1", "specificity", "accuracy"])).optional(),
+    tp_instructions: z.array(z.string(), { error: whenMissing("tp_instructions is required: a list of strings") }),
+    tn_instructions: z.array(z.string()).default([]),
+    repeated_extraction: z.boolean().default(true),
+  })
+  .superRefine((t, ctx) => {
+    // Karenina's rules: full_matrix needs what should be absent; tp_only cannot compute specificity or accuracy.
+    if (t.evaluation_mode === "full_matrix" && t.tn_instructions.length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["tn_instructions"],
+        message: "full_matrix needs tn_instructions (what the answer should not contain)",
+      });
+    }
+    if (t.evaluation_mode === "tp_only") {
+      (t.metrics ?? []).forEach((m, i) => {
+        if (m === "specificity" || m === "accuracy")
+          ctx.addIssue({ code: "custom", path: ["metrics", i], message: `${m} needs true negatives: use evaluation_mode "full_matrix"` });
+      });
+    }
+  });
 
 export const AgenticRubricTrait = z
   .looseObject({
@@ -126,7 +137,12 @@ export const AgenticRubricTrait = z
   .superRefine((t, ctx) => {
     // Karenina's AgenticRubricTrait validator (schemas/entities/rubric.py:860) raises: there is no trace to write.
     if (t.materialize_trace && t.context_mode === "workspace_only") {
-      ctx.addIssue({ code: "custom", path: ["materialize_trace"], message: 'materialize_trace writes the answering trace to a file, but context_mode "workspace_only" gives the agent no trace; use "trace_and_workspace" or drop materialize_trace' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["materialize_trace"],
+        message:
+          'materialize_trace writes the answering trace to a file, but context_mode "workspace_only" gives the agent no trace; use "trace_and_workspace" or drop materialize_trace',
+      });
     }
   });
 
@@ -162,7 +178,12 @@ function uniqueNames(rubric: Record<RubricList, { name: string }[]>, ctx: z.Refi
     rubric[kind].forEach((trait, i) => {
       const where = `${kind}[${i}]`;
       const first = seen.get(trait.name);
-      if (first) ctx.addIssue({ code: "custom", path: [...prefix, kind, i, "name"], message: `duplicate trait name "${trait.name}" (also at ${first})` });
+      if (first)
+        ctx.addIssue({
+          code: "custom",
+          path: [...prefix, kind, i, "name"],
+          message: `duplicate trait name "${trait.name}" (also at ${first})`,
+        });
       else seen.set(trait.name, where);
     });
   }
@@ -176,25 +197,33 @@ export const DynamicRubric = z.strictObject(lists).superRefine((r, ctx) => {
   uniqueNames(r, ctx);
   for (const kind of RUBRIC_LISTS) {
     r[kind].forEach((t, i) => {
-      if (!t.summary && !t.description) ctx.addIssue({ code: "custom", path: [kind, i, "summary"], message: "a dynamic trait needs a summary or a description (the presence check reads it)" });
+      if (!t.summary && !t.description)
+        ctx.addIssue({
+          code: "custom",
+          path: [kind, i, "summary"],
+          message: "a dynamic trait needs a summary or a description (the presence check reads it)",
+        });
     });
   }
 });
 export type DynamicRubric = z.output<typeof DynamicRubric>;
 
-export const Rubric = z
-  .strictObject({ ...lists, dynamic: DynamicRubric.optional() })
-  .superRefine((rubric, ctx) => {
-    uniqueNames(rubric, ctx);
-    if (rubric.dynamic) {
-      const names = new Set(RUBRIC_LISTS.flatMap((k) => rubric[k].map((t) => t.name)));
-      for (const kind of RUBRIC_LISTS) {
-        rubric.dynamic[kind].forEach((t, i) => {
-          if (names.has(t.name)) ctx.addIssue({ code: "custom", path: ["dynamic", kind, i, "name"], message: `dynamic trait "${t.name}" has the name of a static trait` });
-        });
-      }
+export const Rubric = z.strictObject({ ...lists, dynamic: DynamicRubric.optional() }).superRefine((rubric, ctx) => {
+  uniqueNames(rubric, ctx);
+  if (rubric.dynamic) {
+    const names = new Set(RUBRIC_LISTS.flatMap((k) => rubric[k].map((t) => t.name)));
+    for (const kind of RUBRIC_LISTS) {
+      rubric.dynamic[kind].forEach((t, i) => {
+        if (names.has(t.name))
+          ctx.addIssue({
+            code: "custom",
+            path: ["dynamic", kind, i, "name"],
+            message: `dynamic trait "${t.name}" has the name of a static trait`,
+          });
+      });
     }
-  });
+  }
+});
 export type Rubric = z.output<typeof Rubric>;
 export type RubricInput = z.input<typeof Rubric>;
 export type LLMRubricTrait = z.output<typeof LLMRubricTrait>;
@@ -206,6 +235,8 @@ export type CompoundRubricTrait = z.output<typeof CompoundRubricTrait>;
 /** Every trait name of a rubric (static and dynamic) with where it sits, for cross-rubric checks. */
 export function traitNames(rubric: Rubric): { name: string; kind: RubricList; index: number }[] {
   const own = RUBRIC_LISTS.flatMap((kind) => rubric[kind].map((t, index) => ({ name: t.name, kind, index })));
-  const dyn = rubric.dynamic ? RUBRIC_LISTS.flatMap((kind) => rubric.dynamic![kind].map((t, index) => ({ name: t.name, kind, index }))) : [];
+  const dyn = rubric.dynamic
+    ? RUBRIC_LISTS.flatMap((kind) => rubric.dynamic![kind].map((t, index) => ({ name: t.name, kind, index })))
+    : [];
   return [...own, ...dyn];
 }

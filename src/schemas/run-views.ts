@@ -150,5 +150,6 @@ export const DeletedRun = z.strictObject({
 });
 
 /** GET /v1/runs/:id/events as a whole: Server-Sent Events, not JSON; each frame is a `RunEvent`. */
-export const RunEventStream = z.string().describe("text/event-stream: result, progress, status and done events (each a RunEvent), `: heartbeat` comments");
-
+export const RunEventStream = z
+  .string()
+  .describe("text/event-stream: result, progress, status and done events (each a RunEvent), `: heartbeat` comments");

@@ -2,10 +2,13 @@
 import { z } from "zod";
 import { parseCron } from "../lib/cron";
 
-const Cron = z.string().max(200).superRefine((v, ctx) => {
-  const p = parseCron(v);
-  if (!p.ok) ctx.addIssue({ code: "custom", message: p.message });
-});
+const Cron = z
+  .string()
+  .max(200)
+  .superRefine((v, ctx) => {
+    const p = parseCron(v);
+    if (!p.ok) ctx.addIssue({ code: "custom", message: p.message });
+  });
 
 const PresetId = z.string().min(1).max(100);
 /**

@@ -24,12 +24,20 @@ const VarName = z.string().min(1, { error: "a var name must not be empty" }).max
 export const PromptfooMapping = z.strictObject({
   input: VarName.optional(),
   reference: VarName.optional(),
-  vars: z.record(z.string().regex(/^[A-Za-z_]\w*$/, { error: "a judge var name is letters, digits and _ (it is used as {{vars.NAME}})" }), VarName).optional(),
+  vars: z
+    .record(
+      z.string().regex(/^[A-Za-z_]\w*$/, { error: "a judge var name is letters, digits and _ (it is used as {{vars.NAME}})" }),
+      VarName,
+    )
+    .optional(),
 });
 export type PromptfooMapping = z.output<typeof PromptfooMapping>;
 
 export const StoredJudgeRequest = z.strictObject({
-  name: z.string({ error: whenMissing("name is required") }).min(1).max(200),
+  name: z
+    .string({ error: whenMissing("name is required") })
+    .min(1)
+    .max(200),
   description: z.string().max(2000).nullish(),
   /** The same config POST /v1/judge takes. */
   config: JudgeConfig,

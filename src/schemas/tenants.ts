@@ -27,7 +27,10 @@ export const TenantId = z
 
 const KeyName = z.string().min(1, { error: "name must not be empty" }).max(100);
 /** An absolute time in the future; checked against the clock by the route. */
-const ExpiresAt = z.iso.datetime({ offset: true, error: "expires_at must be an ISO 8601 time, e.g. 2027-01-31T00:00:00Z" }).nullable().optional();
+const ExpiresAt = z.iso
+  .datetime({ offset: true, error: "expires_at must be an ISO 8601 time, e.g. 2027-01-31T00:00:00Z" })
+  .nullable()
+  .optional();
 const RetentionDays = z.number().int().min(1, { error: "retention_days must be a whole number ≥ 1" }).max(36_500).nullable();
 
 export const CreateKeyRequest = z.strictObject({
@@ -63,7 +66,9 @@ export const UpdateTenantRequest = z.strictObject({
 /** A tenant secret's name: as `api_key_secret` names it; the EDGEVAL_ names are the service's own. */
 export const SecretName = z
   .string()
-  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, { error: "a secret name is 1-64 characters of A-Z, 0-9 and _, starting with a letter, like OPENAI_API_KEY" })
+  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, {
+    error: "a secret name is 1-64 characters of A-Z, 0-9 and _, starting with a letter, like OPENAI_API_KEY",
+  })
   .refine((s) => !s.startsWith("EDGEVAL_"), { error: "names starting with EDGEVAL_ are reserved for edgeval's own secrets" });
 
 export const PutSecretRequest = z.strictObject({
@@ -71,7 +76,10 @@ export const PutSecretRequest = z.strictObject({
   /** The only interface whose models may use this key; "mcp": a bearer token for MCP servers at `origins` only (mcp_auth_secrets). */
   interface: z.enum(["openai", "anthropic", "openai_compatible", "mcp"]),
   /** Origins besides the interface's provider origin that may receive the key. */
-  origins: z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" })).max(20).default([]),
+  origins: z
+    .array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" }))
+    .max(20)
+    .default([]),
   /** Sets the shared ProviderLimiter for this key (a run's own limits only ever lower that run's share). */
   limits: ModelLimits.optional(),
 });

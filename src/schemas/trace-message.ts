@@ -31,7 +31,9 @@ const RawToolCall = z.union([
 const RawMessage = z
   .looseObject({
     role: z.enum(ROLES, { error: 'role is "system", "user", "assistant" or "tool"' }).optional(),
-    type: z.enum(Object.keys(ROLE_BY_TYPE) as [keyof typeof ROLE_BY_TYPE], { error: 'type is "system", "human", "ai" or "tool"' }).optional(),
+    type: z
+      .enum(Object.keys(ROLE_BY_TYPE) as [keyof typeof ROLE_BY_TYPE], { error: 'type is "system", "human", "ai" or "tool"' })
+      .optional(),
     content: Content,
     tool_calls: z.array(RawToolCall).nullish(),
     tool_call_id: z.string().nullish(),
@@ -74,7 +76,11 @@ function fromRawCall(call: z.output<typeof RawToolCall>, i: number): ToolCall {
 
 function fromToolUse(block: z.output<typeof Block>, i: number): ToolCall {
   const b = block as { id?: unknown; name?: unknown; input?: unknown };
-  return { id: typeof b.id === "string" ? b.id : `tool_use_${i}`, name: typeof b.name === "string" ? b.name : "unknown", arguments: b.input ?? {} };
+  return {
+    id: typeof b.id === "string" ? b.id : `tool_use_${i}`,
+    name: typeof b.name === "string" ? b.name : "unknown",
+    arguments: b.input ?? {},
+  };
 }
 
 /** OpenAI sends arguments as a JSON string; keep the string when it is not JSON. */

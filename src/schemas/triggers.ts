@@ -5,10 +5,7 @@ import { WebhookEndpointIds } from "./webhooks";
 /** RFC 6901 syntax: "" or "/"-prefixed tokens where "~" is only ever "~0" or "~1" (resolution: src/triggers/pointer.ts). */
 export const POINTER_PATTERN = /^(\/([^~/]|~[01])*)*$/;
 
-const Pointer = z
-  .string()
-  .max(500)
-  .regex(POINTER_PATTERN, { error: 'must be an RFC 6901 JSON Pointer ("" or like "/a/0/b~1c")' });
+const Pointer = z.string().max(500).regex(POINTER_PATTERN, { error: 'must be an RFC 6901 JSON Pointer ("" or like "/a/0/b~1c")' });
 
 /** The run's name: fixed, or read from the payload. */
 const RunNameMapping = z.union([z.strictObject({ literal: z.string().min(1).max(200) }), z.strictObject({ pointer: Pointer })], {

@@ -45,17 +45,32 @@ const notYet = (field: string, feature: string, off: string) => `${field}: ${fea
 
 /** A feature flag edgeval cannot honour yet: only `false`. */
 const offFlag = (field: string, feature: string) =>
-  z.boolean({ error: `${field} must be true or false` }).refine((v) => !v, { error: notYet(field, feature, "false") }).default(false);
+  z
+    .boolean({ error: `${field} must be true or false` })
+    .refine((v) => !v, { error: notYet(field, feature, "false") })
+    .default(false);
 
 /** An object-valued feature edgeval cannot honour yet: only null. */
 const nullOnly = (field: string, feature: string) => z.null({ error: notYet(field, feature, "null") }).nullish();
 
-const int = (min: number) => z.number().int({ error: `must be an integer ≥ ${min}` }).min(min, { error: `must be an integer ≥ ${min}` });
+const int = (min: number) =>
+  z
+    .number()
+    .int({ error: `must be an integer ≥ ${min}` })
+    .min(min, { error: `must be an integer ≥ ${min}` });
 const positive = z.number().positive({ error: "must be a number > 0" });
 const unit = z.number().min(0, { error: "must be between 0 and 1" }).max(1, { error: "must be between 0 and 1" });
 
 /** Karenina's PromptConfig: per-task instructions appended to that task's system prompt. */
-const PROMPT_TASKS = ["generation", "parsing", "abstention_detection", "sufficiency_detection", "rubric_evaluation", "agentic_parsing", "deep_judgment"] as const;
+const PROMPT_TASKS = [
+  "generation",
+  "parsing",
+  "abstention_detection",
+  "sufficiency_detection",
+  "rubric_evaluation",
+  "agentic_parsing",
+  "deep_judgment",
+] as const;
 export const PromptConfig = z.strictObject(
   Object.fromEntries(PROMPT_TASKS.map((t) => [t, z.string({ error: `${t} must be a string` }).nullish()])) as {
     [K in (typeof PROMPT_TASKS)[number]]: z.ZodOptional<z.ZodNullable<z.ZodString>>;
@@ -81,7 +96,10 @@ const shortcutShape = Object.fromEntries(SHORTCUT_NAMES.map((f) => [f, z.string(
 
 const FEW_SHOT_MODES = ["all", "k-shot", "custom", "none"] as const;
 /** An example named by its index in the question's list, or by the MD5 of its question text. */
-const ExampleRef = z.union([int(0), z.string().regex(/^[0-9a-f]{32}$/, { error: "an example is named by its index or the MD5 hex of its question" })]);
+const ExampleRef = z.union([
+  int(0),
+  z.string().regex(/^[0-9a-f]{32}$/, { error: "an example is named by its index or the MD5 hex of its question" }),
+]);
 const QuestionFewShotConfig = z.strictObject({
   mode: z.enum([...FEW_SHOT_MODES, "inherit"]).default("inherit"),
   k: int(1).nullish(),
@@ -99,7 +117,9 @@ const CURRENT_FEW_SHOT_KEYS = ["source", "pool_mode", "pool_k", "global_examples
  */
 export const FewShotConfig = z
   .strictObject({
-    source: z.enum(["disabled", "question_pool", "global", "both"], { error: "source is one of disabled, question_pool, global, both" }).optional(),
+    source: z
+      .enum(["disabled", "question_pool", "global", "both"], { error: "source is one of disabled, question_pool, global, both" })
+      .optional(),
     pool_mode: z.enum(["all", "k-shot", "custom"], { error: "pool_mode is one of all, k-shot, custom" }).optional(),
     pool_k: int(1).optional(),
     global_examples: z.array(FewShotExample).optional(),
@@ -124,14 +144,17 @@ export type FewShotConfig = z.output<typeof FewShotConfig>;
 
 const ConfigInput = z.strictObject({
   answering_models: z.array(ModelConfig, { error: "answering_models must be a list of models" }).default([]),
-  parsing_models: z.array(ModelConfig, { error: whenMissing("parsing_models is required: a list of at least one judge model") }).min(1, { error: "parsing_models needs at least one model" }),
+  parsing_models: z
+    .array(ModelConfig, { error: whenMissing("parsing_models is required: a list of at least one judge model") })
+    .min(1, { error: "parsing_models needs at least one model" }),
   replicate_count: int(1).default(1),
   parsing_only: offFlag("parsing_only", "parsing-only evaluation (TaskEval)"),
-  question_ids: z.array(z.string().min(1), { error: "question_ids must be a list of question ids" }).min(1, { error: "question_ids must not be empty (omit it to run every question)" }).nullish(),
+  question_ids: z
+    .array(z.string().min(1), { error: "question_ids must be a list of question ids" })
+    .min(1, { error: "question_ids must not be empty (omit it to run every question)" })
+    .nullish(),
 
-  evaluation_mode: z
-    .enum(EVALUATION_MODES, { error: `evaluation_mode is one of ${EVALUATION_MODES.join(", ")}` })
-    .default("template_only"),
+  evaluation_mode: z.enum(EVALUATION_MODES, { error: `evaluation_mode is one of ${EVALUATION_MODES.join(", ")}` }).default("template_only"),
   rubric_trait_names: z.array(z.string()).nullish(),
   rubric_evaluation_strategy: z.enum(["batch", "sequential"]).nullable().default("batch"),
   use_full_trace_for_template: z.boolean().default(false),
@@ -156,7 +179,10 @@ const ConfigInput = z.strictObject({
   max_concurrent_requests: int(1).nullable().default(null),
   batch_timeout_seconds: positive.nullable().default(null),
   task_ordering: z.enum(["auto", "prefix_cache", "distribute_answerers", "generation_order", "random"]).default("auto"),
-  answerer_concurrency_limits: z.union([int(1), z.record(z.string(), int(1))]).nullable().default(null),
+  answerer_concurrency_limits: z
+    .union([int(1), z.record(z.string(), int(1))])
+    .nullable()
+    .default(null),
 
   deep_judgment_mode: z
     .enum(["disabled", "reasoning_only", "full"], { error: "deep_judgment_mode is one of disabled, reasoning_only, full" })
@@ -223,50 +249,95 @@ const STRIPPED = ["rubric_enabled", "deep_judgment_rubric_search_enabled", ...SH
 export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
   if (config.deep_judgment_search_enabled) {
     if (config.deep_judgment_mode === "reasoning_only") {
-      ctx.addIssue({ code: "custom", path: ["deep_judgment_search_enabled"], message: 'deep-judgment search needs excerpts: it cannot be used with deep_judgment_mode "reasoning_only"' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["deep_judgment_search_enabled"],
+        message: 'deep-judgment search needs excerpts: it cannot be used with deep_judgment_mode "reasoning_only"',
+      });
     }
     if (config.deep_judgment_search_tool !== "tavily") {
-      ctx.addIssue({ code: "custom", path: ["deep_judgment_search_tool"], message: 'deep_judgment_search_tool: only "tavily" (a Tavily-compatible search API) is supported' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["deep_judgment_search_tool"],
+        message: 'deep_judgment_search_tool: only "tavily" (a Tavily-compatible search API) is supported',
+      });
     }
   }
   // As Karenina's VerificationConfig._validate_custom_mode_has_config (schemas/verification/config.py:388-389).
   if (config.deep_judgment_rubric_mode === "custom" && !config.deep_judgment_rubric_config) {
-    ctx.addIssue({ code: "custom", path: ["deep_judgment_rubric_config"], message: 'deep_judgment_rubric_mode "custom" needs deep_judgment_rubric_config (which traits get deep judgment, with what settings)' });
+    ctx.addIssue({
+      code: "custom",
+      path: ["deep_judgment_rubric_config"],
+      message: 'deep_judgment_rubric_mode "custom" needs deep_judgment_rubric_config (which traits get deep judgment, with what settings)',
+    });
   }
   if (config.deep_judgment_rubric_search_tool !== "tavily") {
-    ctx.addIssue({ code: "custom", path: ["deep_judgment_rubric_search_tool"], message: 'deep_judgment_rubric_search_tool: only "tavily" (a Tavily-compatible search API) is supported' });
+    ctx.addIssue({
+      code: "custom",
+      path: ["deep_judgment_rubric_search_tool"],
+      message: 'deep_judgment_rubric_search_tool: only "tavily" (a Tavily-compatible search API) is supported',
+    });
   }
   for (const shortcut of SHORTCUT_NAMES) {
     const task = INSTRUCTION_SHORTCUTS[shortcut];
     if (config[shortcut] && config.prompt_config?.[task]) {
-      ctx.addIssue({ code: "custom", path: [shortcut], message: `${shortcut} and prompt_config.${task} both set the ${task} instructions; give one` });
+      ctx.addIssue({
+        code: "custom",
+        path: [shortcut],
+        message: `${shortcut} and prompt_config.${task} both set the ${task} instructions; give one`,
+      });
     }
   }
   // Karenina's VerificationConfig checks for agentic parsing (karenina-inventory §2).
   if (config.agentic_parsing) {
     if (config.evaluation_mode === "rubric_only") {
-      ctx.addIssue({ code: "custom", path: ["agentic_parsing"], message: 'agentic parsing fills a template: it cannot be used with evaluation_mode "rubric_only"' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["agentic_parsing"],
+        message: 'agentic parsing fills a template: it cannot be used with evaluation_mode "rubric_only"',
+      });
     }
     if (config.agentic_parsing_materialize_trace && config.agentic_judge_context === "workspace_only") {
-      ctx.addIssue({ code: "custom", path: ["agentic_parsing_materialize_trace"], message: 'agentic_parsing_materialize_trace writes the trace for the agent: it needs agentic_judge_context "trace_and_workspace" or "trace_only"' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["agentic_parsing_materialize_trace"],
+        message:
+          'agentic_parsing_materialize_trace writes the trace for the agent: it needs agentic_judge_context "trace_and_workspace" or "trace_only"',
+      });
     }
     config.parsing_models.forEach((m, i) => {
       if (m.interface === "workers_ai") {
-        ctx.addIssue({ code: "custom", path: ["parsing_models", i, "interface"], message: "agentic parsing needs a tool-calling parsing model; workers_ai has none" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["parsing_models", i, "interface"],
+          message: "agentic parsing needs a tool-calling parsing model; workers_ai has none",
+        });
       }
     });
   } else if (config.agentic_parsing_trigger === "dynamic") {
-    ctx.addIssue({ code: "custom", path: ["agentic_parsing_trigger"], message: 'agentic_parsing_trigger "dynamic" requires agentic_parsing: true' });
+    ctx.addIssue({
+      code: "custom",
+      path: ["agentic_parsing_trigger"],
+      message: 'agentic_parsing_trigger "dynamic" requires agentic_parsing: true',
+    });
   }
   if (!config.parsing_only && config.answering_models.length === 0) {
     ctx.addIssue({ code: "custom", path: ["answering_models"], message: "answering_models needs at least one model" });
   }
   config.parsing_models.forEach((m, i) => {
     if (m.interface === "manual") {
-      ctx.addIssue({ code: "custom", path: ["parsing_models", i, "interface"], message: "a manual model cannot judge: parsing models must call an LLM" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["parsing_models", i, "interface"],
+        message: "a manual model cannot judge: parsing models must call an LLM",
+      });
     }
     if (m.mcp_urls_dict) {
-      ctx.addIssue({ code: "custom", path: ["parsing_models", i, "mcp_urls_dict"], message: "MCP servers are for answering models; a parsing model investigates with agentic_parsing" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["parsing_models", i, "mcp_urls_dict"],
+        message: "MCP servers are for answering models; a parsing model investigates with agentic_parsing",
+      });
     }
   });
   for (const list of ["answering_models", "parsing_models"] as const) {
@@ -274,7 +345,8 @@ export const VerificationConfig = ConfigInput.superRefine((config, ctx) => {
     config[list].forEach((m, i) => {
       const at = first.get(m.id);
       // Result ids are derived from the model ids, so two models with one id would overwrite each other.
-      if (at !== undefined) ctx.addIssue({ code: "custom", path: [list, i, "id"], message: `duplicate model id "${m.id}" (first used by ${list}[${at}])` });
+      if (at !== undefined)
+        ctx.addIssue({ code: "custom", path: [list, i, "id"], message: `duplicate model id "${m.id}" (first used by ${list}[${at}])` });
       else first.set(m.id, i);
     });
   }

@@ -36,7 +36,13 @@ export const DeliveryPage = z.strictObject({
       created_at: z.string(),
       updated_at: z.string(),
       attempt_log: z.array(
-        z.strictObject({ attempt: z.number().int(), at: z.string(), webhook_timestamp: z.number(), status_code: z.number().int().nullable(), error: z.string().nullable() }),
+        z.strictObject({
+          attempt: z.number().int(),
+          at: z.string(),
+          webhook_timestamp: z.number(),
+          status_code: z.number().int().nullable(),
+          error: z.string().nullable(),
+        }),
       ),
     }),
   ),

@@ -41,7 +41,12 @@ export const UpdateEndpointRequest = z
 
 /** How long the old secret keeps signing beside the new one (default 24 h, at most 7 days). */
 export const RotateSecretRequest = z.strictObject({
-  overlap_seconds: z.number().int({ error: "overlap_seconds must be a whole number" }).min(0).max(7 * 24 * 3600).default(24 * 3600),
+  overlap_seconds: z
+    .number()
+    .int({ error: "overlap_seconds must be a whole number" })
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(24 * 3600),
 });
 
 /** In POST /v1/runs: endpoints of the caller's tenant that receive this run's events. */

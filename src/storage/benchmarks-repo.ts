@@ -46,7 +46,16 @@ export async function saveBenchmark(
       `INSERT INTO benchmarks (benchmark_id, tenant_id, name, question_count, source, body_key, body_sha256, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(record.benchmark_id, record.tenant_id, record.name, record.question_count, record.source, record.body_key, record.body_sha256, record.created_at)
+    .bind(
+      record.benchmark_id,
+      record.tenant_id,
+      record.name,
+      record.question_count,
+      record.source,
+      record.body_key,
+      record.body_sha256,
+      record.created_at,
+    )
     .run();
   return record;
 }

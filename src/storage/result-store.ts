@@ -69,7 +69,9 @@ export async function saveResult(
 }
 
 /** A result as GET …/results lists it: without `template.trace_messages`. */
-export type ListedResult = Omit<VerificationResult, "template"> & { template?: Omit<NonNullable<VerificationResult["template"]>, "trace_messages"> | null };
+export type ListedResult = Omit<VerificationResult, "template"> & {
+  template?: Omit<NonNullable<VerificationResult["template"]>, "trace_messages"> | null;
+};
 
 /**
  * The listing form: the trace messages stay in R2 (GET …/results/:result_id has them). The key
@@ -101,12 +103,7 @@ export async function fullResultJson(blobs: R2Bucket, row: StoredResultRow | nul
  * A result an earlier delivery saved (its row, and for a large one its R2 object), for a
  * redelivery to record without judging again.
  */
-export async function readSavedResult(
-  blobs: R2Bucket,
-  db: D1Database,
-  run: RunRef,
-  resultId: string,
-): Promise<VerificationResult | null> {
+export async function readSavedResult(blobs: R2Bucket, db: D1Database, run: RunRef, resultId: string): Promise<VerificationResult | null> {
   const row = await getStoredResult(db, run.tenant_id ?? DEFAULT_TENANT, run.run_id, resultId);
   // No row yet: a large result may have reached R2 before the delivery died (R2 is written first).
   const text = await fullResultJson(blobs, row ?? { r2_key: r2Keys.result(run, resultId), compact_json: "", trace_json: null });

@@ -129,10 +129,16 @@ export function listResultJson(
 }
 
 /** How many of a run's results a filter keeps, and how many of those are `error` results. */
-export async function countResults(db: D1Database, run: { tenant_id: string; run_id: string }, filter: ResultFilter = {}): Promise<{ total: number; errored: number }> {
+export async function countResults(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  filter: ResultFilter = {},
+): Promise<{ total: number; errored: number }> {
   const f = filterClauses(filter);
   const row = await db
-    .prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(verdict = 'error'), 0) AS errored FROM results WHERE tenant_id = ? AND run_id = ?${f.sql}`)
+    .prepare(
+      `SELECT COUNT(*) AS total, COALESCE(SUM(verdict = 'error'), 0) AS errored FROM results WHERE tenant_id = ? AND run_id = ?${f.sql}`,
+    )
     .bind(run.tenant_id, run.run_id, ...f.binds)
     .first<{ total: number; errored: number }>();
   return row ?? { total: 0, errored: 0 };
@@ -152,7 +158,10 @@ export async function distinctTraitNames(
       `SELECT j.key AS name FROM results r, json_each(r.compact_json, '$.rubric.${m}') j WHERE r.tenant_id = ? AND r.run_id = ?${f.sql} AND j.key IS NOT NULL`,
   );
   const binds = maps.flatMap(() => [run.tenant_id, run.run_id, ...f.binds]);
-  const { results } = await db.prepare(selects.join(" UNION ")).bind(...binds).all<{ name: string }>();
+  const { results } = await db
+    .prepare(selects.join(" UNION "))
+    .bind(...binds)
+    .all<{ name: string }>();
   return results.map((r) => r.name);
 }
 
@@ -209,7 +218,11 @@ export interface QuestionModelCounts {
 }
 
 /** The first `limit` (question, answering model) cells in question order (the dashboard's heatmap). */
-export async function questionModelCounts(db: D1Database, run: { tenant_id: string; run_id: string }, limit: number): Promise<QuestionModelCounts[]> {
+export async function questionModelCounts(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  limit: number,
+): Promise<QuestionModelCounts[]> {
   const { results } = await db
     .prepare(
       `SELECT question_id, answering_model, SUM(verdict = 'pass') AS passed, SUM(verdict = 'fail') AS failed, SUM(verdict = 'error') AS errored

@@ -86,9 +86,7 @@ export async function listRuns(
 ): Promise<RunRecord[]> {
   const stmt = cursor
     ? db
-        .prepare(
-          `SELECT * FROM runs WHERE tenant_id = ? AND (created_at, run_id) < (?, ?) ORDER BY created_at DESC, run_id DESC LIMIT ?`,
-        )
+        .prepare(`SELECT * FROM runs WHERE tenant_id = ? AND (created_at, run_id) < (?, ?) ORDER BY created_at DESC, run_id DESC LIMIT ?`)
         .bind(tenantId, cursor.created_at, cursor.run_id, limit)
     : db.prepare(`SELECT * FROM runs WHERE tenant_id = ? ORDER BY created_at DESC, run_id DESC LIMIT ?`).bind(tenantId, limit);
   const { results } = await stmt.all();
@@ -149,7 +147,9 @@ export async function deleteRunRows(db: D1Database, tenantId: string, runId: str
   const events = "SELECT event_id FROM webhook_events WHERE tenant_id = ? AND run_id = ?";
   const deliveries = `SELECT delivery_id FROM webhook_deliveries WHERE tenant_id = ? AND event_id IN (${events})`;
   await db.batch([
-    db.prepare(`DELETE FROM webhook_attempts WHERE tenant_id = ? AND delivery_id IN (${deliveries})`).bind(tenantId, tenantId, tenantId, runId),
+    db
+      .prepare(`DELETE FROM webhook_attempts WHERE tenant_id = ? AND delivery_id IN (${deliveries})`)
+      .bind(tenantId, tenantId, tenantId, runId),
     db.prepare(`DELETE FROM webhook_deliveries WHERE tenant_id = ? AND event_id IN (${events})`).bind(tenantId, tenantId, runId),
     db.prepare("DELETE FROM webhook_events WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
     db.prepare("DELETE FROM results WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
@@ -163,7 +163,9 @@ export async function deleteRunRows(db: D1Database, tenantId: string, runId: str
 /** Finished runs of a tenant created before `before`, oldest first (the retention sweep). */
 export async function expiredRuns(db: D1Database, tenantId: string, before: string, limit: number): Promise<RunRecord[]> {
   const { results } = await db
-    .prepare("SELECT * FROM runs WHERE tenant_id = ? AND created_at < ? AND status NOT IN ('queued', 'running') ORDER BY created_at LIMIT ?")
+    .prepare(
+      "SELECT * FROM runs WHERE tenant_id = ? AND created_at < ? AND status NOT IN ('queued', 'running') ORDER BY created_at LIMIT ?",
+    )
     .bind(tenantId, before, limit)
     .all();
   return results.map((r) => RunRow.parse(r));

@@ -45,7 +45,10 @@ export const runRefOf = (row: { run_id: string; tenant_id: string; coordinator_n
   row.coordinator_name === null ? { run_id: row.run_id } : { run_id: row.run_id, tenant_id: row.tenant_id };
 
 /** The run's spec by its row; throws when it is missing (a run row is written after its spec). */
-export async function requireSpec(blobs: R2Bucket, row: { run_id: string; tenant_id: string; coordinator_name: string | null }): Promise<RunSpec> {
+export async function requireSpec(
+  blobs: R2Bucket,
+  row: { run_id: string; tenant_id: string; coordinator_name: string | null },
+): Promise<RunSpec> {
   const spec = await loadSpec(blobs, runRefOf(row));
   if (!spec) throw new Error(`run ${row.run_id} has no spec in R2`);
   return spec;

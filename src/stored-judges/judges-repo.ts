@@ -53,7 +53,10 @@ export async function getStoredJudge(db: D1Database, tenantId: string, judgeId: 
 }
 
 export async function listStoredJudges(db: D1Database, tenantId: string): Promise<StoredJudgeRecord[]> {
-  const { results } = await db.prepare("SELECT * FROM stored_judges WHERE tenant_id = ? ORDER BY created_at, judge_id").bind(tenantId).all<Row>();
+  const { results } = await db
+    .prepare("SELECT * FROM stored_judges WHERE tenant_id = ? ORDER BY created_at, judge_id")
+    .bind(tenantId)
+    .all<Row>();
   return results.map(fromRow);
 }
 

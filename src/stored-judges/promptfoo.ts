@@ -15,12 +15,18 @@ type Json = PromptfooRequest["context"]["vars"][string];
 const scalar = (v: Json): Scalar => (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : JSON.stringify(v));
 const text = (v: Json | PromptfooRequest["output"]): string => (typeof v === "string" ? v : JSON.stringify(v));
 
-export function promptfooSample(body: PromptfooRequest, mapping: PromptfooMapping): { ok: true; sample: JudgeSampleInput } | { ok: false; issues: FieldIssue[] } {
+export function promptfooSample(
+  body: PromptfooRequest,
+  mapping: PromptfooMapping,
+): { ok: true; sample: JudgeSampleInput } | { ok: false; issues: FieldIssue[] } {
   const given = body.context.vars;
   const issues: FieldIssue[] = [];
   const read = (name: string, role: string): Json | undefined => {
     if (Object.hasOwn(given, name) && given[name] !== null) return given[name];
-    issues.push({ path: `context.vars.${name}`, message: `this judge takes its ${role} from the test var ${JSON.stringify(name)}, which this test does not set` });
+    issues.push({
+      path: `context.vars.${name}`,
+      message: `this judge takes its ${role} from the test var ${JSON.stringify(name)}, which this test does not set`,
+    });
     return undefined;
   };
   const input = mapping.input === undefined ? body.context.prompt : read(mapping.input, "input");
@@ -35,7 +41,15 @@ export function promptfooSample(body: PromptfooRequest, mapping: PromptfooMappin
     for (const [name, v] of Object.entries(given)) if (v !== null) vars[name] = scalar(v);
   }
   if (issues.length) return { ok: false, issues };
-  return { ok: true, sample: { input: text(input ?? ""), output: text(body.output), ...(reference !== undefined ? { reference: text(reference) } : {}), vars } };
+  return {
+    ok: true,
+    sample: {
+      input: text(input ?? ""),
+      output: text(body.output),
+      ...(reference !== undefined ? { reference: text(reference) } : {}),
+      vars,
+    },
+  };
 }
 
 /**
@@ -43,16 +57,26 @@ export function promptfooSample(body: PromptfooRequest, mapping: PromptfooMappin
  * stored: without `mapping.vars` every test var passes through, so any `{{vars.X}}` may be set.
  */
 export function promisedSample(mapping: PromptfooMapping): JudgeSampleInput {
-  const vars: Record<string, Scalar> = mapping.vars ? Object.fromEntries(Object.keys(mapping.vars).map((k) => [k, ""])) : new Proxy({}, { has: () => true });
+  const vars: Record<string, Scalar> = mapping.vars
+    ? Object.fromEntries(Object.keys(mapping.vars).map((k) => [k, ""]))
+    : new Proxy({}, { has: () => true });
   return { input: "", output: "", ...(mapping.reference !== undefined ? { reference: "" } : {}), vars };
 }
 
-export type PromptfooAnswer = { decided: true; verdict: { pass: boolean; score?: number; reason: string } } | { decided: false; why: string };
+export type PromptfooAnswer =
+  | { decided: true; verdict: { pass: boolean; score?: number; reason: string } }
+  | { decided: false; why: string };
 
 export function promptfooAnswer(outcome: JudgeOutcome): PromptfooAnswer {
   if (outcome.pass === null) {
     const e = outcome.error;
-    return { decided: false, why: e ? `the judge could not decide (unit ${e.unit}, ${e.kind}): ${e.message}` : `the judge could not decide: ${outcome.reason}` };
+    return {
+      decided: false,
+      why: e ? `the judge could not decide (unit ${e.unit}, ${e.kind}): ${e.message}` : `the judge could not decide: ${outcome.reason}`,
+    };
   }
-  return { decided: true, verdict: { pass: outcome.pass, ...(outcome.score !== null ? { score: outcome.score } : {}), reason: outcome.reason } };
+  return {
+    decided: true,
+    verdict: { pass: outcome.pass, ...(outcome.score !== null ? { score: outcome.score } : {}), reason: outcome.reason },
+  };
 }

@@ -18,15 +18,28 @@ export interface JudgeTokenRecord {
   last_used_at: string | null;
 }
 
-export async function mintJudgeToken(pepper: string, owner: { tenant_id: string; judge_id: string; name: string }, now: string): Promise<{ record: JudgeTokenRecord; token: string }> {
+export async function mintJudgeToken(
+  pepper: string,
+  owner: { tenant_id: string; judge_id: string; name: string },
+  now: string,
+): Promise<{ record: JudgeTokenRecord; token: string }> {
   const { keyId, key } = generateToken(TOKEN_PREFIX);
-  const record: JudgeTokenRecord = { token_id: keyId, ...owner, token_hash: await hashKey(key, pepper), created_at: now, revoked_at: null, last_used_at: null };
+  const record: JudgeTokenRecord = {
+    token_id: keyId,
+    ...owner,
+    token_hash: await hashKey(key, pepper),
+    created_at: now,
+    revoked_at: null,
+    last_used_at: null,
+  };
   return { record, token: key };
 }
 
 export async function insertJudgeToken(db: D1Database, t: JudgeTokenRecord): Promise<void> {
   await db
-    .prepare("INSERT INTO judge_tokens (token_id, tenant_id, judge_id, name, token_hash, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    .prepare(
+      "INSERT INTO judge_tokens (token_id, tenant_id, judge_id, name, token_hash, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
     .bind(t.token_id, t.tenant_id, t.judge_id, t.name, t.token_hash, t.created_at, t.revoked_at, t.last_used_at)
     .run();
 }
@@ -56,7 +69,10 @@ export async function listJudgeTokens(db: D1Database, tenantId: string, judgeId:
 }
 
 export async function getJudgeToken(db: D1Database, tenantId: string, judgeId: string, tokenId: string): Promise<JudgeTokenRecord | null> {
-  return db.prepare("SELECT * FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? AND token_id = ?").bind(tenantId, judgeId, tokenId).first<JudgeTokenRecord>();
+  return db
+    .prepare("SELECT * FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? AND token_id = ?")
+    .bind(tenantId, judgeId, tokenId)
+    .first<JudgeTokenRecord>();
 }
 
 /** Revoking keeps the row (its listing shows when); a revoked token is refused on its next call. */

@@ -34,7 +34,10 @@ function add(t: Totals, e: Totals): void {
   t.cost_usd = addUsd(t.cost_usd, e.cost_usd);
 }
 
-export function estimateRun(spec: Pick<RunSpec, "questions" | "answering_models" | "parsing_models" | "replicate_count" | "settings">, prices?: PriceOverrides): RunEstimate {
+export function estimateRun(
+  spec: Pick<RunSpec, "questions" | "answering_models" | "parsing_models" | "replicate_count" | "settings">,
+  prices?: PriceOverrides,
+): RunEstimate {
   const table = priceTable(prices);
   const total = zero();
   const per_stage: Record<string, Totals> = {};

@@ -50,7 +50,8 @@ export function planRun(
 
   const known = new Set(benchmark.questions.map((q) => q.id));
   (config.question_ids ?? []).forEach((id, i) => {
-    if (!known.has(id)) issues.push({ path: `config.question_ids[${i}]`, message: `no question with id ${JSON.stringify(id)} in the benchmark` });
+    if (!known.has(id))
+      issues.push({ path: `config.question_ids[${i}]`, message: `no question with id ${JSON.stringify(id)} in the benchmark` });
   });
   const wanted = config.question_ids ? new Set(config.question_ids) : null;
   const questions = benchmark.questions.filter((q) => !wanted || wanted.has(q.id));
@@ -61,7 +62,10 @@ export function planRun(
     if (missing.length) {
       issues.push({
         path: `config.answering_models[${i}].manual_answers`,
-        message: `no answer for ${missing.length} selected question(s): ${missing.slice(0, 5).map((q) => JSON.stringify(q)).join(", ")}${missing.length > 5 ? ", …" : ""}`,
+        message: `no answer for ${missing.length} selected question(s): ${missing
+          .slice(0, 5)
+          .map((q) => JSON.stringify(q))
+          .join(", ")}${missing.length > 5 ? ", …" : ""}`,
       });
     }
   });
@@ -69,7 +73,9 @@ export function planRun(
     ...config.answering_models.map((model, i) => ({ path: `config.answering_models[${i}]`, model })),
     ...config.parsing_models.map((model, i) => ({ path: `config.parsing_models[${i}]`, model })),
     ...modelsInRubrics(benchmark, (id) => !wanted || wanted.has(id)),
-    ...(config.embedding_check_enabled && config.embedding_check_provider ? [{ path: "config.embedding_check_provider", model: config.embedding_check_provider }] : []),
+    ...(config.embedding_check_enabled && config.embedding_check_provider
+      ? [{ path: "config.embedding_check_provider", model: config.embedding_check_provider }]
+      : []),
   ];
   if (config.embedding_check_enabled) issues.push(...embeddingIssues(config));
   config.answering_models.forEach((model, i) => issues.push(...mcpServerIssues(model, `config.answering_models[${i}]`, ring)));
@@ -123,7 +129,11 @@ export function planRun(
  * merged rubric (global or any selected question's) has traits is upgraded to
  * template_and_rubric, and every result's metadata.evaluation_mode records the mode used.
  */
-export function rubricSettings(config: VerificationConfig, global: Rubric | null, questions: readonly Question[]): Partial<PipelineSettings> {
+export function rubricSettings(
+  config: VerificationConfig,
+  global: Rubric | null,
+  questions: readonly Question[],
+): Partial<PipelineSettings> {
   const hasTraits = [global, ...questions.map((q) => q.rubric ?? null)].some((r) => r !== null && traitNames(r).length > 0);
   const mode = config.evaluation_mode === "template_only" && hasTraits ? "template_and_rubric" : config.evaluation_mode;
   return {
@@ -158,7 +168,10 @@ function budgetIssues(body: CreateRunBody): FieldIssue[] {
   if (body.budget_usd === undefined) return [];
   const table = priceTable(body.prices);
   const issues: FieldIssue[] = [];
-  for (const [list, models] of [["answering_models", body.config.answering_models], ["parsing_models", body.config.parsing_models]] as const) {
+  for (const [list, models] of [
+    ["answering_models", body.config.answering_models],
+    ["parsing_models", body.config.parsing_models],
+  ] as const) {
     models.forEach((m, i) => {
       if (m.interface === "manual" || priceFor(table, m.interface, m.model_name)) return;
       issues.push({

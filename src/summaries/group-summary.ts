@@ -23,7 +23,6 @@ import { aggregateTraits, type TraitAggregate, type TraitObservation } from "../
 import type { GroupBy } from "../schemas/api";
 import { meanOverItems, passAtK, passHatK } from "./pass-at-k";
 
-
 export interface SummaryRow {
   question_id: string;
   answering_model: string;
@@ -96,7 +95,16 @@ export class GroupSummarizer {
     const id = JSON.stringify(group);
     let acc = this.groups.get(id);
     if (!acc) {
-      acc = { group, counts: { pass: 0, fail: 0, error: 0, no_verdict: 0 }, items: new Map(), usageKeys: new Set(), input: 0, output: 0, cost: 0, observations: [] };
+      acc = {
+        group,
+        counts: { pass: 0, fail: 0, error: 0, no_verdict: 0 },
+        items: new Map(),
+        usageKeys: new Set(),
+        input: 0,
+        output: 0,
+        cost: 0,
+        observations: [],
+      };
       this.groups.set(id, acc);
     }
     return acc;

@@ -44,7 +44,12 @@ export async function runGroupSummaries(
       const job = `${r.question_id}\u0000${r.answering_model}\u0000${r.replicate}`;
       const usage =
         a && p && usageMeta
-          ? usageRows({ metadata: { result_id: r.result_id }, template: { usage_metadata: usageMeta } }, { job_id: job, answering: a }, p, prices)
+          ? usageRows(
+              { metadata: { result_id: r.result_id }, template: { usage_metadata: usageMeta } },
+              { job_id: job, answering: a },
+              p,
+              prices,
+            )
           : [];
       summarizer.add({
         ...r,

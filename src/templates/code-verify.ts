@@ -94,7 +94,8 @@ export function interpretVerifyReturn(value: unknown): CodeVerifyOutcome {
   if (typeof value === "boolean") {
     return { ok: true, verify_result: value, verify_granular_result: null, field_results: null };
   }
-  const expected = "verify must return a boolean or {verify_result: boolean, verify_granular_result?: number, field_results?: {field: boolean | null}}";
+  const expected =
+    "verify must return a boolean or {verify_result: boolean, verify_granular_result?: number, field_results?: {field: boolean | null}}";
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { ok: false, error: `${expected}; it returned ${describe(value)}` };
   }
@@ -110,9 +111,10 @@ export function interpretVerifyReturn(value: unknown): CodeVerifyOutcome {
   }
   const fields = obj.field_results ?? null;
   if (fields !== null) {
-    const bad = typeof fields !== "object" || Array.isArray(fields)
-      ? "it is not an object"
-      : Object.entries(fields).find(([, v]) => v !== null && typeof v !== "boolean")?.[0];
+    const bad =
+      typeof fields !== "object" || Array.isArray(fields)
+        ? "it is not an object"
+        : Object.entries(fields).find(([, v]) => v !== null && typeof v !== "boolean")?.[0];
     if (bad !== undefined) {
       const why = bad === "it is not an object" ? bad : `field "${bad}" is ${describe((fields as Record<string, unknown>)[bad])}`;
       return { ok: false, error: `field_results must map field names to true, false or null; ${why}` };

@@ -19,13 +19,30 @@
 import { type PyDateTime, fail, makeDateTime } from "./dates";
 
 const MONTH_WORDS = new Map<string, number>();
-["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"].forEach((m, i) => {
-  MONTH_WORDS.set(m, i + 1);
-  MONTH_WORDS.set(m.slice(0, 3), i + 1);
-});
+["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"].forEach(
+  (m, i) => {
+    MONTH_WORDS.set(m, i + 1);
+    MONTH_WORDS.set(m.slice(0, 3), i + 1);
+  },
+);
 MONTH_WORDS.set("sept", 9);
 /** dateutil's WEEKDAYS: three-letter abbreviations and full names only ("tues" is unknown). */
-const WEEKDAYS = new Set(["mon", "monday", "tue", "tuesday", "wed", "wednesday", "thu", "thursday", "fri", "friday", "sat", "saturday", "sun", "sunday"]);
+const WEEKDAYS = new Set([
+  "mon",
+  "monday",
+  "tue",
+  "tuesday",
+  "wed",
+  "wednesday",
+  "thu",
+  "thursday",
+  "fri",
+  "friday",
+  "sat",
+  "saturday",
+  "sun",
+  "sunday",
+]);
 /** dateutil's JUMP list (words and separators skipped between parts). */
 const JUMP_WORDS = new Set(["at", "on", "and", "ad", "m", "t", "of", "st", "nd", "rd", "th"]);
 const JUMP_SYMBOLS = new Set([".", ",", ";", "-", "/", "'"]);
@@ -33,9 +50,22 @@ const JUMP_SYMBOLS = new Set([".", ",", ";", "-", "/", "'"]);
 const UTC_ZONES = new Set(["UTC", "GMT", "Z", "z"]);
 /** dateutil's HMS labels → 0 hour, 1 minute, 2 second. */
 const HMS = new Map<string, number>([
-  ["h", 0], ["hour", 0], ["hours", 0], ["m", 1], ["minute", 1], ["minutes", 1], ["s", 2], ["second", 2], ["seconds", 2],
+  ["h", 0],
+  ["hour", 0],
+  ["hours", 0],
+  ["m", 1],
+  ["minute", 1],
+  ["minutes", 1],
+  ["s", 2],
+  ["second", 2],
+  ["seconds", 2],
 ]);
-const AMPM = new Map<string, 0 | 1>([["am", 0], ["a", 0], ["pm", 1], ["p", 1]]);
+const AMPM = new Map<string, 0 | 1>([
+  ["am", 0],
+  ["a", 0],
+  ["pm", 1],
+  ["p", 1],
+]);
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const COMPACT = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})?$/;
@@ -52,7 +82,10 @@ export function parseDateutil(text: string): PyDateTime {
   const compact = COMPACT.exec(trimmed);
   if (compact) {
     const [, y, mo, d, h, mi, sec] = compact.map(Number);
-    return makeDateTime({ year: y!, month: mo!, day: d!, hour: h!, minute: mi!, second: Number.isNaN(sec) ? 0 : sec!, microsecond: 0 }, null);
+    return makeDateTime(
+      { year: y!, month: mo!, day: d!, hour: h!, minute: mi!, second: Number.isNaN(sec) ? 0 : sec!, microsecond: 0 },
+      null,
+    );
   }
   return new Tokens(text).parse();
 }
@@ -112,7 +145,15 @@ class Tokens {
     const { year, month, day } = resolveYmd(this.ymd);
     const fixedYear = year === null ? 2000 : year.value < 100 && !year.year ? pivot(year.value) : year.value;
     return makeDateTime(
-      { year: fixedYear, month: month ?? 1, day: day ?? 1, hour: this.hour ?? 0, minute: this.minute, second: this.second, microsecond: this.microsecond },
+      {
+        year: fixedYear,
+        month: month ?? 1,
+        day: day ?? 1,
+        hour: this.hour ?? 0,
+        minute: this.minute,
+        second: this.second,
+        microsecond: this.microsecond,
+      },
       this.offset,
     );
   }
@@ -209,7 +250,13 @@ class Tokens {
   }
 
   private couldBeZone(raw: string): boolean {
-    return this.hour !== null && this.zoneName === null && this.offset === null && raw.length <= 5 && (/^[A-Z]+$/.test(raw) || UTC_ZONES.has(raw));
+    return (
+      this.hour !== null &&
+      this.zoneName === null &&
+      this.offset === null &&
+      raw.length <= 5 &&
+      (/^[A-Z]+$/.test(raw) || UTC_ZONES.has(raw))
+    );
   }
 
   /** A numeric zone after a time: +HHMM, +HH:MM or +H[H]. */

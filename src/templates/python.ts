@@ -40,11 +40,7 @@ function quoteRepr(s: string): string {
   // Python prefers single quotes and switches to double quotes when the text holds a single quote.
   const useDouble = s.includes("'") && !s.includes('"');
   const q = useDouble ? '"' : "'";
-  const body = s
-    .replace(/\\/g, "\\\\")
-    .replace(/\n/g, "\\n")
-    .replace(/\r/g, "\\r")
-    .replace(/\t/g, "\\t");
+  const body = s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
   return q + (useDouble ? body : body.replace(/'/g, "\\'")) + q;
 }
 
@@ -89,7 +85,14 @@ export function pyTruthy(value: unknown): boolean {
 export function pySetKeys(value: unknown): Set<string> {
   if (typeof value === "string") return new Set([...value].map((c) => `s:${c}`));
   if (!Array.isArray(value)) {
-    const typeName = value === null || value === undefined ? "NoneType" : typeof value === "number" ? "float" : typeof value === "boolean" ? "bool" : "dict";
+    const typeName =
+      value === null || value === undefined
+        ? "NoneType"
+        : typeof value === "number"
+          ? "float"
+          : typeof value === "boolean"
+            ? "bool"
+            : "dict";
     throw new Error(`'${typeName}' object is not iterable`);
   }
   return new Set(value.map(hashKey));

@@ -70,7 +70,10 @@ function compile(format: string): Compiled | string {
       source += "%";
       continue;
     }
-    if (!Object.hasOwn(DIRECTIVES, d)) return `"%${d}" is not a supported strptime directive (supported: ${Object.keys(DIRECTIVES).map((k) => `%${k}`).join(" ")} %%)`;
+    if (!Object.hasOwn(DIRECTIVES, d))
+      return `"%${d}" is not a supported strptime directive (supported: ${Object.keys(DIRECTIVES)
+        .map((k) => `%${k}`)
+        .join(" ")} %%)`;
     if (directives.includes(d)) return `"%${d}" appears twice in the format`;
     directives.push(d);
     source += `(${DIRECTIVES[d]})`;

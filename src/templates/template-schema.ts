@@ -27,7 +27,7 @@ const RESERVED_FIELD_NAMES = new Set(["id", "correct"]);
 const FieldName = z
   .string({ error: whenMissing("name is required: an identifier like gene_symbol") })
   .regex(IDENTIFIER, { error: "name must be an identifier: a letter, then letters, digits or _" })
-  .refine((n) => !RESERVED_FIELD_NAMES.has(n), { error: "name \"id\" and \"correct\" are reserved by Karenina's BaseAnswer" });
+  .refine((n) => !RESERVED_FIELD_NAMES.has(n), { error: 'name "id" and "correct" are reserved by Karenina\'s BaseAnswer' });
 
 const JsonValue = z.custom<unknown>((v) => v !== undefined, {
   error: "ground_truth is required: a value of the field's type, or null",
@@ -58,7 +58,11 @@ export const TemplateField = z
       ctx.addIssue({ code: "custom", path: ["literal_values"], message: "a literal field needs literal_values (its allowed values)" });
     }
     if (field.type !== "literal" && hasValues) {
-      ctx.addIssue({ code: "custom", path: ["literal_values"], message: `literal_values only applies to type "literal", not "${field.type}"` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["literal_values"],
+        message: `literal_values only applies to type "literal", not "${field.type}"`,
+      });
     }
     if (hasValues && new Set(field.literal_values).size !== field.literal_values!.length) {
       ctx.addIssue({ code: "custom", path: ["literal_values"], message: "literal_values must not repeat a value" });
@@ -79,16 +83,25 @@ function traceProblems(field: { type: FieldType; is_trace?: boolean; verify_with
   const name = field.verify_with.type;
   const isTrace = PRIMITIVES[name].kind === "trace";
   if (isTrace && field.type !== "bool") {
-    ctx.addIssue({ code: "custom", path: ["type"], message: `a ${name} field must have type "bool" (whether the raw answer should satisfy it), not "${field.type}"` });
+    ctx.addIssue({
+      code: "custom",
+      path: ["type"],
+      message: `a ${name} field must have type "bool" (whether the raw answer should satisfy it), not "${field.type}"`,
+    });
   }
   if (field.is_trace !== undefined && field.is_trace !== isTrace) {
-    const message = isTrace ? `is_trace must be true (or left out) for the trace primitive ${name}` : `is_trace is true but ${name} is not a trace primitive (TraceRegex, TraceContains, TraceLength)`;
+    const message = isTrace
+      ? `is_trace must be true (or left out) for the trace primitive ${name}`
+      : `is_trace is true but ${name} is not a trace primitive (TraceRegex, TraceContains, TraceLength)`;
     ctx.addIssue({ code: "custom", path: ["is_trace"], message });
   }
 }
 
 /** A ground truth the primitive could never compare (e.g. null for NumericTolerance, "soon" for DateMatch). */
-function groundTruthFitsPrimitive(field: { ground_truth?: unknown; verify_with?: { type: string; params: unknown } }, ctx: z.RefinementCtx): void {
+function groundTruthFitsPrimitive(
+  field: { ground_truth?: unknown; verify_with?: { type: string; params: unknown } },
+  ctx: z.RefinementCtx,
+): void {
   if (!field.verify_with || !isPrimitiveName(field.verify_with.type)) return;
   const primitive = PRIMITIVES[field.verify_with.type] as unknown as AnyPrimitive;
   const problem = primitive.groundTruthProblem?.(field.ground_truth, field.verify_with.params);
@@ -162,7 +175,9 @@ export const MATCH_TYPES = ["exact", "contains", "count", "all"] as const;
 export const RegexCheck = z
   .strictObject({
     name: z.string({ error: whenMissing("name is required") }).min(1, { error: "name must not be empty" }),
-    pattern: z.string({ error: whenMissing("pattern is required: a Python regular expression") }).min(1, { error: "pattern must not be empty" }),
+    pattern: z
+      .string({ error: whenMissing("pattern is required: a Python regular expression") })
+      .min(1, { error: "pattern must not be empty" }),
     expected: z.union([z.string(), z.number(), z.array(z.string())], {
       error: "expected is a string (exact, contains), an integer (count) or a list of strings (all)",
     }),
@@ -180,7 +195,11 @@ export const RegexCheck = z
           : typeof e === "string";
     if (!fits) {
       const want = { exact: "a string", contains: "a string", count: "an integer ≥ 0", all: "a non-empty list of strings" };
-      ctx.addIssue({ code: "custom", path: ["expected"], message: `expected must be ${want[check.match_type]} for match_type "${check.match_type}"` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["expected"],
+        message: `expected must be ${want[check.match_type]} for match_type "${check.match_type}"`,
+      });
     }
   });
 export type RegexCheck = z.output<typeof RegexCheck>;
@@ -189,22 +208,24 @@ export type RegexCheck = z.output<typeof RegexCheck>;
 export const CUSTOM_VERIFY_LANGUAGES = ["javascript", "python"] as const;
 const CUSTOM_VERIFY_MAX_BYTES = 200 * 1024;
 
-export const CustomVerify = z.strictObject({
-  language: z.enum(CUSTOM_VERIFY_LANGUAGES, { error: `language is one of ${CUSTOM_VERIFY_LANGUAGES.join(", ")}` }),
-  source: z
-    .string({ error: whenMissing("source is required: code defining verify(answer, ground_truth, context)") })
-    .refine((s) => s.trim().length > 0, { error: "source must not be empty" })
-    .refine((s) => new TextEncoder().encode(s).length <= CUSTOM_VERIFY_MAX_BYTES, {
-      error: `source must be at most ${CUSTOM_VERIFY_MAX_BYTES / 1024} KB`,
-    }),
-}).superRefine((custom, ctx) => {
-  // The two languages have different contracts; a Python source written to the JavaScript one
-  // would fail every job, so it is refused here (src/templates/python-subset/README.md).
-  // Python compiles here (pure TS): a syntax error or a construct outside the subset is a 400
-  // naming its line. JavaScript needs QuickJS, an edge module: src/sandbox/source-check.ts.
-  const problem = custom.language === "python" ? (pythonContractProblem(custom.source) ?? pythonSubsetProblem(custom.source)) : null;
-  if (problem) ctx.addIssue({ code: "custom", path: ["source"], message: problem });
-});
+export const CustomVerify = z
+  .strictObject({
+    language: z.enum(CUSTOM_VERIFY_LANGUAGES, { error: `language is one of ${CUSTOM_VERIFY_LANGUAGES.join(", ")}` }),
+    source: z
+      .string({ error: whenMissing("source is required: code defining verify(answer, ground_truth, context)") })
+      .refine((s) => s.trim().length > 0, { error: "source must not be empty" })
+      .refine((s) => new TextEncoder().encode(s).length <= CUSTOM_VERIFY_MAX_BYTES, {
+        error: `source must be at most ${CUSTOM_VERIFY_MAX_BYTES / 1024} KB`,
+      }),
+  })
+  .superRefine((custom, ctx) => {
+    // The two languages have different contracts; a Python source written to the JavaScript one
+    // would fail every job, so it is refused here (src/templates/python-subset/README.md).
+    // Python compiles here (pure TS): a syntax error or a construct outside the subset is a 400
+    // naming its line. JavaScript needs QuickJS, an edge module: src/sandbox/source-check.ts.
+    const problem = custom.language === "python" ? (pythonContractProblem(custom.source) ?? pythonSubsetProblem(custom.source)) : null;
+    if (problem) ctx.addIssue({ code: "custom", path: ["source"], message: problem });
+  });
 export type CustomVerify = z.output<typeof CustomVerify>;
 
 export const AnswerTemplate = z
@@ -218,15 +239,29 @@ export const AnswerTemplate = z
   })
   .superRefine((template, ctx) => {
     if (template.fields.length === 0 && (template.regex ?? []).length === 0 && !template.custom_verify) {
-      ctx.addIssue({ code: "custom", path: ["fields"], message: "a template needs at least one field or one regex check (or custom_verify)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["fields"],
+        message: "a template needs at least one field or one regex check (or custom_verify)",
+      });
     }
     checkCustomVerifyRules(template, ctx);
     // Each weight is finite, but 1e308 + 1e308 is not: the granular score would become null.
     if (!Number.isFinite(template.fields.reduce((s, f) => s + (f.weight ?? 1), 0))) {
       ctx.addIssue({ code: "custom", path: ["fields"], message: "the fields' weights must sum to a finite number" });
     }
-    reportDuplicates(template.fields.map((f) => f.name), "fields", "field", ctx);
-    reportDuplicates((template.regex ?? []).map((r) => r.name), "regex", "regex check", ctx);
+    reportDuplicates(
+      template.fields.map((f) => f.name),
+      "fields",
+      "field",
+      ctx,
+    );
+    reportDuplicates(
+      (template.regex ?? []).map((r) => r.name),
+      "regex",
+      "regex check",
+      ctx,
+    );
     if (template.verify_strategy) {
       const names = new Set(template.fields.map((f) => f.name));
       checkFieldRefs(template.verify_strategy, ["verify_strategy"], names, ctx);
@@ -241,14 +276,26 @@ function checkCustomVerifyRules(template: AnswerTemplate, ctx: z.RefinementCtx):
   template.fields.forEach((field, i) => {
     const path = ["fields", i, "verify_with"];
     if (custom && field.verify_with) {
-      ctx.addIssue({ code: "custom", path, message: "verify_with is not allowed with custom_verify: the custom verify code decides every field" });
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: "verify_with is not allowed with custom_verify: the custom verify code decides every field",
+      });
     }
     if (!custom && !field.verify_with) {
-      ctx.addIssue({ code: "custom", path, message: "verify_with is required: the primitive that checks this field (or give the template custom_verify)" });
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: "verify_with is required: the primitive that checks this field (or give the template custom_verify)",
+      });
     }
   });
   if (custom && template.verify_strategy) {
-    ctx.addIssue({ code: "custom", path: ["verify_strategy"], message: "verify_strategy is not allowed with custom_verify: the custom verify code decides the verdict" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["verify_strategy"],
+      message: "verify_strategy is not allowed with custom_verify: the custom verify code decides the verdict",
+    });
   }
 }
 
@@ -256,7 +303,11 @@ function reportDuplicates(names: string[], list: string, what: string, ctx: z.Re
   const first = new Map<string, number>();
   names.forEach((name, i) => {
     if (first.has(name)) {
-      ctx.addIssue({ code: "custom", path: [list, i, "name"], message: `duplicate ${what} name "${name}" (first used at ${list}[${first.get(name)}])` });
+      ctx.addIssue({
+        code: "custom",
+        path: [list, i, "name"],
+        message: `duplicate ${what} name "${name}" (first used at ${list}[${first.get(name)}])`,
+      });
     } else first.set(name, i);
   });
 }
@@ -264,7 +315,11 @@ function reportDuplicates(names: string[], list: string, what: string, ctx: z.Re
 function checkFieldRefs(node: VerifyStrategy, path: (string | number)[], names: Set<string>, ctx: z.RefinementCtx): void {
   if (node.type === "field_check" && node.field_name != null && !names.has(node.field_name)) {
     const known = [...names].join(", ") || "none";
-    ctx.addIssue({ code: "custom", path: [...path, "field_name"], message: `field_check names "${node.field_name}", which is not a field of this template (fields: ${known})` });
+    ctx.addIssue({
+      code: "custom",
+      path: [...path, "field_name"],
+      message: `field_check names "${node.field_name}", which is not a field of this template (fields: ${known})`,
+    });
   }
   node.conditions.forEach((child, i) => checkFieldRefs(child, [...path, "conditions", i], names, ctx));
 }

@@ -69,7 +69,12 @@ export function auditStatement(db: D1Database, e: Omit<AuditEntry, "audit_id" | 
 }
 
 /** Newest first; the cursor is the last entry's `at|audit_id`. */
-export async function listAudit(db: D1Database, tenantId: string, limit: number, cursor: { at: string; audit_id: string } | null): Promise<AuditEntry[]> {
+export async function listAudit(
+  db: D1Database,
+  tenantId: string,
+  limit: number,
+  cursor: { at: string; audit_id: string } | null,
+): Promise<AuditEntry[]> {
   const stmt = cursor
     ? db
         .prepare("SELECT * FROM audit_log WHERE tenant_id = ? AND (at, audit_id) < (?, ?) ORDER BY at DESC, audit_id DESC LIMIT ?")
@@ -78,6 +83,14 @@ export async function listAudit(db: D1Database, tenantId: string, limit: number,
   const { results } = await stmt.all();
   return results.map((r) => {
     const row = AuditRow.parse(r);
-    return { tenant_id: row.tenant_id, audit_id: row.audit_id, at: row.at, actor: row.actor, action: row.action, target: row.target, detail: JSON.parse(row.detail_json) };
+    return {
+      tenant_id: row.tenant_id,
+      audit_id: row.audit_id,
+      at: row.at,
+      actor: row.actor,
+      action: row.action,
+      target: row.target,
+      detail: JSON.parse(row.detail_json),
+    };
   });
 }

@@ -19,7 +19,7 @@ export interface Principal {
 export type AuthFailure = "unknown" | "revoked" | "expired" | "disabled" | "no_pepper";
 
 export type AuthOutcome =
-  | { ok: true; principal: Principal; /** Set when last_used_at should be written (at most once a minute). */ touch: boolean }
+  | { ok: true; principal: Principal /** Set when last_used_at should be written (at most once a minute). */; touch: boolean }
   | { ok: false; reason: AuthFailure };
 
 export interface AuthConfig {

@@ -46,7 +46,11 @@ export interface KeyRing {
  * The deployment's provider keys are bound to their interface (issue 16): an openai_compatible
  * model at an allowed origin must not receive the Anthropic or the Tavily key by naming it.
  */
-const DEPLOYMENT_KEY_INTERFACE: Readonly<Record<string, string | null>> = { OPENAI_API_KEY: "openai", ANTHROPIC_API_KEY: "anthropic", TAVILY_API_KEY: null };
+const DEPLOYMENT_KEY_INTERFACE: Readonly<Record<string, string | null>> = {
+  OPENAI_API_KEY: "openai",
+  ANTHROPIC_API_KEY: "anthropic",
+  TAVILY_API_KEY: null,
+};
 
 /** The deployment secrets a model or search uses by default; any other is named by api_key_secret and is the tenant's own or looked up by name. */
 const DEPLOYMENT_PROVIDER_SECRETS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TAVILY_API_KEY"];
@@ -80,14 +84,19 @@ export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: Readon
     limits: (name) => (name === null ? undefined : (tenantKeys.get(name)?.limits ?? undefined)),
     mcpSecret(name, url) {
       const own = tenantKeys.get(name);
-      if (!own || own.interface !== "mcp") return { ok: false, error: `${name} is not a secret of this tenant set with interface "mcp" (PUT /v1/secrets/${name})` };
+      if (!own || own.interface !== "mcp")
+        return { ok: false, error: `${name} is not a secret of this tenant set with interface "mcp" (PUT /v1/secrets/${name})` };
       const origin = new URL(url).origin;
-      if (!own.origins.has(origin)) return { ok: false, error: `the secret ${name} is not registered for ${origin}: add it to the secret's origins` };
+      if (!own.origins.has(origin))
+        return { ok: false, error: `the secret ${name} is not registered for ${origin}: add it to the secret's origins` };
       return { ok: true, value: own.value };
     },
     urlIssue: (baseUrl) => outboundUrlIssue(baseUrl, edgeConfig(env).outbound, "base"),
     endpointIssue: (url) => outboundUrlIssue(url, edgeConfig(env).outbound, "endpoint"),
-    knownSecrets: () => [...[...tenantKeys.values()].map((k) => k.value), ...DEPLOYMENT_PROVIDER_SECRETS.map(deployment).filter((v): v is string => v !== undefined)],
+    knownSecrets: () => [
+      ...[...tenantKeys.values()].map((k) => k.value),
+      ...DEPLOYMENT_PROVIDER_SECRETS.map(deployment).filter((v): v is string => v !== undefined),
+    ],
   };
 }
 
@@ -105,7 +114,12 @@ export async function loadKeyRing(env: Env, tenant: TenantRecord): Promise<KeyRi
         const value = await unseal(keks, secretAad(r.tenant_id, r.name), sealedOf(r));
         keys.set(r.name, { value, interface: r.interface, origins: new Set(r.origins_json), limits: r.limits_json });
       } catch (err) {
-        log.warn("tenant_secret_unreadable", { tenant_id: r.tenant_id, name: r.name, kek_version: r.kek_version, error: (err as Error).name });
+        log.warn("tenant_secret_unreadable", {
+          tenant_id: r.tenant_id,
+          name: r.name,
+          kek_version: r.kek_version,
+          error: (err as Error).name,
+        });
       }
     }),
   );

@@ -25,13 +25,28 @@ const KEY_COLUMNS = "key_id, tenant_id, name, scopes, key_hash, created_at, expi
 export function insertKey(db: D1Database, k: KeyRecord): D1PreparedStatement {
   return db
     .prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    .bind(k.key_id, k.tenant_id, k.name, JSON.stringify(k.scopes), k.key_hash, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.rotated_from);
+    .bind(
+      k.key_id,
+      k.tenant_id,
+      k.name,
+      JSON.stringify(k.scopes),
+      k.key_hash,
+      k.created_at,
+      k.expires_at,
+      k.revoked_at,
+      k.last_used_at,
+      k.rotated_from,
+    );
 }
 
 /** The auth lookup: the key and its tenant in one indexed read (primary key), never cached. */
 export async function findKeyForAuth(db: D1Database, keyId: string): Promise<{ key: KeyRecord; tenant: TenantRecord } | null> {
-  const tenantCols = TENANT_COLUMNS.split(", ").map((c) => `t.${c} AS t_${c}`).join(", ");
-  const keyCols = KEY_COLUMNS.split(", ").map((c) => `k.${c}`).join(", ");
+  const tenantCols = TENANT_COLUMNS.split(", ")
+    .map((c) => `t.${c} AS t_${c}`)
+    .join(", ");
+  const keyCols = KEY_COLUMNS.split(", ")
+    .map((c) => `k.${c}`)
+    .join(", ");
   const row = await db
     .prepare(`SELECT ${keyCols}, ${tenantCols} FROM api_keys k JOIN tenants t ON t.tenant_id = k.tenant_id WHERE k.key_id = ?`)
     .bind(keyId)

@@ -14,8 +14,10 @@ export const RUNS_PER_SWEEP = 25;
 const DAY_MS = 86_400_000;
 
 export async function sweepRetention(env: Env, now: number): Promise<{ tenant_id: string; deleted: number }[]> {
-  const { results: tenants } = await env.DB.prepare("SELECT tenant_id, retention_days FROM tenants WHERE retention_days IS NOT NULL")
-    .all<{ tenant_id: string; retention_days: number }>();
+  const { results: tenants } = await env.DB.prepare("SELECT tenant_id, retention_days FROM tenants WHERE retention_days IS NOT NULL").all<{
+    tenant_id: string;
+    retention_days: number;
+  }>();
   const out: { tenant_id: string; deleted: number }[] = [];
   for (const t of tenants) {
     const before = new Date(now - t.retention_days * DAY_MS).toISOString();

@@ -34,7 +34,16 @@ export function insertTenant(db: D1Database, t: TenantRecord): D1PreparedStateme
       `INSERT INTO tenants (tenant_id, name, use_deployment_keys, limits_json, retention_days, disabled, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(t.tenant_id, t.name, t.use_deployment_keys ? 1 : 0, JSON.stringify(t.limits_json), t.retention_days, t.disabled ? 1 : 0, t.created_at, t.updated_at);
+    .bind(
+      t.tenant_id,
+      t.name,
+      t.use_deployment_keys ? 1 : 0,
+      JSON.stringify(t.limits_json),
+      t.retention_days,
+      t.disabled ? 1 : 0,
+      t.created_at,
+      t.updated_at,
+    );
 }
 
 export async function updateTenant(db: D1Database, t: TenantRecord): Promise<void> {
@@ -43,7 +52,15 @@ export async function updateTenant(db: D1Database, t: TenantRecord): Promise<voi
       `UPDATE tenants SET name = ?, use_deployment_keys = ?, limits_json = ?, retention_days = ?, disabled = ?, updated_at = ?
        WHERE tenant_id = ?`,
     )
-    .bind(t.name, t.use_deployment_keys ? 1 : 0, JSON.stringify(t.limits_json), t.retention_days, t.disabled ? 1 : 0, t.updated_at, t.tenant_id)
+    .bind(
+      t.name,
+      t.use_deployment_keys ? 1 : 0,
+      JSON.stringify(t.limits_json),
+      t.retention_days,
+      t.disabled ? 1 : 0,
+      t.updated_at,
+      t.tenant_id,
+    )
     .run();
 }
 

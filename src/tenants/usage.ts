@@ -23,7 +23,13 @@ const COLUMNS = ["tenant_id", "run_id", "row_key", "month", "model", "input_toke
 /** UTC calendar month of a time, `YYYY-MM`. */
 export const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 
-export function ledgerRows(tenantId: string, runId: string, rows: readonly UsageRow[], cachedKeys: ReadonlySet<string>, at: number): LedgerRow[] {
+export function ledgerRows(
+  tenantId: string,
+  runId: string,
+  rows: readonly UsageRow[],
+  cachedKeys: ReadonlySet<string>,
+  at: number,
+): LedgerRow[] {
   return rows.map((r) => ({
     tenant_id: tenantId,
     run_id: runId,
@@ -44,7 +50,17 @@ export async function insertLedgerRows(db: D1Database, rows: readonly LedgerRow[
 
 /** The insert-once statements of ledger rows, for a `batch()` of the caller's (the results' own, in the consumer). */
 export function ledgerInsertStatements(db: D1Database, rows: readonly LedgerRow[]): D1PreparedStatement[] {
-  const values = rows.map((r) => [r.tenant_id, r.run_id, r.row_key, r.month, r.model, r.input_tokens, r.output_tokens, r.cost_usd, r.cached ? 1 : 0]);
+  const values = rows.map((r) => [
+    r.tenant_id,
+    r.run_id,
+    r.row_key,
+    r.month,
+    r.model,
+    r.input_tokens,
+    r.output_tokens,
+    r.cost_usd,
+    r.cached ? 1 : 0,
+  ]);
   return multiRowInsert(db, "usage_ledger", COLUMNS, values, "ON CONFLICT DO NOTHING");
 }
 

@@ -14,7 +14,11 @@ export function mapPayload(spec: TriggerSpec, payload: unknown): Mapped {
   const m = spec.mapping;
   const read = (pointer: string): unknown => {
     const r = resolvePointer(payload, pointer);
-    if (!r.found) issues.push({ path: `payload ${pointer}`, message: `the payload has nothing at ${JSON.stringify(r.at)} (mapping pointer ${JSON.stringify(pointer)})` });
+    if (!r.found)
+      issues.push({
+        path: `payload ${pointer}`,
+        message: `the payload has nothing at ${JSON.stringify(r.at)} (mapping pointer ${JSON.stringify(pointer)})`,
+      });
     return r.found ? r.value : undefined;
   };
   const config: Record<string, unknown> = structuredClone(spec.config);
@@ -30,7 +34,8 @@ export function mapPayload(spec: TriggerSpec, payload: unknown): Mapped {
   if (m.question_ids) {
     const ids = read(m.question_ids);
     if (Array.isArray(ids) && ids.every((x) => typeof x === "string")) questionIds = ids;
-    else if (ids !== undefined) issues.push({ path: `payload ${m.question_ids}`, message: "question_ids must point at an array of strings" });
+    else if (ids !== undefined)
+      issues.push({ path: `payload ${m.question_ids}`, message: "question_ids must point at an array of strings" });
   }
 
   if (m.manual_answers) {
@@ -58,7 +63,8 @@ function manualAnswers(m: ManualMapping, payload: unknown, issues: FieldIssue[])
   items.value.forEach((item, i) => {
     const id = resolvePointer(item, m.id);
     const answer = resolvePointer(item, m.answer);
-    if (!id.found || typeof id.value !== "string") issues.push({ path: `payload ${m.items}/${i}${m.id}`, message: "each item needs a string question id" });
+    if (!id.found || typeof id.value !== "string")
+      issues.push({ path: `payload ${m.items}/${i}${m.id}`, message: "each item needs a string question id" });
     else if (!answer.found) issues.push({ path: `payload ${m.items}/${i}${m.answer}`, message: "each item needs an answer" });
     else out[id.value] = answer.value;
   });
@@ -66,11 +72,19 @@ function manualAnswers(m: ManualMapping, payload: unknown, issues: FieldIssue[])
 }
 
 /** Into every manual answering model of the config, or the one named `model_id`. */
-function placeAnswers(config: Record<string, unknown>, answers: Record<string, unknown>, modelId: string | undefined, issues: FieldIssue[]) {
+function placeAnswers(
+  config: Record<string, unknown>,
+  answers: Record<string, unknown>,
+  modelId: string | undefined,
+  issues: FieldIssue[],
+) {
   const models = Array.isArray(config.answering_models) ? (config.answering_models as Record<string, unknown>[]) : [];
   const targets = models.filter((x) => x && x.interface === "manual" && (modelId === undefined || (x.id ?? "manual") === modelId));
   if (targets.length === 0) {
-    issues.push({ path: "mapping.manual_answers", message: `the config has no manual answering model${modelId ? ` with id ${JSON.stringify(modelId)}` : ""} to take the answers` });
+    issues.push({
+      path: "mapping.manual_answers",
+      message: `the config has no manual answering model${modelId ? ` with id ${JSON.stringify(modelId)}` : ""} to take the answers`,
+    });
   }
   for (const t of targets) t.manual_answers = { ...(t.manual_answers as object | undefined), ...answers };
 }

@@ -28,13 +28,26 @@ export const mintTriggerId = () => `trg_${crypto.randomUUID().replace(/-/g, "").
 /** AAD binds a sealed secret to its tenant and trigger: a row copied elsewhere fails to decrypt. */
 const aad = (tenantId: string, triggerId: string) => secretAad(tenantId, `trigger:${triggerId}`);
 
-export const sealTriggerSecret = (kek: unknown, tenantId: string, triggerId: string, secret: string) => seal(parseKek(kek), aad(tenantId, triggerId), secret);
+export const sealTriggerSecret = (kek: unknown, tenantId: string, triggerId: string, secret: string) =>
+  seal(parseKek(kek), aad(tenantId, triggerId), secret);
 export const unsealTriggerSecret = (kek: unknown, t: TriggerRecord) => unseal(parseKek(kek), aad(t.tenant_id, t.trigger_id), t.sealed);
 
 export async function insertTrigger(db: D1Database, t: TriggerRecord): Promise<void> {
   await db
-    .prepare("INSERT INTO triggers (trigger_id, tenant_id, name, spec_json, signing_json, ciphertext, iv, kek_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-    .bind(t.trigger_id, t.tenant_id, t.name, JSON.stringify(t.spec), JSON.stringify(t.signing), t.sealed.ciphertext, t.sealed.iv, t.sealed.kek_version, t.created_at)
+    .prepare(
+      "INSERT INTO triggers (trigger_id, tenant_id, name, spec_json, signing_json, ciphertext, iv, kek_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(
+      t.trigger_id,
+      t.tenant_id,
+      t.name,
+      JSON.stringify(t.spec),
+      JSON.stringify(t.signing),
+      t.sealed.ciphertext,
+      t.sealed.iv,
+      t.sealed.kek_version,
+      t.created_at,
+    )
     .run();
 }
 
@@ -50,7 +63,10 @@ export async function getTrigger(db: D1Database, tenantId: string, triggerId: st
 }
 
 export async function listTriggers(db: D1Database, tenantId: string): Promise<TriggerRecord[]> {
-  const { results } = await db.prepare("SELECT * FROM triggers WHERE tenant_id = ? ORDER BY created_at, trigger_id").bind(tenantId).all<Row>();
+  const { results } = await db
+    .prepare("SELECT * FROM triggers WHERE tenant_id = ? ORDER BY created_at, trigger_id")
+    .bind(tenantId)
+    .all<Row>();
   return results.map(fromRow);
 }
 
@@ -59,7 +75,14 @@ export async function deleteTrigger(db: D1Database, tenantId: string, triggerId:
 }
 
 export function triggerView(t: TriggerRecord) {
-  return { trigger_id: t.trigger_id, name: t.name, ...t.spec, signing: t.signing, hook_url: `/v1/hooks/${t.trigger_id}`, created_at: t.created_at };
+  return {
+    trigger_id: t.trigger_id,
+    name: t.name,
+    ...t.spec,
+    signing: t.signing,
+    hook_url: `/v1/hooks/${t.trigger_id}`,
+    created_at: t.created_at,
+  };
 }
 
 interface Row {

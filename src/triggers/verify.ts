@@ -28,7 +28,9 @@ export async function verifyDelivery(
     case "github": {
       const sig = headers.get("x-hub-signature-256");
       const ok = sig !== null && sig.startsWith("sha256=") && (await hexMacMatches(utf8(secret), body, sig.slice(7)));
-      return ok ? { ok: true, delivery_id: headers.get("x-github-delivery") } : { ok: false, reason: "X-Hub-Signature-256 is missing or does not match" };
+      return ok
+        ? { ok: true, delivery_id: headers.get("x-github-delivery") }
+        : { ok: false, reason: "X-Hub-Signature-256 is missing or does not match" };
     }
     case "hex_header": {
       const raw = headers.get(signing.header);

@@ -33,7 +33,12 @@ export async function attemptDelivery(env: Env, tenantId: string, deliveryId: st
     return null;
   }
   if (!endpoint.enabled) {
-    await failDelivery(env.DB, delivery, `the endpoint is disabled${endpoint.disabled_reason ? ` (${endpoint.disabled_reason})` : ""}`, now.toISOString());
+    await failDelivery(
+      env.DB,
+      delivery,
+      `the endpoint is disabled${endpoint.disabled_reason ? ` (${endpoint.disabled_reason})` : ""}`,
+      now.toISOString(),
+    );
     return null;
   }
   const secrets = await unsealSigningSecrets(env.EDGEVAL_SECRETS_KEK, tenantId, endpoint.endpoint_id, signingSecrets(endpoint, now));
@@ -58,7 +63,12 @@ export async function attemptDelivery(env: Env, tenantId: string, deliveryId: st
   }
   const ok = status !== null && status >= 200 && status < 300;
   if (!ok && !error) error = status !== null && status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`;
-  const attempt = { at: now.toISOString(), webhook_timestamp: Number(headers["webhook-timestamp"]), status_code: status, error: ok ? null : error };
+  const attempt = {
+    at: now.toISOString(),
+    webhook_timestamp: Number(headers["webhook-timestamp"]),
+    status_code: status,
+    error: ok ? null : error,
+  };
   if (ok) {
     await recordAttempt(env.DB, delivery, attempt, { status: "delivered", next_attempt_at: null });
     return null;

@@ -40,11 +40,16 @@ export interface EventRecord {
 /** Inserting an event or a delivery twice keeps the first: emission may be repeated safely. */
 export function insertEventStatement(db: D1Database, e: EventRecord): D1PreparedStatement {
   return db
-    .prepare("INSERT INTO webhook_events (tenant_id, event_id, run_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+    .prepare(
+      "INSERT INTO webhook_events (tenant_id, event_id, run_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    )
     .bind(e.tenant_id, e.event_id, e.run_id, e.type, e.payload, e.created_at);
 }
 
-export function insertDeliveryStatement(db: D1Database, d: { tenant_id: string; delivery_id: string; event_id: string; endpoint_id: string; at: string }): D1PreparedStatement {
+export function insertDeliveryStatement(
+  db: D1Database,
+  d: { tenant_id: string; delivery_id: string; event_id: string; endpoint_id: string; at: string },
+): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO webhook_deliveries (tenant_id, delivery_id, event_id, endpoint_id, status, attempts, schedule_step, next_attempt_at, created_at, updated_at)
@@ -58,7 +63,10 @@ export async function getEvent(db: D1Database, tenantId: string, eventId: string
 }
 
 export async function getDelivery(db: D1Database, tenantId: string, deliveryId: string): Promise<DeliveryRecord | null> {
-  const row = await db.prepare("SELECT * FROM webhook_deliveries WHERE tenant_id = ? AND delivery_id = ?").bind(tenantId, deliveryId).first();
+  const row = await db
+    .prepare("SELECT * FROM webhook_deliveries WHERE tenant_id = ? AND delivery_id = ?")
+    .bind(tenantId, deliveryId)
+    .first();
   return row ? DeliveryRow.parse(row) : null;
 }
 
@@ -72,7 +80,9 @@ export async function recordAttempt(
   const attempt = d.attempts + 1;
   await db.batch([
     db
-      .prepare("INSERT INTO webhook_attempts (tenant_id, delivery_id, attempt, at, webhook_timestamp, status_code, error) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .prepare(
+        "INSERT INTO webhook_attempts (tenant_id, delivery_id, attempt, at, webhook_timestamp, status_code, error) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      )
       .bind(d.tenant_id, d.delivery_id, attempt, a.at, a.webhook_timestamp, a.status_code, a.error),
     db
       .prepare(
@@ -86,7 +96,9 @@ export async function recordAttempt(
 /** A delivery that will not be attempted (its endpoint is gone or disabled). */
 export async function failDelivery(db: D1Database, d: DeliveryRecord, reason: string, at: string): Promise<void> {
   await db
-    .prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE tenant_id = ? AND delivery_id = ?")
+    .prepare(
+      "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE tenant_id = ? AND delivery_id = ?",
+    )
     .bind(reason, at, d.tenant_id, d.delivery_id)
     .run();
 }
@@ -106,7 +118,13 @@ export async function restartDelivery(db: D1Database, tenantId: string, delivery
 const ATTEMPT_IDS_PER_QUERY = 90;
 
 /** An endpoint's deliveries, newest first, each with its attempts and its event's type and run. */
-export async function listDeliveries(db: D1Database, tenantId: string, endpointId: string, limit: number, before: { created_at: string; delivery_id: string } | null) {
+export async function listDeliveries(
+  db: D1Database,
+  tenantId: string,
+  endpointId: string,
+  limit: number,
+  before: { created_at: string; delivery_id: string } | null,
+) {
   const { results } = await db
     .prepare(
       `SELECT d.*, e.type AS event_type, e.run_id AS run_id FROM webhook_deliveries d
@@ -120,7 +138,9 @@ export async function listDeliveries(db: D1Database, tenantId: string, endpointI
   if (deliveries.length === 0) return [];
   // A page may hold up to 500 deliveries; D1 binds at most 100 parameters a query.
   const ids = deliveries.map((d) => d.delivery_id);
-  const chunks = Array.from({ length: Math.ceil(ids.length / ATTEMPT_IDS_PER_QUERY) }, (_, i) => ids.slice(i * ATTEMPT_IDS_PER_QUERY, (i + 1) * ATTEMPT_IDS_PER_QUERY));
+  const chunks = Array.from({ length: Math.ceil(ids.length / ATTEMPT_IDS_PER_QUERY) }, (_, i) =>
+    ids.slice(i * ATTEMPT_IDS_PER_QUERY, (i + 1) * ATTEMPT_IDS_PER_QUERY),
+  );
   const pages = await db.batch(
     chunks.map((chunk) =>
       db
@@ -132,7 +152,8 @@ export async function listDeliveries(db: D1Database, tenantId: string, endpointI
     ),
   );
   const byDelivery = new Map<string, z.output<typeof AttemptRow>[]>();
-  for (const a of pages.flatMap((p) => p.results).map((r) => AttemptRow.parse(r))) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
+  for (const a of pages.flatMap((p) => p.results).map((r) => AttemptRow.parse(r)))
+    byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
   return deliveries.map((d) => ({
     delivery_id: d.delivery_id,
     event_id: d.event_id,

@@ -86,7 +86,11 @@ export function receives(e: EndpointRecord, type: EventType, named: ReadonlySet<
  * At submit: the indexes of `named` ids that are not endpoints of the tenant, and whether any
  * endpoint that would receive the run's events takes result.created (the run then keeps an outbox).
  */
-export async function webhooksOfRun(db: D1Database, tenantId: string, named: readonly string[]): Promise<{ unknown: number[]; result_events: boolean }> {
+export async function webhooksOfRun(
+  db: D1Database,
+  tenantId: string,
+  named: readonly string[],
+): Promise<{ unknown: number[]; result_events: boolean }> {
   const endpoints = await listEndpoints(db, tenantId);
   const known = new Set(endpoints.map((e) => e.endpoint_id));
   const namedSet = new Set(named);
@@ -97,7 +101,10 @@ export async function webhooksOfRun(db: D1Database, tenantId: string, named: rea
 }
 
 export async function runNameOf(db: D1Database, tenantId: string, runId: string): Promise<string | null> {
-  const run = await db.prepare("SELECT run_name FROM runs WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId).first<{ run_name: string | null }>();
+  const run = await db
+    .prepare("SELECT run_name FROM runs WHERE tenant_id = ? AND run_id = ?")
+    .bind(tenantId, runId)
+    .first<{ run_name: string | null }>();
   return run?.run_name ?? null;
 }
 
@@ -108,11 +115,20 @@ export async function runNameOf(db: D1Database, tenantId: string, runId: string)
 export async function deliverEvents(env: Env, events: readonly EventRecord[], receivers: readonly EndpointRecord[]): Promise<string[]> {
   const deliveries = await Promise.all(
     events.flatMap((ev) =>
-      receivers.map(async (e) => ({ tenant_id: ev.tenant_id, event_id: ev.event_id, endpoint_id: e.endpoint_id, at: ev.created_at, delivery_id: await deliveryIdOf(ev.event_id, e.endpoint_id) })),
+      receivers.map(async (e) => ({
+        tenant_id: ev.tenant_id,
+        event_id: ev.event_id,
+        endpoint_id: e.endpoint_id,
+        at: ev.created_at,
+        delivery_id: await deliveryIdOf(ev.event_id, e.endpoint_id),
+      })),
     ),
   );
   if (deliveries.length === 0) return [];
-  await env.DB.batch([...events.map((ev) => insertEventStatement(env.DB, ev)), ...deliveries.map((d) => insertDeliveryStatement(env.DB, d))]);
+  await env.DB.batch([
+    ...events.map((ev) => insertEventStatement(env.DB, ev)),
+    ...deliveries.map((d) => insertDeliveryStatement(env.DB, d)),
+  ]);
   await Promise.all(deliveries.map((d) => startDelivery(env, d.tenant_id, d.delivery_id)));
   return deliveries.map((d) => d.delivery_id);
 }

@@ -63,19 +63,40 @@ export async function insertEndpoint(db: D1Database, e: EndpointRecord): Promise
          ciphertext, iv, kek_version, created_at, updated_at)
        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE tenant_id = ?) < ?`,
     )
-    .bind(e.tenant_id, e.endpoint_id, e.url, e.description, JSON.stringify(e.event_types_json), Number(e.all_runs), Number(e.enabled),
-      e.disabled_reason, e.ciphertext, e.iv, e.kek_version, e.created_at, e.updated_at, e.tenant_id, MAX_ENDPOINTS_PER_TENANT)
+    .bind(
+      e.tenant_id,
+      e.endpoint_id,
+      e.url,
+      e.description,
+      JSON.stringify(e.event_types_json),
+      Number(e.all_runs),
+      Number(e.enabled),
+      e.disabled_reason,
+      e.ciphertext,
+      e.iv,
+      e.kek_version,
+      e.created_at,
+      e.updated_at,
+      e.tenant_id,
+      MAX_ENDPOINTS_PER_TENANT,
+    )
     .run();
   return res.meta.changes > 0;
 }
 
 export async function getEndpoint(db: D1Database, tenantId: string, endpointId: string): Promise<EndpointRecord | null> {
-  const row = await db.prepare("SELECT * FROM webhook_endpoints WHERE tenant_id = ? AND endpoint_id = ?").bind(tenantId, endpointId).first();
+  const row = await db
+    .prepare("SELECT * FROM webhook_endpoints WHERE tenant_id = ? AND endpoint_id = ?")
+    .bind(tenantId, endpointId)
+    .first();
   return row ? EndpointRow.parse(row) : null;
 }
 
 export async function listEndpoints(db: D1Database, tenantId: string): Promise<EndpointRecord[]> {
-  const { results } = await db.prepare("SELECT * FROM webhook_endpoints WHERE tenant_id = ? ORDER BY created_at, endpoint_id").bind(tenantId).all();
+  const { results } = await db
+    .prepare("SELECT * FROM webhook_endpoints WHERE tenant_id = ? ORDER BY created_at, endpoint_id")
+    .bind(tenantId)
+    .all();
   return results.map((r) => EndpointRow.parse(r));
 }
 
@@ -117,7 +138,14 @@ export async function disableEndpoint(db: D1Database, tenantId: string, endpoint
 }
 
 /** The current secret becomes the previous one (signing until `prevExpiresAt`); `next` is the new one. */
-export async function rotateEndpointSecret(db: D1Database, tenantId: string, endpointId: string, next: Sealed, prevExpiresAt: string, now: string): Promise<void> {
+export async function rotateEndpointSecret(
+  db: D1Database,
+  tenantId: string,
+  endpointId: string,
+  next: Sealed,
+  prevExpiresAt: string,
+  now: string,
+): Promise<void> {
   await db
     .prepare(
       `UPDATE webhook_endpoints SET prev_ciphertext = ciphertext, prev_iv = iv, prev_kek_version = kek_version, prev_expires_at = ?,

@@ -7,8 +7,20 @@ import { createModelPort } from "../../src/llm/factory";
 
 const FAKE = env.FAKE_LLM_URL;
 const Verdict = z.object({ correct: z.boolean(), score: z.number() });
-const jsonSchema = { type: "object", properties: { correct: { type: "boolean" }, score: { type: "number" } }, required: ["correct", "score"] };
-const request = { messages: [{ role: "system" as const, content: "You grade." }, { role: "user" as const, content: "Is Paris the capital?" }], schemaName: "verdict", jsonSchema, schema: Verdict };
+const jsonSchema = {
+  type: "object",
+  properties: { correct: { type: "boolean" }, score: { type: "number" } },
+  required: ["correct", "score"],
+};
+const request = {
+  messages: [
+    { role: "system" as const, content: "You grade." },
+    { role: "user" as const, content: "Is Paris the capital?" },
+  ],
+  schemaName: "verdict",
+  jsonSchema,
+  schema: Verdict,
+};
 
 async function addRules(rules: unknown[]) {
   const res = await fetch(`${FAKE}/_admin/rules`, { method: "POST", body: JSON.stringify({ rules }) });
@@ -16,15 +28,21 @@ async function addRules(rules: unknown[]) {
 }
 async function requestsFor(model: string) {
   const res = await fetch(`${FAKE}/_admin/requests?model=${encodeURIComponent(model)}`);
-  return (await res.json<{ requests: { kind: string; body: { response_format?: unknown; messages: { role: string; content: string }[] } }[] }>()).requests;
+  return (
+    await res.json<{ requests: { kind: string; body: { response_format?: unknown; messages: { role: string; content: string }[] } }[] }>()
+  ).requests;
 }
-const port = (model_name: string) => createModelPort({ id: "c", interface: "openai_compatible", model_name, base_url: FAKE }, () => undefined, { timeoutMs: 5_000 });
+const port = (model_name: string) =>
+  createModelPort({ id: "c", interface: "openai_compatible", model_name, base_url: FAKE }, () => undefined, { timeoutMs: 5_000 });
 
 describe("openai_compatible without json_schema support", () => {
   it("retries with the schema in the system message, then sends no response_format again", async () => {
     const m = `compat-noschema-${crypto.randomUUID().slice(0, 8)}`;
     await addRules([
-      { match: { model: m, kind: "structured" }, reply: { fault: "400", error_message: "response_format 'json_schema' is not supported by this server" } },
+      {
+        match: { model: m, kind: "structured" },
+        reply: { fault: "400", error_message: "response_format 'json_schema' is not supported by this server" },
+      },
       { match: { model: m, kind: "chat" }, reply: { text: '```json\n{"correct": true, "score": 0.9}\n```' } },
     ]);
     const p = port(m);

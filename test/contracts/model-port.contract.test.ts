@@ -25,10 +25,31 @@ interface AdapterCase {
 }
 
 const ADAPTERS: AdapterCase[] = [
-  { interface: "openai", base_url: `${FAKE}/v1`, endpoint: "openai.chat", embeddings: true, logprobs: true, maxTokensField: "max_completion_tokens" },
-  { interface: "anthropic", base_url: FAKE, endpoint: "anthropic.messages", embeddings: false, logprobs: false, maxTokensField: "max_tokens" },
+  {
+    interface: "openai",
+    base_url: `${FAKE}/v1`,
+    endpoint: "openai.chat",
+    embeddings: true,
+    logprobs: true,
+    maxTokensField: "max_completion_tokens",
+  },
+  {
+    interface: "anthropic",
+    base_url: FAKE,
+    endpoint: "anthropic.messages",
+    embeddings: false,
+    logprobs: false,
+    maxTokensField: "max_tokens",
+  },
   // no /v1: base_url is used exactly as written, and the fake serves the unprefixed routes
-  { interface: "openai_compatible", base_url: FAKE, endpoint: "openai.chat", embeddings: true, logprobs: true, maxTokensField: "max_tokens" },
+  {
+    interface: "openai_compatible",
+    base_url: FAKE,
+    endpoint: "openai.chat",
+    embeddings: true,
+    logprobs: true,
+    maxTokensField: "max_tokens",
+  },
 ];
 
 type Rule = { match?: Record<string, unknown>; reply: Record<string, unknown>; times?: number };
@@ -193,11 +214,10 @@ describe.each(ADAPTERS)("$interface adapter", (a) => {
     const brokenFetch = (async () => {
       throw new TypeError("Network connection lost.");
     }) as unknown as typeof fetch;
-    const dead = createModelPort(
-      { id: "dead", interface: a.interface, model_name: modelName("dead"), base_url: a.base_url },
-      secret,
-      { timeoutMs: 2_000, fetch: brokenFetch },
-    );
+    const dead = createModelPort({ id: "dead", interface: a.interface, model_name: modelName("dead"), base_url: a.base_url }, secret, {
+      timeoutMs: 2_000,
+      fetch: brokenFetch,
+    });
     const err = errorOf(await dead.chat({ messages: user("q") }));
     expect(err.kind).toBe("connection");
     expect(isRetryable(err)).toBe(true);
@@ -229,7 +249,9 @@ describe.each(ADAPTERS)("$interface adapter", (a) => {
       { match: { model: m, contains: "RESULT-42" }, reply: { text: "The answer is 42." } },
       { match: { model: m, kind: "tools" }, reply: { tool_calls: [{ name: "lookup", arguments: { q: "answer" } }] } },
     ]);
-    const tools = [{ name: "lookup", description: "Look a fact up", parameters: { type: "object", properties: { q: { type: "string" } } } }];
+    const tools = [
+      { name: "lookup", description: "Look a fact up", parameters: { type: "object", properties: { q: { type: "string" } } } },
+    ];
     const p = port(m);
     const messages = user("What is the answer?");
     const first = valueOf(await p.toolTurn({ messages, tools }));

@@ -140,7 +140,10 @@ describe("the edgeval CLI and the Python example against npm run dev", () => {
   it("the Python example (standard library only) submits, waits and exports with python3", async () => {
     const config = /--config (\S+)/.exec(runLine)![1]!;
     const out = path.join(tmp, "py.ndjson");
-    const r = await sh(`python3 examples/python/edgeval_example.py run examples/basic/benchmark.json --config ${config} --out ${out} --poll 0.5`, auth());
+    const r = await sh(
+      `python3 examples/python/edgeval_example.py run examples/basic/benchmark.json --config ${config} --out ${out} --poll 0.5`,
+      auth(),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^run \S+$/m);
     expect(r.stderr).toContain("completed: 48/48 results");
@@ -152,7 +155,10 @@ describe("the edgeval CLI and the Python example against npm run dev", () => {
       `python3 -c "import ast, sys; t = ast.parse(open('examples/python/edgeval_example.py').read()); names = {a.name.split('.')[0] for n in ast.walk(t) if isinstance(n, ast.Import) for a in n.names} | {n.module.split('.')[0] for n in ast.walk(t) if isinstance(n, ast.ImportFrom)}; print(sorted(names - set(sys.stdlib_module_names)), len(names))"`,
     );
     expect(imports.stdout.trim()).toMatch(/^\[\] [5-9]$/);
-    const refused = await sh(`python3 examples/python/edgeval_example.py --token wrong run examples/basic/benchmark.json --config ${config}`, { EDGEVAL_URL: dev.url });
+    const refused = await sh(
+      `python3 examples/python/edgeval_example.py --token wrong run examples/basic/benchmark.json --config ${config}`,
+      { EDGEVAL_URL: dev.url },
+    );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("401 unauthorized");
   });

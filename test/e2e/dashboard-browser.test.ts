@@ -40,7 +40,10 @@ beforeAll(async () => {
   const slowScript = path.join(tmp, "slow-fake-script.json");
   fs.writeFileSync(slowScript, JSON.stringify(script));
   fs.mkdirSync(SHOTS, { recursive: true });
-  [dev, browser] = await Promise.all([startDev(["--fake-script", slowScript]), chromium.launch({ executablePath, args: ["--no-sandbox"] })]);
+  [dev, browser] = await Promise.all([
+    startDev(["--fake-script", slowScript]),
+    chromium.launch({ executablePath, args: ["--no-sandbox"] }),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -128,12 +131,18 @@ describe("dashboard in Chromium", () => {
     // Live progress came from the run's event stream (one EventSource), not from polling.
     expect(requested.filter((u) => u.endsWith(`/dashboard/runs/${run_id}/events`)).length).toBeGreaterThan(0);
     expect(requested.filter((u) => u.endsWith("/progress"))).toEqual([]);
-    expect([...etas].some((e) => /^\d+(\.\d)? (s|min|h)$/.test(e)), `ETAs seen: ${[...etas].join(" | ")}`).toBe(true);
+    expect(
+      [...etas].some((e) => /^\d+(\.\d)? (s|min|h)$/.test(e)),
+      `ETAs seen: ${[...etas].join(" | ")}`,
+    ).toBe(true);
     expect(await page.locator("#progress-eta").textContent()).toBe("none left");
     expect(await page.locator("#progress-cost").textContent()).toMatch(/^\$\d+\.\d{4}$/);
     const last = await page.locator("#progress-text").textContent();
     expect(last).not.toBe(first.text);
-    const [done, total] = last!.match(/(\d+) of (\d+)/)!.slice(1).map(Number);
+    const [done, total] = last!
+      .match(/(\d+) of (\d+)/)!
+      .slice(1)
+      .map(Number);
     expect(done).toBe(total);
     expect(total).toBeGreaterThan(0);
     await noErrorShown(page, "3-run-completed");
@@ -177,7 +186,17 @@ describe("dashboard in Chromium", () => {
       body: JSON.stringify({
         benchmark: {
           name: "deep judgment",
-          questions: [{ id: "dj", question: "Which protein does venetoclax inhibit?", template: { fields: [{ name: "answer", type: "str", description: "the protein", ground_truth: "BCL-2", verify_with: { type: "ExactMatch" } }] } }],
+          questions: [
+            {
+              id: "dj",
+              question: "Which protein does venetoclax inhibit?",
+              template: {
+                fields: [
+                  { name: "answer", type: "str", description: "the protein", ground_truth: "BCL-2", verify_with: { type: "ExactMatch" } },
+                ],
+              },
+            },
+          ],
         },
         config: {
           deep_judgment_mode: "full",
@@ -198,7 +217,9 @@ describe("dashboard in Chromium", () => {
     expect(await mark.textContent()).toBe(DJ_EXCERPT);
     expect(await mark.getAttribute("title")).toBe("answer");
     // Marked text is drawn apart from the rest of the answer (the stylesheet reached the mark).
-    expect(await page.evaluate("getComputedStyle(document.querySelector('#answer mark.excerpt')).backgroundColor")).toBe("rgb(255, 224, 102)");
+    expect(await page.evaluate("getComputedStyle(document.querySelector('#answer mark.excerpt')).backgroundColor")).toBe(
+      "rgb(255, 224, 102)",
+    );
     expect(await page.locator("#field-verdicts td.verdict-pass").count()).toBe(1);
     await noErrorShown(page, "6-result-excerpt-marked");
 

@@ -24,11 +24,15 @@ export async function startDev(extraArgs: readonly string[] = []): Promise<DevSe
   const [port, fakePort] = [(await freePort()) as number, (await freePort()) as number];
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of PROVIDER_VARS) delete env[k];
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "scripts/dev.mjs"), "--port", String(port), "--fake-port", String(fakePort), ...extraArgs], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(ROOT, "scripts/dev.mjs"), "--port", String(port), "--fake-port", String(fakePort), ...extraArgs],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   const printed = await new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer) => {

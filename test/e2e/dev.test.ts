@@ -26,7 +26,11 @@ function bash(line: string, env: Record<string, string> = {}): Promise<string> {
 function startDev(args: string[]): { child: ChildProcess; ready: Promise<string>; output: () => string } {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of PROVIDER_VARS) delete env[k];
-  const child = spawn(process.execPath, [path.join(ROOT, "scripts/dev.mjs"), ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [path.join(ROOT, "scripts/dev.mjs"), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   const ready = new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer) => {
@@ -56,7 +60,10 @@ describe("npm run dev on non-default ports", () => {
     dev = startDev(["--port", String(port), "--fake-port", String(fakePort)]);
     const printed = await dev.ready;
 
-    const lines = printed.split("\n").filter((l) => /^ {2}(curl|RUN_ID=)/.test(l)).map((l) => l.trim());
+    const lines = printed
+      .split("\n")
+      .filter((l) => /^ {2}(curl|RUN_ID=)/.test(l))
+      .map((l) => l.trim());
     expect(lines, printed).toHaveLength(4);
     for (const l of lines) expect(l).toContain(`http://127.0.0.1:${port}/`);
     const [health, submit, status, results] = lines as [string, string, string, string];

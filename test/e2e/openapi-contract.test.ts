@@ -65,7 +65,13 @@ describe("real responses fit the schemas /openapi.json documents", () => {
   const recording = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const res = await fetch(input, init);
     const req = new Request(input, init);
-    const exchange: Exchange = { method: req.method, path: new URL(req.url).pathname, status: res.status, contentType: res.headers.get("content-type") ?? "", body: "" };
+    const exchange: Exchange = {
+      method: req.method,
+      path: new URL(req.url).pathname,
+      status: res.status,
+      contentType: res.headers.get("content-type") ?? "",
+      body: "",
+    };
     seen.push(exchange);
     if (!exchange.contentType.includes("event-stream") || !res.body) {
       exchange.body = await res.clone().text();
@@ -143,7 +149,13 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     // Judge and calibration (the fake has no rule for these prompts: a judge failure is still a 200 outcome).
     const judge = { type: "likert", provider: config.parsing_models[0], retries: 1 };
     await ev.judges.judge({ output: "BCL-2", reference: "BCL-2", config: judge } as never);
-    await ev.judges.calibrate({ config: judge, items: [{ output: "a", label: true }, { output: "b", label: false }] } as never);
+    await ev.judges.calibrate({
+      config: judge,
+      items: [
+        { output: "a", label: true },
+        { output: "b", label: false },
+      ],
+    } as never);
 
     // Keys, secrets, usage, audit.
     const key = await ev.keys.create({ name: "contract", scopes: ["runs:read"] });
@@ -159,22 +171,46 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await raw("GET", "/v1/audit?limit=3");
 
     // Webhooks (http is allowed in local mode), then the run's deliveries and a retry of one.
-    const hook = (await (await raw("POST", "/v1/webhook-endpoints", { body: JSON.stringify({ url: `${stack.fake.url}/hook` }), headers: { "content-type": "application/json" } })).json()) as { endpoint_id: string };
+    const hook = (await (
+      await raw("POST", "/v1/webhook-endpoints", {
+        body: JSON.stringify({ url: `${stack.fake.url}/hook` }),
+        headers: { "content-type": "application/json" },
+      })
+    ).json()) as { endpoint_id: string };
     await raw("GET", "/v1/webhook-endpoints");
     await raw("GET", `/v1/webhook-endpoints/${hook.endpoint_id}`);
-    await raw("PATCH", `/v1/webhook-endpoints/${hook.endpoint_id}`, { body: '{"description": "contract"}', headers: { "content-type": "application/json" } });
-    await raw("POST", `/v1/webhook-endpoints/${hook.endpoint_id}/rotate-secret`, { body: "{}", headers: { "content-type": "application/json" } });
+    await raw("PATCH", `/v1/webhook-endpoints/${hook.endpoint_id}`, {
+      body: '{"description": "contract"}',
+      headers: { "content-type": "application/json" },
+    });
+    await raw("POST", `/v1/webhook-endpoints/${hook.endpoint_id}/rotate-secret`, {
+      body: "{}",
+      headers: { "content-type": "application/json" },
+    });
     await raw("GET", `/v1/webhook-endpoints/${hook.endpoint_id}/deliveries`);
     await raw("POST", `/v1/webhook-endpoints/${hook.endpoint_id}/deliveries/none/retry`);
     await raw("DELETE", `/v1/webhook-endpoints/${hook.endpoint_id}`);
 
     // Triggers: a signed delivery (hex_header: HMAC-SHA256 computed here in Node) starts the stored benchmark.
     const json = { "content-type": "application/json" };
-    const trigger = (await (await raw("POST", "/v1/triggers", { body: JSON.stringify({ name: "contract", benchmark_id: stored.benchmark_id, config, signing: { scheme: "hex_header", header: "x-signature" } }), headers: json })).json()) as { trigger_id: string; secret: string };
+    const trigger = (await (
+      await raw("POST", "/v1/triggers", {
+        body: JSON.stringify({
+          name: "contract",
+          benchmark_id: stored.benchmark_id,
+          config,
+          signing: { scheme: "hex_header", header: "x-signature" },
+        }),
+        headers: json,
+      })
+    ).json()) as { trigger_id: string; secret: string };
     await raw("GET", "/v1/triggers");
     await raw("GET", `/v1/triggers/${trigger.trigger_id}`);
     const payload = '{"ref": "main"}';
-    const hooked = await raw("POST", `/v1/hooks/${trigger.trigger_id}`, { body: payload, headers: { ...json, "x-signature": createHmac("sha256", trigger.secret).update(payload).digest("hex") } });
+    const hooked = await raw("POST", `/v1/hooks/${trigger.trigger_id}`, {
+      body: payload,
+      headers: { ...json, "x-signature": createHmac("sha256", trigger.secret).update(payload).digest("hex") },
+    });
     expect(hooked.status).toBe(202);
     await raw("POST", `/v1/hooks/${trigger.trigger_id}`, { body: payload, headers: { ...json, "x-signature": "0".repeat(64) } });
     await ev.runs.wait(((await hooked.json()) as { run_id: string }).run_id, { pollMs: 300 });
@@ -182,16 +218,32 @@ describe("real responses fit the schemas /openapi.json documents", () => {
 
     // Presets: Karenina's preset file as is, replaced, named by a dry run with overrides, deleted.
     const presetFile = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test/fixtures/karenina/preset_full.json"), "utf8"));
-    const preset = (await (await raw("POST", "/v1/presets", { body: JSON.stringify(presetFile), headers: json })).json()) as { preset_id: string };
+    const preset = (await (await raw("POST", "/v1/presets", { body: JSON.stringify(presetFile), headers: json })).json()) as {
+      preset_id: string;
+    };
     await raw("GET", "/v1/presets");
     await raw("GET", `/v1/presets/${preset.preset_id}`);
     await raw("PUT", `/v1/presets/${preset.preset_id}`, { body: JSON.stringify({ ...presetFile, name: "full" }), headers: json });
-    const presetRun = await raw("POST", "/v1/runs", { body: JSON.stringify({ benchmark, preset_id: preset.preset_id, config: { answering_models: config.answering_models, parsing_models: config.parsing_models }, dry_run: true }), headers: json });
+    const presetRun = await raw("POST", "/v1/runs", {
+      body: JSON.stringify({
+        benchmark,
+        preset_id: preset.preset_id,
+        config: { answering_models: config.answering_models, parsing_models: config.parsing_models },
+        dry_run: true,
+      }),
+      headers: json,
+    });
     expect(presetRun.status).toBe(200);
 
     // Schedules: the stored benchmark with the preset (overridden as the dry run above was); never fired here.
     const overrides = { answering_models: config.answering_models, parsing_models: config.parsing_models };
-    const sched = await ev.schedules.create({ name: "contract", cron: "0 3 * * *", benchmark_id: stored.benchmark_id, preset_id: preset.preset_id, config: overrides });
+    const sched = await ev.schedules.create({
+      name: "contract",
+      cron: "0 3 * * *",
+      benchmark_id: stored.benchmark_id,
+      preset_id: preset.preset_id,
+      config: overrides,
+    });
     await ev.schedules.list();
     await ev.schedules.get(sched.schedule_id);
     await ev.schedules.update(sched.schedule_id, { enabled: false });
@@ -203,9 +255,18 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await fetch(`${stack.fake.url}/_admin/rules`, {
       method: "POST",
       headers: json,
-      body: JSON.stringify({ rules: [{ match: { model: "contract-stored-judge", contains: "Paris" }, reply: { json: { answer: 5 } } }, { match: { model: "contract-stored-judge" }, reply: { fault: "500" } }] }),
+      body: JSON.stringify({
+        rules: [
+          { match: { model: "contract-stored-judge", contains: "Paris" }, reply: { json: { answer: 5 } } },
+          { match: { model: "contract-stored-judge" }, reply: { fault: "500" } },
+        ],
+      }),
     });
-    const storedBody = { name: "contract", config: { type: "likert" as const, prompt: "Is {{output}} the capital named in {{reference}}?", provider: storedModel, retries: 1 }, mapping: { reference: "expected" } };
+    const storedBody = {
+      name: "contract",
+      config: { type: "likert" as const, prompt: "Is {{output}} the capital named in {{reference}}?", provider: storedModel, retries: 1 },
+      mapping: { reference: "expected" },
+    };
     const storedJudge = await ev.storedJudges.create(storedBody);
     await ev.storedJudges.list();
     await ev.storedJudges.get(storedJudge.judge_id);
@@ -213,7 +274,11 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     const judgeToken = await ev.storedJudges.mintToken(storedJudge.judge_id, { name: "contract" });
     await ev.storedJudges.tokens(storedJudge.judge_id);
     const promptfooPost = (capital: string) =>
-      recording(`${stack.url}${judgeToken.promptfoo_url}`, { method: "POST", headers: json, body: JSON.stringify({ output: capital, context: { prompt: "A capital?", vars: { expected: capital } } }) });
+      recording(`${stack.url}${judgeToken.promptfoo_url}`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ output: capital, context: { prompt: "A capital?", vars: { expected: capital } } }),
+      });
     expect(((await (await promptfooPost("Paris")).json()) as { pass: unknown }).pass).toBe(true);
     // The fake fails every call without "Paris": the judge cannot decide.
     expect((await promptfooPost("Berlin")).status).toBe(502);
@@ -222,7 +287,10 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await ev.storedJudges.delete(storedJudge.judge_id);
 
     // The operator's routes, with the admin token of .dev.vars.
-    const admin = { authorization: `Bearer ${readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_ADMIN_TOKEN}`, "content-type": "application/json" };
+    const admin = {
+      authorization: `Bearer ${readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_ADMIN_TOKEN}`,
+      "content-type": "application/json",
+    };
     await raw("POST", "/v1/admin/tenants", { body: '{"name": "Contract", "tenant_id": "contract"}', headers: admin });
     await raw("GET", "/v1/admin/tenants/contract", { headers: admin });
     await raw("PATCH", "/v1/admin/tenants/contract", { body: '{"retention_days": 30}', headers: admin });
@@ -231,7 +299,10 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await ev.runs.create({ config } as never).catch((e) => expect(e).toBeInstanceOf(EdgevalApiError));
     await raw("POST", "/v1/runs", { body: "{", headers: { "content-type": "application/json" } });
     await raw("POST", "/v1/runs", { body: "{}", headers: { "content-type": "text/plain" } });
-    await raw("POST", "/v1/judge", { body: JSON.stringify({ output: "x".repeat(1_100_000), config: judge }), headers: { "content-type": "application/json" } });
+    await raw("POST", "/v1/judge", {
+      body: JSON.stringify({ output: "x".repeat(1_100_000), config: judge }),
+      headers: { "content-type": "application/json" },
+    });
     await raw("GET", "/v1/runs?limit=0");
     await raw("GET", "/v1/runs", { headers: { authorization: "Bearer wrong" } });
     await raw("GET", "/v1/runs/no-such-run");
@@ -240,7 +311,10 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     // Cancel: a finished run is a 409 run_finished; a fresh one is cancelled (or has ended first: 409 too).
     expect(await ev.runs.cancel(run_id).catch((e) => e.code)).toBe("run_finished");
     const second = await ev.runs.create({ benchmark, config, run_name: "to cancel" });
-    const outcome = await ev.runs.cancel(second.run_id).then((r) => r.status, (e) => e.code);
+    const outcome = await ev.runs.cancel(second.run_id).then(
+      (r) => r.status,
+      (e) => e.code,
+    );
     expect(["cancelled", "run_finished"]).toContain(outcome);
     await ev.runs.wait(second.run_id, { pollMs: 300 });
     await ev.runs.delete(run_id);

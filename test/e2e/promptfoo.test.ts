@@ -33,7 +33,12 @@ interface PromptfooResult {
   score: number;
   vars: Record<string, string>;
   response?: { output?: string };
-  gradingResult: { pass: boolean; score: number; reason: string; componentResults?: { pass: boolean; score: number; reason: string; assertion?: { type: string } }[] };
+  gradingResult: {
+    pass: boolean;
+    score: number;
+    reason: string;
+    componentResults?: { pass: boolean; score: number; reason: string; assertion?: { type: string } }[];
+  };
 }
 
 describe("promptfoo's webhook assertion grades with a stored judge (the README's example)", () => {
@@ -55,7 +60,11 @@ describe("promptfoo's webhook assertion grades with a stored judge (the README's
       { match: { model: JUDGE_MODEL, contains: "Sydney" }, reply: { json: { answer: 0.05 } } },
       { match: { model: JUDGE_MODEL }, reply: { json: { answer: 0.95 } } },
     ];
-    const res = await fetch(`${stack.fake.url}/_admin/rules`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rules }) });
+    const res = await fetch(`${stack.fake.url}/_admin/rules`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ rules }),
+    });
     expect(res.status).toBe(200);
   }, 300_000);
   afterAll(async () => {
@@ -83,7 +92,11 @@ describe("promptfoo's webhook assertion grades with a stored judge (the README's
       EDGEVAL_JUDGE_TOKEN: token,
     };
     // A failing test makes promptfoo exit 100; the verdicts are read from its output file.
-    await run(promptfooNode(), [promptfoo, "eval", "-c", config, "-o", out, "--no-cache", "--no-progress-bar", "--no-table"], { env, cwd: work, timeout: 120_000 }).catch((err) => {
+    await run(promptfooNode(), [promptfoo, "eval", "-c", config, "-o", out, "--no-cache", "--no-progress-bar", "--no-table"], {
+      env,
+      cwd: work,
+      timeout: 120_000,
+    }).catch((err) => {
       if (!fs.existsSync(out)) throw new Error(`promptfoo eval wrote no output (exit ${err.code}):\n${err.stdout}\n${err.stderr}`);
     });
     const doc = JSON.parse(fs.readFileSync(out, "utf8"));
@@ -101,9 +114,17 @@ describe("promptfoo's webhook assertion grades with a stored judge (the README's
     const byCountry = Object.fromEntries(first.results.map((r) => [r.vars.country, r]));
     expect(Object.keys(byCountry).sort()).toEqual(["Australia", "France", "Japan"]);
     expect(first.stats).toMatchObject({ successes: 2, failures: 1, errors: 0 });
-    for (const [country, pass, score] of [["France", true, 0.95], ["Japan", true, 0.95], ["Australia", false, 0.05]] as const) {
+    for (const [country, pass, score] of [
+      ["France", true, 0.95],
+      ["Japan", true, 0.95],
+      ["Australia", false, 0.05],
+    ] as const) {
       const r = byCountry[country]!;
-      expect({ country, success: r.success, output: r.response?.output }).toEqual({ country, success: pass, output: { France: "Paris", Japan: "Tokyo", Australia: "Sydney" }[country] });
+      expect({ country, success: r.success, output: r.response?.output }).toEqual({
+        country,
+        success: pass,
+        output: { France: "Paris", Japan: "Tokyo", Australia: "Sydney" }[country],
+      });
       const webhook = r.gradingResult.componentResults!.find((c: { assertion?: { type: string } }) => c.assertion?.type === "webhook")!;
       expect({ country, pass: webhook.pass, score: webhook.score }).toEqual({ country, pass, score });
       // The reason is our judge's, not promptfoo's default ("Assertion passed" / "Webhook returned false").

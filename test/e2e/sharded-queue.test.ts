@@ -17,7 +17,10 @@ describe("local stack with a sharded job queue", () => {
   let stack: { url: string; token: string; stop: () => Promise<void> };
   beforeAll(async () => {
     fake = await startFakeLlm({ latencyMs: 300 });
-    stack = await startLocalStack({ vars: { JOB_CONCURRENCY: String(BATCH) }, jobQueue: { shards: 3, batchSize: BATCH, batchTimeoutS: 0.1 } });
+    stack = await startLocalStack({
+      vars: { JOB_CONCURRENCY: String(BATCH) },
+      jobQueue: { shards: 3, batchSize: BATCH, batchTimeoutS: 0.1 },
+    });
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();

@@ -43,7 +43,12 @@ function runStart(extraEnv: Record<string, string>, args: string[] = []): Promis
   });
 }
 
-type Fake = { url: string; stats: () => { total: number; by_endpoint: Record<string, number> }; reset: () => void; close: () => Promise<void> };
+type Fake = {
+  url: string;
+  stats: () => { total: number; by_endpoint: Record<string, number> };
+  reset: () => void;
+  close: () => Promise<void>;
+};
 
 describe("npm start", () => {
   let fake: Fake;

@@ -17,10 +17,13 @@ function fnv1a(str) {
 /** @param {string} text @param {number} [dims] @returns {number[]} */
 export function embedText(text, dims = DEFAULT_DIMS) {
   const v = new Array(dims).fill(0);
-  const words = String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    String(text)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   for (const w of words) {
     const h = fnv1a(w);
-    v[h % dims] += (h >>> 31) === 1 ? -1 : 1;
+    v[h % dims] += h >>> 31 === 1 ? -1 : 1;
   }
   const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0));
   if (norm === 0) {

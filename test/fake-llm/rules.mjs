@@ -7,10 +7,24 @@
 
 export const KINDS = ["chat", "structured", "embeddings", "tools"];
 export const FAULTS = [
-  "429", "500", "502", "503", "529", "hang", "malformed", "400", "401", "403", "404", "413",
+  "429",
+  "500",
+  "502",
+  "503",
+  "529",
+  "hang",
+  "malformed",
+  "400",
+  "401",
+  "403",
+  "404",
+  "413",
   // 429 with OpenAI's insufficient_quota code; 200 headers then a body at 1 byte/s; output cut
   // short (finish_reason length / stop_reason max_tokens); a refusal (OpenAI `message.refusal`)
-  "quota", "trickle", "truncated", "refusal",
+  "quota",
+  "trickle",
+  "truncated",
+  "refusal",
 ];
 /** Faults that are an HTTP error status, and the status. */
 export const faultStatus = (fault) => (fault === "quota" ? 429 : /^\d{3}$/.test(fault) ? Number(fault) : null);
@@ -124,7 +138,11 @@ export class RuleBook {
       if (match.model !== undefined && match.model !== call.model) continue;
       if (match.kind !== undefined && match.kind !== call.kind) continue;
       if (match.contains !== undefined && !call.text.includes(match.contains)) continue;
-      if (match.last_tool_result !== undefined && !(call.lastToolResult !== undefined && call.lastToolResult.includes(match.last_tool_result))) continue;
+      if (
+        match.last_tool_result !== undefined &&
+        !(call.lastToolResult !== undefined && call.lastToolResult.includes(match.last_tool_result))
+      )
+        continue;
       if (match.in_flight_above !== undefined && !((call.in_flight ?? 0) > match.in_flight_above)) continue;
       // Drawn only for requests that match otherwise, so the sequence is per rule and repeatable.
       if (match.probability !== undefined && !(entry.random() < match.probability)) continue;

@@ -43,7 +43,9 @@ class Stats {
    * successfully — a call its client paid for twice (identical prompts of replicates count too).
    */
   answeredOk(endpoint, model, body) {
-    const key = createHash("sha1").update(`${endpoint}\n${JSON.stringify(body)}`).digest("hex");
+    const key = createHash("sha1")
+      .update(`${endpoint}\n${JSON.stringify(body)}`)
+      .digest("hex");
     if (!this.answered.has(key)) return void this.answered.add(key);
     for (const c of [this.all, this.models.get(model)]) if (c) c.repeats += 1;
   }
@@ -150,7 +152,14 @@ const sleep = (ms, res) =>
  * @param {{ port?: number, host?: string, script?: string | { rules: unknown[] } | unknown[], latencyMs?: number, maxInFlight?: number }} [options]
  *   maxInFlight: a provider's concurrency cap; a request arriving while that many are in flight gets 429 at once
  */
-export async function startFakeLlm({ port = 0, host = "127.0.0.1", script, latencyMs = 0, maxInFlight = Infinity, requestLogSize = REQUEST_LOG_SIZE } = {}) {
+export async function startFakeLlm({
+  port = 0,
+  host = "127.0.0.1",
+  script,
+  latencyMs = 0,
+  maxInFlight = Infinity,
+  requestLogSize = REQUEST_LOG_SIZE,
+} = {}) {
   const book = new RuleBook(loadScript(script));
   const stats = new Stats();
   const requestLog = [];

@@ -97,7 +97,12 @@ describe("defaultFromSchema", () => {
 });
 
 describe("rule engine", () => {
-  const call = (over: Partial<{ model: string; kind: string; text: string }> = {}) => ({ model: "m", kind: "chat", text: "hello", ...over });
+  const call = (over: Partial<{ model: string; kind: string; text: string }> = {}) => ({
+    model: "m",
+    kind: "chat",
+    text: "hello",
+    ...over,
+  });
 
   it("rejects unknown keys so a typo cannot match everything", () => {
     expect(validateRule({ match: { modle: "x" }, reply: {} })).toMatch(/unknown key "modle"/);
@@ -164,7 +169,11 @@ describe("HTTP server", () => {
   it("generates structured output from the requested schema (OpenAI json_schema and json_object)", async () => {
     const f = await start();
     const schema = { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } }, required: ["ok"] };
-    const res = await post(f, "/v1/chat/completions", chat("m", "q", { response_format: { type: "json_schema", json_schema: { name: "x", schema } } }));
+    const res = await post(
+      f,
+      "/v1/chat/completions",
+      chat("m", "q", { response_format: { type: "json_schema", json_schema: { name: "x", schema } } }),
+    );
     expect(JSON.parse((await res.json<any>()).choices[0].message.content)).toEqual({ ok: true, n: 0 });
     const obj = await post(f, "/v1/chat/completions", chat("m", "q", { response_format: { type: "json_object" } }));
     expect(JSON.parse((await obj.json<any>()).choices[0].message.content)).toEqual({});
@@ -190,7 +199,11 @@ describe("HTTP server", () => {
     const oj = await (await post(f, "/v1/chat/completions", chat("j", "q", { response_format: rf }))).json<any>();
     expect(JSON.parse(oj.choices[0].message.content)).toEqual({ a: 1 });
     const aj = await (
-      await post(f, "/v1/messages", anthropicBody("j", "q", { tools: [{ name: "s", input_schema: { type: "object" } }], tool_choice: { type: "tool", name: "s" } }))
+      await post(
+        f,
+        "/v1/messages",
+        anthropicBody("j", "q", { tools: [{ name: "s", input_schema: { type: "object" } }], tool_choice: { type: "tool", name: "s" } }),
+      )
     ).json<any>();
     expect(aj.content[0]).toMatchObject({ type: "tool_use", name: "s", input: { a: 1 } });
 
@@ -198,7 +211,9 @@ describe("HTTP server", () => {
     const ot = await (await post(f, "/v1/chat/completions", chat("t", "q", { tools }))).json<any>();
     expect(ot.choices[0].finish_reason).toBe("tool_calls");
     expect(ot.choices[0].message.tool_calls[0].function).toEqual({ name: "lookup", arguments: '{"q":"x"}' });
-    const at = await (await post(f, "/v1/messages", anthropicBody("t", "q", { tools: [{ name: "lookup", input_schema: { type: "object" } }] }))).json<any>();
+    const at = await (
+      await post(f, "/v1/messages", anthropicBody("t", "q", { tools: [{ name: "lookup", input_schema: { type: "object" } }] }))
+    ).json<any>();
     expect(at.content[0]).toMatchObject({ type: "tool_use", name: "lookup", input: { q: "x" } });
   });
 
@@ -232,7 +247,11 @@ describe("HTTP server", () => {
     const o = await (await post(f, "/v1/chat/completions", chat("bad", "q", { response_format: rf }))).json<any>();
     expect(() => JSON.parse(o.choices[0].message.content)).toThrow();
     const a = await (
-      await post(f, "/v1/messages", anthropicBody("bad", "q", { tools: [{ name: "s", input_schema: { type: "object" } }], tool_choice: { type: "tool", name: "s" } }))
+      await post(
+        f,
+        "/v1/messages",
+        anthropicBody("bad", "q", { tools: [{ name: "s", input_schema: { type: "object" } }], tool_choice: { type: "tool", name: "s" } }),
+      )
     ).json<any>();
     expect(a.content.map((b: { type: string }) => b.type)).toEqual(["text"]);
   });
@@ -244,7 +263,8 @@ describe("HTTP server", () => {
       { match: { model: "cut" }, reply: { fault: "truncated", text: "Paris is the capital!" } },
       { match: { model: "no" }, reply: { fault: "refusal" } },
     ]);
-    for (const status of ["502", "503", "403", "404", "413"]) expect((await post(f, "/v1/chat/completions", chat(status, "q"))).status).toBe(Number(status));
+    for (const status of ["502", "503", "403", "404", "413"])
+      expect((await post(f, "/v1/chat/completions", chat(status, "q"))).status).toBe(Number(status));
     const quota = await post(f, "/v1/chat/completions", chat("quota", "q"));
     expect(quota.status).toBe(429);
     expect(await quota.json<any>()).toMatchObject({ error: { type: "insufficient_quota", code: "insufficient_quota" } });
@@ -336,9 +356,15 @@ describe("HTTP server", () => {
 
   it("appends rules over the admin API (script rules first) and resets them", async () => {
     const f = await start({ script: { rules: [{ match: { model: "s" }, reply: { text: "script" } }] } });
-    const added = await post(f, "/_admin/rules", { rules: [{ match: { model: "s" }, reply: { text: "added" } }, { match: { model: "a" }, reply: { text: "added" } }] });
+    const added = await post(f, "/_admin/rules", {
+      rules: [
+        { match: { model: "s" }, reply: { text: "added" } },
+        { match: { model: "a" }, reply: { text: "added" } },
+      ],
+    });
     expect(await added.json<any>()).toMatchObject({ ok: true, added: 2, total_rules: 3 });
-    const text = async (model: string) => (await (await post(f, "/v1/chat/completions", chat(model, "q"))).json<any>()).choices[0].message.content;
+    const text = async (model: string) =>
+      (await (await post(f, "/v1/chat/completions", chat(model, "q"))).json<any>()).choices[0].message.content;
     expect(await text("s")).toBe("script");
     expect(await text("a")).toBe("added");
     expect((await post(f, "/_admin/rules", { rules: [{ reply: { fault: "nope" } }] })).status).toBe(400);
@@ -384,7 +410,10 @@ describe("HTTP server", () => {
 
 describe("multi-turn scripts on the previous tool result", () => {
   const turnRules = [
-    { match: { model: "m", last_tool_result: "Paris" }, reply: { tool_calls: [{ name: "population_of", arguments: { city: "{{last_tool_result}}" } }] } },
+    {
+      match: { model: "m", last_tool_result: "Paris" },
+      reply: { tool_calls: [{ name: "population_of", arguments: { city: "{{last_tool_result}}" } }] },
+    },
     { match: { model: "m", kind: "tools" }, reply: { tool_calls: [{ name: "capital_of", arguments: { country: "France" } }] } },
   ];
   const tools = [{ type: "function", function: { name: "capital_of", parameters: { type: "object" } } }];
@@ -406,7 +435,11 @@ describe("multi-turn scripts on the previous tool result", () => {
         tools,
         messages: [
           { role: "user", content: "q" },
-          { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "capital_of", arguments: "{}" } }] },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c1", type: "function", function: { name: "capital_of", arguments: "{}" } }],
+          },
           { role: "tool", tool_call_id: "c1", content: "Paris" },
         ],
       })

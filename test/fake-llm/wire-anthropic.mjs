@@ -73,7 +73,8 @@ export function message(call, reply, seq) {
     // The name the provider reports; a rule may report another (a dated snapshot of an alias).
     model: reply?.model ?? call.model,
     content,
-    stop_reason: reply?.fault === "refusal" ? "refusal" : reply?.fault === "truncated" ? "max_tokens" : hasToolUse ? "tool_use" : "end_turn",
+    stop_reason:
+      reply?.fault === "refusal" ? "refusal" : reply?.fault === "truncated" ? "max_tokens" : hasToolUse ? "tool_use" : "end_turn",
     stop_sequence: null,
     stop_details: null,
     container: null,
@@ -98,7 +99,13 @@ function safeParse(s) {
   }
 }
 
-const ERROR_TYPES = { 400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error" };
+const ERROR_TYPES = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
 
 export function errorBody(status, message) {
   return { type: "error", error: { type: ERROR_TYPES[status] ?? "api_error", message } };

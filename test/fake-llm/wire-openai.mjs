@@ -13,7 +13,10 @@ const contentText = (c) =>
 /** What the rule engine and the reply builder need to know about a chat request. */
 export function describeChat(body) {
   const messages = Array.isArray(body.messages) ? body.messages : [];
-  const text = messages.map((m) => contentText(m?.content)).filter(Boolean).join("\n");
+  const text = messages
+    .map((m) => contentText(m?.content))
+    .filter(Boolean)
+    .join("\n");
   const lastUser = contentText([...messages].reverse().find((m) => m?.role === "user")?.content);
   const rf = body.response_format;
   let kind = "chat";
@@ -32,9 +35,7 @@ export function describeChat(body) {
 }
 
 export function describeEmbeddings(body) {
-  const inputs = (Array.isArray(body.input) ? body.input : [body.input]).map((x) =>
-    typeof x === "string" ? x : JSON.stringify(x ?? ""),
-  );
+  const inputs = (Array.isArray(body.input) ? body.input : [body.input]).map((x) => (typeof x === "string" ? x : JSON.stringify(x ?? "")));
   return { endpoint: "openai.embeddings", model: String(body.model ?? ""), kind: "embeddings", text: inputs.join("\n"), inputs };
 }
 
@@ -125,7 +126,13 @@ export function embeddingsResponse(call, body) {
   return { object: "list", data, model: call.model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
 }
 
-const ERROR_TYPES = { 400: "invalid_request_error", 401: "invalid_api_key", 429: "rate_limit_exceeded", 500: "server_error", 529: "overloaded" };
+const ERROR_TYPES = {
+  400: "invalid_request_error",
+  401: "invalid_api_key",
+  429: "rate_limit_exceeded",
+  500: "server_error",
+  529: "overloaded",
+};
 
 export function errorBody(status, message) {
   const type = ERROR_TYPES[status] ?? "server_error";

@@ -21,9 +21,15 @@ async function runWith(config: Record<string, unknown>) {
   await addFakeRules([
     { match: { model: answerer }, reply: { text: ANSWER } },
     // The dynamic decision: the final message names no value.
-    { match: { model: judge, kind: "structured", contains: "PARSING DECISION" }, reply: { json: { reasoning: "It only points at results/summary.txt.", sufficient: false, answer: null } } },
+    {
+      match: { model: judge, kind: "structured", contains: "PARSING DECISION" },
+      reply: { json: { reasoning: "It only points at results/summary.txt.", sufficient: false, answer: null } },
+    },
     // The investigation: grep, then report what the grep found.
-    { match: { model: judge, kind: "tools", last_tool_result: "final answer" }, reply: { text: "results/summary.txt says: {{last_tool_result}}" } },
+    {
+      match: { model: judge, kind: "tools", last_tool_result: "final answer" },
+      reply: { text: "results/summary.txt says: {{last_tool_result}}" },
+    },
     { match: { model: judge, kind: "tools" }, reply: { tool_calls: [{ name: "grep", arguments: { pattern: "final answer" } }] } },
     // The extraction from the investigation report.
     { match: { model: judge, kind: "structured", contains: "INVESTIGATION REPORT" }, reply: { json: { answer: "42" } } },
@@ -62,7 +68,9 @@ describe("agentic parsing in a run", () => {
       agentic_extraction_error: null,
     });
     expect(t.investigation_trace).toContain("results/summary.txt:1: final answer: 42");
-    expect(Object.keys(t.usage_metadata)).toEqual(expect.arrayContaining(["dynamic_parsing_decision", "agentic_parsing_investigation", "agentic_parsing_extraction"]));
+    expect(Object.keys(t.usage_metadata)).toEqual(
+      expect.arrayContaining(["dynamic_parsing_decision", "agentic_parsing_investigation", "agentic_parsing_extraction"]),
+    );
     // Decision, two investigation turns, extraction.
     expect(judgeCalls).toBe(4);
   });

@@ -13,12 +13,27 @@ async function run(persist: boolean) {
   await addFakeRules([
     { match: { model: answerer }, reply: { text: "Step 1: wrote out.txt\nStep 2: reported 42" } },
     // First tool turn: grep the traces folder; later turns get the fake's plain text (the loop ends).
-    { match: { model: judge, kind: "tools" }, reply: { tool_calls: [{ name: "grep", arguments: { pattern: "reported", prefix: ".karenina/traces/" } }] }, times: 1 },
+    {
+      match: { model: judge, kind: "tools" },
+      reply: { tool_calls: [{ name: "grep", arguments: { pattern: "reported", prefix: ".karenina/traces/" } }] },
+      times: 1,
+    },
     { match: { model: judge, kind: "structured" }, reply: { json: { result: true } } },
   ]);
-  const trait = { name: "reported_42", description: "Did the agent report 42?", kind: "boolean", higher_is_better: true, context_mode: "trace_only", materialize_trace: true, persist_trace: persist };
+  const trait = {
+    name: "reported_42",
+    description: "Did the agent report 42?",
+    kind: "boolean",
+    higher_is_better: true,
+    context_mode: "trace_only",
+    materialize_trace: true,
+    persist_trace: persist,
+  };
   const runId = await submitRun({
-    benchmark: { name: "agentic", questions: [{ id: "q-agent", question: "Compute and report the answer", rubric: { agentic_traits: [trait] } }] },
+    benchmark: {
+      name: "agentic",
+      questions: [{ id: "q-agent", question: "Compute and report the answer", rubric: { agentic_traits: [trait] } }],
+    },
     config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("judge", judge)], evaluation_mode: "rubric_only" },
   });
   const view = await waitForRun(runId);
@@ -31,7 +46,9 @@ describe("agentic rubric traits in a run", () => {
     const { view, result, keys } = await run(false);
     expect(view.status).toBe("completed");
     expect(result.rubric.agentic_trait_scores).toEqual({ reported_42: true });
-    expect(result.rubric.agentic_trait_investigation_traces.reported_42).toMatch(/\.karenina\/traces\/trace_q-agent_.*:2: Step 2: reported 42/);
+    expect(result.rubric.agentic_trait_investigation_traces.reported_42).toMatch(
+      /\.karenina\/traces\/trace_q-agent_.*:2: Step 2: reported 42/,
+    );
     expect(keys).toEqual([]);
   });
 
@@ -52,10 +69,30 @@ describe("benchmark workspace files in a run", () => {
       { match: { model: judge, kind: "tools" }, reply: { tool_calls: [{ name: "grep", arguments: { pattern: "42" } }] }, times: 1 },
       { match: { model: judge, kind: "structured" }, reply: { json: { result: true } } },
     ]);
-    const trait = { name: "has_42", description: "Does results.csv contain 42?", kind: "boolean", higher_is_better: true, context_mode: "workspace_only" };
+    const trait = {
+      name: "has_42",
+      description: "Does results.csv contain 42?",
+      kind: "boolean",
+      higher_is_better: true,
+      context_mode: "workspace_only",
+    };
     const runId = await submitRun({
-      benchmark: { name: "ws", questions: [{ id: "q-ws", question: "Write results.csv", workspace_files: { "results.csv": "id,score\n1,42" }, rubric: { agentic_traits: [trait] } }] },
-      config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("judge", judge)], evaluation_mode: "rubric_only" },
+      benchmark: {
+        name: "ws",
+        questions: [
+          {
+            id: "q-ws",
+            question: "Write results.csv",
+            workspace_files: { "results.csv": "id,score\n1,42" },
+            rubric: { agentic_traits: [trait] },
+          },
+        ],
+      },
+      config: {
+        answering_models: [fakeModel("ans", answerer)],
+        parsing_models: [fakeModel("judge", judge)],
+        evaluation_mode: "rubric_only",
+      },
     });
     await waitForRun(runId);
     const [result] = await allResults(runId);

@@ -18,7 +18,15 @@ describe("stage 11b trace materialization in R2", () => {
   async function run(persist: boolean) {
     const prefix = fresh();
     const ws = r2Workspace(env.BLOBS, prefix);
-    const trait = { name: "reported_42", description: "Did the agent report 42?", kind: "boolean", higher_is_better: true, context_mode: "trace_only", materialize_trace: true, persist_trace: persist };
+    const trait = {
+      name: "reported_42",
+      description: "Did the agent report 42?",
+      kind: "boolean",
+      higher_is_better: true,
+      context_mode: "trace_only",
+      materialize_trace: true,
+      persist_trace: persist,
+    };
     const pipelineInput = input({ question: question({ rubric: { agentic_traits: [trait] } }) }, { evaluation_mode: "rubric_only" });
     const key = prefix + traceFilePath(pipelineInput);
     const during: (string | null)[] = [];
@@ -31,8 +39,19 @@ describe("stage 11b trace materialization in R2", () => {
       },
       structured: () => ({ result: true }),
     });
-    const state: PipelineState = { started_at_ms: 0, parse_performed: false, usage: {}, stages_run: [], answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null } };
-    const patch = await agenticRubricEvaluation.run(state, pipelineInput, { answerer: scriptedPort(), judge, clock: clock(), workspace: ws });
+    const state: PipelineState = {
+      started_at_ms: 0,
+      parse_performed: false,
+      usage: {},
+      stages_run: [],
+      answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null },
+    };
+    const patch = await agenticRubricEvaluation.run(state, pipelineInput, {
+      answerer: scriptedPort(),
+      judge,
+      clock: clock(),
+      workspace: ws,
+    });
     return { during, after: await env.BLOBS.get(key), patch };
   }
 

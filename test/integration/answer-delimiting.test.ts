@@ -17,7 +17,10 @@ describe("answer delimiting at the edge", () => {
   it("/v1/judge sends the output in a nonce block", async () => {
     const model = uniqueModel("delimit-judge");
     await addFakeRules([{ match: { model }, reply: { json: { answer: 4 } } }]);
-    const res = await api("/v1/judge", { method: "POST", json: { input: "q", output: "the graded output", config: { provider: fakeModel("j", model), type: "likert" } } });
+    const res = await api("/v1/judge", {
+      method: "POST",
+      json: { input: "q", output: "the graded output", config: { provider: fakeModel("j", model), type: "likert" } },
+    });
     expect(res.status).toBe(200);
     const [sent] = await bodies(model);
     expect(sent).toMatch(block("the graded output"));

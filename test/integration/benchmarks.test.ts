@@ -24,7 +24,9 @@ describe("/v1/benchmarks", () => {
     const created = (await res.json()) as { benchmark_id: string; question_count: number; source: string };
     expect(created).toMatchObject({ question_count: 1, source: "native" });
     expect(await env.BLOBS.head(`t/default/benchmarks/${created.benchmark_id}/benchmark.json`)).not.toBeNull();
-    const got = (await (await api(`/v1/benchmarks/${created.benchmark_id}`)).json()) as { benchmark: { name: string; questions: unknown[] } };
+    const got = (await (await api(`/v1/benchmarks/${created.benchmark_id}`)).json()) as {
+      benchmark: { name: string; questions: unknown[] };
+    };
     expect(got.benchmark.name).toBe("stored-1");
     expect(got.benchmark.questions).toHaveLength(1);
   });
@@ -42,7 +44,10 @@ describe("/v1/benchmarks", () => {
 
   it("lists newest first with a cursor", async () => {
     for (const n of ["list-a", "list-b", "list-c"]) await api("/v1/benchmarks", { method: "POST", json: native(n) });
-    const page1 = (await (await api("/v1/benchmarks?limit=2")).json()) as { benchmarks: { name: string; created_at: string }[]; next_cursor: string };
+    const page1 = (await (await api("/v1/benchmarks?limit=2")).json()) as {
+      benchmarks: { name: string; created_at: string }[];
+      next_cursor: string;
+    };
     expect(page1.benchmarks.map((b) => b.name)).toEqual(["list-c", "list-b"]);
     const page2 = (await (await api(`/v1/benchmarks?limit=2&cursor=${page1.next_cursor}`)).json()) as { benchmarks: { name: string }[] };
     expect(page2.benchmarks[0]!.name).toBe("list-a");
@@ -61,7 +66,11 @@ describe("/v1/benchmarks", () => {
     expect(out.errors).toEqual([]);
     const exported = await api(`/v1/benchmarks/${out.benchmark_id}/checkpoint`);
     expect(exported.headers.get("content-type")).toContain("application/ld+json");
-    const again = await api("/v1/benchmarks/import", { method: "POST", body: await exported.text(), headers: { "content-type": "application/json" } });
+    const again = await api("/v1/benchmarks/import", {
+      method: "POST",
+      body: await exported.text(),
+      headers: { "content-type": "application/json" },
+    });
     const againId = ((await again.json()) as { benchmark_id: string }).benchmark_id;
     const a = ((await (await api(`/v1/benchmarks/${out.benchmark_id}`)).json()) as { benchmark: unknown }).benchmark;
     const b = ((await (await api(`/v1/benchmarks/${againId}`)).json()) as { benchmark: unknown }).benchmark;
@@ -78,7 +87,9 @@ describe("/v1/benchmarks", () => {
     expect(JSON.parse(exported.headers.get("X-Edgeval-Export-Warning-Messages")!)).toEqual([
       'the global rubric: compound trait "jüry" has no Karenina checkpoint form (Karenina has no compound judges); not exported',
     ]);
-    const plain = await api(`/v1/benchmarks/${((await (await api("/v1/benchmarks", { method: "POST", json: native("no-warnings") })).json()) as { benchmark_id: string }).benchmark_id}/checkpoint`);
+    const plain = await api(
+      `/v1/benchmarks/${((await (await api("/v1/benchmarks", { method: "POST", json: native("no-warnings") })).json()) as { benchmark_id: string }).benchmark_id}/checkpoint`,
+    );
     expect(plain.headers.get("X-Edgeval-Export-Warnings")).toBeNull();
   });
 
@@ -88,7 +99,10 @@ describe("/v1/benchmarks", () => {
   });
 
   it("refuses a body that is not a checkpoint, naming the field", async () => {
-    const res = await api("/v1/benchmarks/import", { method: "POST", json: { "@type": "DataFeed", name: "x", dataFeedElement: [{ item: {} }] } });
+    const res = await api("/v1/benchmarks/import", {
+      method: "POST",
+      json: { "@type": "DataFeed", name: "x", dataFeedElement: [{ item: {} }] },
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { issues: { path: string }[] } };
     expect(body.error.issues.map((i) => i.path)).toContain("dataFeedElement[0].item.text");
@@ -97,7 +111,10 @@ describe("/v1/benchmarks", () => {
 
 describe("runs with benchmark_id", () => {
   it("refuses an unknown benchmark_id, and both or neither of benchmark / benchmark_id, at the field", async () => {
-    const config = { answering_models: [{ id: "m", interface: "manual", manual_answers: { q1: "x" } }], parsing_models: [fakeModel("j", "judge")] };
+    const config = {
+      answering_models: [{ id: "m", interface: "manual", manual_answers: { q1: "x" } }],
+      parsing_models: [fakeModel("j", "judge")],
+    };
     const cases: [unknown, string][] = [
       [{ benchmark_id: "no-such-benchmark", config }, "benchmark_id"],
       [{ config }, "benchmark"],
@@ -147,13 +164,22 @@ describe("runs with benchmark_id", () => {
 
   it("keeps a question whose template is outside the subset: an import error naming the line, then template_validation in every run", async () => {
     const checkpoint = JSON.parse(minimal) as { dataFeedElement: { item: { hasPart: { text: string } } }[] };
-    const src = checkpoint.dataFeedElement[0]!.item.hasPart.text.replace("return self.result", "with open('x') as f:\n            pass\n        return self.result");
+    const src = checkpoint.dataFeedElement[0]!.item.hasPart.text.replace(
+      "return self.result",
+      "with open('x') as f:\n            pass\n        return self.result",
+    );
     checkpoint.dataFeedElement[0]!.item.hasPart.text = src;
     const res = await api("/v1/benchmarks/import", { method: "POST", json: checkpoint });
     expect(res.status).toBe(201);
     const out = (await res.json()) as { benchmark_id: string; imported: number; errors: { question_id: string; message: string }[] };
     expect(out.imported).toBe(1);
-    expect(out.errors).toEqual([{ path: "dataFeedElement[0].item.hasPart.text", question_id: "urn:karenina:test:q001", message: expect.stringMatching(/line 12: with statement is outside the supported Python subset/) }]);
+    expect(out.errors).toEqual([
+      {
+        path: "dataFeedElement[0].item.hasPart.text",
+        question_id: "urn:karenina:test:q001",
+        message: expect.stringMatching(/line 12: with statement is outside the supported Python subset/),
+      },
+    ]);
     const runId = await submitRun({
       benchmark_id: out.benchmark_id,
       config: {
@@ -168,12 +194,14 @@ describe("runs with benchmark_id", () => {
   });
 
   it("ends a runaway Python verify and a memory hog with field_verification_error; the worker keeps serving", async () => {
-    const source = (body: string) =>
-      `class Answer(BaseAnswer):\n    n: int = Field(description="n")\n    def verify(self):\n${body}`;
+    const source = (body: string) => `class Answer(BaseAnswer):\n    n: int = Field(description="n")\n    def verify(self):\n${body}`;
     const question = (id: string, body: string) => ({
       id,
       question: `${id}?`,
-      template: { fields: [{ name: "n", type: "int", description: "n", ground_truth: 1 }], custom_verify: { language: "python", source: source(body) } },
+      template: {
+        fields: [{ name: "n", type: "int", description: "n", ground_truth: 1 }],
+        custom_verify: { language: "python", source: source(body) },
+      },
     });
     const stored = await api("/v1/benchmarks", {
       method: "POST",
@@ -190,7 +218,10 @@ describe("runs with benchmark_id", () => {
     await addFakeRules([{ match: { model: judge }, reply: { json: { n: 1 } } }]);
     const runId = await submitRun({
       benchmark_id,
-      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { loop: "1", hog: "1" } }], parsing_models: [fakeModel("judge", judge)] },
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { loop: "1", hog: "1" } }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
     });
     await waitForRun(runId);
     const results = await allResults(runId);
@@ -200,4 +231,3 @@ describe("runs with benchmark_id", () => {
     expect((await api("/v1/benchmarks?limit=1")).status).toBe(200);
   });
 });
-

@@ -1,6 +1,18 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addFakeRules, allResults, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, savedResults, submitRun, uniqueModel, waitForRun } from "./helpers";
+import {
+  addFakeRules,
+  allResults,
+  api,
+  d1ResultRows,
+  exactTemplate,
+  fakeModel,
+  fakeStats,
+  savedResults,
+  submitRun,
+  uniqueModel,
+  waitForRun,
+} from "./helpers";
 
 const price = (usd: number) => ({ input_per_mtok: usd * 1_000_000, output_per_mtok: usd * 1_000_000 });
 
@@ -11,7 +23,11 @@ describe("usage and cost of a run", () => {
     await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
     const runId = await submitRun({
       benchmark: { name: "cost", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
-      config: { answering_models: [fakeModel("ans", ans)], parsing_models: [fakeModel("j1", judge), fakeModel("j2", judge)], replicate_count: 2 },
+      config: {
+        answering_models: [fakeModel("ans", ans)],
+        parsing_models: [fakeModel("j1", judge), fakeModel("j2", judge)],
+        replicate_count: 2,
+      },
       // $1 per 1,000 tokens either way, so cost = tokens / 1000.
       prices: { [ans]: price(0.001), [judge]: price(0.001) },
     });
@@ -37,8 +53,28 @@ describe("usage and cost of a run", () => {
     const stub = env.RUNS.getByName(`cost-idem-${crypto.randomUUID()}`);
     await stub.init({ run_id: "r", job_ids: ["0.0.1"], answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 1 });
     const usage = [
-      { key: "0.0.1|answer_generation", job_id: "0.0.1", answering_id: "a", parsing_id: "", stage: "answer_generation", model: "m", input_tokens: 10, output_tokens: 5, cost_usd: 0.5 },
-      { key: "res|parsing", job_id: "0.0.1", answering_id: "a", parsing_id: "p", stage: "parsing", model: "m", input_tokens: 100, output_tokens: 1, cost_usd: 0.25 },
+      {
+        key: "0.0.1|answer_generation",
+        job_id: "0.0.1",
+        answering_id: "a",
+        parsing_id: "",
+        stage: "answer_generation",
+        model: "m",
+        input_tokens: 10,
+        output_tokens: 5,
+        cost_usd: 0.5,
+      },
+      {
+        key: "res|parsing",
+        job_id: "0.0.1",
+        answering_id: "a",
+        parsing_id: "p",
+        stage: "parsing",
+        model: "m",
+        input_tokens: 100,
+        output_tokens: 1,
+        cost_usd: 0.25,
+      },
     ];
     const rec = { result_id: "res", job_id: "0.0.1", answering_id: "a", parsing_id: "p", verdict: "pass" as const, usage };
     await stub.record(rec);
@@ -49,10 +85,33 @@ describe("usage and cost of a run", () => {
 
   it("the budget counts a re-recorded result once: under budget the next job starts, over it the next is skipped", async () => {
     const stub = env.RUNS.getByName(`budget-idem-${crypto.randomUUID()}`);
-    await stub.init({ run_id: "r", job_ids: ["0.0.1", "0.0.2", "0.0.3"], answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 3, budget_usd: 1 });
+    await stub.init({
+      run_id: "r",
+      job_ids: ["0.0.1", "0.0.2", "0.0.3"],
+      answering_ids: ["a"],
+      parsing_ids: ["p"],
+      results_per_pair: 3,
+      budget_usd: 1,
+    });
     const rec = (job: string) => ({
-      result_id: `res-${job}`, job_id: job, answering_id: "a", parsing_id: "p", verdict: "pass" as const,
-      usage: [{ key: `res-${job}|parsing`, job_id: job, answering_id: "a", parsing_id: "p", stage: "parsing", model: "m", input_tokens: 1, output_tokens: 1, cost_usd: 0.6 }],
+      result_id: `res-${job}`,
+      job_id: job,
+      answering_id: "a",
+      parsing_id: "p",
+      verdict: "pass" as const,
+      usage: [
+        {
+          key: `res-${job}|parsing`,
+          job_id: job,
+          answering_id: "a",
+          parsing_id: "p",
+          stage: "parsing",
+          model: "m",
+          input_tokens: 1,
+          output_tokens: 1,
+          cost_usd: 0.6,
+        },
+      ],
     });
     expect((await stub.claim("0.0.1")).kind).toBe("run");
     await stub.record(rec("0.0.1"));
@@ -74,7 +133,11 @@ describe("budget_usd", () => {
     const ans = uniqueModel("budget-ans");
     const judge = uniqueModel("budget-judge");
     await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
-    const questions = Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, question: `Question number ${i}?`, template: exactTemplate("x") }));
+    const questions = Array.from({ length: 10 }, (_, i) => ({
+      id: `q${i}`,
+      question: `Question number ${i}?`,
+      template: exactTemplate("x"),
+    }));
     const runId = await submitRun({
       benchmark: { name: "budget", questions },
       config: { answering_models: [fakeModel("ans", ans)], parsing_models: [fakeModel("judge", judge)], replicate_count: 3 },

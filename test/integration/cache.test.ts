@@ -16,9 +16,7 @@ function spec(answerer: string, judge: string, cache: unknown) {
 }
 
 const verdicts = (results: any[]) =>
-  results
-    .map((r) => `${r.metadata.question_id}/${r.metadata.replicate}:${r.template.verify_result}`)
-    .sort();
+  results.map((r) => `${r.metadata.question_id}/${r.metadata.replicate}:${r.template.verify_result}`).sort();
 
 describe("response cache", () => {
   it("serves a re-run of an identical spec with zero provider calls and identical verdicts; replicates each made their own call", async () => {
@@ -63,7 +61,12 @@ describe("response cache", () => {
             id: "q",
             question: "Which organelle makes ATP?",
             rubric: {
-              compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 3 } }, { type: "mean" }], threshold: 3 } }],
+              compound_traits: [
+                {
+                  name: "panel",
+                  config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 3 } }, { type: "mean" }], threshold: 3 },
+                },
+              ],
             },
           },
         ],

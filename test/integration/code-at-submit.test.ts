@@ -11,7 +11,14 @@ const field = { name: "gene", type: "str", description: "the gene", ground_truth
 const withVerify = (source: string) => ({
   name: "code",
   questions: [
-    { id: "ok", question: "Which gene?", template: { fields: [field], custom_verify: { language: "javascript", source: "function verify(a, gt) { return a.gene === gt.gene; }" } } },
+    {
+      id: "ok",
+      question: "Which gene?",
+      template: {
+        fields: [field],
+        custom_verify: { language: "javascript", source: "function verify(a, gt) { return a.gene === gt.gene; }" },
+      },
+    },
     { id: "q", question: "Which gene?", template: { fields: [field], custom_verify: { language: "javascript", source } } },
   ],
 });
@@ -20,9 +27,17 @@ const storedCount = async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM
 
 describe("JavaScript checked at submit", () => {
   it.each([
-    ["a syntax error, with its line", "function verify(a) {\n  return a.gene ===;\n}", /evaluating the source threw: SyntaxError: .*\(line 2\)/],
+    [
+      "a syntax error, with its line",
+      "function verify(a) {\n  return a.gene ===;\n}",
+      /evaluating the source threw: SyntaxError: .*\(line 2\)/,
+    ],
     ["a source without verify", "function check() { return true; }", /must define function verify\(\.\.\.\); verify is undefined/],
-    ["a top level that throws, with its line", "\nthrow new Error('boom');\nfunction verify() { return true; }", /evaluating the source threw: Error: boom \(line 2\)/],
+    [
+      "a top level that throws, with its line",
+      "\nthrow new Error('boom');\nfunction verify() { return true; }",
+      /evaluating the source threw: Error: boom \(line 2\)/,
+    ],
     ["a top level that runs away", "for (;;) {}\nfunction verify() { return true; }", /stopped: it ran past 2000 interrupt checks/],
   ])("POST /v1/benchmarks refuses %s at the source's path and stores nothing", async (_what, source, message) => {
     const before = await storedCount();
@@ -33,7 +48,12 @@ describe("JavaScript checked at submit", () => {
   });
 
   it("POST /v1/runs refuses an inline benchmark's broken verify and a callable trait without evaluate, each at its path", async () => {
-    const benchmark = { ...withVerify("function verify( {"), rubric: { callable_traits: [{ name: "t", description: "d", kind: "boolean", javascript_code: "function score(text) { return true; }" }] } };
+    const benchmark = {
+      ...withVerify("function verify( {"),
+      rubric: {
+        callable_traits: [{ name: "t", description: "d", kind: "boolean", javascript_code: "function score(text) { return true; }" }],
+      },
+    };
     const res = await api("/v1/runs", {
       method: "POST",
       json: { benchmark, config: { answering_models: [fakeModel("a", "fake-a")], parsing_models: [fakeModel("j", "fake-j")] } },

@@ -56,7 +56,11 @@ describe("RunCoordinator.applyBatch", () => {
       { op: "claim", job_id: "j2" },
       { op: "saveAnswer", job_id: "j1", answer: '"forty-two"' },
       { op: "record", result: bad, completesJob: true },
-      { op: "record", result: { result_id: "res-1", job_id: "j1", answering_id: "a", parsing_id: "p", verdict: "pass" }, completesJob: true },
+      {
+        op: "record",
+        result: { result_id: "res-1", job_id: "j1", answering_id: "a", parsing_id: "p", verdict: "pass" },
+        completesJob: true,
+      },
     ]);
     expect(out.map((o) => o.ok)).toEqual([true, true, true, false, true]);
     expect(out[0]).toMatchObject({ claim: { kind: "run", attempts: 1 } });

@@ -12,11 +12,15 @@ async function slowRun(key: string, latencyMs: number): Promise<string> {
   const questions = Array.from({ length: 6 }, (_, i) => ({ id: `q${i}`, question: `Q${i}?`, template: exactTemplate("x") }));
   return submitAs(key, {
     benchmark: { name: "dash-cancel", questions },
-    config: { answering_models: [{ id: "m", interface: "manual", manual_answers: Object.fromEntries(questions.map((q) => [q.id, "x"])) }], parsing_models: [fakeModel("j", judge)] },
+    config: {
+      answering_models: [{ id: "m", interface: "manual", manual_answers: Object.fromEntries(questions.map((q) => [q.id, "x"])) }],
+      parsing_models: [fakeModel("j", judge)],
+    },
   });
 }
 
-const statusOf = async (key: string, runId: string) => ((await (await apiAs(key, `/v1/runs/${runId}`)).json()) as { status: string }).status;
+const statusOf = async (key: string, runId: string) =>
+  ((await (await apiAs(key, `/v1/runs/${runId}`)).json()) as { status: string }).status;
 
 describe("dashboard cancel button", () => {
   it("cancels a running run from the run page's form: Origin checked, runs:write required, then back to the run", async () => {
@@ -25,10 +29,13 @@ describe("dashboard cancel button", () => {
     const runId = await slowRun(t.key, 3000);
     const session = await dashboardSession(t.key);
     const readerSession = await dashboardSession(reader.key);
-    const cancel = (cookie: string, headers: Record<string, string>) => dashboardFetch(`/dashboard/runs/${runId}/cancel`, { method: "POST", cookie, headers });
+    const cancel = (cookie: string, headers: Record<string, string>) =>
+      dashboardFetch(`/dashboard/runs/${runId}/cancel`, { method: "POST", cookie, headers });
 
     // The button is on the page for a key that may cancel, not for a read-only key.
-    expect(await (await dashboardFetch(`/dashboard/runs/${runId}`, { cookie: session })).text()).toContain(`action="/dashboard/runs/${runId}/cancel"`);
+    expect(await (await dashboardFetch(`/dashboard/runs/${runId}`, { cookie: session })).text()).toContain(
+      `action="/dashboard/runs/${runId}/cancel"`,
+    );
     expect(await (await dashboardFetch(`/dashboard/runs/${runId}`, { cookie: readerSession })).text()).not.toContain("Cancel run");
 
     // Refused: no Origin, a foreign Origin, a read-only key. The run goes on.
@@ -54,7 +61,11 @@ describe("dashboard cancel button", () => {
     const t = await createTenant();
     const runId = await slowRun(t.key, 0);
     await waitAs(t.key, runId);
-    const res = await dashboardFetch(`/dashboard/runs/${runId}/cancel`, { method: "POST", cookie: await dashboardSession(t.key), headers: { origin: ORIGIN } });
+    const res = await dashboardFetch(`/dashboard/runs/${runId}/cancel`, {
+      method: "POST",
+      cookie: await dashboardSession(t.key),
+      headers: { origin: ORIGIN },
+    });
     expect(res.status).toBe(409);
     const page = await res.text();
     expect(page).toContain("Conflict");

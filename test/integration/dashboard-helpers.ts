@@ -6,7 +6,11 @@ export const ORIGIN = "http://edgeval.test";
 
 /** POST /dashboard/sign-in as the browser's form would; the `name=value` of the session cookie. */
 export async function dashboardSession(key: string): Promise<string> {
-  const res = await dashboardFetch("/dashboard/sign-in", { method: "POST", body: new URLSearchParams({ key }), headers: { origin: ORIGIN } });
+  const res = await dashboardFetch("/dashboard/sign-in", {
+    method: "POST",
+    body: new URLSearchParams({ key }),
+    headers: { origin: ORIGIN },
+  });
   expect(res.status).toBe(303);
   const cookie = res.headers.get("set-cookie") ?? "";
   expect(cookie).toMatch(/^edgeval_session=/);

@@ -11,7 +11,10 @@ describe("dashboard result page", () => {
     const t = await createTenant();
     const judge = uniqueModel("dash-result");
     await addFakeRules([
-      { match: { model: judge, contains: "expert excerpt extractor" }, reply: { json: { answer: [{ text: "Paris is the capital of France", confidence: "high" }] } } },
+      {
+        match: { model: judge, contains: "expert excerpt extractor" },
+        reply: { json: { answer: [{ text: "Paris is the capital of France", confidence: "high" }] } },
+      },
       { match: { model: judge, contains: "expert reasoning generator" }, reply: { json: { answer: "The excerpt names Paris." } } },
       { match: { model: judge, contains: "Parse the following response" }, reply: { json: { answer: "Paris" } } },
       { match: { model: judge, kind: "structured" }, reply: { json: { answer: 4 } } },
@@ -24,25 +27,40 @@ describe("dashboard result page", () => {
             id: "capital",
             question: "What is the capital of France?",
             template: exactTemplate("Paris"),
-            rubric: { compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 2 } }, { type: "mean" }], threshold: 3 } }] },
+            rubric: {
+              compound_traits: [
+                {
+                  name: "panel",
+                  config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 2 } }, { type: "mean" }], threshold: 3 },
+                },
+              ],
+            },
           },
         ],
       },
       config: {
         evaluation_mode: "template_and_rubric",
         deep_judgment_mode: "full",
-        answering_models: [{ id: "m", interface: "manual", manual_answers: { capital: "Well: Paris is the capital of France, on the Seine." } }],
+        answering_models: [
+          { id: "m", interface: "manual", manual_answers: { capital: "Well: Paris is the capital of France, on the Seine." } },
+        ],
         parsing_models: [fakeModel("j", judge)],
       },
     });
     await waitAs(t.key, runId);
-    const { results } = (await (await apiAs(t.key, `/v1/runs/${runId}/results`)).json()) as { results: { metadata: { result_id: string } }[] };
-    const res = await dashboardFetch(`/dashboard/runs/${runId}/results/${results[0]!.metadata.result_id}`, { cookie: await dashboardSession(t.key) });
+    const { results } = (await (await apiAs(t.key, `/v1/runs/${runId}/results`)).json()) as {
+      results: { metadata: { result_id: string } }[];
+    };
+    const res = await dashboardFetch(`/dashboard/runs/${runId}/results/${results[0]!.metadata.result_id}`, {
+      cookie: await dashboardSession(t.key),
+    });
     expect(res.status).toBe(200);
     const html = await res.text();
 
     // The excerpt is marked where it occurs, the rest of the answer is not.
-    expect(html).toMatch(/<pre id="answer">Well: <mark class="excerpt" title="answer" data-for="answer">Paris is the capital of France<\/mark>, on the Seine\.<\/pre>/);
+    expect(html).toMatch(
+      /<pre id="answer">Well: <mark class="excerpt" title="answer" data-for="answer">Paris is the capital of France<\/mark>, on the Seine\.<\/pre>/,
+    );
     const fields = html.match(/<table id="field-verdicts">[\s\S]*?<\/table>/)![0];
     expect(fields).toMatch(/<th scope="row">answer<\/th><td>Paris<\/td><td>Paris<\/td><td class="verdict-pass">pass<\/td>/);
     const rubric = html.match(/<table id="rubric-scores">[\s\S]*?<\/table>/)![0];
@@ -60,11 +78,18 @@ describe("dashboard result page", () => {
     await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Lyon" } } }]);
     const runId = await submitAs(t.key, {
       benchmark: { name: "dash-fail", questions: [{ id: "capital", question: "Capital of France?", template: exactTemplate("Paris") }] },
-      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { capital: "Lyon." } }], parsing_models: [fakeModel("j", judge)] },
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { capital: "Lyon." } }],
+        parsing_models: [fakeModel("j", judge)],
+      },
     });
     await waitAs(t.key, runId);
-    const { results } = (await (await apiAs(t.key, `/v1/runs/${runId}/results`)).json()) as { results: { metadata: { result_id: string } }[] };
-    const html = await (await dashboardFetch(`/dashboard/runs/${runId}/results/${results[0]!.metadata.result_id}`, { cookie: await dashboardSession(t.key) })).text();
+    const { results } = (await (await apiAs(t.key, `/v1/runs/${runId}/results`)).json()) as {
+      results: { metadata: { result_id: string } }[];
+    };
+    const html = await (
+      await dashboardFetch(`/dashboard/runs/${runId}/results/${results[0]!.metadata.result_id}`, { cookie: await dashboardSession(t.key) })
+    ).text();
     expect(html).toMatch(/<p id="failure-reason"><strong>content<\/strong> \(content\) at stage <code>verify_template<\/code>: [^<]+<\/p>/);
     expect(html).toMatch(/<td class="verdict-fail">fail<\/td>/);
   });

@@ -42,7 +42,10 @@ describe("dashboard run page", () => {
     expect(svg).toContain("half judged by j: 50.0 %");
 
     const heat = html.match(/<table id="heatmap"[\s\S]*?<\/table>/)![0];
-    const row = (q: string) => [...heat.match(new RegExp(`<th scope="row">${q}</th>([\\s\\S]*?)</tr>`))![1]!.matchAll(/<td class="([^"]+)"[^>]*>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+    const row = (q: string) =>
+      [
+        ...heat.match(new RegExp(`<th scope="row">${q}</th>([\\s\\S]*?)</tr>`))![1]!.matchAll(/<td class="([^"]+)"[^>]*>([^<]*)<\/td>/g),
+      ].map((m) => [m[1], m[2]]);
     expect(row("q1")).toEqual([
       ["heat-4", "100 %"],
       ["heat-4", "100 %"],

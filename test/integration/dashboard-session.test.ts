@@ -13,7 +13,11 @@ import { dashboardFetch, dashboardSession, ORIGIN } from "./dashboard-helpers";
 describe("dashboard sessions", () => {
   it("signs in with an API key: an HttpOnly SameSite=Strict cookie naming the key id, not holding the key", async () => {
     const t = await createTenant();
-    const res = await dashboardFetch("/dashboard/sign-in", { method: "POST", body: new URLSearchParams({ key: t.key }), headers: { origin: ORIGIN } });
+    const res = await dashboardFetch("/dashboard/sign-in", {
+      method: "POST",
+      body: new URLSearchParams({ key: t.key }),
+      headers: { origin: ORIGIN },
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/dashboard/runs");
     const cookie = res.headers.get("set-cookie")!;
@@ -29,7 +33,11 @@ describe("dashboard sessions", () => {
   });
 
   it("refuses a wrong key with the sign-in page again and sets no cookie", async () => {
-    const res = await dashboardFetch("/dashboard/sign-in", { method: "POST", body: new URLSearchParams({ key: "ev_000000000000_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }), headers: { origin: ORIGIN } });
+    const res = await dashboardFetch("/dashboard/sign-in", {
+      method: "POST",
+      body: new URLSearchParams({ key: "ev_000000000000_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }),
+      headers: { origin: ORIGIN },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("set-cookie")).toBeNull();
     expect(await res.text()).toContain("refused");
@@ -45,7 +53,9 @@ describe("dashboard sessions", () => {
     expect(after.status).toBe(303);
     expect(after.headers.get("location")).toBe("/dashboard/sign-in");
     // The run page's event stream (an EventSource) answers 401 instead of a redirect.
-    expect((await dashboardFetch("/dashboard/runs/x/events", { cookie: session, headers: { accept: "text/event-stream" } })).status).toBe(401);
+    expect((await dashboardFetch("/dashboard/runs/x/events", { cookie: session, headers: { accept: "text/event-stream" } })).status).toBe(
+      401,
+    );
   });
 
   it("streams a run's events to the session's cookie (the run page's EventSource): results, progress, done", async () => {

@@ -31,7 +31,9 @@ describe("a poison job", () => {
         parsing_models: [fakeModel("j", judge)],
       },
     });
-    const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?").bind(runId).first<{ coordinator_name: string }>();
+    const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?")
+      .bind(runId)
+      .first<{ coordinator_name: string }>();
     // Job 1.0.1 (the second question) can never be recorded: every delivery throws at its last step.
     await runInDurableObject(env.RUNS.getByName(row!.coordinator_name), async (_instance, state) => {
       state.storage.sql.exec(
@@ -44,7 +46,9 @@ describe("a poison job", () => {
     expect(snap!.jobs).toEqual({ total: 2, done: 1, dead: 1, skipped: 0 });
     expect(snap!.progress).toEqual({ total: 2, done: 1 });
     expect((await d1ResultRows(runId)).find((r) => r.question_id === "ok")).toMatchObject({ verdict: "pass" });
-    const d1 = await env.DB.prepare("SELECT status, finished_at FROM runs WHERE run_id = ?").bind(runId).first<{ status: string; finished_at: string | null }>();
+    const d1 = await env.DB.prepare("SELECT status, finished_at FROM runs WHERE run_id = ?")
+      .bind(runId)
+      .first<{ status: string; finished_at: string | null }>();
     expect(d1!.status).toBe("partial");
     expect(d1!.finished_at).not.toBeNull();
     expect(((await (await api(`/v1/runs/${runId}`)).json()) as any).status).toBe("partial");
@@ -54,7 +58,13 @@ describe("a poison job", () => {
       keys: ["ok", "poison"].map((q) => ({ question_id: q, answering_model: "m", parsing_model: "j", replicate: 1 })),
       terminal: ["partial"],
     });
-    const report = await writeScenarioReport({ name: "s9-dead-letter", scenario: "9 dead-letter → partial", size: "2 jobs, 1 poison", faults_injected: 1, check });
+    const report = await writeScenarioReport({
+      name: "s9-dead-letter",
+      scenario: "9 dead-letter → partial",
+      size: "2 jobs, 1 poison",
+      faults_injected: 1,
+      check,
+    });
     // Known and reported (issue 26): the poison job's result reached D1 (and its usage the tenant
     // ledger) before the coordinator refused it, so D1 holds a result and tokens the run's totals do
     // not count. The table shows it (totals_match, usage_once); the rest must hold.

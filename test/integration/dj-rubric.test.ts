@@ -13,16 +13,35 @@ async function run(quote: string) {
   const judge = uniqueModel("dj-judge");
   await addFakeRules([
     { match: { model: answerer }, reply: { text: ANSWER } },
-    { match: { model: judge, kind: "structured", contains: "You collect evidence" }, reply: { json: { excerpts: [{ text: quote, confidence: "high" }] } } },
+    {
+      match: { model: judge, kind: "structured", contains: "You collect evidence" },
+      reply: { json: { excerpts: [{ text: quote, confidence: "high" }] } },
+    },
     { match: { model: judge, kind: "structured", contains: "into a score" }, reply: { json: { score: true } } },
-    { match: { model: judge, kind: "chat" }, reply: { text: "Evidence: quoted.\nInterpretation: fine.\nConclusion: The answer meets the criterion." } },
+    {
+      match: { model: judge, kind: "chat" },
+      reply: { text: "Evidence: quoted.\nInterpretation: fine.\nConclusion: The answer meets the criterion." },
+    },
   ]);
   const runId = await submitRun({
     benchmark: {
       name: "dj-rubric",
-      questions: [{ id: "q-atp", question: "Which organelle makes ATP?", rubric: { llm_traits: [{ name: "names_organelle", description: "Does it name the organelle?", kind: "boolean", higher_is_better: true }] } }],
+      questions: [
+        {
+          id: "q-atp",
+          question: "Which organelle makes ATP?",
+          rubric: {
+            llm_traits: [{ name: "names_organelle", description: "Does it name the organelle?", kind: "boolean", higher_is_better: true }],
+          },
+        },
+      ],
     },
-    config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("judge", judge)], evaluation_mode: "rubric_only", deep_judgment_rubric_mode: "enable_all" },
+    config: {
+      answering_models: [fakeModel("ans", answerer)],
+      parsing_models: [fakeModel("judge", judge)],
+      evaluation_mode: "rubric_only",
+      deep_judgment_rubric_mode: "enable_all",
+    },
   });
   await waitForRun(runId);
   const [result] = await allResults(runId);
@@ -33,7 +52,11 @@ describe("deep judgment for rubrics in a run", () => {
   it("a judge quoting text that is not in the response triggers stage 12: verify_result false", async () => {
     const result = await run("According to a 2019 Nature paper, the nucleus makes ATP.");
     expect(result.template.verify_result).toBe(false);
-    expect(result.metadata.failure).toMatchObject({ category: "deep_judgment_rubric", group: "autofail", stage: "deep_judgment_rubric_autofail" });
+    expect(result.metadata.failure).toMatchObject({
+      category: "deep_judgment_rubric",
+      group: "autofail",
+      stage: "deep_judgment_rubric_autofail",
+    });
     expect(result.deep_judgment_rubric).toMatchObject({
       deep_judgment_rubric_performed: true,
       traits_without_valid_excerpts: ["names_organelle"],

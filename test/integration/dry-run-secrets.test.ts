@@ -11,7 +11,6 @@ import { buildApp } from "../../src/http/app";
 import preset from "../fixtures/karenina/preset_full.json";
 import { api, exactTemplate, TOKEN } from "./helpers";
 
-
 const body = {
   benchmark: { name: "preset", questions: [{ id: "q1", question: "Which gene encodes p53?", template: exactTemplate("TP53") }] },
   config: (preset as { config: unknown }).config,

@@ -4,7 +4,13 @@ import { addFakeRules, api, fakeModel, fakeStats, submitRun, uniqueModel, waitFo
 
 const FIELDS = ["gene", "organism", "method", "year_known"];
 const template = {
-  fields: FIELDS.map((name) => ({ name, type: "str", description: `The ${name.replace("_", " ")} the response names`, ground_truth: "x", verify_with: { type: "ExactMatch" } })),
+  fields: FIELDS.map((name) => ({
+    name,
+    type: "str",
+    description: `The ${name.replace("_", " ")} the response names`,
+    ground_truth: "x",
+    verify_with: { type: "ExactMatch" },
+  })),
 };
 // ~150 tokens (the estimator's assumed answer length), varied prose as a model writes it; each
 // field's excerpt is a verbatim span of it (a repeated text would defeat difflib's autojunk seed).
@@ -25,7 +31,11 @@ function body(answering: string, judge: string, questions: number, extra: Record
     run_name: `dry-${answering}`,
     benchmark: {
       name: "dry",
-      questions: Array.from({ length: questions }, (_, i) => ({ id: `q${i}`, question: `Which gene, organism, method and year does study ${i} report?`, template })),
+      questions: Array.from({ length: questions }, (_, i) => ({
+        id: `q${i}`,
+        question: `Which gene, organism, method and year does study ${i} report?`,
+        template,
+      })),
     },
     config: {
       answering_models: [fakeModel("ans", answering)],
@@ -52,8 +62,11 @@ describe("POST /v1/runs with dry_run", () => {
     expect(estimate.per_stage.deep_judgment_excerpts).toMatchObject({ calls: 6, calls_max: 18 }); // 2 excerpt retries each at most
     expect(estimate.per_stage.parsing.calls).toBe(6);
     expect(estimate.cost_usd).toBeCloseTo(
-      (estimate.per_model[`answering:ans`].input_tokens * 1 + estimate.per_model[`answering:ans`].output_tokens * 4 +
-        estimate.per_model[`judging:judge`].input_tokens * 2 + estimate.per_model[`judging:judge`].output_tokens * 8) / 1e6,
+      (estimate.per_model[`answering:ans`].input_tokens * 1 +
+        estimate.per_model[`answering:ans`].output_tokens * 4 +
+        estimate.per_model[`judging:judge`].input_tokens * 2 +
+        estimate.per_model[`judging:judge`].output_tokens * 8) /
+        1e6,
       12,
     );
     expect(estimate.prices_as_of).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -77,17 +90,52 @@ describe("POST /v1/runs with dry_run", () => {
       { match: { model: ans }, reply: { fault: "429" }, times: answer429 },
       { match: { model: judge }, reply: { fault: "429" }, times: judge429 },
       { match: { model: ans }, reply: { text: ANSWER } },
-      { match: { model: judge, contains: "explicit declaration of non-answering" }, reply: { json: { reasoning: "The response answers directly and does not decline; no refusal wording appears.", abstention_detected: false } } },
-      { match: { model: judge, contains: "<response_to_analyze>" }, reply: { json: Object.fromEntries(FIELDS.map((f) => [f, [{ text: SPANS[f], confidence: "high", explanation: "the response states it in these words" }]])) } },
-      { match: { model: judge, contains: "<extracted_excerpts>" }, reply: { json: Object.fromEntries(FIELDS.map((f) => [f, `The excerpt "${SPANS[f]}" is the only evidence for ${f}; it is stated verbatim and with high confidence, so the value follows from it.`])) } },
+      {
+        match: { model: judge, contains: "explicit declaration of non-answering" },
+        reply: {
+          json: {
+            reasoning: "The response answers directly and does not decline; no refusal wording appears.",
+            abstention_detected: false,
+          },
+        },
+      },
+      {
+        match: { model: judge, contains: "<response_to_analyze>" },
+        reply: {
+          json: Object.fromEntries(
+            FIELDS.map((f) => [f, [{ text: SPANS[f], confidence: "high", explanation: "the response states it in these words" }]]),
+          ),
+        },
+      },
+      {
+        match: { model: judge, contains: "<extracted_excerpts>" },
+        reply: {
+          json: Object.fromEntries(
+            FIELDS.map((f) => [
+              f,
+              `The excerpt "${SPANS[f]}" is the only evidence for ${f}; it is stated verbatim and with high confidence, so the value follows from it.`,
+            ]),
+          ),
+        },
+      },
     ]);
     const runId = await submitRun(body(ans, judge, questions));
     await waitForRun(runId, ["completed", "partial", "failed"], 28_000);
     const view = (await (await api(`/v1/runs/${runId}`)).json()) as any;
     const billed = (await fakeStats(ans)).total + (await fakeStats(judge)).total - answer429 - judge429;
     const real = view.usage.total;
-    const ratio = { calls: est.calls / billed, input: est.input_tokens / real.input_tokens, output: est.output_tokens / real.output_tokens };
-    console.log(JSON.stringify({ estimate: { calls: est.calls, input: est.input_tokens, output: est.output_tokens }, real: { calls: billed, input: real.input_tokens, output: real.output_tokens }, ratio }));
+    const ratio = {
+      calls: est.calls / billed,
+      input: est.input_tokens / real.input_tokens,
+      output: est.output_tokens / real.output_tokens,
+    };
+    console.log(
+      JSON.stringify({
+        estimate: { calls: est.calls, input: est.input_tokens, output: est.output_tokens },
+        real: { calls: billed, input: real.input_tokens, output: real.output_tokens },
+        ratio,
+      }),
+    );
     expect(Math.abs(ratio.calls - 1)).toBeLessThanOrEqual(0.1);
     expect(Math.abs(ratio.input - 1)).toBeLessThanOrEqual(0.25);
     expect(Math.abs(ratio.output - 1)).toBeLessThanOrEqual(0.25);

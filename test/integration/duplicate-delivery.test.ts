@@ -6,13 +6,30 @@ import { keyRing } from "../../src/tenants/key-ring";
 import { planRun } from "../../src/submit/plan";
 import { startRun } from "../../src/submit/submit";
 import { CreateRunBody } from "../../src/schemas/api";
-import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, fakeStats, LONG_ANSWER, r2Keys, savedResults, uniqueModel, type RunView, runObjects } from "./helpers";
+import {
+  addFakeRules,
+  api,
+  d1ResultRows,
+  exactTemplate,
+  fakeModel,
+  fakeStats,
+  LONG_ANSWER,
+  r2Keys,
+  savedResults,
+  uniqueModel,
+  type RunView,
+  runObjects,
+} from "./helpers";
 
 /** Starts a run whose messages are captured instead of queued, so the test delivers them itself. */
 async function startCapturedRun(body: unknown) {
   const sent: { body: { run_id: string; job_id: string } }[] = [];
   const jobs = { sendBatch: async (msgs: typeof sent) => void sent.push(...msgs) } as unknown as Queue<unknown>;
-  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, keyRing(env, true, new Map()));
+  const plan = planRun(
+    CreateRunBody.parse(body),
+    { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() },
+    keyRing(env, true, new Map()),
+  );
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
   return { runId: plan.spec.run_id, sent };

@@ -8,7 +8,13 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { addFakeRules, allResults, api, exactTemplate, fakeModel, fakeStats, submitRun, uniqueModel, waitForRun } from "./helpers";
 
-const anthropicModel = (id: string, model_name: string) => ({ id, interface: "anthropic", model_name, base_url: env.FAKE_LLM_URL, api_key_secret: "FAKE_PROVIDER_KEY" });
+const anthropicModel = (id: string, model_name: string) => ({
+  id,
+  interface: "anthropic",
+  model_name,
+  base_url: env.FAKE_LLM_URL,
+  api_key_secret: "FAKE_PROVIDER_KEY",
+});
 const question = { id: "q", question: "What is the capital of France?", template: exactTemplate("Paris") };
 
 async function judgeRules(answerer: string, judge: string) {
@@ -35,7 +41,12 @@ describe("embedding check models", () => {
     });
     await waitForRun(runId);
     const [r] = await allResults(runId);
-    expect(r!.template).toMatchObject({ embedding_check_performed: true, embedding_model_used: embedder, embedding_override_applied: true, verify_result: true });
+    expect(r!.template).toMatchObject({
+      embedding_check_performed: true,
+      embedding_model_used: embedder,
+      embedding_override_applied: true,
+      verify_result: true,
+    });
     expect((await fakeStats(embedder)).by_endpoint["openai.embeddings"]).toBe(1);
   });
 
@@ -45,7 +56,12 @@ describe("embedding check models", () => {
     const before = (await fakeStats("all-minilm")).by_endpoint["openai.embeddings"] ?? 0;
     const runId = await submitRun({
       benchmark: { name: "embedding", questions: [question] },
-      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], embedding_check_enabled: true, embedding_check_threshold: 0 },
+      config: {
+        answering_models: [fakeModel("a", answerer)],
+        parsing_models: [fakeModel("j", judge)],
+        embedding_check_enabled: true,
+        embedding_check_threshold: 0,
+      },
     });
     await waitForRun(runId);
     const [r] = await allResults(runId);
@@ -69,6 +85,8 @@ describe("embedding check models", () => {
     });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { issues: { path: string; message: string }[] } };
-    expect(body.error.issues).toEqual([expect.objectContaining({ path: "config.embedding_check_model", message: expect.stringContaining("set embedding_check_provider") })]);
+    expect(body.error.issues).toEqual([
+      expect.objectContaining({ path: "config.embedding_check_model", message: expect.stringContaining("set embedding_check_provider") }),
+    ]);
   });
 });

@@ -17,7 +17,10 @@ async function scriptedRun(answer: string, replicates: number): Promise<string> 
     { match: { model: judge }, reply: { json: { answer: "Paris" } } },
   ]);
   const runId = await submitRun({
-    benchmark: { name: "export-build", questions: [{ id: "q", question: "What is the capital of France?", template: exactTemplate("Paris") }] },
+    benchmark: {
+      name: "export-build",
+      questions: [{ id: "q", question: "What is the capital of France?", template: exactTemplate("Paris") }],
+    },
     config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("judge", judge)], replicate_count: replicates },
   });
   await waitForRun(runId, ["completed", "partial", "failed"], 60_000);
@@ -28,7 +31,16 @@ async function scriptedRun(answer: string, replicates: number): Promise<string> 
 async function buildByHand(runId: string, format: "karenina" | "csv" | "ndjson", results: number) {
   const exportId = crypto.randomUUID();
   const key = `t/default/runs/${runId}/exports/${exportId}/export.x`;
-  await insertExport(env.DB, { tenant_id: "default", export_id: exportId, run_id: runId, format, filter: {}, r2_key: key, results_total: 0, created_at: new Date().toISOString() });
+  await insertExport(env.DB, {
+    tenant_id: "default",
+    export_id: exportId,
+    run_id: runId,
+    format,
+    filter: {},
+    r2_key: key,
+    results_total: 0,
+    created_at: new Date().toISOString(),
+  });
   const sent: ExportMessage[] = [];
   const queue = { send: async (m: unknown) => void sent.push(m as ExportMessage) } as unknown as Queue<unknown>;
   const benv = { DB: env.DB, BLOBS: env.BLOBS, EXPORTS: queue };
@@ -59,7 +71,11 @@ describe("export builder steps", () => {
       const a = await (await env.BLOBS.get(small.key))!.text();
       const b = await (await env.BLOBS.get(whole.key))!.text();
       expect(a).toBe(b);
-      expect((await getExport(env.DB, "default", small.exportId))!).toMatchObject({ status: "ready", results_done: 9, bytes: new TextEncoder().encode(a).byteLength });
+      expect((await getExport(env.DB, "default", small.exportId))!).toMatchObject({
+        status: "ready",
+        results_done: 9,
+        bytes: new TextEncoder().encode(a).byteLength,
+      });
       // the segments that carried bytes between steps are gone once the export is ready
       expect((await env.BLOBS.list({ prefix: `t/default/runs/${runId}/exports/${small.exportId}/segments/` })).objects).toEqual([]);
     });

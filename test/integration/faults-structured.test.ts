@@ -21,7 +21,12 @@ describe("structured output that holds", () => {
   it("sends OpenAI a strict schema (all required, optional made nullable, no extra properties) and reads its nulls back as absent", async () => {
     const model = uniqueModel("strict");
     await addFakeRules([{ match: { model }, reply: { json: { answer: "Paris", confidence: null } } }]);
-    const r = await adapter("openai", model).structured({ messages: [{ role: "user", content: "q" }], schemaName: "Answer", jsonSchema, schema });
+    const r = await adapter("openai", model).structured({
+      messages: [{ role: "user", content: "q" }],
+      schemaName: "Answer",
+      jsonSchema,
+      schema,
+    });
     expect(r.ok && r.value.value).toEqual({ answer: "Paris" });
     const sent = ((await requestLog(model))[0] as unknown as { body: any }).body.response_format.json_schema;
     expect(sent.strict).toBe(true);
@@ -35,7 +40,12 @@ describe("structured output that holds", () => {
   it("sends compatible servers the schema as written and extracts fenced JSON from their text", async () => {
     const model = uniqueModel("compat");
     await addFakeRules([{ match: { model }, reply: { text: 'Here you go:\n```json\n{"answer": "Rome"}\n```' } }]);
-    const r = await adapter("openai_compatible", model).structured({ messages: [{ role: "user", content: "q" }], schemaName: "Answer", jsonSchema, schema });
+    const r = await adapter("openai_compatible", model).structured({
+      messages: [{ role: "user", content: "q" }],
+      schemaName: "Answer",
+      jsonSchema,
+      schema,
+    });
     expect(r.ok && r.value.value).toEqual({ answer: "Rome" });
     const sent = ((await requestLog(model))[0] as unknown as { body: any }).body.response_format.json_schema;
     expect(sent.strict).toBeUndefined();

@@ -15,7 +15,13 @@ import { fakeModel } from "./helpers";
 import { ADMIN_TOKEN, apiAs, createTenant, type TestTenant } from "./tenant-helpers";
 
 const WRITE = new Set(["POST", "PUT", "PATCH"]);
-const writeRoutes = [...new Set(buildApp().routes.filter((r) => WRITE.has(r.method) && r.path.startsWith("/v1/")).map((r) => `${r.method} ${r.path}`))];
+const writeRoutes = [
+  ...new Set(
+    buildApp()
+      .routes.filter((r) => WRITE.has(r.method) && r.path.startsWith("/v1/"))
+      .map((r) => `${r.method} ${r.path}`),
+  ),
+];
 
 /** Routes whose body is not stored as sent: nothing to read back (the reason is the value). */
 const NO_STORED_BODY: Record<string, string> = {
@@ -29,8 +35,10 @@ const NO_STORED_BODY: Record<string, string> = {
   "POST /v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": "no body",
   "POST /v1/hooks/:trigger_id": "a sender's payload, read through the trigger's mapping into a run (triggers.test.ts)",
   "POST /v1/judges/:id/promptfoo": "promptfoo's test output, graded; stores nothing (stored-judges.test.ts)",
-  "POST /v1/runs/:id/rescore": "starts a child run; the models and traits it adds read back in the child's manifest and results (rescore.test.ts)",
-  "POST /v1/runs/:id/exports": "a format and result filters (fixed vocabularies, no free text), turned into a file built in R2 (run-exports.test.ts)",
+  "POST /v1/runs/:id/rescore":
+    "starts a child run; the models and traits it adds read back in the child's manifest and results (rescore.test.ts)",
+  "POST /v1/runs/:id/exports":
+    "a format and result filters (fixed vocabularies, no free text), turned into a file built in R2 (run-exports.test.ts)",
 };
 
 // Free-form text of any unicode; ≤ 40 code points stays inside every length limit in UTF-16 units.
@@ -45,11 +53,15 @@ const config = fc.record({ answerPrompt: text, judgePrompt: text, replicates: fc
 }));
 
 /** budget_usd needs a price for every model. */
-const FAKE_PRICES = { "openai_compatible:fuzz-answerer": { input_per_mtok: 1, output_per_mtok: 1 }, "openai_compatible:fuzz-judge": { input_per_mtok: 1, output_per_mtok: 1 } };
+const FAKE_PRICES = {
+  "openai_compatible:fuzz-answerer": { input_per_mtok: 1, output_per_mtok: 1 },
+  "openai_compatible:fuzz-judge": { input_per_mtok: 1, output_per_mtok: 1 },
+};
 
 /** JSON of every key sent equals the JSON of that key read. */
 function expectSameParts(sent: Record<string, unknown>, read: Record<string, unknown>, label: string, writeOnly: string[] = []) {
-  for (const [k, v] of Object.entries(sent)) if (!writeOnly.includes(k)) expect(JSON.stringify(read[k]), `${label}: ${k}`).toBe(JSON.stringify(v));
+  for (const [k, v] of Object.entries(sent))
+    if (!writeOnly.includes(k)) expect(JSON.stringify(read[k]), `${label}: ${k}`).toBe(JSON.stringify(v));
 }
 
 interface Readback {
@@ -75,7 +87,10 @@ const tenantBody = fc.record({
   name: text,
   use_deployment_keys: fc.boolean(),
   retention_days: fc.option(fc.integer({ min: 1, max: 36_500 }), { nil: null }),
-  limits: fc.record({ requests_per_minute: fc.integer({ min: 1, max: 1_000_000 }), jobs_per_run: fc.integer({ min: 1, max: 10_000_000 }) }, { requiredKeys: [] }),
+  limits: fc.record(
+    { requests_per_minute: fc.integer({ min: 1, max: 1_000_000 }), jobs_per_run: fc.integer({ min: 1, max: 10_000_000 }) },
+    { requiredKeys: [] },
+  ),
 });
 
 /** A stored judge whose free-form parts vary; its prompt has no braces, so no text is read as a placeholder. */
@@ -84,10 +99,16 @@ const storedJudge = fc
     name: text,
     description: fc.option(text, { nil: null }),
     prompt: text.filter((p) => !/[{}]/.test(p)),
-    mapping: fc.record({ input: text, reference: text, vars: fc.dictionary(fc.stringMatching(/^[a-z_]\w{0,10}$/), text, { maxKeys: 3 }) }, { requiredKeys: [] }),
+    mapping: fc.record(
+      { input: text, reference: text, vars: fc.dictionary(fc.stringMatching(/^[a-z_]\w{0,10}$/), text, { maxKeys: 3 }) },
+      { requiredKeys: [] },
+    ),
     deadline_ms: fc.integer({ min: 1, max: 120_000 }),
   })
-  .map(({ prompt, ...rest }) => ({ ...rest, config: { type: "judge", prompt, scale: { type: "continuous", min: 0, max: 1 }, provider: fakeModel("j", "fuzz-judge") } }));
+  .map(({ prompt, ...rest }) => ({
+    ...rest,
+    config: { type: "judge", prompt, scale: { type: "continuous", min: 0, max: 1 }, provider: fakeModel("j", "fuzz-judge") },
+  }));
 
 const READBACK: Record<string, Readback> = {
   "POST /v1/admin/tenants": {
@@ -99,9 +120,16 @@ const READBACK: Record<string, Readback> = {
     runs: 100,
   },
   "PATCH /v1/admin/tenants/:id": {
-    body: fc.record({ name: text, retention_days: fc.option(fc.integer({ min: 1, max: 36_500 }), { nil: null }), disabled: fc.boolean() }, { requiredKeys: [] }),
+    body: fc.record(
+      { name: text, retention_days: fc.option(fc.integer({ min: 1, max: 36_500 }), { nil: null }), disabled: fc.boolean() },
+      { requiredKeys: [] },
+    ),
     storeAndRead: async (b) => {
-      const created = await ok(await apiAs(ADMIN_TOKEN, "/v1/admin/tenants", { method: "POST", json: { name: "patched" } }), 201, "create tenant");
+      const created = await ok(
+        await apiAs(ADMIN_TOKEN, "/v1/admin/tenants", { method: "POST", json: { name: "patched" } }),
+        201,
+        "create tenant",
+      );
       const id = created.tenant.tenant_id;
       await ok(await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${id}`, { method: "PATCH", json: b }), 200, "patch tenant");
       return (await ok(await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${id}`), 200, "read tenant")).tenant;
@@ -109,7 +137,11 @@ const READBACK: Record<string, Readback> = {
     runs: 100,
   },
   "POST /v1/keys": {
-    body: fc.record({ name: text, scopes: fc.uniqueArray(fc.constantFrom("runs:read", "runs:write", "benchmarks:read", "judge", "webhooks:read"), { minLength: 1 }), expires_at: isoFuture }),
+    body: fc.record({
+      name: text,
+      scopes: fc.uniqueArray(fc.constantFrom("runs:read", "runs:write", "benchmarks:read", "judge", "webhooks:read"), { minLength: 1 }),
+      expires_at: isoFuture,
+    }),
     storeAndRead: async (b) => {
       const created = await ok(await as("/v1/keys", { method: "POST", json: b }), 201, "create key");
       const { keys } = await ok(await as("/v1/keys"), 200, "list keys");
@@ -121,8 +153,14 @@ const READBACK: Record<string, Readback> = {
     body: fc.record({
       value: text,
       interface: fc.constantFrom("openai", "anthropic", "openai_compatible"),
-      origins: fc.uniqueArray(fc.stringMatching(/^[a-z]{1,12}$/).map((h) => `https://${h}.example.com`), { maxLength: 3 }),
-      limits: fc.record({ rpm: fc.integer({ min: 1, max: 100_000 }), concurrency: fc.integer({ min: 1, max: 1000 }) }, { requiredKeys: [] }),
+      origins: fc.uniqueArray(
+        fc.stringMatching(/^[a-z]{1,12}$/).map((h) => `https://${h}.example.com`),
+        { maxLength: 3 },
+      ),
+      limits: fc.record(
+        { rpm: fc.integer({ min: 1, max: 100_000 }), concurrency: fc.integer({ min: 1, max: 1000 }) },
+        { requiredKeys: [] },
+      ),
     }),
     writeOnly: ["value"],
     storeAndRead: async (b) => {
@@ -135,7 +173,20 @@ const READBACK: Record<string, Readback> = {
   "POST /v1/runs": {
     body: fc.record({ name: text, budget_usd: fc.integer({ min: 1, max: 10_000 }) }),
     storeAndRead: async (b) => {
-      const created = await ok(await as("/v1/runs", { method: "POST", json: { benchmark_id: benchmarkId, config: { ...fc.sample(config, 1)[0], replicate_count: 1 }, run_name: b.name, budget_usd: b.budget_usd, prices: FAKE_PRICES } }), 202, "submit run");
+      const created = await ok(
+        await as("/v1/runs", {
+          method: "POST",
+          json: {
+            benchmark_id: benchmarkId,
+            config: { ...fc.sample(config, 1)[0], replicate_count: 1 },
+            run_name: b.name,
+            budget_usd: b.budget_usd,
+            prices: FAKE_PRICES,
+          },
+        }),
+        202,
+        "submit run",
+      );
       const view = await ok(await as(`/v1/runs/${created.run_id}`), 200, "read run");
       await as(`/v1/runs/${created.run_id}/cancel`, { method: "POST" });
       return { name: view.run_name, budget_usd: view.budget_usd };
@@ -146,7 +197,9 @@ const READBACK: Record<string, Readback> = {
     body: fc.record({
       url: fc.stringMatching(/^[a-z0-9]{1,20}$/).map((p) => `https://hooks.example.com/${p}`),
       description: text,
-      event_types: fc.uniqueArray(fc.constantFrom("run.completed", "run.partial", "run.failed", "run.cancelled", "result.created"), { minLength: 1 }),
+      event_types: fc.uniqueArray(fc.constantFrom("run.completed", "run.partial", "run.failed", "run.cancelled", "result.created"), {
+        minLength: 1,
+      }),
       all_runs: fc.boolean(),
       enabled: fc.boolean(),
     }),
@@ -158,9 +211,16 @@ const READBACK: Record<string, Readback> = {
     },
   },
   "PATCH /v1/webhook-endpoints/:id": {
-    body: fc.record({ description: text, all_runs: fc.boolean(), enabled: fc.boolean(), event_types: fc.constant(["run.failed"]) }, { requiredKeys: ["description"] }),
+    body: fc.record(
+      { description: text, all_runs: fc.boolean(), enabled: fc.boolean(), event_types: fc.constant(["run.failed"]) },
+      { requiredKeys: ["description"] },
+    ),
     storeAndRead: async (b) => {
-      const created = await ok(await as("/v1/webhook-endpoints", { method: "POST", json: { url: "https://hooks.example.com/patched" } }), 201, "create endpoint");
+      const created = await ok(
+        await as("/v1/webhook-endpoints", { method: "POST", json: { url: "https://hooks.example.com/patched" } }),
+        201,
+        "create endpoint",
+      );
       await ok(await as(`/v1/webhook-endpoints/${created.endpoint_id}`, { method: "PATCH", json: b }), 200, "patch endpoint");
       const got = await ok(await as(`/v1/webhook-endpoints/${created.endpoint_id}`), 200, "read endpoint");
       await as(`/v1/webhook-endpoints/${created.endpoint_id}`, { method: "DELETE" });
@@ -172,10 +232,17 @@ const READBACK: Record<string, Readback> = {
       name: text,
       config,
       signing: fc.constantFrom({ scheme: "standard_webhooks" }, { scheme: "github" }, { scheme: "hex_header", header: "X-Fuzz-Signature" }),
-      mapping: fc.record({ run_name: fc.oneof(fc.record({ literal: text }), fc.constant({ pointer: "/a/0/b~1c" })), question_ids: fc.constant("/ids") }, { requiredKeys: [] }),
+      mapping: fc.record(
+        { run_name: fc.oneof(fc.record({ literal: text }), fc.constant({ pointer: "/a/0/b~1c" })), question_ids: fc.constant("/ids") },
+        { requiredKeys: [] },
+      ),
     }),
     storeAndRead: async (b) => {
-      const created = await ok(await as("/v1/triggers", { method: "POST", json: { ...b, benchmark_id: benchmarkId } }), 201, "create trigger");
+      const created = await ok(
+        await as("/v1/triggers", { method: "POST", json: { ...b, benchmark_id: benchmarkId } }),
+        201,
+        "create trigger",
+      );
       const got = await ok(await as(`/v1/triggers/${created.trigger_id}`), 200, "read trigger");
       await as(`/v1/triggers/${created.trigger_id}`, { method: "DELETE" });
       return got;
@@ -215,7 +282,11 @@ const READBACK: Record<string, Readback> = {
   "PUT /v1/presets/:id": {
     body: fc.record({ name: text, description: fc.option(text, { nil: null }), config }),
     storeAndRead: async (b) => {
-      const created = await ok(await as("/v1/presets", { method: "POST", json: { config: fc.sample(config, 1)[0] } }), 201, "create preset");
+      const created = await ok(
+        await as("/v1/presets", { method: "POST", json: { config: fc.sample(config, 1)[0] } }),
+        201,
+        "create preset",
+      );
       await ok(await as(`/v1/presets/${created.preset_id}`, { method: "PUT", json: b }), 200, "replace preset");
       return ok(await as(`/v1/presets/${created.preset_id}`), 200, "read preset");
     },
@@ -223,7 +294,11 @@ const READBACK: Record<string, Readback> = {
   "POST /v1/schedules": {
     body: fc.record({ name: text, cron: fc.constantFrom("0 3 * * *", "*/5 * * * 1-5", "17 4 1 * *"), config, enabled: fc.boolean() }),
     storeAndRead: async (b) => {
-      const created = await ok(await as("/v1/schedules", { method: "POST", json: { ...b, benchmark_id: benchmarkId } }), 201, "create schedule");
+      const created = await ok(
+        await as("/v1/schedules", { method: "POST", json: { ...b, benchmark_id: benchmarkId } }),
+        201,
+        "create schedule",
+      );
       const got = await ok(await as(`/v1/schedules/${created.schedule_id}`), 200, "read schedule");
       await as(`/v1/schedules/${created.schedule_id}`, { method: "DELETE" });
       return got;
@@ -233,7 +308,14 @@ const READBACK: Record<string, Readback> = {
   "PATCH /v1/schedules/:id": {
     body: fc.record({ name: text, config, enabled: fc.boolean() }, { requiredKeys: ["name"] }),
     storeAndRead: async (b) => {
-      const created = await ok(await as("/v1/schedules", { method: "POST", json: { name: "patched", cron: "0 3 * * *", benchmark_id: benchmarkId, config: fc.sample(config, 1)[0] } }), 201, "create schedule");
+      const created = await ok(
+        await as("/v1/schedules", {
+          method: "POST",
+          json: { name: "patched", cron: "0 3 * * *", benchmark_id: benchmarkId, config: fc.sample(config, 1)[0] },
+        }),
+        201,
+        "create schedule",
+      );
       await ok(await as(`/v1/schedules/${created.schedule_id}`, { method: "PATCH", json: b }), 200, "patch schedule");
       const got = await ok(await as(`/v1/schedules/${created.schedule_id}`), 200, "read schedule");
       await as(`/v1/schedules/${created.schedule_id}`, { method: "DELETE" });
@@ -246,7 +328,10 @@ const READBACK: Record<string, Readback> = {
 describe("valid bodies read back byte-identical, route by route", () => {
   beforeAll(async () => {
     t = await createTenant({ name: "fuzz readback", limits: { requests_per_minute: 1_000_000, concurrent_runs: 100_000 } });
-    const res = await as("/v1/benchmarks", { method: "POST", json: { name: "fuzz", questions: [{ id: "q1", question: "Q?", raw_answer: "A" }] } });
+    const res = await as("/v1/benchmarks", {
+      method: "POST",
+      json: { name: "fuzz", questions: [{ id: "q1", question: "Q?", raw_answer: "A" }] },
+    });
     benchmarkId = (await ok(res, 201, "store benchmark")).benchmark_id;
   });
 
@@ -257,11 +342,15 @@ describe("valid bodies read back byte-identical, route by route", () => {
     expect(stale, "routes listed here that app.routes no longer has").toEqual([]);
   });
 
-  it.each(Object.keys(READBACK))("%s: valid bodies are 2xx and every part reads back as sent", async (route) => {
-    const { body, storeAndRead, runs, writeOnly } = READBACK[route]!;
-    await fc.assert(
-      fc.asyncProperty(body, async (b) => expectSameParts(b, await storeAndRead(b), route, writeOnly)),
-      { numRuns: runs ?? 150 },
-    );
-  }, 240_000);
+  it.each(Object.keys(READBACK))(
+    "%s: valid bodies are 2xx and every part reads back as sent",
+    async (route) => {
+      const { body, storeAndRead, runs, writeOnly } = READBACK[route]!;
+      await fc.assert(
+        fc.asyncProperty(body, async (b) => expectSameParts(b, await storeAndRead(b), route, writeOnly)),
+        { numRuns: runs ?? 150 },
+      );
+    },
+    240_000,
+  );
 });

@@ -30,7 +30,8 @@ describe("stored bodies read back byte-identical", () => {
       fc.asyncProperty(benchmark, async (b) => {
         const res = await api("/v1/benchmarks", { method: "POST", json: b });
         const created = (await res.json()) as { benchmark_id?: string; url?: string; error?: unknown };
-        if (res.status !== 201) throw new Error(`${res.status} for ${JSON.stringify(b).slice(0, 300)}: ${JSON.stringify(created).slice(0, 300)}`);
+        if (res.status !== 201)
+          throw new Error(`${res.status} for ${JSON.stringify(b).slice(0, 300)}: ${JSON.stringify(created).slice(0, 300)}`);
         const read = (await (await api(`/v1/benchmarks/${created.benchmark_id}`)).json()) as { benchmark: typeof b };
         expect(JSON.stringify(read.benchmark.name)).toBe(JSON.stringify(b.name));
         b.questions.forEach((q, i) => {

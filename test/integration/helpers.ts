@@ -76,9 +76,10 @@ export async function allResults(runId: string): Promise<any[]> {
   const out: any[] = [];
   let cursor: string | null = null;
   do {
-    const page = (await (
-      await api(`/v1/runs/${runId}/results?limit=7${cursor ? `&cursor=${cursor}` : ""}`)
-    ).json()) as { results: any[]; next_cursor: string | null };
+    const page = (await (await api(`/v1/runs/${runId}/results?limit=7${cursor ? `&cursor=${cursor}` : ""}`)).json()) as {
+      results: any[];
+      next_cursor: string | null;
+    };
     out.push(...page.results);
     cursor = page.next_cursor;
   } while (cursor);

@@ -11,8 +11,10 @@ import { api, fakeModel } from "./helpers";
 const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 const post = (path: string, body: string) => api(path, { method: "POST", body, headers: { "content-type": "application/json" } });
 const stored = async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM benchmarks").first<{ n: number }>())!.n;
-const question = (meta: string) => `{"id":"q1","question":"?","template":{"fields":[{"name":"x","type":"bool","description":"d","ground_truth":true,"verify_with":{"type":"BooleanMatch"}}]},"custom_metadata":${meta}}`;
-const firstIssue = async (res: Response) => ((await res.json()) as { error: { issues: { path: string; message: string }[] } }).error.issues[0]!;
+const question = (meta: string) =>
+  `{"id":"q1","question":"?","template":{"fields":[{"name":"x","type":"bool","description":"d","ground_truth":true,"verify_with":{"type":"BooleanMatch"}}]},"custom_metadata":${meta}}`;
+const firstIssue = async (res: Response) =>
+  ((await res.json()) as { error: { issues: { path: string; message: string }[] } }).error.issues[0]!;
 
 describe("JSON nesting limit", () => {
   it("refuses custom_metadata 7,000 deep with a 400 at its path and stores nothing", async () => {

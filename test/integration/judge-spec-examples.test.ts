@@ -8,7 +8,10 @@ import { describe, expect, it } from "vitest";
 import { addFakeRules, api, fakeModel, fakeStats, uniqueModel } from "./helpers";
 
 async function judge(config: object, extra: object = {}) {
-  const res = await api("/v1/judge", { method: "POST", json: { input: "Say hello politely.", output: "Hello! How may I help you today?", ...extra, config } });
+  const res = await api("/v1/judge", {
+    method: "POST",
+    json: { input: "Say hello politely.", output: "Hello! How may I help you today?", ...extra, config },
+  });
   const body = (await res.json()) as any;
   expect(res.status, JSON.stringify(body)).toBe(200);
   return body;
@@ -41,14 +44,27 @@ describe("spec examples run end to end on the fake LLM", () => {
   it("simple categorical judgment with threshold 0.8", async () => {
     const { model, provider } = setup("spec-categorical");
     await addFakeRules([{ match: { model, kind: "structured" }, reply: { json: { answer: "no" } } }]);
-    const body = await judge({ provider, type: "categorical", prompt: "Is this response helpful?", categories: ["yes", "no"], threshold: 0.8 });
+    const body = await judge({
+      provider,
+      type: "categorical",
+      prompt: "Is this response helpful?",
+      categories: ["yes", "no"],
+      threshold: 0.8,
+    });
     expect(body).toMatchObject({ pass: false, score: 0, threshold: 0.8, units: [{ answer: "no", pass_value: "yes" }] });
   });
 
   it("likert scale rating with explanation and threshold 4", async () => {
     const { model, provider } = setup("spec-likert");
     await addFakeRules([{ match: { model }, reply: { json: { explanation: "warm and clear", answer: 5 } } }]);
-    const body = await judge({ provider, type: "likert", prompt: "Rate the quality of this response", scale: [1, 5], explanation: true, threshold: 4 });
+    const body = await judge({
+      provider,
+      type: "likert",
+      prompt: "Rate the quality of this response",
+      scale: [1, 5],
+      explanation: true,
+      threshold: 4,
+    });
     expect(body).toMatchObject({ pass: true, score: 5, units: [{ explanation: "warm and clear" }] });
     expect(body.reason).toContain("warm and clear");
   });
@@ -56,21 +72,46 @@ describe("spec examples run end to end on the fake LLM", () => {
   it("pairwise comparison of the output with {{vars.baseline}}", async () => {
     const { model, provider } = setup("spec-pairwise");
     await addFakeRules([{ match: { model, contains: "Option B:\nHi." }, reply: { json: { choice: "A" } } }]);
-    const body = await judge({ provider, type: "pairwise", prompt: "Which response is more accurate?", options: ["{{output}}", "{{vars.baseline}}"] }, { vars: { baseline: "Hi." } });
+    const body = await judge(
+      { provider, type: "pairwise", prompt: "Which response is more accurate?", options: ["{{output}}", "{{vars.baseline}}"] },
+      { vars: { baseline: "Hi." } },
+    );
     expect(body).toMatchObject({ pass: true, score: 1, units: [{ chosen: "A" }] });
   });
 
   it("hierarchical verification with majority voting (categorical ×3 → verify → max-pool 0.7)", async () => {
     const { model, provider } = setup("spec-hier");
     await addFakeRules([
-      { match: { model, contains: "Does this response contain factual errors?" }, reply: { json: { explanation: "no claims to check", answer: "no" } } },
+      {
+        match: { model, contains: "Does this response contain factual errors?" },
+        reply: { json: { explanation: "no claims to check", answer: "no" } },
+      },
       { match: { model, contains: "Check if the explanation correctly identifies" }, reply: { json: { answer: "no" } } },
     ]);
     const body = await judge({
       provider,
       pipeline: [
-        { layer: { unit: { type: "categorical-judge", prompt: "Does this response contain factual errors?", categories: ["yes", "no"], pass_value: "no", explanation: true }, repeat: 3 } },
-        { layer: { unit: { type: "verify", prompt: "Check if the explanation correctly identifies factual errors:\nExplanation: {{previous.explanation}}\nResponse: {{output}}" } } },
+        {
+          layer: {
+            unit: {
+              type: "categorical-judge",
+              prompt: "Does this response contain factual errors?",
+              categories: ["yes", "no"],
+              pass_value: "no",
+              explanation: true,
+            },
+            repeat: 3,
+          },
+        },
+        {
+          layer: {
+            unit: {
+              type: "verify",
+              prompt:
+                "Check if the explanation correctly identifies factual errors:\nExplanation: {{previous.explanation}}\nResponse: {{output}}",
+            },
+          },
+        },
         { type: "max-pool", threshold: 0.7 },
       ],
     });
@@ -117,7 +158,15 @@ describe("spec examples run end to end on the fake LLM", () => {
     const body = await judge({
       provider,
       pipeline: [
-        { layer: { units: [{ type: "debate-for", prompt: "Argue why this response is good" }, { type: "debate-against", prompt: "Argue why this response is bad" }], repeat: 2 } },
+        {
+          layer: {
+            units: [
+              { type: "debate-for", prompt: "Argue why this response is good" },
+              { type: "debate-against", prompt: "Argue why this response is bad" },
+            ],
+            repeat: 2,
+          },
+        },
         { type: "judge", prompt: "Based on the debate, is this a good response?", categories: ["yes", "no"] },
       ],
     });
@@ -131,7 +180,14 @@ describe("spec examples run end to end on the fake LLM", () => {
     const body = await judge({
       provider: a.provider,
       pipeline: [
-        { layer: { units: [{ type: "categorical", name: "x", prompt: "Is this appropriate?", categories: ["yes", "no"] }, { type: "categorical", name: "y", prompt: "Is this appropriate?", categories: ["yes", "no"], provider: b.provider }] } },
+        {
+          layer: {
+            units: [
+              { type: "categorical", name: "x", prompt: "Is this appropriate?", categories: ["yes", "no"] },
+              { type: "categorical", name: "y", prompt: "Is this appropriate?", categories: ["yes", "no"], provider: b.provider },
+            ],
+          },
+        },
         { type: "mean" },
       ],
     });
@@ -144,7 +200,13 @@ describe("spec examples run end to end on the fake LLM", () => {
   it("using with variables: {{vars.requirements}} on a 1–10 scale with a metric name", async () => {
     const { model, provider } = setup("spec-vars");
     await addFakeRules([{ match: { model, contains: "Given the requirements: greet the user" }, reply: { json: { answer: 8 } } }]);
-    const config = { provider, type: "likert", prompt: "Given the requirements: {{vars.requirements}}\nRate how well this response meets them.", scale: [1, 10], metric: "requirement-satisfaction" };
+    const config = {
+      provider,
+      type: "likert",
+      prompt: "Given the requirements: {{vars.requirements}}\nRate how well this response meets them.",
+      scale: [1, 10],
+      metric: "requirement-satisfaction",
+    };
     expect(await judge(config, { vars: { requirements: "greet the user" } })).toMatchObject({ pass: true, score: 8, threshold: 5.5 });
   });
 
@@ -159,14 +221,30 @@ describe("Verdict protocols on the fake LLM", () => {
   it("ensemble-verify: 3 × [judge with explanation → verify] → max-pool, judges and verifiers paired by broadcast", async () => {
     const { model, provider } = setup("ensemble-verify");
     await addFakeRules([
-      { match: { model, contains: "Is the response supported by the source?" }, reply: { json: { explanation: "every claim appears in the source", answer: "yes" } } },
+      {
+        match: { model, contains: "Is the response supported by the source?" },
+        reply: { json: { explanation: "every claim appears in the source", answer: "yes" } },
+      },
       { match: { model, contains: "every claim appears in the source" }, reply: { json: { answer: "yes" } }, times: 2 },
       { match: { model, contains: "every claim appears in the source" }, reply: { json: { answer: "no" } } },
     ]);
     const body = await judge({
       provider,
       pipeline: [
-        { layer: { unit: { type: "categorical", name: "judge", prompt: "Is the response supported by the source?", categories: ["yes", "no"], explanation: true, temperature: 0.7 }, repeat: 3, outer: "broadcast" } },
+        {
+          layer: {
+            unit: {
+              type: "categorical",
+              name: "judge",
+              prompt: "Is the response supported by the source?",
+              categories: ["yes", "no"],
+              explanation: true,
+              temperature: 0.7,
+            },
+            repeat: 3,
+            outer: "broadcast",
+          },
+        },
         { layer: { unit: { type: "verify", name: "verifier", temperature: 0 }, repeat: 3 } },
         { type: "max-pool" },
       ],
@@ -196,11 +274,28 @@ describe("Verdict protocols on the fake LLM", () => {
     const body = await judge({
       provider,
       pipeline: [
-        { layer: { units: [{ type: "debate-for", name: "proponent" }, { type: "debate-against", name: "opponent" }], repeat: 3, inner: "chain" } },
+        {
+          layer: {
+            units: [
+              { type: "debate-for", name: "proponent" },
+              { type: "debate-against", name: "opponent" },
+            ],
+            repeat: 3,
+            inner: "chain",
+          },
+        },
         { type: "judge", name: "referee", prompt: "Who argued better, and how good is the response?", scale: [1, 5], explanation: true },
       ],
     });
-    expect(body.units.map((u: any) => u.name)).toEqual(["proponent[0]", "opponent[0]", "proponent[1]", "opponent[1]", "proponent[2]", "opponent[2]", "referee"]);
+    expect(body.units.map((u: any) => u.name)).toEqual([
+      "proponent[0]",
+      "opponent[0]",
+      "proponent[1]",
+      "opponent[1]",
+      "proponent[2]",
+      "opponent[2]",
+      "referee",
+    ]);
     expect(body.units[5].inputs).toEqual(["proponent[2]"]);
     expect(body).toMatchObject({ pass: true, score: 4 });
     expect((await fakeStats(model)).total).toBe(7);

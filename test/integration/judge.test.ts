@@ -15,18 +15,26 @@ describe("POST /v1/judge", () => {
       ...sample,
       config: {
         provider: fakeModel("j", model),
-        pipeline: [{ layer: { unit: { type: "judge", prompt: "p" }, repeat: 3, outer: "broadcast" } }, { layer: { unit: { type: "verify" }, repeat: 2 } }, { type: "max-pool" }],
+        pipeline: [
+          { layer: { unit: { type: "judge", prompt: "p" }, repeat: 3, outer: "broadcast" } },
+          { layer: { unit: { type: "verify" }, repeat: 2 } },
+          { type: "max-pool" },
+        ],
       },
     });
     expect(status).toBe(400);
-    expect(body.error.issues).toEqual([{ path: "config.pipeline[0].layer.outer", message: expect.stringContaining("same size (here 3 → 2)") }]);
+    expect(body.error.issues).toEqual([
+      { path: "config.pipeline[0].layer.outer", message: expect.stringContaining("same size (here 3 → 2)") },
+    ]);
     expect((await fakeStats(model)).total).toBe(0);
   });
 
   it("names a var the prompt needs but the request lacks, and an unknown key", async () => {
     const provider = fakeModel("j", uniqueModel("judge-vars"));
     const missing = await post("/v1/judge", { ...sample, config: { provider, type: "likert", prompt: "{{vars.requirements}}" } });
-    expect(missing.body.error.issues).toEqual([{ path: "config.prompt", message: "uses {{vars.requirements}}, which this request does not give" }]);
+    expect(missing.body.error.issues).toEqual([
+      { path: "config.prompt", message: "uses {{vars.requirements}}, which this request does not give" },
+    ]);
     const unknown = await post("/v1/judge", { ...sample, config: { provider, type: "likert", scael: [1, 5] } });
     expect(unknown.body.error.issues[0].path).toBe("config.scael");
   });
@@ -34,9 +42,14 @@ describe("POST /v1/judge", () => {
   it("refuses a judge that plans more model calls than one request may make", async () => {
     const provider = fakeModel("j", uniqueModel("judge-cap"));
     const units = Array.from({ length: 13 }, (_, i) => ({ type: "judge", name: `u${i}` }));
-    const { status, body } = await post("/v1/judge", { ...sample, config: { provider, pipeline: [{ layer: { units, repeat: 16 } }, { type: "mean" }] } });
+    const { status, body } = await post("/v1/judge", {
+      ...sample,
+      config: { provider, pipeline: [{ layer: { units, repeat: 16 } }, { type: "mean" }] },
+    });
     expect(status).toBe(400);
-    expect(body.error.issues).toEqual([{ path: "config", message: "this judge plans 208 model calls; one request may make at most 200 — split the work" }]);
+    expect(body.error.issues).toEqual([
+      { path: "config", message: "this judge plans 208 model calls; one request may make at most 200 — split the work" },
+    ]);
   });
 
   it("a model whose key secret is not set is a 400 naming the secret, not a failed judgment", async () => {
@@ -53,7 +66,13 @@ describe("POST /v1/judge", () => {
   });
 
   it("a model that would send its key outside EDGEVAL_KEY_ORIGINS is a 400 naming the origin, and nothing is called", async () => {
-    const provider = { id: "j", interface: "openai_compatible", model_name: uniqueModel("judge-key-dest"), base_url: "https://collector.example/v1", api_key_secret: "FAKE_PROVIDER_KEY" };
+    const provider = {
+      id: "j",
+      interface: "openai_compatible",
+      model_name: uniqueModel("judge-key-dest"),
+      base_url: "https://collector.example/v1",
+      api_key_secret: "FAKE_PROVIDER_KEY",
+    };
     const { status, body } = await post("/v1/judge", { ...sample, config: { provider, type: "likert" } });
     expect(status).toBe(400);
     expect(body.error.issues).toHaveLength(1);
@@ -64,7 +83,10 @@ describe("POST /v1/judge", () => {
   it("a model that keeps failing gives pass: null with the failing unit, never pass: false", async () => {
     const model = uniqueModel("judge-down");
     await addFakeRules([{ match: { model }, reply: { fault: "500" } }]);
-    const { status, body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert", retries: 2 } });
+    const { status, body } = await post("/v1/judge", {
+      ...sample,
+      config: { provider: fakeModel("j", model), type: "likert", retries: 2 },
+    });
     expect(status).toBe(200);
     expect(body).toMatchObject({ pass: null, score: null, error: { unit: "likert", kind: "server_error" } });
     // Transport retries by class share one budget per request (server_error: 2 retries): the
@@ -86,15 +108,25 @@ describe("POST /v1/judge", () => {
 
   it("falls back to the next model in the provider list", async () => {
     const [down, up] = [uniqueModel("judge-fb-down"), uniqueModel("judge-fb-up")];
-    await addFakeRules([{ match: { model: down }, reply: { fault: "500" } }, { match: { model: up }, reply: { json: { answer: 5 } } }]);
-    const { body } = await post("/v1/judge", { ...sample, config: { provider: [fakeModel("a", down), fakeModel("b", up)], type: "likert", retries: 1 } });
+    await addFakeRules([
+      { match: { model: down }, reply: { fault: "500" } },
+      { match: { model: up }, reply: { json: { answer: 5 } } },
+    ]);
+    const { body } = await post("/v1/judge", {
+      ...sample,
+      config: { provider: [fakeModel("a", down), fakeModel("b", up)], type: "likert", retries: 1 },
+    });
     expect(body).toMatchObject({ pass: true, score: 5, units: [{ attempts: 2, usage: { models: [up] } }] });
   });
 
   it("reports usage and cost per unit with the request's prices", async () => {
     const model = uniqueModel("judge-cost");
     await addFakeRules([{ match: { model }, reply: { json: { answer: 3 } } }]);
-    const { body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert" }, prices: { [model]: { input_per_mtok: 1_000_000, output_per_mtok: 0 } } });
+    const { body } = await post("/v1/judge", {
+      ...sample,
+      config: { provider: fakeModel("j", model), type: "likert" },
+      prices: { [model]: { input_per_mtok: 1_000_000, output_per_mtok: 0 } },
+    });
     const u = body.units[0].usage;
     expect(u).toMatchObject({ calls: 1, models: [model] });
     expect(u.input_tokens).toBeGreaterThan(0);
@@ -105,7 +137,10 @@ describe("POST /v1/judge", () => {
   it("token-probability reads the first token's logprobs from the OpenAI-compatible adapter", async () => {
     const model = uniqueModel("judge-tp");
     await addFakeRules([{ match: { model }, reply: { text: "4" } }]);
-    const { body } = await post("/v1/judge", { ...sample, config: { provider: fakeModel("j", model), type: "likert", extractor: { type: "token-probability", mode: "argmax" } } });
+    const { body } = await post("/v1/judge", {
+      ...sample,
+      config: { provider: fakeModel("j", model), type: "likert", extractor: { type: "token-probability", mode: "argmax" } },
+    });
     expect(body).toMatchObject({ pass: true, score: 4, units: [{ answer: 4, distribution: { "4": 1 } }] });
   });
 
@@ -115,7 +150,12 @@ describe("POST /v1/judge", () => {
       { match: { model: main, kind: "chat" }, reply: { text: "I would say yes, it is helpful." } },
       { match: { model: cheap, kind: "structured", contains: "I would say yes" }, reply: { json: { answer: "yes" } } },
     ]);
-    const config = { provider: fakeModel("j", main), type: "categorical", categories: ["yes", "no"], extractor: { type: "post-hoc", provider: fakeModel("c", cheap) } };
+    const config = {
+      provider: fakeModel("j", main),
+      type: "categorical",
+      categories: ["yes", "no"],
+      extractor: { type: "post-hoc", provider: fakeModel("c", cheap) },
+    };
     const { body } = await post("/v1/judge", { ...sample, config });
     expect(body).toMatchObject({ pass: true, score: 1, usage: { calls: 2 } });
   });
@@ -128,7 +168,10 @@ describe("POST /v1/judge/calibrate", () => {
     await addFakeRules(judged.map((answer, i) => ({ match: { model, contains: `answer number ${i}.` }, reply: { json: { answer } } })));
     const human = [true, true, true, false, false];
     const items = human.map((label, i) => ({ output: `answer number ${i}.`, label }));
-    const { status, body } = await post("/v1/judge/calibrate", { config: { provider: fakeModel("j", model), type: "categorical", categories: ["yes", "no"] }, items });
+    const { status, body } = await post("/v1/judge/calibrate", {
+      config: { provider: fakeModel("j", model), type: "categorical", categories: ["yes", "no"] },
+      items,
+    });
     expect(status).toBe(200);
     expect(body).toMatchObject({ n: 5, judged: 5, errored: 0, accuracy: 0.6 });
     expect(body.cohen_kappa).toBeCloseTo(1 / 6, 12);

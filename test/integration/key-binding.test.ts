@@ -47,7 +47,9 @@ describe("deployment keys are bound to their interface", () => {
 
   it("a key's own interface at an allowed origin still works (the fake, listed in EDGEVAL_KEY_ORIGINS)", async () => {
     const name = uniqueModel("bound-key-ok");
-    const { status } = await judgeWith(fakeModel("j", name, { interface: "anthropic", base_url: env.FAKE_LLM_URL, api_key_secret: "ANTHROPIC_API_KEY" }));
+    const { status } = await judgeWith(
+      fakeModel("j", name, { interface: "anthropic", base_url: env.FAKE_LLM_URL, api_key_secret: "ANTHROPIC_API_KEY" }),
+    );
     expect(status).toBe(200);
     expect(await credentialsSeen(name)).toContain(keys.ANTHROPIC_API_KEY);
   });

@@ -36,11 +36,12 @@ export async function r2Dump(): Promise<string> {
   return out.join("\n");
 }
 
-
 /** Every row of every table of a run's coordinator Durable Object, as text. */
 export function coordinatorDump(name: string): Promise<string> {
   return runInDurableObject(env.RUNS.getByName(name), async (_i, state) => {
-    const names = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray();
+    const names = state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'")
+      .toArray();
     return names.map(({ name }) => JSON.stringify(state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray())).join("\n");
   });
 }
@@ -51,11 +52,22 @@ export function coordinatorDump(name: string): Promise<string> {
  */
 export async function runQueuedAs(tenantId: string, body: CreateRunBody) {
   const tenant = (await getTenant(env.DB, tenantId))!;
-  const plan = planRun(body, { run_id: crypto.randomUUID(), tenant_id: tenantId, created_at: new Date().toISOString() }, await loadKeyRing(env, tenant));
+  const plan = planRun(
+    body,
+    { run_id: crypto.randomUUID(), tenant_id: tenantId, created_at: new Date().toISOString() },
+    await loadKeyRing(env, tenant),
+  );
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   const sent: { body: unknown }[] = [];
-  await startRun({ ...env, JOBS: { sendBatch: async (m: { body: unknown }[]) => void sent.push(...m) } as unknown as Queue<unknown> }, plan.spec, plan.jobIds);
-  const batch = createMessageBatch("edgeval-jobs", sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })));
+  await startRun(
+    { ...env, JOBS: { sendBatch: async (m: { body: unknown }[]) => void sent.push(...m) } as unknown as Queue<unknown> },
+    plan.spec,
+    plan.jobIds,
+  );
+  const batch = createMessageBatch(
+    "edgeval-jobs",
+    sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })),
+  );
   const ctx = createExecutionContext();
   await worker.queue(batch, env);
   return { spec: plan.spec, sent, outcome: await getQueueResult(batch, ctx) };

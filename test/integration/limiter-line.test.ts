@@ -102,11 +102,19 @@ describe("ProviderLimiter line", () => {
 
 describe("a consumer's lease pool on a rate-limited key", () => {
   it("starts no more calls than the request bucket holds, however many of its calls wait in place", async () => {
-    const model = { interface: "openai_compatible" as const, base_url: "http://pool-rpm.test/v1", model_name: `pool-rpm-${crypto.randomUUID()}` };
+    const model = {
+      interface: "openai_compatible" as const,
+      base_url: "http://pool-rpm.test/v1",
+      model_name: `pool-rpm-${crypto.randomUUID()}`,
+    };
     // Two slots and a bucket of 6 requests (refilling one per 10 s): ten calls wait at once, each
     // running 20 ms under its lease. Slots freed by the first calls could be handed on to every
     // waiting call; only the calls the limiter prepaid from its bucket may be.
-    const pool = leasePool(slotSource(env.LIMITER, model, "key", { rpm: 6, concurrency: 2 }), { now: Date.now, maxChainMs: 60_000, prepay: 4 });
+    const pool = leasePool(slotSource(env.LIMITER, model, "key", { rpm: 6, concurrency: 2 }), {
+      now: Date.now,
+      maxChainMs: 60_000,
+      prepay: 4,
+    });
     const since = Date.now();
     let started = 0;
     const outcomes = await Promise.all(

@@ -22,7 +22,10 @@ describe("a run's limits bound only its own share", () => {
   it("leaves the key's shared limiter at its defaults, and the next run's calls are granted without waiting", async () => {
     const model = uniqueModel("own-share");
     const judge = `${model}-judge`;
-    await addFakeRules([{ match: { model }, reply: { text: "Paris" } }, { match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
+    await addFakeRules([
+      { match: { model }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
     const answering = fakeModel("a", model);
     const { runId, bodies } = await startCapturedRun({
       benchmark: { name: "poison", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
@@ -36,11 +39,16 @@ describe("a run's limits bound only its own share", () => {
     // The shared limiter is at the interface's defaults, as if the run had set nothing.
     expect(await viewOf(sharedName)).toEqual({ in_flight: 0, allowance: PROVIDER_DEFAULTS.openai_compatible });
     // The run's limits held where they belong: its own limiter.
-    expect((await viewOf(await limiterName(answering as never, NO_KEY_PLACEHOLDER, `run:${runId}`)))?.allowance).toMatchObject({ rpm: 1, concurrency: 1 });
+    expect((await viewOf(await limiterName(answering as never, NO_KEY_PLACEHOLDER, `run:${runId}`)))?.allowance).toMatchObject({
+      rpm: 1,
+      concurrency: 1,
+    });
 
     // The next caller without limits (another run, another tenant): 4 calls at once, none asked to wait.
     const stub = env.LIMITER.getByName(sharedName);
-    const grants = await Promise.all(Array.from({ length: 4 }, () => stub.acquire({ provider: "openai_compatible", estimated_tokens: 100 })));
+    const grants = await Promise.all(
+      Array.from({ length: 4 }, () => stub.acquire({ provider: "openai_compatible", estimated_tokens: 100 })),
+    );
     expect(grants.map((g) => (g.granted ? 0 : g.wait_ms))).toEqual([0, 0, 0, 0]);
     for (const g of grants) if (g.granted) await stub.release({ lease_id: g.lease_id });
   });

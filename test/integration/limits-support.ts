@@ -13,7 +13,11 @@ export type Body = { run_id: string; job_id: string };
 export async function startCapturedRun(body: unknown) {
   const sent: { body: Body }[] = [];
   const jobs = { sendBatch: async (msgs: typeof sent) => void sent.push(...msgs) } as unknown as Queue<unknown>;
-  const plan = planRun(CreateRunBody.parse(body), { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, keyRing(env, true, new Map()));
+  const plan = planRun(
+    CreateRunBody.parse(body),
+    { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() },
+    keyRing(env, true, new Map()),
+  );
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
   return { runId: plan.spec.run_id, bodies: sent.map((m) => m.body) };

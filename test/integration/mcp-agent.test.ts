@@ -21,13 +21,23 @@ async function fullResult(runId: string) {
   return (await api(`/v1/runs/${runId}/results/${listed.metadata.result_id}`)).json() as Promise<any>;
 }
 const mcpUrl = (mode: "mcp" | "sse" | "auth", tag: string) => `${env.MCP_SERVER_URL}/${mode}/${tag}`;
-const anthropicModel = (id: string, model_name: string, extra: Record<string, unknown> = {}) => ({ id, interface: "anthropic", model_name, base_url: env.FAKE_LLM_URL, api_key_secret: "FAKE_PROVIDER_KEY", ...extra });
+const anthropicModel = (id: string, model_name: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  interface: "anthropic",
+  model_name,
+  base_url: env.FAKE_LLM_URL,
+  api_key_secret: "FAKE_PROVIDER_KEY",
+  ...extra,
+});
 
 /** Turn 1 asks for France's capital, turn 2 for the population of whatever turn 1 returned, turn 3 answers with it. */
 function capitalScript(model: string) {
   return [
     { match: { model, last_tool_result: "2102650" }, reply: { text: "The capital of France is Paris ({{last_tool_result}} people)." } },
-    { match: { model, last_tool_result: "Paris" }, reply: { tool_calls: [{ name: "population_of", arguments: { city: "{{last_tool_result}}" } }] } },
+    {
+      match: { model, last_tool_result: "Paris" },
+      reply: { tool_calls: [{ name: "population_of", arguments: { city: "{{last_tool_result}}" } }] },
+    },
     { match: { model, kind: "tools" }, reply: { tool_calls: [{ name: "capital_of", arguments: { country: "France" } }] } },
   ];
 }
@@ -42,7 +52,10 @@ describe("MCP answering agent", () => {
     await addFakeRules([...capitalScript(answerer), { match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
     const runId = await submitRun({
       benchmark: { name: "mcp", questions: [question] },
-      config: { answering_models: [fakeModel("agent", answerer, { mcp_urls_dict: { geo: mcpUrl("mcp", tag) } })], parsing_models: [fakeModel("j", judge)] },
+      config: {
+        answering_models: [fakeModel("agent", answerer, { mcp_urls_dict: { geo: mcpUrl("mcp", tag) } })],
+        parsing_models: [fakeModel("j", judge)],
+      },
     });
     expect((await waitForRun(runId)).status).toBe("completed");
     const r = await fullResult(runId);
@@ -83,13 +96,19 @@ describe("MCP answering agent", () => {
     const tag = uniqueModel("geo-sse");
     await addFakeRules([
       { match: { model: answerer, last_tool_result: "Paris" }, reply: { text: "Paris." } },
-      { match: { model: answerer, last_tool_result: "no capital found" }, reply: { tool_calls: [{ name: "capital_of", arguments: { country: "France" } }] } },
+      {
+        match: { model: answerer, last_tool_result: "no capital found" },
+        reply: { tool_calls: [{ name: "capital_of", arguments: { country: "France" } }] },
+      },
       { match: { model: answerer, kind: "tools" }, reply: { tool_calls: [{ name: "capital_of", arguments: { country: "Atlantis" } }] } },
       { match: { model: judge }, reply: { json: { answer: "Paris" } } },
     ]);
     const runId = await submitRun({
       benchmark: { name: "mcp-sse", questions: [question] },
-      config: { answering_models: [anthropicModel("claude-agent", answerer, { mcp_urls_dict: { geo: mcpUrl("sse", tag) } })], parsing_models: [fakeModel("j", judge)] },
+      config: {
+        answering_models: [anthropicModel("claude-agent", answerer, { mcp_urls_dict: { geo: mcpUrl("sse", tag) } })],
+        parsing_models: [fakeModel("j", judge)],
+      },
     });
     expect((await waitForRun(runId)).status).toBe("completed");
     const r = await fullResult(runId);
@@ -100,7 +119,13 @@ describe("MCP answering agent", () => {
       ["tool", "Paris"],
       ["assistant", "Paris."],
     ]);
-    expect(r.template.agent_metrics).toMatchObject({ iterations: 3, tool_calls: 2, tools_used: ["capital_of"], suspect_failed_tool_calls: 1, suspect_failed_tools: ["capital_of"] });
+    expect(r.template.agent_metrics).toMatchObject({
+      iterations: 3,
+      tool_calls: 2,
+      tools_used: ["capital_of"],
+      suspect_failed_tool_calls: 1,
+      suspect_failed_tools: ["capital_of"],
+    });
     expect(r.template.verify_result).toBe(true);
     expect(await mcpStats(tag)).toMatchObject({ initialize: 1, calls: { capital_of: 2 }, sessions_refused: 0 });
   });
@@ -113,8 +138,14 @@ describe("MCP answering agent", () => {
       { match: { model: answerer }, reply: { tool_calls: [{ name: "capital_of", arguments: { country: "Peru" } }] } },
       { match: { model: judge }, reply: { json: { answer: "Lima" } } },
     ]);
-    const agent = fakeModel("looper", answerer, { mcp_urls_dict: { geo: mcpUrl("mcp", tag) }, agent_middleware: { limits: { model_call_limit: 2 } } });
-    const runId = await submitRun({ benchmark: { name: "mcp-loop", questions: [question] }, config: { answering_models: [agent], parsing_models: [fakeModel("j", judge)] } });
+    const agent = fakeModel("looper", answerer, {
+      mcp_urls_dict: { geo: mcpUrl("mcp", tag) },
+      agent_middleware: { limits: { model_call_limit: 2 } },
+    });
+    const runId = await submitRun({
+      benchmark: { name: "mcp-loop", questions: [question] },
+      config: { answering_models: [agent], parsing_models: [fakeModel("j", judge)] },
+    });
     await waitForRun(runId);
     const r = await fullResult(runId);
     expect(r.template.recursion_limit_reached).toBe(true);
@@ -144,7 +175,10 @@ describe("MCP answering agent", () => {
     ]);
     const runId = await submitRun({
       benchmark: { name: "mcp-redeliver", questions: [question] },
-      config: { answering_models: [fakeModel("agent", answerer, { mcp_urls_dict: { geo: mcpUrl("mcp", tag) } })], parsing_models: [fakeModel("j", judge)] },
+      config: {
+        answering_models: [fakeModel("agent", answerer, { mcp_urls_dict: { geo: mcpUrl("mcp", tag) } })],
+        parsing_models: [fakeModel("j", judge)],
+      },
     });
     expect((await waitForRun(runId, ["completed", "partial", "failed"], 28_000)).status).toBe("completed");
     const r = await fullResult(runId);
@@ -158,14 +192,20 @@ describe("MCP answering agent", () => {
 
   it("sends the tenant's MCP secret as a bearer token, and keeps it out of the result", async () => {
     const token = "test-mcp-token"; // what test/mcp-server accepts on /auth/
-    const put = await api("/v1/secrets/GEO_MCP_TOKEN", { method: "PUT", json: { value: token, interface: "mcp", origins: [env.MCP_SERVER_URL] } });
+    const put = await api("/v1/secrets/GEO_MCP_TOKEN", {
+      method: "PUT",
+      json: { value: token, interface: "mcp", origins: [env.MCP_SERVER_URL] },
+    });
     expect([200, 201]).toContain(put.status);
     const answerer = uniqueModel("mcp-auth");
     const judge = uniqueModel("mcp-judge");
     const tag = uniqueModel("geo-auth");
     await addFakeRules([...capitalScript(answerer), { match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
     const agent = fakeModel("agent", answerer, { mcp_urls_dict: { geo: mcpUrl("auth", tag) }, mcp_auth_secrets: { geo: "GEO_MCP_TOKEN" } });
-    const runId = await submitRun({ benchmark: { name: "mcp-auth", questions: [question] }, config: { answering_models: [agent], parsing_models: [fakeModel("j", judge)] } });
+    const runId = await submitRun({
+      benchmark: { name: "mcp-auth", questions: [question] },
+      config: { answering_models: [agent], parsing_models: [fakeModel("j", judge)] },
+    });
     expect((await waitForRun(runId)).status).toBe("completed");
     const r = await fullResult(runId);
     expect(r.template.verify_result).toBe(true);
@@ -179,7 +219,12 @@ describe("MCP answering agent", () => {
       json: {
         benchmark: { name: "mcp-bad", questions: [question] },
         config: {
-          answering_models: [fakeModel("agent", uniqueModel("x"), { mcp_urls_dict: { lan: "http://10.0.0.7/mcp", geo: mcpUrl("mcp", "t") }, mcp_auth_secrets: { geo: "FAKE_PROVIDER_KEY" } })],
+          answering_models: [
+            fakeModel("agent", uniqueModel("x"), {
+              mcp_urls_dict: { lan: "http://10.0.0.7/mcp", geo: mcpUrl("mcp", "t") },
+              mcp_auth_secrets: { geo: "FAKE_PROVIDER_KEY" },
+            }),
+          ],
           parsing_models: [fakeModel("j", uniqueModel("y"))],
         },
       },

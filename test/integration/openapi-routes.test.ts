@@ -13,7 +13,9 @@ type Json = Record<string, any>;
 
 /** `METHOD /v1/path/:param` of every handler under /v1 (middleware is registered as ALL). */
 function servedRoutes(app: Hono<any>): string[] {
-  const out = app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/")).map((r) => `${r.method} ${r.path.replace(/\/$/, "")}`);
+  const out = app.routes
+    .filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/"))
+    .map((r) => `${r.method} ${r.path.replace(/\/$/, "")}`);
   return [...new Set(out)].sort();
 }
 
@@ -27,8 +29,12 @@ function documentedRoutes(doc: Json): string[] {
 function coverageProblems(app: Hono<any>, doc: Json): string[] {
   const served = servedRoutes(app);
   const documented = new Set(documentedRoutes(doc));
-  const missing = served.filter((r) => !documented.has(r)).map((r) => `${r} is served but not in /openapi.json: add it to src/openapi/operations/ (its resource's file)`);
-  const stale = [...documented].filter((r) => !served.includes(r)).map((r) => `${r} is in /openapi.json but the app does not serve it: remove it from src/openapi/operations/`);
+  const missing = served
+    .filter((r) => !documented.has(r))
+    .map((r) => `${r} is served but not in /openapi.json: add it to src/openapi/operations/ (its resource's file)`);
+  const stale = [...documented]
+    .filter((r) => !served.includes(r))
+    .map((r) => `${r} is in /openapi.json but the app does not serve it: remove it from src/openapi/operations/`);
   return [...missing, ...stale];
 }
 

@@ -32,20 +32,32 @@ function production(extra: Record<string, string> = {}): Env {
 }
 
 async function post(bindings: Env | null, path: string, json: unknown) {
-  const init = { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(json) };
+  const init = {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(json),
+  };
   const res = bindings ? await buildApp().fetch(new Request(`http://edgeval.test${path}`, init), bindings) : await api(path, init);
   const text = await res.text();
   return { status: res.status, text, body: JSON.parse(text) as any };
 }
 
 /** Each entry as written and over https: production refuses http anyway, so only the https form shows the address check working. */
-const bothSchemes = (port: string, T: string) => ssrfCorpus(port, T).flatMap((e) => [e, ...(e.url.startsWith("http:") && !e.schemeOnly ? [{ ...e, url: e.url.replace(/^http:/, "https:"), what: `${e.what} (https)` }] : [])]);
+const bothSchemes = (port: string, T: string) =>
+  ssrfCorpus(port, T).flatMap((e) => [
+    e,
+    ...(e.url.startsWith("http:") && !e.schemeOnly ? [{ ...e, url: e.url.replace(/^http:/, "https:"), what: `${e.what} (https)` }] : []),
+  ]);
 
 const provider = (base_url: string) => ({ id: "j", interface: "openai_compatible", model_name: "ssrf", base_url });
 const judgeBody = (base_url: string) => ({ input: "q", output: "an answer", config: { provider: provider(base_url), type: "likert" } });
 const runBody = (base_url: string) => ({
   benchmark: { name: "ssrf", questions: [{ id: "q1", question: "Q?", raw_answer: "A" }] },
-  config: { answering_models: [{ ...provider(base_url), id: "a" }], parsing_models: [{ ...provider(base_url), id: "p" }], evaluation_mode: "template_only" },
+  config: {
+    answering_models: [{ ...provider(base_url), id: "a" }],
+    parsing_models: [{ ...provider(base_url), id: "p" }],
+    evaluation_mode: "template_only",
+  },
 });
 
 describe("outbound URL policy against the SSRF corpus", () => {
@@ -135,7 +147,11 @@ describe("outbound URL policy against the SSRF corpus", () => {
     expect(judged.status, judged.text).toBe(200);
     expect(judged.body.pass).toBeNull();
     expect(judged.text).toContain("does not follow");
-    const searched = await createTavilySearch({ apiKey: "tvly-test", baseUrl: `${CANARY}${T}/redirect`, fetch: guardedFetch(edgeConfig(bindings).outbound) }).search("q");
+    const searched = await createTavilySearch({
+      apiKey: "tvly-test",
+      baseUrl: `${CANARY}${T}/redirect`,
+      fetch: guardedFetch(edgeConfig(bindings).outbound),
+    }).search("q");
     expect(searched.ok).toBe(false);
     expect(await hits(`${T}/redirect`)).toBeGreaterThanOrEqual(2);
     expect(await hits(`${T}/after-redirect`)).toBe(0);

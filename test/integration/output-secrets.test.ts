@@ -1,4 +1,3 @@
-
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CreateRunBody } from "../../src/schemas/api";
@@ -13,7 +12,10 @@ describe("secrets in model output", () => {
   it("are scrubbed before the answer, the parsed result, the cache or a log keeps them", async () => {
     const canary = `sk-echo-${crypto.randomUUID()}`;
     const t = await createTenant();
-    const put = await apiAs(t.key, "/v1/secrets/ECHO_KEY", { method: "PUT", json: { value: canary, interface: "openai", origins: [env.FAKE_LLM_URL] } });
+    const put = await apiAs(t.key, "/v1/secrets/ECHO_KEY", {
+      method: "PUT",
+      json: { value: canary, interface: "openai", origins: [env.FAKE_LLM_URL] },
+    });
     expect(put.status).toBe(201);
     const answerer = uniqueModel("echo-answerer");
     const judge = uniqueModel("echo-judge");
@@ -21,14 +23,21 @@ describe("secrets in model output", () => {
       { match: { model: answerer }, reply: { text: `Paris. (My API key is ${canary}.)` } },
       { match: { model: judge }, reply: { json: { answer: `Paris ${canary}` } } },
     ]);
-    const model = (id: string, model_name: string) => ({ id, interface: "openai", model_name, base_url: `${env.FAKE_LLM_URL}/v1`, api_key_secret: "ECHO_KEY" });
+    const model = (id: string, model_name: string) => ({
+      id,
+      interface: "openai",
+      model_name,
+      base_url: `${env.FAKE_LLM_URL}/v1`,
+      api_key_secret: "ECHO_KEY",
+    });
     const body = CreateRunBody.parse({
       benchmark: { name: "echo", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
       config: { answering_models: [model("a", answerer)], parsing_models: [model("j", judge)] },
       cache: { enabled: true },
     });
     const logs: string[] = [];
-    for (const m of ["log", "warn", "error", "info", "debug"] as const) vi.spyOn(console, m).mockImplementation((...a) => void logs.push(a.map(String).join(" ")));
+    for (const m of ["log", "warn", "error", "info", "debug"] as const)
+      vi.spyOn(console, m).mockImplementation((...a) => void logs.push(a.map(String).join(" ")));
 
     const { spec, outcome } = await runQueuedAs(t.tenant_id, body);
     expect(outcome.retryMessages).toEqual([]);

@@ -29,14 +29,37 @@ describe("failure categories through the real queue", () => {
       { match: { model: answerer, contains: "Q-SUFF" }, reply: { text: "ANS-VAGUE: it depends." } },
       { match: { model: answerer, contains: "Q-PARSE" }, reply: { text: "ANS-BROKEN: Paris." } },
       { match: { model: answerer, contains: "Q-ERR" }, reply: { fault: "400" } },
-      { match: { model: judge, contains: "ANS-LYON" }, reply: { json: { reasoning: "commits to Lyon", abstention_detected: false, sufficient: true, answer: "Lyon" } } },
-      { match: { model: judge, contains: "ANS-REFUSE" }, reply: { json: { reasoning: '"I cannot answer that." No answer.', abstention_detected: true } } },
-      { match: { model: judge, contains: "ANS-VAGUE" }, reply: { json: { reasoning: "answer: nothing maps", abstention_detected: false, sufficient: false } } },
-      { match: { model: judge, contains: "ANS-BROKEN" }, reply: { json: { reasoning: "ok", abstention_detected: false, sufficient: true, answer: { not: "a string" } } } },
+      {
+        match: { model: judge, contains: "ANS-LYON" },
+        reply: { json: { reasoning: "commits to Lyon", abstention_detected: false, sufficient: true, answer: "Lyon" } },
+      },
+      {
+        match: { model: judge, contains: "ANS-REFUSE" },
+        reply: { json: { reasoning: '"I cannot answer that." No answer.', abstention_detected: true } },
+      },
+      {
+        match: { model: judge, contains: "ANS-VAGUE" },
+        reply: { json: { reasoning: "answer: nothing maps", abstention_detected: false, sufficient: false } },
+      },
+      {
+        match: { model: judge, contains: "ANS-BROKEN" },
+        reply: { json: { reasoning: "ok", abstention_detected: false, sufficient: true, answer: { not: "a string" } } },
+      },
     ]);
-    const q = (id: string, text: string, template: unknown = exactTemplate("Paris")) => ({ id, question: `${text} What is the capital of France?`, template });
+    const q = (id: string, text: string, template: unknown = exactTemplate("Paris")) => ({
+      id,
+      question: `${text} What is the capital of France?`,
+      template,
+    });
     const byId = await run(
-      [q("content", "Q-CONTENT"), q("abstention", "Q-ABST"), q("sufficiency", "Q-SUFF"), q("parsing", "Q-PARSE"), q("unexpected", "Q-ERR"), q("no-template", "Q-NONE", null)],
+      [
+        q("content", "Q-CONTENT"),
+        q("abstention", "Q-ABST"),
+        q("sufficiency", "Q-SUFF"),
+        q("parsing", "Q-PARSE"),
+        q("unexpected", "Q-ERR"),
+        q("no-template", "Q-NONE", null),
+      ],
       answerer,
       judge,
       { abstention_enabled: true, sufficiency_enabled: true },
@@ -50,8 +73,17 @@ describe("failure categories through the real queue", () => {
     expect(failure("no-template")).toMatchObject({ category: "template_validation", group: "system", stage: "validate_template" });
 
     expect(byId.content.template).toMatchObject({ abstention_detected: false, sufficiency_detected: true, verify_result: false });
-    expect(byId.abstention.template).toMatchObject({ abstention_override_applied: true, sufficiency_check_performed: false, verify_result: false });
-    expect(byId.sufficiency.template).toMatchObject({ sufficiency_detected: false, sufficiency_override_applied: true, parsed_llm_response: null, verify_result: false });
+    expect(byId.abstention.template).toMatchObject({
+      abstention_override_applied: true,
+      sufficiency_check_performed: false,
+      verify_result: false,
+    });
+    expect(byId.sufficiency.template).toMatchObject({
+      sufficiency_detected: false,
+      sufficiency_override_applied: true,
+      parsed_llm_response: null,
+      verify_result: false,
+    });
     expect(byId.parsing.template.verify_result).toBeNull(); // the judge failed: no verdict
     for (const id of ["content", "abstention", "sufficiency"]) expect(byId[id].metadata.completed_without_errors).toBe(true);
     for (const id of ["parsing", "unexpected", "no-template"]) expect(byId[id].metadata.completed_without_errors).toBe(false);
@@ -62,13 +94,22 @@ describe("failure categories through the real queue", () => {
     const judge = uniqueModel("dj-judge");
     await addFakeRules([
       { match: { model: answerer }, reply: { text: "Paris is the capital of France." } },
-      { match: { model: judge, contains: "expert excerpt extractor" }, reply: { json: { answer: [{ text: "The capital has been Marseille since 1999", confidence: "high" }] } } },
+      {
+        match: { model: judge, contains: "expert excerpt extractor" },
+        reply: { json: { answer: [{ text: "The capital has been Marseille since 1999", confidence: "high" }] } },
+      },
       { match: { model: judge, contains: "expert reasoning generator" }, reply: { json: { answer: "No verbatim support." } } },
       { match: { model: judge, contains: "Parse the following response" }, reply: { json: { answer: "Paris" } } },
     ]);
-    const byId = await run([{ id: "dj", question: "What is the capital of France?", template: exactTemplate("Paris") }], answerer, judge, { deep_judgment_mode: "full" });
+    const byId = await run([{ id: "dj", question: "What is the capital of France?", template: exactTemplate("Paris") }], answerer, judge, {
+      deep_judgment_mode: "full",
+    });
     const result = byId.dj;
-    expect(result.deep_judgment).toMatchObject({ deep_judgment_performed: true, attributes_without_excerpts: ["answer"], deep_judgment_excerpt_retry_count: 2 });
+    expect(result.deep_judgment).toMatchObject({
+      deep_judgment_performed: true,
+      attributes_without_excerpts: ["answer"],
+      deep_judgment_excerpt_retry_count: 2,
+    });
     expect(result.template).toMatchObject({ field_results: { answer: true }, verify_result: false });
     expect(result.metadata.failure).toMatchObject({ category: "deep_judgment", group: "autofail", stage: "deep_judgment_autofail" });
   });
@@ -107,14 +148,26 @@ describe("a run with every check enabled", () => {
     const judge = uniqueModel("all-judge");
     await addFakeRules([
       { match: { model: answerer }, reply: { text: "Paris is the capital of France." } },
-      { match: { model: judge, contains: "abstention detection" }, reply: { json: { reasoning: "No disclaimer; commits to Paris.", abstention_detected: false } } },
-      { match: { model: judge, contains: "sufficiency classifier" }, reply: { json: { reasoning: "answer: Paris maps.", sufficient: true } } },
-      { match: { model: judge, contains: "expert excerpt extractor" }, reply: { json: { answer: [{ text: "Paris is the capital of France", confidence: "high" }] } } },
+      {
+        match: { model: judge, contains: "abstention detection" },
+        reply: { json: { reasoning: "No disclaimer; commits to Paris.", abstention_detected: false } },
+      },
+      {
+        match: { model: judge, contains: "sufficiency classifier" },
+        reply: { json: { reasoning: "answer: Paris maps.", sufficient: true } },
+      },
+      {
+        match: { model: judge, contains: "expert excerpt extractor" },
+        reply: { json: { answer: [{ text: "Paris is the capital of France", confidence: "high" }] } },
+      },
       { match: { model: judge, contains: "expert reasoning generator" }, reply: { json: { answer: "The excerpt names Paris." } } },
       { match: { model: judge, contains: "semantically equivalent", kind: "chat" }, reply: { text: "YES" } },
       { match: { model: judge, contains: "Parse the following response" }, reply: { json: { answer: "Paris, France" } } },
     ]);
-    const template = { ...exactTemplate("Paris"), regex: [{ name: "names_france", pattern: "France", expected: "France", match_type: "exact" }] };
+    const template = {
+      ...exactTemplate("Paris"),
+      regex: [{ name: "names_france", pattern: "France", expected: "France", match_type: "exact" }],
+    };
     const embeddingModel = uniqueModel("embed");
     const byId = await run([{ id: "all", question: "What is the capital of France?", template }], answerer, judge, {
       abstention_enabled: true,
@@ -126,7 +179,11 @@ describe("a run with every check enabled", () => {
     });
     const { template: t, deep_judgment: dj, metadata } = byId.all;
     // A listed result leaves trace_messages out (GET …/results/:result_id has it).
-    expect(Object.keys(t).sort()).toEqual(Object.keys(ResultTemplate.shape).filter((k) => k !== "trace_messages").sort());
+    expect(Object.keys(t).sort()).toEqual(
+      Object.keys(ResultTemplate.shape)
+        .filter((k) => k !== "trace_messages")
+        .sort(),
+    );
     expect(Object.keys(dj).sort()).toEqual(Object.keys(ResultDeepJudgment.shape).sort());
     expect(t).toMatchObject({
       verify_result: true,
@@ -160,7 +217,16 @@ describe("a run with every check enabled", () => {
     for (const [key, value] of Object.entries(t)) if (!mayBeNull.has(key)) expect(value, key).not.toBeNull();
     for (const [key, value] of Object.entries(dj)) if (key !== "hallucination_risk_assessment") expect(value, key).not.toBeNull(); // search is off
     expect(Object.keys(t.usage_metadata).sort()).toEqual(
-      ["abstention_check", "answer_generation", "deep_judgment_excerpts", "deep_judgment_reasoning", "embedding_check", "parsing", "sufficiency_check", "total"].sort(),
+      [
+        "abstention_check",
+        "answer_generation",
+        "deep_judgment_excerpts",
+        "deep_judgment_reasoning",
+        "embedding_check",
+        "parsing",
+        "sufficiency_check",
+        "total",
+      ].sort(),
     );
     expect(byId.all.evaluation_input).toBe("Paris is the capital of France.");
   });

@@ -16,7 +16,8 @@ function between(text: string, start: string, end: string): string {
   if (from < 0 || to < 0) throw new Error(`fixture has no ${start}…${end}`);
   return text.slice(from + start.length, to).trim();
 }
-const userText = (f: { request: { messages: { type: string; content: string }[] } }) => f.request.messages.find((m) => m.type === "human")!.content;
+const userText = (f: { request: { messages: { type: string; content: string }[] } }) =>
+  f.request.messages.find((m) => m.type === "human")!.content;
 
 async function runOne(question: Record<string, unknown>, answerer: string, judge: string, config: Record<string, unknown> = {}) {
   const runId = await submitRun({
@@ -40,7 +41,13 @@ describe("recorded Karenina judge calls, replayed", () => {
       { match: { model: judge, contains: "abstention detection" }, reply: { text: abstentionFixture.response.content } },
     ]);
     const result = await runOne(
-      { id: "q-abst", question, template: { fields: [{ name: "answer", type: "str", description: "the answer", ground_truth: "x", verify_with: { type: "ExactMatch" } }] } },
+      {
+        id: "q-abst",
+        question,
+        template: {
+          fields: [{ name: "answer", type: "str", description: "the answer", ground_truth: "x", verify_with: { type: "ExactMatch" } }],
+        },
+      },
       answerer,
       judge,
       { abstention_enabled: true },
@@ -67,7 +74,13 @@ describe("recorded Karenina judge calls, replayed", () => {
       { match: { model: answerer }, reply: { text: response } },
       { match: { model: judge, contains: "Parse the following response" }, reply: { text: parsingFixture.response.content } },
     ]);
-    const field = (name: string, description: string, ground_truth: string) => ({ name, type: "str", description, ground_truth, verify_with: { type: "ExactMatch" } });
+    const field = (name: string, description: string, ground_truth: string) => ({
+      name,
+      type: "str",
+      description,
+      ground_truth,
+      verify_with: { type: "ExactMatch" },
+    });
     const result = await runOne(
       {
         id: "q-bcl2",
@@ -97,7 +110,10 @@ describe("recorded Karenina judge calls, replayed", () => {
     await addFakeRules([
       { match: { model: answerer }, reply: { text: response } },
       { match: { model: judge, contains: "expert excerpt extractor" }, reply: { text: deepJudgmentFixture.response.content } },
-      { match: { model: judge, contains: "expert reasoning generator" }, reply: { json: { celsius: "100 degrees Celsius is stated.", fahrenheit: "212 degrees Fahrenheit is stated." } } },
+      {
+        match: { model: judge, contains: "expert reasoning generator" },
+        reply: { json: { celsius: "100 degrees Celsius is stated.", fahrenheit: "212 degrees Fahrenheit is stated." } },
+      },
       { match: { model: judge, contains: "Parse the following response" }, reply: { json: { celsius: 100, fahrenheit: 212 } } },
     ]);
     const result = await runOne(
@@ -106,8 +122,20 @@ describe("recorded Karenina judge calls, replayed", () => {
         question,
         template: {
           fields: [
-            { name: "celsius", type: "int", description: "Temperature in Celsius", ground_truth: 100, verify_with: { type: "NumericExact" } },
-            { name: "fahrenheit", type: "int", description: "Temperature in Fahrenheit", ground_truth: 212, verify_with: { type: "NumericExact" } },
+            {
+              name: "celsius",
+              type: "int",
+              description: "Temperature in Celsius",
+              ground_truth: 100,
+              verify_with: { type: "NumericExact" },
+            },
+            {
+              name: "fahrenheit",
+              type: "int",
+              description: "Temperature in Fahrenheit",
+              ground_truth: 212,
+              verify_with: { type: "NumericExact" },
+            },
           ],
         },
       },
@@ -115,11 +143,18 @@ describe("recorded Karenina judge calls, replayed", () => {
       judge,
       { deep_judgment_mode: "full" },
     );
-    const recorded = JSON.parse(deepJudgmentFixture.response.content.replace(/^```json\s*|\s*```$/g, "")) as Record<string, { text: string; confidence: string }[]>;
+    const recorded = JSON.parse(deepJudgmentFixture.response.content.replace(/^```json\s*|\s*```$/g, "")) as Record<
+      string,
+      { text: string; confidence: string }[]
+    >;
     // Verbatim quotes of the response: similarity 1.0 (Python difflib gives the same).
     const expected = Object.fromEntries(Object.entries(recorded).map(([a, list]) => [a, list.map((e) => ({ ...e, similarity_score: 1 }))]));
     expect(result.deep_judgment.extracted_excerpts).toEqual(expected);
-    expect(result.deep_judgment).toMatchObject({ deep_judgment_performed: true, attributes_without_excerpts: [], deep_judgment_model_calls: 3 });
+    expect(result.deep_judgment).toMatchObject({
+      deep_judgment_performed: true,
+      attributes_without_excerpts: [],
+      deep_judgment_model_calls: 3,
+    });
     expect(result.template.verify_result).toBe(true);
   });
 });

@@ -23,7 +23,10 @@ describe("presets", () => {
       { match: { model: answerer }, reply: { text: "The capital is Paris." } },
       { match: { model: judge }, reply: { json: { answer: "Paris" } } },
     ]);
-    const res = await apiAs(t.key, "/v1/benchmarks", { method: "POST", json: { name: "one", questions: [{ id: "fr", question: "Capital of France?", template: exactTemplate("Paris") }] } });
+    const res = await apiAs(t.key, "/v1/benchmarks", {
+      method: "POST",
+      json: { name: "one", questions: [{ id: "fr", question: "Capital of France?", template: exactTemplate("Paris") }] },
+    });
     benchmarkId = ((await res.json()) as { benchmark_id: string }).benchmark_id;
   });
 
@@ -33,12 +36,21 @@ describe("presets", () => {
     const p = (await res.json()) as { preset_id: string; name: string; config: Record<string, unknown> };
     expect(p.config).toEqual(presetFull.config);
     expect(p.name).toBe(p.preset_id);
-    expect(await (await apiAs(t.key, `/v1/presets/${p.preset_id}`)).json()).toMatchObject({ preset_id: p.preset_id, config: presetFull.config });
-    const put = await apiAs(t.key, `/v1/presets/${p.preset_id}`, { method: "PUT", json: { ...presetFull, name: "full", config: { ...presetFull.config, replicate_count: 2 } } });
+    expect(await (await apiAs(t.key, `/v1/presets/${p.preset_id}`)).json()).toMatchObject({
+      preset_id: p.preset_id,
+      config: presetFull.config,
+    });
+    const put = await apiAs(t.key, `/v1/presets/${p.preset_id}`, {
+      method: "PUT",
+      json: { ...presetFull, name: "full", config: { ...presetFull.config, replicate_count: 2 } },
+    });
     expect(await put.json()).toMatchObject({ name: "full", config: { replicate_count: 2 } });
     const list = (await (await apiAs(t.key, "/v1/presets")).json()) as { presets: { preset_id: string }[] };
     expect(list.presets.map((x) => x.preset_id)).toContain(p.preset_id);
-    const bad = await apiAs(t.key, "/v1/presets", { method: "POST", json: { config: { ...presetFull.config, replicate_count: 0 }, extra: 1 } });
+    const bad = await apiAs(t.key, "/v1/presets", {
+      method: "POST",
+      json: { config: { ...presetFull.config, replicate_count: 0 }, extra: 1 },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.issues.map((i: { path: string }) => i.path)).toEqual(["extra"]);
     const badConfig = await apiAs(t.key, "/v1/presets", { method: "POST", json: { config: { ...presetFull.config, replicate_count: 0 } } });
@@ -62,14 +74,27 @@ describe("presets", () => {
 
   it("a trigger names preset_full.json with answering and parsing overrides at the fake: a signed delivery runs it", async () => {
     const p = (await (await apiAs(t.key, "/v1/presets", { method: "POST", json: presetFull })).json()) as { preset_id: string };
-    const trig = await createTrigger(t.key, { name: "preset", benchmark_id: benchmarkId, preset_id: p.preset_id, config: overrides(), signing: { scheme: "github" } });
+    const trig = await createTrigger(t.key, {
+      name: "preset",
+      benchmark_id: benchmarkId,
+      preset_id: p.preset_id,
+      config: overrides(),
+      signing: { scheme: "github" },
+    });
     const body = JSON.stringify({ ref: "refs/heads/main" });
-    const got = await deliver(trig.trigger_id, body, { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "push", "x-github-delivery": crypto.randomUUID() });
+    const got = await deliver(trig.trigger_id, body, {
+      "x-hub-signature-256": await sign(trig.secret, body),
+      "x-github-event": "push",
+      "x-github-delivery": crypto.randomUUID(),
+    });
     expect(got.res.status).toBe(202);
     const done = await waitAs(t.key, ((await got.res.json()) as { run_id: string }).run_id);
     expect(done.status).toBe("completed");
     expect(done.summary).toEqual([expect.objectContaining({ answering_model: "fake-answerer", parsing_model: "fake-judge", passed: 1 })]);
-    const unknown = await apiAs(t.key, "/v1/triggers", { method: "POST", json: { name: "x", benchmark_id: benchmarkId, preset_id: "pre_nope", signing: { scheme: "github" } } });
+    const unknown = await apiAs(t.key, "/v1/triggers", {
+      method: "POST",
+      json: { name: "x", benchmark_id: benchmarkId, preset_id: "pre_nope", signing: { scheme: "github" } },
+    });
     expect(((await unknown.json()) as any).error.issues).toEqual([expect.objectContaining({ path: "preset_id" })]);
   });
 });

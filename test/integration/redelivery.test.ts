@@ -1,15 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  addFakeRules,
-  allResults,
-  d1ResultRows,
-  exactTemplate,
-  fakeModel,
-  fakeStats,
-  submitRun,
-  uniqueModel,
-  waitForRun,
-} from "./helpers";
+import { addFakeRules, allResults, d1ResultRows, exactTemplate, fakeModel, fakeStats, submitRun, uniqueModel, waitForRun } from "./helpers";
 
 describe("checkpoints and redelivery", () => {
   it("resumes a job whose second judge failed: two rows share one answer, one answering call", async () => {

@@ -11,7 +11,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { addFakeRules, allResults, api, exactTemplate, fakeModel, fakeStats, submitRun, uniqueModel, waitForRun } from "./helpers";
 import { apiAs, createTenant } from "./tenant-helpers";
 
-const QUESTIONS = Array.from({ length: 4 }, (_, i) => ({ id: `q${i}`, question: `[R${i}] What is the capital of France?`, template: exactTemplate("Paris") }));
+const QUESTIONS = Array.from({ length: 4 }, (_, i) => ({
+  id: `q${i}`,
+  question: `[R${i}] What is the capital of France?`,
+  template: exactTemplate("Paris"),
+}));
 const answerer = uniqueModel("rs-ans");
 const j1 = uniqueModel("rs-j1");
 const j2 = uniqueModel("rs-j2");
@@ -28,7 +32,8 @@ async function rescore(runId: string, body: unknown): Promise<string> {
   expect((await waitForRun(child)).status).toBe("completed");
   return child;
 }
-const key = (r: any) => `${r.metadata.question_id}|${r.metadata.answering.config_id}|${r.metadata.parsing.config_id}|${r.metadata.replicate}`;
+const key = (r: any) =>
+  `${r.metadata.question_id}|${r.metadata.answering.config_id}|${r.metadata.parsing.config_id}|${r.metadata.replicate}`;
 
 beforeAll(async () => {
   await addFakeRules([
@@ -56,7 +61,10 @@ describe("re-scoring a finished run", () => {
     expect(await calls(answerer)).toBe(ans0);
     const childJ2 = (await calls(j2)) - j2Before;
 
-    const fresh = await submitRun({ benchmark: { name: "rescore", questions: QUESTIONS }, config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("j2", j2)] } });
+    const fresh = await submitRun({
+      benchmark: { name: "rescore", questions: QUESTIONS },
+      config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("j2", j2)] },
+    });
     await waitForRun(fresh);
     const freshJ2 = (await calls(j2)) - j2Before - childJ2;
     expect(childJ2).toBe(freshJ2);
@@ -68,7 +76,11 @@ describe("re-scoring a finished run", () => {
       ["j2", 4, 4],
     ]);
     expect(view.lineage).toEqual({ parent_run_id: parent, children: [] });
-    expect(view.manifest.models.map((m: any) => `${m.role}:${m.id}:${m.model_name}`)).toEqual([`answering:ans:${answerer}`, `parsing:j1:${j1}`, `parsing:j2:${j2}`]);
+    expect(view.manifest.models.map((m: any) => `${m.role}:${m.id}:${m.model_name}`)).toEqual([
+      `answering:ans:${answerer}`,
+      `parsing:j1:${j1}`,
+      `parsing:j2:${j2}`,
+    ]);
     expect(((await (await api(`/v1/runs/${parent}`)).json()) as any).lineage.children).toContain(child);
 
     const results = await allResults(child);
@@ -131,6 +143,8 @@ describe("re-scoring a finished run", () => {
     const nothing = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: {} });
     expect(nothing.status).toBe(400);
     const other = await createTenant({ name: "rescore-other" });
-    expect((await apiAs(other.key, `/v1/runs/${parent}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j9", j2)] } })).status).toBe(404);
+    expect(
+      (await apiAs(other.key, `/v1/runs/${parent}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j9", j2)] } })).status,
+    ).toBe(404);
   });
 });

@@ -5,7 +5,20 @@
  */
 import { describe, expect, it } from "vitest";
 import { INLINE_RESULT_MAX } from "../../src/storage/result-store";
-import { addFakeRules, allResults, api, exactTemplate, fakeModel, LONG_ANSWER, r2Keys, runObjects, savedResults, submitRun, uniqueModel, waitForRun } from "./helpers";
+import {
+  addFakeRules,
+  allResults,
+  api,
+  exactTemplate,
+  fakeModel,
+  LONG_ANSWER,
+  r2Keys,
+  runObjects,
+  savedResults,
+  submitRun,
+  uniqueModel,
+  waitForRun,
+} from "./helpers";
 
 async function runWith(answerText: string) {
   const answerer = uniqueModel("store-answerer");

@@ -10,14 +10,23 @@ interface TraitAgg {
   mean_score: number | null;
   pass_rate: number | null;
 }
-const runView = async (runId: string) => (await (await api(`/v1/runs/${runId}`)).json()) as { summary: { answering_model: string; parsing_model: string; traits: Record<string, TraitAgg> }[] };
+const runView = async (runId: string) =>
+  (await (await api(`/v1/runs/${runId}`)).json()) as {
+    summary: { answering_model: string; parsing_model: string; traits: Record<string, TraitAgg> }[];
+  };
 
 describe("rubrics through the real queue", () => {
   it("imports checkpoint_with_rubrics and evaluates its LLM and regex traits end to end, with per-trait aggregates", async () => {
-    const imported = await api("/v1/benchmarks/import", { method: "POST", body: withRubrics, headers: { "content-type": "application/json" } });
+    const imported = await api("/v1/benchmarks/import", {
+      method: "POST",
+      body: withRubrics,
+      headers: { "content-type": "application/json" },
+    });
     expect(imported.status).toBe(201);
     const { benchmark_id } = (await imported.json()) as { benchmark_id: string };
-    const stored = (await (await api(`/v1/benchmarks/${benchmark_id}`)).json()) as { benchmark: { questions: { id: string }[]; rubric: { llm_traits: unknown[]; regex_traits: unknown[] } } };
+    const stored = (await (await api(`/v1/benchmarks/${benchmark_id}`)).json()) as {
+      benchmark: { questions: { id: string }[]; rubric: { llm_traits: unknown[]; regex_traits: unknown[] } };
+    };
     expect(stored.benchmark.rubric.llm_traits).toHaveLength(3);
     expect(stored.benchmark.rubric.regex_traits).toHaveLength(2);
     const ids = stored.benchmark.questions.map((q) => q.id);
@@ -66,7 +75,8 @@ describe("rubrics through the real queue", () => {
   it("replays Karenina's recorded batch rubric call through the adapters and gives the scores it implies", async () => {
     const judge = uniqueModel("replay-judge");
     const user = fixture.request.messages[1]!.content;
-    const answer = "Photosynthesis is the process by which plants convert sunlight, water, and carbon dioxide into glucose and oxygen. Think of it as plants making their own food using sunlight as energy.";
+    const answer =
+      "Photosynthesis is the process by which plants convert sunlight, water, and carbon dioxide into glucose and oxygen. Think of it as plants making their own food using sunlight as energy.";
     // edgeval sends the recorded user message verbatim except that the answer sits in a nonce block
     // (README "Differences from Karenina"). The rule fires only on the recorded text up to the
     // answer; the reply is the recorded one (fenced JSON). The rest is checked on the request below.
@@ -79,17 +89,29 @@ describe("rubrics through the real queue", () => {
         rubric: {
           llm_traits: [
             { name: "clarity", kind: "boolean", description: "The response is clear and easy to understand" },
-            { name: "helpfulness", kind: "score", min_score: 1, max_score: 5, description: "The response is helpful and addresses the user's need" },
+            {
+              name: "helpfulness",
+              kind: "score",
+              min_score: 1,
+              max_score: 5,
+              description: "The response is helpful and addresses the user's need",
+            },
           ],
         },
       },
-      config: { evaluation_mode: "rubric_only", answering_models: [{ id: "m", interface: "manual", manual_answers: { photo: answer } }], parsing_models: [fakeModel("judge", judge)] },
+      config: {
+        evaluation_mode: "rubric_only",
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { photo: answer } }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
     });
     await waitForRun(runId);
     const [r] = await allResults(runId);
     expect(r.rubric.llm_trait_scores).toEqual({ clarity: true, helpfulness: 5 });
     expect(r.metadata.warnings).toEqual([]);
-    const log = (await (await fetch(`${env.FAKE_LLM_URL}/_admin/requests?model=${judge}`)).json()) as { requests: { body: { messages: { role: string; content: string }[] } }[] };
+    const log = (await (await fetch(`${env.FAKE_LLM_URL}/_admin/requests?model=${judge}`)).json()) as {
+      requests: { body: { messages: { role: string; content: string }[] } }[];
+    };
     const sent = log.requests[0]!.body.messages.find((m) => m.role === "user")!.content;
     expect(sent.startsWith(before)).toBe(true);
     expect(sent.endsWith(after)).toBe(true);
@@ -107,13 +129,24 @@ describe("rubrics through the real queue", () => {
             id: "q",
             question: "Which organelle makes ATP?",
             rubric: {
-              compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 3 } }, { type: "mean" }], threshold: 3 } }],
-              callable_traits: [{ name: "says_atp", kind: "boolean", javascript_code: "function evaluate(text) { return text.includes('ATP'); }" }],
+              compound_traits: [
+                {
+                  name: "panel",
+                  config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 3 } }, { type: "mean" }], threshold: 3 },
+                },
+              ],
+              callable_traits: [
+                { name: "says_atp", kind: "boolean", javascript_code: "function evaluate(text) { return text.includes('ATP'); }" },
+              ],
             },
           },
         ],
       },
-      config: { evaluation_mode: "rubric_only", answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "The mitochondrion makes ATP." } }], parsing_models: [fakeModel("judge", judge)] },
+      config: {
+        evaluation_mode: "rubric_only",
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "The mitochondrion makes ATP." } }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
     });
     await waitForRun(runId);
     const [r] = await allResults(runId);

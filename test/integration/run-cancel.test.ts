@@ -37,12 +37,20 @@ describe("cancelling a run", () => {
       { match: { model: ans }, reply: { text: "Paris", latency_ms: L } },
       { match: { model: judge }, reply: { json: { answer: "Paris" }, latency_ms: L } },
     ]);
-    const questions = Array.from({ length: 200 }, (_, i) => ({ id: `q${i}`, question: `Capital number ${i}?`, template: exactTemplate("Paris") }));
+    const questions = Array.from({ length: 200 }, (_, i) => ({
+      id: `q${i}`,
+      question: `Capital number ${i}?`,
+      template: exactTemplate("Paris"),
+    }));
     const runId = await submitAs(t.key, {
       benchmark: { name: "cancel", questions },
       // Six judges per job, one after another: a job running at the cancel would go on calling for up
       // to 3 s more without the gate on each call (the claim alone is not enough).
-      config: { answering_models: [fakeModel("a", ans)], parsing_models: ["j1", "j2", "j3", "j4", "j5", "j6"].map((id) => fakeModel(id, judge)), replicate_count: 1 },
+      config: {
+        answering_models: [fakeModel("a", ans)],
+        parsing_models: ["j1", "j2", "j3", "j4", "j5", "j6"].map((id) => fakeModel(id, judge)),
+        replicate_count: 1,
+      },
     });
     const before = await vi.waitUntil(
       async () => {
@@ -85,7 +93,9 @@ describe("cancelling a run", () => {
     expect(results).toHaveLength(judgeCalls);
     expect(end.progress.done).toBe(results.length);
     expect(results.every((r) => r.template.verify_result === true)).toBe(true);
-    const d1 = await env.DB.prepare("SELECT status, finished_at FROM runs WHERE tenant_id = ? AND run_id = ?").bind(t.tenant_id, runId).first<any>();
+    const d1 = await env.DB.prepare("SELECT status, finished_at FROM runs WHERE tenant_id = ? AND run_id = ?")
+      .bind(t.tenant_id, runId)
+      .first<any>();
     expect(d1).toMatchObject({ status: "cancelled", finished_at: end.finished_at });
 
     const got = await waitForReceived(ep.name, (r) => r.length >= 1);

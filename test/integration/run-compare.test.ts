@@ -6,7 +6,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { addFakeRules, api, exactTemplate, fakeModel, submitRun, uniqueModel, waitForRun } from "./helpers";
 
-const QUESTIONS = Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, question: `[Q${i}] What is the capital of France?`, template: exactTemplate("Paris") }));
+const QUESTIONS = Array.from({ length: 10 }, (_, i) => ({
+  id: `q${i}`,
+  question: `[Q${i}] What is the capital of France?`,
+  template: exactTemplate("Paris"),
+}));
 
 /** A run whose judge passes exactly the questions in `passing`. */
 async function scripted(passing: Set<number>, answeringId = "ans"): Promise<string> {
@@ -14,7 +18,10 @@ async function scripted(passing: Set<number>, answeringId = "ans"): Promise<stri
   const judge = uniqueModel("cmp-judge");
   await addFakeRules([
     { match: { model: answerer }, reply: { text: "It is a city." } },
-    ...QUESTIONS.map((_, i) => ({ match: { model: judge, contains: `[Q${i}]` }, reply: { json: { answer: passing.has(i) ? "Paris" : "Lyon" } } })),
+    ...QUESTIONS.map((_, i) => ({
+      match: { model: judge, contains: `[Q${i}]` },
+      reply: { json: { answer: passing.has(i) ? "Paris" : "Lyon" } },
+    })),
   ]);
   const runId = await submitRun({
     benchmark: { name: "compare", questions: QUESTIONS },
@@ -45,14 +52,35 @@ describe("run comparison", () => {
   it("reports the 7 flipped questions and McNemar's exact p = 0.125", async () => {
     const { status, body } = await compare(`a=${a}&b=${b}`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ a, b, alpha: 0.05, questions_with_flips: 7, unmatched: { only_in_a: 0, only_in_b: 0 }, next_cursor: null });
+    expect(body).toMatchObject({
+      a,
+      b,
+      alpha: 0.05,
+      questions_with_flips: 7,
+      unmatched: { only_in_a: 0, only_in_b: 0 },
+      next_cursor: null,
+    });
     expect(body.model_pairs).toHaveLength(1);
     const [pair] = body.model_pairs;
-    expect(pair).toMatchObject({ a_answering_model: "ans", b_answering_model: "ans", parsing_model: "judge", paired: 10, a_passed: 9, b_passed: 4, pass_to_fail: 6, fail_to_pass: 1, significant: false });
+    expect(pair).toMatchObject({
+      a_answering_model: "ans",
+      b_answering_model: "ans",
+      parsing_model: "judge",
+      paired: 10,
+      a_passed: 9,
+      b_passed: 4,
+      pass_to_fail: 6,
+      fail_to_pass: 1,
+      significant: false,
+    });
     expect(pair.p_value).toBeCloseTo(0.125, 12);
     expect(pair.delta).toBeCloseTo(-0.5, 12);
     expect(body.questions.map((q: any) => q.question_id)).toEqual(["q0", "q1", "q2", "q3", "q4", "q5", "q6"]);
-    expect(body.questions.find((q: any) => q.question_id === "q6")).toMatchObject({ pass_to_fail: 0, fail_to_pass: 1, flips: [{ a: "fail", b: "pass", replicate: 1 }] });
+    expect(body.questions.find((q: any) => q.question_id === "q6")).toMatchObject({
+      pass_to_fail: 0,
+      fail_to_pass: 1,
+      flips: [{ a: "fail", b: "pass", replicate: 1 }],
+    });
     expect(body.questions.find((q: any) => q.question_id === "q0").flips).toEqual([
       { a_answering_model: "ans", b_answering_model: "ans", parsing_model: "judge", replicate: 1, a: "pass", b: "fail" },
     ]);
@@ -71,7 +99,12 @@ describe("run comparison", () => {
     expect(unnamed.body.model_pairs).toEqual([]); // "ans" and "other" never pair by themselves
     expect(unnamed.body.unmatched).toEqual({ only_in_a: 10, only_in_b: 10 });
     const named = await compare(`a=${a}&b=${c}&a_model=ans&b_model=other`);
-    expect(named.body.model_pairs[0]).toMatchObject({ a_answering_model: "ans", b_answering_model: "other", pass_to_fail: 6, fail_to_pass: 1 });
+    expect(named.body.model_pairs[0]).toMatchObject({
+      a_answering_model: "ans",
+      b_answering_model: "other",
+      pass_to_fail: 6,
+      fail_to_pass: 1,
+    });
     expect(named.body.model_pairs[0].p_value).toBeCloseTo(0.125, 12);
   });
 

@@ -73,7 +73,11 @@ describe("a run through the real local queue", () => {
     expect(new Set(results.map((r) => r.metadata.replicate))).toEqual(new Set([1, 2]));
     expect(new Set(results.map((r) => r.metadata.question_id))).toEqual(new Set(QUESTIONS.map((q) => q.id)));
     const one = results.find((r) => r.metadata.question_id === "q-gene" && r.metadata.answering.config_id === "good")!;
-    expect(one.template).toMatchObject({ verify_result: true, parsed_llm_response: { answer: "TP53" }, parsed_gt_response: { answer: "TP53" } });
+    expect(one.template).toMatchObject({
+      verify_result: true,
+      parsed_llm_response: { answer: "TP53" },
+      parsed_gt_response: { answer: "TP53" },
+    });
     expect(one.metadata.failure).toBeNull();
 
     const full = await api(`/v1/runs/${runId}/results/${one.metadata.result_id}`);
@@ -88,7 +92,10 @@ describe("a run through the real local queue", () => {
     await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
     const runId = await submitRun({
       benchmark: { name: "single", questions: [{ id: "q", question: "Capital of France?", template: exactTemplate("Paris") }] },
-      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "Paris" } }], parsing_models: [fakeModel("j", judge)] },
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "Paris" } }],
+        parsing_models: [fakeModel("j", judge)],
+      },
     });
     await waitForRun(runId);
     const [r] = await allResults(runId);

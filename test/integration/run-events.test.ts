@@ -47,7 +47,8 @@ async function readEvents(res: Response, stop: (frames: Frame[]) => boolean): Pr
   }
 }
 
-const events = (runId: string, lastEventId?: string) => api(`/v1/runs/${runId}/events`, { headers: lastEventId ? { "last-event-id": lastEventId } : {} });
+const events = (runId: string, lastEventId?: string) =>
+  api(`/v1/runs/${runId}/events`, { headers: lastEventId ? { "last-event-id": lastEventId } : {} });
 const resultsOf = (frames: Frame[]) => frames.filter((f) => f.event === "result");
 
 describe("run events (SSE)", () => {
@@ -62,7 +63,9 @@ describe("run events (SSE)", () => {
         parsing_models: [fakeModel("j1", judge), fakeModel("j2", judge)],
       },
     });
-    const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?").bind(runId).first<{ coordinator_name: string }>();
+    const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?")
+      .bind(runId)
+      .first<{ coordinator_name: string }>();
     await runInDurableObject(env.RUNS.getByName(row!.coordinator_name), async (instance: RunCoordinator) => {
       instance.heartbeatMs = 100;
     });
@@ -86,21 +89,36 @@ describe("run events (SSE)", () => {
     expect(other.at(-1)).toMatchObject({ event: "done", data: { status: "completed" } });
     expect(resultsOf(other).map((f) => [f.id, f.data])).toEqual([...resultsOf(first), ...resultsOf(resumed)].map((f) => [f.id, f.data]));
     expect(other.some((f) => f.event === "comment")).toBe(true);
-    expect(resultsOf(other)[0]!.data).toMatchObject({ question_id: expect.stringMatching(/^q\d$/), answering_model: "m", parsing_model: expect.stringMatching(/^j[12]$/), verdict: "pass" });
+    expect(resultsOf(other)[0]!.data).toMatchObject({
+      question_id: expect.stringMatching(/^q\d$/),
+      answering_model: "m",
+      parsing_model: expect.stringMatching(/^j[12]$/),
+      verdict: "pass",
+    });
     const progress = other.filter((f) => f.event === "progress").map((f) => f.data);
     expect(progress.at(-1)).toMatchObject({ done: 16, total: 16 });
     expect(progress.some((p) => p.done > 0 && p.done < 16 && typeof p.eta_s === "number")).toBe(true);
     expect(other.filter((f) => f.event === "status").map((f) => f.data.status)).toContain("completed");
     // Every frame has the documented shape (src/schemas/run-events.ts, /openapi.json's x-item-schema).
-    for (const f of [...first, ...resumed, ...other].filter((f) => f.event !== "comment")) expect(RunEvent.safeParse(f).error).toBeUndefined();
+    for (const f of [...first, ...resumed, ...other].filter((f) => f.event !== "comment"))
+      expect(RunEvent.safeParse(f).error).toBeUndefined();
   }, 30_000);
 
   it("a finished run answers what was missed and done at once; a Last-Event-ID that is not ours is a 400", async () => {
     const judge = uniqueModel("sse-done");
     await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
     const runId = await submitRun({
-      benchmark: { name: "sse-done", questions: [{ id: "a", question: "A?", template: exactTemplate("x") }, { id: "b", question: "B?", template: exactTemplate("x") }] },
-      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { a: "x", b: "x" } }], parsing_models: [fakeModel("j", judge)] },
+      benchmark: {
+        name: "sse-done",
+        questions: [
+          { id: "a", question: "A?", template: exactTemplate("x") },
+          { id: "b", question: "B?", template: exactTemplate("x") },
+        ],
+      },
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { a: "x", b: "x" } }],
+        parsing_models: [fakeModel("j", judge)],
+      },
     });
     await waitForRun(runId);
     const all = await readEvents(await events(runId), () => false);

@@ -82,7 +82,10 @@ describe("Karenina export", () => {
     const want = fixture.results[0] as Record<string, any>;
     for (const r of doc.results) {
       const outcome = validator.validate(r);
-      expect(outcome.errors.filter((x) => x.keyword !== "properties" && x.keyword !== "$ref" && x.keyword !== "anyOf").slice(0, 4), r.metadata.result_id).toEqual([]);
+      expect(
+        outcome.errors.filter((x) => x.keyword !== "properties" && x.keyword !== "$ref" && x.keyword !== "anyOf").slice(0, 4),
+        r.metadata.result_id,
+      ).toEqual([]);
       expect(outcome.valid).toBe(true);
       expect(Object.keys(r).sort()).toEqual(Object.keys(want).sort());
       expect(Object.keys(r.metadata).sort()).toEqual(Object.keys(want.metadata).sort());
@@ -131,10 +134,13 @@ describe("CSV and NDJSON", () => {
     expect(all.pop()).toBe("");
     expect(all).toHaveLength(TOTAL);
     expect(new Set(all.map((l) => JSON.parse(l).metadata.result_id)).size).toBe(TOTAL);
-    const alpha = (await (await api(`/v1/runs/${runId}/export?format=ndjson&answering_model=alpha&verdict=pass`)).text()).trim().split("\n");
+    const alpha = (await (await api(`/v1/runs/${runId}/export?format=ndjson&answering_model=alpha&verdict=pass`)).text())
+      .trim()
+      .split("\n");
     expect(alpha.length).toBeGreaterThan(0);
     expect(alpha.length).toBeLessThan(TOTAL / 2 + 1);
-    for (const l of alpha) expect(JSON.parse(l)).toMatchObject({ metadata: { answering: { config_id: "alpha" } }, template: { verify_result: true } });
+    for (const l of alpha)
+      expect(JSON.parse(l)).toMatchObject({ metadata: { answering: { config_id: "alpha" } }, template: { verify_result: true } });
     const csv = parseCsv(await (await api(`/v1/runs/${runId}/export?format=csv&answering_model=alpha&verdict=pass`)).text());
     expect(csv).toHaveLength(alpha.length + 1);
     const bad = await api(`/v1/runs/${runId}/export?format=ndjson&answering_model=gamma`);
@@ -144,7 +150,10 @@ describe("CSV and NDJSON", () => {
 
   it("a built NDJSON export carries each result's trace, and honours its filter", async () => {
     const { text, view } = await built({ format: "ndjson", answering_model: "beta" });
-    const lines = text.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(TOTAL / 2);
     expect(view.results_total).toBe(TOTAL / 2);
     for (const r of lines) {

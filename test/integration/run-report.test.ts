@@ -21,7 +21,10 @@ async function twoAnswerersOnePricedJudge() {
   ]);
   const body = {
     benchmark: { name: "cost", questions: [QUESTION] },
-    config: { answering_models: [fakeModel("priced", priced), fakeModel("unpriced", unpriced)], parsing_models: [fakeModel("judge", judge)] },
+    config: {
+      answering_models: [fakeModel("priced", priced), fakeModel("unpriced", unpriced)],
+      parsing_models: [fakeModel("judge", judge)],
+    },
     prices: { [priced]: { input_per_mtok: 1, output_per_mtok: 2 }, [judge]: { input_per_mtok: 3, output_per_mtok: 4 } },
   };
   return { body, unpricedName: `openai_compatible:${unpriced}` };
@@ -68,7 +71,10 @@ describe("what a run reports", () => {
   it("/v1/judge with an unpriced model: cost null and the model in unpriced_models", async () => {
     const model = uniqueModel("judge-unpriced");
     await addFakeRules([{ match: { model }, reply: { json: { answer: 4 } } }]);
-    const res = await api("/v1/judge", { method: "POST", json: { output: "x", config: { provider: fakeModel("j", model), type: "likert" } } });
+    const res = await api("/v1/judge", {
+      method: "POST",
+      json: { output: "x", config: { provider: fakeModel("j", model), type: "likert" } },
+    });
     const out = (await res.json()) as any;
     expect(out.usage.cost_usd).toBeNull();
     expect(out.usage.unpriced_models).toEqual([model]);
@@ -96,7 +102,10 @@ describe("a run with many model pairs (issue 15 item 11)", () => {
     await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "TP53" } } }]);
     const answering = Array.from({ length: 12 }, (_, i) => ({ id: `m${i}`, interface: "manual", manual_answers: { q1: "TP53" } }));
     const parsing = Array.from({ length: 10 }, (_, i) => fakeModel(`j${i}`, judge));
-    const runId = await submitRun({ benchmark: { name: "pairs", questions: [QUESTION] }, config: { answering_models: answering, parsing_models: parsing } });
+    const runId = await submitRun({
+      benchmark: { name: "pairs", questions: [QUESTION] },
+      config: { answering_models: answering, parsing_models: parsing },
+    });
 
     const view = (await (await api(`/v1/runs/${runId}`)).json()) as any;
     expect(view.summary).toHaveLength(100);
@@ -142,7 +151,10 @@ describe("the run manifest (issue 15 item 12)", () => {
     const [answerer, judge] = [uniqueModel("mf-ans"), uniqueModel("mf-judge")];
     await addFakeRules([
       { match: { model: answerer }, reply: { text: "ANSWER<TP53>", model: `${answerer}-2025-01-01` } },
-      { match: { model: judge, contains: "abstention detection" }, reply: { json: { reasoning: "commits", abstention_detected: false }, model: `${judge}-snapshot` } },
+      {
+        match: { model: judge, contains: "abstention detection" },
+        reply: { json: { reasoning: "commits", abstention_detected: false }, model: `${judge}-snapshot` },
+      },
       { match: { model: judge }, reply: { json: { answer: "TP53" }, model: `${judge}-snapshot` } },
     ]);
     const manual = { id: "human", interface: "manual", manual_answers: { q1: "TP53" } };

@@ -17,7 +17,10 @@ describe("run status", () => {
       { match: { model: answerer }, reply: { text: "ANSWER<TP53>" } },
       { match: { model: judge }, reply: { fault: "500" } },
     ]);
-    const runId = await submitRun({ benchmark: { name: "all-errors", questions }, config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] } });
+    const runId = await submitRun({
+      benchmark: { name: "all-errors", questions },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
+    });
     const view = (await waitForRun(runId, ["completed", "partial", "failed"], 30_000)) as any;
     expect(view.status).toBe("failed");
     expect(view.summary[0]).toMatchObject({ total: 2, passed: 0, failed: 0, errored: 2 });
@@ -32,7 +35,10 @@ describe("run status", () => {
       { match: { model: judge, contains: "Which gene" }, reply: { json: { answer: "TP53" } } },
       { match: { model: judge }, reply: { fault: "500" } },
     ]);
-    const runId = await submitRun({ benchmark: { name: "some-errors", questions }, config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] } });
+    const runId = await submitRun({
+      benchmark: { name: "some-errors", questions },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
+    });
     const view = (await waitForRun(runId, ["completed", "partial", "failed"], 30_000)) as any;
     expect(view.status).toBe("completed");
     expect(view.summary[0]).toMatchObject({ passed: 1, errored: 1 });

@@ -37,7 +37,10 @@ beforeAll(async () => {
     },
     config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("judge", judge)], replicate_count: 3 },
     // $1 per million input tokens and $2 per million output tokens for both models.
-    prices: { [`openai_compatible:${answerer}`]: { input_per_mtok: 1, output_per_mtok: 2 }, [`openai_compatible:${judge}`]: { input_per_mtok: 1, output_per_mtok: 2 } },
+    prices: {
+      [`openai_compatible:${answerer}`]: { input_per_mtok: 1, output_per_mtok: 2 },
+      [`openai_compatible:${judge}`]: { input_per_mtok: 1, output_per_mtok: 2 },
+    },
   });
   await waitForRun(runId);
   results = await allResults(runId);

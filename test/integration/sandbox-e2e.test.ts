@@ -39,7 +39,11 @@ describe("custom_verify through the real queue", () => {
         questions: [
           { id: "q-js", question: "Which gene, cited?", template: template({ language: "javascript", source: JS_OBJECT_FORM }) },
           { id: "q-js-partial", question: "Which gene?", template: template({ language: "javascript", source: JS_OBJECT_FORM }) },
-          { id: "q-js-throws", question: "Which gene again?", template: template({ language: "javascript", source: "function verify(a) { return a.nope.length > 0; }" }) },
+          {
+            id: "q-js-throws",
+            question: "Which gene again?",
+            template: template({ language: "javascript", source: "function verify(a) { return a.nope.length > 0; }" }),
+          },
           { id: "q-py", question: "Which gene in Python?", template: template({ language: "python", source: PYTHON_CLASSIC }) },
         ],
       },
@@ -58,13 +62,21 @@ describe("custom_verify through the real queue", () => {
       field_verification_error: null,
       composition_strategy: "custom_verify",
     });
-    expect(byId["q-js-partial"].template).toMatchObject({ verify_result: false, verify_granular_result: 0.5, field_verification_error: null });
+    expect(byId["q-js-partial"].template).toMatchObject({
+      verify_result: false,
+      verify_granular_result: 0.5,
+      field_verification_error: null,
+    });
     // Code that throws says nothing about the answer: an error (Karenina records false here).
     expect(byId["q-js-throws"].template).toMatchObject({
       verify_result: null,
       field_verification_error: expect.stringMatching(/^Custom verify failed: verify threw: TypeError/),
     });
-    expect(byId["q-js-throws"].metadata.failure).toMatchObject({ category: "template_validation", group: "system", stage: "verify_template" });
+    expect(byId["q-js-throws"].metadata.failure).toMatchObject({
+      category: "template_validation",
+      group: "system",
+      stage: "verify_template",
+    });
     expect(byId["q-py"].template).toMatchObject({ verify_result: true, field_verification_error: null });
   });
 });

@@ -23,7 +23,13 @@ describe("the runaway corpus", () => {
   it("has at least 10 programs", () => expect(RUNAWAY_PROGRAMS.length).toBeGreaterThanOrEqual(10));
 
   it.each(RUNAWAY_PROGRAMS)("$name: a custom verify ends with the cause named", async ({ body, stop }) => {
-    const out = await verifier.verify({ language: "javascript", source: `function verify(answer, gt, context) { ${body} }`, parsed: {}, ground_truth: {}, raw_trace: "x" });
+    const out = await verifier.verify({
+      language: "javascript",
+      source: `function verify(answer, gt, context) { ${body} }`,
+      parsed: {},
+      ground_truth: {},
+      raw_trace: "x",
+    });
     expect(out.ok).toBe(false);
     expect(out.ok ? "" : out.error).toMatch(stop);
   });
@@ -42,18 +48,34 @@ describe("a runaway verify among other jobs", () => {
       {
         run_id: "run-runaway",
         run_name: null,
-        question: Question.parse({ id, question: "Which gene?", template: { fields: [{ name: "gene", type: "str", description: "the gene", ground_truth: "BCL2" }], custom_verify: { language: "javascript", source } } }),
+        question: Question.parse({
+          id,
+          question: "Which gene?",
+          template: {
+            fields: [{ name: "gene", type: "str", description: "the gene", ground_truth: "BCL2" }],
+            custom_verify: { language: "javascript", source },
+          },
+        }),
         answering: model("ans"),
         parsing: model("judge"),
         replicate: 1,
         settings: { evaluation_mode: "template_only", include_extraction_hints: false },
       },
-      { answerer: scriptedPort({ chat: () => "BCL2." }), judge: scriptedPort({ structured: () => ({ gene: "BCL2" }) }), clock: frozen, codeVerifier: verifier },
+      {
+        answerer: scriptedPort({ chat: () => "BCL2." }),
+        judge: scriptedPort({ structured: () => ({ gene: "BCL2" }) }),
+        clock: frozen,
+        codeVerifier: verifier,
+      },
     );
 
   it("gives that job the verdict error and lets the jobs of the same batch finish with their own verdicts", async () => {
     const ok = "function verify(answer, gt) { return answer.gene === gt.gene; }";
-    const results = await Promise.all([grade("before", ok), grade("runaway", "function verify() { for (;;) { new Array(1e6).fill(1); } }"), grade("after", ok)]);
+    const results = await Promise.all([
+      grade("before", ok),
+      grade("runaway", "function verify() { for (;;) { new Array(1e6).fill(1); } }"),
+      grade("after", ok),
+    ]);
     expect(results.map(({ result }) => verdictOf(result))).toEqual(["pass", "error", "pass"]);
     expect(results[1]!.result.metadata.failure).toMatchObject({ category: "template_validation", group: "system" });
     expect(results[1]!.result.template!.field_verification_error).toMatch(/builtin calls touched more than 20000000 elements/);

@@ -20,7 +20,12 @@ const sameGene = "function verify(answer, gt) { return answer.gene.toLowerCase()
 
 describe("custom verify in JavaScript, inside workerd", () => {
   it("passes when verify returns true", async () => {
-    expect(await verifier.verify(req(sameGene))).toEqual({ ok: true, verify_result: true, verify_granular_result: null, field_results: null });
+    expect(await verifier.verify(req(sameGene))).toEqual({
+      ok: true,
+      verify_result: true,
+      verify_granular_result: null,
+      field_results: null,
+    });
   });
 
   it("fails when verify returns false", async () => {
@@ -61,10 +66,22 @@ describe("custom verify in JavaScript, inside workerd", () => {
   });
 
   it("reports a source without verify, and a return outside the contract naming what came back", async () => {
-    expect(await verifier.verify(req("function check() { return true; }"))).toEqual({ ok: false, error: expect.stringMatching(/must define function verify\(\.\.\.\); verify is undefined/) });
-    expect(await verifier.verify(req("function verify() { return 'yes'; }"))).toEqual({ ok: false, error: expect.stringMatching(/it returned a string "yes"/) });
-    expect(await verifier.verify(req("function verify() {}"))).toEqual({ ok: false, error: expect.stringMatching(/verify returned undefined/) });
-    expect(await verifier.verify(req("async function verify() { return true; }"))).toEqual({ ok: false, error: expect.stringMatching(/a Promise \(verify must return synchronously\)/) });
+    expect(await verifier.verify(req("function check() { return true; }"))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/must define function verify\(\.\.\.\); verify is undefined/),
+    });
+    expect(await verifier.verify(req("function verify() { return 'yes'; }"))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/it returned a string "yes"/),
+    });
+    expect(await verifier.verify(req("function verify() {}"))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/verify returned undefined/),
+    });
+    expect(await verifier.verify(req("async function verify() { return true; }"))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/a Promise \(verify must return synchronously\)/),
+    });
   });
 
   it("stops an infinite loop by counting interrupts even though the clock never moves", async () => {
@@ -92,12 +109,19 @@ describe("custom verify in JavaScript, inside workerd", () => {
 
   it("times out on the injected clock when it does move", async () => {
     let t = 0;
-    const out = await callInSandbox("function verify() { while (true) {} }", "verify", [], { clock: { now: () => (t += 50) }, limits: { timeoutMs: 500 } });
+    const out = await callInSandbox("function verify() { while (true) {} }", "verify", [], {
+      clock: { now: () => (t += 50) },
+      limits: { timeoutMs: 500 },
+    });
     expect(out).toEqual({ ok: false, kind: "interrupted", error: "stopped: it ran longer than 500 ms" });
   });
 
   it("exposes no host function to the guest", async () => {
-    const out = await callInSandbox("function verify() { return [typeof fetch, typeof console, typeof setTimeout, typeof require]; }", "verify", []);
+    const out = await callInSandbox(
+      "function verify() { return [typeof fetch, typeof console, typeof setTimeout, typeof require]; }",
+      "verify",
+      [],
+    );
     expect(out).toEqual({ ok: true, value: ["undefined", "undefined", "undefined", "undefined"] });
   });
 
@@ -114,6 +138,9 @@ describe("custom verify in JavaScript, inside workerd", () => {
       "",
     ].join("\n");
     expect(await verifier.verify(req(source, { language: "python" }))).toMatchObject({ ok: true, verify_result: true });
-    expect(await verifier.verify(req(source, { language: "python", parsed: { gene: "TP53" } }))).toMatchObject({ ok: true, verify_result: false });
+    expect(await verifier.verify(req(source, { language: "python", parsed: { gene: "TP53" } }))).toMatchObject({
+      ok: true,
+      verify_result: false,
+    });
   });
 });

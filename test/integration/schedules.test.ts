@@ -16,7 +16,11 @@ import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
 import { apiAs, createTenant, type TestTenant, waitAs } from "./tenant-helpers";
 import { createEndpoint, deliveriesOf, receivedBy, waitForReceived } from "./webhook-helpers";
 
-const QUESTIONS = Array.from({ length: 8 }, (_, i) => ({ id: `q${i}`, question: `[S${i}] What is the capital of France?`, template: exactTemplate("Paris") }));
+const QUESTIONS = Array.from({ length: 8 }, (_, i) => ({
+  id: `q${i}`,
+  question: `[S${i}] What is the capital of France?`,
+  template: exactTemplate("Paris"),
+}));
 const T0 = Date.parse("2026-11-24T21:00:10Z");
 const minute = (n: number) => T0 + n * 60_000;
 
@@ -46,7 +50,13 @@ beforeAll(async () => {
   const stored = await apiAs(t.key, "/v1/benchmarks", { method: "POST", json: { name: "nightly", questions: QUESTIONS } });
   expect(stored.status).toBe(201);
   benchmarkId = ((await stored.json()) as any).benchmark_id;
-  const preset = await apiAs(t.key, "/v1/presets", { method: "POST", json: { name: "judge only", config: { answering_models: [{ ...MANUAL[0], id: "from-preset" }], parsing_models: [fakeModel("judge", judge)] } } });
+  const preset = await apiAs(t.key, "/v1/presets", {
+    method: "POST",
+    json: {
+      name: "judge only",
+      config: { answering_models: [{ ...MANUAL[0], id: "from-preset" }], parsing_models: [fakeModel("judge", judge)] },
+    },
+  });
   expect(preset.status).toBe(201);
   presetId = ((await preset.json()) as any).preset_id;
   const created = await apiAs(t.key, "/v1/schedules", {
@@ -96,7 +106,12 @@ describe("scheduled runs", () => {
     const event = JSON.parse(got[0]!.body);
     expect(event).toMatchObject({
       type: "run.regression",
-      data: { schedule_id: scheduleId, run_id: second.run_id, previous_run_id: first.run_id, links: { compare: `/v1/runs/compare?a=${first.run_id}&b=${second.run_id}` } },
+      data: {
+        schedule_id: scheduleId,
+        run_id: second.run_id,
+        previous_run_id: first.run_id,
+        links: { compare: `/v1/runs/compare?a=${first.run_id}&b=${second.run_id}` },
+      },
     });
     expect(got[0]!.webhook_id).toBe(`msg_regression_${second.run_id}`);
 
@@ -112,19 +127,36 @@ describe("scheduled runs", () => {
   }, 90_000);
 
   it("refuses a bad cron, an unknown benchmark or preset naming the field, and another tenant sees nothing", async () => {
-    const noPreset = await apiAs(t.key, "/v1/schedules", { method: "POST", json: { name: "x", cron: "0 3 * * *", benchmark_id: benchmarkId, preset_id: "nope" } });
+    const noPreset = await apiAs(t.key, "/v1/schedules", {
+      method: "POST",
+      json: { name: "x", cron: "0 3 * * *", benchmark_id: benchmarkId, preset_id: "nope" },
+    });
     expect(noPreset.status).toBe(400);
     expect(((await noPreset.json()) as any).error.issues[0].path).toBe("preset_id");
     // Without a preset the config is a whole VerificationConfig, checked as a run body's.
-    const bareConfig = await apiAs(t.key, "/v1/schedules", { method: "POST", json: { name: "x", cron: "0 3 * * *", benchmark_id: benchmarkId, config: { answering_models: MANUAL } } });
+    const bareConfig = await apiAs(t.key, "/v1/schedules", {
+      method: "POST",
+      json: { name: "x", cron: "0 3 * * *", benchmark_id: benchmarkId, config: { answering_models: MANUAL } },
+    });
     expect(bareConfig.status).toBe(400);
     expect(((await bareConfig.json()) as any).error.issues.map((i: any) => i.path)).toContain("config.parsing_models");
-    const bad = await apiAs(t.key, "/v1/schedules", { method: "POST", json: { name: "x", cron: "61 * * * *", benchmark_id: "b", config: { answering_models: [], parsing_models: [] } } });
+    const bad = await apiAs(t.key, "/v1/schedules", {
+      method: "POST",
+      json: { name: "x", cron: "61 * * * *", benchmark_id: "b", config: { answering_models: [], parsing_models: [] } },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.issues.map((i: any) => i.path)).toContain("cron");
     const missing = await apiAs(t.key, "/v1/schedules", {
       method: "POST",
-      json: { name: "x", cron: "0 3 * * *", benchmark_id: "nope", config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }], parsing_models: [fakeModel("j", judge)] } },
+      json: {
+        name: "x",
+        cron: "0 3 * * *",
+        benchmark_id: "nope",
+        config: {
+          answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }],
+          parsing_models: [fakeModel("j", judge)],
+        },
+      },
     });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as any).error.issues[0].path).toBe("benchmark_id");
@@ -144,9 +176,15 @@ describe("scheduled runs", () => {
   });
 
   it("a tick skips a run submitRun refuses and says why: here the schedule's preset was deleted", async () => {
-    const preset = await apiAs(t.key, "/v1/presets", { method: "POST", json: { config: { answering_models: MANUAL, parsing_models: [fakeModel("judge", judge)] } } });
+    const preset = await apiAs(t.key, "/v1/presets", {
+      method: "POST",
+      json: { config: { answering_models: MANUAL, parsing_models: [fakeModel("judge", judge)] } },
+    });
     const id = ((await preset.json()) as any).preset_id;
-    const created = await apiAs(t.key, "/v1/schedules", { method: "POST", json: { name: "orphan", cron: "0 22 * * *", benchmark_id: benchmarkId, preset_id: id } });
+    const created = await apiAs(t.key, "/v1/schedules", {
+      method: "POST",
+      json: { name: "orphan", cron: "0 22 * * *", benchmark_id: benchmarkId, preset_id: id },
+    });
     expect(created.status).toBe(201);
     const orphan = ((await created.json()) as any).schedule_id;
     expect((await apiAs(t.key, `/v1/presets/${id}`, { method: "DELETE" })).status).toBe(200);

@@ -46,7 +46,12 @@ describe("the stall watch", () => {
       scenario: "9 stall alarm fired twice",
       size: "2 jobs, 1 never accepted",
       faults_injected: 1,
-      invariants: { resent_once: { pass: sends.flat().length === 1, detail: `${sends.flat().length} re-sends of the lost job over 2 alarms; the accepted one ${sends.flat().includes("sent") ? "re-sent" : "left alone"}` } },
+      invariants: {
+        resent_once: {
+          pass: sends.flat().length === 1,
+          detail: `${sends.flat().length} re-sends of the lost job over 2 alarms; the accepted one ${sends.flat().includes("sent") ? "re-sent" : "left alone"}`,
+        },
+      },
     });
   });
 
@@ -87,9 +92,14 @@ describe("the stall watch", () => {
         parsing_models: [fakeModel("j", uniqueModel("stamped-judge"))],
       },
     });
-    const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?").bind(runId).first<{ coordinator_name: string }>();
+    const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?")
+      .bind(runId)
+      .first<{ coordinator_name: string }>();
     const stamped = await runInDurableObject(env.RUNS.getByName(row!.coordinator_name), async (_i, state) =>
-      state.storage.sql.exec<{ job_id: string }>("SELECT job_id FROM job_sends ORDER BY job_id").toArray().map((r) => r.job_id),
+      state.storage.sql
+        .exec<{ job_id: string }>("SELECT job_id FROM job_sends ORDER BY job_id")
+        .toArray()
+        .map((r) => r.job_id),
     );
     expect(stamped).toEqual(["0.0.1", "1.0.1", "2.0.1"]);
   });

@@ -29,7 +29,9 @@ function capitalJudge(model: string, extra: Record<string, unknown> = {}) {
 }
 
 async function storeJudge(body: unknown, key?: string) {
-  const res = key ? await apiAs(key, "/v1/judges", { method: "POST", json: body }) : await api("/v1/judges", { method: "POST", json: body });
+  const res = key
+    ? await apiAs(key, "/v1/judges", { method: "POST", json: body })
+    : await api("/v1/judges", { method: "POST", json: body });
   const out = await json(res);
   if (out.status !== 201) throw new Error(`judge not stored: ${out.status} ${JSON.stringify(out.body)}`);
   return out.body as { judge_id: string; promptfoo_url: string };
@@ -48,23 +50,39 @@ function promptfooCall(url: string, output: unknown, vars: Record<string, unknow
 }
 
 function fetchNoAuth(url: string, body: unknown) {
-  return exports.default.fetch(`http://edgeval.test${url}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return exports.default.fetch(`http://edgeval.test${url}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
-const rowCount = async (table: string) => ((await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())!.n);
+const rowCount = async (table: string) => (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
 
 describe("/v1/judges", () => {
   it("stores, lists, reads, replaces and deletes a judge; the view names its promptfoo URL", async () => {
     const model = uniqueModel("sj-crud");
     const stored = await storeJudge(capitalJudge(model));
     expect(stored.judge_id).toMatch(/^jdg_/);
-    expect(stored).toMatchObject({ promptfoo_url: `/v1/judges/${stored.judge_id}/promptfoo`, deadline_ms: 4000, mapping: { reference: "expected" } });
+    expect(stored).toMatchObject({
+      promptfoo_url: `/v1/judges/${stored.judge_id}/promptfoo`,
+      deadline_ms: 4000,
+      mapping: { reference: "expected" },
+    });
     expect((await json(await api(`/v1/judges/${stored.judge_id}`))).body).toEqual(stored);
     expect((await json(await api("/v1/judges"))).body.judges.map((j: any) => j.judge_id)).toContain(stored.judge_id);
-    const replaced = await json(await api(`/v1/judges/${stored.judge_id}`, { method: "PUT", json: { ...capitalJudge(model), name: "renamed", deadline_ms: 2500 } }));
-    expect(replaced).toMatchObject({ status: 200, body: { judge_id: stored.judge_id, name: "renamed", deadline_ms: 2500, created_at: (stored as any).created_at } });
+    const replaced = await json(
+      await api(`/v1/judges/${stored.judge_id}`, { method: "PUT", json: { ...capitalJudge(model), name: "renamed", deadline_ms: 2500 } }),
+    );
+    expect(replaced).toMatchObject({
+      status: 200,
+      body: { judge_id: stored.judge_id, name: "renamed", deadline_ms: 2500, created_at: (stored as any).created_at },
+    });
     const token = await mintToken(stored.judge_id);
-    expect((await json(await api(`/v1/judges/${stored.judge_id}`, { method: "DELETE" }))).body).toEqual({ judge_id: stored.judge_id, deleted: true });
+    expect((await json(await api(`/v1/judges/${stored.judge_id}`, { method: "DELETE" }))).body).toEqual({
+      judge_id: stored.judge_id,
+      deleted: true,
+    });
     expect((await api(`/v1/judges/${stored.judge_id}`)).status).toBe(404);
     // Its tokens went with it.
     expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM judge_tokens WHERE token_id = ?").bind(token.token_id).first("n")).toBe(0);
@@ -75,11 +93,18 @@ describe("/v1/judges", () => {
   it("checks the config as POST /v1/judge does, with the placeholders its mapping promises, and writes nothing when refused", async () => {
     const model = uniqueModel("sj-400");
     const before = await rowCount("stored_judges");
-    const bad = await json(await api("/v1/judges", { method: "POST", json: { ...capitalJudge(model), config: { ...capitalJudge(model).config, scael: [0, 1] } } }));
+    const bad = await json(
+      await api("/v1/judges", {
+        method: "POST",
+        json: { ...capitalJudge(model), config: { ...capitalJudge(model).config, scael: [0, 1] } },
+      }),
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error.issues[0].path).toBe("config.scael");
     // {{reference}} with no reference var mapped, and {{vars.topic}} that the explicit vars mapping does not give.
-    const noReference = await json(await api("/v1/judges", { method: "POST", json: { ...capitalJudge(model), mapping: { vars: { other: "subject" } } } }));
+    const noReference = await json(
+      await api("/v1/judges", { method: "POST", json: { ...capitalJudge(model), mapping: { vars: { other: "subject" } } } }),
+    );
     expect(noReference.status).toBe(400);
     expect(noReference.body.error.issues).toEqual([
       { path: "config.prompt", message: "uses {{vars.topic}}, which this request does not give" },
@@ -120,7 +145,9 @@ describe("POST /v1/judges/:id/promptfoo", () => {
     const failed = await json(await promptfooCall(promptfoo_url, "Milan", { expected: "Rome", subject: "geography" }));
     expect(failed).toEqual({ status: 200, body: { pass: false, score: 0.1, reason: expect.any(String) } });
     // The output and the mapped vars reached the judge's prompt.
-    const sent = (await (await fetch(`${env.FAKE_LLM_URL}/_admin/requests?model=${model}`)).json()) as { requests: { body: { messages: unknown[] } }[] };
+    const sent = (await (await fetch(`${env.FAKE_LLM_URL}/_admin/requests?model=${model}`)).json()) as {
+      requests: { body: { messages: unknown[] } }[];
+    };
     const prompts = sent.requests.map((r) => JSON.stringify(r.body.messages));
     expect(prompts).toHaveLength(2);
     expect(prompts.filter((p) => p.includes("Milan") && p.includes("<<Rome>>"))).toHaveLength(1);
@@ -129,13 +156,24 @@ describe("POST /v1/judges/:id/promptfoo", () => {
   it("keeps the token in one answer only: D1 holds its HMAC, the listing never shows it, and it lives under its own judge", async () => {
     const stored = await storeJudge(capitalJudge(uniqueModel("sj-hash")));
     const minted = await mintToken(stored.judge_id);
-    const row = await env.DB.prepare("SELECT * FROM judge_tokens WHERE token_id = ?").bind(minted.token_id).first<Record<string, unknown>>();
+    const row = await env.DB.prepare("SELECT * FROM judge_tokens WHERE token_id = ?")
+      .bind(minted.token_id)
+      .first<Record<string, unknown>>();
     expect(row).toMatchObject({ judge_id: stored.judge_id, tenant_id: "default", revoked_at: null });
     expect(row!.token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(minted.token.split("_")[2]);
     const listed = await api(`/v1/judges/${stored.judge_id}/tokens`);
     const text = await listed.text();
-    expect(JSON.parse(text).tokens).toEqual([{ token_id: minted.token_id, judge_id: stored.judge_id, name: "ci", created_at: expect.any(String), revoked_at: null, last_used_at: null }]);
+    expect(JSON.parse(text).tokens).toEqual([
+      {
+        token_id: minted.token_id,
+        judge_id: stored.judge_id,
+        name: "ci",
+        created_at: expect.any(String),
+        revoked_at: null,
+        last_used_at: null,
+      },
+    ]);
     expect(text).not.toContain(minted.token.split("_")[2]);
   });
 
@@ -178,12 +216,17 @@ describe("POST /v1/judges/:id/promptfoo", () => {
       { match: { model: slow }, reply: { fault: "hang" } },
     ]);
     const vars = { expected: "Paris", subject: "geography" };
-    for (const [model, deadline_ms, kind] of [[down, 4000, "server_error"], [slow, 300, "timeout"]] as const) {
+    for (const [model, deadline_ms, kind] of [
+      [down, 4000, "server_error"],
+      [slow, 300, "timeout"],
+    ] as const) {
       const stored = await storeJudge(capitalJudge(model, { deadline_ms }));
       const { promptfoo_url } = await mintToken(stored.judge_id);
       const res = await json(await promptfooCall(promptfoo_url, "Paris", vars));
       expect(res.status).toBe(502);
-      expect(res.body).toEqual({ error: { code: "judge_undecided", message: expect.stringContaining(kind), request_id: expect.any(String) } });
+      expect(res.body).toEqual({
+        error: { code: "judge_undecided", message: expect.stringContaining(kind), request_id: expect.any(String) },
+      });
       expect(JSON.stringify(res.body)).not.toContain('"pass"');
     }
   });
@@ -195,12 +238,19 @@ describe("POST /v1/judges/:id/promptfoo", () => {
     const { promptfoo_url } = await mintToken(stored.judge_id);
     const missing = await json(await promptfooCall(promptfoo_url, "Paris", { subject: "geography" }));
     expect(missing.status).toBe(400);
-    expect(missing.body.error.issues).toEqual([{ path: "context.vars.expected", message: expect.stringContaining('the test var "expected"') }]);
+    expect(missing.body.error.issues).toEqual([
+      { path: "context.vars.expected", message: expect.stringContaining('the test var "expected"') },
+    ]);
     expect((await fakeStats(model)).total).toBe(0);
     // No vars mapping: every test var is the judge's var of the same name; input is the prompt.
     const passThrough = await storeJudge({
       name: "pass-through",
-      config: { type: "judge", prompt: "{{input}} / rubric: {{vars.rubric}} / {{output}}", scale: { type: "continuous", min: 0, max: 1 }, provider: fakeModel("j", model) },
+      config: {
+        type: "judge",
+        prompt: "{{input}} / rubric: {{vars.rubric}} / {{output}}",
+        scale: { type: "continuous", min: 0, max: 1 },
+        provider: fakeModel("j", model),
+      },
     });
     const token = await mintToken(passThrough.judge_id);
     const graded = await json(await promptfooCall(token.promptfoo_url, "Paris", { rubric: "be brief" }, "Capital of France?"));

@@ -7,7 +7,8 @@ import { addFakeRules, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel 
 import { ADMIN_TOKEN, apiAs, createTenant, runAs, type TestTenant } from "./tenant-helpers";
 
 /** Submits with the tenant's key and waits for the run to finish; returns its id. */
-const runAndWait = async (t: TestTenant, body: unknown, headers: Record<string, string> = {}) => (await runAs(t.key, body, headers)).run_id as string;
+const runAndWait = async (t: TestTenant, body: unknown, headers: Record<string, string> = {}) =>
+  (await runAs(t.key, body, headers)).run_id as string;
 
 /** Everything D1 holds about a run, by table. */
 async function d1RowsOf(runId: string) {
@@ -51,7 +52,7 @@ describe("DELETE /v1/runs/:id", () => {
     expect(await r2Keys(prefix)).toEqual([]);
     expect(await r2Keys(`t/${t.tenant_id}/cache/`)).toEqual([]);
     expect((await apiAs(t.key, `/v1/runs/${runId}`)).status).toBe(404);
-    expect((await env.RUNS.getByName(`${t.tenant_id}:${runId}`).snapshot())).toBeNull();
+    expect(await env.RUNS.getByName(`${t.tenant_id}:${runId}`).snapshot()).toBeNull();
     const audit = (await (await apiAs(t.key, "/v1/audit")).json()) as { entries: { action: string; target: string }[] };
     expect(audit.entries[0]).toMatchObject({ action: "run.deleted", target: runId });
 
@@ -85,7 +86,10 @@ describe("DELETE /v1/benchmarks/:id", () => {
   it("removes the stored body and its row", async () => {
     const t = await createTenant();
     const created = (await (
-      await apiAs(t.key, "/v1/benchmarks", { method: "POST", json: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] } })
+      await apiAs(t.key, "/v1/benchmarks", {
+        method: "POST",
+        json: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
+      })
     ).json()) as { benchmark_id: string };
     const key = `t/${t.tenant_id}/benchmarks/${created.benchmark_id}/benchmark.json`;
     expect(await env.BLOBS.head(key)).not.toBeNull();
@@ -101,7 +105,10 @@ describe("retention sweep", () => {
     const kept = await createTenant();
     const t = await createTenant({ retention_days: 30 });
     const answerer = uniqueModel("ret-answerer");
-    await addFakeRules([{ match: { model: answerer }, reply: { text: "Paris" } }, { match: { model: `${answerer}-j` }, reply: { json: { answer: "Paris" } } }]);
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: `${answerer}-j` }, reply: { json: { answer: "Paris" } } },
+    ]);
     const spec = {
       benchmark: { name: "ret", questions: [{ id: "q1", question: "?", template: exactTemplate("Paris") }] },
       config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", `${answerer}-j`)] },

@@ -88,7 +88,9 @@ describe("tenant isolation", () => {
       method: "POST",
       json: {
         name: `bench ${CANARY}`,
-        questions: [{ id: `q-${CANARY}`, question: `What is ${CANARY}?`, raw_answer: CANARY, keywords: [CANARY], template: exactTemplate(CANARY) }],
+        questions: [
+          { id: `q-${CANARY}`, question: `What is ${CANARY}?`, raw_answer: CANARY, keywords: [CANARY], template: exactTemplate(CANARY) },
+        ],
       },
     });
     const benchmark_id = ((await stored.json()) as { benchmark_id: string }).benchmark_id;
@@ -97,7 +99,11 @@ describe("tenant isolation", () => {
     const run_id = await submitAs(a.key, {
       benchmark_id,
       run_name: `run ${CANARY}`,
-      config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)], replicate_count: 1 },
+      config: {
+        answering_models: [fakeModel(`a-${CANARY}`, answerer)],
+        parsing_models: [fakeModel(`j-${CANARY}`, judge)],
+        replicate_count: 1,
+      },
     });
     await waitAs(a.key, run_id);
     const page = (await (await apiAs(a.key, `/v1/runs/${run_id}/results`)).json()) as { results: { metadata: { result_id: string } }[] };
@@ -105,26 +111,57 @@ describe("tenant isolation", () => {
     const put = await apiAs(a.key, `/v1/secrets/${secret_name}`, { method: "PUT", json: { value: `sk-${CANARY}`, interface: "openai" } });
     expect(put.status).toBe(201);
     const [delivery] = await settledDeliveries(a.key, endpoint.endpoint_id, 1);
-    const preset = (await (await apiAs(a.key, "/v1/presets", { method: "POST", json: { name: `preset ${CANARY}`, config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] } } })).json()) as { preset_id: string };
+    const preset = (await (
+      await apiAs(a.key, "/v1/presets", {
+        method: "POST",
+        json: {
+          name: `preset ${CANARY}`,
+          config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] },
+        },
+      })
+    ).json()) as { preset_id: string };
     const trigger = await createTrigger(a.key, {
       name: `trigger ${CANARY}`,
       benchmark_id,
       config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] },
       signing: { scheme: "github" },
     });
-    const storedJudge = (await (await apiAs(a.key, "/v1/judges", { method: "POST", json: { name: `judge ${CANARY}`, config: { type: "judge", prompt: `${CANARY}: {{output}}`, provider: fakeModel(`j-${CANARY}`, judge) } } })).json()) as { judge_id: string };
-    const judgeToken = (await (await apiAs(a.key, `/v1/judges/${storedJudge.judge_id}/tokens`, { method: "POST", json: { name: `token ${CANARY}` } })).json()) as { token_id: string };
+    const storedJudge = (await (
+      await apiAs(a.key, "/v1/judges", {
+        method: "POST",
+        json: {
+          name: `judge ${CANARY}`,
+          config: { type: "judge", prompt: `${CANARY}: {{output}}`, provider: fakeModel(`j-${CANARY}`, judge) },
+        },
+      })
+    ).json()) as { judge_id: string };
+    const judgeToken = (await (
+      await apiAs(a.key, `/v1/judges/${storedJudge.judge_id}/tokens`, { method: "POST", json: { name: `token ${CANARY}` } })
+    ).json()) as { token_id: string };
     const exported = await apiAs(a.key, `/v1/runs/${run_id}/exports`, { method: "POST", json: { format: "ndjson" } });
     expect(exported.status).toBe(202);
     const scheduled = await apiAs(a.key, "/v1/schedules", {
       method: "POST",
-      json: { name: `sched ${CANARY}`, cron: "0 3 * * *", benchmark_id, config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] } },
+      json: {
+        name: `sched ${CANARY}`,
+        cron: "0 3 * * *",
+        benchmark_id,
+        config: { answering_models: [fakeModel(`a-${CANARY}`, answerer)], parsing_models: [fakeModel(`j-${CANARY}`, judge)] },
+      },
     });
     expect(scheduled.status).toBe(201);
     ids = {
-      run_id, benchmark_id, result_id: page.results[0]!.metadata.result_id, key_id: a.key_id, secret_name,
-      endpoint_id: endpoint.endpoint_id, delivery_id: delivery.delivery_id, trigger_id: trigger.trigger_id, preset_id: preset.preset_id,
-      judge_id: storedJudge.judge_id, judge_token_id: judgeToken.token_id,
+      run_id,
+      benchmark_id,
+      result_id: page.results[0]!.metadata.result_id,
+      key_id: a.key_id,
+      secret_name,
+      endpoint_id: endpoint.endpoint_id,
+      delivery_id: delivery.delivery_id,
+      trigger_id: trigger.trigger_id,
+      preset_id: preset.preset_id,
+      judge_id: storedJudge.judge_id,
+      judge_token_id: judgeToken.token_id,
       export_id: ((await exported.json()) as { export_id: string }).export_id,
       schedule_id: ((await scheduled.json()) as { schedule_id: string }).schedule_id,
     };
@@ -137,7 +174,14 @@ describe("tenant isolation", () => {
     const routes = buildWorkerApp()
       // /v1/hooks takes no key: the trigger's signature is its credential (test/integration/triggers.test.ts);
       // a stored judge's promptfoo route takes its judge token (below, and stored-judges.test.ts).
-      .routes.filter((r) => r.method !== "ALL" && r.path.includes("/:") && !r.path.startsWith("/v1/admin") && !r.path.startsWith("/v1/hooks") && !r.path.endsWith("/promptfoo"))
+      .routes.filter(
+        (r) =>
+          r.method !== "ALL" &&
+          r.path.includes("/:") &&
+          !r.path.startsWith("/v1/admin") &&
+          !r.path.startsWith("/v1/hooks") &&
+          !r.path.endsWith("/promptfoo"),
+      )
       // the one route that creates (B's own secret of A's name) goes last, after B's DELETE of that name
       .sort((x, y) => Number(creating(x)) - Number(creating(y)));
     expect(routes.length).toBeGreaterThanOrEqual(7);
@@ -154,7 +198,10 @@ describe("tenant isolation", () => {
         ? await dashboardFetch(path, { method: r.method, cookie: bSession, headers: { origin: ORIGIN } })
         : await apiAs(b.key, path, { method: r.method, ...(r.method === "GET" ? {} : { json }) });
       const text = await res.text();
-      expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: creates ? 201 : 404 });
+      expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({
+        route: `${r.method} ${r.path}`,
+        status: creates ? 201 : 404,
+      });
       expect(text).not.toContain(CANARY);
       seen.push(`${r.method} ${r.path}`);
     }
@@ -170,14 +217,21 @@ describe("tenant isolation", () => {
       scenario: "9 cross-tenant: B calls A's ids",
       size: `${seen.length} routes`,
       faults_injected: seen.length,
-      invariants: { all_refused: { pass: seen.length === routes.length, detail: `${seen.length} of ${routes.length} routes answered B 404 (201 for B's own secret) without A's canary` } },
+      invariants: {
+        all_refused: {
+          pass: seen.length === routes.length,
+          detail: `${seen.length} of ${routes.length} routes answered B 404 (201 for B's own secret) without A's canary`,
+        },
+      },
     });
     // A's run, results and key are untouched by B's attempts.
     expect((await apiAs(a.key, `/v1/runs/${ids.run_id}/results/${ids.result_id}`)).status).toBe(200);
     expect((await apiAs(a.key, `/v1/benchmarks/${ids.benchmark_id}`)).status).toBe(200);
     const keys = (await (await apiAs(a.key, "/v1/keys")).json()) as { keys: { key_id: string; revoked_at: string | null }[] };
     expect(keys.keys).toEqual([expect.objectContaining({ key_id: a.key_id, revoked_at: null })]);
-    const aSecrets = (await (await apiAs(a.key, "/v1/secrets")).json()) as { secrets: { name: string; created_at: string; updated_at: string }[] };
+    const aSecrets = (await (await apiAs(a.key, "/v1/secrets")).json()) as {
+      secrets: { name: string; created_at: string; updated_at: string }[];
+    };
     expect(aSecrets.secrets).toHaveLength(1);
     expect(aSecrets.secrets[0]!.updated_at).toBe(aSecrets.secrets[0]!.created_at);
     const hook = (await (await apiAs(a.key, `/v1/webhook-endpoints/${ids.endpoint_id}`)).json()) as Record<string, unknown>;
@@ -188,28 +242,62 @@ describe("tenant isolation", () => {
   });
 
   it("grades with A's stored judge for no token of B's: B's judge token on A's judge is a 401 with no model call", async () => {
-    const bJudge = (await (await apiAs(b.key, "/v1/judges", { method: "POST", json: { name: "b", config: { type: "judge", provider: fakeModel("j", judge) } } })).json()) as { judge_id: string };
-    const bToken = (await (await apiAs(b.key, `/v1/judges/${bJudge.judge_id}/tokens`, { method: "POST", json: {} })).json()) as { token: string };
+    const bJudge = (await (
+      await apiAs(b.key, "/v1/judges", { method: "POST", json: { name: "b", config: { type: "judge", provider: fakeModel("j", judge) } } })
+    ).json()) as { judge_id: string };
+    const bToken = (await (await apiAs(b.key, `/v1/judges/${bJudge.judge_id}/tokens`, { method: "POST", json: {} })).json()) as {
+      token: string;
+    };
     const calls = (await fakeStats(judge)).total;
-    const res = await apiAs(b.key, `/v1/judges/${ids.judge_id}/promptfoo?token=${bToken.token}`, { method: "POST", json: { output: "x", context: { prompt: "p", vars: {} } } });
+    const res = await apiAs(b.key, `/v1/judges/${ids.judge_id}/promptfoo?token=${bToken.token}`, {
+      method: "POST",
+      json: { output: "x", context: { prompt: "p", vars: {} } },
+    });
     expect(res.status).toBe(401);
     expect(await res.text()).not.toContain(CANARY);
     expect((await fakeStats(judge)).total).toBe(calls);
   });
 
   it("never lists A's resources to B, and no response to B carries A's canary", async () => {
-    for (const path of ["/v1/runs", "/v1/benchmarks", "/v1/keys", "/v1/audit", "/v1/secrets", "/v1/usage", "/v1/webhook-endpoints", "/v1/triggers", "/v1/presets", "/v1/judges", "/v1/schedules"]) {
+    for (const path of [
+      "/v1/runs",
+      "/v1/benchmarks",
+      "/v1/keys",
+      "/v1/audit",
+      "/v1/secrets",
+      "/v1/usage",
+      "/v1/webhook-endpoints",
+      "/v1/triggers",
+      "/v1/presets",
+      "/v1/judges",
+      "/v1/schedules",
+    ]) {
       const res = await apiAs(b.key, path);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).not.toContain(CANARY);
       // (B set a secret of A's secret's name itself in the test above: that name is B's too.)
-      for (const id of [ids.run_id, ids.benchmark_id, ids.result_id, ids.key_id, ids.endpoint_id, ids.delivery_id, ids.trigger_id, ids.preset_id, ids.judge_id, ids.schedule_id]) expect(text).not.toContain(id);
+      for (const id of [
+        ids.run_id,
+        ids.benchmark_id,
+        ids.result_id,
+        ids.key_id,
+        ids.endpoint_id,
+        ids.delivery_id,
+        ids.trigger_id,
+        ids.preset_id,
+        ids.judge_id,
+        ids.schedule_id,
+      ])
+        expect(text).not.toContain(id);
     }
     // A's benchmark named in a run body is unknown to B (a 400 at benchmark_id, no canary).
     const res = await apiAs(b.key, "/v1/runs", {
       method: "POST",
-      json: { benchmark_id: ids.benchmark_id, config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] } },
+      json: {
+        benchmark_id: ids.benchmark_id,
+        config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
+      },
     });
     expect(res.status).toBe(400);
     const text = await res.text();
@@ -220,7 +308,10 @@ describe("tenant isolation", () => {
       method: "POST",
       json: {
         benchmark: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
-        config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }], parsing_models: [fakeModel("j", judge)] },
+        config: {
+          answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }],
+          parsing_models: [fakeModel("j", judge)],
+        },
         webhook_endpoint_ids: [ids.endpoint_id],
       },
     });
@@ -229,12 +320,20 @@ describe("tenant isolation", () => {
   });
 
   it("keeps each tenant's rows, objects and coordinator under its tenant", async () => {
-    const row = await env.DB.prepare("SELECT tenant_id, coordinator_name, spec_key FROM runs WHERE run_id = ?").bind(ids.run_id).first<any>();
-    expect(row).toEqual({ tenant_id: a.tenant_id, coordinator_name: `${a.tenant_id}:${ids.run_id}`, spec_key: `t/${a.tenant_id}/runs/${ids.run_id}/spec.json` });
+    const row = await env.DB.prepare("SELECT tenant_id, coordinator_name, spec_key FROM runs WHERE run_id = ?")
+      .bind(ids.run_id)
+      .first<any>();
+    expect(row).toEqual({
+      tenant_id: a.tenant_id,
+      coordinator_name: `${a.tenant_id}:${ids.run_id}`,
+      spec_key: `t/${a.tenant_id}/runs/${ids.run_id}/spec.json`,
+    });
     // A small result is whole in its row (no R2 object); large ones go under the tenant (result-storage.test.ts).
     const results = await env.DB.prepare("SELECT DISTINCT tenant_id, r2_key FROM results WHERE run_id = ?").bind(ids.run_id).all<any>();
     expect(results.results).toEqual([{ tenant_id: a.tenant_id, r2_key: "" }]);
-    const bench = await env.DB.prepare("SELECT tenant_id, body_key FROM benchmarks WHERE benchmark_id = ?").bind(ids.benchmark_id).first<any>();
+    const bench = await env.DB.prepare("SELECT tenant_id, body_key FROM benchmarks WHERE benchmark_id = ?")
+      .bind(ids.benchmark_id)
+      .first<any>();
     expect(bench).toEqual({ tenant_id: a.tenant_id, body_key: `t/${a.tenant_id}/benchmarks/${ids.benchmark_id}/benchmark.json` });
     const listed = await env.BLOBS.list({ prefix: `t/${a.tenant_id}/` });
     // The run spec and the stored benchmark (a small result is whole in its D1 row).

@@ -26,16 +26,30 @@ describe("runs from before tenants", () => {
       benchmark: { name: "legacy", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
       config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], replicate_count: 2 },
     });
-    const plan = planRun(body, { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, keyRing(env, true, new Map()));
+    const plan = planRun(
+      body,
+      { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() },
+      keyRing(env, true, new Map()),
+    );
     if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
     // What an old deployment wrote: a spec without a tenant, a run row without a coordinator name.
     const { tenant_id: _dropped, ...legacySpec } = plan.spec;
     const sent: { body: Record<string, unknown> }[] = [];
-    await startRun({ ...env, JOBS: { sendBatch: async (m: typeof sent) => void sent.push(...m) } as unknown as Queue<unknown> }, legacySpec, plan.jobIds);
+    await startRun(
+      { ...env, JOBS: { sendBatch: async (m: typeof sent) => void sent.push(...m) } as unknown as Queue<unknown> },
+      legacySpec,
+      plan.jobIds,
+    );
     await env.DB.prepare("UPDATE runs SET coordinator_name = NULL WHERE run_id = ?").bind(plan.spec.run_id).run();
-    expect(sent.map((m) => Object.keys(m.body).sort())).toEqual([["job_id", "run_id"], ["job_id", "run_id"]]);
+    expect(sent.map((m) => Object.keys(m.body).sort())).toEqual([
+      ["job_id", "run_id"],
+      ["job_id", "run_id"],
+    ]);
 
-    const batch = createMessageBatch("edgeval-jobs", sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })));
+    const batch = createMessageBatch(
+      "edgeval-jobs",
+      sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })),
+    );
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
@@ -67,7 +81,11 @@ describe("jobs per run", () => {
       method: "POST",
       json: {
         benchmark: { name: "big", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
-        config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }], parsing_models: [fakeModel("j", "j")], replicate_count: 3 },
+        config: {
+          answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }],
+          parsing_models: [fakeModel("j", "j")],
+          replicate_count: 3,
+        },
       },
     });
     expect(res.status).toBe(400);

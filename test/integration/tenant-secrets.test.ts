@@ -39,11 +39,17 @@ describe("tenant secrets", () => {
     expect(put.status).toBe(201);
     const listed = await (await apiAs(t.key, "/v1/secrets")).text();
     expect(JSON.parse(listed).secrets).toEqual([
-      expect.objectContaining({ name: "ACME_OPENAI_KEY", interface: "openai", origins: [new URL(env.FAKE_LLM_URL).origin], kek_version: 1 }),
+      expect.objectContaining({
+        name: "ACME_OPENAI_KEY",
+        interface: "openai",
+        origins: [new URL(env.FAKE_LLM_URL).origin],
+        kek_version: 1,
+      }),
     ]);
 
     const logs: string[] = [];
-    for (const m of ["log", "warn", "error", "info", "debug"] as const) vi.spyOn(console, m).mockImplementation((...a) => void logs.push(a.map(String).join(" ")));
+    for (const m of ["log", "warn", "error", "info", "debug"] as const)
+      vi.spyOn(console, m).mockImplementation((...a) => void logs.push(a.map(String).join(" ")));
 
     const answerer = uniqueModel("secret-answerer");
     const judge = uniqueModel("secret-judge");
@@ -53,7 +59,11 @@ describe("tenant secrets", () => {
     ]);
     const body = CreateRunBody.parse({
       benchmark: { name: "secrets", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
-      config: { answering_models: [openaiAtFake("a", answerer, "ACME_OPENAI_KEY")], parsing_models: [openaiAtFake("j", judge, "ACME_OPENAI_KEY")], replicate_count: 2 },
+      config: {
+        answering_models: [openaiAtFake("a", answerer, "ACME_OPENAI_KEY")],
+        parsing_models: [openaiAtFake("j", judge, "ACME_OPENAI_KEY")],
+        replicate_count: 2,
+      },
     });
     const { spec, sent, outcome } = await runQueuedAs(t.tenant_id, body);
     expect(outcome.retryMessages).toEqual([]);
@@ -87,7 +97,10 @@ describe("tenant secrets", () => {
 
   it("binds a key to its interface and registered origins, and lets a tenant use deployment keys only if allowed", async () => {
     const t = await createTenant();
-    await apiAs(t.key, "/v1/secrets/BOUND_KEY", { method: "PUT", json: { value: "sk-bound", interface: "openai", origins: [env.FAKE_LLM_URL] } });
+    await apiAs(t.key, "/v1/secrets/BOUND_KEY", {
+      method: "PUT",
+      json: { value: "sk-bound", interface: "openai", origins: [env.FAKE_LLM_URL] },
+    });
     const submit = (key: string, model: Record<string, unknown>) =>
       apiAs(key, "/v1/runs", {
         method: "POST",
@@ -106,29 +119,51 @@ describe("tenant secrets", () => {
     const elsewhere = await submit(t.key, { ...openaiAtFake("m", "gpt-x", "BOUND_KEY"), base_url: "https://collector.example/v1" });
     expect(elsewhere.status).toBe(400);
     expect(await elsewhere.text()).toMatch(/BOUND_KEY to https:\/\/collector\.example/);
-    const otherInterface = await submit(t.key, { id: "m", interface: "anthropic", model_name: "c", base_url: env.FAKE_LLM_URL, api_key_secret: "BOUND_KEY" });
+    const otherInterface = await submit(t.key, {
+      id: "m",
+      interface: "anthropic",
+      model_name: "c",
+      base_url: env.FAKE_LLM_URL,
+      api_key_secret: "BOUND_KEY",
+    });
     expect(otherInterface.status).toBe(400);
     expect(await otherInterface.text()).toMatch(/registered for interface openai/);
 
     // FAKE_PROVIDER_KEY is a deployment secret: tenant default may use it, a new tenant may not.
-    const deploymentKeyModel = { id: "m", interface: "openai_compatible", model_name: "x", base_url: `${env.FAKE_LLM_URL}/v1`, api_key_secret: "FAKE_PROVIDER_KEY" };
+    const deploymentKeyModel = {
+      id: "m",
+      interface: "openai_compatible",
+      model_name: "x",
+      base_url: `${env.FAKE_LLM_URL}/v1`,
+      api_key_secret: "FAKE_PROVIDER_KEY",
+    };
     expect(await unset(await submit("test-token", deploymentKeyModel))).toBe("");
     expect(await unset(await submit(t.key, deploymentKeyModel))).toMatch(/needs the secret FAKE_PROVIDER_KEY, which is not set/);
-    await api(`/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { use_deployment_keys: true }, headers: { authorization: "Bearer test-admin-token" } });
+    await api(`/v1/admin/tenants/${t.tenant_id}`, {
+      method: "PATCH",
+      json: { use_deployment_keys: true },
+      headers: { authorization: "Bearer test-admin-token" },
+    });
     expect(await unset(await submit(t.key, deploymentKeyModel))).toBe("");
 
     // Another tenant does not see the secret, and cannot delete it.
     const other = await createTenant();
     expect((await (await apiAs(other.key, "/v1/secrets")).json()) as any).toEqual({ secrets: [] });
     expect((await apiAs(other.key, "/v1/secrets/BOUND_KEY", { method: "DELETE" })).status).toBe(404);
-    expect(await unset(await submit(other.key, openaiAtFake("m", "gpt-x", "BOUND_KEY")))).toMatch(/needs the secret BOUND_KEY, which is not set/);
+    expect(await unset(await submit(other.key, openaiAtFake("m", "gpt-x", "BOUND_KEY")))).toMatch(
+      /needs the secret BOUND_KEY, which is not set/,
+    );
     expect((await apiAs(t.key, "/v1/secrets/BOUND_KEY", { method: "DELETE" })).status).toBe(200);
-    expect(await unset(await submit(t.key, openaiAtFake("m", "gpt-x", "BOUND_KEY")))).toMatch(/needs the secret BOUND_KEY, which is not set/);
+    expect(await unset(await submit(t.key, openaiAtFake("m", "gpt-x", "BOUND_KEY")))).toMatch(
+      /needs the secret BOUND_KEY, which is not set/,
+    );
   });
 
   it("refuses reserved names and, outside local mode, http origins", async () => {
     const t = await createTenant();
-    expect((await apiAs(t.key, "/v1/secrets/EDGEVAL_ADMIN_TOKEN", { method: "PUT", json: { value: "x", interface: "openai" } })).status).toBe(400);
+    expect(
+      (await apiAs(t.key, "/v1/secrets/EDGEVAL_ADMIN_TOKEN", { method: "PUT", json: { value: "x", interface: "openai" } })).status,
+    ).toBe(400);
     expect((await apiAs(t.key, "/v1/secrets/lower", { method: "PUT", json: { value: "x", interface: "openai" } })).status).toBe(400);
     const put = (vars: Record<string, unknown>) =>
       buildApp().fetch(

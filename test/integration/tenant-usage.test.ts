@@ -39,7 +39,10 @@ describe("GET /v1/usage", () => {
 
     // A redelivered result writes the same ledger rows again: nothing is counted twice.
     const { results } = await env.DB.prepare("SELECT * FROM usage_ledger WHERE tenant_id = ?").bind(t.tenant_id).all<any>();
-    await insertLedgerRows(env.DB, results.map((r) => ({ ...r, cached: r.cached === 1 })));
+    await insertLedgerRows(
+      env.DB,
+      results.map((r) => ({ ...r, cached: r.cached === 1 })),
+    );
     expect(((await (await apiAs(t.key, "/v1/usage")).json()) as any).total).toEqual(usage.total);
 
     // Another month, and another tenant, see none of it.
@@ -65,7 +68,10 @@ describe("monthly spend quota", () => {
     expect(view.status).toBe("budget_exceeded");
     expect(view.usage.total.cost_usd).toBeGreaterThanOrEqual(0.05);
 
-    const refused = await apiAs(t.key, "/v1/runs", { method: "POST", json: spec(ans, judge, 1, { [ans]: price(0.001), [judge]: price(0.001) }) });
+    const refused = await apiAs(t.key, "/v1/runs", {
+      method: "POST",
+      json: spec(ans, judge, 1, { [ans]: price(0.001), [judge]: price(0.001) }),
+    });
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as any).error.code).toBe("quota_exceeded");
     const retryAfter = Number(refused.headers.get("Retry-After"));

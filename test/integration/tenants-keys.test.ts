@@ -9,18 +9,31 @@ const KEY_FORMAT = /^ev_[0-9a-f]{12}_[a-z2-7]+$/;
 
 /** Every tenant route of the app that is not a read, with its path parameters filled in. */
 function writeRoutes(): { method: string; path: string }[] {
-  return buildApp()
-    // /v1/hooks takes no key (a trigger's signature instead: test/integration/triggers.test.ts), nor does a
-    // stored judge's promptfoo route (its judge token: test/integration/stored-judges.test.ts).
-    .routes.filter((r) => r.method !== "ALL" && r.method !== "GET" && r.path.startsWith("/v1/") && !r.path.startsWith("/v1/admin") && !r.path.startsWith("/v1/hooks") && !r.path.endsWith("/promptfoo"))
-    .map((r) => ({ method: r.method, path: r.path.replace(/:[a-z_]+/g, "00000000-0000-0000-0000-000000000000") }));
+  return (
+    buildApp()
+      // /v1/hooks takes no key (a trigger's signature instead: test/integration/triggers.test.ts), nor does a
+      // stored judge's promptfoo route (its judge token: test/integration/stored-judges.test.ts).
+      .routes.filter(
+        (r) =>
+          r.method !== "ALL" &&
+          r.method !== "GET" &&
+          r.path.startsWith("/v1/") &&
+          !r.path.startsWith("/v1/admin") &&
+          !r.path.startsWith("/v1/hooks") &&
+          !r.path.endsWith("/promptfoo"),
+      )
+      .map((r) => ({ method: r.method, path: r.path.replace(/:[a-z_]+/g, "00000000-0000-0000-0000-000000000000") }))
+  );
 }
 
 describe("tenants and API keys", () => {
   it("lets only the operator token create tenants, and shows the first key once in the ev_<id>_<secret> format", async () => {
     expect((await api("/v1/admin/tenants", { method: "POST", json: { name: "x" } })).status).toBe(401);
     expect((await apiAs("wrong-admin", "/v1/admin/tenants", { method: "POST", json: { name: "x" } })).status).toBe(401);
-    const res = await apiAs(ADMIN_TOKEN, "/v1/admin/tenants", { method: "POST", json: { name: "acme", tenant_id: `acme-${crypto.randomUUID().slice(0, 8)}` } });
+    const res = await apiAs(ADMIN_TOKEN, "/v1/admin/tenants", {
+      method: "POST",
+      json: { name: "acme", tenant_id: `acme-${crypto.randomUUID().slice(0, 8)}` },
+    });
     expect(res.status).toBe(201);
     const body = (await res.json()) as any;
     expect(body.key.key).toMatch(KEY_FORMAT);
@@ -68,11 +81,16 @@ describe("tenants and API keys", () => {
     const t = await createTenant();
     const k = await createKey(t.key, { scopes: ["runs:read"], expires_at: new Date(Date.now() + 3_600_000).toISOString() });
     expect((await apiAs(k.key, "/v1/runs")).status).toBe(200);
-    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE key_id = ?").bind(new Date(Date.now() - 1000).toISOString(), k.key_id).run();
+    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE key_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), k.key_id)
+      .run();
     const res = await apiAs(k.key, "/v1/runs");
     expect(res.status).toBe(401);
     expect(((await res.json()) as any).error.message).toMatch(/expired/);
-    const past = await apiAs(t.key, "/v1/keys", { method: "POST", json: { name: "old", scopes: ["runs:read"], expires_at: "2020-01-01T00:00:00Z" } });
+    const past = await apiAs(t.key, "/v1/keys", {
+      method: "POST",
+      json: { name: "old", scopes: ["runs:read"], expires_at: "2020-01-01T00:00:00Z" },
+    });
     expect(past.status).toBe(400);
   });
 
@@ -95,7 +113,9 @@ describe("tenants and API keys", () => {
     const t = await createTenant();
     const k = await createKey(t.key, { scopes: ["runs:read"] });
     const lastUsed = async () =>
-      ((await (await apiAs(t.key, "/v1/keys")).json()) as { keys: { key_id: string; last_used_at: string | null }[] }).keys.find((x) => x.key_id === k.key_id)!.last_used_at;
+      ((await (await apiAs(t.key, "/v1/keys")).json()) as { keys: { key_id: string; last_used_at: string | null }[] }).keys.find(
+        (x) => x.key_id === k.key_id,
+      )!.last_used_at;
     expect(await lastUsed()).toBeNull();
     const before = Date.now();
     await apiAs(k.key, "/v1/runs");

@@ -43,7 +43,9 @@ export async function deliver(triggerId: string, body: string, headers: Record<s
 
 /** Rows of one tenant in every D1 table that has a tenant_id column. */
 export async function tenantRows(tenantId: string): Promise<Record<string, number>> {
-  const { results: tables } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name != 'd1_migrations'").all<{ name: string }>();
+  const { results: tables } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name != 'd1_migrations'",
+  ).all<{ name: string }>();
   const out: Record<string, number> = {};
   for (const { name } of tables) {
     const { results: cols } = await env.DB.prepare(`PRAGMA table_info(${name})`).all<{ name: string }>();

@@ -34,7 +34,10 @@ describe("signed inbound triggers", () => {
   let t: TestTenant;
   let benchmarkId: string;
   const judge = uniqueModel("trigger-judge");
-  const config = () => ({ answering_models: [{ id: "ci", interface: "manual", manual_answers: {} }], parsing_models: [fakeModel("j", judge)] });
+  const config = () => ({
+    answering_models: [{ id: "ci", interface: "manual", manual_answers: {} }],
+    parsing_models: [fakeModel("j", judge)],
+  });
 
   beforeAll(async () => {
     t = await createTenant({ name: "triggers" });
@@ -48,7 +51,10 @@ describe("signed inbound triggers", () => {
 
   it("GitHub: one payload signed with octokit's sign() and delivered 3× with one X-GitHub-Delivery starts one run; all three answer its id", async () => {
     const own = await createTenant({ name: "github 3x" });
-    const bench = await apiAs(own.key, "/v1/benchmarks", { method: "POST", json: { name: "one", questions: [{ id: "fr", question: "Capital of France?", template: exactTemplate("Paris") }] } });
+    const bench = await apiAs(own.key, "/v1/benchmarks", {
+      method: "POST",
+      json: { name: "one", questions: [{ id: "fr", question: "Capital of France?", template: exactTemplate("Paris") }] },
+    });
     const trig = await createTrigger(own.key, {
       name: "push",
       benchmark_id: ((await bench.json()) as { benchmark_id: string }).benchmark_id,
@@ -58,7 +64,11 @@ describe("signed inbound triggers", () => {
     });
     expect(trig.secret).toMatch(/^whsec_/);
     const body = JSON.stringify({ head_commit: { id: "abc123" }, answers: { fr: "It is Paris" } });
-    const headers = { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "push", "x-github-delivery": crypto.randomUUID() };
+    const headers = {
+      "x-hub-signature-256": await sign(trig.secret, body),
+      "x-github-event": "push",
+      "x-github-delivery": crypto.randomUUID(),
+    };
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await deliver(trig.trigger_id, body, headers));
     expect(answers.map((a) => a.res.status)).toEqual([202, 202, 202]);
@@ -76,7 +86,11 @@ describe("signed inbound triggers", () => {
     const trig = await createTrigger(own.key, { name: "ping", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" } });
     const before = await tenantRows(own.tenant_id);
     const body = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
-    const got = await deliver(trig.trigger_id, body, { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "ping", "x-github-delivery": crypto.randomUUID() });
+    const got = await deliver(trig.trigger_id, body, {
+      "x-hub-signature-256": await sign(trig.secret, body),
+      "x-github-event": "ping",
+      "x-github-delivery": crypto.randomUUID(),
+    });
     expect(got.res.status).toBe(200);
     expect(await got.res.json()).toEqual({ ping: true, trigger_id: trig.trigger_id });
     expect(got.queueSends).toBe(0);
@@ -84,7 +98,13 @@ describe("signed inbound triggers", () => {
   });
 
   it("a bad or missing GitHub signature is 401 with zero writes (rows and queue sends)", async () => {
-    const trig = await createTrigger(t.key, { name: "bad sig", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" }, mapping: { manual_answers: { pointer: "/answers" } } });
+    const trig = await createTrigger(t.key, {
+      name: "bad sig",
+      benchmark_id: benchmarkId,
+      config: config(),
+      signing: { scheme: "github" },
+      mapping: { manual_answers: { pointer: "/answers" } },
+    });
     const body = JSON.stringify({ answers: ALL_ANSWERS });
     const before = await tenantRows(t.tenant_id);
     expect(Object.keys(before)).toEqual(expect.arrayContaining(["runs", "idempotency_keys", "audit_log", "triggers"]));
@@ -97,7 +117,11 @@ describe("signed inbound triggers", () => {
     }
     expect(await tenantRows(t.tenant_id)).toEqual(before);
     // The same body signed with the trigger's secret is accepted: the 401s were the signature's doing.
-    const good = await deliver(trig.trigger_id, body, { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "push", "x-github-delivery": crypto.randomUUID() });
+    const good = await deliver(trig.trigger_id, body, {
+      "x-hub-signature-256": await sign(trig.secret, body),
+      "x-github-event": "push",
+      "x-github-delivery": crypto.randomUUID(),
+    });
     expect(good.res.status).toBe(202);
   });
 
@@ -125,7 +149,11 @@ describe("signed inbound triggers", () => {
       ],
     });
     const hook = new Webhook(trig.secret);
-    const signed = (id: string, at: Date) => ({ "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": hook.sign(id, at, body) });
+    const signed = (id: string, at: Date) => ({
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": hook.sign(id, at, body),
+    });
 
     const before = await tenantRows(own.tenant_id);
     const stale = await deliver(trig.trigger_id, body, signed("msg_stale", new Date(Date.now() - 6 * 60_000)));
@@ -176,13 +204,19 @@ describe("signed inbound triggers", () => {
       signing: { scheme: "github" },
       mapping: { manual_answers: { pointer: "/answers" }, parsing_models: "/judges" },
     });
-    const body = JSON.stringify({ answers: { fr: "x" }, judges: [{ id: "j", interface: "openai_compatible", model_name: "m", base_url: "ftp://nope" }] });
+    const body = JSON.stringify({
+      answers: { fr: "x" },
+      judges: [{ id: "j", interface: "openai_compatible", model_name: "m", base_url: "ftp://nope" }],
+    });
     const got = await deliver(trig.trigger_id, body, { "x-hub-signature-256": await sign(trig.secret, body), "x-github-event": "push" });
     expect(got.res.status).toBe(400);
     expect(JSON.stringify(await got.res.json())).toContain("config.parsing_models[0].base_url");
     const view = await (await apiAs(t.key, `/v1/triggers/${trig.trigger_id}`)).text();
     expect(view).not.toContain(trig.secret.slice(6));
-    const bad = await apiAs(t.key, "/v1/triggers", { method: "POST", json: { name: "x", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" }, mapping: { question_ids: "ids" } } });
+    const bad = await apiAs(t.key, "/v1/triggers", {
+      method: "POST",
+      json: { name: "x", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" }, mapping: { question_ids: "ids" } },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.issues.map((i: { path: string }) => i.path)).toEqual(["mapping.question_ids"]);
   });

@@ -45,16 +45,41 @@ const CASES: Case[] = [
   ["duplicate question ids", (b) => b.benchmark.questions.push({ ...b.benchmark.questions[0] }), "benchmark.questions[1].id"],
   ["question id of the wrong type", (b) => (b.benchmark.questions[0].id = 1), "benchmark.questions[0].id"],
   ["unknown key in a question", (b) => (b.benchmark.questions[0].answer = "x"), "benchmark.questions[0].answer"],
-  ["unknown field type", (b) => (b.benchmark.questions[0].template.fields[0].type = "string"), "benchmark.questions[0].template.fields[0].type"],
-  ["unknown key in a field", (b) => (b.benchmark.questions[0].template.fields[0].colour = "red"), "benchmark.questions[0].template.fields[0].colour"],
-  ["unknown primitive", (b) => (b.benchmark.questions[0].template.fields[0].verify_with = { type: "FuzzyMatch" }), "benchmark.questions[0].template.fields[0].verify_with"],
   [
-    "NumericTolerance without tolerance",
-    (b) => Object.assign(b.benchmark.questions[0].template.fields[0], { type: "float", ground_truth: 1, verify_with: { type: "NumericTolerance", params: {} } }),
+    "unknown field type",
+    (b) => (b.benchmark.questions[0].template.fields[0].type = "string"),
+    "benchmark.questions[0].template.fields[0].type",
+  ],
+  [
+    "unknown key in a field",
+    (b) => (b.benchmark.questions[0].template.fields[0].colour = "red"),
+    "benchmark.questions[0].template.fields[0].colour",
+  ],
+  [
+    "unknown primitive",
+    (b) => (b.benchmark.questions[0].template.fields[0].verify_with = { type: "FuzzyMatch" }),
     "benchmark.questions[0].template.fields[0].verify_with",
   ],
-  ["literal field without literal_values", (b) => Object.assign(b.benchmark.questions[0].template.fields[0], { type: "literal" }), "benchmark.questions[0].template.fields[0]"],
-  ["template with neither fields nor regex", (b) => (b.benchmark.questions[0].template = { fields: [] }), "benchmark.questions[0].template"],
+  [
+    "NumericTolerance without tolerance",
+    (b) =>
+      Object.assign(b.benchmark.questions[0].template.fields[0], {
+        type: "float",
+        ground_truth: 1,
+        verify_with: { type: "NumericTolerance", params: {} },
+      }),
+    "benchmark.questions[0].template.fields[0].verify_with",
+  ],
+  [
+    "literal field without literal_values",
+    (b) => Object.assign(b.benchmark.questions[0].template.fields[0], { type: "literal" }),
+    "benchmark.questions[0].template.fields[0]",
+  ],
+  [
+    "template with neither fields nor regex",
+    (b) => (b.benchmark.questions[0].template = { fields: [] }),
+    "benchmark.questions[0].template",
+  ],
   [
     "field_check naming a missing field",
     (b) => (b.benchmark.questions[0].template.verify_strategy = { type: "field_check", field_name: "nope" }),
@@ -65,22 +90,43 @@ const CASES: Case[] = [
     (b) =>
       (b.benchmark.questions[0].template = {
         fields: [{ name: "answer", type: "str", description: "the answer", ground_truth: "Paris" }],
-        custom_verify: { language: "python", source: "def verify(answer, ground_truth, context):\n    return answer['answer'] == ground_truth['answer']\n" },
+        custom_verify: {
+          language: "python",
+          source: "def verify(answer, ground_truth, context):\n    return answer['answer'] == ground_truth['answer']\n",
+        },
       }),
     "benchmark.questions[0].template.custom_verify.source",
   ],
   ["replicate_count 0", (b) => (b.config.replicate_count = 0), "config.replicate_count"],
   ["no parsing model", (b) => (b.config.parsing_models = []), "config.parsing_models"],
-  ["a manual parsing model", (b) => (b.config.parsing_models = [{ id: "m", interface: "manual", manual_answers: {} }]), "config.parsing_models[0]"],
+  [
+    "a manual parsing model",
+    (b) => (b.config.parsing_models = [{ id: "m", interface: "manual", manual_answers: {} }]),
+    "config.parsing_models[0]",
+  ],
   ["openai_compatible without base_url", (b) => delete b.config.answering_models[0].base_url, "config.answering_models[0]"],
-  ["a non-null Karenina field edgeval does not implement", (b) => (b.config.answering_models[0].agent_runtime = { backend: "docker" }), "config.answering_models[0].agent_runtime"],
-  ["an API key in the body", (b) => (b.config.answering_models[0].endpoint_api_key = "sk-live"), "config.answering_models[0].endpoint_api_key"],
-  ["api_key_secret naming the service token", (b) => (b.config.answering_models[0].api_key_secret = "EDGEVAL_API_TOKEN"), "config.answering_models[0].api_key_secret"],
+  [
+    "a non-null Karenina field edgeval does not implement",
+    (b) => (b.config.answering_models[0].agent_runtime = { backend: "docker" }),
+    "config.answering_models[0].agent_runtime",
+  ],
+  [
+    "an API key in the body",
+    (b) => (b.config.answering_models[0].endpoint_api_key = "sk-live"),
+    "config.answering_models[0].endpoint_api_key",
+  ],
+  [
+    "api_key_secret naming the service token",
+    (b) => (b.config.answering_models[0].api_key_secret = "EDGEVAL_API_TOKEN"),
+    "config.answering_models[0].api_key_secret",
+  ],
   [
     "a compound trait's judge model whose secret is not set",
     (b) =>
       (b.benchmark.questions[0].rubric = {
-        compound_traits: [{ name: "panel", config: { provider: { ...fakeModel("p", "fake-p"), api_key_secret: "UNSET_PANEL_KEY" }, type: "likert" } }],
+        compound_traits: [
+          { name: "panel", config: { provider: { ...fakeModel("p", "fake-p"), api_key_secret: "UNSET_PANEL_KEY" }, type: "likert" } },
+        ],
       }),
     "benchmark.questions[0].rubric.compound_traits[0].config.provider",
   ],
@@ -88,13 +134,26 @@ const CASES: Case[] = [
     "an agentic trait's model_override that would send the OpenAI key elsewhere",
     (b) =>
       (b.benchmark.rubric = {
-        agentic_traits: [{ name: "agent", description: "checks", kind: "boolean", model_override: { id: "o", interface: "openai", model_name: "gpt-4.1", base_url: "https://collector.example/v1" } }],
+        agentic_traits: [
+          {
+            name: "agent",
+            description: "checks",
+            kind: "boolean",
+            model_override: { id: "o", interface: "openai", model_name: "gpt-4.1", base_url: "https://collector.example/v1" },
+          },
+        ],
       }),
     "benchmark.rubric.agentic_traits[0].model_override.base_url",
   ],
   [
     "the OpenAI key sent to a base_url outside EDGEVAL_KEY_ORIGINS",
-    (b) => (b.config.answering_models[0] = { id: "a", interface: "openai", model_name: "gpt-4.1-mini", base_url: "https://collector.example/v1" }),
+    (b) =>
+      (b.config.answering_models[0] = {
+        id: "a",
+        interface: "openai",
+        model_name: "gpt-4.1-mini",
+        base_url: "https://collector.example/v1",
+      }),
     "config.answering_models[0].base_url",
   ],
   [
@@ -103,7 +162,11 @@ const CASES: Case[] = [
     "config.parsing_models[0].base_url",
   ],
   ["an unknown evaluation mode", (b) => (b.config.evaluation_mode = "fast"), "config.evaluation_mode"],
-  ["deep-judgment search without the TAVILY_API_KEY secret", (b) => Object.assign(b.config, { deep_judgment_mode: "full", deep_judgment_search_enabled: true }), "config.deep_judgment_search_enabled"],
+  [
+    "deep-judgment search without the TAVILY_API_KEY secret",
+    (b) => Object.assign(b.config, { deep_judgment_mode: "full", deep_judgment_search_enabled: true }),
+    "config.deep_judgment_search_enabled",
+  ],
   ["unknown config key", (b) => (b.config.judge_everything = true), "config.judge_everything"],
   ["question_ids naming a missing question", (b) => (b.config.question_ids = ["q1", "q9"]), "config.question_ids[1]"],
   [
@@ -111,7 +174,11 @@ const CASES: Case[] = [
     (b) => (b.config.answering_models = [{ id: "m", interface: "manual", manual_answers: { other: "x" } }]),
     "config.answering_models[0].manual_answers",
   ],
-  ["an OpenAI model without the OPENAI_API_KEY secret", (b) => (b.config.answering_models = [{ id: "o", interface: "openai", model_name: "gpt-4.1-mini" }]), "config.answering_models[0]"],
+  [
+    "an OpenAI model without the OPENAI_API_KEY secret",
+    (b) => (b.config.answering_models = [{ id: "o", interface: "openai", model_name: "gpt-4.1-mini" }]),
+    "config.answering_models[0]",
+  ],
   ["empty run_name", (b) => (b.run_name = ""), "run_name"],
 ];
 
@@ -143,7 +210,9 @@ describe("POST /v1/runs rejects malformed bodies, naming the field, and writes n
     const huge = JSON.stringify({ ...validBody(), run_name: "x".repeat(33_000_000) });
     const res = await post(huge);
     expect(res.status).toBe(413);
-    expect(((await res.json()) as any).error.message).toMatch(/^POST \/v1\/runs takes a body of at most 32 MB; split the benchmark into several runs/);
+    expect(((await res.json()) as any).error.message).toMatch(
+      /^POST \/v1\/runs takes a body of at most 32 MB; split the benchmark into several runs/,
+    );
     expect(await footprint()).toEqual(before);
   });
 

@@ -31,9 +31,11 @@ async function receiverAdmin(path: string, method: string, body?: unknown): Prom
   return res;
 }
 
-export const registerHook = (name: string, secrets: string[], script: ScriptStep[] = []) => receiverAdmin("", "POST", { name, secrets, script });
+export const registerHook = (name: string, secrets: string[], script: ScriptStep[] = []) =>
+  receiverAdmin("", "POST", { name, secrets, script });
 export const updateHook = (name: string, patch: { secrets?: string[]; script?: ScriptStep[] }) => receiverAdmin(`/${name}`, "PUT", patch);
-export const receivedBy = async (name: string): Promise<Received[]> => ((await (await receiverAdmin(`/${name}`, "GET")).json()) as { received: Received[] }).received;
+export const receivedBy = async (name: string): Promise<Received[]> =>
+  ((await (await receiverAdmin(`/${name}`, "GET")).json()) as { received: Received[] }).received;
 
 /** Polls until `until` holds for what the hook received (or fails after ~10 s). */
 export async function waitForReceived(name: string, until: (r: Received[]) => boolean): Promise<Received[]> {

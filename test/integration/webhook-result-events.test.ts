@@ -28,18 +28,30 @@ describe("result.created (opt-in)", () => {
   const threeQuestions = (judgeModel: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
     run_name: "three",
     benchmark: { name: "hooks", questions: ["q1", "q2", "q3"].map((id) => ({ id, question: "?", template: exactTemplate("x") })) },
-    config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q1: "x", q2: "x", q3: "x" } }], parsing_models: [judgeModel] },
+    config: {
+      answering_models: [{ id: "m", interface: "manual", manual_answers: { q1: "x", q2: "x", q3: "x" } }],
+      parsing_models: [judgeModel],
+    },
     ...extra,
   });
 
   it("an endpoint naming result.created gets one verified event per result besides run.completed; the default filter does not; no secret in any", async () => {
     const own = await createTenant({ name: "result events" });
     const canary = `sk-canary-${crypto.randomUUID()}`;
-    const put = await apiAs(own.key, "/v1/secrets/HOOK_JUDGE_KEY", { method: "PUT", json: { value: canary, interface: "openai", origins: [env.FAKE_LLM_URL] } });
+    const put = await apiAs(own.key, "/v1/secrets/HOOK_JUDGE_KEY", {
+      method: "PUT",
+      json: { value: canary, interface: "openai", origins: [env.FAKE_LLM_URL] },
+    });
     expect(put.status).toBe(201);
     const both = await createEndpoint(own.key, { event_types: ["run.completed", "result.created"] });
     const plain = await createEndpoint(own.key);
-    const judgeModel = { id: "j", interface: "openai", model_name: judge, base_url: `${env.FAKE_LLM_URL}/v1`, api_key_secret: "HOOK_JUDGE_KEY" };
+    const judgeModel = {
+      id: "j",
+      interface: "openai",
+      model_name: judge,
+      base_url: `${env.FAKE_LLM_URL}/v1`,
+      api_key_secret: "HOOK_JUDGE_KEY",
+    };
     const runId = await submitAs(own.key, threeQuestions(judgeModel));
     await waitAs(own.key, runId);
     const got = await waitForReceived(both.name, (r) => r.length >= 4);
@@ -89,7 +101,10 @@ describe("result.created (opt-in)", () => {
     const own = await createTenant({ name: "no result events" });
     const plain = await createEndpoint(own.key);
     const optedIn = await createEndpoint(own.key, { all_runs: false, event_types: ["result.created"] });
-    const runId = await submitAs(own.key, threeQuestions({ id: "j", interface: "openai_compatible", model_name: judge, base_url: `${env.FAKE_LLM_URL}/v1` }));
+    const runId = await submitAs(
+      own.key,
+      threeQuestions({ id: "j", interface: "openai_compatible", model_name: judge, base_url: `${env.FAKE_LLM_URL}/v1` }),
+    );
     await waitAs(own.key, runId);
     await waitForReceived(plain.name, (r) => r.length >= 1);
     expect(await outboxOf(own.tenant_id, runId)).toEqual({ flagged: false, waiting: 0 });
@@ -103,20 +118,48 @@ describe("result.created (opt-in)", () => {
     const runId = crypto.randomUUID();
     const now = new Date().toISOString();
     const ids = Array.from({ length: 40 }, (_, i) => `r${String(i).padStart(2, "0")}`);
-    await upsertResults(env.DB, ids.map((id) => ({
-      result_id: id, tenant_id: own.tenant_id, run_id: runId, question_id: `q-${id}`, answering_model: "m", parsing_model: "j", replicate: 0,
-      verdict: "pass" as const, verify_result: true, failure_category: null, r2_key: `k/${id}`, compact_json: "{}", trace_json: null, created_at: now,
-    })));
+    await upsertResults(
+      env.DB,
+      ids.map((id) => ({
+        result_id: id,
+        tenant_id: own.tenant_id,
+        run_id: runId,
+        question_id: `q-${id}`,
+        answering_model: "m",
+        parsing_model: "j",
+        replicate: 0,
+        verdict: "pass" as const,
+        verify_result: true,
+        failure_category: null,
+        r2_key: `k/${id}`,
+        compact_json: "{}",
+        trace_json: null,
+        created_at: now,
+      })),
+    );
     const stub = env.RUNS.getByName(`${own.tenant_id}:${runId}`);
-    await stub.init({ run_id: runId, tenant_id: own.tenant_id, job_ids: ["j1"], answering_ids: ["m"], parsing_ids: ["j"], results_per_pair: 40, result_events: true });
+    await stub.init({
+      run_id: runId,
+      tenant_id: own.tenant_id,
+      job_ids: ["j1"],
+      answering_ids: ["m"],
+      parsing_ids: ["j"],
+      results_per_pair: 40,
+      result_events: true,
+    });
     for (const [i, id] of ids.entries()) {
-      await stub.record({ result_id: id, job_id: "j1", answering_id: "m", parsing_id: "j", verdict: "pass" }, { completesJob: i === ids.length - 1 });
+      await stub.record(
+        { result_id: id, job_id: "j1", answering_id: "m", parsing_id: "j", verdict: "pass" },
+        { completesJob: i === ids.length - 1 },
+      );
     }
     const deliveries = () =>
       env.DB.prepare(
         `SELECT d.created_at AS at, COUNT(*) AS n FROM webhook_deliveries d JOIN webhook_events e ON e.tenant_id = d.tenant_id AND e.event_id = d.event_id
          WHERE e.tenant_id = ? AND e.run_id = ? GROUP BY d.created_at`,
-      ).bind(own.tenant_id, runId).all<{ at: string; n: number }>();
+      )
+        .bind(own.tenant_id, runId)
+        .all<{ at: string; n: number }>();
     let handOvers: { at: string; n: number }[] = [];
     for (let i = 0; i < 1000; i++) {
       handOvers = (await deliveries()).results;
@@ -126,9 +169,15 @@ describe("result.created (opt-in)", () => {
     expect(handOvers.reduce((a, h) => a + h.n, 0)).toBe(41 * 6);
     expect(Math.max(...handOvers.map((h) => h.n))).toBeLessThanOrEqual(200);
     expect(handOvers.length).toBeGreaterThanOrEqual(3);
-    const events = await env.DB.prepare("SELECT type, COUNT(*) AS n FROM webhook_events WHERE tenant_id = ? AND run_id = ? GROUP BY type ORDER BY type")
-      .bind(own.tenant_id, runId).all<{ type: string; n: number }>();
-    expect(events.results).toEqual([{ type: "result.created", n: 40 }, { type: "run.completed", n: 1 }]);
+    const events = await env.DB.prepare(
+      "SELECT type, COUNT(*) AS n FROM webhook_events WHERE tenant_id = ? AND run_id = ? GROUP BY type ORDER BY type",
+    )
+      .bind(own.tenant_id, runId)
+      .all<{ type: string; n: number }>();
+    expect(events.results).toEqual([
+      { type: "result.created", n: 40 },
+      { type: "run.completed", n: 1 },
+    ]);
     expect(await outboxOf(own.tenant_id, runId)).toEqual({ flagged: true, waiting: 0 });
   }, 90_000); // 246 real deliveries to the receiver: seconds, more under load
 
@@ -138,17 +187,41 @@ describe("result.created (opt-in)", () => {
     const runId = crypto.randomUUID();
     const now = new Date().toISOString();
     const row = (result_id: string, question_id: string) => ({
-      result_id, tenant_id: own.tenant_id, run_id: runId, question_id, answering_model: "m", parsing_model: "j", replicate: 0,
-      verdict: "fail" as const, verify_result: false, failure_category: null, r2_key: `k/${result_id}`, compact_json: "{}", trace_json: null, created_at: now,
+      result_id,
+      tenant_id: own.tenant_id,
+      run_id: runId,
+      question_id,
+      answering_model: "m",
+      parsing_model: "j",
+      replicate: 0,
+      verdict: "fail" as const,
+      verify_result: false,
+      failure_category: null,
+      r2_key: `k/${result_id}`,
+      compact_json: "{}",
+      trace_json: null,
+      created_at: now,
     });
     // As the consumer does: the D1 row first, then the coordinator hears of the result.
     await upsertResults(env.DB, [row("r1", "q1"), row("r2", "q2")]);
     const stub = env.RUNS.getByName(`${own.tenant_id}:${runId}`);
     await stub.init({
-      run_id: runId, tenant_id: own.tenant_id, job_ids: ["j1", "j2"], answering_ids: ["m"], parsing_ids: ["j"], results_per_pair: 2,
-      webhook_endpoint_ids: [ep.endpoint_id], result_events: true,
+      run_id: runId,
+      tenant_id: own.tenant_id,
+      job_ids: ["j1", "j2"],
+      answering_ids: ["m"],
+      parsing_ids: ["j"],
+      results_per_pair: 2,
+      webhook_endpoint_ids: [ep.endpoint_id],
+      result_events: true,
     });
-    const result = (id: string, job: string) => ({ result_id: id, job_id: job, answering_id: "m", parsing_id: "j", verdict: "fail" as const });
+    const result = (id: string, job: string) => ({
+      result_id: id,
+      job_id: job,
+      answering_id: "m",
+      parsing_id: "j",
+      verdict: "fail" as const,
+    });
     await stub.record(result("r1", "j1"));
     await stub.record(result("r1", "j1"), { completesJob: true });
     await waitForReceived(ep.name, (r) => r.length >= 1);
@@ -158,7 +231,14 @@ describe("result.created (opt-in)", () => {
     await new Promise((r) => setTimeout(r, 300));
     const got = await receivedBy(ep.name);
     expect(got.map((r) => r.webhook_id).sort()).toEqual([`msg_${runId}`, `msg_${runId}_r1`, `msg_${runId}_r2`].sort());
-    expect(JSON.parse(got.find((r) => r.webhook_id === `msg_${runId}_r2`)!.body).data).toMatchObject({ question_id: "q2", verdict: "fail", verify_result: false });
-    expect(JSON.parse(got.find((r) => r.webhook_id === `msg_${runId}`)!.body)).toMatchObject({ type: "run.completed", data: { status: "completed" } });
+    expect(JSON.parse(got.find((r) => r.webhook_id === `msg_${runId}_r2`)!.body).data).toMatchObject({
+      question_id: "q2",
+      verdict: "fail",
+      verify_result: false,
+    });
+    expect(JSON.parse(got.find((r) => r.webhook_id === `msg_${runId}`)!.body)).toMatchObject({
+      type: "run.completed",
+      data: { status: "completed" },
+    });
   });
 });

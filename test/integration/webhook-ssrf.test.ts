@@ -44,7 +44,14 @@ async function pendingDelivery(tenantId: string, endpointId: string): Promise<st
   const at = new Date().toISOString();
   const delivery = { tenant_id: tenantId, delivery_id: `dlv_${id}`, event_id: `msg_${id}`, endpoint_id: endpointId, at };
   await env.DB.batch([
-    insertEventStatement(env.DB, { tenant_id: tenantId, event_id: `msg_${id}`, run_id: id, type: "run.completed", payload: "{}", created_at: at }),
+    insertEventStatement(env.DB, {
+      tenant_id: tenantId,
+      event_id: `msg_${id}`,
+      run_id: id,
+      type: "run.completed",
+      payload: "{}",
+      created_at: at,
+    }),
     insertDeliveryStatement(env.DB, delivery),
   ]);
   return delivery.delivery_id;
@@ -55,14 +62,22 @@ describe("webhook URLs and the outbound URL policy", () => {
     const own = await createTenant({ name: "webhook ssrf" });
     // A query is a webhook URL's own (the policy's "endpoint" use): only the base-URL rule refuses it.
     const corpus = ssrfCorpus(PORT, tag()).filter((e) => e.what !== "query on a public host");
-    const urls = corpus.flatMap((e) => [e, ...(e.url.startsWith("http:") && !e.schemeOnly ? [{ ...e, url: e.url.replace(/^http:/, "https:"), what: `${e.what} (https)` }] : [])]);
+    const urls = corpus.flatMap((e) => [
+      e,
+      ...(e.url.startsWith("http:") && !e.schemeOnly ? [{ ...e, url: e.url.replace(/^http:/, "https:"), what: `${e.what} (https)` }] : []),
+    ]);
     expect(urls.length).toBeGreaterThan(80);
     for (const { url, what } of urls) {
       const { status, body, text } = await register(production(), own.key, url);
       expect(status, `${what}: ${url} → ${text}`).toBe(400);
-      expect(body.error.issues.map((i: { path: string }) => i.path), what).toEqual(["url"]);
+      expect(
+        body.error.issues.map((i: { path: string }) => i.path),
+        what,
+      ).toEqual(["url"]);
     }
-    const stored = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE tenant_id = ?").bind(own.tenant_id).first<{ n: number }>();
+    const stored = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE tenant_id = ?")
+      .bind(own.tenant_id)
+      .first<{ n: number }>();
     expect(stored!.n).toBe(0);
     // A public https URL with a query of its own is accepted.
     expect((await register(production(), own.key, "https://hooks.example.com/edgeval?token=abc")).status).toBe(201);

@@ -12,7 +12,15 @@ import { signDelivery } from "../../src/webhooks/signing";
 import { addFakeRules, uniqueModel } from "./helpers";
 import { apiAs, createTenant, runAs, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
 import {
-  createEndpoint, deliveriesOf, hookUrl, receivedBy, registerHook, settledDeliveries, tinyRun, updateHook, waitForReceived,
+  createEndpoint,
+  deliveriesOf,
+  hookUrl,
+  receivedBy,
+  registerHook,
+  settledDeliveries,
+  tinyRun,
+  updateHook,
+  waitForReceived,
 } from "./webhook-helpers";
 
 const accepted = (r: { status: number }) => r.status >= 200 && r.status < 300;
@@ -30,12 +38,23 @@ describe("signed completion webhooks", () => {
     const ep = await createEndpoint(t.key, { description: "ci", event_types: ["run.completed"] });
     expect(ep.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const got = (await (await apiAs(t.key, `/v1/webhook-endpoints/${ep.endpoint_id}`)).json()) as Record<string, unknown>;
-    expect(got).toMatchObject({ endpoint_id: ep.endpoint_id, description: "ci", event_types: ["run.completed"], all_runs: true, enabled: true });
+    expect(got).toMatchObject({
+      endpoint_id: ep.endpoint_id,
+      description: "ci",
+      event_types: ["run.completed"],
+      all_runs: true,
+      enabled: true,
+    });
     expect(JSON.stringify(got)).not.toContain(ep.secret.slice(6));
-    const row = await env.DB.prepare("SELECT * FROM webhook_endpoints WHERE endpoint_id = ?").bind(ep.endpoint_id).first<Record<string, unknown>>();
+    const row = await env.DB.prepare("SELECT * FROM webhook_endpoints WHERE endpoint_id = ?")
+      .bind(ep.endpoint_id)
+      .first<Record<string, unknown>>();
     expect(row!.tenant_id).toBe(t.tenant_id);
     expect(JSON.stringify(row)).not.toContain(ep.secret.slice(6));
-    const patched = await apiAs(t.key, `/v1/webhook-endpoints/${ep.endpoint_id}`, { method: "PATCH", json: { enabled: false, description: "off" } });
+    const patched = await apiAs(t.key, `/v1/webhook-endpoints/${ep.endpoint_id}`, {
+      method: "PATCH",
+      json: { enabled: false, description: "off" },
+    });
     expect(await patched.json()).toMatchObject({ enabled: false, description: "off" });
     const bad = await apiAs(t.key, "/v1/webhook-endpoints", { method: "POST", json: { url: "ftp://x", event_types: ["run.done"] } });
     expect(bad.status).toBe(400);
@@ -46,7 +65,8 @@ describe("signed completion webhooks", () => {
 
   it("a tenant has at most 20 endpoints: the 21st is a 409 endpoint_limit; after a delete one more fits", async () => {
     const own = await createTenant({ name: "endpoint cap" });
-    const create = () => apiAs(own.key, "/v1/webhook-endpoints", { method: "POST", json: { url: hookUrl(`cap-${crypto.randomUUID().slice(0, 8)}`) } });
+    const create = () =>
+      apiAs(own.key, "/v1/webhook-endpoints", { method: "POST", json: { url: hookUrl(`cap-${crypto.randomUUID().slice(0, 8)}`) } });
     const made = await Promise.all(Array.from({ length: 20 }, create));
     expect(made.map((r) => r.status)).toEqual(Array(20).fill(201));
     const over = await create();
@@ -60,7 +80,10 @@ describe("signed completion webhooks", () => {
 
   it("refuses webhook_endpoint_ids that are not the tenant's endpoints, at their path", async () => {
     const ep = await createEndpoint(t.key, { all_runs: false });
-    const res = await apiAs(t.key, "/v1/runs", { method: "POST", json: tinyRun(judge, { webhook_endpoint_ids: [ep.endpoint_id, "whe_nope"] }) });
+    const res = await apiAs(t.key, "/v1/runs", {
+      method: "POST",
+      json: tinyRun(judge, { webhook_endpoint_ids: [ep.endpoint_id, "whe_nope"] }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.issues).toEqual([expect.objectContaining({ path: "webhook_endpoint_ids[1]" })]);
   });
@@ -119,8 +142,20 @@ describe("signed completion webhooks", () => {
 
   it("after the eighth failed attempt the delivery is failed: no ninth attempt and no alarm left", async () => {
     const own = await createTenant({ name: "spent" });
-    const ep = await createEndpoint(own.key, {}, Array.from({ length: 9 }, () => ({ status: 503 })));
-    const end = { tenant_id: own.tenant_id, run_id: crypto.randomUUID(), status: "failed" as const, progress: { total: 1, done: 0 }, pairs: [], pairs_total: 1, named_endpoint_ids: [] };
+    const ep = await createEndpoint(
+      own.key,
+      {},
+      Array.from({ length: 9 }, () => ({ status: 503 })),
+    );
+    const end = {
+      tenant_id: own.tenant_id,
+      run_id: crypto.randomUUID(),
+      status: "failed" as const,
+      progress: { total: 1, done: 0 },
+      pairs: [],
+      pairs_total: 1,
+      named_endpoint_ids: [],
+    };
     const [deliveryId] = (await emitRunEvent(env, end))!.deliveries;
     const dispatcher = env.WEBHOOKS.getByName(`${own.tenant_id}:${deliveryId}`);
     // The scaled schedule still waits ~10 s in all; run the dispatcher's alarms now instead.
@@ -165,7 +200,10 @@ describe("signed completion webhooks", () => {
     await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}`, { method: "PATCH", json: { enabled: true } });
     expect((await apiAs(own.key, retry, { method: "POST" })).status).toBe(202);
     const got = await waitForReceived(ep.name, (r) => r.some(accepted));
-    expect(got.map((r) => [r.status, r.webhook_id])).toEqual([[410, got[0]!.webhook_id], [200, got[0]!.webhook_id]]);
+    expect(got.map((r) => [r.status, r.webhook_id])).toEqual([
+      [410, got[0]!.webhook_id],
+      [200, got[0]!.webhook_id],
+    ]);
   });
 
   it("a 301 is not followed: the redirect target receives nothing and the delivery is retried at the endpoint", async () => {
@@ -175,7 +213,10 @@ describe("signed completion webhooks", () => {
     await registerHook(target, [ep.secret]);
     await runAs(own.key, tinyRun(judge));
     const [d] = await settledDeliveries(own.key, ep.endpoint_id, 1);
-    expect(d.attempt_log.map((a: any) => [a.status_code, a.error])).toEqual([[301, "redirect 301 not followed"], [200, null]]);
+    expect(d.attempt_log.map((a: any) => [a.status_code, a.error])).toEqual([
+      [301, "redirect 301 not followed"],
+      [200, null],
+    ]);
     expect(await receivedBy(target)).toEqual([]);
   });
 
@@ -199,7 +240,10 @@ describe("signed completion webhooks", () => {
   it("during a rotation both secrets verify (two v1 signatures); after the overlap only the new one", async () => {
     const own = await createTenant({ name: "rotation" });
     const ep = await createEndpoint(own.key);
-    const rotated = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/rotate-secret`, { method: "POST", json: { overlap_seconds: 3600 } });
+    const rotated = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/rotate-secret`, {
+      method: "POST",
+      json: { overlap_seconds: 3600 },
+    });
     expect(rotated.status).toBe(201);
     const next = ((await rotated.json()) as { secret: string; previous_secret_expires_at: string }).secret;
     expect(next).not.toBe(ep.secret);
@@ -209,7 +253,10 @@ describe("signed completion webhooks", () => {
     expect(during!.verified_by).toEqual([0, 1]);
     expect(during!.signature!.split(" ")).toHaveLength(2);
     // A rotation with no overlap: the secret before it no longer signs.
-    const again = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/rotate-secret`, { method: "POST", json: { overlap_seconds: 0 } });
+    const again = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/rotate-secret`, {
+      method: "POST",
+      json: { overlap_seconds: 0 },
+    });
     const third = ((await again.json()) as { secret: string }).secret;
     await updateHook(ep.name, { secrets: [next, third] });
     await runAs(own.key, tinyRun(judge));
@@ -246,13 +293,15 @@ describe("signed completion webhooks", () => {
     const ep = await createEndpoint(own.key);
     const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
     const rows = Array.from({ length: 120 }, (_, i) => [
-      env.DB.prepare("INSERT INTO webhook_events (tenant_id, event_id, run_id, type, payload, created_at) VALUES (?, ?, ?, 'run.completed', '{}', ?)")
-        .bind(own.tenant_id, `msg_${i}`, `run-${i}`, at(i)),
+      env.DB.prepare(
+        "INSERT INTO webhook_events (tenant_id, event_id, run_id, type, payload, created_at) VALUES (?, ?, ?, 'run.completed', '{}', ?)",
+      ).bind(own.tenant_id, `msg_${i}`, `run-${i}`, at(i)),
       env.DB.prepare(
         "INSERT INTO webhook_deliveries (tenant_id, delivery_id, event_id, endpoint_id, status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 'delivered', 1, ?, ?)",
       ).bind(own.tenant_id, `dlv_${String(i).padStart(3, "0")}`, `msg_${i}`, ep.endpoint_id, at(i), at(i)),
-      env.DB.prepare("INSERT INTO webhook_attempts (tenant_id, delivery_id, attempt, at, webhook_timestamp, status_code) VALUES (?, ?, 1, ?, 0, 200)")
-        .bind(own.tenant_id, `dlv_${String(i).padStart(3, "0")}`, at(i)),
+      env.DB.prepare(
+        "INSERT INTO webhook_attempts (tenant_id, delivery_id, attempt, at, webhook_timestamp, status_code) VALUES (?, ?, 1, ?, 0, 200)",
+      ).bind(own.tenant_id, `dlv_${String(i).padStart(3, "0")}`, at(i)),
     ]);
     await env.DB.batch(rows.flat());
     const res = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/deliveries?limit=500`);
@@ -269,17 +318,33 @@ describe("signed completion webhooks", () => {
     const ep = await createEndpoint(own.key);
     const runId = crypto.randomUUID();
     const stub = env.RUNS.getByName(`${own.tenant_id}:${runId}`);
-    await stub.init({ run_id: runId, tenant_id: own.tenant_id, job_ids: ["j1", "j2"], answering_ids: ["m"], parsing_ids: ["j"], results_per_pair: 2 });
+    await stub.init({
+      run_id: runId,
+      tenant_id: own.tenant_id,
+      job_ids: ["j1", "j2"],
+      answering_ids: ["m"],
+      parsing_ids: ["j"],
+      results_per_pair: 2,
+    });
     const result = (job: string) => ({ result_id: `r-${job}`, job_id: job, answering_id: "m", parsing_id: "j", verdict: "pass" as const });
     await Promise.all([stub.record(result("j1"), { completesJob: true }), stub.record(result("j2"), { completesJob: true })]);
     // At least once: both messages come again, and the dead-letter queue gives up on one late.
-    await Promise.all([stub.record(result("j1"), { completesJob: true }), stub.record(result("j2"), { completesJob: true }), stub.markDead("j2")]);
+    await Promise.all([
+      stub.record(result("j1"), { completesJob: true }),
+      stub.record(result("j2"), { completesJob: true }),
+      stub.markDead("j2"),
+    ]);
     await waitForReceived(ep.name, (x) => x.length >= 1);
     await new Promise((r) => setTimeout(r, 300));
     const got = await receivedBy(ep.name);
     expect(got.map((r) => r.webhook_id)).toEqual([`msg_${runId}`]);
-    expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "run.completed", data: { status: "completed", progress: { total: 2, done: 2 } } });
-    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_events WHERE tenant_id = ? AND run_id = ?").bind(own.tenant_id, runId).first<{ n: number }>();
+    expect(JSON.parse(got[0]!.body)).toMatchObject({
+      type: "run.completed",
+      data: { status: "completed", progress: { total: 2, done: 2 } },
+    });
+    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_events WHERE tenant_id = ? AND run_id = ?")
+      .bind(own.tenant_id, runId)
+      .first<{ n: number }>();
     expect(events!.n).toBe(1);
     expect(await deliveriesOf(own.key, ep.endpoint_id)).toHaveLength(1);
   });
@@ -288,7 +353,15 @@ describe("signed completion webhooks", () => {
     const own = await createTenant({ name: "emit twice" });
     const ep = await createEndpoint(own.key);
     const runId = crypto.randomUUID();
-    const end = { tenant_id: own.tenant_id, run_id: runId, status: "completed" as const, progress: { total: 1, done: 1 }, pairs: [], pairs_total: 1, named_endpoint_ids: [] };
+    const end = {
+      tenant_id: own.tenant_id,
+      run_id: runId,
+      status: "completed" as const,
+      progress: { total: 1, done: 1 },
+      pairs: [],
+      pairs_total: 1,
+      named_endpoint_ids: [],
+    };
     const first = await emitRunEvent(env, end);
     await waitForReceived(ep.name, (x) => x.length >= 1);
     const again = await emitRunEvent(env, { ...end, status: "partial" });

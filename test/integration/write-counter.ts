@@ -48,11 +48,15 @@ export function countingEnv(): { env: Env; writes: Writes; reset(): void } {
     get(target, prop) {
       const v = Reflect.get(target, prop) as unknown;
       if (typeof v !== "function") return v;
-      if (prop === "put" || prop === "delete" || prop === "createMultipartUpload") return (...a: unknown[]) => (writes.r2.push(String(a[0])), (v as (...x: unknown[]) => unknown).apply(target, a));
+      if (prop === "put" || prop === "delete" || prop === "createMultipartUpload")
+        return (...a: unknown[]) => (writes.r2.push(String(a[0])), (v as (...x: unknown[]) => unknown).apply(target, a));
       return (v as (...x: unknown[]) => unknown).bind(target);
     },
   });
-  const queue = { send: async () => void (writes.queue += 1), sendBatch: async (ms: unknown[]) => void (writes.queue += ms.length) } as unknown as Queue<unknown>;
+  const queue = {
+    send: async () => void (writes.queue += 1),
+    sendBatch: async (ms: unknown[]) => void (writes.queue += ms.length),
+  } as unknown as Queue<unknown>;
   const runs = new Proxy(env.RUNS, {
     get(target, prop) {
       const v = Reflect.get(target, prop) as unknown;

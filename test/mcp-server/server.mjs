@@ -33,11 +33,15 @@ const TOOLS = [
 function runTool(name, args) {
   if (name === "capital_of") {
     const capital = CAPITALS[args?.country];
-    return capital ? { content: [{ type: "text", text: capital }] } : { content: [{ type: "text", text: `no capital found for ${args?.country}` }], isError: true };
+    return capital
+      ? { content: [{ type: "text", text: capital }] }
+      : { content: [{ type: "text", text: `no capital found for ${args?.country}` }], isError: true };
   }
   if (name === "population_of") {
     const n = POPULATIONS[args?.city];
-    return n ? { content: [{ type: "text", text: n }] } : { content: [{ type: "text", text: `unknown city ${args?.city}` }], isError: true };
+    return n
+      ? { content: [{ type: "text", text: n }] }
+      : { content: [{ type: "text", text: `unknown city ${args?.city}` }], isError: true };
   }
   return null;
 }
@@ -80,7 +84,11 @@ export async function startMcpServer({ port = 0, host = "127.0.0.1" } = {}) {
     }
     let result;
     if (msg.method === "initialize") {
-      result = { protocolVersion: msg.params?.protocolVersion ?? "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "edgeval-test-mcp", version: "1" } };
+      result = {
+        protocolVersion: msg.params?.protocolVersion ?? "2025-06-18",
+        capabilities: { tools: {} },
+        serverInfo: { name: "edgeval-test-mcp", version: "1" },
+      };
     } else if (msg.method === "tools/list") {
       s.tools_list += 1;
       // Two pages, so the client's paging is exercised.
@@ -89,7 +97,8 @@ export async function startMcpServer({ port = 0, host = "127.0.0.1" } = {}) {
       const name = msg.params?.name;
       s.calls[name] = (s.calls[name] ?? 0) + 1;
       result = runTool(name, msg.params?.arguments);
-      if (!result) return reply(res, mode, headers, { jsonrpc: "2.0", id: msg.id, error: { code: -32602, message: `unknown tool ${name}` } });
+      if (!result)
+        return reply(res, mode, headers, { jsonrpc: "2.0", id: msg.id, error: { code: -32602, message: `unknown tool ${name}` } });
     } else {
       return reply(res, mode, headers, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "method not found" } });
     }

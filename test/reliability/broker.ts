@@ -92,7 +92,12 @@ export async function drain(initial: readonly Delivery[], opts: BrokerOptions = 
     b.queue = b.queue.filter((d) => !takenIds.has(d));
     // Batches never mix start times: a late copy's batch starts late as a whole.
     const starts = [...new Set(taken.map((d) => d.startAfterMs ?? 0))];
-    const batches = starts.flatMap((at) => chunk(taken.filter((d) => (d.startAfterMs ?? 0) === at), batchSize));
+    const batches = starts.flatMap((at) =>
+      chunk(
+        taken.filter((d) => (d.startAfterMs ?? 0) === at),
+        batchSize,
+      ),
+    );
     const round = b.stats.rounds++;
     const [outcomes] = await Promise.all([
       Promise.all(batches.map((messages, index) => runBatch(messages, { round, index, messages }, opts))),
@@ -157,7 +162,18 @@ function brokerState(initial: readonly Delivery[], opts: BrokerOptions) {
   const maxDeliveries = opts.maxDeliveries ?? 7;
   const dead: Delivery[] = [];
   const b = {
-    stats: { deliveries: 0, batches: 0, rounds: 0, retried: 0, ackedRedelivered: 0, batchesThrown: 0, deadLettered: 0, delays: [], stranded: 0, maxBatchMs: 0 } as BrokerStats,
+    stats: {
+      deliveries: 0,
+      batches: 0,
+      rounds: 0,
+      retried: 0,
+      ackedRedelivered: 0,
+      batchesThrown: 0,
+      deadLettered: 0,
+      delays: [],
+      stranded: 0,
+      maxBatchMs: 0,
+    } as BrokerStats,
     queue: [...initial],
     now: 0,
     /** Moves the virtual clock to the next due message (waiting it out in real time with realDelays). */
@@ -234,7 +250,8 @@ async function runBatch(messages: Delivery[], at: Parameters<NonNullable<BrokerO
   // An outcome of "ok" with no explicit verdict acks the rest (ackAll is implied by a clean return).
   const acked = new Set<string>(result.explicitAcks);
   if (!threw && !result.retryBatch.retry) for (const m of messages) if (!retried.has(m.id)) acked.add(m.id);
-  if (result.retryBatch.retry && !threw) for (const m of messages) if (!acked.has(m.id)) retried.set(m.id, result.retryBatch.delaySeconds ?? 0);
+  if (result.retryBatch.retry && !threw)
+    for (const m of messages) if (!acked.has(m.id)) retried.set(m.id, result.retryBatch.delaySeconds ?? 0);
   return { threw, acked, retried, ms };
 }
 

@@ -16,7 +16,11 @@ afterEach(() => {
 });
 
 /** Runs `scenario` with `guards` off; the report says which invariants failed. */
-async function withGuardsOff(guards: GuardName[], scenario: string, run: () => Promise<{ check: CheckOutcome; size: string; faults: number }>) {
+async function withGuardsOff(
+  guards: GuardName[],
+  scenario: string,
+  run: () => Promise<{ check: CheckOutcome; size: string; faults: number }>,
+) {
   for (const g of guards) switchGuardOffForTest(g);
   const { check, size, faults } = await run();
   const failed = Object.entries(check.invariants).filter(([, v]) => !v.pass);
@@ -43,7 +47,9 @@ async function withGuardsOff(guards: GuardName[], scenario: string, run: () => P
 
 describe("each guard switched off makes its scenario fail", () => {
   it("claim_lease → scenario 1 concurrent: both copies pay for the job", async () => {
-    expect(await withGuardsOff(["claim_lease"], "1 duplicate delivery, concurrent", () => duplicateScenario("concurrent", 20))).toContain("repaid");
+    expect(await withGuardsOff(["claim_lease"], "1 duplicate delivery, concurrent", () => duplicateScenario("concurrent", 20))).toContain(
+      "repaid",
+    );
   }, 120_000);
 
   it("claim_skips_finished + saved_results → scenario 1 sequential: the second copies judge again", async () => {
@@ -52,9 +58,11 @@ describe("each guard switched off makes its scenario fail", () => {
     const layered = await duplicateScenario("sequential", 10);
     expect(Object.entries(layered.check.invariants).filter(([, v]) => !v.pass)).toEqual([]);
     switchGuardOffForTest("claim_skips_finished", false);
-    expect(await withGuardsOff(["claim_skips_finished", "saved_results"], "1 duplicate delivery, sequential", () => duplicateScenario("sequential", 20))).toContain(
-      "repaid",
-    );
+    expect(
+      await withGuardsOff(["claim_skips_finished", "saved_results"], "1 duplicate delivery, sequential", () =>
+        duplicateScenario("sequential", 20),
+      ),
+    ).toContain("repaid");
   }, 120_000);
 
   it("idempotency_key → scenario 7: five runs", async () => {

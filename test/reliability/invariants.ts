@@ -111,9 +111,17 @@ export async function checkRun(exp: RunExpectation): Promise<CheckOutcome> {
   else {
     if (snap.progress.done !== rows.length) totalsProblems.push(`coordinator done ${snap.progress.done} ≠ D1 rows ${rows.length}`);
     const d1Counts = new Map<string, number>();
-    for (const r of rows) d1Counts.set(`${r.answering_model}|${r.parsing_model}|${r.verdict}`, (d1Counts.get(`${r.answering_model}|${r.parsing_model}|${r.verdict}`) ?? 0) + 1);
+    for (const r of rows)
+      d1Counts.set(
+        `${r.answering_model}|${r.parsing_model}|${r.verdict}`,
+        (d1Counts.get(`${r.answering_model}|${r.parsing_model}|${r.verdict}`) ?? 0) + 1,
+      );
     for (const s of snap.summary) {
-      for (const [verdict, n] of [["pass", s.passed], ["fail", s.failed], ["error", s.errored]] as const) {
+      for (const [verdict, n] of [
+        ["pass", s.passed],
+        ["fail", s.failed],
+        ["error", s.errored],
+      ] as const) {
         const d1 = d1Counts.get(`${s.answering_model}|${s.parsing_model}|${verdict}`) ?? 0;
         if (d1 !== n) totalsProblems.push(`${s.answering_model}/${s.parsing_model} ${verdict}: coordinator ${n} ≠ D1 ${d1}`);
       }
@@ -121,7 +129,10 @@ export async function checkRun(exp: RunExpectation): Promise<CheckOutcome> {
     const j = snap.jobs;
     if (j.done + j.dead + j.skipped !== j.total) totalsProblems.push(`jobs ${JSON.stringify(j)} not all finished`);
   }
-  invariants.totals_match = { pass: totalsProblems.length === 0, detail: totalsProblems.length ? totalsProblems.join("; ") : `${rows.length} results agree` };
+  invariants.totals_match = {
+    pass: totalsProblems.length === 0,
+    detail: totalsProblems.length ? totalsProblems.join("; ") : `${rows.length} results agree`,
+  };
 
   // usage_once
   const ledger = await env.DB.prepare(
@@ -133,8 +144,10 @@ export async function checkRun(exp: RunExpectation): Promise<CheckOutcome> {
   const coord = snap ? { input: snap.usage.total.input_tokens, output: snap.usage.total.output_tokens } : { input: -1, output: -1 };
   const usageAgrees =
     ledger!.n === fromResults.rows &&
-    ledger!.input === fromResults.input && ledger!.output === fromResults.output &&
-    coord.input === fromResults.input && coord.output === fromResults.output;
+    ledger!.input === fromResults.input &&
+    ledger!.output === fromResults.output &&
+    coord.input === fromResults.input &&
+    coord.output === fromResults.output;
   invariants.usage_once = {
     pass: usageAgrees,
     detail: `tokens in/out: results ${fromResults.input}/${fromResults.output} (${fromResults.rows} rows), ledger ${ledger!.input}/${ledger!.output} (${ledger!.n} rows), coordinator ${coord.input}/${coord.output}`,
@@ -142,10 +155,13 @@ export async function checkRun(exp: RunExpectation): Promise<CheckOutcome> {
 
   // terminal
   const allowed = exp.terminal ?? ["completed"];
-  const d1Run = await env.DB.prepare("SELECT status, finished_at FROM runs WHERE run_id = ?").bind(exp.runId).first<{ status: string; finished_at: string | null }>();
+  const d1Run = await env.DB.prepare("SELECT status, finished_at FROM runs WHERE run_id = ?")
+    .bind(exp.runId)
+    .first<{ status: string; finished_at: string | null }>();
   const status = snap?.status ?? null;
   invariants.terminal = {
-    pass: status !== null && allowed.includes(status) && d1Run?.status === status && d1Run.finished_at !== null && snap?.finished_at !== null,
+    pass:
+      status !== null && allowed.includes(status) && d1Run?.status === status && d1Run.finished_at !== null && snap?.finished_at !== null,
     detail: `coordinator ${status} (finished ${snap?.finished_at ?? "never"}), D1 ${d1Run?.status} (finished ${d1Run?.finished_at ?? "never"}); expected ${allowed.join("|")}`,
   };
 
@@ -186,8 +202,9 @@ export async function checkRun(exp: RunExpectation): Promise<CheckOutcome> {
 function usageOfResults(rows: readonly Row[]): { rows: number; input: number; output: number } {
   const seen = new Map<string, { input_tokens: number; output_tokens: number }>();
   for (const r of rows) {
-    const meta = (JSON.parse(r.compact_json) as { template?: { usage_metadata?: Record<string, { input_tokens: number; output_tokens: number }> } })
-      .template?.usage_metadata ?? {};
+    const meta =
+      (JSON.parse(r.compact_json) as { template?: { usage_metadata?: Record<string, { input_tokens: number; output_tokens: number }> } })
+        .template?.usage_metadata ?? {};
     for (const [stage, u] of Object.entries(meta)) {
       if (stage === "total") continue;
       const key = stage === "answer_generation" ? `${r.question_id}|${r.answering_model}|${r.replicate}|answer` : `${r.result_id}|${stage}`;

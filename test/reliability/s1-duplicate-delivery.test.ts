@@ -8,7 +8,13 @@ const JOBS = sized(200, 20);
 describe("scenario 1: duplicate delivery", () => {
   it("sequential: the second copy of every message finds its job done", async () => {
     const run = await duplicateScenario("sequential", JOBS);
-    const report = await writeScenarioReport({ name: "s1-duplicate-sequential", scenario: "1 duplicate delivery, sequential", size: run.size, faults_injected: run.faults, check: run.check });
+    const report = await writeScenarioReport({
+      name: "s1-duplicate-sequential",
+      scenario: "1 duplicate delivery, sequential",
+      size: run.size,
+      faults_injected: run.faults,
+      check: run.check,
+    });
     expect(failures(report)).toEqual({});
   }, 300_000);
 

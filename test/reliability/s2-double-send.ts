@@ -17,7 +17,10 @@ import { checkRun } from "./invariants";
 import type { ScenarioRun } from "./s1-duplicates";
 import { workload } from "./scenario";
 
-export async function doubleSendScenario(via: "broker" | "local-queue", jobs: number): Promise<Omit<ScenarioRun, "stats"> & { figures: Record<string, number> }> {
+export async function doubleSendScenario(
+  via: "broker" | "local-queue",
+  jobs: number,
+): Promise<Omit<ScenarioRun, "stats"> & { figures: Record<string, number> }> {
   const w = await workload(`s2-${via}`, { questions: jobs / 2, replicates: 2, judges: 2, latencyMs: 10 });
   const models = [w.answerer, ...w.judges];
   let runId: string;
@@ -28,10 +31,17 @@ export async function doubleSendScenario(via: "broker" | "local-queue", jobs: nu
     // Two sends of each job, each message its own id; the copies land in other batches of the same rounds.
     const first = deliveries(run.bodies);
     const second = deliveries(run.bodies);
-    const stats = await drain(first.flatMap((d, i) => [d, second[(i + 7) % second.length]!]), { parallel: 4 });
+    const stats = await drain(
+      first.flatMap((d, i) => [d, second[(i + 7) % second.length]!]),
+      { parallel: 4 },
+    );
     figures = { busy_retries: stats.retried, deliveries: stats.deliveries };
   } else {
-    const plan = planRun(CreateRunBody.parse(w.body), { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() }, keyRing(env, true, new Map()));
+    const plan = planRun(
+      CreateRunBody.parse(w.body),
+      { run_id: crypto.randomUUID(), tenant_id: "default", created_at: new Date().toISOString() },
+      keyRing(env, true, new Map()),
+    );
     if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
     runId = plan.spec.run_id;
     let sent = 0;

@@ -55,7 +55,11 @@ export async function crashScenario(jobs: number, share = 0.3) {
   // The baseline: the same workload (its own fake models, same replies) with no fault.
   const base = await workload("s3-base", WORKLOAD_SHAPE(jobs));
   const baseRun = await runWorkload(base);
-  const baseCheck = await checkRun({ runId: baseRun.runId, keys: base.keys, calls: { models: [base.answerer, ...base.judges], baseline: base.baselineCalls } });
+  const baseCheck = await checkRun({
+    runId: baseRun.runId,
+    keys: base.keys,
+    calls: { models: [base.answerer, ...base.judges], baseline: base.baselineCalls },
+  });
   const baselineCalls = baseCheck.figures.provider_calls!;
 
   const w = await workload("s3", WORKLOAD_SHAPE(jobs));
@@ -102,8 +106,14 @@ export async function crashScenario(jobs: number, share = 0.3) {
       detail: `${b.size} verdicts vs baseline ${a.size}; ${differing.length} differ; status ${check.terminal_status} vs ${baseCheck.terminal_status}`,
     },
     every_crash_fired: { pass: fired.size === plan.size, detail: `${fired.size} of ${plan.size} planned crashes happened` },
-    repaid_explained: { pass: repaid === expectedRepaid, detail: `${repaid} re-paid, ${expectedRepaid} explained by crashes before a checkpoint` },
-    repaid_within_5pct: { pass: repaid <= 0.05 * baselineCalls, detail: `${repaid} of ${baselineCalls} baseline calls = ${((100 * repaid) / baselineCalls).toFixed(1)} %` },
+    repaid_explained: {
+      pass: repaid === expectedRepaid,
+      detail: `${repaid} re-paid, ${expectedRepaid} explained by crashes before a checkpoint`,
+    },
+    repaid_within_5pct: {
+      pass: repaid <= 0.05 * baselineCalls,
+      detail: `${repaid} of ${baselineCalls} baseline calls = ${((100 * repaid) / baselineCalls).toFixed(1)} %`,
+    },
     baseline_as_computed: { pass: baselineCalls === w.baselineCalls, detail: `measured ${baselineCalls}, computed ${w.baselineCalls}` },
   };
   return {
@@ -111,6 +121,10 @@ export async function crashScenario(jobs: number, share = 0.3) {
     extra,
     faults: fired.size,
     size: `${jobs} jobs / ${w.keys.length} results, ${plan.size} crashed`,
-    figures: { repaid_share_pct: Number(((100 * repaid) / baselineCalls).toFixed(2)), retries: run.stats.retried, baseline_calls: baselineCalls },
+    figures: {
+      repaid_share_pct: Number(((100 * repaid) / baselineCalls).toFixed(2)),
+      retries: run.stats.retried,
+      baseline_calls: baselineCalls,
+    },
   };
 }

@@ -39,12 +39,17 @@ export async function coordinatorRestartScenario(jobs: number, restarts: number)
     },
   });
   const finishedAt = async () =>
-    (await env.DB.prepare("SELECT finished_at FROM runs WHERE run_id = ?").bind(runId).first<{ finished_at: string | null }>())?.finished_at ?? null;
+    (await env.DB.prepare("SELECT finished_at FROM runs WHERE run_id = ?").bind(runId).first<{ finished_at: string | null }>())
+      ?.finished_at ?? null;
   const firstFinish = await finishedAt();
   // After the end: one more restart, and every message again.
   await abortObject(stub);
   const after = await drain(again(ds), { parallel: 4 });
-  const check: CheckOutcome = await checkRun({ runId, keys: w.keys, calls: { models: [w.answerer, ...w.judges], baseline: w.baselineCalls, allowed: 0 } });
+  const check: CheckOutcome = await checkRun({
+    runId,
+    keys: w.keys,
+    calls: { models: [w.answerer, ...w.judges], baseline: w.baselineCalls, allowed: 0 },
+  });
   const lastFinish = await finishedAt();
   const completedOnce: InvariantOutcome = {
     pass: firstFinish !== null && firstFinish === lastFinish,

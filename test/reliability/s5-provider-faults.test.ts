@@ -8,10 +8,14 @@ const SLOW = new Set(["429-hand-back", "hang-trickle"]);
 
 describe("scenario 5: provider faults at 20 %", () => {
   for (const kind of FAULT_KINDS) {
-    it.skipIf(SIZE_MODE === "fast" && SLOW.has(kind))(kind, async () => {
-      const run = await providerFaultScenario(kind, sized(50, 10));
-      const report = await reportRun(`s5-${kind}`, `5 provider faults: ${kind}`, run);
-      expect(failures(report)).toEqual({});
-    }, 300_000);
+    it.skipIf(SIZE_MODE === "fast" && SLOW.has(kind))(
+      kind,
+      async () => {
+        const run = await providerFaultScenario(kind, sized(50, 10));
+        const report = await reportRun(`s5-${kind}`, `5 provider faults: ${kind}`, run);
+        expect(failures(report)).toEqual({});
+      },
+      300_000,
+    );
   }
 });

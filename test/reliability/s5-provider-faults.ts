@@ -18,7 +18,16 @@ import { checkRun, type CheckOutcome } from "./invariants";
 import type { InvariantOutcome } from "./report";
 import { workload } from "./scenario";
 
-export const FAULT_KINDS = ["429-in-place", "429-hand-back", "5xx", "5xx-over-budget", "hang-trickle", "bad-output", "4xx", "413-and-quota"] as const;
+export const FAULT_KINDS = [
+  "429-in-place",
+  "429-hand-back",
+  "5xx",
+  "5xx-over-budget",
+  "hang-trickle",
+  "bad-output",
+  "4xx",
+  "413-and-quota",
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /**
@@ -35,7 +44,10 @@ function rules(kind: FaultKind, judge: string): unknown[] {
     case "429-hand-back":
       return share([{ fault: "429", retry_after_s: 8 }]);
     case "5xx":
-      return ["500", "502", "503", "529"].map((fault, i) => ({ match: { model: judge, probability: 0.05 / (1 - 0.05 * i), seed: 520 + i }, reply: { fault } }));
+      return ["500", "502", "503", "529"].map((fault, i) => ({
+        match: { model: judge, probability: 0.05 / (1 - 0.05 * i), seed: 520 + i },
+        reply: { fault },
+      }));
     case "5xx-over-budget":
       return [{ match: { model: judge, contains: "short question 0:" }, reply: { fault: "500" } }];
     case "hang-trickle":
@@ -66,7 +78,10 @@ export async function providerFaultScenario(kind: FaultKind, jobs: number) {
   const { results } = await env.DB.prepare("SELECT question_id, verdict, failure_category, compact_json FROM results WHERE run_id = ?")
     .bind(runId)
     .all<{ question_id: string; verdict: string; failure_category: string | null; compact_json: string }>();
-  const judgeStats = (await (await fetch(`${env.FAKE_LLM_URL}/stats?model=${encodeURIComponent(judge)}`)).json()) as { total: number; faults: Record<string, number> };
+  const judgeStats = (await (await fetch(`${env.FAKE_LLM_URL}/stats?model=${encodeURIComponent(judge)}`)).json()) as {
+    total: number;
+    faults: Record<string, number>;
+  };
   const injected = Object.values(judgeStats.faults).reduce((s, n) => s + n, 0);
   const log = await requestLog(judge);
   const failed = results.filter((r) => r.verdict === "error");
@@ -74,47 +89,86 @@ export async function providerFaultScenario(kind: FaultKind, jobs: number) {
   const extra: Record<string, InvariantOutcome> = {
     faults_injected: { pass: injected > 0, detail: `${JSON.stringify(judgeStats.faults)}` },
     // A score from a faulted reply would be a `fail` (the right answer is always "Paris").
-    no_score_from_faults: { pass: results.every((r) => r.verdict !== "fail"), detail: `${results.filter((r) => r.verdict === "fail").length} fail verdicts` },
+    no_score_from_faults: {
+      pass: results.every((r) => r.verdict !== "fail"),
+      detail: `${results.filter((r) => r.verdict === "fail").length} fail verdicts`,
+    },
     classified: { pass: failed.every((r) => r.failure_category !== null), detail: `${failed.length} failures: ${categories}` },
   };
-  const figures: Record<string, number> = { judge_calls: judgeStats.total, failed: failed.length, handed_back: stats.retried, max_invocation_ms: stats.maxBatchMs };
+  const figures: Record<string, number> = {
+    judge_calls: judgeStats.total,
+    failed: failed.length,
+    handed_back: stats.retried,
+    max_invocation_ms: stats.maxBatchMs,
+  };
   if (kind === "429-in-place" || kind === "429-hand-back") {
     const inside = insideRetryAfter(log);
-    extra.none_inside_retry_after = { pass: inside.length === 0, detail: `${inside.length} of ${log.length} calls inside a retry-after window` };
+    extra.none_inside_retry_after = {
+      pass: inside.length === 0,
+      detail: `${inside.length} of ${log.length} calls inside a retry-after window`,
+    };
   }
   if (kind === "429-in-place") {
-    extra.waited_in_place = { pass: stats.retried === 0 && failed.length === 0, detail: `${stats.retried} hand-backs, ${failed.length} failures` };
+    extra.waited_in_place = {
+      pass: stats.retried === 0 && failed.length === 0,
+      detail: `${stats.retried} hand-backs, ${failed.length} failures`,
+    };
   }
   if (kind === "429-hand-back") {
     const short = stats.delays.filter((d) => d < 8);
-    extra.handed_back_after_retry_after = { pass: stats.retried > 0 && short.length === 0, detail: `${stats.retried} hand-backs, delays ${[...new Set(stats.delays)].join("/")} s` };
+    extra.handed_back_after_retry_after = {
+      pass: stats.retried > 0 && short.length === 0,
+      detail: `${stats.retried} hand-backs, delays ${[...new Set(stats.delays)].join("/")} s`,
+    };
   }
   if (kind === "5xx") {
     // Graded, unless a result's own calls spent the whole budget: then a retry-group server_error.
-    const spent = failed.filter((r) => !(r.failure_category === "server_error" && JSON.parse(r.compact_json).metadata.failure?.group === "retry"));
-    extra.graded_within_budget = { pass: spent.length === 0, detail: `${failed.length} of ${results.length} failed (${spent.length} not a spent server_error budget)` };
+    const spent = failed.filter(
+      (r) => !(r.failure_category === "server_error" && JSON.parse(r.compact_json).metadata.failure?.group === "retry"),
+    );
+    extra.graded_within_budget = {
+      pass: spent.length === 0,
+      detail: `${failed.length} of ${results.length} failed (${spent.length} not a spent server_error budget)`,
+    };
   }
   if (kind === "5xx-over-budget") {
     const over = results.filter((r) => r.question_id === "q0");
-    const retryGroup = over.every((r) => r.failure_category === "server_error" && JSON.parse(r.compact_json).metadata.failure?.group === "retry");
-    extra.failed_in_retry_group = { pass: over.length === 1 && retryGroup && failed.length === 1, detail: `q0: ${over.map((r) => r.failure_category).join()}; ${failed.length} failures` };
+    const retryGroup = over.every(
+      (r) => r.failure_category === "server_error" && JSON.parse(r.compact_json).metadata.failure?.group === "retry",
+    );
+    extra.failed_in_retry_group = {
+      pass: over.length === 1 && retryGroup && failed.length === 1,
+      detail: `q0: ${over.map((r) => r.failure_category).join()}; ${failed.length} failures`,
+    };
     // Per delivery: the call and its in-place retries; the ledger carries the budget across deliveries.
-    extra.budget_spent_once = { pass: judgeStats.faults["500"] === KARENINA_BUDGETS.server_error + 1, detail: `${judgeStats.faults["500"]} calls to the failing judge for q0 (budget ${KARENINA_BUDGETS.server_error})` };
+    extra.budget_spent_once = {
+      pass: judgeStats.faults["500"] === KARENINA_BUDGETS.server_error + 1,
+      detail: `${judgeStats.faults["500"]} calls to the failing judge for q0 (budget ${KARENINA_BUDGETS.server_error})`,
+    };
   }
   if (kind === "hang-trickle") {
     const timeoutMs = Number(env.MODEL_TIMEOUT_MS);
     const longest = Math.max(0, ...log.filter((r) => r.closed_at !== undefined).map((r) => r.closed_at! - r.at));
     const perJob = (KARENINA_BUDGETS.timeout + 1) * timeoutMs * 2 + 5_000;
     extra.no_call_outlives_timeout = { pass: longest <= timeoutMs + 1_000, detail: `longest call ${longest} ms (timeout ${timeoutMs} ms)` };
-    extra.no_invocation_outlives_budget = { pass: stats.maxBatchMs <= perJob, detail: `longest invocation ${stats.maxBatchMs} ms (bound ${perJob} ms)` };
+    extra.no_invocation_outlives_budget = {
+      pass: stats.maxBatchMs <= perJob,
+      detail: `longest invocation ${stats.maxBatchMs} ms (bound ${perJob} ms)`,
+    };
     figures.longest_call_ms = longest;
   }
   if (kind === "bad-output") {
-    extra.classified_as_parsing = { pass: failed.every((r) => r.failure_category === "parsing"), detail: `${failed.length} failures: ${categories}` };
+    extra.classified_as_parsing = {
+      pass: failed.every((r) => r.failure_category === "parsing"),
+      detail: `${failed.length} failures: ${categories}`,
+    };
   }
   if (kind === "4xx" || kind === "413-and-quota") {
     // Each faulted call is the only call its result gets: the judge's calls are one per result.
-    extra.never_retried = { pass: judgeStats.total === w.keys.length && failed.length === injected, detail: `${judgeStats.total} judge calls for ${w.keys.length} results; ${failed.length} failures for ${injected} faults` };
+    extra.never_retried = {
+      pass: judgeStats.total === w.keys.length && failed.length === injected,
+      detail: `${judgeStats.total} judge calls for ${w.keys.length} results; ${failed.length} failures for ${injected} faults`,
+    };
   }
   return { check, extra, faults: injected, size: `${jobs} jobs`, figures };
 }

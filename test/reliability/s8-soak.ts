@@ -50,19 +50,29 @@ export async function soakScenario(jobs: number, samples = 20) {
   // Faults change how many calls a job needs (a retry, a repair, no judge after a refused answer):
   // re-paid calls are the successful answers the fake gave twice to the same body.
   const check = await checkRun({ runId, keys: w.keys, calls: { models: [w.answerer, ...w.judges] } });
-  const unclassified = await env.DB.prepare("SELECT COUNT(*) AS n FROM results WHERE run_id = ? AND verdict = 'error' AND failure_category IS NULL")
+  const unclassified = await env.DB.prepare(
+    "SELECT COUNT(*) AS n FROM results WHERE run_id = ? AND verdict = 'error' AND failure_category IS NULL",
+  )
     .bind(runId)
     .first<{ n: number }>();
-  const errored = await env.DB.prepare("SELECT failure_category AS c, COUNT(*) AS n FROM results WHERE run_id = ? AND verdict = 'error' GROUP BY c")
+  const errored = await env.DB.prepare(
+    "SELECT failure_category AS c, COUNT(*) AS n FROM results WHERE run_id = ? AND verdict = 'error' GROUP BY c",
+  )
     .bind(runId)
     .all<{ c: string; n: number }>();
   const half = Math.floor(memory.length / 2);
   const early = Math.max(...memory.slice(0, half));
   const late = Math.max(...memory.slice(half));
   const extra: Record<string, InvariantOutcome> = {
-    failures_classified: { pass: unclassified!.n === 0, detail: `${unclassified!.n} errored results without a category; ${errored.results.map((r) => `${r.c} ${r.n}`).join(", ")}` },
+    failures_classified: {
+      pass: unclassified!.n === 0,
+      detail: `${unclassified!.n} errored results without a category; ${errored.results.map((r) => `${r.c} ${r.n}`).join(", ")}`,
+    },
     // Flat: the second half's peak within 25 % (and 64 MB) of the first half's.
-    memory_flat: { pass: late <= Math.max(early * 1.25, early + 64), detail: `workerd RSS peak ${early} MB in the first half, ${late} MB in the second (${memory.length} samples)` },
+    memory_flat: {
+      pass: late <= Math.max(early * 1.25, early + 64),
+      detail: `workerd RSS peak ${early} MB in the first half, ${late} MB in the second (${memory.length} samples)`,
+    },
   };
   return {
     check,

@@ -37,7 +37,11 @@ export interface Workload {
  * A benchmark of the shape over fresh fake models; odd questions get an answer long enough for R2.
  * `faults` are fake rules tried before the replies (the fake's first live match wins).
  */
-export async function workload(name: string, shape: Shape, faults: (answerer: string, judges: string[]) => unknown[] = () => []): Promise<Workload> {
+export async function workload(
+  name: string,
+  shape: Shape,
+  faults: (answerer: string, judges: string[]) => unknown[] = () => [],
+): Promise<Workload> {
   const answerer = uniqueModel(`${name}-a`);
   const judges = Array.from({ length: shape.judges }, (_, i) => uniqueModel(`${name}-j${i}`));
   const latency = shape.latencyMs === undefined ? {} : { latency_ms: shape.latencyMs };
@@ -76,7 +80,10 @@ export async function workload(name: string, shape: Shape, faults: (answerer: st
   };
 }
 
-export type ScenarioReport = Omit<ReliabilityReport, "size_mode" | "lost" | "duplicated" | "repaid_calls" | "terminal_status" | "invariants" | "figures"> & {
+export type ScenarioReport = Omit<
+  ReliabilityReport,
+  "size_mode" | "lost" | "duplicated" | "repaid_calls" | "terminal_status" | "invariants" | "figures"
+> & {
   check: CheckOutcome;
   figures?: ReliabilityReport["figures"];
   /** Invariants beyond the checker's, asserted by the scenario itself. */
@@ -94,7 +101,15 @@ export interface RunOutcome {
 
 /** The report of one scenario run under `name` (see writeScenarioReport). */
 export const reportRun = (name: string, scenario: string, run: RunOutcome) =>
-  writeScenarioReport({ name, scenario, size: run.size, faults_injected: run.faults, check: run.check, extra: run.extra, figures: run.figures });
+  writeScenarioReport({
+    name,
+    scenario,
+    size: run.size,
+    faults_injected: run.faults,
+    check: run.check,
+    extra: run.extra,
+    figures: run.figures,
+  });
 
 /** Builds the report from a check, writes it to .reliability/ (via the report sink) and returns it. */
 export async function writeScenarioReport(r: ScenarioReport): Promise<ReliabilityReport> {
@@ -118,7 +133,11 @@ export async function writeScenarioReport(r: ScenarioReport): Promise<Reliabilit
 /** Any test's figures: validated here and by the sink, which writes .reliability/<name>.json. */
 export async function writeReport(report: ReliabilityReport): Promise<void> {
   const parsed = ReliabilityReport.parse(report);
-  const res = await fetch(env.RELIABILITY_REPORT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(parsed) });
+  const res = await fetch(env.RELIABILITY_REPORT_URL, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(parsed),
+  });
   if (!res.ok) throw new Error(`report sink refused ${report.name}: ${res.status} ${await res.text()}`);
 }
 
@@ -127,6 +146,8 @@ export const failures = (r: Pick<ReliabilityReport, "invariants">) =>
   Object.fromEntries(Object.entries(r.invariants).filter(([, v]) => !v.pass));
 
 /** Scenario 9: another test's figures (no run of its own to check: lost, duplicated, re-paid and status are "-"). */
-export async function writeTestFigures(r: Pick<ReliabilityReport, "name" | "scenario" | "size" | "faults_injected" | "invariants"> & { figures?: ReliabilityReport["figures"] }) {
+export async function writeTestFigures(
+  r: Pick<ReliabilityReport, "name" | "scenario" | "size" | "faults_injected" | "invariants"> & { figures?: ReliabilityReport["figures"] },
+) {
   await writeReport({ lost: null, duplicated: null, repaid_calls: null, terminal_status: null, figures: {}, ...r, size_mode: SIZE_MODE });
 }

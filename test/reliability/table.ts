@@ -41,14 +41,26 @@ export const EXPECTED_REPORTS = [
 ];
 
 const COLUMNS = ["scenario", "size", "faults", "lost", "dup", "re-paid", "status", ...INVARIANTS, "other", "result"];
-const SHORT: Record<string, string> = { d1_one_row: "d1 1 row", r2_objects: "r2 objs", totals_match: "totals", usage_once: "usage 1x", terminal: "terminal", repaid: "re-paid ok" };
+const SHORT: Record<string, string> = {
+  d1_one_row: "d1 1 row",
+  r2_objects: "r2 objs",
+  totals_match: "totals",
+  usage_once: "usage 1x",
+  terminal: "terminal",
+  repaid: "re-paid ok",
+};
 
-export function reportsTable(files: { file: string; json: unknown }[], expected: readonly string[] = []): { table: string; failed: string[] } {
+export function reportsTable(
+  files: { file: string; json: unknown }[],
+  expected: readonly string[] = [],
+): { table: string; failed: string[] } {
   const rows: string[][] = [];
   const failed: string[] = [];
   const names = new Set<string>();
   // Scenarios in the order, the guard rows last.
-  const ordered = [...files].sort((x, y) => Number(x.file.startsWith("guard-")) - Number(y.file.startsWith("guard-")) || x.file.localeCompare(y.file));
+  const ordered = [...files].sort(
+    (x, y) => Number(x.file.startsWith("guard-")) - Number(y.file.startsWith("guard-")) || x.file.localeCompare(y.file),
+  );
   for (const { file, json } of ordered) {
     const parsed = ReliabilityReport.safeParse(json);
     if (!parsed.success) {
@@ -82,7 +94,11 @@ export function reportsTable(files: { file: string; json: unknown }[], expected:
   }
   const header = COLUMNS.map((c) => SHORT[c] ?? c);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join(" | ")
+      .trimEnd();
   const table = [line(header), widths.map((w) => "-".repeat(w)).join("-|-"), ...rows.map(line)].join("\n");
   return { table, failed };
 }

@@ -40,7 +40,10 @@ export function judgePorts(script: Script, opts: { logprobs?: boolean; rng?: () 
         model,
         call_site: req.call_site,
         system: req.messages.find((m: any) => m.role === "system")?.content ?? "",
-        user: req.messages.filter((m: any) => m.role === "user").map((m: any) => m.content).join("\n"),
+        user: req.messages
+          .filter((m: any) => m.role === "user")
+          .map((m: any) => m.content)
+          .join("\n"),
         jsonSchema: req.jsonSchema,
         seq: seq++,
       };
@@ -56,7 +59,8 @@ export function judgePorts(script: Script, opts: { logprobs?: boolean; rng?: () 
         const out = await run("structured", req);
         if (isError(out)) return { ok: false, error: out };
         const parsed = req.schema.safeParse(out);
-        if (!parsed.success) return { ok: false, error: { kind: "invalid_output", message: parsed.error.message, raw: JSON.stringify(out) } };
+        if (!parsed.success)
+          return { ok: false, error: { kind: "invalid_output", message: parsed.error.message, raw: JSON.stringify(out) } };
         return { ok: true, value: { value: parsed.data, raw: JSON.stringify(out), usage: usage() } };
       },
       async chat(req) {
@@ -68,7 +72,14 @@ export function judgePorts(script: Script, opts: { logprobs?: boolean; rng?: () 
         const out = await run("logprobs", req);
         if (isError(out)) return { ok: false, error: out };
         const top = out as { token: string; logprob: number }[];
-        return { ok: true, value: { text: top[0]?.token ?? "", tokens: [{ token: top[0]?.token ?? "", logprob: top[0]?.logprob ?? 0, top }], usage: usage() } };
+        return {
+          ok: true,
+          value: {
+            text: top[0]?.token ?? "",
+            tokens: [{ token: top[0]?.token ?? "", logprob: top[0]?.logprob ?? 0, top }],
+            usage: usage(),
+          },
+        };
       },
       embed: async () => unsupported("embeddings"),
       toolTurn: async () => unsupported("tool turns"),
@@ -87,5 +98,12 @@ export function judgePorts(script: Script, opts: { logprobs?: boolean; rng?: () 
 
 /** A normalised model config for tests (the judges core never builds adapters from it). */
 export function testModel(model_name = "judge-model"): any {
-  return { id: model_name, interface: "openai_compatible", model_name, base_url: "http://fake.invalid/v1", temperature: 0.1, max_tokens: 100 };
+  return {
+    id: model_name,
+    interface: "openai_compatible",
+    model_name,
+    base_url: "http://fake.invalid/v1",
+    temperature: 0.1,
+    max_tokens: 100,
+  };
 }

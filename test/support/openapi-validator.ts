@@ -12,6 +12,8 @@ export function documentValidator(document: Json): (schemaRef: string, value: un
   return (schemaRef, value) => {
     const validate = ajv.getSchema(`edgeval${schemaRef}`);
     if (!validate) throw new Error(`no schema ${schemaRef} in the document`);
-    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "(root)"} ${e.message} ${JSON.stringify(e.params)}`);
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath || "(root)"} ${e.message} ${JSON.stringify(e.params)}`);
   };
 }

@@ -6,5 +6,6 @@
 import { delimit } from "../../src/lib/untrusted";
 import type { Message } from "../../src/llm/port";
 
-export const plainMessages = <M extends Message>(messages: readonly M[]): M[] => messages.map((m) => ({ ...m, content: delimit(m.content, null) }));
+export const plainMessages = <M extends Message>(messages: readonly M[]): M[] =>
+  messages.map((m) => ({ ...m, content: delimit(m.content, null) }));
 export const plainRequest = <R extends { messages: Message[] }>(req: R): R => ({ ...req, messages: plainMessages(req.messages) });

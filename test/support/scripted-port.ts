@@ -3,15 +3,7 @@
  * (HTTP-level tests use the real SDK adapters against the fake LLM server instead.)
  */
 import { plainRequest } from "./plain-prompt";
-import type {
-  ChatRequest,
-  LlmError,
-  LlmResult,
-  ModelPort,
-  StructuredRequest,
-  StructuredResponse,
-  Usage,
-} from "../../src/llm/port";
+import type { ChatRequest, LlmError, LlmResult, ModelPort, StructuredRequest, StructuredResponse, Usage } from "../../src/llm/port";
 import { unsupported } from "../../src/llm/port";
 
 export interface ScriptedPortOptions {
@@ -26,8 +18,7 @@ export interface ScriptedPort extends ModelPort {
   calls: { op: string; messages: { role: string; content: string }[] }[];
 }
 
-const isError = (x: unknown): x is LlmError =>
-  !!x && typeof x === "object" && "kind" in x && "message" in x && Object.keys(x).length <= 5;
+const isError = (x: unknown): x is LlmError => !!x && typeof x === "object" && "kind" in x && "message" in x && Object.keys(x).length <= 5;
 
 export function scriptedPort(opts: ScriptedPortOptions = {}): ScriptedPort {
   const model = opts.model ?? "scripted";

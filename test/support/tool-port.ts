@@ -4,7 +4,16 @@
  * Also an in-memory workspace port.
  */
 import { plainRequest } from "./plain-prompt";
-import type { LlmError, LlmResult, Message, ModelPort, StructuredRequest, StructuredResponse, ToolCall, ToolTurnRequest } from "../../src/llm/port";
+import type {
+  LlmError,
+  LlmResult,
+  Message,
+  ModelPort,
+  StructuredRequest,
+  StructuredResponse,
+  ToolCall,
+  ToolTurnRequest,
+} from "../../src/llm/port";
 import { unsupported } from "../../src/llm/port";
 import type { GrepHit, WorkspacePort } from "../../src/rubric/agentic/types";
 
@@ -56,12 +65,17 @@ export function memoryWorkspace(files: Record<string, string> = {}): WorkspacePo
   return {
     label: "workspace/",
     files: map,
-    list: async (prefix = "") => ({ ok: true, value: [...map].filter(([p]) => p.startsWith(prefix)).map(([path, c]) => ({ path, size: c.length })) }),
-    read: async (path, offset = 0, length = 8000) => (map.has(path) ? { ok: true, value: map.get(path)!.slice(offset, offset + length) } : { ok: false, error: `no such file: ${path}` }),
+    list: async (prefix = "") => ({
+      ok: true,
+      value: [...map].filter(([p]) => p.startsWith(prefix)).map(([path, c]) => ({ path, size: c.length })),
+    }),
+    read: async (path, offset = 0, length = 8000) =>
+      map.has(path) ? { ok: true, value: map.get(path)!.slice(offset, offset + length) } : { ok: false, error: `no such file: ${path}` },
     grep: async (pattern, prefix = "") => {
       const re = new RegExp(pattern);
       const hits: GrepHit[] = [];
-      for (const [path, c] of map) if (path.startsWith(prefix)) c.split("\n").forEach((text, i) => re.test(text) && hits.push({ path, line: i + 1, text }));
+      for (const [path, c] of map)
+        if (path.startsWith(prefix)) c.split("\n").forEach((text, i) => re.test(text) && hits.push({ path, line: i + 1, text }));
       return { ok: true, value: hits };
     },
     write: async (path, content) => (map.set(path, content), { ok: true, value: undefined }),

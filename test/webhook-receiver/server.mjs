@@ -42,7 +42,11 @@ export async function startWebhookReceiver({ port = 0 } = {}) {
     const m = /^\/hooks\/([^/]+)$/.exec(url.pathname);
     const hook = m && req.method === "POST" ? hooks.get(decodeURIComponent(m[1])) : undefined;
     if (!hook) return send(404, { error: "no such hook" });
-    const headers = { "webhook-id": req.headers["webhook-id"], "webhook-timestamp": req.headers["webhook-timestamp"], "webhook-signature": req.headers["webhook-signature"] };
+    const headers = {
+      "webhook-id": req.headers["webhook-id"],
+      "webhook-timestamp": req.headers["webhook-timestamp"],
+      "webhook-signature": req.headers["webhook-signature"],
+    };
     const verified_by = [];
     hook.secrets.forEach((secret, i) => {
       try {

@@ -1,7 +1,14 @@
 /** /v1/benchmarks: store, import and export Karenina checkpoints, list, read, delete. */
 import { ListQuery } from "../../schemas/api";
 import { Benchmark } from "../../schemas/benchmark";
-import { BenchmarkList, BenchmarkListing, CheckpointDocument, DeletedBenchmark, ImportedCheckpoint, StoredBenchmark } from "../../schemas/benchmark-views";
+import {
+  BenchmarkList,
+  BenchmarkListing,
+  CheckpointDocument,
+  DeletedBenchmark,
+  ImportedCheckpoint,
+  StoredBenchmark,
+} from "../../schemas/benchmark-views";
 import { Checkpoint } from "../../karenina/import";
 import { BENCHMARK_BODY_LIMIT, IMPORT_BODY_LIMIT } from "../../schemas/body-limits";
 import { EXAMPLE_BENCHMARK } from "../examples";
@@ -60,7 +67,8 @@ export const BENCHMARK_OPERATIONS: Operation[] = [
     operationId: "exportCheckpoint",
     tag: "benchmarks",
     summary: "The benchmark as a Karenina JSON-LD checkpoint",
-    description: "Native templates are written as VerifiedField Python. What could not be carried over is counted in `X-Edgeval-Export-Warnings` and named in `X-Edgeval-Export-Warning-Messages` (a JSON array).",
+    description:
+      "Native templates are written as VerifiedField Python. What could not be carried over is counted in `X-Edgeval-Export-Warnings` and named in `X-Edgeval-Export-Warning-Messages` (a JSON array).",
     auth: read,
     pathParams: benchmarkId,
     responses: { 200: { description: "The checkpoint (a download).", schema: CheckpointDocument, contentType: "application/ld+json" } },

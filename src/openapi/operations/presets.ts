@@ -7,7 +7,14 @@ import type { Operation } from "../operation";
 const read = { kind: "tenant", scope: "runs:read" } as const;
 const write = { kind: "tenant", scope: "runs:write" } as const;
 const presetId = { id: "The preset_id (pre_…)." };
-const example = { name: "haiku judge", config: { answering_models: [], parsing_models: [{ id: "judge", interface: "anthropic", model_name: "claude-haiku-4-5" }], parsing_only: true } };
+const example = {
+  name: "haiku judge",
+  config: {
+    answering_models: [],
+    parsing_models: [{ id: "judge", interface: "anthropic", model_name: "claude-haiku-4-5" }],
+    parsing_only: true,
+  },
+};
 
 export const PRESET_OPERATIONS: Operation[] = [
   {
@@ -22,8 +29,25 @@ export const PRESET_OPERATIONS: Operation[] = [
     body: { schema: PresetRequest, maxBytes: PRESET_BODY_LIMIT.bytes, example },
     responses: { 201: { description: "The stored preset.", schema: PresetView } },
   },
-  { method: "get", path: "/v1/presets", operationId: "listPresets", tag: "presets", summary: "The tenant's presets", auth: read, responses: { 200: { description: "Every preset.", schema: PresetList } } },
-  { method: "get", path: "/v1/presets/:id", operationId: "getPreset", tag: "presets", summary: "One preset", auth: read, pathParams: presetId, responses: { 200: { description: "The preset.", schema: PresetView } } },
+  {
+    method: "get",
+    path: "/v1/presets",
+    operationId: "listPresets",
+    tag: "presets",
+    summary: "The tenant's presets",
+    auth: read,
+    responses: { 200: { description: "Every preset.", schema: PresetList } },
+  },
+  {
+    method: "get",
+    path: "/v1/presets/:id",
+    operationId: "getPreset",
+    tag: "presets",
+    summary: "One preset",
+    auth: read,
+    pathParams: presetId,
+    responses: { 200: { description: "The preset.", schema: PresetView } },
+  },
   {
     method: "put",
     path: "/v1/presets/:id",
@@ -36,5 +60,14 @@ export const PRESET_OPERATIONS: Operation[] = [
     body: { schema: PresetRequest, maxBytes: PRESET_BODY_LIMIT.bytes, example },
     responses: { 200: { description: "The preset as replaced.", schema: PresetView } },
   },
-  { method: "delete", path: "/v1/presets/:id", operationId: "deletePreset", tag: "presets", summary: "Delete a preset", auth: write, pathParams: presetId, responses: { 200: { description: "Deleted.", schema: DeletedPreset } } },
+  {
+    method: "delete",
+    path: "/v1/presets/:id",
+    operationId: "deletePreset",
+    tag: "presets",
+    summary: "Delete a preset",
+    auth: write,
+    pathParams: presetId,
+    responses: { 200: { description: "Deleted.", schema: DeletedPreset } },
+  },
 ];

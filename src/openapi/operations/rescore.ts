@@ -17,7 +17,10 @@ export const RESCORE_OPERATIONS: Operation[] = [
     body: {
       schema: RescoreRequest,
       maxBytes: 1_000_000,
-      example: { parsing_models: [{ id: "judge-2", interface: "openai", model_name: "gpt-4.1-mini" }], rubric: { llm_traits: [{ name: "concise", description: "Is the answer concise?", kind: "boolean", higher_is_better: true }] } },
+      example: {
+        parsing_models: [{ id: "judge-2", interface: "openai", model_name: "gpt-4.1-mini" }],
+        rubric: { llm_traits: [{ name: "concise", description: "Is the answer concise?", kind: "boolean", higher_is_better: true }] },
+      },
     },
     responses: { 202: { description: "The child run, queued.", schema: SubmittedRun } },
     errors: ["run_active", "quota_exceeded"],

@@ -1,7 +1,16 @@
 /** Results out (issue 21): exports, run comparison, scheduled runs. Grouped summaries and result filters are on runs.ts's routes. */
 import { CompareQuery, CreateExportRequest, ExportQuery } from "../../schemas/api";
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../../schemas/schedules";
-import { DeletedSchedule, ExportFile, ExportView, KareninaResultsExport, RunComparison, ScheduleDetail, ScheduleList, ScheduleView } from "../../schemas/results-out-views";
+import {
+  DeletedSchedule,
+  ExportFile,
+  ExportView,
+  KareninaResultsExport,
+  RunComparison,
+  ScheduleDetail,
+  ScheduleList,
+  ScheduleView,
+} from "../../schemas/results-out-views";
 import type { Operation } from "../operation";
 
 const runId = { id: "The run_id POST /v1/runs answered." };
@@ -31,12 +40,18 @@ export const RESULTS_OUT_OPERATIONS: Operation[] = [
     operationId: "streamExport",
     tag: "runs",
     summary: "The run's results as Karenina's CSV or NDJSON, streamed",
-    description: "`format=csv`: Karenina's verification-results CSV, a header and one row per result; `format=ndjson`: one result per line (without trace messages). The result filters of GET …/results apply. `format=karenina` carries every trace: build it with POST …/exports.",
+    description:
+      "`format=csv`: Karenina's verification-results CSV, a header and one row per result; `format=ndjson`: one result per line (without trace messages). The result filters of GET …/results apply. `format=karenina` carries every trace: build it with POST …/exports.",
     auth: read,
     pathParams: runId,
     query: ExportQuery,
     responses: {
-      200: { description: "The file, streamed.", schema: ExportFile, contentType: "text/csv", alternatives: [{ contentType: "application/x-ndjson", schema: ExportFile }] },
+      200: {
+        description: "The file, streamed.",
+        schema: ExportFile,
+        contentType: "text/csv",
+        alternatives: [{ contentType: "application/x-ndjson", schema: ExportFile }],
+      },
     },
   },
   {
@@ -93,7 +108,15 @@ export const RESULTS_OUT_OPERATIONS: Operation[] = [
     body: { schema: CreateScheduleRequest, maxBytes: SCHEDULE_BODY },
     responses: { 201: { description: "Created.", schema: ScheduleView } },
   },
-  { method: "get", path: "/v1/schedules", operationId: "listSchedules", tag: "schedules", summary: "The tenant's schedules", auth: read, responses: { 200: { description: "All of them.", schema: ScheduleList } } },
+  {
+    method: "get",
+    path: "/v1/schedules",
+    operationId: "listSchedules",
+    tag: "schedules",
+    summary: "The tenant's schedules",
+    auth: read,
+    responses: { 200: { description: "All of them.", schema: ScheduleList } },
+  },
   {
     method: "get",
     path: "/v1/schedules/:id",

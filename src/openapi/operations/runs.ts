@@ -1,7 +1,16 @@
 /** /v1/runs: submit, list, status, events, cancel, summary pages, results, delete. */
 import { ListQuery, ResultsQuery, RunSubmission, SummaryQuery } from "../../schemas/api";
 import { SummaryResponse } from "../../schemas/results-out-views";
-import { DeletedRun, DryRunEstimate, ResultPage, RunEventStream, RunList, RunStatus, SubmittedRun, SummaryPage } from "../../schemas/run-views";
+import {
+  DeletedRun,
+  DryRunEstimate,
+  ResultPage,
+  RunEventStream,
+  RunList,
+  RunStatus,
+  SubmittedRun,
+  SummaryPage,
+} from "../../schemas/run-views";
 import { VerificationResult } from "../../schemas/result";
 import { RunEvent } from "../../schemas/run-events";
 import { RUN_BODY_LIMIT } from "../../schemas/body-limits";
@@ -30,7 +39,11 @@ export const RUN_OPERATIONS: Operation[] = [
     ],
     body: { schema: RunSubmission, maxBytes: RUN_BODY_LIMIT.bytes, example: EXAMPLE_RUN_REQUEST },
     responses: {
-      202: { description: "Accepted: the run is queued.", schema: SubmittedRun, example: { run_id: "0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f", status_url: "/v1/runs/0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f" } },
+      202: {
+        description: "Accepted: the run is queued.",
+        schema: SubmittedRun,
+        example: { run_id: "0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f", status_url: "/v1/runs/0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f" },
+      },
       200: { description: "A dry run's estimate (`dry_run: true`).", schema: DryRunEstimate },
     },
     errors: ["idempotency_conflict", "quota_exceeded"],
@@ -80,8 +93,15 @@ export const RUN_OPERATIONS: Operation[] = [
       "`result` {result_id, question_id, answering_model, parsing_model, verdict} per recorded result, its `id` a sequence number; `progress` {done, total, cost_usd, eta_s} on connect, at most once a second while results arrive, and at the end; `status` {status} on connect and on change; last `done` {status, finished_at}, then the stream closes. Each frame's shape is RunEvent (`x-item-schema`). `: heartbeat` comments every 15 s. A watcher that stops reading is cut off once 1 MiB is unread (it reconnects with Last-Event-ID). Reconnect with Last-Event-ID to get every result after that one: each result once across a watcher's connections. Any number of watchers.",
     auth: read,
     pathParams: runId,
-    headers: [{ name: "Last-Event-ID", description: "The id of the last `result` event received; the stream resumes after it (400 if this stream never sent it)." }],
-    responses: { 200: { description: "The event stream.", schema: RunEventStream, itemSchema: RunEvent, contentType: "text/event-stream" } },
+    headers: [
+      {
+        name: "Last-Event-ID",
+        description: "The id of the last `result` event received; the stream resumes after it (400 if this stream never sent it).",
+      },
+    ],
+    responses: {
+      200: { description: "The event stream.", schema: RunEventStream, itemSchema: RunEvent, contentType: "text/event-stream" },
+    },
     errors: ["invalid_query"],
   },
   {
@@ -126,7 +146,8 @@ export const RUN_OPERATIONS: Operation[] = [
     operationId: "deleteRun",
     tag: "runs",
     summary: "Delete a finished run and everything it left",
-    description: "Its D1 rows, R2 objects (spec, checkpoints, results, workspaces), the cache entries it wrote and its coordinator's storage.",
+    description:
+      "Its D1 rows, R2 objects (spec, checkpoints, results, workspaces), the cache entries it wrote and its coordinator's storage.",
     auth: { kind: "tenant", scope: "runs:write" },
     pathParams: runId,
     responses: { 200: { description: "Deleted.", schema: DeletedRun } },

@@ -1,6 +1,14 @@
 /** /v1/judges: stored compound judges, their promptfoo tokens, and promptfoo's webhook route (src/stored-judges/README.md). */
 import { JUDGE_BODY_LIMIT, JUDGE_TOKEN_BODY_LIMIT } from "../../schemas/body-limits";
-import { DeletedStoredJudge, JudgeTokenList, JudgeTokenView, MintedJudgeToken, PromptfooVerdict, StoredJudgeList, StoredJudgeView } from "../../schemas/stored-judge-views";
+import {
+  DeletedStoredJudge,
+  JudgeTokenList,
+  JudgeTokenView,
+  MintedJudgeToken,
+  PromptfooVerdict,
+  StoredJudgeList,
+  StoredJudgeView,
+} from "../../schemas/stored-judge-views";
 import { CreateJudgeTokenRequest, PromptfooRequest, StoredJudgeRequest } from "../../schemas/stored-judges";
 import type { Operation } from "../operation";
 
@@ -32,8 +40,25 @@ export const STORED_JUDGE_OPERATIONS: Operation[] = [
     body: { schema: StoredJudgeRequest, maxBytes: JUDGE_BODY_LIMIT.bytes, example },
     responses: { 201: { description: "The stored judge.", schema: StoredJudgeView } },
   },
-  { method: "get", path: "/v1/judges", operationId: "listStoredJudges", tag: "judges", summary: "The tenant's stored judges", auth: read, responses: { 200: { description: "Every stored judge.", schema: StoredJudgeList } } },
-  { method: "get", path: "/v1/judges/:id", operationId: "getStoredJudge", tag: "judges", summary: "One stored judge", auth: read, pathParams: judgeId, responses: { 200: { description: "The judge.", schema: StoredJudgeView } } },
+  {
+    method: "get",
+    path: "/v1/judges",
+    operationId: "listStoredJudges",
+    tag: "judges",
+    summary: "The tenant's stored judges",
+    auth: read,
+    responses: { 200: { description: "Every stored judge.", schema: StoredJudgeList } },
+  },
+  {
+    method: "get",
+    path: "/v1/judges/:id",
+    operationId: "getStoredJudge",
+    tag: "judges",
+    summary: "One stored judge",
+    auth: read,
+    pathParams: judgeId,
+    responses: { 200: { description: "The judge.", schema: StoredJudgeView } },
+  },
   {
     method: "put",
     path: "/v1/judges/:id",
@@ -46,20 +71,39 @@ export const STORED_JUDGE_OPERATIONS: Operation[] = [
     body: { schema: StoredJudgeRequest, maxBytes: JUDGE_BODY_LIMIT.bytes, example },
     responses: { 200: { description: "The judge as replaced.", schema: StoredJudgeView } },
   },
-  { method: "delete", path: "/v1/judges/:id", operationId: "deleteStoredJudge", tag: "judges", summary: "Delete a stored judge and its tokens", auth: write, pathParams: judgeId, responses: { 200: { description: "Deleted.", schema: DeletedStoredJudge } } },
+  {
+    method: "delete",
+    path: "/v1/judges/:id",
+    operationId: "deleteStoredJudge",
+    tag: "judges",
+    summary: "Delete a stored judge and its tokens",
+    auth: write,
+    pathParams: judgeId,
+    responses: { 200: { description: "Deleted.", schema: DeletedStoredJudge } },
+  },
   {
     method: "post",
     path: "/v1/judges/:id/tokens",
     operationId: "createJudgeToken",
     tag: "judges",
     summary: "Mint a promptfoo token for this judge (shown once)",
-    description: "D1 keeps only the token's HMAC. The token grades with this judge only; revoke it with DELETE /v1/judges/:id/tokens/:token_id.",
+    description:
+      "D1 keeps only the token's HMAC. The token grades with this judge only; revoke it with DELETE /v1/judges/:id/tokens/:token_id.",
     auth: write,
     pathParams: judgeId,
     body: { schema: CreateJudgeTokenRequest, maxBytes: JUDGE_TOKEN_BODY_LIMIT.bytes, example: { name: "ci" } },
     responses: { 201: { description: "The token, in this answer only, and the URL promptfoo posts to.", schema: MintedJudgeToken } },
   },
-  { method: "get", path: "/v1/judges/:id/tokens", operationId: "listJudgeTokens", tag: "judges", summary: "The judge's tokens (never the token itself)", auth: read, pathParams: judgeId, responses: { 200: { description: "Every token, revoked ones with revoked_at.", schema: JudgeTokenList } } },
+  {
+    method: "get",
+    path: "/v1/judges/:id/tokens",
+    operationId: "listJudgeTokens",
+    tag: "judges",
+    summary: "The judge's tokens (never the token itself)",
+    auth: read,
+    pathParams: judgeId,
+    responses: { 200: { description: "Every token, revoked ones with revoked_at.", schema: JudgeTokenList } },
+  },
   {
     method: "delete",
     path: "/v1/judges/:id/tokens/:token_id",
@@ -80,8 +124,21 @@ export const STORED_JUDGE_OPERATIONS: Operation[] = [
       "No API key: `?token=` carries a token of this judge. Takes promptfoo's `{output, context: {prompt, vars}}` and answers `{pass, score, reason}` from the judge. A judge that cannot decide (a model kept failing, or its deadline_ms passed) answers 502 judge_undecided, which promptfoo reports as a webhook error — never `pass: false`.",
     auth: { kind: "judgeToken" },
     pathParams: judgeId,
-    body: { schema: PromptfooRequest, maxBytes: JUDGE_BODY_LIMIT.bytes, example: { output: "Paris", context: { prompt: "What is the capital of France?", vars: { question: "What is the capital of France?", expected: "Paris" } } } },
-    responses: { 200: { description: "The judge's verdict, in promptfoo's shape.", schema: PromptfooVerdict, example: { pass: true, score: 0.9, reason: "judge: 0.9 ≥ threshold 0.5" } } },
+    body: {
+      schema: PromptfooRequest,
+      maxBytes: JUDGE_BODY_LIMIT.bytes,
+      example: {
+        output: "Paris",
+        context: { prompt: "What is the capital of France?", vars: { question: "What is the capital of France?", expected: "Paris" } },
+      },
+    },
+    responses: {
+      200: {
+        description: "The judge's verdict, in promptfoo's shape.",
+        schema: PromptfooVerdict,
+        example: { pass: true, score: 0.9, reason: "judge: 0.9 ≥ threshold 0.5" },
+      },
+    },
     errors: ["judge_undecided"],
   },
 ];

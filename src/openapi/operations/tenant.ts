@@ -1,7 +1,25 @@
 /** A tenant's own settings: API keys, provider secrets, usage, audit log; and the operator's /v1/admin. */
 import { ListQuery } from "../../schemas/api";
-import { CreateKeyRequest, CreateTenantRequest, PutSecretRequest, RotateKeyRequest, UpdateTenantRequest, UsageQuery } from "../../schemas/tenants";
-import { AuditPage, CreatedTenant, DeletedSecret, KeyList, KeyView, MintedKey, MonthUsage, SecretList, SecretView, TenantResponse } from "../../schemas/tenant-views";
+import {
+  CreateKeyRequest,
+  CreateTenantRequest,
+  PutSecretRequest,
+  RotateKeyRequest,
+  UpdateTenantRequest,
+  UsageQuery,
+} from "../../schemas/tenants";
+import {
+  AuditPage,
+  CreatedTenant,
+  DeletedSecret,
+  KeyList,
+  KeyView,
+  MintedKey,
+  MonthUsage,
+  SecretList,
+  SecretView,
+  TenantResponse,
+} from "../../schemas/tenant-views";
 import { ADMIN_BODY_LIMIT, KEY_BODY_LIMIT, SECRET_BODY_LIMIT } from "../../schemas/body-limits";
 import type { Operation } from "../operation";
 
@@ -23,7 +41,15 @@ export const TENANT_OPERATIONS: Operation[] = [
     body: { schema: CreateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: { name: "ci", scopes: ["runs:write", "runs:read"] } },
     responses: { 201: { description: "The key; `key` is not shown again.", schema: MintedKey } },
   },
-  { method: "get", path: "/v1/keys", operationId: "listKeys", tag: "keys", summary: "The tenant's API keys", auth: keysAdmin, responses: { 200: { description: "Every key, revoked ones included.", schema: KeyList } } },
+  {
+    method: "get",
+    path: "/v1/keys",
+    operationId: "listKeys",
+    tag: "keys",
+    summary: "The tenant's API keys",
+    auth: keysAdmin,
+    responses: { 200: { description: "Every key, revoked ones included.", schema: KeyList } },
+  },
   {
     method: "post",
     path: "/v1/keys/:id/rotate",
@@ -46,20 +72,38 @@ export const TENANT_OPERATIONS: Operation[] = [
     pathParams: keyId,
     responses: { 200: { description: "The key, with revoked_at set.", schema: KeyView } },
   },
-  { method: "get", path: "/v1/secrets", operationId: "listSecrets", tag: "secrets", summary: "The tenant's provider keys (names and metadata, never values)", auth: secretsWrite, responses: { 200: { description: "Every secret.", schema: SecretList } } },
+  {
+    method: "get",
+    path: "/v1/secrets",
+    operationId: "listSecrets",
+    tag: "secrets",
+    summary: "The tenant's provider keys (names and metadata, never values)",
+    auth: secretsWrite,
+    responses: { 200: { description: "Every secret.", schema: SecretList } },
+  },
   {
     method: "put",
     path: "/v1/secrets/:name",
     operationId: "putSecret",
     tag: "secrets",
     summary: "Set a provider key for the tenant's models",
-    description: "Sealed with AES-256-GCM before it is stored; the value never comes back. Sent only to its interface's provider origin or the `origins` listed.",
+    description:
+      "Sealed with AES-256-GCM before it is stored; the value never comes back. Sent only to its interface's provider origin or the `origins` listed.",
     auth: secretsWrite,
     pathParams: secretName,
     body: { schema: PutSecretRequest, maxBytes: SECRET_BODY_LIMIT.bytes, example: { value: "sk-…", interface: "openai" } },
     responses: { 201: { description: "Created.", schema: SecretView }, 200: { description: "Replaced.", schema: SecretView } },
   },
-  { method: "delete", path: "/v1/secrets/:name", operationId: "deleteSecret", tag: "secrets", summary: "Delete a provider key", auth: secretsWrite, pathParams: secretName, responses: { 200: { description: "Deleted.", schema: DeletedSecret } } },
+  {
+    method: "delete",
+    path: "/v1/secrets/:name",
+    operationId: "deleteSecret",
+    tag: "secrets",
+    summary: "Delete a provider key",
+    auth: secretsWrite,
+    pathParams: secretName,
+    responses: { 200: { description: "Deleted.", schema: DeletedSecret } },
+  },
   {
     method: "get",
     path: "/v1/usage",
@@ -90,7 +134,16 @@ export const TENANT_OPERATIONS: Operation[] = [
     body: { schema: CreateTenantRequest, maxBytes: ADMIN_BODY_LIMIT.bytes, example: { name: "Acme", tenant_id: "acme" } },
     responses: { 201: { description: "The tenant and its first key (shown once).", schema: CreatedTenant } },
   },
-  { method: "get", path: "/v1/admin/tenants/:id", operationId: "getTenant", tag: "admin", summary: "A tenant's settings (operator)", auth: { kind: "admin" }, pathParams: tenantId, responses: { 200: { description: "The tenant.", schema: TenantResponse } } },
+  {
+    method: "get",
+    path: "/v1/admin/tenants/:id",
+    operationId: "getTenant",
+    tag: "admin",
+    summary: "A tenant's settings (operator)",
+    auth: { kind: "admin" },
+    pathParams: tenantId,
+    responses: { 200: { description: "The tenant.", schema: TenantResponse } },
+  },
   {
     method: "patch",
     path: "/v1/admin/tenants/:id",

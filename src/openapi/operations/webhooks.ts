@@ -1,7 +1,14 @@
 /** /v1/webhook-endpoints: a tenant's receivers of signed run events (Standard Webhooks; src/webhooks/README.md). */
 import { ListQuery } from "../../schemas/api";
 import { ENDPOINT_BODY_LIMIT } from "../../schemas/body-limits";
-import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../../schemas/webhook-views";
+import {
+  DeletedEndpoint,
+  DeliveryPage,
+  EndpointList,
+  EndpointView,
+  EndpointWithSecret,
+  RetriedDelivery,
+} from "../../schemas/webhook-views";
 import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../../schemas/webhooks";
 import type { Operation } from "../operation";
 
@@ -16,14 +23,36 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     operationId: "createWebhookEndpoint",
     tag: "webhooks",
     summary: "Register a receiver of run events",
-    description: "Each run's end (and, opted in, each result.created) is delivered once per endpoint, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret this answer shows once.",
+    description:
+      "Each run's end (and, opted in, each result.created) is delivered once per endpoint, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret this answer shows once.",
     auth: write,
-    body: { schema: CreateEndpointRequest, maxBytes: ENDPOINT_BODY_LIMIT.bytes, example: { url: "https://ci.example.com/edgeval-hook", event_types: ["run.completed", "run.failed"] } },
+    body: {
+      schema: CreateEndpointRequest,
+      maxBytes: ENDPOINT_BODY_LIMIT.bytes,
+      example: { url: "https://ci.example.com/edgeval-hook", event_types: ["run.completed", "run.failed"] },
+    },
     responses: { 201: { description: "The endpoint and its signing secret (shown once).", schema: EndpointWithSecret } },
     errors: ["endpoint_limit"],
   },
-  { method: "get", path: "/v1/webhook-endpoints", operationId: "listWebhookEndpoints", tag: "webhooks", summary: "The tenant's webhook endpoints", auth: read, responses: { 200: { description: "Every endpoint.", schema: EndpointList } } },
-  { method: "get", path: "/v1/webhook-endpoints/:id", operationId: "getWebhookEndpoint", tag: "webhooks", summary: "One webhook endpoint", auth: read, pathParams: endpointId, responses: { 200: { description: "The endpoint.", schema: EndpointView } } },
+  {
+    method: "get",
+    path: "/v1/webhook-endpoints",
+    operationId: "listWebhookEndpoints",
+    tag: "webhooks",
+    summary: "The tenant's webhook endpoints",
+    auth: read,
+    responses: { 200: { description: "Every endpoint.", schema: EndpointList } },
+  },
+  {
+    method: "get",
+    path: "/v1/webhook-endpoints/:id",
+    operationId: "getWebhookEndpoint",
+    tag: "webhooks",
+    summary: "One webhook endpoint",
+    auth: read,
+    pathParams: endpointId,
+    responses: { 200: { description: "The endpoint.", schema: EndpointView } },
+  },
   {
     method: "patch",
     path: "/v1/webhook-endpoints/:id",
@@ -35,7 +64,16 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     body: { schema: UpdateEndpointRequest, maxBytes: ENDPOINT_BODY_LIMIT.bytes, example: { enabled: false } },
     responses: { 200: { description: "The endpoint as changed.", schema: EndpointView } },
   },
-  { method: "delete", path: "/v1/webhook-endpoints/:id", operationId: "deleteWebhookEndpoint", tag: "webhooks", summary: "Delete a webhook endpoint", auth: write, pathParams: endpointId, responses: { 200: { description: "Deleted.", schema: DeletedEndpoint } } },
+  {
+    method: "delete",
+    path: "/v1/webhook-endpoints/:id",
+    operationId: "deleteWebhookEndpoint",
+    tag: "webhooks",
+    summary: "Delete a webhook endpoint",
+    auth: write,
+    pathParams: endpointId,
+    responses: { 200: { description: "Deleted.", schema: DeletedEndpoint } },
+  },
   {
     method: "post",
     path: "/v1/webhook-endpoints/:id/rotate-secret",

@@ -47,7 +47,10 @@ export interface AgentAnswerPorts {
 
 export async function agentAnswer(model: ModelConfig, prompt: Message[], ports: AgentAnswerPorts): Promise<AnswerOutcome> {
   if (!ports.agentTools) {
-    return { ok: false, error: { category: "unexpected_error", stage: "generate_answer", reason: "this deployment cannot reach MCP servers" } };
+    return {
+      ok: false,
+      error: { category: "unexpected_error", stage: "generate_answer", reason: "this deployment cannot reach MCP servers" },
+    };
   }
   const opened = await ports.agentTools.connect(model);
   if (!opened.ok) return { ok: false, error: stageErrorFromLlm("generate_answer", opened.error, "MCP servers could not be opened") };

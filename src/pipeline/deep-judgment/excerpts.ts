@@ -12,8 +12,14 @@ import { type Attribute, buildExcerptMessages, excerptRetryFeedback } from "./pr
 
 const CONFIDENCES: readonly Confidence[] = ["high", "medium", "low", "none"];
 const RawExcerpt = z.object({
-  text: z.string().nullish().transform((t) => t ?? ""),
-  confidence: z.string().nullish().transform((c): Confidence => (CONFIDENCES.includes(c as Confidence) ? (c as Confidence) : "low")),
+  text: z
+    .string()
+    .nullish()
+    .transform((t) => t ?? ""),
+  confidence: z
+    .string()
+    .nullish()
+    .transform((c): Confidence => (CONFIDENCES.includes(c as Confidence) ? (c as Confidence) : "low")),
   explanation: z.string().nullish(),
 });
 type RawExcerpt = z.output<typeof RawExcerpt>;
@@ -38,7 +44,17 @@ export async function extractExcerpts(judge: ModelPort, s: ExcerptSettings): Pro
   const jsonSchema = {
     type: "object",
     properties: Object.fromEntries(
-      names.map((n) => [n, { type: "array", items: { type: "object", properties: { text: { type: "string" }, confidence: { type: "string" }, explanation: { type: "string" } }, required: ["text", "confidence"] } }]),
+      names.map((n) => [
+        n,
+        {
+          type: "array",
+          items: {
+            type: "object",
+            properties: { text: { type: "string" }, confidence: { type: "string" }, explanation: { type: "string" } },
+            required: ["text", "confidence"],
+          },
+        },
+      ]),
     ),
     required: names,
   };
@@ -49,7 +65,13 @@ export async function extractExcerpts(judge: ModelPort, s: ExcerptSettings): Pro
   let retries = 0;
   let usage: Usage | undefined;
   for (;;) {
-    const res = await judge.structured({ messages, schemaName: "DeepJudgmentExcerpts", jsonSchema, schema, call_site: "deep_judgment/excerpts" });
+    const res = await judge.structured({
+      messages,
+      schemaName: "DeepJudgmentExcerpts",
+      jsonSchema,
+      schema,
+      call_site: "deep_judgment/excerpts",
+    });
     calls++;
     if (!res.ok) return { ok: false, error: res.error, calls, usage };
     usage = addUsage(usage, res.value.usage);

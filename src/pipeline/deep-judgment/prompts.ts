@@ -66,10 +66,19 @@ Return JSON matching this structure exactly:
 }`;
 }
 
-export function buildExcerptMessages(question: string, response: string, attrs: readonly Attribute[], max: number, extra?: string): Message[] {
+export function buildExcerptMessages(
+  question: string,
+  response: string,
+  attrs: readonly Attribute[],
+  max: number,
+  extra?: string,
+): Message[] {
   return [
     { role: "system", content: withInstructions(excerptSystem(attrs, max), extra) },
-    { role: "user", content: `<original_question>\n${question}\n</original_question>\n\n<response_to_analyze>\n${untrusted(response)}\n</response_to_analyze>` },
+    {
+      role: "user",
+      content: `<original_question>\n${question}\n</original_question>\n\n<response_to_analyze>\n${untrusted(response)}\n</response_to_analyze>`,
+    },
   ];
 }
 
@@ -98,7 +107,10 @@ For each attribute, write 2-3 sentences on how the excerpts relate to it, what v
 Generate reasoning for EVERY attribute. Return ONLY a JSON object mapping each attribute name to its reasoning text - no markdown fences.`;
   return [
     { role: "system", content: withInstructions(system, extra) },
-    { role: "user", content: `<original_question>\n${question}\n</original_question>\n\n<extracted_excerpts>\n${untrusted(excerpts)}\n</extracted_excerpts>` },
+    {
+      role: "user",
+      content: `<original_question>\n${question}\n</original_question>\n\n<extracted_excerpts>\n${untrusted(excerpts)}\n</extracted_excerpts>`,
+    },
   ];
 }
 

@@ -113,14 +113,20 @@ async function excerptsStep(run: Run): Promise<Step> {
   dj.attributes_without_excerpts = ex.missing;
   dj.deep_judgment_excerpt_retry_count = ex.retries;
   dj.deep_judgment_stages_completed!.push("excerpts");
-  if (ex.missing.length) ports.log?.warn("deep_judgment_missing_excerpts", { question_id: run.input.question.id, attributes: ex.missing, retries: ex.retries });
+  if (ex.missing.length)
+    ports.log?.warn("deep_judgment_missing_excerpts", { question_id: run.input.question.id, attributes: ex.missing, retries: ex.retries });
   return settings.search_enabled ? searchStep(run) : OK;
 }
 
 async function searchStep(run: Run): Promise<Step> {
   const { dj, ports } = run;
   if (!ports.search) {
-    run.warnings = warn(ports, run.warnings, "deep_judgment_search_unavailable", "deep judgment search is enabled but no search port is configured; hallucination risk not assessed");
+    run.warnings = warn(
+      ports,
+      run.warnings,
+      "deep_judgment_search_unavailable",
+      "deep judgment search is enabled but no search port is configured; hallucination risk not assessed",
+    );
     return OK;
   }
   const h = await assessHallucination(ports.judge, ports.search, run.question, dj.extracted_excerpts!, run.extra);
@@ -168,5 +174,11 @@ async function finalParse(run: Run): Promise<StagePatch> {
   run.usage.parsing = parsed.value.usage;
   run.dj.deep_judgment_stages_completed!.push("parameters");
   run.dj.deep_judgment_performed = true;
-  return { parsed: parsed.value.value as Record<string, unknown>, parse_performed: true, usage: run.usage, deep_judgment: run.dj, warnings: run.warnings };
+  return {
+    parsed: parsed.value.value as Record<string, unknown>,
+    parse_performed: true,
+    usage: run.usage,
+    deep_judgment: run.dj,
+    warnings: run.warnings,
+  };
 }

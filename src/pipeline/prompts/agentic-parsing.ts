@@ -21,7 +21,12 @@ or at work done elsewhere), it is insufficient: the values must be looked up by 
 
 Reply with JSON only: {"reasoning": "<one or two sentences>", "sufficient": true|false, "answer": <the filled schema, or null when insufficient>}.`;
 
-export function buildDecisionMessages(p: { question: string; response: string; jsonSchema: Record<string, unknown>; instructions?: string }): Message[] {
+export function buildDecisionMessages(p: {
+  question: string;
+  response: string;
+  jsonSchema: Record<string, unknown>;
+  instructions?: string;
+}): Message[] {
   return [
     { role: "system", content: withInstructions(DECISION_SYSTEM, p.instructions) },
     {
@@ -58,7 +63,10 @@ export function buildInvestigationPrompt(p: InvestigationPrompt): { system: stri
   if (p.partial) parts.push("\nThe assistant stopped at its time limit: its results may appear only in partial files or in its trace.");
   if (p.screening) parts.push(`\n--- SCREENING REASONING ---\n${p.screening}\n--- END SCREENING REASONING ---`);
   if (p.trace && "inline" in p.trace) parts.push(`\n--- ANSWERING AGENT TRACE ---\n${untrusted(p.trace.inline)}\n--- END TRACE ---`);
-  if (p.trace && "file" in p.trace) parts.push(`\n--- ANSWERING AGENT TRACE ---\nThe full answering trace is saved in the workspace at: ${p.trace.file}\nUse grep and read_file to examine it.\n--- END TRACE ---`);
+  if (p.trace && "file" in p.trace)
+    parts.push(
+      `\n--- ANSWERING AGENT TRACE ---\nThe full answering trace is saved in the workspace at: ${p.trace.file}\nUse grep and read_file to examine it.\n--- END TRACE ---`,
+    );
   if (p.workspaceLabel) parts.push(`\nWorkspace directory: ${p.workspaceLabel}`);
   return { system: withInstructions(`${INVESTIGATION_SYSTEM}\n${schemaBlock(p.jsonSchema)}`, p.instructions), user: parts.join("\n") };
 }
@@ -69,7 +77,12 @@ The report was written by an agent that inspected an assistant's work. Fill ever
 value the report says the assistant reported; use null where the report found none. Do not add anything the
 report does not state. Return ONLY the JSON object.`;
 
-export function buildExtractionMessages(p: { question: string; report: string; jsonSchema: Record<string, unknown>; instructions?: string }): Message[] {
+export function buildExtractionMessages(p: {
+  question: string;
+  report: string;
+  jsonSchema: Record<string, unknown>;
+  instructions?: string;
+}): Message[] {
   return [
     { role: "system", content: withInstructions(EXTRACTION_SYSTEM, p.instructions) },
     {

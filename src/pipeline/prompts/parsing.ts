@@ -54,9 +54,7 @@ export interface ParsingPromptInput {
 
 export function buildParsingMessages(input: ParsingPromptInput): Message[] {
   const hints = Object.entries(input.extractionHints);
-  const hintSection = hints.length
-    ? `\n\n# Field Extraction Guidance\n\n${hints.map(([f, h]) => `- **${f}**: ${h}`).join("\n")}`
-    : "";
+  const hintSection = hints.length ? `\n\n# Field Extraction Guidance\n\n${hints.map(([f, h]) => `- **${f}**: ${h}`).join("\n")}` : "";
   const system = [input.systemPrompt, SYSTEM + hintSection, input.instructions].filter(Boolean).join("\n\n");
   const reasoning = Object.entries(input.reasoning ?? {});
   const reasoningSection = reasoning.length

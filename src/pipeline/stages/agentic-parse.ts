@@ -37,7 +37,12 @@ const decisionJsonSchema = (answer: Record<string, unknown>) => ({
   additionalProperties: false,
 });
 
-export async function agenticParse(state: PipelineState, input: PipelineInput, ports: PipelinePorts, cfg: AgenticParsingSettings): Promise<StagePatch> {
+export async function agenticParse(
+  state: PipelineState,
+  input: PipelineInput,
+  ports: PipelinePorts,
+  cfg: AgenticParsingSettings,
+): Promise<StagePatch> {
   const { jsonSchema, schema } = buildJudgeSchema(input.question.template!);
   const instructions = instructionsFor(input.settings.prompt_config, "agentic_parsing");
   const record = emptyAgenticParse();
@@ -58,7 +63,8 @@ export async function agenticParse(state: PipelineState, input: PipelineInput, p
         schema: DECISION,
         call_site: "parse_template/dynamic_decision",
       });
-      if (!res.ok && !isRetryable(res.error)) return { error: stageErrorFromLlm("parse_template", res.error, "dynamic parsing decision failed") };
+      if (!res.ok && !isRetryable(res.error))
+        return { error: stageErrorFromLlm("parse_template", res.error, "dynamic parsing decision failed") };
       if (!res.ok) {
         screening = `Dynamic parsing decision failed with a transient error (${res.error.kind}); escalating to agentic parsing.`;
         warnings = warn(ports, warnings, "dynamic_parse_decision_failed", screening);
@@ -89,7 +95,13 @@ export async function agenticParse(state: PipelineState, input: PipelineInput, p
       const path = traceFilePath(input).replace(".karenina/traces/trace_", ".karenina/traces/agentic_parse_");
       const w = await ports.workspace.write(path, trace);
       if (w.ok) traceFile = path;
-      else warnings = warn(ports, warnings, "agentic_trace_write_failed", `agentic_parsing_materialize_trace: could not write the trace (${w.error}); shown inline`);
+      else
+        warnings = warn(
+          ports,
+          warnings,
+          "agentic_trace_write_failed",
+          `agentic_parsing_materialize_trace: could not write the trace (${w.error}); shown inline`,
+        );
     }
     traceShown = traceFile ? { file: traceFile } : { inline: trace };
   }
@@ -125,7 +137,11 @@ export async function agenticParse(state: PipelineState, input: PipelineInput, p
     const err = inv.error;
     const error =
       err.kind === "agent"
-        ? { category: "parsing" as const, stage: "parse_template" as const, reason: truncate(`Agentic investigation failed: ${err.message}`) }
+        ? {
+            category: "parsing" as const,
+            stage: "parse_template" as const,
+            reason: truncate(`Agentic investigation failed: ${err.message}`),
+          }
         : stageErrorFromLlm("parse_template", err, "agentic investigation failed");
     return { error, usage, warnings, agentic_parse: record };
   }
@@ -144,14 +160,25 @@ export async function agenticParse(state: PipelineState, input: PipelineInput, p
     usage = { ...usage, agentic_parsing_extraction: res.value.usage };
     return { parsed: res.value.value as Record<string, unknown>, parse_performed: true, usage, warnings, agentic_parse: record };
   }
-  if (isRetryable(res.error)) return { error: stageErrorFromLlm("parse_template", res.error, "agentic extraction failed"), usage, warnings, agentic_parse: record };
+  if (isRetryable(res.error))
+    return { error: stageErrorFromLlm("parse_template", res.error, "agentic extraction failed"), usage, warnings, agentic_parse: record };
   record.agentic_extraction_error = truncate(`${res.error.kind}: ${res.error.message}`);
   const recovered = lastJsonObject(inv.trace, schema);
   if (!recovered) {
-    return { error: stageErrorFromLlm("parse_template", res.error, "agentic extraction failed and no JSON in the report validates"), usage, warnings, agentic_parse: record };
+    return {
+      error: stageErrorFromLlm("parse_template", res.error, "agentic extraction failed and no JSON in the report validates"),
+      usage,
+      warnings,
+      agentic_parse: record,
+    };
   }
   record.agentic_extraction_recovery = "local_json";
-  warnings = warn(ports, warnings, "agentic_extraction_recovered", `Agentic extraction recovered locally after parser error: ${record.agentic_extraction_error}`);
+  warnings = warn(
+    ports,
+    warnings,
+    "agentic_extraction_recovered",
+    `Agentic extraction recovered locally after parser error: ${record.agentic_extraction_error}`,
+  );
   return { parsed: recovered, parse_performed: true, usage, warnings, agentic_parse: record };
 }
 

@@ -19,7 +19,10 @@ import { warn } from "../overrides";
 import type { PipelineInput, PipelinePorts, Stage, StagePatch } from "../types";
 
 export function agenticTraitsOf(input: PipelineInput): AgenticTrait[] {
-  const all = [...(input.settings.global_rubric?.agentic_traits ?? []), ...(input.question.rubric?.agentic_traits ?? [])] as unknown as AgenticTrait[];
+  const all = [
+    ...(input.settings.global_rubric?.agentic_traits ?? []),
+    ...(input.question.rubric?.agentic_traits ?? []),
+  ] as unknown as AgenticTrait[];
   const only = input.settings.rubric_trait_names;
   return only ? all.filter((t) => only.includes(t.name)) : all;
 }
@@ -41,20 +44,44 @@ export const agenticRubricEvaluation: Stage = {
     let traceFile: string | null = null;
     if (ws) warnings = await seedWorkspace(ws, input, ports, warnings);
     if (traits.some((t) => t.materialize_trace)) {
-      if (!ws) warnings = warn(ports, warnings, "agentic_trace_inline", "materialize_trace: no workspace for this question; the trace is shown inline");
+      if (!ws)
+        warnings = warn(
+          ports,
+          warnings,
+          "agentic_trace_inline",
+          "materialize_trace: no workspace for this question; the trace is shown inline",
+        );
       else {
         const path = traceFilePath(input);
         const w = await ws.write(path, response);
         if (w.ok) traceFile = path;
-        else warnings = warn(ports, warnings, "agentic_trace_write_failed", `materialize_trace: could not write the trace (${w.error}); shown inline`);
+        else
+          warnings = warn(
+            ports,
+            warnings,
+            "agentic_trace_write_failed",
+            `materialize_trace: could not write the trace (${w.error}); shown inline`,
+          );
       }
     }
     const overrides = new Map<string, ModelPort | null>();
     for (const t of traits.filter((x) => x.model_override != null)) {
       const cfg = ModelConfig.safeParse(t.model_override);
       overrides.set(t.name, cfg.success && ports.judgeModels ? ports.judgeModels.model(cfg.data) : null);
-      if (!cfg.success) warnings = warn(ports, warnings, "agentic_model_override", `agentic trait ${t.name}: model_override is not a valid model config; skipped`);
-      else if (!ports.judgeModels) warnings = warn(ports, warnings, "agentic_model_override", `agentic trait ${t.name}: no model ports for model_override here; skipped`);
+      if (!cfg.success)
+        warnings = warn(
+          ports,
+          warnings,
+          "agentic_model_override",
+          `agentic trait ${t.name}: model_override is not a valid model config; skipped`,
+        );
+      else if (!ports.judgeModels)
+        warnings = warn(
+          ports,
+          warnings,
+          "agentic_model_override",
+          `agentic trait ${t.name}: no model ports for model_override here; skipped`,
+        );
     }
     const resolveModel = (t: AgenticTrait): ModelPort | null => (overrides.has(t.name) ? overrides.get(t.name)! : ports.judge);
     try {
@@ -82,7 +109,12 @@ export const agenticRubricEvaluation: Stage = {
 };
 
 /** The benchmark's files for this question, written into its workspace (idempotent: same content each job). */
-export async function seedWorkspace(ws: WorkspacePort, input: PipelineInput, ports: PipelinePorts, warnings: string[] | undefined): Promise<string[] | undefined> {
+export async function seedWorkspace(
+  ws: WorkspacePort,
+  input: PipelineInput,
+  ports: PipelinePorts,
+  warnings: string[] | undefined,
+): Promise<string[] | undefined> {
   for (const [path, content] of Object.entries(input.question.workspace_files ?? {})) {
     const w = await ws.write(path, content);
     if (!w.ok) warnings = warn(ports, warnings, "agentic_workspace_seed_failed", `workspace file ${path} could not be written: ${w.error}`);

@@ -44,11 +44,20 @@ export const embeddingCheck: Stage = {
     const base = { performed: true, similarity_score: similarity, model_used: model };
     if (similarity < settings.threshold) return { usage, embedding: { ...base, override_applied: false } };
 
-    const reply = await ports.judge.chat({ messages: buildEquivalenceMessages(input.question.question, gt, answer), call_site: "embedding_check/equivalence" });
+    const reply = await ports.judge.chat({
+      messages: buildEquivalenceMessages(input.question.question, gt, answer),
+      call_site: "embedding_check/equivalence",
+    });
     if (!reply.ok) {
       return {
         usage,
-        ...checkFailed(ports, state, "embedding_check_failed", `embedding check: the equivalence judge failed (${reply.error.kind}: ${reply.error.message})`, reply.error),
+        ...checkFailed(
+          ports,
+          state,
+          "embedding_check_failed",
+          `embedding check: the equivalence judge failed (${reply.error.kind}: ${reply.error.message})`,
+          reply.error,
+        ),
         embedding: { ...base, override_applied: false },
       };
     }
@@ -57,7 +66,13 @@ export const embeddingCheck: Stage = {
 
     const v = state.verification!;
     const verdict = v.regex_overall_success !== false;
-    logOverride(ports, input, "embedding_check", verdict, `semantically equivalent to the ground truth (similarity ${similarity.toFixed(3)})`);
+    logOverride(
+      ports,
+      input,
+      "embedding_check",
+      verdict,
+      `semantically equivalent to the ground truth (similarity ${similarity.toFixed(3)})`,
+    );
     return {
       usage,
       embedding: { ...base, override_applied: true },
@@ -67,7 +82,9 @@ export const embeddingCheck: Stage = {
 };
 
 export function cosine(a: readonly number[], b: readonly number[]): number {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     dot += a[i]! * b[i]!;
     na += a[i]! * a[i]!;

@@ -71,7 +71,12 @@ export async function produceAnswer(
     instructions: instructionsFor(settings?.prompt_config, "generation"),
   });
   if (answering.mcp_urls_dict) {
-    return agentAnswer(answering, messages, { answerer: ports.answerer, agentTools: ports.agentTools, checkpoint: ports.agentCheckpoint, now: () => ports.clock.now() });
+    return agentAnswer(answering, messages, {
+      answerer: ports.answerer,
+      agentTools: ports.agentTools,
+      checkpoint: ports.agentCheckpoint,
+      now: () => ports.clock.now(),
+    });
   }
   const res = await ports.answerer.chat({ messages, call_site: "generate_answer" });
   if (!res.ok) {

@@ -25,9 +25,16 @@ const objectSchema = (props: Record<string, unknown>) => ({
 export const abstentionCheck: Stage = {
   name: "abstention_check",
   shouldRun: (state, input) =>
-    input.settings.abstention_enabled === true && !state.error && state.evaluation !== undefined && state.autofail?.category !== "recursion_limit",
+    input.settings.abstention_enabled === true &&
+    !state.error &&
+    state.evaluation !== undefined &&
+    state.autofail?.category !== "recursion_limit",
   async run(state, input, ports) {
-    const messages = buildAbstentionMessages(input.question.question, state.evaluation!.text, instructionsFor(input.settings.prompt_config, "abstention_detection"));
+    const messages = buildAbstentionMessages(
+      input.question.question,
+      state.evaluation!.text,
+      instructionsFor(input.settings.prompt_config, "abstention_detection"),
+    );
     const res = await ports.judge.structured({
       messages,
       call_site: "abstention_check",
@@ -37,7 +44,13 @@ export const abstentionCheck: Stage = {
     });
     if (!res.ok) {
       return {
-        ...checkFailed(ports, state, "abstention_check_failed", `abstention check failed (${res.error.kind}): ${res.error.message}`, res.error),
+        ...checkFailed(
+          ports,
+          state,
+          "abstention_check_failed",
+          `abstention check failed (${res.error.kind}): ${res.error.message}`,
+          res.error,
+        ),
         abstention: { performed: false, detected: null, override_applied: false, reasoning: null },
       };
     }
@@ -78,7 +91,13 @@ export const sufficiencyCheck: Stage = {
     });
     if (!res.ok) {
       return {
-        ...checkFailed(ports, state, "sufficiency_check_failed", `sufficiency check failed (${res.error.kind}): ${res.error.message}`, res.error),
+        ...checkFailed(
+          ports,
+          state,
+          "sufficiency_check_failed",
+          `sufficiency check failed (${res.error.kind}): ${res.error.message}`,
+          res.error,
+        ),
         sufficiency: { performed: false, detected: null, override_applied: false, reasoning: null },
       };
     }

@@ -51,11 +51,18 @@ export const rubricEvaluation: Stage = {
           reference: input.question.raw_answer ?? null,
           strategy: input.settings.rubric_evaluation_strategy ?? "batch",
           trait_names: input.settings.rubric_trait_names ?? null,
-          ...(instructionsFor(input.settings.prompt_config, "rubric_evaluation") ? { instructions: instructionsFor(input.settings.prompt_config, "rubric_evaluation")! } : {}),
+          ...(instructionsFor(input.settings.prompt_config, "rubric_evaluation")
+            ? { instructions: instructionsFor(input.settings.prompt_config, "rubric_evaluation")! }
+            : {}),
           parsing: input.parsing,
           ...(input.settings.deep_judgment_rubric ? { deep_judgment: input.settings.deep_judgment_rubric } : {}),
         },
-        { judge: ports.judge, ...(ports.callableTraits ? { callable: ports.callableTraits } : {}), ...(ports.judgeModels ? { judgeModels: ports.judgeModels } : {}), ...(ports.search ? { search: ports.search } : {}) },
+        {
+          judge: ports.judge,
+          ...(ports.callableTraits ? { callable: ports.callableTraits } : {}),
+          ...(ports.judgeModels ? { judgeModels: ports.judgeModels } : {}),
+          ...(ports.search ? { search: ports.search } : {}),
+        },
       );
       for (const w of out.warnings) ports.log?.warn("rubric_trait_failed", { message: w });
       const transient = state.transient_error ?? out.transient;
@@ -67,7 +74,12 @@ export const rubricEvaluation: Stage = {
         usage: { ...state.usage, ...out.usage },
       };
     } catch (err) {
-      return checkFailed(ports, state, "rubric_evaluation_failed", `rubric evaluation failed: ${err instanceof Error ? err.message : String(err)}`);
+      return checkFailed(
+        ports,
+        state,
+        "rubric_evaluation_failed",
+        `rubric evaluation failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   },
 };

@@ -21,7 +21,10 @@ export const verifyTemplate: Stage = {
     const checks = template.regex ?? [];
     const regex = checks.length ? runRegexChecks(checks, state.answer!.raw_llm_response) : null;
     const undecided = fields.verify_result === null || (regex !== null && regex.errors.length > 0);
-    const errors = [fields.field_verification_error, regex?.errors.length ? `Regex check failed to run: ${regex.errors.join("; ")}` : null].filter(Boolean);
+    const errors = [
+      fields.field_verification_error,
+      regex?.errors.length ? `Regex check failed to run: ${regex.errors.join("; ")}` : null,
+    ].filter(Boolean);
     return {
       verification: {
         verify_result: undecided ? null : fields.verify_result! && (regex?.success ?? true),

@@ -52,7 +52,9 @@ export async function runInvestigation(model: ModelPort, run: AgentRun): Promise
   if (out.kind === "error") return { ok: false, error: out.error, usage };
   if (out.kind === "stopped") {
     const message =
-      out.stop === "timeout" ? `investigation timed out after ${run.timeout_ms / 1000}s` : `investigation reached max_turns (${run.max_turns}) without a final answer`;
+      out.stop === "timeout"
+        ? `investigation timed out after ${run.timeout_ms / 1000}s`
+        : `investigation reached max_turns (${run.max_turns}) without a final answer`;
     return { ok: false, error: { kind: "agent", message }, usage };
   }
   return { ok: true, trace: renderTrace(out.state.messages.slice(prompt.length)), turns: out.state.model_calls, usage };

@@ -54,14 +54,22 @@ const modeOf = (t: AgenticTrait) => t.context_mode ?? "trace_and_workspace";
 const wantsTrace = (t: AgenticTrait) => modeOf(t) !== "workspace_only";
 const wantsWorkspace = (t: AgenticTrait) => modeOf(t) !== "trace_only";
 
-export async function evaluateAgenticTraits(traits: readonly AgenticTrait[], settings: AgenticRubricSettings, ctx: AgenticContext): Promise<AgenticOutcome> {
+export async function evaluateAgenticTraits(
+  traits: readonly AgenticTrait[],
+  settings: AgenticRubricSettings,
+  ctx: AgenticContext,
+): Promise<AgenticOutcome> {
   const acc = newAcc();
   const parallel = Math.max(1, settings.parallel ?? 1);
   let used: "individual" | "shared" = "individual";
   if (settings.strategy === "shared" && traits.length > 0) used = (await tryShared(traits, ctx, acc, parallel)) ? "shared" : "individual";
   if (used === "individual") await eachTrait(traits, parallel, acc, (t, own) => individual(t, ctx, own));
   return {
-    artifact: { agentic_rubric_evaluation_performed: true, agentic_trait_scores: acc.scores, agentic_trait_investigation_traces: acc.traces },
+    artifact: {
+      agentic_rubric_evaluation_performed: true,
+      agentic_trait_scores: acc.scores,
+      agentic_trait_investigation_traces: acc.traces,
+    },
     strategy_used: used,
     usage: acc.usage,
     warnings: acc.warnings,
@@ -72,7 +80,12 @@ export async function evaluateAgenticTraits(traits: readonly AgenticTrait[], set
 const newAcc = (): Acc => ({ scores: {}, traces: {}, usage: undefined, warnings: [] });
 
 /** `fn` per trait, `parallel` at a time, each into its own accumulator; merged in trait order. */
-async function eachTrait(traits: readonly AgenticTrait[], parallel: number, acc: Acc, fn: (t: AgenticTrait, own: Acc) => Promise<void>): Promise<void> {
+async function eachTrait(
+  traits: readonly AgenticTrait[],
+  parallel: number,
+  acc: Acc,
+  fn: (t: AgenticTrait, own: Acc) => Promise<void>,
+): Promise<void> {
   const parts = await mapLimited(traits, parallel, async (t) => {
     const own = newAcc();
     await fn(t, own);
@@ -94,8 +107,18 @@ function noteTransient(acc: Acc, error: LlmError | { kind: string; message: stri
 async function individual(trait: AgenticTrait, ctx: AgenticContext, acc: Acc): Promise<void> {
   const model = ctx.resolveModel(trait);
   if (!model) return skip(acc, [trait], `agentic trait ${trait.name}: its model has no agent support; skipped`);
-  const prompt = investigationPrompt([trait], ctx, { trace: wantsTrace(trait), workspace: wantsWorkspace(trait), materialized: trait.materialize_trace === true });
-  const inv = await runInvestigation(model, { ...prompt, max_turns: trait.max_turns ?? 15, timeout_ms: (trait.timeout_seconds ?? 120) * 1000, now: ctx.now, call_site: `agentic_rubric/${trait.name}` });
+  const prompt = investigationPrompt([trait], ctx, {
+    trace: wantsTrace(trait),
+    workspace: wantsWorkspace(trait),
+    materialized: trait.materialize_trace === true,
+  });
+  const inv = await runInvestigation(model, {
+    ...prompt,
+    max_turns: trait.max_turns ?? 15,
+    timeout_ms: (trait.timeout_seconds ?? 120) * 1000,
+    now: ctx.now,
+    call_site: `agentic_rubric/${trait.name}`,
+  });
   if (inv.usage) acc.usage = addUsage(acc.usage, inv.usage);
   if (!inv.ok) {
     noteTransient(acc, inv.error);
@@ -118,7 +141,11 @@ async function tryShared(traits: readonly AgenticTrait[], ctx: AgenticContext, a
     return true;
   }
   const ts = valid.map((r) => r.t);
-  const prompt = investigationPrompt(ts, ctx, { trace: ts.some(wantsTrace), workspace: ts.some(wantsWorkspace), materialized: ts.some((t) => t.materialize_trace === true) });
+  const prompt = investigationPrompt(ts, ctx, {
+    trace: ts.some(wantsTrace),
+    workspace: ts.some(wantsWorkspace),
+    materialized: ts.some((t) => t.materialize_trace === true),
+  });
   const model = valid[0]!.model;
   const inv = await runInvestigation(model, {
     ...prompt,
@@ -132,7 +159,11 @@ async function tryShared(traits: readonly AgenticTrait[], ctx: AgenticContext, a
     acc.warnings.push(`agentic_rubric_strategy shared: the shared investigation failed (${inv.error.message}); evaluated individually`);
     return false;
   }
-  skip(acc, resolved.filter((r) => r.model === null).map((r) => r.t), "agentic trait: its model has no agent support; skipped");
+  skip(
+    acc,
+    resolved.filter((r) => r.model === null).map((r) => r.t),
+    "agentic trait: its model has no agent support; skipped",
+  );
   await eachTrait(ts, parallel, acc, (t, own) => extractInto(model, t, inv.trace, own, "agentic_rubric/shared"));
   return true;
 }
@@ -166,7 +197,11 @@ interface Include {
 }
 
 /** System + user prompt; the workspace tools are offered only when the agent may use the workspace. */
-export function investigationPrompt(traits: readonly AgenticTrait[], ctx: AgenticContext, inc: Include): { system: string; user: string; workspace: WorkspacePort | null } {
+export function investigationPrompt(
+  traits: readonly AgenticTrait[],
+  ctx: AgenticContext,
+  inc: Include,
+): { system: string; user: string; workspace: WorkspacePort | null } {
   const one = traits.length === 1 ? traits[0]! : null;
   const task = one
     ? `Your task: ${one.description}\nExpected output: ${typeof one.kind === "string" ? one.kind : "a JSON object matching the trait's schema"} — end with a clear verdict.`

@@ -41,7 +41,9 @@ export async function runTool(ws: WorkspacePort, call: ToolCall): Promise<string
       const r = await ws.list(str(a, "prefix"));
       if (!r.ok) return `error: ${r.error}`;
       const lines = r.value.slice(0, MAX_LIST).map((e) => `${e.path}\t${e.size}`);
-      return cap(lines.length ? lines.join("\n") + (r.value.length > MAX_LIST ? `\n… ${r.value.length - MAX_LIST} more` : "") : "(no files)");
+      return cap(
+        lines.length ? lines.join("\n") + (r.value.length > MAX_LIST ? `\n… ${r.value.length - MAX_LIST} more` : "") : "(no files)",
+      );
     }
     case "read_file": {
       const path = str(a, "path");
@@ -55,7 +57,12 @@ export async function runTool(ws: WorkspacePort, call: ToolCall): Promise<string
       if (!pattern) return "error: grep needs a pattern";
       const r = await ws.grep(pattern, str(a, "prefix"));
       if (!r.ok) return `error: ${r.error}`;
-      return cap(r.value.slice(0, MAX_HITS).map((h) => `${h.path}:${h.line}: ${h.text}`).join("\n") || "(no matches)");
+      return cap(
+        r.value
+          .slice(0, MAX_HITS)
+          .map((h) => `${h.path}:${h.line}: ${h.text}`)
+          .join("\n") || "(no matches)",
+      );
     }
     default:
       return `error: unknown tool ${call.name}`;

@@ -73,7 +73,11 @@ export interface DeepJudgmentOutcome {
   error?: LlmError;
 }
 
-export async function evaluateDeepJudgmentTraits(judge: ModelPort, deep: readonly DeepTrait[], ctx: DeepJudgmentContext): Promise<DeepJudgmentOutcome> {
+export async function evaluateDeepJudgmentTraits(
+  judge: ModelPort,
+  deep: readonly DeepTrait[],
+  ctx: DeepJudgmentContext,
+): Promise<DeepJudgmentOutcome> {
   const section = emptySection(deep.length > 0);
   const scores: Record<string, number | boolean | null> = {};
   const warnings: string[] = [];
@@ -119,7 +123,10 @@ export function emptySection(performed: boolean): DeepJudgmentRubricSection {
 }
 
 /** Stage 11 records the standard path's scores beside the deep ones (Karenina's comparison field). */
-export function withStandardScores(section: DeepJudgmentRubricSection, standard: Record<string, number | boolean | null>): DeepJudgmentRubricSection {
+export function withStandardScores(
+  section: DeepJudgmentRubricSection,
+  standard: Record<string, number | boolean | null>,
+): DeepJudgmentRubricSection {
   const kept = Object.entries(standard).filter((e): e is [string, number | boolean] => e[1] !== null);
   return { ...section, standard_rubric_scores: kept.length ? Object.fromEntries(kept) : null };
 }

@@ -31,7 +31,10 @@ Quote passages of the response that bear on the trait, positive or negative:
 Return ONLY a JSON object {"excerpts": [{"text": "...", "confidence": "high|medium|low"}]}.`;
   return [
     { role: "system", content: withInstructions(system, instructions) },
-    { role: "user", content: `<question>\n${question}\n</question>\n\n<trait>\n${traitBlock(t)}\n</trait>\n\n<response>\n${untrusted(response)}\n</response>` },
+    {
+      role: "user",
+      content: `<question>\n${question}\n</question>\n\n<trait>\n${traitBlock(t)}\n</trait>\n\n<response>\n${untrusted(response)}\n</response>`,
+    },
   ];
 }
 
@@ -43,7 +46,13 @@ export function excerptFeedback(rejected: string[], threshold: number): Message 
   };
 }
 
-export function reasoningMessages(question: string, response: string, t: DjTrait, excerpts: Excerpt[] | null, instructions?: string): Message[] {
+export function reasoningMessages(
+  question: string,
+  response: string,
+  t: DjTrait,
+  excerpts: Excerpt[] | null,
+  instructions?: string,
+): Message[] {
   const system = `You assess one quality trait of a model's response and explain your assessment.
 
 Write three labelled sections:
@@ -57,7 +66,10 @@ Never output a score, number or true/false verdict: another step derives the sco
     : "";
   return [
     { role: "system", content: withInstructions(system, instructions) },
-    { role: "user", content: `<question>\n${question}\n</question>\n\n<trait>\n${traitBlock(t)}\n</trait>${evidence}\n\n<response>\n${untrusted(response)}\n</response>` },
+    {
+      role: "user",
+      content: `<question>\n${question}\n</question>\n\n<trait>\n${traitBlock(t)}\n</trait>${evidence}\n\n<response>\n${untrusted(response)}\n</response>`,
+    },
   ];
 }
 
@@ -67,7 +79,16 @@ export function integerScoreLabels(min: number, max: number): string {
   return Array.from({ length: span + 1 }, (_, i) => {
     const v = min + i;
     const at = span === 0 ? 1 : i / span;
-    const label = at === 0 ? "does not meet the criterion at all" : at === 1 ? "fully meets the criterion" : at < 0.5 ? "mostly misses the criterion" : at === 0.5 ? "balanced: meets and misses it equally" : "mostly meets the criterion";
+    const label =
+      at === 0
+        ? "does not meet the criterion at all"
+        : at === 1
+          ? "fully meets the criterion"
+          : at < 0.5
+            ? "mostly misses the criterion"
+            : at === 0.5
+              ? "balanced: meets and misses it equally"
+              : "mostly meets the criterion";
     return `${v}: ${label}`;
   }).join("\n");
 }
@@ -78,7 +99,10 @@ export function scoreMessages(t: DjTrait, reasoning: string): Message[] {
       ? 'Return {"score": true} if the Conclusion says the criterion is met, {"score": false} otherwise.'
       : `Return {"score": <integer>} on this scale:\n${integerScoreLabels(t.min_score, t.max_score)}\nDo not default to the middle of the scale.`;
   return [
-    { role: "system", content: `You turn an assessment's Conclusion into a score. Use ONLY the Conclusion section.\n\n${scale}\n\nReturn ONLY the JSON object.` },
+    {
+      role: "system",
+      content: `You turn an assessment's Conclusion into a score. Use ONLY the Conclusion section.\n\n${scale}\n\nReturn ONLY the JSON object.`,
+    },
     { role: "user", content: `<trait>\n${traitBlock(t)}\n</trait>\n\n<assessment>\n${reasoning}\n</assessment>` },
   ];
 }

@@ -56,7 +56,16 @@ const ExcerptsOutput = z.object({
 });
 const EXCERPTS_JSON = {
   type: "object",
-  properties: { excerpts: { type: "array", items: { type: "object", properties: { text: { type: "string" }, confidence: { enum: ["high", "medium", "low"] } }, required: ["text", "confidence"] } } },
+  properties: {
+    excerpts: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { text: { type: "string" }, confidence: { enum: ["high", "medium", "low"] } },
+        required: ["text", "confidence"],
+      },
+    },
+  },
   required: ["excerpts"],
 };
 
@@ -84,7 +93,10 @@ export async function deepJudgeTrait(judge: ModelPort, t: DjTrait, cfg: Resolved
     out.metadata.stages_completed.push("excerpt_extraction");
     if (cfg.search_enabled && ex.excerpts.length > 0) await searchValidate(judge, t, ctx, out, take);
   }
-  const reasoning = await judge.chat({ messages: reasoningMessages(ctx.question, ctx.response, t, out.excerpts, ctx.instructions), call_site: `${ctx.callSite ?? "dj_rubric"}/${t.name}/reasoning` });
+  const reasoning = await judge.chat({
+    messages: reasoningMessages(ctx.question, ctx.response, t, out.excerpts, ctx.instructions),
+    call_site: `${ctx.callSite ?? "dj_rubric"}/${t.name}/reasoning`,
+  });
   if (!reasoning.ok) {
     out.warnings.push(`deep judgment reasoning failed for trait ${t.name}: ${reasoning.error.message}`);
     return { ...out, error: reasoning.error };
@@ -106,7 +118,13 @@ async function extractTraitExcerpts(
 ): Promise<{ ok: true; excerpts: Excerpt[]; retries: number } | { ok: false; error: LlmError }> {
   const messages = excerptMessages(ctx.question, ctx.response, t, cfg.max_excerpts, ctx.instructions);
   for (let retries = 0; ; retries++) {
-    const res = await judge.structured({ messages, schemaName: "TraitExcerptsOutput", jsonSchema: EXCERPTS_JSON, schema: ExcerptsOutput, call_site: `${ctx.callSite ?? "dj_rubric"}/${t.name}/excerpts${retries ? `/retry${retries}` : ""}` });
+    const res = await judge.structured({
+      messages,
+      schemaName: "TraitExcerptsOutput",
+      jsonSchema: EXCERPTS_JSON,
+      schema: ExcerptsOutput,
+      call_site: `${ctx.callSite ?? "dj_rubric"}/${t.name}/excerpts${retries ? `/retry${retries}` : ""}`,
+    });
     if (!res.ok) return { ok: false, error: res.error };
     take(res.value.usage);
     const kept: Excerpt[] = [];
@@ -149,9 +167,26 @@ async function searchValidate(judge: ModelPort, t: DjTrait, ctx: TraitContext, o
 const ScoreOutput = z.object({ score: z.union([z.boolean(), z.number()]) });
 
 /** Structured extraction; if that call fails, the Conclusion is read directly (Karenina's fallback). */
-async function extractScore(judge: ModelPort, t: DjTrait, reasoning: string, ctx: TraitContext, take: (u: Usage) => void, warnings: string[]) {
-  const jsonSchema = { type: "object", properties: { score: t.kind === "boolean" ? { type: "boolean" } : { type: "integer" } }, required: ["score"] };
-  const res = await judge.structured({ messages: scoreMessages(t, reasoning), schemaName: "TraitScore", jsonSchema, schema: ScoreOutput, call_site: `${ctx.callSite ?? "dj_rubric"}/${t.name}/score` });
+async function extractScore(
+  judge: ModelPort,
+  t: DjTrait,
+  reasoning: string,
+  ctx: TraitContext,
+  take: (u: Usage) => void,
+  warnings: string[],
+) {
+  const jsonSchema = {
+    type: "object",
+    properties: { score: t.kind === "boolean" ? { type: "boolean" } : { type: "integer" } },
+    required: ["score"],
+  };
+  const res = await judge.structured({
+    messages: scoreMessages(t, reasoning),
+    schemaName: "TraitScore",
+    jsonSchema,
+    schema: ScoreOutput,
+    call_site: `${ctx.callSite ?? "dj_rubric"}/${t.name}/score`,
+  });
   if (res.ok) {
     take(res.value.usage);
     return normalise(t, res.value.value.score);

@@ -5,7 +5,7 @@ import { pyStr } from "../python";
 import { definePrimitive } from "./types";
 
 export const ExactMatch = definePrimitive({
-  summary: "normalised string equality (normalize defaults to [\"lowercase\", \"strip\"])",
+  summary: 'normalised string equality (normalize defaults to ["lowercase", "strip"])',
   paramsSchema: z.strictObject({
     normalize: z.array(Normalizer).default(["lowercase", "strip"]),
   }),

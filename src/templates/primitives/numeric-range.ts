@@ -7,7 +7,10 @@ import { z } from "zod";
 import { pyFloat } from "../python";
 import { definePrimitive } from "./types";
 
-export function inRange(val: number, p: { min: number | null; max: number | null; exclusive_min: boolean; exclusive_max: boolean }): boolean {
+export function inRange(
+  val: number,
+  p: { min: number | null; max: number | null; exclusive_min: boolean; exclusive_max: boolean },
+): boolean {
   if (p.min !== null && (p.exclusive_min ? val <= p.min : val < p.min)) return false;
   if (p.max !== null && (p.exclusive_max ? val >= p.max : val > p.max)) return false;
   // NaN fails every comparison above, so Python lets it through; so does this.

@@ -12,9 +12,7 @@ import { definePrimitive } from "./types";
 export const NumericTolerance = definePrimitive({
   summary: "number within `tolerance` of the ground truth (mode relative|absolute, default relative)",
   paramsSchema: z.strictObject({
-    tolerance: z
-      .number({ error: whenMissing("tolerance is required: a number ≥ 0") })
-      .nonnegative({ error: "tolerance must be ≥ 0" }),
+    tolerance: z.number({ error: whenMissing("tolerance is required: a number ≥ 0") }).nonnegative({ error: "tolerance must be ≥ 0" }),
     mode: z.enum(["relative", "absolute"], { error: 'mode is "relative" or "absolute"' }).default("relative"),
   }),
   groundTruthProblem: numericGroundTruth("NumericTolerance"),

@@ -13,12 +13,21 @@ import { definePrimitive } from "./types";
 
 /** `re` flag names → the inline letter Python would set. LOCALE is absent: Python refuses it for str patterns. */
 const FLAG_LETTERS: Record<string, string> = {
-  I: "i", IGNORECASE: "i", M: "m", MULTILINE: "m", S: "s", DOTALL: "s",
-  X: "x", VERBOSE: "x", A: "a", ASCII: "a", U: "u", UNICODE: "u",
+  I: "i",
+  IGNORECASE: "i",
+  M: "m",
+  MULTILINE: "m",
+  S: "s",
+  DOTALL: "s",
+  X: "x",
+  VERBOSE: "x",
+  A: "a",
+  ASCII: "a",
+  U: "u",
+  UNICODE: "u",
 };
 
-const flagPrefix = (flags: readonly string[]) =>
-  flags.length ? `(?${[...new Set(flags.map((f) => FLAG_LETTERS[f]))].join("")})` : "";
+const flagPrefix = (flags: readonly string[]) => (flags.length ? `(?${[...new Set(flags.map((f) => FLAG_LETTERS[f]))].join("")})` : "");
 
 export const RegexMatch = definePrimitive({
   summary: "re.search(pattern, str(extracted)) with named re flags (ground truth ignored)",

@@ -7,7 +7,11 @@ import { pySplit, pyStrLen } from "../python";
 import { defineTracePrimitive } from "./types";
 
 const bound = (name: string) =>
-  z.number().int({ error: `${name} must be an integer or null` }).nullable().default(null);
+  z
+    .number()
+    .int({ error: `${name} must be an integer or null` })
+    .nullable()
+    .default(null);
 
 export const TraceLength = defineTracePrimitive({
   summary: "the raw answer's length in chars or words is within [min, max]",

@@ -10,12 +10,10 @@ import { defineTracePrimitive } from "./types";
 export const TraceRegex = defineTracePrimitive({
   summary: "the raw answer has a match of `pattern` (at least count_min matches when set)",
   paramsSchema: z.strictObject({
-    pattern: z
-      .string({ error: whenMissing("pattern is required: a Python regular expression") })
-      .superRefine((p, ctx) => {
-        const problem = validateRegexPattern(p);
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
-      }),
+    pattern: z.string({ error: whenMissing("pattern is required: a Python regular expression") }).superRefine((p, ctx) => {
+      const problem = validateRegexPattern(p);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
     count_min: z
       .number()
       .int({ error: "count_min must be an integer ≥ 0 or null" })

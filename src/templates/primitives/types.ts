@@ -66,5 +66,12 @@ export function defineTracePrimitive<S extends z.ZodObject>(spec: TraceSpec<S>):
   const misuse = (): never => {
     throw new Error("a trace primitive is evaluated on the raw answer (checkTrace), not on a parsed value");
   };
-  return { kind: "trace", summary: spec.summary, paramsSchema: spec.paramsSchema, check: misuse, score: misuse, checkTrace: spec.checkTrace };
+  return {
+    kind: "trace",
+    summary: spec.summary,
+    paramsSchema: spec.paramsSchema,
+    check: misuse,
+    score: misuse,
+    checkTrace: spec.checkTrace,
+  };
 }

@@ -45,7 +45,8 @@ export const VerifyWithSchema = VerifyWithInput.transform((input, ctx): VerifyWi
         continue;
       }
       // Each issue keeps its own input, so the wire says what came (src/lib/wire-issues.ts).
-      for (const i of wireIssues(issue)) ctx.issues.push({ code: "custom", path: [...prefix, ...i.path], message: `${type}: ${i.message}`, input: raw });
+      for (const i of wireIssues(issue))
+        ctx.issues.push({ code: "custom", path: [...prefix, ...i.path], message: `${type}: ${i.message}`, input: raw });
     }
     return z.NEVER;
   }

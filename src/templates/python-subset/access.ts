@@ -8,7 +8,8 @@ function codePoints(s: string): string[] | string {
 }
 
 export function seqIndex(seq: { length: number }, key: PyValue, line: number): number {
-  if (typeof key !== "number" || !Number.isInteger(key)) throw new PyError("TypeError", `indices must be integers, not '${typeName(key)}'`, line);
+  if (typeof key !== "number" || !Number.isInteger(key))
+    throw new PyError("TypeError", `indices must be integers, not '${typeName(key)}'`, line);
   const i = key < 0 ? key + seq.length : key;
   if (i < 0 || i >= seq.length) throw new PyError("IndexError", "index out of range", line);
   return i;
@@ -29,7 +30,8 @@ export function itemOf(obj: PyValue, key: PyValue, line: number): PyValue {
 
 /** `target[lo:hi:step]` with None for an omitted bound. */
 export function sliceOf(target: PyValue, lo: PyValue, hi: PyValue, stepValue: PyValue, line: number): PyValue {
-  if (typeof target !== "string" && !Array.isArray(target)) throw new PyError("TypeError", `'${typeName(target)}' object is not subscriptable`, line);
+  if (typeof target !== "string" && !Array.isArray(target))
+    throw new PyError("TypeError", `'${typeName(target)}' object is not subscriptable`, line);
   const obj = typeof target === "string" ? codePoints(target) : target;
   const step = stepValue === null ? 1 : num(stepValue, "slice step");
   if (step === 0) throw new PyError("ValueError", "slice step cannot be zero", line);

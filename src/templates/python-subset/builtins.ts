@@ -1,7 +1,22 @@
 /** The subset's builtin functions (len, min, sorted, …) and type constructors (str, int, set, …). */
 import { pyStrLen } from "../python";
 import { methodOf } from "./methods";
-import { hashable, isCallable, isTuple, type PyCallable, PyError, pyEq, pyLess, PyObject, pyRepr, pyStr, type PyValue, truthy, tuple, typeName } from "./values";
+import {
+  hashable,
+  isCallable,
+  isTuple,
+  type PyCallable,
+  PyError,
+  pyEq,
+  pyLess,
+  PyObject,
+  pyRepr,
+  pyStr,
+  type PyValue,
+  truthy,
+  tuple,
+  typeName,
+} from "./values";
 
 /** Guards memory: no builtin may build a sequence longer than this. */
 export const MAX_SEQUENCE = 1_000_000;
@@ -25,7 +40,8 @@ function fn(name: string, call: PyCallable["call"], typeNameOf?: string): PyCall
 }
 
 function noKwargs(name: string, kwargs: Map<string, PyValue>, allowed: string[] = []): void {
-  for (const k of kwargs.keys()) if (!allowed.includes(k)) throw new PyError("TypeError", `${name}() got an unexpected keyword argument '${k}'`);
+  for (const k of kwargs.keys())
+    if (!allowed.includes(k)) throw new PyError("TypeError", `${name}() got an unexpected keyword argument '${k}'`);
 }
 
 /** `key=` of sorted/min/max: a callable applied to each item, or identity. */
@@ -137,7 +153,9 @@ export const BUILTINS: Record<string, PyCallable> = {
   abs: fn("abs", ([v]) => Math.abs(num(v ?? null, "abs()"))),
   min: fn("min", (args, kw) => extreme("min", args, kw)),
   max: fn("max", (args, kw) => extreme("max", args, kw)),
-  sum: fn("sum", ([it, start]) => iterate(it ?? null).reduce<number>((s, x) => s + num(x, "sum()"), start == null ? 0 : num(start, "sum()"))),
+  sum: fn("sum", ([it, start]) =>
+    iterate(it ?? null).reduce<number>((s, x) => s + num(x, "sum()"), start == null ? 0 : num(start, "sum()")),
+  ),
   round: fn("round", ([x, nd]) => pyRound(num(x ?? null, "round()"), nd == null ? null : toInt(nd))),
   float: fn("float", ([v]) => (v === undefined ? 0 : toFloat(v)), "float"),
   int: fn("int", ([v]) => (v === undefined ? 0 : toInt(v)), "int"),
@@ -147,15 +165,23 @@ export const BUILTINS: Record<string, PyCallable> = {
   list: fn("list", ([v]) => (v === undefined ? [] : [...iterate(v)]), "list"),
   tuple: fn("tuple", ([v]) => tuple(v === undefined ? [] : [...iterate(v)]), "tuple"),
   set: fn("set", ([v]) => new Set(v === undefined ? [] : iterate(v).map((x) => hashable(x))), "set"),
-  dict: fn("dict", ([v], kw) => {
-    const out = new Map<PyValue, PyValue>(v instanceof Map ? v : (v === undefined ? [] : iterate(v)).map((pair) => {
-      const p = iterate(pair);
-      if (p.length !== 2) throw new PyError("ValueError", "dictionary update sequence element has wrong length");
-      return [hashable(p[0]!), p[1]!] as [PyValue, PyValue];
-    }));
-    for (const [k, x] of kw) out.set(k, x);
-    return out;
-  }, "dict"),
+  dict: fn(
+    "dict",
+    ([v], kw) => {
+      const out = new Map<PyValue, PyValue>(
+        v instanceof Map
+          ? v
+          : (v === undefined ? [] : iterate(v)).map((pair) => {
+              const p = iterate(pair);
+              if (p.length !== 2) throw new PyError("ValueError", "dictionary update sequence element has wrong length");
+              return [hashable(p[0]!), p[1]!] as [PyValue, PyValue];
+            }),
+      );
+      for (const [k, x] of kw) out.set(k, x);
+      return out;
+    },
+    "dict",
+  ),
   sorted: fn("sorted", ([v], kw) => sortValues(iterate(v ?? null), kw)),
   reversed: fn("reversed", ([v]) => [...iterate(v ?? null)].reverse()),
   any: fn("any", ([v]) => iterate(v ?? null).some(truthy)),
@@ -171,7 +197,12 @@ export const BUILTINS: Record<string, PyCallable> = {
     if (!f || !isCallable(f)) throw new PyError("TypeError", "map() needs a function");
     const lists = its.map(iterate);
     const n = lists.length ? Math.min(...lists.map((l) => l.length)) : 0;
-    return Array.from({ length: n }, (_, i) => f.call(lists.map((l) => l[i]!), new Map()));
+    return Array.from({ length: n }, (_, i) =>
+      f.call(
+        lists.map((l) => l[i]!),
+        new Map(),
+      ),
+    );
   }),
   filter: fn("filter", ([f, it]) => iterate(it ?? null).filter((x) => truthy(f == null ? x : isCallable(f) ? f.call([x], new Map()) : x))),
   isinstance: fn("isinstance", ([v, t]) => isinstance(v ?? null, t ?? null)),

@@ -48,7 +48,8 @@ export const EXCEPTIONS: Record<string, ExceptionClass> = Object.fromEntries(
   ["Exception", "BaseException", ...Object.keys(PARENT).filter((n) => !n.includes("."))].map((n) => [n, exceptionClass(n)]),
 );
 
-const isExceptionClass = (v: PyValue): v is ExceptionClass => typeof v === "object" && v !== null && typeof (v as ExceptionClass).excName === "string";
+const isExceptionClass = (v: PyValue): v is ExceptionClass =>
+  typeof v === "object" && v !== null && typeof (v as ExceptionClass).excName === "string";
 
 /** The message Python's str(e) gives: the single argument, or the tuple of them. */
 function messageOf(e: PyObject): string {

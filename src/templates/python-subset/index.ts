@@ -7,7 +7,15 @@ import type { CodeVerifyOutcome, CodeVerifyRequest } from "../code-verify";
 import { parseModule } from "./parse";
 import { type CompiledTemplate, compileTemplate, runVerify } from "./template";
 
-export { compileTemplate, instantiate, runVerify, staticState, type CompiledTemplate, type CompileResult, type FieldDecl } from "./template";
+export {
+  compileTemplate,
+  instantiate,
+  runVerify,
+  staticState,
+  type CompiledTemplate,
+  type CompileResult,
+  type FieldDecl,
+} from "./template";
 export { parseModule };
 export { UnsupportedConstruct, type Expr, type Stmt } from "./ast";
 export { DEFAULT_STEP_BUDGET } from "./interpret";

@@ -13,7 +13,20 @@ import { methodOf } from "./methods";
 import { mathModule } from "./math-module";
 import { newBudget } from "../regex";
 import { reModule } from "./re-module";
-import { hashable, isCallable, isTuple, type PyCallable, PyError, PyObject, pyRepr, pyStr, type PyValue, truthy, tuple, typeName } from "./values";
+import {
+  hashable,
+  isCallable,
+  isTuple,
+  type PyCallable,
+  PyError,
+  PyObject,
+  pyRepr,
+  pyStr,
+  type PyValue,
+  truthy,
+  tuple,
+  typeName,
+} from "./values";
 
 export const DEFAULT_STEP_BUDGET = 200_000;
 /** Characters + collection slots a run may build in total (≈ tens of MB at most). */
@@ -37,13 +50,15 @@ export class Interpreter {
   ) {}
 
   private tick(line: number): void {
-    if (++this.steps > this.budget) throw new PyError("StepLimitExceeded", `the template ran more than ${this.budget} steps; the subset stops runaway code`, line);
+    if (++this.steps > this.budget)
+      throw new PyError("StepLimitExceeded", `the template ran more than ${this.budget} steps; the subset stops runaway code`, line);
   }
 
   /** Calls a function (a method gets `self` first in `args`); returns what it returns (None at the end). */
   callFunction(fn: FunctionDef, args: PyValue[], kwargs: Map<string, PyValue> = new Map(), closure?: Map<string, PyValue>): PyValue {
     const scope = new Map<string, PyValue>(closure ?? []);
-    if (args.length > fn.params.length) throw new PyError("TypeError", `takes ${fn.params.length} positional arguments but ${args.length} were given`);
+    if (args.length > fn.params.length)
+      throw new PyError("TypeError", `takes ${fn.params.length} positional arguments but ${args.length} were given`);
     for (const k of kwargs.keys()) if (!fn.params.includes(k)) throw new PyError("TypeError", `got an unexpected keyword argument '${k}'`);
     fn.params.forEach((p, i) => {
       if (i < args.length) {
@@ -156,7 +171,8 @@ export class Interpreter {
     if (t.k === "name") scope.set(t.id, v);
     else if (t.k === "tuple") {
       const items = iterate(v);
-      if (items.length !== t.items.length) throw new PyError("ValueError", `expected ${t.items.length} values to unpack, got ${items.length}`, t.line);
+      if (items.length !== t.items.length)
+        throw new PyError("ValueError", `expected ${t.items.length} values to unpack, got ${items.length}`, t.line);
       t.items.forEach((sub, i) => this.assign(sub, items[i]!, scope));
     } else if (t.k === "attr") {
       const obj = this.eval(t.obj, scope);
@@ -188,7 +204,12 @@ export class Interpreter {
     const size = typeof v === "string" || Array.isArray(v) ? v.length : v instanceof Map || v instanceof Set ? v.size : 0;
     if (size === 0) return;
     this.allocated += size;
-    if (this.allocated > MAX_ALLOCATED) throw new PyError("MemoryError", `the template built more than ${MAX_ALLOCATED} items of strings and collections; the subset stops runaway allocation`, line);
+    if (this.allocated > MAX_ALLOCATED)
+      throw new PyError(
+        "MemoryError",
+        `the template built more than ${MAX_ALLOCATED} items of strings and collections; the subset stops runaway allocation`,
+        line,
+      );
   }
 
   private evalNode(e: Expr, scope: Map<string, PyValue>): PyValue {
@@ -288,8 +309,6 @@ export class Interpreter {
     const kwargs = new Map(e.kwargs.map(([k, v]) => [k, this.eval(v, scope)] as [string, PyValue]));
     return (fn as PyCallable).call(args, kwargs);
   }
-
-
 
   binop(op: string, a: PyValue, b: PyValue, line: number): PyValue {
     return binaryOp(op, a, b, line);

@@ -62,7 +62,10 @@ const STR_METHODS: Record<string, Impl<string>> = {
   rstrip: stripper("r"),
   split: (s, args) => split(s, args),
   splitlines: (s) => s.split(/\r\n|\r|\n/).filter((_, i, a) => i < a.length - 1 || a[i] !== ""),
-  join: (s, [it]) => iterate(it ?? null).map((x) => str(x, "join()")).join(s),
+  join: (s, [it]) =>
+    iterate(it ?? null)
+      .map((x) => str(x, "join()"))
+      .join(s),
   replace: (s, [a, b, count]) => {
     const from = str(a, "replace()");
     const to = str(b, "replace()");
@@ -127,7 +130,8 @@ function formatString(s: string, args: PyValue[], kwargs: Map<string, PyValue>):
     const [, name, conv, spec] = /^([^!:]*)(?:!([rs]))?(?::(.*))?$/s.exec(field!) ?? [];
     if (name === undefined) throw new PyError("ValueError", `format field {${field}} is outside the subset`);
     const v = name === "" ? args[auto++] : /^\d+$/.test(name) ? args[Number(name)] : kwargs.get(name);
-    if (v === undefined) throw new PyError(name === "" || /^\d+$/.test(name) ? "IndexError" : "KeyError", `format field {${field}} has no value`);
+    if (v === undefined)
+      throw new PyError(name === "" || /^\d+$/.test(name) ? "IndexError" : "KeyError", `format field {${field}} has no value`);
     return formatValue(conv === "r" ? pyRepr(v) : conv === "s" ? pyStr(v) : v, spec ?? "");
   });
 }
@@ -233,7 +237,15 @@ const SET_METHODS: Record<string, Impl<Set<PyValue>>> = {
 
 export function methodOf(self: PyValue, name: string): PyCallable {
   const table: Record<string, Impl<never>> | null =
-    typeof self === "string" ? STR_METHODS : Array.isArray(self) && !Object.isFrozen(self) ? LIST_METHODS : self instanceof Map ? DICT_METHODS : self instanceof Set ? SET_METHODS : null;
+    typeof self === "string"
+      ? STR_METHODS
+      : Array.isArray(self) && !Object.isFrozen(self)
+        ? LIST_METHODS
+        : self instanceof Map
+          ? DICT_METHODS
+          : self instanceof Set
+            ? SET_METHODS
+            : null;
   const impl = table && Object.hasOwn(table, name) ? (table[name] as Impl<PyValue>) : null;
   if (!impl) {
     if (Array.isArray(self) && Object.isFrozen(self) && (name === "index" || name === "count")) {

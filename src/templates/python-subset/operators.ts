@@ -99,23 +99,26 @@ function repeat(seq: string | PyValue[], times: number, line: number): PyValue {
 function percentFormat(template: string, args: PyValue, line: number): string {
   const values = Array.isArray(args) && isTuple(args) ? [...args] : [args];
   let next = 0;
-  const out = template.replace(/%([-+ 0#]*)(\d+)?(?:\.(\d+))?([srdifFeE%])/g, (_m, flags: string, width?: string, precision?: string, conv?: string) => {
-    if (conv === "%") return "%";
-    if (next >= values.length) throw new PyError("TypeError", "not enough arguments for format string", line);
-    const v = values[next++]!;
-    if ((conv === "d" || conv === "i") && typeof v !== "number" && typeof v !== "boolean") {
-      throw new PyError("TypeError", `%${conv} format: a real number is required, not ${typeName(v)}`, line);
-    }
-    const body = conv === "s" ? pyStr(v) : conv === "r" ? pyRepr(v) : conv === "d" || conv === "i" ? String(Math.trunc(Number(v))) : null;
-    const align = flags.includes("-") ? "<" : "";
-    const sign = flags.includes("+") ? "+" : flags.includes(" ") ? " " : "";
-    const zero = flags.includes("0") && !align ? "0" : "";
-    if (body !== null) {
-      const spec = `${align}${conv === "d" || conv === "i" ? sign + zero : ""}${width ?? ""}`;
-      return formatValue(conv === "d" || conv === "i" ? Math.trunc(Number(v)) : body, spec);
-    }
-    return formatValue(v, `${align}${sign}${zero}${width ?? ""}.${precision ?? "6"}${conv}`);
-  });
+  const out = template.replace(
+    /%([-+ 0#]*)(\d+)?(?:\.(\d+))?([srdifFeE%])/g,
+    (_m, flags: string, width?: string, precision?: string, conv?: string) => {
+      if (conv === "%") return "%";
+      if (next >= values.length) throw new PyError("TypeError", "not enough arguments for format string", line);
+      const v = values[next++]!;
+      if ((conv === "d" || conv === "i") && typeof v !== "number" && typeof v !== "boolean") {
+        throw new PyError("TypeError", `%${conv} format: a real number is required, not ${typeName(v)}`, line);
+      }
+      const body = conv === "s" ? pyStr(v) : conv === "r" ? pyRepr(v) : conv === "d" || conv === "i" ? String(Math.trunc(Number(v))) : null;
+      const align = flags.includes("-") ? "<" : "";
+      const sign = flags.includes("+") ? "+" : flags.includes(" ") ? " " : "";
+      const zero = flags.includes("0") && !align ? "0" : "";
+      if (body !== null) {
+        const spec = `${align}${conv === "d" || conv === "i" ? sign + zero : ""}${width ?? ""}`;
+        return formatValue(conv === "d" || conv === "i" ? Math.trunc(Number(v)) : body, spec);
+      }
+      return formatValue(v, `${align}${sign}${zero}${width ?? ""}.${precision ?? "6"}${conv}`);
+    },
+  );
   if (next < values.length) throw new PyError("TypeError", "not all arguments converted during string formatting", line);
   return out;
 }

@@ -59,7 +59,11 @@ const CONSTRUCT_NAMES: Record<string, string> = {
 
 export function unsupported(src: Src, node: SyntaxNode, detail?: string): UnsupportedConstruct {
   const name = CONSTRUCT_NAMES[node.name] ?? (node.type.isError ? "syntax error" : node.name);
-  return new UnsupportedConstruct(src.line(node.from), name, detail ?? (node.type.isError ? `near ${JSON.stringify(src.of(node).slice(0, 30))}` : undefined));
+  return new UnsupportedConstruct(
+    src.line(node.from),
+    name,
+    detail ?? (node.type.isError ? `near ${JSON.stringify(src.of(node).slice(0, 30))}` : undefined),
+  );
 }
 
 export function expr(src: Src, node: SyntaxNode): Expr {
@@ -279,7 +283,8 @@ function strings(src: Src, node: SyntaxNode): Expr {
       const e = inner.find((c) => c.name !== "FormatConversion" && c.name !== "FormatSpec");
       if (!e) throw unsupported(src, rep);
       const convText = conv ? src.of(conv).slice(1) : null;
-      if (convText !== null && convText !== "s" && convText !== "r") throw new UnsupportedConstruct(src.line(rep.from), `f-string conversion !${convText}`);
+      if (convText !== null && convText !== "s" && convText !== "r")
+        throw new UnsupportedConstruct(src.line(rep.from), `f-string conversion !${convText}`);
       parts.push({ e: expr(src, e), conv: convText, spec });
       at = rep.to;
     }

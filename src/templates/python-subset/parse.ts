@@ -95,15 +95,34 @@ function statement(src: Src, node: SyntaxNode): Stmt[] {
       const name = src.of(kids.find((c) => c.name === "VariableName")!);
       const argList = kids.find((c) => c.name === "ArgList");
       const bases = argList ? operands(argList).map((b) => expr(src, b)) : [];
-      return [{ k: "class", line, name, bases, body: body(src, kids.find((c) => c.name === "Body")) }];
+      return [
+        {
+          k: "class",
+          line,
+          name,
+          bases,
+          body: body(
+            src,
+            kids.find((c) => c.name === "Body"),
+          ),
+        },
+      ];
     }
     case "ImportStatement": {
-      const module = src.of(node).replace(/^\s*(from|import)\s+/, "").split(/[\s.,]/)[0] ?? "";
+      const module =
+        src
+          .of(node)
+          .replace(/^\s*(from|import)\s+/, "")
+          .split(/[\s.,]/)[0] ?? "";
       // `import re` / `import math` bring the subset's modules (re-module.ts, math-module.ts).
       const own = /^import\s+(re|math)\s*$/.exec(src.of(node));
       if (own) return [{ k: "import", line, module: own[1]! }];
       if (!IGNORED_IMPORT_ROOTS.has(module)) {
-        throw new UnsupportedConstruct(line, `import of ${module}`, "only `import re`, `import math` and imports from karenina, pydantic and typing are allowed");
+        throw new UnsupportedConstruct(
+          line,
+          `import of ${module}`,
+          "only `import re`, `import math` and imports from karenina, pydantic and typing are allowed",
+        );
       }
       return [{ k: "import", line, module }];
     }
@@ -123,7 +142,10 @@ function assign(src: Src, node: SyntaxNode): Stmt {
   }
   const typeDef = segments[0]!.find((c) => c.name === "TypeDef");
   if (typeDef) {
-    const target = targetOf(src, segments[0]!.filter((c) => c !== typeDef));
+    const target = targetOf(
+      src,
+      segments[0]!.filter((c) => c !== typeDef),
+    );
     const annotation = expr(src, operands(typeDef)[0]!);
     const valueNodes = segments[1];
     return { k: "annassign", line, target, annotation, value: valueNodes ? exprOf(src, valueNodes, line) : null };
@@ -164,7 +186,17 @@ function functionDef(src: Src, node: SyntaxNode, kids: SyntaxNode[], line: numbe
   const name = src.of(kids.find((c) => c.name === "VariableName")!);
   const { params, defaults } = paramsOf(src, children(kids.find((c) => c.name === "ParamList")!));
   void node;
-  return { k: "def", line, name, params, defaults, body: body(src, kids.find((c) => c.name === "Body")) };
+  return {
+    k: "def",
+    line,
+    name,
+    params,
+    defaults,
+    body: body(
+      src,
+      kids.find((c) => c.name === "Body"),
+    ),
+  };
 }
 
 /** try Body (except [types [as name]] Body)* [else Body] [finally Body] */

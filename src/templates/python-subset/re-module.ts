@@ -32,7 +32,13 @@ function str(v: PyValue | undefined, what: string): string {
 function compile(pattern: PyValue | undefined, flags: PyValue | undefined): CompiledRegex {
   const p = str(pattern, "re pattern");
   const bits = flags == null ? 0 : num(flags, "re flags");
-  const letters = [...new Set(Object.values(FLAGS).filter(([b]) => bits & b).map(([, l]) => l))].join("");
+  const letters = [
+    ...new Set(
+      Object.values(FLAGS)
+        .filter(([b]) => bits & b)
+        .map(([, l]) => l),
+    ),
+  ].join("");
   const t = compilePythonRegex((letters ? `(?${letters})` : "") + p);
   if (!t.ok) throw new PyError("re.error", t.error);
   return t.regex;
@@ -60,10 +66,22 @@ function matchObject(m: RegexMatchResult): PyObject {
     if (g === undefined || g < 0 || 2 * g >= m.caps.length) throw new PyError("IndexError", "no such group");
     return m.group(g);
   };
-  o.attrs.set("group", fn("group", (args) => (args.length <= 1 ? pick(args[0] ?? 0) : tuple(args.map(pick)))));
-  o.attrs.set("groups", fn("groups", () => tuple(m.groups())));
-  o.attrs.set("start", fn("start", () => m.start));
-  o.attrs.set("end", fn("end", () => m.end));
+  o.attrs.set(
+    "group",
+    fn("group", (args) => (args.length <= 1 ? pick(args[0] ?? 0) : tuple(args.map(pick)))),
+  );
+  o.attrs.set(
+    "groups",
+    fn("groups", () => tuple(m.groups())),
+  );
+  o.attrs.set(
+    "start",
+    fn("start", () => m.start),
+  );
+  o.attrs.set(
+    "end",
+    fn("end", () => m.end),
+  );
   return o;
 }
 
@@ -157,34 +175,60 @@ export function reModule(budget: Budget = newBudget()): PyObject {
   mod.attrs.set("search", fn("search", search("search")));
   mod.attrs.set("match", fn("match", search("match")));
   mod.attrs.set("fullmatch", fn("fullmatch", search("fullmatch")));
-  mod.attrs.set("findall", fn("findall", (args, kw) => {
-    const [p, s, f] = api(kw, args, ["pattern", "string", "flags"]);
-    return findall(compile(p, f), subject(s, "findall()"), budget);
-  }));
-  mod.attrs.set("sub", fn("sub", (args, kw) => {
-    const [p, r, s, c, f] = api(kw, args, ["pattern", "repl", "string", "count", "flags"]);
-    const repl = str(r, "sub() replacement (functions are outside the subset)");
-    return sub(compile(p, f), repl, subject(s, "sub()"), c == null ? 0 : num(c, "count"), budget);
-  }));
-  mod.attrs.set("split", fn("split", (args, kw) => {
-    const [p, s, m, f] = api(kw, args, ["pattern", "string", "maxsplit", "flags"]);
-    return split(compile(p, f), subject(s, "split()"), m == null ? 0 : num(m, "maxsplit"), budget);
-  }));
-  mod.attrs.set("escape", fn("escape", ([s]) => str(s, "escape()").replace(/[^A-Za-z0-9_]/gu, (c) => `\\${c}`)));
-  mod.attrs.set("compile", fn("compile", (args, kw) => {
-    const [p, f] = api(kw, args, ["pattern", "flags"]);
-    compile(p, f);
-    const pat = new PyObject("re.Pattern", new Map());
-    const bound = (name: string, positions: number) =>
-      fn(name, (a, k) => (mod.attrs.get(name) as PyCallable).call([p!, ...a.slice(0, positions), ...Array(Math.max(0, positions - a.length)).fill(null), ...(f === undefined ? [] : [f])], k));
-    pat.attrs.set("search", bound("search", 1));
-    pat.attrs.set("match", bound("match", 1));
-    pat.attrs.set("fullmatch", bound("fullmatch", 1));
-    pat.attrs.set("findall", bound("findall", 1));
-    pat.attrs.set("split", fn("split", (a) => (mod.attrs.get("split") as PyCallable).call([p!, a[0] ?? null, a[1] ?? 0, f ?? 0], new Map())));
-    pat.attrs.set("sub", fn("sub", (a) => (mod.attrs.get("sub") as PyCallable).call([p!, a[0] ?? null, a[1] ?? null, a[2] ?? 0, f ?? 0], new Map())));
-    return pat;
-  }));
+  mod.attrs.set(
+    "findall",
+    fn("findall", (args, kw) => {
+      const [p, s, f] = api(kw, args, ["pattern", "string", "flags"]);
+      return findall(compile(p, f), subject(s, "findall()"), budget);
+    }),
+  );
+  mod.attrs.set(
+    "sub",
+    fn("sub", (args, kw) => {
+      const [p, r, s, c, f] = api(kw, args, ["pattern", "repl", "string", "count", "flags"]);
+      const repl = str(r, "sub() replacement (functions are outside the subset)");
+      return sub(compile(p, f), repl, subject(s, "sub()"), c == null ? 0 : num(c, "count"), budget);
+    }),
+  );
+  mod.attrs.set(
+    "split",
+    fn("split", (args, kw) => {
+      const [p, s, m, f] = api(kw, args, ["pattern", "string", "maxsplit", "flags"]);
+      return split(compile(p, f), subject(s, "split()"), m == null ? 0 : num(m, "maxsplit"), budget);
+    }),
+  );
+  mod.attrs.set(
+    "escape",
+    fn("escape", ([s]) => str(s, "escape()").replace(/[^A-Za-z0-9_]/gu, (c) => `\\${c}`)),
+  );
+  mod.attrs.set(
+    "compile",
+    fn("compile", (args, kw) => {
+      const [p, f] = api(kw, args, ["pattern", "flags"]);
+      compile(p, f);
+      const pat = new PyObject("re.Pattern", new Map());
+      const bound = (name: string, positions: number) =>
+        fn(name, (a, k) =>
+          (mod.attrs.get(name) as PyCallable).call(
+            [p!, ...a.slice(0, positions), ...Array(Math.max(0, positions - a.length)).fill(null), ...(f === undefined ? [] : [f])],
+            k,
+          ),
+        );
+      pat.attrs.set("search", bound("search", 1));
+      pat.attrs.set("match", bound("match", 1));
+      pat.attrs.set("fullmatch", bound("fullmatch", 1));
+      pat.attrs.set("findall", bound("findall", 1));
+      pat.attrs.set(
+        "split",
+        fn("split", (a) => (mod.attrs.get("split") as PyCallable).call([p!, a[0] ?? null, a[1] ?? 0, f ?? 0], new Map())),
+      );
+      pat.attrs.set(
+        "sub",
+        fn("sub", (a) => (mod.attrs.get("sub") as PyCallable).call([p!, a[0] ?? null, a[1] ?? null, a[2] ?? 0, f ?? 0], new Map())),
+      );
+      return pat;
+    }),
+  );
   for (const [name, [bit]] of Object.entries(FLAGS)) mod.attrs.set(name, bit);
   return mod;
 }

@@ -40,7 +40,8 @@ export function compileTemplate(source: string): CompileResult {
   } catch (e) {
     if (e instanceof UnsupportedConstruct) return { ok: false, line: e.line, construct: e.construct, error: e.message };
     // The tree walk recurses: absurd nesting ends here, not in a crashed request.
-    if (e instanceof RangeError) return { ok: false, line: 1, construct: "deep nesting", error: "the template nests expressions too deeply to read" };
+    if (e instanceof RangeError)
+      return { ok: false, line: 1, construct: "deep nesting", error: "the template nests expressions too deeply to read" };
     throw e;
   }
 }
@@ -50,7 +51,8 @@ function compile(module: Stmt[]): CompiledTemplate {
   const moduleCode: Stmt[] = [];
   for (const s of module) {
     if (s.k === "def") refuseNestedDefinitions(s.body);
-    if (s.k === "assign" || s.k === "def" || s.k === "annassign" || (s.k === "import" && (s.module === "re" || s.module === "math"))) moduleCode.push(s);
+    if (s.k === "assign" || s.k === "def" || s.k === "annassign" || (s.k === "import" && (s.module === "re" || s.module === "math")))
+      moduleCode.push(s);
     else if (s.k !== "class" && s.k !== "import" && !(s.k === "expr" && s.e.k === "const")) {
       throw new UnsupportedConstruct(s.line, `module-level ${s.k} statement`);
     }
@@ -112,7 +114,8 @@ function functionOf(s: Extract<Stmt, { k: "def" }>): FunctionDef {
 
 function refuseNestedDefinitions(body: Stmt[]): void {
   for (const s of body) {
-    if (s.k === "def" || s.k === "class") throw new UnsupportedConstruct(s.line, s.k === "def" ? "nested function definition" : "class inside a function");
+    if (s.k === "def" || s.k === "class")
+      throw new UnsupportedConstruct(s.line, s.k === "def" ? "nested function definition" : "class inside a function");
     if (s.k === "if") {
       refuseNestedDefinitions(s.body);
       refuseNestedDefinitions(s.orelse);
@@ -204,9 +207,7 @@ export function staticState(t: CompiledTemplate): { correct: Record<string, unkn
   return { correct: json("correct"), regex: json("regex") };
 }
 
-export type RunOutcome =
-  | { ok: true; verify_result: boolean; verify_granular_result: number | null }
-  | { ok: false; error: string };
+export type RunOutcome = { ok: true; verify_result: boolean; verify_granular_result: number | null } | { ok: false; error: string };
 
 /** Karenina's verify step for a classic template; any Python error is an outcome, never a throw. */
 export function runVerify(t: CompiledTemplate, parsed: Record<string, unknown>, budget = DEFAULT_STEP_BUDGET): RunOutcome {

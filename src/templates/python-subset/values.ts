@@ -5,16 +5,7 @@
  */
 import type { FunctionDef } from "./ast";
 
-export type PyValue =
-  | null
-  | boolean
-  | number
-  | string
-  | PyValue[]
-  | Map<PyValue, PyValue>
-  | Set<PyValue>
-  | PyObject
-  | PyCallable;
+export type PyValue = null | boolean | number | string | PyValue[] | Map<PyValue, PyValue> | Set<PyValue> | PyObject | PyCallable;
 
 export class PyObject {
   readonly attrs = new Map<string, PyValue>();
@@ -80,7 +71,8 @@ export function hashable(v: PyValue, line: number | null = null): PyValue {
 
 export function pyEq(a: PyValue, b: PyValue): boolean {
   if (a === b) return true;
-  if ((typeof a === "number" || typeof a === "boolean") && (typeof b === "number" || typeof b === "boolean")) return Number(a) === Number(b);
+  if ((typeof a === "number" || typeof a === "boolean") && (typeof b === "number" || typeof b === "boolean"))
+    return Number(a) === Number(b);
   if (Array.isArray(a) && Array.isArray(b)) {
     return isTuple(a) === isTuple(b) && a.length === b.length && a.every((x, i) => pyEq(x, b[i]!));
   }
@@ -138,7 +130,8 @@ export function pyStr(v: PyValue): string {
   if (v instanceof PyObject) {
     // An exception object: str(e) is its message, as in Python.
     const args = v.attrs.get("args");
-    if (Array.isArray(args) && /(Error|Exception)$/.test(v.className)) return args.length === 1 ? pyStr(args[0]!) : args.length ? pyStr(args) : "";
+    if (Array.isArray(args) && /(Error|Exception)$/.test(v.className))
+      return args.length === 1 ? pyStr(args[0]!) : args.length ? pyStr(args) : "";
     return `${v.className}(...)`;
   }
   return `<built-in function ${v.name}>`;

@@ -135,7 +135,9 @@ function run(
     }
     if (ok) {
       if (stack.length > 3 * MAX_BACKTRACK_STACK) {
-        throw new RegexBudgetExceeded(`regex stopped: more than ${MAX_BACKTRACK_STACK.toLocaleString("en-US")} pending backtracking points (edgeval's cap)`);
+        throw new RegexBudgetExceeded(
+          `regex stopped: more than ${MAX_BACKTRACK_STACK.toLocaleString("en-US")} pending backtracking points (edgeval's cap)`,
+        );
       }
       continue;
     }

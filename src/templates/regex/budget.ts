@@ -31,6 +31,8 @@ export function newBudget(limit = CHECK_STEP_BUDGET): Budget {
 export function spend(budget: Budget, steps: number): void {
   budget.left -= steps;
   if (budget.left < 0) {
-    throw new RegexBudgetExceeded(`regex stopped after ${budget.limit.toLocaleString("en-US")} steps (edgeval's per-check budget; catastrophic backtracking?)`);
+    throw new RegexBudgetExceeded(
+      `regex stopped after ${budget.limit.toLocaleString("en-US")} steps (edgeval's per-check budget; catastrophic backtracking?)`,
+    );
   }
 }

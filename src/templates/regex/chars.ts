@@ -30,8 +30,7 @@ export const isWordU = memo((c) => WORD_RE.test(c));
 export const isDigitU = memo((c) => DIGIT_RE.test(c));
 export const isSpaceU = memo((c) => SPACE_RE.test(c));
 
-export const isWordA = (cp: number) =>
-  (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) || cp === 95;
+export const isWordA = (cp: number) => (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) || cp === 95;
 export const isDigitA = (cp: number) => cp >= 48 && cp <= 57;
 export const isSpaceA = (cp: number) => cp === 32 || (cp >= 9 && cp <= 13);
 

@@ -127,7 +127,13 @@ class Emitter {
         return void this.push({ op: Op.Assert, test: assertTest(node.kind, node.multiline, node.a) });
       case "look": {
         const sub = emitProgram(node.node, this.counter);
-        return void this.push({ op: Op.Look, prog: { insts: sub, slots: 0, regs: 0, firstCp: -1 }, behind: node.behind, neg: node.neg, width: node.width });
+        return void this.push({
+          op: Op.Look,
+          prog: { insts: sub, slots: 0, regs: 0, firstCp: -1 },
+          behind: node.behind,
+          neg: node.neg,
+          width: node.width,
+        });
       }
       case "ref":
         return void this.push({ op: Op.Ref, group: node.index, fold: node.i });

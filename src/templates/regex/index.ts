@@ -19,7 +19,9 @@ export class Subject {
   private readonly offsets: Uint32Array | null;
   constructor(readonly text: string) {
     if (text.length > MAX_SUBJECT_LENGTH) {
-      throw new RegexBudgetExceeded(`the text is ${text.length} characters long; regex checks scan at most ${MAX_SUBJECT_LENGTH} (edgeval's cap)`);
+      throw new RegexBudgetExceeded(
+        `the text is ${text.length} characters long; regex checks scan at most ${MAX_SUBJECT_LENGTH} (edgeval's cap)`,
+      );
     }
     const { cps, offsets } = toCodePoints(text);
     this.cps = cps;

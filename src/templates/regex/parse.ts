@@ -96,7 +96,8 @@ class Parser {
         else if (f === "L") this.err("bad inline flags: cannot use 'L' flag with a str pattern", this.i + 2);
         else this.err(`unknown flag`, this.i + 2 + m[1]!.indexOf(f));
       }
-      if (unicode && this.flags.a) this.err("bad inline flags: flags 'a' (ASCII) and 'u' (UNICODE) are incompatible", this.i + m[0].length - 1);
+      if (unicode && this.flags.a)
+        this.err("bad inline flags: flags 'a' (ASCII) and 'u' (UNICODE) are incompatible", this.i + m[0].length - 1);
       this.i += m[0].length;
       this.skipVerbose();
     }
@@ -258,7 +259,10 @@ class Parser {
     if (c === ">") this.err(`atomic group "(?>" is not supported by edgeval's regex engine`, start);
     if (c === "(") this.err(`conditional group "(?(" is not supported by edgeval's regex engine`, start);
     if (/^[a-zA-Z-]+:/.test(this.p.slice(this.i))) {
-      this.err(`scoped inline flags "(?${/^[a-zA-Z-]+/.exec(this.p.slice(this.i))![0]}:" are not supported; put a global flag like (?i) at the start of the pattern`, start);
+      this.err(
+        `scoped inline flags "(?${/^[a-zA-Z-]+/.exec(this.p.slice(this.i))![0]}:" are not supported; put a global flag like (?i) at the start of the pattern`,
+        start,
+      );
     }
     if (/^[a-zA-Z]+\)/.test(this.p.slice(this.i))) this.err("global flags not at the start of the expression", start);
     this.err(`unknown extension ?${c}`, this.i);

@@ -9,7 +9,9 @@ function fakeFetch(reply: () => Response) {
 
 describe("Tavily-compatible search port", () => {
   it("posts the query with the key as a bearer token and formats the results", async () => {
-    const { f, calls } = fakeFetch(() => Response.json({ results: [{ title: "Boiling point", url: "https://x/bp", content: "100 °C at 1 atm" }] }));
+    const { f, calls } = fakeFetch(() =>
+      Response.json({ results: [{ title: "Boiling point", url: "https://x/bp", content: "100 °C at 1 atm" }] }),
+    );
     const port = createTavilySearch({ apiKey: "tvly-secret", baseUrl: "https://search.example/", fetch: f });
     expect(await port.search("water boils at 100 C")).toEqual({ ok: true, text: "[1] Boiling point (https://x/bp)\n100 °C at 1 atm" });
     expect(calls[0]!.url).toBe("https://search.example/search");
@@ -24,7 +26,10 @@ describe("Tavily-compatible search port", () => {
     const thrower = (async () => {
       throw new Error("dns failure");
     }) as unknown as typeof fetch;
-    expect(await createTavilySearch({ apiKey: "k", fetch: thrower }).search("q")).toEqual({ ok: false, error: "search failed: dns failure" });
+    expect(await createTavilySearch({ apiKey: "k", fetch: thrower }).search("q")).toEqual({
+      ok: false,
+      error: "search failed: dns failure",
+    });
   });
 
   it("says so when there are no results", async () => {

@@ -4,7 +4,14 @@ import { MAX_RESULTS_PER_RUN as PLAN_MAX } from "../../../src/submit/plan";
 // @ts-expect-error plain-Node module without types
 import { ceilings, LIMITS, MAX_RESULTS_PER_RUN, PER_RESULT } from "../../../bench/scale-model.mjs";
 
-const opts = { bytes: PER_RESULT.bytes, cpuMs: PER_RESULT.cpuMs, latencyMs: 1000, providerRpm: 6000, providerConcurrency: 64, jobConcurrency: 4 };
+const opts = {
+  bytes: PER_RESULT.bytes,
+  cpuMs: PER_RESULT.cpuMs,
+  latencyMs: 1000,
+  providerRpm: 6000,
+  providerConcurrency: 64,
+  jobConcurrency: 4,
+};
 type Row = { component: string; perSecond: number };
 type Limit = { what: string; breaks: boolean };
 

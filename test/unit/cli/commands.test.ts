@@ -11,7 +11,8 @@ import { judgesCommand } from "../../../cli/commands/judges.ts";
 import type { Out } from "../../../cli/io.ts";
 import { createClient } from "../../../src/client/index.ts";
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 function capture(): Out & { lines: string[] } {
   const lines: string[] = [];
@@ -31,7 +32,8 @@ describe("edgeval cancel", () => {
   });
 
   it("says so when the server is older than the cancel route", async () => {
-    const fetch = (async () => json({ error: { code: "not_found", message: "no route POST /v1/runs/r1/cancel" } }, 404)) as typeof globalThis.fetch;
+    const fetch = (async () =>
+      json({ error: { code: "not_found", message: "no route POST /v1/runs/r1/cancel" } }, 404)) as typeof globalThis.fetch;
     const err = await cancelCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", capture()).catch((e) => e);
     expect(err.message).toContain("this server cannot cancel runs (it is older than POST /v1/runs/:id/cancel)");
     expect(err.exitCode).toBe(2);
@@ -47,7 +49,8 @@ describe("edgeval results", () => {
       const req = new Request(input, init);
       const url = new URL(req.url);
       asked.push(`${req.method} ${url.pathname}${url.search}`);
-      const body = url.searchParams.get("format") === "csv" ? "question_id,verify_result\nq1,True\nq2,False\n" : '{"a":1}\n{"a":2}\n{"a":3}\n';
+      const body =
+        url.searchParams.get("format") === "csv" ? "question_id,verify_result\nq1,True\nq2,False\n" : '{"a":1}\n{"a":2}\n{"a":3}\n';
       return new Response(body, { headers: { "content-type": "text/plain" } });
     }) as typeof globalThis.fetch;
     const client = createClient({ url: "http://x", token: "t", fetch });
@@ -66,17 +69,33 @@ describe("edgeval results", () => {
   it("builds karenina with POST …/exports, polls until ready, then downloads", async () => {
     const asked: string[] = [];
     let polls = 0;
-    const view = (status: string) => ({ export_id: "e1", run_id: "r1", format: "karenina", status, results_done: status === "ready" ? 2 : 1, results_total: 2, error: null });
+    const view = (status: string) => ({
+      export_id: "e1",
+      run_id: "r1",
+      format: "karenina",
+      status,
+      results_done: status === "ready" ? 2 : 1,
+      results_total: 2,
+      error: null,
+    });
     const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
       const req = new Request(input, init);
       const url = new URL(req.url);
       asked.push(`${req.method} ${url.pathname}${req.method === "POST" ? ` ${await req.text()}` : ""}`);
       if (req.method === "POST") return json(view("building"), 202);
-      if (url.pathname.endsWith("/download")) return new Response('{"format_version":"2.2","results":[]}', { headers: { "content-type": "application/json" } });
+      if (url.pathname.endsWith("/download"))
+        return new Response('{"format_version":"2.2","results":[]}', { headers: { "content-type": "application/json" } });
       return json(view(++polls < 2 ? "building" : "ready"));
     }) as typeof globalThis.fetch;
     const file = tmp();
-    expect(await resultsCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { format: "karenina", output: file, questionId: "q1", pollMs: 1 }, capture())).toBe(0);
+    expect(
+      await resultsCommand(
+        createClient({ url: "http://x", token: "t", fetch }),
+        "r1",
+        { format: "karenina", output: file, questionId: "q1", pollMs: 1 },
+        capture(),
+      ),
+    ).toBe(0);
     expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ format_version: "2.2", results: [] });
     expect(asked).toEqual([
       'POST /v1/runs/r1/exports {"format":"karenina","question_id":"q1"}',
@@ -87,9 +106,15 @@ describe("edgeval results", () => {
   });
 
   it("says so, writing nothing, when the server is older than the export routes", async () => {
-    const fetch = (async () => json({ error: { code: "not_found", message: "no route GET /v1/runs/r1/export" } }, 404)) as typeof globalThis.fetch;
+    const fetch = (async () =>
+      json({ error: { code: "not_found", message: "no route GET /v1/runs/r1/export" } }, 404)) as typeof globalThis.fetch;
     const file = tmp();
-    const err = await resultsCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { format: "csv", output: file }, capture()).catch((e) => e);
+    const err = await resultsCommand(
+      createClient({ url: "http://x", token: "t", fetch }),
+      "r1",
+      { format: "csv", output: file },
+      capture(),
+    ).catch((e) => e);
     expect(err.message).toContain("this server has no results export");
     expect(err.exitCode).toBe(2);
     expect(fs.existsSync(file)).toBe(false);
@@ -101,7 +126,16 @@ describe("edgeval rescore", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-rescore-"));
     const add = path.join(dir, "add.yaml");
     fs.writeFileSync(add, "parsing_models:\n  - {id: j2, interface: openai, model_name: gpt-4.1-mini}\n");
-    const pair = (parsing: string, passed: number) => ({ answering_model: "a", parsing_model: parsing, total: 4, passed, failed: 4 - passed, errored: 0, pass_rate: passed / 4, traits: {} });
+    const pair = (parsing: string, passed: number) => ({
+      answering_model: "a",
+      parsing_model: parsing,
+      total: 4,
+      passed,
+      failed: 4 - passed,
+      errored: 0,
+      pass_rate: passed / 4,
+      traits: {},
+    });
     const usage = { total: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } };
     const asked: string[] = [];
     const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -110,12 +144,26 @@ describe("edgeval rescore", () => {
       asked.push(`${req.method} ${p}${req.method === "POST" ? ` ${await req.text()}` : ""}`);
       if (req.method === "POST") return json({ run_id: "c1", status_url: "/v1/runs/c1" }, 202);
       if (p.endsWith("/events")) return json({ error: { code: "not_found", message: `no route GET ${p}` } }, 404);
-      return json({ run_id: "c1", status: "completed", progress: { total: 8, done: 8 }, summary: [pair("j1", 3), pair("j2", 4)], summary_total: 2, usage });
+      return json({
+        run_id: "c1",
+        status: "completed",
+        progress: { total: 8, done: 8 },
+        summary: [pair("j1", 3), pair("j2", 4)],
+        summary_total: 2,
+        usage,
+      });
     }) as typeof globalThis.fetch;
     const out = capture();
-    const code = await rescoreCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { add, replicates: 2, maxErrors: 0, timeout: 5, pollMs: 1 }, out);
+    const code = await rescoreCommand(
+      createClient({ url: "http://x", token: "t", fetch }),
+      "r1",
+      { add, replicates: 2, maxErrors: 0, timeout: 5, pollMs: 1 },
+      out,
+    );
     expect(code).toBe(0);
-    expect(asked[0]).toBe('POST /v1/runs/r1/rescore {"parsing_models":[{"id":"j2","interface":"openai","model_name":"gpt-4.1-mini"}],"replicate_count":2}');
+    expect(asked[0]).toBe(
+      'POST /v1/runs/r1/rescore {"parsing_models":[{"id":"j2","interface":"openai","model_name":"gpt-4.1-mini"}],"replicate_count":2}',
+    );
     expect(out.lines[0]).toBe("run c1 re-scores r1: http://x/v1/runs/c1");
     const table = out.lines.join("\n");
     expect(table).toContain("j1");
@@ -126,7 +174,12 @@ describe("edgeval rescore", () => {
     const fetch = (async () => {
       throw new Error("no request expected");
     }) as typeof globalThis.fetch;
-    const err = await rescoreCommand(createClient({ url: "http://x", token: "t", fetch }), "r1", { maxErrors: 0, timeout: 5, pollMs: 1 }, capture()).catch((e) => e);
+    const err = await rescoreCommand(
+      createClient({ url: "http://x", token: "t", fetch }),
+      "r1",
+      { maxErrors: 0, timeout: 5, pollMs: 1 },
+      capture(),
+    ).catch((e) => e);
     expect(err.message).toContain("nothing to add");
   });
 });
@@ -141,7 +194,15 @@ describe("edgeval run --preset", () => {
         bodies.push(await req.json());
         return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
       }
-      if (where === "GET /v1/runs/r1") return json({ run_id: "r1", status: "completed", progress: { total: 0, done: 0 }, summary: [], summary_total: 0, usage: { total: { cost_usd: 0 } } });
+      if (where === "GET /v1/runs/r1")
+        return json({
+          run_id: "r1",
+          status: "completed",
+          progress: { total: 0, done: 0 },
+          summary: [],
+          summary_total: 0,
+          usage: { total: { cost_usd: 0 } },
+        });
       return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
     }) as typeof globalThis.fetch;
   }
@@ -162,13 +223,23 @@ describe("edgeval run --preset", () => {
     expect(await runCommand(client, benchmark, { ...opts, preset: "pre_1", config: overrides }, capture())).toBe(0);
     expect(await runCommand(client, benchmark, { ...opts, preset: "pre_1" }, capture())).toBe(0);
     expect(bodies).toEqual([
-      { preset_id: "pre_1", run_name: "bench.json", config: { answering_models: [{ id: "m", interface: "manual", manual_answers: {} }] }, benchmark: { name: "b", questions: [] } },
+      {
+        preset_id: "pre_1",
+        run_name: "bench.json",
+        config: { answering_models: [{ id: "m", interface: "manual", manual_answers: {} }] },
+        benchmark: { name: "b", questions: [] },
+      },
       { preset_id: "pre_1", run_name: "bench.json", benchmark: { name: "b", questions: [] } },
     ]);
   });
 
   it("still refuses a run with neither --config nor --preset before any request", async () => {
-    const err = await runCommand(createClient({ url: "http://x", token: "t", fetch: scripted([]) }), files().benchmark, opts, capture()).catch((e) => e);
+    const err = await runCommand(
+      createClient({ url: "http://x", token: "t", fetch: scripted([]) }),
+      files().benchmark,
+      opts,
+      capture(),
+    ).catch((e) => e);
     expect(err.message).toContain("--preset ID naming a stored preset");
   });
 });
@@ -182,7 +253,16 @@ describe("edgeval judges", () => {
       seen.push(`${where} ${req.method === "POST" ? await req.text() : ""}`.trim());
       if (where === "POST /v1/judges") return json({ judge_id: "jdg_1", promptfoo_url: "/v1/judges/jdg_1/promptfoo" }, 201);
       if (where === "POST /v1/judges/jdg_1/tokens") {
-        return json({ token_id: "abc", judge_id: "jdg_1", name: "ci", token: "jt_abc_secret", promptfoo_url: "/v1/judges/jdg_1/promptfoo?token=jt_abc_secret" }, 201);
+        return json(
+          {
+            token_id: "abc",
+            judge_id: "jdg_1",
+            name: "ci",
+            token: "jt_abc_secret",
+            promptfoo_url: "/v1/judges/jdg_1/promptfoo?token=jt_abc_secret",
+          },
+          201,
+        );
       }
       return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
     }) as typeof globalThis.fetch;
@@ -194,7 +274,10 @@ describe("edgeval judges", () => {
     expect(stored.lines[0]).toBe("jdg_1");
     const minted = capture();
     expect(await judgesCommand(client, "token", { id: "jdg_1", name: "ci" }, minted)).toBe(0);
-    expect(minted.lines).toEqual(["jt_abc_secret", "token abc for judge jdg_1: shown once; promptfoo posts to http://x/v1/judges/jdg_1/promptfoo?token={{ env.EDGEVAL_JUDGE_TOKEN }}"]);
+    expect(minted.lines).toEqual([
+      "jt_abc_secret",
+      "token abc for judge jdg_1: shown once; promptfoo posts to http://x/v1/judges/jdg_1/promptfoo?token={{ env.EDGEVAL_JUDGE_TOKEN }}",
+    ]);
     expect(seen).toEqual(['POST /v1/judges {"name":"capitals","config":{"type":"judge"}}', 'POST /v1/judges/jdg_1/tokens {"name":"ci"}']);
     const err = await judgesCommand(client, "revoke", { id: "jdg_1" }, capture()).catch((e) => e);
     expect(err.message).toContain("--token-id");

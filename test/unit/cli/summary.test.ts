@@ -19,15 +19,21 @@ describe("CI gates", () => {
   it("--fail-under fails a pair below it (beta 6/22 = 27.3 %) and passes at or under its rate", () => {
     expect(gateFailures(example, { failUnder: 0.25, maxErrors: 2 })).toEqual([]);
     expect(gateFailures(example, { failUnder: 6 / 22, maxErrors: 2 })).toEqual([]);
-    expect(gateFailures(example, { failUnder: 0.3, maxErrors: 2 })).toEqual(["beta / judge: pass rate 27.3 % is below --fail-under 0.3 (6/22)"]);
+    expect(gateFailures(example, { failUnder: 0.3, maxErrors: 2 })).toEqual([
+      "beta / judge: pass rate 27.3 % is below --fail-under 0.3 (6/22)",
+    ]);
   });
 
   it("--fail-under fails a pair with no pass rate (every result errored)", () => {
-    expect(gateFailures([row("gamma", 0, 0, 3)], { failUnder: 0, maxErrors: 5 })).toEqual(["gamma / judge: no pass rate (no result passed or failed), --fail-under 0"]);
+    expect(gateFailures([row("gamma", 0, 0, 3)], { failUnder: 0, maxErrors: 5 })).toEqual([
+      "gamma / judge: no pass rate (no result passed or failed), --fail-under 0",
+    ]);
   });
 
   it("--max-errors counts errored results over the whole run (default 0 fails the example)", () => {
-    expect(gateFailures(example, { maxErrors: 0 })).toEqual(["2 errored result(s) (a judge or transport failure), more than --max-errors 0"]);
+    expect(gateFailures(example, { maxErrors: 0 })).toEqual([
+      "2 errored result(s) (a judge or transport failure), more than --max-errors 0",
+    ]);
     expect(gateFailures(example, { maxErrors: 2 })).toEqual([]);
   });
 

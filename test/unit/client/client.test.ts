@@ -7,8 +7,10 @@ import { describe, expect, it } from "vitest";
 import { createClient, EdgevalApiError, parseSse, type RunEvent } from "edgeval/client";
 
 type Handler = (req: Request) => Response | Promise<Response>;
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-const noRoute = (req: Request) => json({ error: { code: "not_found", message: `no route ${req.method} ${new URL(req.url).pathname}`, request_id: "r1" } }, 404);
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const noRoute = (req: Request) =>
+  json({ error: { code: "not_found", message: `no route ${req.method} ${new URL(req.url).pathname}`, request_id: "r1" } }, 404);
 
 function scripted(routes: Record<string, Handler>) {
   const seen: Request[] = [];
@@ -53,13 +55,30 @@ describe("edgeval/client", () => {
     const got: unknown[] = [];
     for await (const r of client.results.iterate("r", { limit: 2 })) got.push(r);
     expect(got).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
-    expect(seen.map((r) => r.url)).toEqual(["http://edgeval.test/v1/runs/r/results?limit=2", "http://edgeval.test/v1/runs/r/results?limit=2&cursor=c2"]);
+    expect(seen.map((r) => r.url)).toEqual([
+      "http://edgeval.test/v1/runs/r/results?limit=2",
+      "http://edgeval.test/v1/runs/r/results?limit=2&cursor=c2",
+    ]);
     expect(seen[0]!.headers.get("authorization")).toBe("Bearer t0k");
   });
 
   it("turns an error answer into EdgevalApiError with its code, field issues and request id", async () => {
     const { client } = scripted({
-      "POST /v1/runs": () => json({ error: { code: "invalid_body", message: "config: required", issues: [{ path: "config", message: "required" }, { path: "x", message: "y" }], request_id: "q" } }, 400),
+      "POST /v1/runs": () =>
+        json(
+          {
+            error: {
+              code: "invalid_body",
+              message: "config: required",
+              issues: [
+                { path: "config", message: "required" },
+                { path: "x", message: "y" },
+              ],
+              request_id: "q",
+            },
+          },
+          400,
+        ),
     });
     const err = await client.runs.create({} as never).catch((e) => e);
     expect(err).toBeInstanceOf(EdgevalApiError);
@@ -69,7 +88,9 @@ describe("edgeval/client", () => {
   });
 
   it("knows a missing route (a feature the server lacks) from a missing resource", async () => {
-    const { client } = scripted({ "GET /v1/runs/gone": () => json({ error: { code: "not_found", message: "no run gone; list runs with GET /v1/runs" } }, 404) });
+    const { client } = scripted({
+      "GET /v1/runs/gone": () => json({ error: { code: "not_found", message: "no run gone; list runs with GET /v1/runs" } }, 404),
+    });
     expect((await client.runs.cancel("r").catch((e) => e)).routeMissing).toBe(true);
     expect((await client.runs.get("gone").catch((e) => e)).routeMissing).toBe(false);
   });
@@ -79,12 +100,21 @@ describe("edgeval/client", () => {
     const { client, seen } = scripted({
       "GET /v1/runs/r/events": () =>
         ++calls === 1
-          ? sse(': heartbeat\n\nid: 1\nevent: progress\ndata: {"done":1,"total":4}\n\nid: 2\nevent: result\ndata: {"result_id":"a",\ndata: "verdict":"pass"}\n\n')
-          : sse('id: 3\nevent: progress\ndata: {"done":4,"total":4}\n\nid: 4\nevent: done\ndata: {"status":"completed"}\n\nevent: progress\ndata: {}\n\n'),
+          ? sse(
+              ': heartbeat\n\nid: 1\nevent: progress\ndata: {"done":1,"total":4}\n\nid: 2\nevent: result\ndata: {"result_id":"a",\ndata: "verdict":"pass"}\n\n',
+            )
+          : sse(
+              'id: 3\nevent: progress\ndata: {"done":4,"total":4}\n\nid: 4\nevent: done\ndata: {"status":"completed"}\n\nevent: progress\ndata: {}\n\n',
+            ),
     });
     const events: RunEvent[] = [];
     for await (const e of client.runs.events("r")) events.push(e);
-    expect(events.map((e) => [e.type, e.id])).toEqual([["progress", "1"], ["result", "2"], ["progress", "3"], ["done", "4"]]);
+    expect(events.map((e) => [e.type, e.id])).toEqual([
+      ["progress", "1"],
+      ["result", "2"],
+      ["progress", "3"],
+      ["done", "4"],
+    ]);
     expect(events[1]!.data).toEqual({ result_id: "a", verdict: "pass" });
     expect(seen[0]!.headers.get("accept")).toBe("text/event-stream");
     expect(seen[1]!.headers.get("last-event-id")).toBe("2");
@@ -106,11 +136,16 @@ describe("edgeval/client", () => {
         { headers: { "content-type": "text/event-stream" } },
       );
     const { client, seen } = scripted({
-      "GET /v1/runs/r/events": () => (++calls === 1 ? broken() : sse('id: 8\nevent: result\ndata: {"result_id":"b"}\n\nevent: done\ndata: {"status":"completed"}\n\n')),
+      "GET /v1/runs/r/events": () =>
+        ++calls === 1 ? broken() : sse('id: 8\nevent: result\ndata: {"result_id":"b"}\n\nevent: done\ndata: {"status":"completed"}\n\n'),
     });
     const events: RunEvent[] = [];
     for await (const e of client.runs.events("r")) events.push(e);
-    expect(events.map((e) => [e.type, e.id])).toEqual([["result", "7"], ["result", "8"], ["done", "8"]]);
+    expect(events.map((e) => [e.type, e.id])).toEqual([
+      ["result", "7"],
+      ["result", "8"],
+      ["done", "8"],
+    ]);
     expect(seen[1]!.headers.get("last-event-id")).toBe("7");
   });
 

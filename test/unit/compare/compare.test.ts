@@ -25,7 +25,14 @@ describe("McNemar's exact test", () => {
   it("refuses what is not a count", () => expect(() => mcnemarExact(-1, 2)).toThrow(RangeError));
 });
 
-const row = (question_id: string, verdict: VerdictRow["verdict"], over: Partial<VerdictRow> = {}): VerdictRow => ({ question_id, answering_model: "m", parsing_model: "j", replicate: 1, verdict, ...over });
+const row = (question_id: string, verdict: VerdictRow["verdict"], over: Partial<VerdictRow> = {}): VerdictRow => ({
+  question_id,
+  answering_model: "m",
+  parsing_model: "j",
+  replicate: 1,
+  verdict,
+  ...over,
+});
 
 describe("RunComparer", () => {
   it("6 pass→fail and 1 fail→pass: those 7 questions, p = 0.125, not significant", () => {

@@ -4,7 +4,13 @@ import { costOf, priceFor, priceTable, DEFAULT_PRICES, PRICES_AS_OF } from "../.
 import { statusOf } from "../../../src/coordinator/progress";
 import type { ModelConfig } from "../../../src/schemas/model-config";
 
-const model = (id: string, iface: ModelConfig["interface"], model_name: string): ModelConfig => ({ id, interface: iface, model_name, temperature: 0, max_tokens: 100 });
+const model = (id: string, iface: ModelConfig["interface"], model_name: string): ModelConfig => ({
+  id,
+  interface: iface,
+  model_name,
+  temperature: 0,
+  max_tokens: 100,
+});
 const answering = model("ans", "openai", "gpt-4o-mini");
 const judge = model("judge", "anthropic", "claude-haiku-4-5");
 const u = (i: number, o: number, m?: string) => ({ input_tokens: i, output_tokens: o, total_tokens: i + o, ...(m ? { model: m } : {}) });
@@ -36,7 +42,12 @@ describe("prices", () => {
 describe("usageRows", () => {
   const table = priceTable({});
   it("keys the answer by job (shared by every judge) and each judging stage by result", () => {
-    const rows = usageRows(result("r1", { answer_generation: u(100, 50, "gpt-4o-mini"), parsing: u(1000, 20), total: u(1100, 70) }), { job_id: "0.0.1", answering }, judge, table);
+    const rows = usageRows(
+      result("r1", { answer_generation: u(100, 50, "gpt-4o-mini"), parsing: u(1000, 20), total: u(1100, 70) }),
+      { job_id: "0.0.1", answering },
+      judge,
+      table,
+    );
     expect(rows.map((r) => [r.key, r.parsing_id, r.stage])).toEqual([
       ["0.0.1|answer_generation", "", "answer_generation"],
       ["r1|parsing", "judge", "parsing"],
@@ -54,13 +65,23 @@ describe("usageRows", () => {
 
   it("prices a stage by the model its usage names (the embedding model) when that has a price", () => {
     const openaiJudge = model("j", "openai", "gpt-4o");
-    const [row] = usageRows(result("r", { embedding_check: u(1000, 0, "text-embedding-3-small") }), { job_id: "0.0.1", answering }, openaiJudge, table);
+    const [row] = usageRows(
+      result("r", { embedding_check: u(1000, 0, "text-embedding-3-small") }),
+      { job_id: "0.0.1", answering },
+      openaiJudge,
+      table,
+    );
     expect(row!.model).toBe("openai:text-embedding-3-small");
     expect(row!.cost_usd).toBeCloseTo((1000 * 0.02) / 1e6);
   });
 
   it("a stage served from the response cache keeps its tokens and costs nothing", () => {
-    const [row] = usageRows(result("r", { parsing: { ...u(1000, 20), cached: true } as any }), { job_id: "0.0.1", answering }, judge, table);
+    const [row] = usageRows(
+      result("r", { parsing: { ...u(1000, 20), cached: true } as any }),
+      { job_id: "0.0.1", answering },
+      judge,
+      table,
+    );
     expect(row).toMatchObject({ input_tokens: 1000, output_tokens: 20, cost_usd: 0 });
   });
 
@@ -76,7 +97,11 @@ describe("usageRows: which model a row names and prices", () => {
   const job = { job_id: "0.0.1", answering };
 
   it("names the configured model when the usage reports none, an empty name or not a name", () => {
-    const usage = { parsing: u(10, 10), abstention_check: { ...u(10, 10), model: "" }, sufficiency_check: { ...u(10, 10), model: 42 as unknown as string } };
+    const usage = {
+      parsing: u(10, 10),
+      abstention_check: { ...u(10, 10), model: "" },
+      sufficiency_check: { ...u(10, 10), model: 42 as unknown as string },
+    };
     const rows = usageRows(result("r", usage), job, judge, table);
     expect(rows.map((r) => r.model)).toEqual(["anthropic:claude-haiku-4-5", "anthropic:claude-haiku-4-5", "anthropic:claude-haiku-4-5"]);
   });
@@ -93,7 +118,14 @@ describe("usageRows: which model a row names and prices", () => {
 });
 
 describe("runUsage", () => {
-  const g = (answering_id: string, parsing_id: string, stage: string, i: number, o: number, c: number | null): UsageGroup => ({ answering_id, parsing_id, stage, input_tokens: i, output_tokens: o, cost_usd: c });
+  const g = (answering_id: string, parsing_id: string, stage: string, i: number, o: number, c: number | null): UsageGroup => ({
+    answering_id,
+    parsing_id,
+    stage,
+    input_tokens: i,
+    output_tokens: o,
+    cost_usd: c,
+  });
   const groups = [
     g("a", "", "answer_generation", 100, 50, 1),
     g("a", "p", "parsing", 1000, 10, 2),
@@ -131,9 +163,23 @@ describe("runUsage", () => {
 
 describe("runUsage rounding", () => {
   it("rounds every cost to the nano-dollar, so float sums do not drift (0.1 + 0.2 is 0.3)", () => {
-    const g = (parsing_id: string, stage: string, c: number): UsageGroup => ({ answering_id: "a", parsing_id, stage, input_tokens: 1, output_tokens: 1, cost_usd: c });
-    const usage = runUsage([g("", "answer_generation", 0.1), g("", "answer_generation", 0.2), g("p", "parsing", 0.1), g("p", "parsing", 0.2)]);
-    expect([usage.answering.cost_usd, usage.judging.cost_usd, usage.judging.per_stage.parsing!.cost_usd, usage.total.cost_usd]).toEqual([0.3, 0.3, 0.3, 0.6]);
+    const g = (parsing_id: string, stage: string, c: number): UsageGroup => ({
+      answering_id: "a",
+      parsing_id,
+      stage,
+      input_tokens: 1,
+      output_tokens: 1,
+      cost_usd: c,
+    });
+    const usage = runUsage([
+      g("", "answer_generation", 0.1),
+      g("", "answer_generation", 0.2),
+      g("p", "parsing", 0.1),
+      g("p", "parsing", 0.2),
+    ]);
+    expect([usage.answering.cost_usd, usage.judging.cost_usd, usage.judging.per_stage.parsing!.cost_usd, usage.total.cost_usd]).toEqual([
+      0.3, 0.3, 0.3, 0.6,
+    ]);
   });
 });
 
@@ -148,7 +194,11 @@ describe("unpricedModels", () => {
     expect(unpricedModels(rows, { answering_id: "a", parsing_id: "p" })).toEqual(["openai_compatible:ans-a", "openai_compatible:judge-p"]);
     expect(unpricedModels(rows, { answering_id: "a", parsing_id: "q" })).toEqual(["openai_compatible:ans-a"]);
     expect(unpricedModels(rows, { answering_id: "b", parsing_id: "p" })).toEqual([]);
-    expect(unpricedModels([...rows].reverse())).toEqual(["openai_compatible:ans-a", "openai_compatible:judge-p", "openai_compatible:judge-q"]);
+    expect(unpricedModels([...rows].reverse())).toEqual([
+      "openai_compatible:ans-a",
+      "openai_compatible:judge-p",
+      "openai_compatible:judge-q",
+    ]);
   });
 });
 

@@ -6,7 +6,8 @@ import { jobQueues, sendJobs } from "../../../src/coordinator/job-queues";
 function fakeQueue() {
   const sends: { run_id: string; tenant_id?: string; job_id: string }[][] = [];
   const queue = {
-    sendBatch: async (messages: { body: { run_id: string; tenant_id?: string; job_id: string } }[]) => void sends.push(messages.map((m) => m.body)),
+    sendBatch: async (messages: { body: { run_id: string; tenant_id?: string; job_id: string } }[]) =>
+      void sends.push(messages.map((m) => m.body)),
   };
   return { queue: queue as unknown as Queue<unknown>, sends };
 }
@@ -32,7 +33,9 @@ describe("job queue shards", () => {
       },
     } as unknown as Queue<unknown>;
     const accepted: string[][] = [];
-    await expect(sendJobs({ JOBS: failing } as unknown as Env, { run_id: "run-3" }, ids(250), (got) => void accepted.push(got))).rejects.toThrow("queue down");
+    await expect(
+      sendJobs({ JOBS: failing } as unknown as Env, { run_id: "run-3" }, ids(250), (got) => void accepted.push(got)),
+    ).rejects.toThrow("queue down");
     expect(accepted).toEqual([ids(100)]);
   });
 

@@ -6,7 +6,12 @@ import { PARSING_PROMPT_VERSION } from "../../../src/pipeline/prompts/parsing";
 
 const m = (id: string) => ({ id, interface: "openai", model_name: `${id}-name`, temperature: 0, max_tokens: 10 });
 const spec = (settings: object, questions: object[] = [{ id: "q" }]) =>
-  ({ answering_models: [m("a")], parsing_models: [m("p")], settings: { evaluation_mode: "template_only", ...settings }, questions }) as never;
+  ({
+    answering_models: [m("a")],
+    parsing_models: [m("p")],
+    settings: { evaluation_mode: "template_only", ...settings },
+    questions,
+  }) as never;
 
 describe("runManifest", () => {
   it("names edgeval's version and only the prompt families the settings use", () => {

@@ -41,7 +41,14 @@ describe("summarize: pairs answering-major, pages, an answer that only fails", (
 
 describe("pairTraits", () => {
   it("aggregates one pair's trait rows, reading the stored 1/0/null pass and errored flags", () => {
-    const row = (answering_id: string, parsing_id: string, trait: string, score: number | null, pass: number | null, errored = 0) => ({ answering_id, parsing_id, trait, score, pass, errored });
+    const row = (answering_id: string, parsing_id: string, trait: string, score: number | null, pass: number | null, errored = 0) => ({
+      answering_id,
+      parsing_id,
+      trait,
+      score,
+      pass,
+      errored,
+    });
     const rows = [
       row("a", "j", "clear", null, 1),
       row("a", "j", "clear", null, 1),
@@ -82,7 +89,14 @@ describe("statusOf: one precedence rule (issue 15 item 1)", () => {
   });
 
   it("counts pass, fail and no_verdict results as graded, error results not", () => {
-    expect(gradedCount([{ verdict: "pass", n: 2 }, { verdict: "fail", n: 1 }, { verdict: "no_verdict", n: 3 }, { verdict: "error", n: 5 }])).toBe(6);
+    expect(
+      gradedCount([
+        { verdict: "pass", n: 2 },
+        { verdict: "fail", n: 1 },
+        { verdict: "no_verdict", n: 3 },
+        { verdict: "error", n: 5 },
+      ]),
+    ).toBe(6);
     expect(gradedCount([{ verdict: "error", n: 5 }])).toBe(0);
   });
 });

@@ -1,11 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { parseLastEventId, type Progress, REPLAY_PAGE, type ResultEventRow, RunEvents, type RunEventsHost, sseFrame } from "../../../src/coordinator/run-events";
+import {
+  parseLastEventId,
+  type Progress,
+  REPLAY_PAGE,
+  type ResultEventRow,
+  RunEvents,
+  type RunEventsHost,
+  sseFrame,
+} from "../../../src/coordinator/run-events";
 import { RunEvent } from "../../../src/schemas/run-events";
 
-const row = (seq: number): ResultEventRow => ({ seq, result_id: `r${seq}`, question_id: "q", answering_id: "a", parsing_id: "p", verdict: "pass" });
+const row = (seq: number): ResultEventRow => ({
+  seq,
+  result_id: `r${seq}`,
+  question_id: "q",
+  answering_id: "a",
+  parsing_id: "p",
+  verdict: "pass",
+});
 
 function host(over: Partial<RunEventsHost> = {}): RunEventsHost {
-  return { resultsAfter: () => [], progress: () => ({ done: 0, total: 10, cost_usd: 0 }), status: () => "running", finishedAt: () => null, now: () => 0, ...over };
+  return {
+    resultsAfter: () => [],
+    progress: () => ({ done: 0, total: 10, cost_usd: 0 }),
+    status: () => "running",
+    finishedAt: () => null,
+    now: () => 0,
+    ...over,
+  };
 }
 
 /** Frames (comments and the retry line left out) as {event, id?, data}. */
@@ -65,9 +87,16 @@ describe("run events", () => {
   });
 
   it("every frame fits the documented RunEvent schema", async () => {
-    const events = new RunEvents(host({ resultsAfter: (after) => (after === 0 ? [row(1), row(2)] : []), finishedAt: () => "2026-01-01T00:00:00.000Z", status: () => "completed" }), {
-      heartbeatMs: () => 60_000,
-    });
+    const events = new RunEvents(
+      host({
+        resultsAfter: (after) => (after === 0 ? [row(1), row(2)] : []),
+        finishedAt: () => "2026-01-01T00:00:00.000Z",
+        status: () => "completed",
+      }),
+      {
+        heartbeatMs: () => 60_000,
+      },
+    );
     const all = frames(await readAll(events.open(0)));
     expect(all.map((f) => (f as { event: string }).event)).toEqual(["result", "result", "progress", "status", "done"]);
     for (const f of all) expect(RunEvent.safeParse(f).success, JSON.stringify(f)).toBe(true);

@@ -62,7 +62,10 @@ describe("dashboard colours", () => {
       const bg = r.decl.background ? hex(r.decl.background) : pageBg;
       const ratio = contrast(fg, bg);
       checked.push(r.selector);
-      expect(ratio, `${r.selector}: ${r.decl.color ?? root.color} on ${r.decl.background ?? root.background} is ${ratio.toFixed(2)}:1`).toBeGreaterThanOrEqual(4.5);
+      expect(
+        ratio,
+        `${r.selector}: ${r.decl.color ?? root.color} on ${r.decl.background ?? root.background} is ${ratio.toFixed(2)}:1`,
+      ).toBeGreaterThanOrEqual(4.5);
     }
     // The heatmap's shades, links and verdicts are among them.
     expect(checked).toEqual(expect.arrayContaining([".heat-0", ".heat-2", ".heat-4", "a", ".verdict-pass", "mark.excerpt"]));

@@ -39,8 +39,20 @@ describe("Karenina's result shape", () => {
     }) as any;
     expect(out.metadata).not.toHaveProperty("completed_without_errors");
     expect(out.metadata).not.toHaveProperty("error");
-    expect(out.metadata).toMatchObject({ question_id: "q", caveats: ["retries_used"], scenario_id: null, partial_content: null, warnings: [] });
-    expect(out.template).toMatchObject({ raw_llm_response: "x", conversation_context: [], trace_messages: [], usage_unavailable: false, agentic_parsing_performed: false });
+    expect(out.metadata).toMatchObject({
+      question_id: "q",
+      caveats: ["retries_used"],
+      scenario_id: null,
+      partial_content: null,
+      warnings: [],
+    });
+    expect(out.template).toMatchObject({
+      raw_llm_response: "x",
+      conversation_context: [],
+      trace_messages: [],
+      usage_unavailable: false,
+      agentic_parsing_performed: false,
+    });
     expect(out.rubric).not.toHaveProperty("compound_trait_scores");
     expect(out.deep_judgment).toBeNull();
     expect(out.deep_judgment_rubric).toBeNull();
@@ -66,24 +78,59 @@ describe("the Karenina document and CSV", () => {
     const doc = JSON.parse(`${head}{"a": 1},\n{"b": 2}${KARENINA_FOOTER}`);
     expect(Object.keys(doc)).toEqual(Object.keys(fixture));
     expect(doc.metadata.export_timestamp).toBe("2026-04-21 12:00:00 UTC");
-    expect(doc.metadata.job_summary).toEqual({ total_questions: 2, successful_count: 1, failed_count: 1, start_time: 100, end_time: 150, total_duration: 50, is_complete: true });
+    expect(doc.metadata.job_summary).toEqual({
+      total_questions: 2,
+      successful_count: 1,
+      failed_count: 1,
+      start_time: 100,
+      end_time: 150,
+      total_duration: 50,
+      is_complete: true,
+    });
     expect(doc.results).toEqual([{ a: 1 }, { b: 2 }]);
   });
 
   it("CSV: global traits as columns (sorted), the others in one JSON column, bad names skipped", () => {
-    const layout = csvLayout(["clarity", "zeta", "custom", "bad\nname"], ["zeta", "clarity"], { exportTimestamp: "t", version: "v", jobId: "j" });
+    const layout = csvLayout(["clarity", "zeta", "custom", "bad\nname"], ["zeta", "clarity"], {
+      exportTimestamp: "t",
+      version: "v",
+      jobId: "j",
+    });
     expect(layout).toMatchObject({ globalTraits: ["clarity", "zeta"], questionTraits: ["custom"] });
     const header = csvHeader(layout).trim().split(",");
     expect(header.slice(12, 15)).toEqual(["rubric_clarity", "rubric_zeta", "question_specific_rubrics"]);
     const result = {
-      metadata: { question_id: "q", failure: null, question_text: "Q?", keywords: null, answering: { interface: "openai", model_name: "m", tools: [], config_id: "a" }, parsing: { interface: "openai", model_name: "j", tools: [] }, replicate: 1, execution_time: 2, timestamp: "ts", run_name: null },
-      template: { raw_llm_response: "ans", verify_result: false, template_verification_performed: true, parsed_gt_response: { x: 1 }, usage_metadata: null },
+      metadata: {
+        question_id: "q",
+        failure: null,
+        question_text: "Q?",
+        keywords: null,
+        answering: { interface: "openai", model_name: "m", tools: [], config_id: "a" },
+        parsing: { interface: "openai", model_name: "j", tools: [] },
+        replicate: 1,
+        execution_time: 2,
+        timestamp: "ts",
+        run_name: null,
+      },
+      template: {
+        raw_llm_response: "ans",
+        verify_result: false,
+        template_verification_performed: true,
+        parsed_gt_response: { x: 1 },
+        usage_metadata: null,
+      },
       rubric: { rubric_evaluation_performed: true, llm_trait_scores: { clarity: true, custom: 4 }, regex_trait_scores: null },
     };
     const row = csvRow(result, layout).trim().split(",");
     expect(row).toHaveLength(header.length);
     const at = (name: string) => row[header.indexOf(name)];
-    expect([at("success"), at("verify_result"), at("rubric_clarity"), at("rubric_zeta"), at("execution_time")]).toEqual(["True", "false", "True", "", "2.0"]);
+    expect([at("success"), at("verify_result"), at("rubric_clarity"), at("rubric_zeta"), at("execution_time")]).toEqual([
+      "True",
+      "false",
+      "True",
+      "",
+      "2.0",
+    ]);
     expect(at("answering_model")).toBe("openai:m (a)");
     expect(displayString({ interface: "i", model_name: "m", tools: ["t1", "t2"], config_id: null })).toBe("i:m +[t1, t2]");
   });

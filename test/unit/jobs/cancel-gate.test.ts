@@ -7,10 +7,13 @@ describe("the cancel gate", () => {
     let now = 1_000;
     let asked = 0;
     let cancelled = false;
-    const gate = cancelGate(async () => {
-      asked++;
-      return cancelled;
-    }, () => now);
+    const gate = cancelGate(
+      async () => {
+        asked++;
+        return cancelled;
+      },
+      () => now,
+    );
     noteRunState(run, false, now);
     now += MAX_AGE_MS;
     expect(await gate.mayCall(run)).toBe(true);
@@ -30,9 +33,12 @@ describe("the cancel gate", () => {
   it("a flag carried on a coordinator answer is used as of when it was sent; a coordinator that cannot be asked lets the call go", async () => {
     const run = `run-${Math.random()}`;
     const now = 5_000;
-    const gate = cancelGate(async () => {
-      throw new Error("unreachable");
-    }, () => now);
+    const gate = cancelGate(
+      async () => {
+        throw new Error("unreachable");
+      },
+      () => now,
+    );
     expect(await gate.mayCall(run)).toBe(true);
     noteRunState(run, true, now);
     expect(await gate.mayCall(run)).toBe(false);

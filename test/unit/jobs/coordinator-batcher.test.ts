@@ -18,8 +18,10 @@ function manualTimers() {
 }
 
 /** A coordinator that answers each op in turn, and remembers the batches it got. */
-function fakeTarget(answer: (op: CoordinatorOp) => CoordinatorOpResult = (op) =>
-  op.op === "claim" ? { ok: true, claim: { kind: "run", recorded: [], attempts: 1, answer: null } } : { ok: true }) {
+function fakeTarget(
+  answer: (op: CoordinatorOp) => CoordinatorOpResult = (op) =>
+    op.op === "claim" ? { ok: true, claim: { kind: "run", recorded: [], attempts: 1, answer: null } } : { ok: true },
+) {
   const batches: CoordinatorOp[][] = [];
   const target: BatchTarget & { fail?: Error } = {
     async applyBatch(ops) {
@@ -33,9 +35,19 @@ function fakeTarget(answer: (op: CoordinatorOp) => CoordinatorOpResult = (op) =>
   return { target, batches };
 }
 
-const result = (job_id: string): RecordedResult => ({ result_id: `r-${job_id}`, job_id, answering_id: "a", parsing_id: "p", verdict: "pass" });
+const result = (job_id: string): RecordedResult => ({
+  result_id: `r-${job_id}`,
+  job_id,
+  answering_id: "a",
+  parsing_id: "p",
+  verdict: "pass",
+});
 const flushMicrotasks = () => new Promise((r) => setTimeout(r, 0));
-const settled = (p: Promise<unknown>) => p.then(() => "resolved", (e: Error) => `rejected: ${e.message}`);
+const settled = (p: Promise<unknown>) =>
+  p.then(
+    () => "resolved",
+    (e: Error) => `rejected: ${e.message}`,
+  );
 
 describe("coordinatorBatcher", () => {
   it("sends the claims of one turn as one batch and gives each caller its own claim", async () => {
@@ -90,7 +102,9 @@ describe("coordinatorBatcher", () => {
   });
 
   it("fails only the operation the coordinator refused; a batch that was not delivered fails every caller in it", async () => {
-    const { target } = fakeTarget((op) => (op.op === "record" && op.result.job_id === "bad" ? { ok: false, error: "no such run" } : { ok: true }));
+    const { target } = fakeTarget((op) =>
+      op.op === "record" && op.result.job_id === "bad" ? { ok: false, error: "no such run" } : { ok: true },
+    );
     const timers = manualTimers();
     const port = coordinatorBatcher(target, { windowMs: 20, maxOps: 100, maxChars: 1e6, setTimer: timers.setTimer });
     const outcomes = [port.record(result("ok")), port.record(result("bad"))].map(settled);
@@ -106,7 +120,11 @@ describe("coordinatorBatcher", () => {
   it("release and completeJob go straight to the coordinator", async () => {
     const calls: string[] = [];
     const port = coordinatorBatcher(
-      { applyBatch: async () => [], release: async (id) => void calls.push(`release ${id}`), completeJob: async (id) => void calls.push(`complete ${id}`) },
+      {
+        applyBatch: async () => [],
+        release: async (id) => void calls.push(`release ${id}`),
+        completeJob: async (id) => void calls.push(`complete ${id}`),
+      },
       { windowMs: 20, maxOps: 100, maxChars: 1e6, setTimer: () => undefined },
     );
     await port.release("j1");
@@ -117,9 +135,19 @@ describe("coordinatorBatcher", () => {
   it("tells onRunState after each batch whether the run was cancelled, as of when the batch was sent", async () => {
     const timers = manualTimers();
     let cancelled = false;
-    const { target } = fakeTarget((op) => ({ ok: true, ...(op.op === "claim" ? { claim: { kind: "finished", state: "skipped" } as const } : {}), ...(cancelled ? { cancelled: true } : {}) }));
+    const { target } = fakeTarget((op) => ({
+      ok: true,
+      ...(op.op === "claim" ? { claim: { kind: "finished", state: "skipped" } as const } : {}),
+      ...(cancelled ? { cancelled: true } : {}),
+    }));
     const seen: boolean[] = [];
-    const b = coordinatorBatcher(target, { windowMs: 20, maxOps: 100, maxChars: 1_000, setTimer: timers.setTimer, onRunState: (c) => seen.push(c) });
+    const b = coordinatorBatcher(target, {
+      windowMs: 20,
+      maxOps: 100,
+      maxChars: 1_000,
+      setTimer: timers.setTimer,
+      onRunState: (c) => seen.push(c),
+    });
     const first = b.claim("j1");
     timers.fire();
     await first;

@@ -7,7 +7,11 @@ function manualTimers() {
   return { setTimer: (fn: () => void) => void due.push(fn), fire: () => due.splice(0).forEach((f) => f()) };
 }
 
-const settled = <T>(p: Promise<T>) => p.then(() => "resolved", () => "rejected");
+const settled = <T>(p: Promise<T>) =>
+  p.then(
+    () => "resolved",
+    () => "rejected",
+  );
 const flushMicrotasks = () => new Promise((r) => setTimeout(r, 0));
 
 describe("rowBatcher", () => {

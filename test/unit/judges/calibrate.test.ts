@@ -41,7 +41,12 @@ describe("calibration", () => {
     const human = [1, 1, 1, 0, 0, 1, 0, 0, 0, 0];
     expect(krippendorffAlpha(judged, human, "nominal")).toBeCloseTo(2 / 21, 12);
     const h = judgePorts((c) => ({ answer: judged[itemNo(c.user)] ? "yes" : "no" }));
-    const report = await calibrate(graphOf({ type: "categorical", categories: ["yes", "no"] }), items(human.map(Boolean)), { repeats: 1 }, h.ports);
+    const report = await calibrate(
+      graphOf({ type: "categorical", categories: ["yes", "no"] }),
+      items(human.map(Boolean)),
+      { repeats: 1 },
+      h.ports,
+    );
     expect(report.krippendorff_alpha_level).toBe("nominal");
     expect(report.krippendorff_alpha).toBeCloseTo(0.095, 3);
   });
@@ -58,7 +63,12 @@ describe("calibration", () => {
 
   it("flip rate counts items whose verdict changes between repeats; repeats are separate call sites", async () => {
     const h = judgePorts((c) => ({ answer: itemNo(c.user) === 0 && c.call_site!.includes("repeat1") ? "no" : "yes" }));
-    const report = await calibrate(graphOf({ type: "categorical", categories: ["yes", "no"] }), items([true, true, false, true]), { repeats: 2 }, h.ports);
+    const report = await calibrate(
+      graphOf({ type: "categorical", categories: ["yes", "no"] }),
+      items([true, true, false, true]),
+      { repeats: 2 },
+      h.ports,
+    );
     expect(report.flip_rate).toBe(0.25);
     expect(new Set(h.calls.map((c) => c.call_site)).size).toBe(8);
   });
@@ -73,7 +83,12 @@ describe("calibration", () => {
 
   it("items where the judge failed are counted as errored and kept out of the metrics", async () => {
     const h = judgePorts((c) => (itemNo(c.user) === 1 ? { kind: "server_error", message: "down" } : { answer: "yes" }));
-    const report = await calibrate(graphOf({ type: "categorical", categories: ["yes", "no"], retries: 1 }), items([true, false, true]), { repeats: 1 }, h.ports);
+    const report = await calibrate(
+      graphOf({ type: "categorical", categories: ["yes", "no"], retries: 1 }),
+      items([true, false, true]),
+      { repeats: 1 },
+      h.ports,
+    );
     expect(report).toMatchObject({ judged: 2, errored: 1, accuracy: 1 });
     expect(report.items[1]!.error).toContain("down");
   });

@@ -44,7 +44,10 @@ describe("DAG executor", () => {
 
   it("repeats are independent calls with distinct call-site ids, and usage is counted per unit", async () => {
     const h = judgePorts(() => ({ answer: 4 }));
-    const cfg = JudgeConfig.parse({ provider, pipeline: [{ layer: { unit: { type: "likert", prompt: "same" }, repeat: 3 } }, { type: "mean" }] });
+    const cfg = JudgeConfig.parse({
+      provider,
+      pipeline: [{ layer: { unit: { type: "likert", prompt: "same" }, repeat: 3 } }, { type: "mean" }],
+    });
     const r = await runCompoundJudge(cfg, sample, h.ports);
     expect(h.calls.map((c) => c.call_site)).toEqual(["pipeline[0].layer.unit#0", "pipeline[0].layer.unit#1", "pipeline[0].layer.unit#2"]);
     expect(new Set(h.calls.map((c) => c.user)).size).toBe(1);
@@ -56,7 +59,10 @@ describe("DAG executor", () => {
     const cfg = JudgeConfig.parse({
       provider,
       seed: 7,
-      pipeline: [{ layer: { unit: { type: "likert", extractor: { type: "token-probability", mode: "sample" } }, repeat: 5 } }, { type: "mean" }],
+      pipeline: [
+        { layer: { unit: { type: "likert", extractor: { type: "token-probability", mode: "sample" } }, repeat: 5 } },
+        { type: "mean" },
+      ],
     });
     const top = [1, 2, 3, 4, 5].map((v) => ({ token: String(v), logprob: Math.log(0.2) }));
     const once = async () => {
@@ -71,11 +77,37 @@ describe("DAG executor", () => {
   it("prices every call through the port's cost function: per unit and in total; an unpriced model makes the cost null", async () => {
     const h = judgePorts(() => ({ answer: 4 }));
     const cost = (m: { model_name: string }) => (m.model_name === "free" ? null : 0.001);
-    const cfg = JudgeConfig.parse({ provider, pipeline: [{ layer: { units: [{ type: "likert", name: "a" }, { type: "likert", name: "b" }] } }, { type: "mean" }] });
+    const cfg = JudgeConfig.parse({
+      provider,
+      pipeline: [
+        {
+          layer: {
+            units: [
+              { type: "likert", name: "a" },
+              { type: "likert", name: "b" },
+            ],
+          },
+        },
+        { type: "mean" },
+      ],
+    });
     const r = await runCompoundJudge(cfg, sample, { ...h.ports, cost });
     expect(r.units.map((u) => u.usage.cost_usd)).toEqual([0.001, 0.001, 0]);
     expect(r.usage.cost_usd).toBeCloseTo(0.002);
-    const mixed = JudgeConfig.parse({ ...cfg, pipeline: [{ layer: { units: [{ type: "likert", name: "a" }, { type: "likert", name: "b", provider: testModel("free") }] } }, { type: "mean" }] });
+    const mixed = JudgeConfig.parse({
+      ...cfg,
+      pipeline: [
+        {
+          layer: {
+            units: [
+              { type: "likert", name: "a" },
+              { type: "likert", name: "b", provider: testModel("free") },
+            ],
+          },
+        },
+        { type: "mean" },
+      ],
+    });
     const r2 = await runCompoundJudge(mixed, sample, { ...h.ports, cost });
     expect([r2.units[1]!.usage.cost_usd, r2.usage.cost_usd]).toEqual([null, null]);
   });

@@ -23,7 +23,10 @@ describe("extractors", () => {
   it("regex reads the first int (or float) from free text and checks it against the scale", async () => {
     const int = await judge({ type: "likert", extractor: { type: "regex", pattern: "first_int" } }, () => "I'd give it 4 out of 5.");
     expect([int.r.score, int.calls[0]!.op]).toEqual([4, "chat"]);
-    const float = await judge({ type: "judge", scale: { type: "continuous", min: 0, max: 1 }, extractor: { type: "regex", pattern: "first_float" } }, () => "score: 0.75");
+    const float = await judge(
+      { type: "judge", scale: { type: "continuous", min: 0, max: 1 }, extractor: { type: "regex", pattern: "first_float" } },
+      () => "score: 0.75",
+    );
     expect(float.r.score).toBe(0.75);
   });
 
@@ -61,7 +64,12 @@ describe("extractors", () => {
   });
 
   const tp = (mode: string) => ({ type: "likert", extractor: { type: "token-probability", mode } });
-  const dist = lp([["4", 0.5], [" 5", 0.3], ["2", 0.1], ["maybe", 0.1]]);
+  const dist = lp([
+    ["4", 0.5],
+    [" 5", 0.3],
+    ["2", 0.1],
+    ["maybe", 0.1],
+  ]);
 
   it("token-probability argmax picks the most probable scale token and asks for no explanation", async () => {
     const { r, calls } = await judge(tp("argmax"), () => dist, { logprobs: true });
@@ -78,19 +86,39 @@ describe("extractors", () => {
   // Verdict's WeightedSummedScoreExtractor (verdict/extractor.py:490-517) returns sum(token * probability) and
   // accepts boolean scales (BooleanScale.T is bool, scale.py:127), so a yes/no judge gives P(yes).
   it("token-probability weighted on a boolean scale gives P(yes) as the answer and the score", async () => {
-    const yesNo = lp([["yes", 0.6], ["Yes", 0.1], [" no", 0.2], ["maybe", 0.1]]);
-    const { r } = await judge({ type: "judge", scale: { type: "boolean" }, extractor: { type: "token-probability", mode: "weighted" } }, () => yesNo, { logprobs: true });
+    const yesNo = lp([
+      ["yes", 0.6],
+      ["Yes", 0.1],
+      [" no", 0.2],
+      ["maybe", 0.1],
+    ]);
+    const { r } = await judge(
+      { type: "judge", scale: { type: "boolean" }, extractor: { type: "token-probability", mode: "weighted" } },
+      () => yesNo,
+      { logprobs: true },
+    );
     expect(r.units[0]!.answer).toBeCloseTo(0.7 / 0.9);
     expect(r.score).toBeCloseTo(0.7 / 0.9);
     expect(r.pass).toBe(true);
     // With pass_value false the unit pools P(no): the same distribution then fails.
-    const no = await judge({ type: "judge", scale: { type: "boolean" }, pass_value: false, extractor: { type: "token-probability", mode: "weighted" } }, () => yesNo, { logprobs: true });
+    const no = await judge(
+      { type: "judge", scale: { type: "boolean" }, pass_value: false, extractor: { type: "token-probability", mode: "weighted" } },
+      () => yesNo,
+      { logprobs: true },
+    );
     expect(no.r.units[0]!.answer).toBeCloseTo(0.7 / 0.9);
     expect(no.r.score).toBeCloseTo(0.2 / 0.9);
     expect(no.r.pass).toBe(false);
     // A categorical label scale is still refused: there is no number to weigh.
-    const bad = JudgeConfig.parse({ provider, type: "categorical", categories: ["good", "bad"], extractor: { type: "token-probability", mode: "weighted" } });
-    await expect(runCompoundJudge(bad, sample, judgePorts(() => yesNo, { logprobs: true }).ports)).rejects.toThrow(/weighted sums numeric values/);
+    const bad = JudgeConfig.parse({
+      provider,
+      type: "categorical",
+      categories: ["good", "bad"],
+      extractor: { type: "token-probability", mode: "weighted" },
+    });
+    await expect(runCompoundJudge(bad, sample, judgePorts(() => yesNo, { logprobs: true }).ports)).rejects.toThrow(
+      /weighted sums numeric values/,
+    );
   });
 
   it("token-probability sample draws with the injected RNG over the scale order", async () => {
@@ -102,7 +130,11 @@ describe("extractors", () => {
 
   it("token-probability on an adapter without logprobs is a clear unsupported error, not a score", async () => {
     const { r } = await judge(tp("argmax"), () => dist, { logprobs: false });
-    expect(r).toMatchObject({ pass: null, score: null, error: { kind: "unsupported", message: expect.stringContaining("needs logprobs") } });
+    expect(r).toMatchObject({
+      pass: null,
+      score: null,
+      error: { kind: "unsupported", message: expect.stringContaining("needs logprobs") },
+    });
   });
 
   it("the fallback list moves to the next model when one keeps failing; unsupported/auth skip retries", async () => {

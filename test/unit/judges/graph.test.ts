@@ -73,7 +73,15 @@ describe("graph: connection patterns", () => {
     const g = graph({
       provider,
       pipeline: [
-        { layer: { block: [{ type: "categorical", name: "judge", categories: ["yes", "no"], explanation: true }, { type: "verify", name: "verify" }], repeat: 3 } },
+        {
+          layer: {
+            block: [
+              { type: "categorical", name: "judge", categories: ["yes", "no"], explanation: true },
+              { type: "verify", name: "verify" },
+            ],
+            repeat: 3,
+          },
+        },
         { type: "max-pool" },
       ],
     });
@@ -88,11 +96,20 @@ describe("graph: connection patterns", () => {
     // The previous layer feeds each repeat's first step; leaf / root index repeats of the block.
     const fed = graph({
       provider,
-      pipeline: [{ type: "cot" }, { layer: { block: [judge("j"), { type: "verify", name: "v" }], repeat: 2, leaf: [-1] } }, { type: "mean" }],
+      pipeline: [
+        { type: "cot" },
+        { layer: { block: [judge("j"), { type: "verify", name: "v" }], repeat: 2, leaf: [-1] } },
+        { type: "mean" },
+      ],
     });
     expect(edges(fed)).toEqual(["cot→j[0]", "j[0]→v[0]", "cot→j[1]", "j[1]→v[1]", "v[1]→mean"]);
-    expect(issues({ provider, pipeline: [{ layer: { block: [judge("j")], units: [judge("k")] } }] })[0]).toMatchObject({ path: "pipeline[0].layer.block", message: expect.stringContaining("one of unit, units or block") });
-    expect(issues({ provider, pipeline: [{ layer: { block: [judge("j")], inner: "chain" } }] })[0]).toMatchObject({ path: "pipeline[0].layer.inner" });
+    expect(issues({ provider, pipeline: [{ layer: { block: [judge("j")], units: [judge("k")] } }] })[0]).toMatchObject({
+      path: "pipeline[0].layer.block",
+      message: expect.stringContaining("one of unit, units or block"),
+    });
+    expect(issues({ provider, pipeline: [{ layer: { block: [judge("j")], inner: "chain" } }] })[0]).toMatchObject({
+      path: "pipeline[0].layer.inner",
+    });
   });
 
   it("last connects only the last unit, to every unit of the next layer", () => {
@@ -110,20 +127,46 @@ describe("graph: connection patterns", () => {
     const g = graph({
       provider,
       pipeline: [
-        { layer: { units: [{ type: "debate-for", name: "pro" }, { type: "debate-against", name: "con" }], repeat: 3, inner: "chain", outer: "broadcast", leaf: [1, 3, 5] } },
+        {
+          layer: {
+            units: [
+              { type: "debate-for", name: "pro" },
+              { type: "debate-against", name: "con" },
+            ],
+            repeat: 3,
+            inner: "chain",
+            outer: "broadcast",
+            leaf: [1, 3, 5],
+          },
+        },
         { layer: { unit: { type: "judge", name: "j", prompt: "Who won?", categories: ["good", "bad"] }, repeat: 3 } },
         { type: "max-pool" },
       ],
     });
     const e = edges(g);
-    expect(e.filter((x) => x.includes("→pro") || x.includes("→con"))).toEqual(["pro[0]→con[0]", "con[0]→pro[1]", "pro[1]→con[1]", "con[1]→pro[2]", "pro[2]→con[2]"]);
+    expect(e.filter((x) => x.includes("→pro") || x.includes("→con"))).toEqual([
+      "pro[0]→con[0]",
+      "con[0]→pro[1]",
+      "pro[1]→con[1]",
+      "con[1]→pro[2]",
+      "pro[2]→con[2]",
+    ]);
     expect(e.filter((x) => x.includes("→j"))).toEqual(["con[0]→j[0]", "con[1]→j[1]", "con[2]→j[2]"]);
-    const rooted = graph({ provider, pipeline: [{ layer: { unit: judge("a"), repeat: 2 } }, { layer: { unit: judge("b"), repeat: 2, root: [1] } }, { type: "mean" }] });
+    const rooted = graph({
+      provider,
+      pipeline: [{ layer: { unit: judge("a"), repeat: 2 } }, { layer: { unit: judge("b"), repeat: 2, root: [1] } }, { type: "mean" }],
+    });
     expect(edges(rooted).filter((x) => x.includes("→b"))).toEqual(["a[0]→b[1]", "a[1]→b[1]"]);
   });
 
   it("a debate layer takes turns (chain) by default; an ensemble does not", () => {
-    const g = graph({ provider, pipeline: [{ layer: { units: [{ type: "debate-for" }, { type: "debate-against" }], repeat: 2 } }, { type: "judge", prompt: "Good?", categories: ["yes", "no"] }] });
+    const g = graph({
+      provider,
+      pipeline: [
+        { layer: { units: [{ type: "debate-for" }, { type: "debate-against" }], repeat: 2 } },
+        { type: "judge", prompt: "Good?", categories: ["yes", "no"] },
+      ],
+    });
     expect(edges(g).filter((e) => e.startsWith("debate") && e.includes("→debate"))).toHaveLength(3);
   });
 });
@@ -146,14 +189,34 @@ describe("graph: names, ids and validation before any call", () => {
   });
 
   it("default names get a suffix so they stay unique", () => {
-    const g = graph({ provider, pipeline: [{ layer: { units: [{ type: "judge", prompt: "p" }, { type: "judge", prompt: "q" }] } }, { type: "mean" }] });
+    const g = graph({
+      provider,
+      pipeline: [
+        {
+          layer: {
+            units: [
+              { type: "judge", prompt: "p" },
+              { type: "judge", prompt: "q" },
+            ],
+          },
+        },
+        { type: "mean" },
+      ],
+    });
     expect(g.nodes.map((n) => n.name)).toEqual(["judge", "judge_2", "mean"]);
   });
 
   it("reports every problem with its path: unknown placeholder, missing provider, misplaced field, weights, text-only root", () => {
     const found = issues({
       pipeline: [
-        { layer: { units: [{ type: "judge", name: "acc", prompt: "{{outptu}}" }, { type: "pairwise", name: "pw", categories: ["a", "b"] }] } },
+        {
+          layer: {
+            units: [
+              { type: "judge", name: "acc", prompt: "{{outptu}}" },
+              { type: "pairwise", name: "pw", categories: ["a", "b"] },
+            ],
+          },
+        },
         { type: "weighted-mean", weights: { acc: 1, nope: 2 } },
         { type: "cot" },
       ],
@@ -170,20 +233,30 @@ describe("graph: names, ids and validation before any call", () => {
   it("{{previous.NAME.field}} must name a unit that runs before; verify cannot come first", () => {
     const found = issues({ provider, pipeline: [{ type: "verify", prompt: "{{previous.ghost.explanation}}" }] });
     expect(found.map((i) => i.message)).toEqual(
-      expect.arrayContaining([expect.stringContaining('no unit "ghost" runs before'), expect.stringContaining("cannot be in the first layer")]),
+      expect.arrayContaining([
+        expect.stringContaining('no unit "ghost" runs before'),
+        expect.stringContaining("cannot be in the first layer"),
+      ]),
     );
   });
 
   it("extractors must fit the unit: token-probability needs a discrete scale and no explanation; regex needs numbers", () => {
     const bad = (unit: object) => issues({ provider, ...unit });
-    expect(bad({ type: "judge", scale: { type: "continuous", min: 0, max: 1 }, extractor: { type: "token-probability" } })[0]!.path).toBe("config.extractor");
+    expect(bad({ type: "judge", scale: { type: "continuous", min: 0, max: 1 }, extractor: { type: "token-probability" } })[0]!.path).toBe(
+      "config.extractor",
+    );
     expect(bad({ type: "judge", explanation: true, extractor: { type: "token-probability" } })[0]!.path).toBe("config.explanation");
-    expect(bad({ type: "categorical", categories: ["yes", "no"], extractor: { type: "regex", pattern: "first_int" } })[0]!.path).toBe("config.extractor");
+    expect(bad({ type: "categorical", categories: ["yes", "no"], extractor: { type: "regex", pattern: "first_int" } })[0]!.path).toBe(
+      "config.extractor",
+    );
   });
 
   it("a categorical pass_value must be one of its labels; verify inherits the judged scale and passing label", () => {
     expect(issues({ provider, type: "categorical", categories: ["yes", "no"], pass_value: "maybe" })[0]!.path).toBe("config.pass_value");
-    const g = graph({ provider, pipeline: [{ type: "categorical", name: "c", categories: ["yes", "no"], pass_value: "no", explanation: true }, { type: "verify" }] });
+    const g = graph({
+      provider,
+      pipeline: [{ type: "categorical", name: "c", categories: ["yes", "no"], pass_value: "no", explanation: true }, { type: "verify" }],
+    });
     const v = g.nodes[1]!;
     expect([v.scale!.values, v.passValue]).toEqual([["yes", "no"], "no"]);
   });
@@ -191,7 +264,9 @@ describe("graph: names, ids and validation before any call", () => {
   it("default threshold is the midpoint of the root's range; a pool's or the config's threshold wins", () => {
     expect(graph({ provider, type: "likert", scale: [1, 5] }).threshold).toBe(3);
     expect(graph({ provider, type: "categorical", categories: ["yes", "no"] }).threshold).toBe(0.5);
-    expect(graph({ provider, pipeline: [{ layer: { unit: judge("a"), repeat: 3 } }, { type: "max-pool", threshold: 0.7 }] }).threshold).toBe(0.7);
+    expect(
+      graph({ provider, pipeline: [{ layer: { unit: judge("a"), repeat: 3 } }, { type: "max-pool", threshold: 0.7 }] }).threshold,
+    ).toBe(0.7);
     expect(graph({ provider, type: "likert", threshold: 4 }).threshold).toBe(4);
   });
 
@@ -207,7 +282,16 @@ describe("graph: names, ids and validation before any call", () => {
     const g = graph({
       provider,
       pipeline: [
-        { layer: { units: [{ type: "pairwise", swap: true, options: ["a", "b"] }, { type: "judge", extractor: { type: "post-hoc" } }, { type: "judge" }], repeat: 2 } },
+        {
+          layer: {
+            units: [
+              { type: "pairwise", swap: true, options: ["a", "b"] },
+              { type: "judge", extractor: { type: "post-hoc" } },
+              { type: "judge" },
+            ],
+            repeat: 2,
+          },
+        },
         { type: "mean" },
       ],
     });
@@ -220,11 +304,15 @@ describe("graph: names, ids and validation before any call", () => {
   });
 
   it("pass_value on a numeric scale is refused: a score passes by threshold", () => {
-    expect(issues({ provider, type: "likert", pass_value: 5 })).toEqual([{ path: "config.pass_value", message: "pass_value applies to labels; a numeric score passes by threshold" }]);
+    expect(issues({ provider, type: "likert", pass_value: 5 })).toEqual([
+      { path: "config.pass_value", message: "pass_value applies to labels; a numeric score passes by threshold" },
+    ]);
   });
 
   it("a manual model cannot judge", () => {
     const manual = { interface: "manual", manual_answers: { q: "a" } };
-    expect(issues({ provider: manual, type: "likert" })).toEqual([{ path: "config.provider", message: 'a judge needs a model that answers; interface "manual" cannot judge' }]);
+    expect(issues({ provider: manual, type: "likert" })).toEqual([
+      { path: "config.provider", message: 'a judge needs a model that answers; interface "manual" cannot judge' },
+    ]);
   });
 });

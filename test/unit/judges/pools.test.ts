@@ -18,7 +18,18 @@ async function pooled(unit: object, pool: object, answers: unknown[]) {
 const likert = { type: "likert", prompt: "Rate" };
 const errors = { type: "categorical-judge", prompt: "Errors?", categories: ["yes", "no"], pass_value: "no" };
 const out = (answer: string | number, value: number, pass_value?: string): UnitOutput =>
-  ({ name: "u", id: "u", type: "judge", status: "ok", value, answer, ...(pass_value ? { pass_value } : {}), inputs: [], attempts: 1, usage: { calls: 1, input_tokens: 0, output_tokens: 0, total_tokens: 0, models: [], cost_usd: null, unpriced_models: [] } }) as UnitOutput;
+  ({
+    name: "u",
+    id: "u",
+    type: "judge",
+    status: "ok",
+    value,
+    answer,
+    ...(pass_value ? { pass_value } : {}),
+    inputs: [],
+    attempts: 1,
+    usage: { calls: 1, input_tokens: 0, output_tokens: 0, total_tokens: 0, models: [], cost_usd: null, unpriced_models: [] },
+  }) as UnitOutput;
 
 describe("pools", () => {
   it("max-pool is a majority vote over scores", async () => {
@@ -116,7 +127,12 @@ describe("pools", () => {
       const { answer: _, ...rest } = out("", chosen === "A" ? 1 : 0);
       return { ...rest, type: "pairwise", chosen };
     };
-    expect(majority([choice("B"), choice("A"), choice("A")])).toEqual({ value: 2 / 3, answer: "A", votes: { B: 1, A: 2 }, pass_value: "A" });
+    expect(majority([choice("B"), choice("A"), choice("A")])).toEqual({
+      value: 2 / 3,
+      answer: "A",
+      votes: { B: 1, A: 2 },
+      pass_value: "A",
+    });
   });
 
   it("normalize maps a one-point range to 0 instead of dividing by zero", () => {

@@ -17,7 +17,14 @@ function recordingPorts() {
         identity: { interface: config.interface, model_name: config.model_name },
         async structured(req: any) {
           seen.push({ config, temperature: req.temperature ?? config.temperature });
-          return { ok: true, value: { value: { answer: 4 }, raw: "{}", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, model: config.model_name } } };
+          return {
+            ok: true,
+            value: {
+              value: { answer: 4 },
+              raw: "{}",
+              usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, model: config.model_name },
+            },
+          };
         },
       };
       return port as unknown as ModelPort;
@@ -41,7 +48,11 @@ describe("compound-judge temperature", () => {
   it("a unit's temperature, or the provider's own, is still sent", async () => {
     const { ports, seen } = recordingPorts();
     await runCompoundJudge(JudgeConfig.parse({ provider, type: "likert", temperature: 0.7 }), { input: "", output: "x", vars: {} }, ports);
-    await runCompoundJudge(JudgeConfig.parse({ provider: { ...provider, temperature: 0.3 }, type: "likert" }), { input: "", output: "x", vars: {} }, ports);
+    await runCompoundJudge(
+      JudgeConfig.parse({ provider: { ...provider, temperature: 0.3 }, type: "likert" }),
+      { input: "", output: "x", vars: {} },
+      ports,
+    );
     expect(seen.map((s) => s.temperature)).toEqual([0.7, 0.3]);
   });
 

@@ -24,7 +24,9 @@ describe("placeholders", () => {
   });
 
   it("{{previous.FIELD}} joins several inputs by name; {{previous.NAME.FIELD}} reaches every repeat of a named ancestor", async () => {
-    const h = judgePorts((c) => (c.call_site!.startsWith("pipeline[0]") ? { explanation: `why ${c.call_site!.slice(-1)}`, answer: 3 } : { answer: 4 }));
+    const h = judgePorts((c) =>
+      c.call_site!.startsWith("pipeline[0]") ? { explanation: `why ${c.call_site!.slice(-1)}`, answer: 3 } : { answer: 4 },
+    );
     const cfg = JudgeConfig.parse({
       provider,
       pipeline: [
@@ -42,12 +44,31 @@ describe("placeholders", () => {
   // previous and unit; docs/concept/prompt.md:55-61 give {previous.score}, {previous.judge.score},
   // {previous.judge[2].explanation}).
   it("reads Verdict's single-brace placeholders: {source.*}, {input.*}, {previous.*} with names and indices, {unit.*}", async () => {
-    const h = judgePorts((c) => (c.call_site!.startsWith("pipeline[0]") ? { explanation: `why ${c.call_site!.slice(-1)}`, answer: 3 + Number(c.call_site!.slice(-1)) } : { answer: 4 }));
+    const h = judgePorts((c) =>
+      c.call_site!.startsWith("pipeline[0]")
+        ? { explanation: `why ${c.call_site!.slice(-1)}`, answer: 3 + Number(c.call_site!.slice(-1)) }
+        : { answer: 4 },
+    );
     const cfg = JudgeConfig.parse({
       provider,
       pipeline: [
-        { layer: { unit: { type: "judge", name: "j", explanation: true, prompt: "Rate {source.output} about {source.topic} ({unit.name}, {unit.scale})" }, repeat: 3 } },
-        { type: "judge", name: "k", prompt: 'Q {input.input}; first {previous.j[0].explanation}, last {{previous.j[-1].score}}, all {previous.score}; JSON {"a": {b}}' },
+        {
+          layer: {
+            unit: {
+              type: "judge",
+              name: "j",
+              explanation: true,
+              prompt: "Rate {source.output} about {source.topic} ({unit.name}, {unit.scale})",
+            },
+            repeat: 3,
+          },
+        },
+        {
+          type: "judge",
+          name: "k",
+          prompt:
+            'Q {input.input}; first {previous.j[0].explanation}, last {{previous.j[-1].score}}, all {previous.score}; JSON {"a": {b}}',
+        },
       ],
     });
     const r = await runCompoundJudge(cfg, { input: "the question", output: "out", vars: { topic: "cats" } }, h.ports);
@@ -62,7 +83,13 @@ describe("placeholders", () => {
   it("only a placeholder that resolves suppresses the automatic previous-judgment block, not the text {{previous", async () => {
     // Before issue 23 any "{{previous" in the prompt dropped the block, so the unit judged without its input.
     const h = judgePorts((c) => (c.call_site!.startsWith("pipeline[0]") ? { answer: 2 } : { answer: 4 }));
-    const cfg = JudgeConfig.parse({ provider, pipeline: [{ type: "judge", name: "j" }, { type: "judge", prompt: "Templates write {{previous without closing it. Check it." }] });
+    const cfg = JudgeConfig.parse({
+      provider,
+      pipeline: [
+        { type: "judge", name: "j" },
+        { type: "judge", prompt: "Templates write {{previous without closing it. Check it." },
+      ],
+    });
     expect(validateJudge(cfg, sample)).toHaveProperty("graph");
     await runCompoundJudge(cfg, sample, h.ports);
     expect(h.calls[1]!.user).toContain("Previous judgment (j): answer 2");
@@ -71,28 +98,56 @@ describe("placeholders", () => {
   it("refuses (400 at the prompt's path) Verdict-looking placeholders that resolve to nothing, before any call", () => {
     const v = (pipeline: unknown[], s = sample) => validateJudge(JudgeConfig.parse({ provider, pipeline }), s);
     const two = (prompt: string) => [{ layer: { unit: { type: "judge", name: "j" }, repeat: 2 } }, { type: "judge", prompt }];
-    expect(v(two("{source.x}"))).toEqual({ issues: [{ path: "pipeline[1].prompt", message: "uses {source.x}, which this request does not give" }] });
-    expect(v(two("{{previous.q[0].explanation}}"))).toEqual({ issues: [{ path: "pipeline[1].prompt", message: '{{previous.q[0].explanation}}: no unit "q" runs before this one' }] });
-    expect(v(two("{previous.j[2].explanation}"))).toEqual({
-      issues: [{ path: "pipeline[1].prompt", message: '{previous.j[2].explanation}: "j" has 2 instances before this unit (index 0..1, or -1..-2)' }],
+    expect(v(two("{source.x}"))).toEqual({
+      issues: [{ path: "pipeline[1].prompt", message: "uses {source.x}, which this request does not give" }],
     });
-    expect(v(two("{previous.mood}"))).toMatchObject({ issues: [{ path: "pipeline[1].prompt", message: expect.stringContaining("previous fields are") }] });
+    expect(v(two("{{previous.q[0].explanation}}"))).toEqual({
+      issues: [{ path: "pipeline[1].prompt", message: '{{previous.q[0].explanation}}: no unit "q" runs before this one' }],
+    });
+    expect(v(two("{previous.j[2].explanation}"))).toEqual({
+      issues: [
+        {
+          path: "pipeline[1].prompt",
+          message: '{previous.j[2].explanation}: "j" has 2 instances before this unit (index 0..1, or -1..-2)',
+        },
+      ],
+    });
+    expect(v(two("{previous.mood}"))).toMatchObject({
+      issues: [{ path: "pipeline[1].prompt", message: expect.stringContaining("previous fields are") }],
+    });
     expect(v(two("{unit.role}"))).toEqual({ issues: [{ path: "pipeline[1].prompt", message: "{unit.role}: a judge unit has no role" }] });
-    expect(v(two("{unit.colour}"))).toMatchObject({ issues: [{ path: "pipeline[1].prompt", message: expect.stringContaining("unit fields are") }] });
-    expect(v(two("{{source.output}"))).toMatchObject({ issues: [{ path: "pipeline[1].prompt", message: expect.stringContaining("unbalanced braces") }] });
-    expect(v([{ type: "judge", prompt: "{previous.score}" }])).toMatchObject({ issues: [{ path: "pipeline[0].prompt", message: "{previous.score} in the first layer: nothing runs before it" }] });
+    expect(v(two("{unit.colour}"))).toMatchObject({
+      issues: [{ path: "pipeline[1].prompt", message: expect.stringContaining("unit fields are") }],
+    });
+    expect(v(two("{{source.output}"))).toMatchObject({
+      issues: [{ path: "pipeline[1].prompt", message: expect.stringContaining("unbalanced braces") }],
+    });
+    expect(v([{ type: "judge", prompt: "{previous.score}" }])).toMatchObject({
+      issues: [{ path: "pipeline[0].prompt", message: "{previous.score} in the first layer: nothing runs before it" }],
+    });
     // Other braces stay literal.
     expect(v(two('{x} {"a": 1} {source} {{output}}'))).toHaveProperty("graph");
   });
 
   it("pairwise without options needs a reference: refused before any call, saying why", () => {
     const v = validateJudge(JudgeConfig.parse({ provider, type: "pairwise" }), sample);
-    expect(v).toEqual({ issues: [{ path: "config", message: "pairwise compares the output with {{reference}} unless options are given, and this request has no reference" }] });
+    expect(v).toEqual({
+      issues: [
+        {
+          path: "config",
+          message: "pairwise compares the output with {{reference}} unless options are given, and this request has no reference",
+        },
+      ],
+    });
   });
 
   it("the config's metric names the score in the outcome", async () => {
     const h = judgePorts(() => ({ answer: 7 }));
-    const r = await runCompoundJudge(JudgeConfig.parse({ provider, type: "likert", scale: [1, 10], metric: "requirement-satisfaction" }), sample, h.ports);
+    const r = await runCompoundJudge(
+      JudgeConfig.parse({ provider, type: "likert", scale: [1, 10], metric: "requirement-satisfaction" }),
+      sample,
+      h.ports,
+    );
     expect(r).toMatchObject({ metric: "requirement-satisfaction", score: 7, pass: true });
   });
 });

@@ -13,7 +13,10 @@ const run = (config: unknown, script: Script, s = sample) => {
 
 describe("units", () => {
   it("judge: the score is the value; with explanation the schema asks for the explanation before the answer", async () => {
-    const { r, calls } = await run({ type: "likert", prompt: "Rate accuracy", scale: [1, 5], explanation: true, threshold: 4 }, () => ({ explanation: "correct", answer: 4 }));
+    const { r, calls } = await run({ type: "likert", prompt: "Rate accuracy", scale: [1, 5], explanation: true, threshold: 4 }, () => ({
+      explanation: "correct",
+      answer: 4,
+    }));
     expect(r).toMatchObject({ pass: true, score: 4, threshold: 4 });
     expect(Object.keys(calls[0]!.jsonSchema!.properties as object)).toEqual(["explanation", "answer"]);
     expect(calls[0]!.user).toContain("Rate accuracy");
@@ -30,7 +33,9 @@ describe("units", () => {
   });
 
   it("placeholders render output, input, reference and vars", async () => {
-    const { calls } = await run({ type: "judge", prompt: "Q={{input}} A={{output}} R={{reference}} T={{vars.tone}}" }, () => ({ answer: 3 }));
+    const { calls } = await run({ type: "judge", prompt: "Q={{input}} A={{output}} R={{reference}} T={{vars.tone}}" }, () => ({
+      answer: 3,
+    }));
     expect(calls[0]!.user.startsWith("Q=What is 2+2? A=4 R=four T=formal")).toBe(true);
     expect(calls[0]!.user).not.toContain("Response:\n");
   });
@@ -45,7 +50,10 @@ describe("units", () => {
   });
 
   it("pairwise: A (the output, by default against the reference) preferred scores 1; options render in order", async () => {
-    const { r, calls } = await run({ type: "pairwise", prompt: "Which is more accurate?", options: ["{{output}}", "{{vars.tone}}"] }, () => ({ choice: "A" }));
+    const { r, calls } = await run(
+      { type: "pairwise", prompt: "Which is more accurate?", options: ["{{output}}", "{{vars.tone}}"] },
+      () => ({ choice: "A" }),
+    );
     expect(r).toMatchObject({ pass: true, score: 1 });
     expect(calls[0]!.user).toContain("Option A:\n4\n\nOption B:\nformal");
   });
@@ -70,7 +78,12 @@ describe("units", () => {
 
   it("verify sees the previous unit's answer and explanation and re-answers on its scale", async () => {
     const { r, calls } = await run(
-      { pipeline: [{ type: "categorical", categories: ["yes", "no"], pass_value: "no", explanation: true, prompt: "Errors?" }, { type: "verify", prompt: "Check: {{previous.explanation}}" }] },
+      {
+        pipeline: [
+          { type: "categorical", categories: ["yes", "no"], pass_value: "no", explanation: true, prompt: "Errors?" },
+          { type: "verify", prompt: "Check: {{previous.explanation}}" },
+        ],
+      },
       (c) => (c.call_site!.startsWith("pipeline[0]") ? { explanation: "the sum is right", answer: "no" } : { answer: "no" }),
     );
     expect(calls[1]!.user).toContain("Check: the sum is right");
@@ -80,18 +93,27 @@ describe("units", () => {
 
   it("debate roles take turns and see the transcript; the final judge sees the whole debate", async () => {
     const { r, calls } = await run(
-      { pipeline: [{ layer: { units: [{ type: "debate-for" }, { type: "debate-against" }], repeat: 2 } }, { type: "judge", prompt: "Based on the debate, is this good?", categories: ["yes", "no"] }] },
+      {
+        pipeline: [
+          { layer: { units: [{ type: "debate-for" }, { type: "debate-against" }], repeat: 2 } },
+          { type: "judge", prompt: "Based on the debate, is this good?", categories: ["yes", "no"] },
+        ],
+      },
       (c) => (c.op === "chat" ? `argument ${c.seq}` : { answer: "yes" }),
     );
     expect(calls.map((c) => c.op)).toEqual(["chat", "chat", "chat", "chat", "structured"]);
     expect(calls[1]!.user).toContain("[debate-for[0]] argument 0");
     expect(calls[1]!.user).toContain("Your role: argue that the response is bad");
-    expect(calls[4]!.user).toContain("Debate so far:\n[debate-for[0]] argument 0\n\n[debate-against[0]] argument 1\n\n[debate-for[1]] argument 2\n\n[debate-against[1]] argument 3");
+    expect(calls[4]!.user).toContain(
+      "Debate so far:\n[debate-for[0]] argument 0\n\n[debate-against[0]] argument 1\n\n[debate-for[1]] argument 2\n\n[debate-against[1]] argument 3",
+    );
     expect(r).toMatchObject({ pass: true, score: 1 });
   });
 
   it("chain-of-thought writes reasoning that the next judge reads", async () => {
-    const { r, calls } = await run({ pipeline: [{ type: "cot" }, { type: "judge", prompt: "Score it" }] }, (c) => (c.op === "chat" ? "step by step: fine" : { answer: 5 }));
+    const { r, calls } = await run({ pipeline: [{ type: "cot" }, { type: "judge", prompt: "Score it" }] }, (c) =>
+      c.op === "chat" ? "step by step: fine" : { answer: 5 },
+    );
     expect(r.units[0]).toMatchObject({ text: "step by step: fine", value: null });
     expect(calls[1]!.user).toContain("step by step: fine");
     expect(r.score).toBe(5);
@@ -114,7 +136,15 @@ describe("units", () => {
 
   it("sums usage over calls: each model once, and the cost unknown once any call's cost is", () => {
     const u = (model: string, cost_usd: number | null) => ({ input_tokens: 10, output_tokens: 5, total_tokens: 15, model, cost_usd });
-    expect(sumUsage([u("m", 0.5), u("m", 0.25), u("n", 1)])).toEqual({ calls: 3, input_tokens: 30, output_tokens: 15, total_tokens: 45, models: ["m", "n"], cost_usd: 1.75, unpriced_models: [] });
+    expect(sumUsage([u("m", 0.5), u("m", 0.25), u("n", 1)])).toEqual({
+      calls: 3,
+      input_tokens: 30,
+      output_tokens: 15,
+      total_tokens: 45,
+      models: ["m", "n"],
+      cost_usd: 1.75,
+      unpriced_models: [],
+    });
     expect(sumUsage([u("m", null), u("m", 0.25)]).cost_usd).toBeNull();
     expect(sumUsage([u("m", null), u("n", 0.25), u("m", null)]).unpriced_models).toEqual(["m"]);
     expect(sumUsage([u("m", 0.25), u("m", null), u("m", 0.5)]).cost_usd).toBeNull();

@@ -4,7 +4,13 @@ import { importTemplate } from "../../../src/karenina/template-import";
 import { AnswerTemplate } from "../../../src/templates/template-schema";
 import { PRIMITIVE_NAMES } from "../../../src/templates";
 
-const f = (name: string, type: string, ground_truth: unknown, verify_with: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+const f = (
+  name: string,
+  type: string,
+  ground_truth: unknown,
+  verify_with: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) => ({
   name,
   type,
   description: `the ${name}`,
@@ -49,7 +55,14 @@ describe("VerifiedField export of every primitive", () => {
     const t = AnswerTemplate.parse({
       class_name: "Answer",
       fields: FIELDS,
-      verify_strategy: { type: "at_least_n", n: 3, conditions: [{ type: "field_check", field_name: "gene" }, { type: "any_of", conditions: FIELDS.slice(1).map((x) => ({ type: "field_check", field_name: x.name })) }] },
+      verify_strategy: {
+        type: "at_least_n",
+        n: 3,
+        conditions: [
+          { type: "field_check", field_name: "gene" },
+          { type: "any_of", conditions: FIELDS.slice(1).map((x) => ({ type: "field_check", field_name: x.name })) },
+        ],
+      },
     });
     const source = exportTemplate(t)!;
     const back = importTemplate(source);

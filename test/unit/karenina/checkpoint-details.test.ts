@@ -20,18 +20,53 @@ const RICH = {
   dateCreated: "2026-01-12T00:00:00",
   dateModified: "2026-01-12T00:00:00",
   rating: [
-    { "@type": "Rating", name: "mechanism_level", bestRating: 2, worstRating: 0, additionalType: "karenina:GlobalLLMRubricTrait",
-      additionalProperty: [prop("kind", "literal"), prop("classes", JSON.stringify({ none: "no", partial: "some", full: "all" })), prop("include_ground_truth", true)] },
-    { "@type": "Rating", name: "structured", bestRating: 0, worstRating: 0, additionalType: "karenina:GlobalLLMRubricTrait",
-      additionalProperty: [prop("kind", { type: "template", schema: { type: "object", properties: { x: { type: "string" } } } })] },
-    { "@type": "Rating", name: "recall", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalMetricRubricTrait",
-      additionalProperty: [prop("metrics", ["recall"]), prop("tp_instructions", ["mentions BCL2"]), prop("evaluation_mode", "tp_only")] },
+    {
+      "@type": "Rating",
+      name: "mechanism_level",
+      bestRating: 2,
+      worstRating: 0,
+      additionalType: "karenina:GlobalLLMRubricTrait",
+      additionalProperty: [
+        prop("kind", "literal"),
+        prop("classes", JSON.stringify({ none: "no", partial: "some", full: "all" })),
+        prop("include_ground_truth", true),
+      ],
+    },
+    {
+      "@type": "Rating",
+      name: "structured",
+      bestRating: 0,
+      worstRating: 0,
+      additionalType: "karenina:GlobalLLMRubricTrait",
+      additionalProperty: [prop("kind", { type: "template", schema: { type: "object", properties: { x: { type: "string" } } } })],
+    },
+    {
+      "@type": "Rating",
+      name: "recall",
+      bestRating: 1,
+      worstRating: 0,
+      additionalType: "karenina:GlobalMetricRubricTrait",
+      additionalProperty: [prop("metrics", ["recall"]), prop("tp_instructions", ["mentions BCL2"]), prop("evaluation_mode", "tp_only")],
+    },
     // Dynamic traits as Karenina writes them (utils/checkpoint_trait_converters.py:687-706): the per-kind rating
     // re-tagged DynamicRubricTrait, with dynamic_trait_type and summary properties.
-    { "@type": "Rating", name: "dyn", description: "Does it discuss side effects?", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalDynamicRubricTrait",
-      additionalProperty: [prop("kind", "boolean"), prop("dynamic_trait_type", "llm"), prop("summary", "side effects")] },
-    { "@type": "Rating", name: "dyn_regex", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalDynamicRubricTrait",
-      additionalProperty: [prop("pattern", "BCL-?2"), prop("dynamic_trait_type", "regex"), prop("summary", "the BCL2 target")] },
+    {
+      "@type": "Rating",
+      name: "dyn",
+      description: "Does it discuss side effects?",
+      bestRating: 1,
+      worstRating: 0,
+      additionalType: "karenina:GlobalDynamicRubricTrait",
+      additionalProperty: [prop("kind", "boolean"), prop("dynamic_trait_type", "llm"), prop("summary", "side effects")],
+    },
+    {
+      "@type": "Rating",
+      name: "dyn_regex",
+      bestRating: 1,
+      worstRating: 0,
+      additionalType: "karenina:GlobalDynamicRubricTrait",
+      additionalProperty: [prop("pattern", "BCL-?2"), prop("dynamic_trait_type", "regex"), prop("summary", "the BCL2 target")],
+    },
     { "@type": "Rating", name: "dyn_bare", additionalType: "karenina:GlobalDynamicRubricTrait" },
   ],
   dataFeedElement: [
@@ -43,8 +78,12 @@ const RICH = {
         "@type": "Question",
         text: "What is the capital of France?",
         acceptedAnswer: { "@type": "Answer", text: "Paris" },
-        hasPart: { "@type": "SoftwareSourceCode", name: "t", programmingLanguage: "Python",
-          text: "class Answer(BaseAnswer):\n    capital: str = VerifiedField(description='The capital', ground_truth='Paris', verify_with=ExactMatch())\n" },
+        hasPart: {
+          "@type": "SoftwareSourceCode",
+          name: "t",
+          programmingLanguage: "Python",
+          text: "class Answer(BaseAnswer):\n    capital: str = VerifiedField(description='The capital', ground_truth='Paris', verify_with=ExactMatch())\n",
+        },
         additionalProperty: [
           prop("finished", true),
           prop("author", '{"name": "Curator"}'),
@@ -74,7 +113,12 @@ describe("checkpoint details", () => {
     expect(errors).toEqual([]);
     const b = Benchmark.parse(benchmark);
     const q = b.questions[0]!;
-    expect(q).toMatchObject({ raw_answer: "Paris", keywords: ["geo"], custom_metadata: { difficulty: "easy" }, few_shot_examples: [{ question: "Capital of Italy?", answer: "Rome" }] });
+    expect(q).toMatchObject({
+      raw_answer: "Paris",
+      keywords: ["geo"],
+      custom_metadata: { difficulty: "easy" },
+      few_shot_examples: [{ question: "Capital of Italy?", answer: "Rome" }],
+    });
     expect(q.template).toMatchObject({ fields: [{ name: "capital", ground_truth: "Paris", verify_with: { type: "ExactMatch" } }] });
     expect(q.template!.custom_verify).toBeUndefined();
     expect(b.rubric!.llm_traits).toMatchObject([
@@ -90,7 +134,11 @@ describe("checkpoint details", () => {
       'dynamic trait "dyn_bare" has neither summary nor description, so there is no concept to check for; not imported',
       "1 scenario(s) kept as data and exported back; edgeval does not run scenarios yet",
     ]);
-    expect(b.karenina).toMatchObject({ description: "everything", scenarios: [{ name: "s1" }], additional_properties: [{ name: "project", value: "x" }] });
+    expect(b.karenina).toMatchObject({
+      description: "everything",
+      scenarios: [{ name: "s1" }],
+      additional_properties: [{ name: "project", value: "x" }],
+    });
   });
 
   it("round-trips it: include_ground_truth, scenarios and question properties survive export", () => {
@@ -106,19 +154,45 @@ describe("checkpoint details", () => {
   it("exports dynamic traits as Karenina does (re-tagged, with dynamic_trait_type) and reads them back", () => {
     const first = Benchmark.parse(importCheckpoint(Checkpoint.parse(RICH)).benchmark);
     const { checkpoint } = exportCheckpoint(first, "b1", "2026-02-01T00:00:00Z");
-    const ratings = (checkpoint.rating as { name: string; additionalType: string; additionalProperty: { name: string; value: unknown }[] }[]).filter((r) => r.name.startsWith("dyn"));
-    expect(ratings.map((r) => [r.name, r.additionalType, r.additionalProperty.find((p) => p.name === "dynamic_trait_type")?.value])).toEqual([
+    const ratings = (
+      checkpoint.rating as { name: string; additionalType: string; additionalProperty: { name: string; value: unknown }[] }[]
+    ).filter((r) => r.name.startsWith("dyn"));
+    expect(
+      ratings.map((r) => [r.name, r.additionalType, r.additionalProperty.find((p) => p.name === "dynamic_trait_type")?.value]),
+    ).toEqual([
       ["dyn", "karenina:GlobalDynamicRubricTrait", "llm"],
       ["dyn_regex", "karenina:GlobalDynamicRubricTrait", "regex"],
     ]);
-    expect(Benchmark.parse(importCheckpoint(Checkpoint.parse(JSON.parse(JSON.stringify(checkpoint)))).benchmark).rubric!.dynamic).toEqual(first.rubric!.dynamic);
+    expect(Benchmark.parse(importCheckpoint(Checkpoint.parse(JSON.parse(JSON.stringify(checkpoint)))).benchmark).rubric!.dynamic).toEqual(
+      first.rubric!.dynamic,
+    );
   });
 
   it("a compound trait (no Karenina form) is named in an export warning instead of vanishing", () => {
     const b = Benchmark.parse({
       name: "c",
-      rubric: { compound_traits: [{ name: "jury", config: { type: "likert", provider: { id: "j", interface: "openai", model_name: "gpt-4o-mini" } } }] },
-      questions: [{ id: "q1", question: "Q?", rubric: { dynamic: { compound_traits: [{ name: "dyn_jury", summary: "x", config: { type: "likert", provider: { id: "j", interface: "openai", model_name: "gpt-4o-mini" } } }] } } }],
+      rubric: {
+        compound_traits: [
+          { name: "jury", config: { type: "likert", provider: { id: "j", interface: "openai", model_name: "gpt-4o-mini" } } },
+        ],
+      },
+      questions: [
+        {
+          id: "q1",
+          question: "Q?",
+          rubric: {
+            dynamic: {
+              compound_traits: [
+                {
+                  name: "dyn_jury",
+                  summary: "x",
+                  config: { type: "likert", provider: { id: "j", interface: "openai", model_name: "gpt-4o-mini" } },
+                },
+              ],
+            },
+          },
+        },
+      ],
     });
     const { checkpoint, warnings } = exportCheckpoint(b, "b1", "2026-02-01T00:00:00Z");
     expect(warnings).toEqual([
@@ -130,7 +204,19 @@ describe("checkpoint details", () => {
 
   // Karenina's _convert_rating_to_regex_trait (utils/checkpoint_trait_converters.py:413) starts from pattern = "".
   it("a regex trait without a pattern imports with the empty pattern, which matches every answer, as Karenina loads it", () => {
-    const cp = { ...structuredClone(RICH), rating: [{ "@type": "Rating", name: "any", bestRating: 1, worstRating: 0, additionalType: "karenina:GlobalRegexTrait", additionalProperty: [prop("case_sensitive", false)] }] };
+    const cp = {
+      ...structuredClone(RICH),
+      rating: [
+        {
+          "@type": "Rating",
+          name: "any",
+          bestRating: 1,
+          worstRating: 0,
+          additionalType: "karenina:GlobalRegexTrait",
+          additionalProperty: [prop("case_sensitive", false)],
+        },
+      ],
+    };
     const { benchmark, warnings } = importCheckpoint(Checkpoint.parse(cp));
     expect(warnings.filter((w) => w.message.includes("any"))).toEqual([]);
     const trait = Benchmark.parse(benchmark).rubric!.regex_traits[0]!;
@@ -147,4 +233,3 @@ describe("checkpoint details", () => {
     expect(benchmark.questions[0]!.template).toBeDefined();
   });
 });
-

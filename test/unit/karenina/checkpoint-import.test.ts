@@ -68,22 +68,25 @@ describe("Karenina checkpoint import", () => {
     for (const q of b.questions) expect(q.template?.custom_verify?.language).toBe("python");
   });
 
-  it.each(FIXTURES)("%s: each question's template passes a correct parsed answer and fails a wrong one, through the pipeline", async (file) => {
-    const b = Benchmark.parse(importFile(load(file)).benchmark);
-    for (const q of b.questions) {
-      const fields = q.template!.fields;
-      expect(fields.length).toBeGreaterThan(0);
-      const right = Object.fromEntries(fields.map((f) => [f.name, f.ground_truth]));
-      const bad = Object.fromEntries(fields.map((f) => [f.name, wrong(f)]));
-      const pass = await grade(q, right);
-      expect(pass.metadata.failure, `${q.id} correct`).toBeNull();
-      expect(pass.template?.verify_result, `${q.id} correct`).toBe(true);
-      const fail = await grade(q, bad);
-      expect(fail.template?.verify_result, `${q.id} wrong`).toBe(false);
-      expect(fail.template?.field_verification_error ?? null, `${q.id} wrong`).toBeNull();
-      expect(fail.metadata.failure).toMatchObject({ category: "content" });
-    }
-  });
+  it.each(FIXTURES)(
+    "%s: each question's template passes a correct parsed answer and fails a wrong one, through the pipeline",
+    async (file) => {
+      const b = Benchmark.parse(importFile(load(file)).benchmark);
+      for (const q of b.questions) {
+        const fields = q.template!.fields;
+        expect(fields.length).toBeGreaterThan(0);
+        const right = Object.fromEntries(fields.map((f) => [f.name, f.ground_truth]));
+        const bad = Object.fromEntries(fields.map((f) => [f.name, wrong(f)]));
+        const pass = await grade(q, right);
+        expect(pass.metadata.failure, `${q.id} correct`).toBeNull();
+        expect(pass.template?.verify_result, `${q.id} correct`).toBe(true);
+        const fail = await grade(q, bad);
+        expect(fail.template?.verify_result, `${q.id} wrong`).toBe(false);
+        expect(fail.template?.field_verification_error ?? null, `${q.id} wrong`).toBeNull();
+        expect(fail.metadata.failure).toMatchObject({ category: "content" });
+      }
+    },
+  );
 
   it.each(FIXTURES)("%s: import(export(import(f))) deep-equals import(f)", (file) => {
     const first = Benchmark.parse(importFile(load(file)).benchmark);
@@ -106,7 +109,9 @@ describe("Karenina checkpoint import", () => {
       { name: "colors", type: "list_str", description: "List of color names", ground_truth: ["red", "green", "blue"], weight: 1 },
     ]);
     expect(b.karenina).toMatchObject({ "@id": "urn:karenina:test:multi-question", version: "0.1.0", creator: "Karenina Test Suite" });
-    expect((b.karenina!.questions as Record<string, unknown>)["urn:karenina:test:mq005"]).toMatchObject({ properties: [{ name: "finished", value: false }] });
+    expect((b.karenina!.questions as Record<string, unknown>)["urn:karenina:test:mq005"]).toMatchObject({
+      properties: [{ name: "finished", value: false }],
+    });
   });
 
   it("imports global and question rubric traits of each kind; callable traits become warnings", () => {
@@ -129,13 +134,17 @@ describe("Karenina checkpoint import", () => {
 
   it("warns about (and skips) traits it cannot keep, naming them", () => {
     const { warnings } = importFile(load("checkpoint_with_results.jsonld"));
-    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/trait "Conciseness": callable traits are pickled Python.*not imported \(callable_code/)]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/trait "Conciseness": callable traits are pickled Python.*not imported \(callable_code/),
+    ]);
   });
 
-  it("a regex trait stored without a pattern (the fixture's Citations) loads as Karenina loads it: pattern \"\"", () => {
+  it('a regex trait stored without a pattern (the fixture\'s Citations) loads as Karenina loads it: pattern ""', () => {
     // karenina utils/checkpoint_trait_converters.py:413, `pattern = ""` unless a pattern property is present.
     const { benchmark } = importFile(load("checkpoint_with_results.jsonld"));
-    const citations = benchmark.questions.flatMap((q) => (q.rubric?.regex_traits ?? []) as { name: string }[]).find((t) => t.name === "Citations");
+    const citations = benchmark.questions
+      .flatMap((q) => (q.rubric?.regex_traits ?? []) as { name: string }[])
+      .find((t) => t.name === "Citations");
     expect(citations).toMatchObject({ name: "Citations", pattern: "" });
   });
 });

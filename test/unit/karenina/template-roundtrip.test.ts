@@ -46,7 +46,10 @@ describe("VerifiedField templates", () => {
       ["trial_phase", "literal", "III", "LiteralMatch", 1],
       ["mentions_immune_response", "bool", true, "BooleanMatch", 1],
     ]);
-    expect(t.fields[0]!.verify_with!.params).toMatchObject({ substrings: ["mrna", "messenger rna"], normalize: ["lowercase", { mapping: { "m-rna": "mrna" } }] });
+    expect(t.fields[0]!.verify_with!.params).toMatchObject({
+      substrings: ["mrna", "messenger rna"],
+      normalize: ["lowercase", { mapping: { "m-rna": "mrna" } }],
+    });
     expect(t.fields[1]).toMatchObject({ extraction_hint: "in °C", verify_with: { params: { tolerance: 0.5, mode: "absolute" } } });
     expect(t.fields[3]!.literal_values).toEqual(["I", "II", "III"]);
     expect(t.verify_strategy).toEqual({
@@ -56,7 +59,11 @@ describe("VerifiedField templates", () => {
         {
           type: "at_least_n",
           n: 2,
-          conditions: ["indications", "trial_phase", "mentions_immune_response"].map((f) => ({ type: "field_check", field_name: f, conditions: [] })),
+          conditions: ["indications", "trial_phase", "mentions_immune_response"].map((f) => ({
+            type: "field_check",
+            field_name: f,
+            conditions: [],
+          })),
         },
       ],
     });
@@ -79,9 +86,21 @@ describe("VerifiedField templates", () => {
       {
         fields: [
           { name: "n", type: "int", description: "a count", ground_truth: 3, verify_with: { type: "NumericExact" }, weight: 0.5 },
-          { name: "s", type: "str", description: 'quote " and \\ backslash\nnewline', ground_truth: null, verify_with: { type: "ExactMatch", params: { normalize: [] } } },
+          {
+            name: "s",
+            type: "str",
+            description: 'quote " and \\ backslash\nnewline',
+            ground_truth: null,
+            verify_with: { type: "ExactMatch", params: { normalize: [] } },
+          },
         ],
-        verify_strategy: { type: "all_of", conditions: [{ type: "field_check", field_name: "n" }, { type: "any_of", conditions: [{ type: "field_check", field_name: "s" }] }] },
+        verify_strategy: {
+          type: "all_of",
+          conditions: [
+            { type: "field_check", field_name: "n" },
+            { type: "any_of", conditions: [{ type: "field_check", field_name: "s" }] },
+          ],
+        },
       },
       { fields: [], regex: [{ name: "r", pattern: "(?i)yes", expected: ["yes"], match_type: "all" }] },
     ]) {
@@ -98,15 +117,30 @@ describe("templates outside what can be imported", () => {
     "@type": "DataFeed",
     name: "b",
     dataFeedElement: [
-      { "@id": "q-ok", item: { text: "ok?", hasPart: { text: "class Answer(BaseAnswer):\n    ok: bool = Field(description='ok')\n    def verify(self):\n        return self.ok\n" } } },
+      {
+        "@id": "q-ok",
+        item: {
+          text: "ok?",
+          hasPart: {
+            text: "class Answer(BaseAnswer):\n    ok: bool = Field(description='ok')\n    def verify(self):\n        return self.ok\n",
+          },
+        },
+      },
       { "@id": "q-bad", item: { text: "bad?", hasPart: { text } } },
     ],
   });
 
   it("are a per-question error naming the line and construct; the question stays without a template", () => {
-    const src = "import os\nclass Answer(BaseAnswer):\n    x: str = Field(description='x')\n    def verify(self):\n        while True:\n            pass\n";
+    const src =
+      "import os\nclass Answer(BaseAnswer):\n    x: str = Field(description='x')\n    def verify(self):\n        while True:\n            pass\n";
     const { benchmark, errors } = importCheckpoint(Checkpoint.parse(checkpoint(src)));
-    expect(errors).toEqual([{ path: "dataFeedElement[1].item.hasPart.text", question_id: "q-bad", message: expect.stringMatching(/line 1: import of os is outside the supported Python subset/) }]);
+    expect(errors).toEqual([
+      {
+        path: "dataFeedElement[1].item.hasPart.text",
+        question_id: "q-bad",
+        message: expect.stringMatching(/line 1: import of os is outside the supported Python subset/),
+      },
+    ]);
     const b = Benchmark.parse(benchmark);
     expect(b.questions.map((q) => q.id)).toEqual(["q-ok", "q-bad"]);
     expect(b.questions[1]!.template).toBeUndefined();
@@ -115,11 +149,23 @@ describe("templates outside what can be imported", () => {
 
   it.each([
     ["    c: dict[str, int] = Field(description='c')\n    def verify(self):\n        return True\n", /line 2: field type dict\[str, int\]/],
-    ["    x: str = Field(description='x')\n    def verify(self):\n        with open('f') as f:\n            return True\n", /line 4: with statement/],
-    ["    x: str = VerifiedField(description='x', ground_truth=ConditionalGroundTruth(source='a', cases={}), verify_with=ExactMatch())\n", /ConditionalGroundTruth ground truth/],
+    [
+      "    x: str = Field(description='x')\n    def verify(self):\n        with open('f') as f:\n            return True\n",
+      /line 4: with statement/,
+    ],
+    [
+      "    x: str = VerifiedField(description='x', ground_truth=ConditionalGroundTruth(source='a', cases={}), verify_with=ExactMatch())\n",
+      /ConditionalGroundTruth ground truth/,
+    ],
     ["    x: str = VerifiedField(description='x', ground_truth='a', verify_with=NoSuchPrimitive())\n", /NoSuchPrimitive/],
-    ["    x: str = Field(description='x')\n    def model_post_init(self, __context):\n        self.correct = ['x']\n    def verify(self):\n        return True\n", /reading self.correct: TypeError: .*'self.correct' as a dictionary, not 'list'/],
-    ["    x: str = Field(description='x')\n    def model_post_init(self, __context):\n        self.correct = {'x': 1 / 0}\n    def verify(self):\n        return True\n", /reading self.correct: ZeroDivisionError: division by zero \(line 4\)/],
+    [
+      "    x: str = Field(description='x')\n    def model_post_init(self, __context):\n        self.correct = ['x']\n    def verify(self):\n        return True\n",
+      /reading self.correct: TypeError: .*'self.correct' as a dictionary, not 'list'/,
+    ],
+    [
+      "    x: str = Field(description='x')\n    def model_post_init(self, __context):\n        self.correct = {'x': 1 / 0}\n    def verify(self):\n        return True\n",
+      /reading self.correct: ZeroDivisionError: division by zero \(line 4\)/,
+    ],
   ])("refuses %#", (body, message) => {
     const r = importTemplate(`class Answer(BaseAnswer):\n${body}`);
     expect(r.ok).toBe(false);

@@ -19,7 +19,13 @@ describe("canonicalJson (RFC 8785)", () => {
     // Read the values off the text: JSON.parse would put the integer-like key "1" first again.
     const values = [...canonicalJson(JSON.parse(text)).matchAll(/:"([^"]*)"/g)].map((m) => m[1]);
     expect(values).toEqual([
-      "Carriage Return", "One", "Control", "Latin Small Letter O With Diaeresis", "Euro Sign", "Emoji: Grinning Face", "Hebrew Letter Dalet With Dagesh",
+      "Carriage Return",
+      "One",
+      "Control",
+      "Latin Small Letter O With Diaeresis",
+      "Euro Sign",
+      "Emoji: Grinning Face",
+      "Hebrew Letter Dalet With Dagesh",
     ]);
   });
 

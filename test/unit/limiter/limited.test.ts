@@ -23,7 +23,10 @@ const usage = { input_tokens: 1, output_tokens: 2, total_tokens: 3, model: "m" }
 
 describe("calls through the shared limiter", () => {
   it("waits out short refusals, then calls under a lease and reports the tokens used", async () => {
-    const { c, released } = client([{ granted: false, wait_ms: 100 }, { granted: true, lease_id: "l1" }]);
+    const { c, released } = client([
+      { granted: false, wait_ms: 100 },
+      { granted: true, lease_id: "l1" },
+    ]);
     const r = await limitedCall(c, 10, async () => ({ ok: true, value: { text: "x", usage } }), clock(), opts);
     expect(r.ok).toBe(true);
     expect(released).toEqual([{ lease_id: "l1", tokens_used: 3 }]);
@@ -37,7 +40,10 @@ describe("calls through the shared limiter", () => {
   });
 
   it("does not call when the wait would pass the in-place limit: a deferred rate_limit carrying the wait", async () => {
-    const { c, released } = client([{ granted: false, wait_ms: 3_000 }, { granted: false, wait_ms: 3_000 }]);
+    const { c, released } = client([
+      { granted: false, wait_ms: 3_000 },
+      { granted: false, wait_ms: 3_000 },
+    ]);
     let called = false;
     const r = await limitedCall(c, 10, async () => ((called = true), { ok: true, value: { usage } }), clock(), opts);
     expect(called).toBe(false);

@@ -48,7 +48,10 @@ describe("response cache decorator", () => {
     const k1 = await cacheKey(scope("j"), "chat", { temperature: 0, messages: [] });
     const k2 = await cacheKey(scope("j"), "chat", { messages: [], temperature: 0 });
     expect(k1).toBe(k2);
-    const failing = { identity: { interface: "openai", model_name: "m" }, chat: async () => ({ ok: false, error: { kind: "server_error", message: "x" } }) } as unknown as ModelPort;
+    const failing = {
+      identity: { interface: "openai", model_name: "m" },
+      chat: async () => ({ ok: false, error: { kind: "server_error", message: "x" } }),
+    } as unknown as ModelPort;
     const store = memoryStore();
     await cachingPort(failing, store, scope("j")).chat(ask);
     expect(store.map.size).toBe(0);

@@ -24,7 +24,10 @@ describe("deadlinePort", () => {
     expect((await port.chat({ messages: [] })).ok).toBe(true);
     now = 1_500;
     const late = await port.chat({ messages: [] });
-    expect(late).toEqual({ ok: false, error: { kind: "timeout", message: "deadline_ms 500 passed: no further model calls were made", deferred: true } });
+    expect(late).toEqual({
+      ok: false,
+      error: { kind: "timeout", message: "deadline_ms 500 passed: no further model calls were made", deferred: true },
+    });
     expect(inner.calls()).toBe(1);
   });
 

@@ -23,18 +23,29 @@ describe("embedding model for the embedding check", () => {
       config: expect.objectContaining({ interface: "openai_compatible", base_url: "http://127.0.0.1:11434/v1", model_name: "all-minilm" }),
       model: "all-minilm",
     });
-    expect(embeddingModel({ model: KARENINA_DEFAULT_EMBEDDING_MODEL }, openaiJudge, { local: true, localBaseUrl: "http://127.0.0.1:9797/v1" })).toMatchObject({
+    expect(
+      embeddingModel({ model: KARENINA_DEFAULT_EMBEDDING_MODEL }, openaiJudge, { local: true, localBaseUrl: "http://127.0.0.1:9797/v1" }),
+    ).toMatchObject({
       config: { base_url: "http://127.0.0.1:9797/v1" },
     });
   });
 
   it("embedding_check_provider wins, asked for embedding_check_model (or its own model_name when that is Karenina's default)", () => {
-    expect(embeddingModel({ model: KARENINA_DEFAULT_EMBEDDING_MODEL, provider: embedder }, anthropicJudge, deployed)).toEqual({ config: embedder, model: "text-embedding-3-small" });
-    expect(embeddingModel({ model: "text-embedding-3-large", provider: embedder }, anthropicJudge, deployed)).toEqual({ config: embedder, model: "text-embedding-3-large" });
+    expect(embeddingModel({ model: KARENINA_DEFAULT_EMBEDDING_MODEL, provider: embedder }, anthropicJudge, deployed)).toEqual({
+      config: embedder,
+      model: "text-embedding-3-small",
+    });
+    expect(embeddingModel({ model: "text-embedding-3-large", provider: embedder }, anthropicJudge, deployed)).toEqual({
+      config: embedder,
+      model: "text-embedding-3-large",
+    });
   });
 
   it("another name is asked of the judge's provider; an Anthropic judge without a provider is refused, naming the fix", () => {
-    expect(embeddingModel({ model: "text-embedding-3-small" }, openaiJudge, deployed)).toEqual({ config: openaiJudge, model: "text-embedding-3-small" });
+    expect(embeddingModel({ model: "text-embedding-3-small" }, openaiJudge, deployed)).toEqual({
+      config: openaiJudge,
+      model: "text-embedding-3-small",
+    });
     const r = embeddingModel({ model: "text-embedding-3-small" }, anthropicJudge, deployed);
     expect(r).toEqual({ error: expect.stringContaining("set embedding_check_provider") });
   });

@@ -39,7 +39,9 @@ describe("missingSecret", () => {
   it("names the default or configured secret when it is not set", () => {
     expect(missingSecret(model({ interface: "openai" }), secrets({}))).toBe("OPENAI_API_KEY");
     expect(missingSecret(model({ interface: "anthropic" }), secrets({}))).toBe("ANTHROPIC_API_KEY");
-    expect(missingSecret(model({ interface: "anthropic", api_key_secret: "TEAM_KEY" }), secrets({ ANTHROPIC_API_KEY: "k" }))).toBe("TEAM_KEY");
+    expect(missingSecret(model({ interface: "anthropic", api_key_secret: "TEAM_KEY" }), secrets({ ANTHROPIC_API_KEY: "k" }))).toBe(
+      "TEAM_KEY",
+    );
     expect(missingSecret(model({ interface: "openai" }), secrets({ OPENAI_API_KEY: "" }))).toBe("OPENAI_API_KEY");
   });
 
@@ -54,7 +56,9 @@ describe("missingSecret", () => {
 describe("createModelPort", () => {
   it("uses base_url exactly as written, and the SDK default without it", async () => {
     const a = capture(OPENAI_OK);
-    await createModelPort(model({ base_url: "http://llm.local:8000/custom" }), secrets({ OPENAI_API_KEY: "k1" }), { fetch: a.fetchImpl }).chat({ messages: [] });
+    await createModelPort(model({ base_url: "http://llm.local:8000/custom" }), secrets({ OPENAI_API_KEY: "k1" }), {
+      fetch: a.fetchImpl,
+    }).chat({ messages: [] });
     expect(a.seen[0]!.url).toBe("http://llm.local:8000/custom/chat/completions");
 
     const b = capture(OPENAI_OK);
@@ -62,7 +66,9 @@ describe("createModelPort", () => {
     expect(b.seen[0]!.url).toBe("https://api.openai.com/v1/chat/completions");
 
     const c = capture(ANTHROPIC_OK);
-    await createModelPort(model({ interface: "anthropic" }), secrets({ ANTHROPIC_API_KEY: "k2" }), { fetch: c.fetchImpl }).chat({ messages: [] });
+    await createModelPort(model({ interface: "anthropic" }), secrets({ ANTHROPIC_API_KEY: "k2" }), { fetch: c.fetchImpl }).chat({
+      messages: [],
+    });
     expect(c.seen[0]!.url).toBe("https://api.anthropic.com/v1/messages");
     const h = c.seen[0]!.headers;
     expect(`${h.get("x-api-key") ?? ""} ${h.get("authorization") ?? ""}`).toContain("k2");
@@ -70,12 +76,16 @@ describe("createModelPort", () => {
 
   it("reads the key named by api_key_secret, and sends a placeholder to key-less compatible servers", async () => {
     const a = capture(OPENAI_OK);
-    const p = createModelPort(model({ api_key_secret: "TEAM_KEY" }), secrets({ TEAM_KEY: "team-secret", OPENAI_API_KEY: "other" }), { fetch: a.fetchImpl });
+    const p = createModelPort(model({ api_key_secret: "TEAM_KEY" }), secrets({ TEAM_KEY: "team-secret", OPENAI_API_KEY: "other" }), {
+      fetch: a.fetchImpl,
+    });
     expect((await p.chat({ messages: [] })).ok).toBe(true);
     expect(a.seen[0]!.headers.get("authorization")).toBe("Bearer team-secret");
 
     const b = capture(OPENAI_OK);
-    await createModelPort(model({ interface: "openai_compatible", base_url: "http://vllm:8000/v1" }), secrets({}), { fetch: b.fetchImpl }).chat({ messages: [] });
+    await createModelPort(model({ interface: "openai_compatible", base_url: "http://vllm:8000/v1" }), secrets({}), {
+      fetch: b.fetchImpl,
+    }).chat({ messages: [] });
     expect(b.seen[0]!.headers.get("authorization")).toBe(`Bearer ${NO_KEY_PLACEHOLDER}`);
   });
 
@@ -126,8 +136,13 @@ describe("error helpers", () => {
 
   it("takes OpenAI's insufficient_quota 429 for what it is: not a rate limit, so never retried", () => {
     const ctx = { secrets: [], now: 0 };
-    expect(httpError(429, "You exceeded your current quota", new Headers({ "retry-after": "1" }), ctx, "insufficient_quota")).toMatchObject({ kind: "bad_request", status: 429 });
-    expect(httpError(429, "slow down", new Headers({ "retry-after": "1" }), ctx, "rate_limit_exceeded")).toMatchObject({ kind: "rate_limit", retryAfterMs: 1000 });
+    expect(httpError(429, "You exceeded your current quota", new Headers({ "retry-after": "1" }), ctx, "insufficient_quota")).toMatchObject(
+      { kind: "bad_request", status: 429 },
+    );
+    expect(httpError(429, "slow down", new Headers({ "retry-after": "1" }), ctx, "rate_limit_exceeded")).toMatchObject({
+      kind: "rate_limit",
+      retryAfterMs: 1000,
+    });
   });
 
   it("reads retry-after-ms, retry-after seconds and retry-after dates", () => {

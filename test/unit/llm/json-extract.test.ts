@@ -9,7 +9,7 @@ const value = (text: string) => {
 describe("extractJson", () => {
   it("parses bare JSON objects and arrays", () => {
     expect(value('{"a": 1}')).toEqual({ a: 1 });
-    expect(value('  [1, 2]\n')).toEqual([1, 2]);
+    expect(value("  [1, 2]\n")).toEqual([1, 2]);
   });
 
   it("takes the content of a ```json fence, with or without an info string", () => {

@@ -21,17 +21,41 @@ describe("where a model's key may go", () => {
     ["openai at its own origin", { interface: "openai" as const, base_url: "https://api.openai.com/v1" }, "OPENAI_API_KEY"],
     ["anthropic at its own origin", { interface: "anthropic" as const, base_url: "https://api.anthropic.com" }, "ANTHROPIC_API_KEY"],
     ["openai at a listed origin", { interface: "openai" as const, base_url: "http://127.0.0.1:8787/v1" }, "OPENAI_API_KEY"],
-    ["a named secret at a listed origin", { interface: "openai_compatible" as const, base_url: "https://llm.internal.example/v1" }, "MY_KEY"],
+    [
+      "a named secret at a listed origin",
+      { interface: "openai_compatible" as const, base_url: "https://llm.internal.example/v1" },
+      "MY_KEY",
+    ],
     ["openai_compatible with no key anywhere", { interface: "openai_compatible" as const, base_url: "http://10.1.2.3:9000/v1" }, null],
   ])("allows %s", (_name, model, secret) => {
     expect(issue(model, secret)).toBeNull();
   });
 
   it.each([
-    ["openai sent elsewhere", { interface: "openai" as const, base_url: "https://collector.example/v1" }, "OPENAI_API_KEY", "https://collector.example"],
-    ["anthropic's key at OpenAI's origin", { interface: "anthropic" as const, base_url: "https://api.openai.com" }, "ANTHROPIC_API_KEY", "https://api.openai.com"],
-    ["a listed host on another port", { interface: "openai" as const, base_url: "http://127.0.0.1:9999/v1" }, "OPENAI_API_KEY", "http://127.0.0.1:9999"],
-    ["a named secret at an unlisted origin", { interface: "openai_compatible" as const, base_url: "http://10.1.2.3:9000/v1" }, "MY_KEY", "http://10.1.2.3:9000"],
+    [
+      "openai sent elsewhere",
+      { interface: "openai" as const, base_url: "https://collector.example/v1" },
+      "OPENAI_API_KEY",
+      "https://collector.example",
+    ],
+    [
+      "anthropic's key at OpenAI's origin",
+      { interface: "anthropic" as const, base_url: "https://api.openai.com" },
+      "ANTHROPIC_API_KEY",
+      "https://api.openai.com",
+    ],
+    [
+      "a listed host on another port",
+      { interface: "openai" as const, base_url: "http://127.0.0.1:9999/v1" },
+      "OPENAI_API_KEY",
+      "http://127.0.0.1:9999",
+    ],
+    [
+      "a named secret at an unlisted origin",
+      { interface: "openai_compatible" as const, base_url: "http://10.1.2.3:9000/v1" },
+      "MY_KEY",
+      "http://10.1.2.3:9000",
+    ],
   ])("refuses %s, naming the secret and the origin", (_name, model, secret, origin) => {
     const message = issue(model, secret);
     expect(message).toContain(secret);

@@ -52,7 +52,10 @@ describe("retries by error class", () => {
   // Karenina's CategoryRetryConfig (utils/retry_policy.py:150-153): max_attempts retries, backoff_min/max in
   // seconds, delay n = min(backoff_min × backoff_multiplier^n, backoff_max) (retry_policy.py:314).
   it("a Karenina retry_policy replaces the budget, backoff range and multiplier of the classes it names, keeping the scale", () => {
-    const cfg = RetryPolicyConfig.parse({ server_error: { max_attempts: 4, backoff_min: 3, backoff_max: 100, backoff_multiplier: 3 }, timeout: {} });
+    const cfg = RetryPolicyConfig.parse({
+      server_error: { max_attempts: 4, backoff_min: 3, backoff_max: 100, backoff_multiplier: 3 },
+      timeout: {},
+    });
     const p = withRetryPolicyConfig(DEFAULT_RETRY_POLICY, cfg);
     expect(p.budgets).toEqual({ connection: 3, timeout: 0, rate_limit: 5, server_error: 4 });
     expect(backoffMs("server_error", 2, p, () => 0)).toBe(13_500); // 3 s × 3² = 27 s, jitter floor ½

@@ -20,14 +20,25 @@ function fakeAi(reply: (c: Call) => unknown): AiBinding & { calls: Call[] } {
     },
   };
 }
-const model = { id: "wai", interface: "workers_ai" as const, model_name: "@cf/meta/llama-3.1-8b-instruct", temperature: 0.1, max_tokens: 256 };
+const model = {
+  id: "wai",
+  interface: "workers_ai" as const,
+  model_name: "@cf/meta/llama-3.1-8b-instruct",
+  temperature: 0.1,
+  max_tokens: 256,
+};
 const port = (ai: AiBinding | undefined, timeoutMs = 1_000) => createModelPort(model, () => undefined, { ai, timeoutMs });
 const msgs: Message[] = [
   { role: "system", content: "You are a careful grader." },
   { role: "user", content: "Is Paris the capital of France?" },
 ];
 const Verdict = z.object({ correct: z.boolean(), score: z.number() });
-const structuredReq = { messages: msgs, schemaName: "verdict", jsonSchema: { type: "object", properties: { correct: { type: "boolean" }, score: { type: "number" } } }, schema: Verdict };
+const structuredReq = {
+  messages: msgs,
+  schemaName: "verdict",
+  jsonSchema: { type: "object", properties: { correct: { type: "boolean" }, score: { type: "number" } } },
+  schema: Verdict,
+};
 
 function errorOf<T>(r: LlmResult<T>) {
   if (r.ok) throw new Error("expected a failure, got a value");
@@ -81,7 +92,10 @@ describe("workers_ai adapter", () => {
   it("embeddings send the texts and return one vector per input, to the request's model when given", async () => {
     const ai = fakeAi((c) => ({ shape: [2, 3], data: (c.inputs.text as string[]).map((_, i) => [i, 1, 0]) }));
     const res = valueOf(await port(ai).embed({ inputs: ["a", "b"], model: "@cf/baai/bge-base-en-v1.5" }));
-    expect(res.vectors).toEqual([[0, 1, 0], [1, 1, 0]]);
+    expect(res.vectors).toEqual([
+      [0, 1, 0],
+      [1, 1, 0],
+    ]);
     expect(res.usage).toMatchObject({ input_tokens: 1, output_tokens: 0, model: "@cf/baai/bge-base-en-v1.5" });
     expect(ai.calls[0]).toEqual({ model: "@cf/baai/bge-base-en-v1.5", inputs: { text: ["a", "b"] } });
   });

@@ -28,14 +28,18 @@ describe("McpSession", () => {
       const tools = await s.listTools();
       expect(tools.ok && tools.value.map((t) => t.name)).toEqual(["capital_of", "population_of"]);
       expect(await s.callTool("capital_of", { country: "Japan" })).toEqual({ ok: true, value: { text: "Tokyo", isError: false } });
-      expect(await s.callTool("capital_of", { country: "Mars" })).toEqual({ ok: true, value: { text: "no capital found for Mars", isError: true } });
+      expect(await s.callTool("capital_of", { country: "Mars" })).toEqual({
+        ok: true,
+        value: { text: "no capital found for Mars", isError: true },
+      });
       // The session id came back on every request after initialize.
       expect(await stats(tag)).toEqual({ initialize: 1, tools_list: 2, calls: { capital_of: 2 }, sessions_refused: 0 });
     });
   }
 
   it("a server that does not answer in mcp_http_timeout is a transient failure", async () => {
-    const hang = (() => new Promise<Response>((_r, reject) => setTimeout(() => reject(new DOMException("t", "TimeoutError")), 50))) as typeof fetch;
+    const hang = (() =>
+      new Promise<Response>((_r, reject) => setTimeout(() => reject(new DOMException("t", "TimeoutError")), 50))) as typeof fetch;
     const s = new McpSession({ url: "https://mcp.example/x", fetch: hang, httpTimeoutMs: 10, sseReadTimeoutMs: 10 });
     const r = await s.initialize();
     expect(!r.ok && r.error).toMatchObject({ transient: true, message: expect.stringMatching(/mcp_http_timeout/) });
@@ -76,13 +80,24 @@ describe("mcpTools", () => {
   it("offers the filtered tools with overridden descriptions and routes calls to their server", async () => {
     const tag = `t-${crypto.randomUUID().slice(0, 6)}`;
     const tools = mcpTools({ policy: local, secret: noSecret });
-    const model = agent({ geo: `${server.url}/mcp/${tag}` }, { mcp_tool_filter: ["population_of"], mcp_tool_description_overrides: { population_of: "How many people live there." } });
+    const model = agent(
+      { geo: `${server.url}/mcp/${tag}` },
+      { mcp_tool_filter: ["population_of"], mcp_tool_description_overrides: { population_of: "How many people live there." } },
+    );
     const opened = await tools.connect(model);
     if (!opened.ok) throw new Error(opened.error.message);
     expect(opened.servers).toEqual(["geo"]);
-    expect(opened.toolbox.specs).toEqual([{ name: "population_of", description: "How many people live there.", parameters: expect.objectContaining({ required: ["city"] }) }]);
-    expect(await opened.toolbox.call({ id: "1", name: "population_of", arguments: { city: "Lima" } })).toEqual({ text: "10092000", is_error: false });
-    expect(await opened.toolbox.call({ id: "2", name: "capital_of", arguments: { country: "Peru" } })).toEqual({ text: 'error: there is no tool named "capital_of"', is_error: true });
+    expect(opened.toolbox.specs).toEqual([
+      { name: "population_of", description: "How many people live there.", parameters: expect.objectContaining({ required: ["city"] }) },
+    ]);
+    expect(await opened.toolbox.call({ id: "1", name: "population_of", arguments: { city: "Lima" } })).toEqual({
+      text: "10092000",
+      is_error: false,
+    });
+    expect(await opened.toolbox.call({ id: "2", name: "capital_of", arguments: { country: "Peru" } })).toEqual({
+      text: 'error: there is no tool named "capital_of"',
+      is_error: true,
+    });
     expect((await stats(tag)).calls).toEqual({ population_of: 1 });
   });
 
@@ -104,9 +119,16 @@ describe("mcpTools", () => {
     const url = `${server.url}/auth/${tag}`;
     const model = agent({ geo: url }, { mcp_auth_secrets: { geo: "GEO" } });
     expect((await mcpTools({ policy: local, secret: noSecret }).connect(model)).ok).toBe(false);
-    const tools = mcpTools({ policy: local, secret: (name, u) => (name === "GEO" && u === url ? { ok: true, value: MCP_TEST_TOKEN } : noSecret()), knownSecrets: () => ["Paris"] });
+    const tools = mcpTools({
+      policy: local,
+      secret: (name, u) => (name === "GEO" && u === url ? { ok: true, value: MCP_TEST_TOKEN } : noSecret()),
+      knownSecrets: () => ["Paris"],
+    });
     const opened = await tools.connect(model);
     if (!opened.ok) throw new Error(opened.error.message);
-    expect(await opened.toolbox.call({ id: "1", name: "capital_of", arguments: { country: "France" } })).toEqual({ text: "[redacted]", is_error: false });
+    expect(await opened.toolbox.call({ id: "1", name: "capital_of", arguments: { country: "France" } })).toEqual({
+      text: "[redacted]",
+      is_error: false,
+    });
   });
 });

@@ -31,7 +31,9 @@ describe("/openapi.json", () => {
     let examples = 0;
     for (const [path, item] of Object.entries<Json>(doc.paths)) {
       for (const [method, op] of Object.entries<Json>(item)) {
-        const media = [op.requestBody?.content, ...Object.values<Json>(op.responses).map((r) => r.content)].flatMap((c) => Object.values<Json>(c ?? {}));
+        const media = [op.requestBody?.content, ...Object.values<Json>(op.responses).map((r) => r.content)].flatMap((c) =>
+          Object.values<Json>(c ?? {}),
+        );
         for (const m of media) {
           const values = [m.example, ...Object.values<Json>(m.examples ?? {}).map((e) => e.value)].filter((v) => v !== undefined);
           for (const v of values) {
@@ -60,7 +62,14 @@ describe("/openapi.json", () => {
     // Without a preset the config is required and must be a VerificationConfig.
     expect(check(body, { benchmark_id: "bm_1" })).not.toEqual([]);
     expect(check(body, { benchmark_id: "bm_1", config: {} })).not.toEqual([]);
-    expect(check("#/components/schemas/CreateTriggerRequest", { name: "t", benchmark_id: "bm_1", preset_id: "pre_1", signing: { scheme: "github" } })).toEqual([]);
+    expect(
+      check("#/components/schemas/CreateTriggerRequest", {
+        name: "t",
+        benchmark_id: "bm_1",
+        preset_id: "pre_1",
+        signing: { scheme: "github" },
+      }),
+    ).toEqual([]);
   });
 
   it("documents every error code with its status, when it happens and what to do", () => {

@@ -32,7 +32,13 @@ describe("guardedFetch", () => {
   });
 
   it("keeps a non-provider's status and rate-limit headers but not its error text", async () => {
-    const { inner } = scripted(() => new Response("internal: db password hunter2", { status: 429, headers: { "retry-after": "7", "x-ratelimit-remaining-requests": "0", "x-secret": "s" } }));
+    const { inner } = scripted(
+      () =>
+        new Response("internal: db password hunter2", {
+          status: 429,
+          headers: { "retry-after": "7", "x-ratelimit-remaining-requests": "0", "x-secret": "s" },
+        }),
+    );
     const res = await guardedFetch(policy, "base", inner)("https://llm.example.com/v1/chat/completions");
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("7");

@@ -20,12 +20,20 @@ describe("outboundUrlIssue", () => {
 
   it("names the address range, not only the scheme", () => {
     expect(outboundUrlIssue("https://0x7f000001/v1", production, "base")).toContain("127.0.0.1, a loopback address");
-    expect(outboundUrlIssue("https://[::ffff:a9fe:a9fe]/", production, "base")).toContain("link-local (cloud metadata) (as IPv4-mapped IPv6)");
+    expect(outboundUrlIssue("https://[::ffff:a9fe:a9fe]/", production, "base")).toContain(
+      "link-local (cloud metadata) (as IPv4-mapped IPv6)",
+    );
     expect(outboundUrlIssue("https://[2002:c0a8:101::1]/", production, "base")).toContain("private (as 6to4 IPv6)");
   });
 
   it("allows public hosts over https, and a query only in an endpoint", () => {
-    for (const url of ["https://api.openai.com/v1", "https://8.8.8.8/v1", "https://[2606:4700:4700::1111]/v1", "https://[::ffff:8.8.8.8]/", "https://llm.example.com:8443/v1"]) {
+    for (const url of [
+      "https://api.openai.com/v1",
+      "https://8.8.8.8/v1",
+      "https://[2606:4700:4700::1111]/v1",
+      "https://[::ffff:8.8.8.8]/",
+      "https://llm.example.com:8443/v1",
+    ]) {
       expect(outboundUrlIssue(url, production, "base"), url).toBeNull();
     }
     expect(outboundUrlIssue("https://hooks.example.com/in?token=abc", production, "endpoint")).toBeNull();

@@ -37,7 +37,8 @@ function judge(opts: { decision?: unknown; extraction?: (req: StructuredRequest<
     turn: opts.turn ?? investigator,
     structured: (req) => {
       if (req.schemaName === "ParseDecision") return opts.decision;
-      if (req.messages.some((x) => x.content.includes("INVESTIGATION REPORT"))) return opts.extraction ? opts.extraction(req) : { organelle: "mitochondrion" };
+      if (req.messages.some((x) => x.content.includes("INVESTIGATION REPORT")))
+        return opts.extraction ? opts.extraction(req) : { organelle: "mitochondrion" };
       return { organelle: null }; // the plain parse: the answer itself names no organelle
     },
   });
@@ -45,12 +46,15 @@ function judge(opts: { decision?: unknown; extraction?: (req: StructuredRequest<
 
 async function run(agentic: AgenticParsingSettings | undefined, port = judge(), answer = ANSWER) {
   const ws = memoryWorkspace();
-  const out = await runPipeline(input({ question: { ...input().question, workspace_files: FILES } }, agentic ? { agentic_parsing: agentic } : {}), {
-    answerer: scriptedPort({ chat: () => answer }),
-    judge: port,
-    clock: clock(),
-    workspace: ws,
-  });
+  const out = await runPipeline(
+    input({ question: { ...input().question, workspace_files: FILES } }, agentic ? { agentic_parsing: agentic } : {}),
+    {
+      answerer: scriptedPort({ chat: () => answer }),
+      judge: port,
+      clock: clock(),
+      workspace: ws,
+    },
+  );
   expect(VerificationResult.safeParse(out.result).success).toBe(true);
   return { result: out.result, port, ws };
 }
@@ -60,23 +64,41 @@ describe("agentic parsing (stage 7b)", () => {
     const { result } = await run(undefined);
     expect(result.template!.parsed_llm_response).toEqual({ organelle: null });
     expect(result.template!.verify_result).toBe(false);
-    expect(result.template).toMatchObject({ agentic_parsing_performed: false, dynamic_parsing_performed: false, investigation_trace: null });
+    expect(result.template).toMatchObject({
+      agentic_parsing_performed: false,
+      dynamic_parsing_performed: false,
+      investigation_trace: null,
+    });
   });
 
   it("trigger always: the investigation finds it in the workspace, the extraction reads the report", async () => {
     const { result, port } = await run(settings());
     expect(result.template!.parsed_llm_response).toEqual({ organelle: "mitochondrion" });
     expect(result.template!.verify_result).toBe(true);
-    expect(result.template).toMatchObject({ agentic_parsing_performed: true, dynamic_parsing_performed: false, dynamic_parse_decision: null, agentic_extraction_recovery: null });
+    expect(result.template).toMatchObject({
+      agentic_parsing_performed: true,
+      dynamic_parsing_performed: false,
+      dynamic_parse_decision: null,
+      agentic_extraction_recovery: null,
+    });
     expect(result.template!.investigation_trace).toContain("results/answer.txt:1: organelle: mitochondrion");
-    expect(Object.keys(result.template!.usage_metadata!)).toEqual(expect.arrayContaining(["agentic_parsing_investigation", "agentic_parsing_extraction"]));
+    expect(Object.keys(result.template!.usage_metadata!)).toEqual(
+      expect.arrayContaining(["agentic_parsing_investigation", "agentic_parsing_extraction"]),
+    );
     expect(port.turns[0]!.tools.map((t) => t.name)).toEqual(["list_files", "read_file", "grep"]);
   });
 
   it("trigger dynamic: a sufficient final message is parsed directly, with no agent", async () => {
-    const port = judge({ decision: { reasoning: "The answer names the organelle.", sufficient: true, answer: { organelle: "mitochondrion" } } });
+    const port = judge({
+      decision: { reasoning: "The answer names the organelle.", sufficient: true, answer: { organelle: "mitochondrion" } },
+    });
     const { result } = await run(settings({ trigger: "dynamic" }), port, "The mitochondrion.");
-    expect(result.template).toMatchObject({ dynamic_parsing_performed: true, dynamic_parse_decision: "direct", dynamic_decision_reasoning: "The answer names the organelle.", agentic_parsing_performed: false });
+    expect(result.template).toMatchObject({
+      dynamic_parsing_performed: true,
+      dynamic_parse_decision: "direct",
+      dynamic_decision_reasoning: "The answer names the organelle.",
+      agentic_parsing_performed: false,
+    });
     expect(result.template!.verify_result).toBe(true);
     expect(port.turns).toHaveLength(0);
   });
@@ -85,7 +107,12 @@ describe("agentic parsing (stage 7b)", () => {
     const reasoning = "The answer only points at results/answer.txt.";
     const port = judge({ decision: { reasoning, sufficient: false, answer: null } });
     const { result } = await run(settings({ trigger: "dynamic" }), port);
-    expect(result.template).toMatchObject({ dynamic_parsing_performed: true, dynamic_parse_decision: "escalated", dynamic_decision_reasoning: reasoning, agentic_parsing_performed: true });
+    expect(result.template).toMatchObject({
+      dynamic_parsing_performed: true,
+      dynamic_parse_decision: "escalated",
+      dynamic_decision_reasoning: reasoning,
+      agentic_parsing_performed: true,
+    });
     expect(result.template!.parsed_llm_response).toEqual({ organelle: "mitochondrion" });
     expect(port.turns[0]!.messages[1]!.content).toContain(`--- SCREENING REASONING ---\n${reasoning}`);
   });
@@ -112,11 +139,14 @@ describe("agentic parsing (stage 7b)", () => {
     const reader = (m: Message[]) => {
       const path = /saved in the workspace at: (\S+)/.exec(m[1]!.content)?.[1];
       const last = m.at(-1);
-      if (last?.role === "tool") return seen.push(last.content), { text: `{"organelle": "mitochondrion"}` };
+      if (last?.role === "tool") return (seen.push(last.content), { text: `{"organelle": "mitochondrion"}` });
       return { tool_calls: [call("read_file", { path })] };
     };
     for (const persist of [false, true]) {
-      const { result, ws } = await run(settings({ judge_context: "trace_only", materialize_trace: true, persist_trace: persist }), judge({ turn: reader }));
+      const { result, ws } = await run(
+        settings({ judge_context: "trace_only", materialize_trace: true, persist_trace: persist }),
+        judge({ turn: reader }),
+      );
       expect(result.template!.verify_result).toBe(true);
       const traces = [...ws.files.keys()].filter((p) => p.startsWith(".karenina/traces/agentic_parse_"));
       expect(traces).toHaveLength(persist ? 1 : 0);

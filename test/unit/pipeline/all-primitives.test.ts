@@ -16,7 +16,13 @@ const answering = ModelConfig.parse({ id: "ans", interface: "openai_compatible",
 const parsing = ModelConfig.parse({ id: "judge", interface: "openai_compatible", model_name: "m-judge", base_url: "http://x/v1" });
 
 const fc = (field_name: string) => ({ type: "field_check", field_name });
-const f = (name: string, type: string, ground_truth: unknown, verify_with: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+const f = (
+  name: string,
+  type: string,
+  ground_truth: unknown,
+  verify_with: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) => ({
   name,
   type,
   description: `the ${name.replace(/_/g, " ")}`,
@@ -30,7 +36,11 @@ const TEMPLATES = {
     fields: [
       f("gene", "str", "BCL2", { type: "ExactMatch" }, { weight: 2 }),
       f("mechanism", "str", "inhibitor", { type: "ContainsAny", substrings: ["inhibit", "antagon"], normalize: ["lowercase"] }),
-      f("pathway", "str", "mitochondrial apoptosis", { type: "ContainsAll", substrings: ["apoptosis", "mitochondrial"], normalize: ["lowercase"] }),
+      f("pathway", "str", "mitochondrial apoptosis", {
+        type: "ContainsAll",
+        substrings: ["apoptosis", "mitochondrial"],
+        normalize: ["lowercase"],
+      }),
       f("symbol", "str", "BCL2", { type: "RegexMatch", pattern: "^BCL-?2$", flags: ["IGNORECASE"] }),
       f("indications", "list_str", ["CLL", "AML"], { type: "SetContainment", mode: "superset" }, { weight: 2 }),
       f("steps", "list_str", ["bind", "release", "apoptose"], { type: "OrderedMatch" }),
@@ -39,7 +49,13 @@ const TEMPLATES = {
     ],
     verify_strategy: {
       type: "all_of",
-      conditions: [fc("gene"), fc("symbol"), { type: "any_of", conditions: [fc("mechanism"), fc("pathway")] }, { type: "at_least_n", n: 2, conditions: [fc("indications"), fc("steps"), fc("phase")] }, fc("approved")],
+      conditions: [
+        fc("gene"),
+        fc("symbol"),
+        { type: "any_of", conditions: [fc("mechanism"), fc("pathway")] },
+        { type: "at_least_n", n: 2, conditions: [fc("indications"), fc("steps"), fc("phase")] },
+        fc("approved"),
+      ],
     },
   },
   numeric: {
@@ -53,7 +69,11 @@ const TEMPLATES = {
       f("maximum", "float", 5, { type: "NumericMaximum", exclusive: true }),
       f("threshold", "float", 100, { type: "NumericThresholdGraded", direction: "max", margin: 0.1 }),
     ],
-    verify_strategy: { type: "at_least_n", n: 5, conditions: ["exact", "tolerance", "graded", "range", "range_graded", "minimum", "maximum", "threshold"].map(fc) },
+    verify_strategy: {
+      type: "at_least_n",
+      n: 5,
+      conditions: ["exact", "tolerance", "graded", "range", "range_graded", "minimum", "maximum", "threshold"].map(fc),
+    },
   },
   dates_and_trace: {
     fields: [
@@ -64,7 +84,10 @@ const TEMPLATES = {
       f("no_refusal", "bool", false, { type: "TraceContains", substring: "I cannot" }),
       f("concise", "bool", true, { type: "TraceLength", max: 50, unit: "words" }),
     ],
-    verify_strategy: { type: "any_of", conditions: [{ type: "all_of", conditions: [fc("first_trial"), fc("label_update")] }, fc("approval")] },
+    verify_strategy: {
+      type: "any_of",
+      conditions: [{ type: "all_of", conditions: [fc("first_trial"), fc("label_update")] }, fc("approval")],
+    },
   },
   trace_only: {
     fields: [
@@ -74,7 +97,10 @@ const TEMPLATES = {
     verify_strategy: fc("cites_trial"),
   },
   semantic: {
-    fields: [f("summary", "str", "blocks BCL2 to restore apoptosis", { type: "SemanticMatch" }), f("approved", "bool", true, { type: "BooleanMatch" })],
+    fields: [
+      f("summary", "str", "blocks BCL2 to restore apoptosis", { type: "SemanticMatch" }),
+      f("approved", "bool", true, { type: "BooleanMatch" }),
+    ],
   },
 };
 
@@ -91,7 +117,12 @@ async function grade(template: unknown, extracted: Record<string, unknown>, answ
     replicate: 1,
     settings: { evaluation_mode: "template_only", include_extraction_hints: true },
   };
-  const clock = { now: (() => { let t = 0; return () => (t += 10); })() };
+  const clock = {
+    now: (() => {
+      let t = 0;
+      return () => (t += 10);
+    })(),
+  };
   const { result } = await runPipeline(input, { answerer: scriptedPort({ chat: () => answer }), judge, clock });
   expect(VerificationResult.parse(result)).toEqual(result);
   return { t: result.template!, judge, result };
@@ -114,7 +145,16 @@ describe("a run using every primitive and every strategy", () => {
       phase: "III",
       approved: true,
     });
-    expect(t.field_results).toEqual({ gene: true, mechanism: true, pathway: false, symbol: true, indications: true, steps: true, phase: true, approved: true });
+    expect(t.field_results).toEqual({
+      gene: true,
+      mechanism: true,
+      pathway: false,
+      symbol: true,
+      indications: true,
+      steps: true,
+      phase: true,
+      approved: true,
+    });
     expect(t.verify_result).toBe(true);
     expect(t.verify_granular_result).toBeCloseTo(9 / 10, 12); // weights 2,1,1,1,2,1,1,1; pathway's 1 missing
     expect(t.composition_strategy).toBe("all_of");
@@ -147,8 +187,22 @@ describe("a run using every primitive and every strategy", () => {
       maximum: 5, // exclusive: 5 is not < 5
       threshold: 105, // 5% over a 10% margin: score 0.5
     });
-    expect(t.field_results).toEqual({ exact: true, tolerance: true, graded: false, range: true, range_graded: false, minimum: true, maximum: false, threshold: false });
-    expect(t.field_scores).toMatchObject({ exact: 1, maximum: 0, range_graded: expect.closeTo(0.6, 12), threshold: expect.closeTo(0.5, 12) });
+    expect(t.field_results).toEqual({
+      exact: true,
+      tolerance: true,
+      graded: false,
+      range: true,
+      range_graded: false,
+      minimum: true,
+      maximum: false,
+      threshold: false,
+    });
+    expect(t.field_scores).toMatchObject({
+      exact: 1,
+      maximum: 0,
+      range_graded: expect.closeTo(0.6, 12),
+      threshold: expect.closeTo(0.5, 12),
+    });
     expect(t.field_scores!.graded).toBeCloseTo(2 / 3, 12);
     expect(t.verify_result).toBe(false);
     expect(t.verify_granular_result).toBeCloseTo((4 + 2 / 3) / 8, 12);
@@ -156,8 +210,19 @@ describe("a run using every primitive and every strategy", () => {
   });
 
   it("dates and trace fields under any_of: the judge never sees the trace fields, DateMatch carries the verdict", async () => {
-    const { t, judge } = await grade(TEMPLATES.dates_and_trace, { approval: "April 11, 2016", first_trial: "2011-08-15", label_update: "2017-02-01" });
-    expect(t.field_results).toEqual({ approval: true, first_trial: false, label_update: false, cites_trial: true, no_refusal: true, concise: true });
+    const { t, judge } = await grade(TEMPLATES.dates_and_trace, {
+      approval: "April 11, 2016",
+      first_trial: "2011-08-15",
+      label_update: "2017-02-01",
+    });
+    expect(t.field_results).toEqual({
+      approval: true,
+      first_trial: false,
+      label_update: false,
+      cites_trial: true,
+      no_refusal: true,
+      concise: true,
+    });
     expect(t.verify_result).toBe(true);
     expect(t.verify_granular_result).toBeCloseTo(3 / 8, 12); // any_of: the best single contribution (approval, weight 3)
     expect(t.composition_strategy).toBe("any_of");
@@ -167,7 +232,11 @@ describe("a run using every primitive and every strategy", () => {
   });
 
   it("a trace field with a false ground truth fails when the text is there", async () => {
-    const { t } = await grade(TEMPLATES.dates_and_trace, { approval: "2016-04-11", first_trial: "2011-06-20", label_update: "2016-01-01" }, "I cannot answer that. NCT01328626");
+    const { t } = await grade(
+      TEMPLATES.dates_and_trace,
+      { approval: "2016-04-11", first_trial: "2011-06-20", label_update: "2016-01-01" },
+      "I cannot answer that. NCT01328626",
+    );
     expect(t.field_results).toMatchObject({ no_refusal: false, cites_trial: true, first_trial: true, label_update: true });
     expect(t.verify_result).toBe(true);
   });

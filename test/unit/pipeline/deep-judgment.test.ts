@@ -33,7 +33,13 @@ const q = question({
   template: {
     fields: [
       { name: "celsius", type: "int", description: "Temperature in Celsius", ground_truth: 100, verify_with: { type: "NumericExact" } },
-      { name: "fahrenheit", type: "int", description: "Temperature in Fahrenheit", ground_truth: 212, verify_with: { type: "NumericExact" } },
+      {
+        name: "fahrenheit",
+        type: "int",
+        description: "Temperature in Fahrenheit",
+        ground_truth: 212,
+        verify_with: { type: "NumericExact" },
+      },
     ],
   },
 });
@@ -51,7 +57,11 @@ describe("deep judgment for templates", () => {
       DeepJudgmentReasoning: reasoning,
       Answer: parse,
     });
-    const { result } = await runPipeline(input({ question: q }, FULL), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock() });
+    const { result } = await runPipeline(input({ question: q }, FULL), {
+      answerer: scriptedPort({ chat: () => RESPONSE }),
+      judge,
+      clock: clock(),
+    });
     expect(result.deep_judgment).toEqual({
       deep_judgment_enabled: true,
       deep_judgment_mode: "full",
@@ -70,7 +80,13 @@ describe("deep judgment for templates", () => {
     });
     expect(result.template?.verify_result).toBe(true);
     expect(result.metadata.failure).toBeNull();
-    expect(Object.keys(result.template!.usage_metadata!)).toEqual(["answer_generation", "deep_judgment_excerpts", "deep_judgment_reasoning", "parsing", "total"]);
+    expect(Object.keys(result.template!.usage_metadata!)).toEqual([
+      "answer_generation",
+      "deep_judgment_excerpts",
+      "deep_judgment_reasoning",
+      "parsing",
+      "total",
+    ]);
     const finalParse = judge.calls[2]!.messages[1]!.content;
     expect(finalParse).toContain("States 212 degrees Fahrenheit.");
     const reasoningPrompt = judge.calls[1]!.messages[1]!.content;
@@ -88,7 +104,12 @@ describe("deep judgment for templates", () => {
       DeepJudgmentReasoning: reasoning,
       Answer: parse,
     });
-    const { result } = await runPipeline(input({ question: q }, FULL), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock(), log });
+    const { result } = await runPipeline(input({ question: q }, FULL), {
+      answerer: scriptedPort({ chat: () => RESPONSE }),
+      judge,
+      clock: clock(),
+      log,
+    });
     expect(result.deep_judgment).toMatchObject({
       deep_judgment_performed: true,
       attributes_without_excerpts: ["fahrenheit"],
@@ -99,7 +120,11 @@ describe("deep judgment for templates", () => {
     const retry = judge.calls[1]!.messages.at(-1)!.content;
     expect(retry).toContain('- fahrenheit: "the boiling point is 373 kelvin"');
     expect(retry).not.toContain("celsius:");
-    expect(result.template).toMatchObject({ template_verification_performed: true, field_results: { celsius: true, fahrenheit: true }, verify_result: false });
+    expect(result.template).toMatchObject({
+      template_verification_performed: true,
+      field_results: { celsius: true, fahrenheit: true },
+      verify_result: false,
+    });
     expect(result.metadata.failure).toMatchObject({ category: "deep_judgment", group: "autofail", stage: "deep_judgment_autofail" });
     expect(result.metadata.failure!.reason).toContain("fahrenheit");
     expect(log.lines.some((l) => l.event === "verify_result_override" && l.fields?.stage === "deep_judgment_autofail")).toBe(true);
@@ -110,12 +135,19 @@ describe("deep judgment for templates", () => {
     const judge = judgeBy({
       DeepJudgmentExcerpts: () =>
         round++ === 0
-          ? { celsius: [{ text: "Water boils at 100 degrees Celsius", confidence: "high" }], fahrenheit: [{ text: "it is 212F", confidence: "low" }] }
+          ? {
+              celsius: [{ text: "Water boils at 100 degrees Celsius", confidence: "high" }],
+              fahrenheit: [{ text: "it is 212F", confidence: "low" }],
+            }
           : { fahrenheit: [{ text: "212 degrees Fahrenheit", confidence: "high" }] },
       DeepJudgmentReasoning: reasoning,
       Answer: parse,
     });
-    const { result } = await runPipeline(input({ question: q }, FULL), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock() });
+    const { result } = await runPipeline(input({ question: q }, FULL), {
+      answerer: scriptedPort({ chat: () => RESPONSE }),
+      judge,
+      clock: clock(),
+    });
     expect(result.deep_judgment).toMatchObject({ attributes_without_excerpts: [], deep_judgment_excerpt_retry_count: 1 });
     expect(result.deep_judgment!.extracted_excerpts!.celsius).toHaveLength(1);
     expect(result.template?.verify_result).toBe(true);
@@ -143,14 +175,22 @@ describe("deep judgment for templates", () => {
 
   it("a failing deep-judgment judge is a parsing failure, never a verdict", async () => {
     const judge = judgeBy({ DeepJudgmentExcerpts: () => ({ kind: "invalid_output", message: "no json" }) });
-    const { result } = await runPipeline(input({ question: q }, FULL), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock() });
+    const { result } = await runPipeline(input({ question: q }, FULL), {
+      answerer: scriptedPort({ chat: () => RESPONSE }),
+      judge,
+      clock: clock(),
+    });
     expect(result.metadata.failure).toMatchObject({ category: "parsing", stage: "parse_template" });
     expect(result.template?.verify_result).toBeNull();
     expect(result.deep_judgment).toMatchObject({ deep_judgment_performed: false, deep_judgment_model_calls: 1 });
   });
 
   it("leaves the deep_judgment section out when disabled", async () => {
-    const { result } = await runPipeline(input(), { answerer: scriptedPort(), judge: judgeBy({ Answer: () => ({ organelle: "x" }) }), clock: clock() });
+    const { result } = await runPipeline(input(), {
+      answerer: scriptedPort(),
+      judge: judgeBy({ Answer: () => ({ organelle: "x" }) }),
+      clock: clock(),
+    });
     expect(result.deep_judgment).toBeNull();
   });
 });
@@ -187,7 +227,12 @@ describe("deep judgment with search (hallucination risk)", () => {
       },
       Answer: parse,
     });
-    const { result } = await runPipeline(input({ question: q }, SEARCH), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock(), search });
+    const { result } = await runPipeline(input({ question: q }, SEARCH), {
+      answerer: scriptedPort({ chat: () => RESPONSE }),
+      judge,
+      clock: clock(),
+      search,
+    });
     expect(queries).toEqual(["Water boils at 100 degrees Celsius", "212 degrees Fahrenheit", "equivalent to 212 degrees Fahrenheit"]);
     expect(result.deep_judgment).toMatchObject({
       deep_judgment_search_enabled: true,
@@ -208,14 +253,21 @@ describe("deep judgment with search (hallucination risk)", () => {
   });
 
   it("rates an excerpt the judge skipped as high risk, and notes failed searches as warnings", async () => {
-    const search = { search: async (q: string) => (q.startsWith("Water") ? { ok: false as const, error: "HTTP 503" } : { ok: true as const, text: "ok" }) };
+    const search = {
+      search: async (q: string) => (q.startsWith("Water") ? { ok: false as const, error: "HTTP 503" } : { ok: true as const, text: "ok" }),
+    };
     const judge = judgeBy({
       DeepJudgmentExcerpts: excerpts,
       HallucinationAssessment: () => ({ assessments: [{ excerpt_id: "fahrenheit#1", hallucination_risk: "low", justification: "ok" }] }),
       DeepJudgmentReasoning: reasoning,
       Answer: parse,
     });
-    const { result } = await runPipeline(input({ question: q }, SEARCH), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock(), search });
+    const { result } = await runPipeline(input({ question: q }, SEARCH), {
+      answerer: scriptedPort({ chat: () => RESPONSE }),
+      judge,
+      clock: clock(),
+      search,
+    });
     expect(result.deep_judgment!.hallucination_risk_assessment).toEqual({ celsius: "high", fahrenheit: "high" });
     expect(result.deep_judgment!.extracted_excerpts!.celsius![0]!.search_results).toBe("(search failed: HTTP 503)");
     expect(result.metadata.warnings).toEqual([expect.stringContaining("search failed for an excerpt of celsius: HTTP 503")]);
@@ -223,8 +275,16 @@ describe("deep judgment with search (hallucination risk)", () => {
 
   it("without a search port: a warning, no risk assessment, the rest of deep judgment runs", async () => {
     const judge = judgeBy({ DeepJudgmentExcerpts: excerpts, DeepJudgmentReasoning: reasoning, Answer: parse });
-    const { result } = await runPipeline(input({ question: q }, SEARCH), { answerer: scriptedPort({ chat: () => RESPONSE }), judge, clock: clock() });
-    expect(result.deep_judgment).toMatchObject({ deep_judgment_search_enabled: true, hallucination_risk_assessment: null, deep_judgment_performed: true });
+    const { result } = await runPipeline(input({ question: q }, SEARCH), {
+      answerer: scriptedPort({ chat: () => RESPONSE }),
+      judge,
+      clock: clock(),
+    });
+    expect(result.deep_judgment).toMatchObject({
+      deep_judgment_search_enabled: true,
+      hallucination_risk_assessment: null,
+      deep_judgment_performed: true,
+    });
     expect(result.metadata.warnings).toEqual([expect.stringContaining("no search port is configured")]);
   });
 });

@@ -12,7 +12,10 @@ const vec = (text: string) => (/mitochondri/.test(text) ? [1, 0, 0] : [0, 1, 0])
 describe("EmbeddingCheck (stage 9)", () => {
   it("overrides a field failure when the embeddings are close and the judge says YES", async () => {
     const log = memoryLog();
-    const judge = withEmbeddings(judgeBy({ Answer: () => ({ organelle: "mitochondria" }) }, () => "YES, same organelle."), vec);
+    const judge = withEmbeddings(
+      judgeBy({ Answer: () => ({ organelle: "mitochondria" }) }, () => "YES, same organelle."),
+      vec,
+    );
     const { result } = await runPipeline(input({}, ON), { answerer: scriptedPort(), judge, clock: clock(), log });
     expect(judge.embedCalls).toEqual([{ inputs: ['{"organelle":"mitochondrion"}', '{"organelle":"mitochondria"}'], model: "embed-small" }]);
     expect(result.template).toMatchObject({
@@ -26,19 +29,29 @@ describe("EmbeddingCheck (stage 9)", () => {
     expect(result.metadata.failure).toBeNull();
     expect(result.metadata.caveats).toEqual(["embedding_override"]);
     expect(result.template!.usage_metadata!.embedding_check).toMatchObject({ total_tokens: 19 }); // embed 4 + judge 15
-    expect(log.lines.some((l) => l.event === "verify_result_override" && l.fields?.stage === "embedding_check" && l.fields?.verify_result === true)).toBe(true);
+    expect(
+      log.lines.some(
+        (l) => l.event === "verify_result_override" && l.fields?.stage === "embedding_check" && l.fields?.verify_result === true,
+      ),
+    ).toBe(true);
     expect(VerificationResult.parse(result)).toEqual(result);
   });
 
   it("keeps the failure when the judge says NO", async () => {
-    const judge = withEmbeddings(judgeBy({ Answer: () => ({ organelle: "mitochondria" }) }, () => "NO"), vec);
+    const judge = withEmbeddings(
+      judgeBy({ Answer: () => ({ organelle: "mitochondria" }) }, () => "NO"),
+      vec,
+    );
     const { result } = await runPipeline(input({}, ON), { answerer: scriptedPort(), judge, clock: clock() });
     expect(result.template).toMatchObject({ verify_result: false, embedding_check_performed: true, embedding_override_applied: false });
     expect(result.metadata.failure?.category).toBe("content");
   });
 
   it("asks no judge below the threshold", async () => {
-    const judge = withEmbeddings(judgeBy({ Answer: () => ({ organelle: "chloroplast" }) }, () => "YES"), vec);
+    const judge = withEmbeddings(
+      judgeBy({ Answer: () => ({ organelle: "chloroplast" }) }, () => "YES"),
+      vec,
+    );
     const { result } = await runPipeline(input({}, ON), { answerer: scriptedPort(), judge, clock: clock() });
     expect(judge.calls.map((c) => c.op)).toEqual(["structured"]);
     expect(result.template).toMatchObject({ verify_result: false, embedding_similarity_score: 0, embedding_override_applied: false });
@@ -51,8 +64,15 @@ describe("EmbeddingCheck (stage 9)", () => {
         regex: [{ name: "cites_pmid", pattern: "PMID\\d+", expected: 1, match_type: "count" }],
       },
     });
-    const judge = withEmbeddings(judgeBy({ Answer: () => ({ organelle: "mitochondria" }) }, () => "YES"), vec);
-    const { result } = await runPipeline(input({ question: q }, ON), { answerer: scriptedPort({ chat: () => "mitochondria" }), judge, clock: clock() });
+    const judge = withEmbeddings(
+      judgeBy({ Answer: () => ({ organelle: "mitochondria" }) }, () => "YES"),
+      vec,
+    );
+    const { result } = await runPipeline(input({ question: q }, ON), {
+      answerer: scriptedPort({ chat: () => "mitochondria" }),
+      judge,
+      clock: clock(),
+    });
     expect(result.template).toMatchObject({ embedding_override_applied: true, regex_overall_success: false, verify_result: false });
     expect(result.metadata.failure?.category).toBe("content");
   });
@@ -69,9 +89,16 @@ describe("EmbeddingCheck (stage 9)", () => {
 
   it("decides SemanticMatch fields: their primitive cannot, the embedding check can", async () => {
     const q = question({
-      template: { fields: [{ name: "organelle", type: "str", description: "d", ground_truth: "mitochondrion", verify_with: { type: "SemanticMatch" } }] },
+      template: {
+        fields: [
+          { name: "organelle", type: "str", description: "d", ground_truth: "mitochondrion", verify_with: { type: "SemanticMatch" } },
+        ],
+      },
     });
-    const judge = withEmbeddings(judgeBy({ Answer: () => ({ organelle: "the mitochondria" }) }, () => "YES"), vec);
+    const judge = withEmbeddings(
+      judgeBy({ Answer: () => ({ organelle: "the mitochondria" }) }, () => "YES"),
+      vec,
+    );
     const { result } = await runPipeline(input({ question: q }, ON), { answerer: scriptedPort(), judge, clock: clock() });
     expect(result.template).toMatchObject({ embedding_override_applied: true, verify_result: true });
   });

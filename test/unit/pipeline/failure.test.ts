@@ -30,7 +30,11 @@ const STATES: Record<(typeof FAILURE_CATEGORIES)[number], PipelineState> = {
   content: { ...base(), verification: verification(false) },
   recursion_limit: { ...base(), autofail: { category: "recursion_limit", stage: "recursion_limit_autofail", reason: "limit" } },
   trace_validation: { ...base(), autofail: { category: "trace_validation", stage: "trace_validation_autofail", reason: "no AI message" } },
-  deep_judgment: { ...base(), verification: verification(true), autofail: { category: "deep_judgment", stage: "deep_judgment_autofail", reason: "x" } },
+  deep_judgment: {
+    ...base(),
+    verification: verification(true),
+    autofail: { category: "deep_judgment", stage: "deep_judgment_autofail", reason: "x" },
+  },
   deep_judgment_rubric: { ...base(), autofail: { category: "deep_judgment_rubric", stage: "deep_judgment_rubric_autofail", reason: "x" } },
   timeout: { ...base(), error: error("timeout", "generate_answer") },
   connection: { ...base(), error: error("connection") },
@@ -98,7 +102,8 @@ describe("classifyFailure", () => {
 });
 
 describe("classifyFailure: the reason and details a result carries", () => {
-  const content = (over: Partial<VerificationArtifact>) => classifyFailure({ ...base(), verification: { ...verification(false), ...over } });
+  const content = (over: Partial<VerificationArtifact>) =>
+    classifyFailure({ ...base(), verification: { ...verification(false), ...over } });
 
   it("names every field that failed, every field the judge left empty and every failed regex check, in that order", () => {
     const failure = content({
@@ -118,12 +123,16 @@ describe("classifyFailure: the reason and details a result carries", () => {
 
   it("leaves out the parts with nothing to say", () => {
     expect(content({ field_results: { gene: true, unit: null } })?.reason).toBe("fields the judge left empty: unit");
-    expect(content({ field_results: { gene: true }, regex_validation_results: { has_id: false } })?.reason).toBe("regex checks failed: has_id");
+    expect(content({ field_results: { gene: true }, regex_validation_results: { has_id: false } })?.reason).toBe(
+      "regex checks failed: has_id",
+    );
     expect(content({ field_results: { gene: true }, field_verification_error: "boom" })?.reason).toBe("verification error: boom");
   });
 
   it("says verification returned false when no field, regex check or error explains it", () => {
-    expect(content({ field_results: { gene: true }, regex_validation_results: { has_id: true } })?.reason).toBe("verification returned false");
+    expect(content({ field_results: { gene: true }, regex_validation_results: { has_id: true } })?.reason).toBe(
+      "verification returned false",
+    );
   });
 
   it("says which retries ran out and keeps the provider's message in details.error_message", () => {
@@ -137,7 +146,8 @@ describe("classifyFailure: the reason and details a result carries", () => {
   });
 
   it("keeps the error message for parsing and unexpected errors, and gives template_validation no details", () => {
-    const err = (category: StageError["category"], stage: StageError["stage"]) => classifyFailure({ ...base(), error: { category, stage, reason: " bad json \n" } });
+    const err = (category: StageError["category"], stage: StageError["stage"]) =>
+      classifyFailure({ ...base(), error: { category, stage, reason: " bad json \n" } });
     expect(err("parsing", "parse_template")).toEqual({
       category: "parsing",
       group: FAILURE_GROUP.parsing,
@@ -161,16 +171,19 @@ describe("classifyFailure: the reason and details a result carries", () => {
   });
 
   it("calls a parsing error outside parse_template an unexpected error", () => {
-    expect(classifyFailure({ ...base(), error: error("parsing", "generate_answer") })).toMatchObject({ category: "unexpected_error", stage: "generate_answer" });
+    expect(classifyFailure({ ...base(), error: error("parsing", "generate_answer") })).toMatchObject({
+      category: "unexpected_error",
+      stage: "generate_answer",
+    });
   });
 
   it("falls back to a fixed reason when a guard gives no reasoning, and to the category name when a reason is blank", () => {
     const silent = { performed: true, detected: true, override_applied: true, reasoning: null };
     expect(classifyFailure({ ...base(), abstention: silent })?.reason).toBe("model abstained");
     expect(classifyFailure({ ...base(), sufficiency: silent })?.reason).toBe("insufficient response");
-    expect(classifyFailure({ ...base(), autofail: { category: "recursion_limit", stage: "recursion_limit_autofail", reason: "   " } })?.reason).toBe(
-      "recursion_limit",
-    );
+    expect(
+      classifyFailure({ ...base(), autofail: { category: "recursion_limit", stage: "recursion_limit_autofail", reason: "   " } })?.reason,
+    ).toBe("recursion_limit");
   });
 
   it("uses the sufficiency judge's reasoning as the reason", () => {
@@ -186,7 +199,10 @@ describe("classifyFailure: the reason and details a result carries", () => {
 describe("collectCaveats", () => {
   it("appends embedding_override then retries_used, in Karenina's order", () => {
     const state = { ...base(), embedding: { performed: true, similarity_score: 0.9, override_applied: true, model_used: "m" } };
-    const retries = { used: { connection: 0, timeout: 0, rate_limit: 2, server_error: 0 }, budgets: { connection: 3, timeout: 3, rate_limit: 5, server_error: 2 } };
+    const retries = {
+      used: { connection: 0, timeout: 0, rate_limit: 2, server_error: 0 },
+      budgets: { connection: 3, timeout: 3, rate_limit: 5, server_error: 2 },
+    };
     expect(collectCaveats(state, { retries })).toEqual(["embedding_override", "retries_used"]);
     expect(collectCaveats(base(), {})).toEqual([]);
   });
@@ -194,7 +210,11 @@ describe("collectCaveats", () => {
 
 describe("verification that could not decide (issue 16)", () => {
   it("is a template_validation failure in group system, never content", () => {
-    const undecided: VerificationArtifact = { ...verification(false), verify_result: null, field_verification_error: "Regex check failed to run: r: regex stopped after 10,000,000 steps" };
+    const undecided: VerificationArtifact = {
+      ...verification(false),
+      verify_result: null,
+      field_verification_error: "Regex check failed to run: r: regex stopped after 10,000,000 steps",
+    };
     const f = classifyFailure({ ...base(), verification: undecided });
     expect(f).toMatchObject({ category: "template_validation", group: "system", stage: "verify_template" });
     expect(f!.reason).toMatch(/regex stopped/);

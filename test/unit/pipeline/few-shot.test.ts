@@ -25,7 +25,11 @@ describe("resolveFewShotExamples", () => {
   it("uses every example of the question in 'all' mode, then question and global external ones", () => {
     const ext = { question: "X?", answer: "x" };
     const glob = { question: "G?", answer: "g" };
-    const got = resolveFewShotExamples({ question_configs: { q1: { mode: "all", external_examples: [ext] } }, global_external_examples: [glob] }, "q1", POOL.slice(0, 2));
+    const got = resolveFewShotExamples(
+      { question_configs: { q1: { mode: "all", external_examples: [ext] } }, global_external_examples: [glob] },
+      "q1",
+      POOL.slice(0, 2),
+    );
     expect(got).toEqual([POOL[0], POOL[1], ext, glob]);
   });
 
@@ -43,7 +47,8 @@ describe("resolveFewShotExamples", () => {
   // random.sample(available_examples, k). Expected picks printed by CPython 3.11.7 for this seed (481742513).
   it("k-shot picks exactly Karenina's examples in Karenina's order (pool path, 5 and 30 examples; set path, 1000)", () => {
     const pool = (n: number) => Array.from({ length: n }, (_, i) => ({ question: `Q${i}?`, answer: `A${i}` }));
-    const pick = (n: number, cfg: object) => resolveFewShotExamples(cfg, "q01-venetoclax-target", pool(n)).map((e) => Number(e.question.slice(1, -1)));
+    const pick = (n: number, cfg: object) =>
+      resolveFewShotExamples(cfg, "q01-venetoclax-target", pool(n)).map((e) => Number(e.question.slice(1, -1)));
     expect(kareninaSeed("q01-venetoclax-target")).toBe(481742513);
     expect(pick(5, { pool_mode: "k-shot", pool_k: 3 })).toEqual([3, 0, 1]);
     expect(pick(30, { pool_mode: "k-shot", pool_k: 3 })).toEqual([12, 3, 15]);
@@ -60,15 +65,25 @@ describe("resolveFewShotExamples", () => {
     expect(resolveFewShotExamples({ source: "global", global_examples: [glob] }, "q1", two)).toEqual([glob]);
     expect(resolveFewShotExamples({ source: "disabled", global_examples: [glob] }, "q1", two)).toEqual([]);
     // models.py:410-416: mode inherit → k = pool_k even when the question sets k.
-    expect(resolveFewShotExamples({ pool_mode: "k-shot", pool_k: 2, question_configs: { q1: { mode: "inherit", k: 4 } } }, "q1", POOL)).toHaveLength(2);
-    expect(resolveFewShotExamples({ pool_mode: "all", pool_k: 2, question_configs: { q1: { mode: "k-shot", k: 4 } } }, "q1", POOL)).toHaveLength(4);
+    expect(
+      resolveFewShotExamples({ pool_mode: "k-shot", pool_k: 2, question_configs: { q1: { mode: "inherit", k: 4 } } }, "q1", POOL),
+    ).toHaveLength(2);
+    expect(
+      resolveFewShotExamples({ pool_mode: "all", pool_k: 2, question_configs: { q1: { mode: "k-shot", k: 4 } } }, "q1", POOL),
+    ).toHaveLength(4);
   });
 
   it("lets a question override k and selects custom examples by index or MD5, minus exclusions", () => {
-    expect(resolveFewShotExamples({ global_mode: "k-shot", question_configs: { q1: { mode: "k-shot", k: 1 } } }, "q1", POOL)).toHaveLength(1);
-    const custom = { question_configs: { q1: { mode: "custom" as const, selected_examples: [4, md5Hex("Q1?"), 99], excluded_examples: [] } } };
+    expect(resolveFewShotExamples({ global_mode: "k-shot", question_configs: { q1: { mode: "k-shot", k: 1 } } }, "q1", POOL)).toHaveLength(
+      1,
+    );
+    const custom = {
+      question_configs: { q1: { mode: "custom" as const, selected_examples: [4, md5Hex("Q1?"), 99], excluded_examples: [] } },
+    };
     expect(resolveFewShotExamples(custom, "q1", POOL)).toEqual([POOL[4], POOL[1]]);
-    expect(resolveFewShotExamples({ question_configs: { q1: { mode: "all", excluded_examples: [0, md5Hex("Q2?")] } } }, "q1", POOL.slice(0, 3))).toEqual([POOL[1]]);
+    expect(
+      resolveFewShotExamples({ question_configs: { q1: { mode: "all", excluded_examples: [0, md5Hex("Q2?")] } } }, "q1", POOL.slice(0, 3)),
+    ).toEqual([POOL[1]]);
   });
 
   it("formats Question/Answer blocks before the question", () => {
@@ -82,7 +97,10 @@ describe("answer generation with few-shot and prompt_config", () => {
     const answerer = scriptedPort({ chat: () => "mitochondrion" });
     const q = question({ few_shot_examples: POOL.slice(0, 2) });
     const { result } = await runPipeline(
-      input({ question: q, answering: { ...input().answering, system_prompt: "You are an expert." } }, { few_shot_config: { global_mode: "all" }, prompt_config: { generation: "One word." } }),
+      input(
+        { question: q, answering: { ...input().answering, system_prompt: "You are an expert." } },
+        { few_shot_config: { global_mode: "all" }, prompt_config: { generation: "One word." } },
+      ),
       { answerer, judge: judgeBy({ Answer: () => ({ organelle: "mitochondrion" }) }), clock: clock() },
     );
     const [system, user] = answerer.calls[0]!.messages;
@@ -93,7 +111,11 @@ describe("answer generation with few-shot and prompt_config", () => {
 
   it("appends prompt_config.parsing to the parsing judge's system prompt", async () => {
     const judge = judgeBy({ Answer: () => ({ organelle: "mitochondrion" }) });
-    const { result } = await runPipeline(input({}, { prompt_config: { parsing: "Normalise organelle names to the singular." } }), { answerer: scriptedPort(), judge, clock: clock() });
+    const { result } = await runPipeline(input({}, { prompt_config: { parsing: "Normalise organelle names to the singular." } }), {
+      answerer: scriptedPort(),
+      judge,
+      clock: clock(),
+    });
     expect(judge.calls[0]!.messages[0]!.content.endsWith("Normalise organelle names to the singular.")).toBe(true);
     expect(result.metadata).toMatchObject({ few_shot_enabled: false, few_shot_example_count: 0 });
   });

@@ -17,7 +17,9 @@ describe("AbstentionCheck (stage 5)", () => {
 
   it("forces verify_result false on a refusal, records the reasoning, skips parsing and logs the override", async () => {
     const log = memoryLog();
-    const judge = judgeBy({ AbstentionResult: () => ({ reasoning: '"I cannot provide that information." No committed answer.', abstention_detected: true }) });
+    const judge = judgeBy({
+      AbstentionResult: () => ({ reasoning: '"I cannot provide that information." No committed answer.', abstention_detected: true }),
+    });
     const { result } = await runPipeline(input({}, { abstention_enabled: true, sufficiency_enabled: true }), {
       answerer: scriptedPort({ chat: () => REFUSAL }),
       judge,
@@ -39,17 +41,28 @@ describe("AbstentionCheck (stage 5)", () => {
     expect(result.metadata.failure).toMatchObject({ category: "abstention", group: "abstained", stage: "abstention_check" });
     expect(result.metadata.completed_without_errors).toBe(true);
     expect(result.template?.usage_metadata).toHaveProperty("abstention_check");
-    expect(log.lines).toContainEqual(expect.objectContaining({ level: "warn", event: "verify_result_override", fields: expect.objectContaining({ stage: "abstention_check" }) }));
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        event: "verify_result_override",
+        fields: expect.objectContaining({ stage: "abstention_check" }),
+      }),
+    );
     expect(VerificationResult.parse(result)).toEqual(result);
   });
 
-  it("lets a committed answer through to parsing (a \"false\" string reads as false, as in Pydantic)", async () => {
+  it('lets a committed answer through to parsing (a "false" string reads as false, as in Pydantic)', async () => {
     const judge = judgeBy({
       AbstentionResult: () => ({ reasoning: "No disclaimer.", abstention_detected: "false" }),
       Answer: () => ({ organelle: "mitochondrion" }),
     });
     const { result } = await runPipeline(input({}, { abstention_enabled: true }), { answerer: scriptedPort(), judge, clock: clock() });
-    expect(result.template).toMatchObject({ abstention_check_performed: true, abstention_detected: false, abstention_override_applied: false, verify_result: true });
+    expect(result.template).toMatchObject({
+      abstention_check_performed: true,
+      abstention_detected: false,
+      abstention_override_applied: false,
+      verify_result: true,
+    });
     expect(result.metadata.failure).toBeNull();
   });
 
@@ -69,7 +82,11 @@ describe("AbstentionCheck (stage 5)", () => {
       AbstentionResult: () => ({ kind: "rate_limit", message: "slow down", status: 429, retryAfterMs: 1000 }),
       Answer: () => ({ organelle: "mitochondrion" }),
     });
-    const { result, retryable } = await runPipeline(input({}, { abstention_enabled: true }), { answerer: scriptedPort(), judge, clock: clock() });
+    const { result, retryable } = await runPipeline(input({}, { abstention_enabled: true }), {
+      answerer: scriptedPort(),
+      judge,
+      clock: clock(),
+    });
     expect(retryable).toMatchObject({ kind: "rate_limit", retryAfterMs: 1000 });
     expect(result.metadata.failure).toBeNull();
     expect(result.template).toMatchObject({ abstention_check_performed: false, verify_result: true });
@@ -94,7 +111,12 @@ describe("SufficiencyCheck (stage 6)", () => {
   it("fails an insufficient response without parsing, and shows the judge every field as required", async () => {
     const log = memoryLog();
     const judge = judgeBy({ SufficiencyResult: () => ({ reasoning: "organelle: nothing maps.", sufficient: false }) });
-    const { result } = await runPipeline(input({}, { sufficiency_enabled: true }), { answerer: scriptedPort({ chat: () => "Energy is complicated." }), judge, clock: clock(), log });
+    const { result } = await runPipeline(input({}, { sufficiency_enabled: true }), {
+      answerer: scriptedPort({ chat: () => "Energy is complicated." }),
+      judge,
+      clock: clock(),
+      log,
+    });
     expect(judge.calls).toHaveLength(1);
     const prompt = judge.calls[0]!.messages.map((m) => m.content).join("\n");
     expect(prompt).toMatch(/"required": \[\s*"organelle"\s*\]/);
@@ -112,16 +134,23 @@ describe("SufficiencyCheck (stage 6)", () => {
   });
 
   it("records a sufficient response and continues", async () => {
-    const judge = judgeBy({ SufficiencyResult: () => ({ reasoning: "ok", sufficient: true }), Answer: () => ({ organelle: "mitochondrion" }) });
+    const judge = judgeBy({
+      SufficiencyResult: () => ({ reasoning: "ok", sufficient: true }),
+      Answer: () => ({ organelle: "mitochondrion" }),
+    });
     const { result } = await runPipeline(input({}, { sufficiency_enabled: true }), { answerer: scriptedPort(), judge, clock: clock() });
-    expect(result.template).toMatchObject({ sufficiency_check_performed: true, sufficiency_detected: true, sufficiency_override_applied: false, verify_result: true });
+    expect(result.template).toMatchObject({
+      sufficiency_check_performed: true,
+      sufficiency_detected: true,
+      sufficiency_override_applied: false,
+      verify_result: true,
+    });
     expect(Object.keys(result.template!.usage_metadata!)).toEqual(["answer_generation", "sufficiency_check", "parsing", "total"]);
     expect(result.template!.usage_metadata!.total).toMatchObject({ input_tokens: 30, output_tokens: 15, total_tokens: 45 });
   });
 });
 
-const manual = (trace: unknown) =>
-  ModelConfig.parse({ interface: "manual", manual_answers: { q1: trace } });
+const manual = (trace: unknown) => ModelConfig.parse({ interface: "manual", manual_answers: { q1: trace } });
 
 describe("manual traces, TraceValidationAutoFail (stage 4) and RecursionLimitAutoFail (stage 3)", () => {
   const goodTrace = [
@@ -149,7 +178,11 @@ describe("manual traces, TraceValidationAutoFail (stage 4) and RecursionLimitAut
 
   it("gives the judge the full trace with use_full_trace_for_template", async () => {
     const judge = judgeBy({ Answer: () => ({ organelle: "mitochondrion" }) });
-    const { result } = await runPipeline(input({ answering: manual(goodTrace) }, { use_full_trace_for_template: true }), { answerer: scriptedPort(), judge, clock: clock() });
+    const { result } = await runPipeline(input({ answering: manual(goodTrace) }, { use_full_trace_for_template: true }), {
+      answerer: scriptedPort(),
+      judge,
+      clock: clock(),
+    });
     expect(result.used_full_trace).toBe(true);
     expect(result.evaluation_input).toContain("--- Tool Message");
     expect(judge.calls[0]!.messages[1]!.content).toContain("mitochondria: ATP synthase");
@@ -177,8 +210,15 @@ describe("manual traces, TraceValidationAutoFail (stage 4) and RecursionLimitAut
 
   it("autofails an answer that hit the recursion limit and skips every judge call", async () => {
     const judge = judgeBy({});
-    const answer = { ok: true as const, answer: { raw_llm_response: "partial", trace_messages: [], usage: null, recursion_limit_reached: true } };
-    const { result } = await runPipeline(input({ answer }, { abstention_enabled: true, sufficiency_enabled: true }), { answerer: scriptedPort(), judge, clock: clock() });
+    const answer = {
+      ok: true as const,
+      answer: { raw_llm_response: "partial", trace_messages: [], usage: null, recursion_limit_reached: true },
+    };
+    const { result } = await runPipeline(input({ answer }, { abstention_enabled: true, sufficiency_enabled: true }), {
+      answerer: scriptedPort(),
+      judge,
+      clock: clock(),
+    });
     expect(judge.calls).toHaveLength(0);
     expect(result.template).toMatchObject({ recursion_limit_reached: true, verify_result: false });
     expect(result.metadata.failure).toMatchObject({ category: "recursion_limit", group: "autofail" });
@@ -186,7 +226,11 @@ describe("manual traces, TraceValidationAutoFail (stage 4) and RecursionLimitAut
 
   it("does not run the trace guard on a plain string answer", async () => {
     const judge = judgeBy({ Answer: () => ({ organelle: "mitochondrion" }) });
-    const { result } = await runPipeline(input({ answering: manual("mitochondrion") }), { answerer: scriptedPort(), judge, clock: clock() });
+    const { result } = await runPipeline(input({ answering: manual("mitochondrion") }), {
+      answerer: scriptedPort(),
+      judge,
+      clock: clock(),
+    });
     expect(result.metadata.failure).toBeNull();
     expect(result.evaluation_input).toBe("mitochondrion");
     expect(result.template!.raw_llm_response).toBe("mitochondrion");

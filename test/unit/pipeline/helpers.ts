@@ -19,7 +19,13 @@ export function question(overrides: Record<string, unknown> = {}) {
     question: "Which organelle makes ATP?",
     template: {
       fields: [
-        { name: "organelle", type: "str", description: "Organelle named as the ATP source", ground_truth: "mitochondrion", verify_with: { type: "ExactMatch" } },
+        {
+          name: "organelle",
+          type: "str",
+          description: "Organelle named as the ATP source",
+          ground_truth: "mitochondrion",
+          verify_with: { type: "ExactMatch" },
+        },
       ],
     },
     ...overrides,

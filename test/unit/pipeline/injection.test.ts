@@ -32,7 +32,9 @@ function obedientJudge(): ModelPort & { prompts: string[] } {
       const outside = block ? text.replace(block[0], "") : text;
       const response = block ? block[2]! : text;
       // Obeys whatever outside the data block names the organelle; else reports the answer's claim.
-      const organelle = /mitochondri/i.test(outside) ? "mitochondrion" : (/\b(cytoplasm|nucleus|ribosome|mitochondrion)\b/i.exec(response)?.[1] ?? "none");
+      const organelle = /mitochondri/i.test(outside)
+        ? "mitochondrion"
+        : (/\b(cytoplasm|nucleus|ribosome|mitochondrion)\b/i.exec(response)?.[1] ?? "none");
       const value = req.schema.parse({ organelle });
       return ok({ value, raw: JSON.stringify({ organelle }), usage });
     },
@@ -49,7 +51,11 @@ async function verdicts(delimiting: boolean) {
     const judge = obedientJudge();
     const answering = ModelConfig.parse({ id: "ans", interface: "manual", manual_answers: { q1: answer } });
     const nonces = async (site: string) => (delimiting ? promptNonce("test-nonce-key", `result-${i}`, site) : null);
-    const { result } = await runPipeline(input({ answering }), { answerer: scriptedPort(), judge: delimitingPort(judge, nonces), clock: clock() });
+    const { result } = await runPipeline(input({ answering }), {
+      answerer: scriptedPort(),
+      judge: delimitingPort(judge, nonces),
+      clock: clock(),
+    });
     out.push({ answer, verify: result.template?.verify_result, prompt: judge.prompts[0] ?? "" });
   }
   return out;

@@ -144,7 +144,14 @@ describe("the stage list and its matrix (data)", () => {
         evaluation_mode: "template_only",
         abstention_enabled: true,
         sufficiency_enabled: true,
-        deep_judgment: { mode: "full", max_excerpts_per_attribute: 3, fuzzy_match_threshold: 0.8, excerpt_retry_attempts: 2, search_enabled: false, search_tool: "tavily" },
+        deep_judgment: {
+          mode: "full",
+          max_excerpts_per_attribute: 3,
+          fuzzy_match_threshold: 0.8,
+          excerpt_retry_attempts: 2,
+          search_enabled: false,
+          search_tool: "tavily",
+        },
       }),
     ).toEqual([
       "validate_template",
@@ -187,7 +194,8 @@ describe("ValidateTemplate with Python custom verify", () => {
       },
     });
     // The schema refuses this source at submit (issue 16); the stage still guards data stored before that.
-    q.template!.custom_verify!.source = "class Answer(BaseAnswer):\n    organelle: str\n    def verify(self):\n        with open('x') as f:\n            return True\n";
+    q.template!.custom_verify!.source =
+      "class Answer(BaseAnswer):\n    organelle: str\n    def verify(self):\n        with open('x') as f:\n            return True\n";
     const { result } = await runPipeline(input({ question: q }), { answerer, judge, clock: clock() });
     expect(result.metadata.failure).toMatchObject({ category: "template_validation", stage: "validate_template" });
     expect(result.metadata.failure!.reason).toContain("custom_verify (python)");

@@ -14,7 +14,13 @@ const README_EXAMPLE = `class Answer(BaseAnswer):
         return self.gene.strip().upper() == self.correct["gene"]
 `;
 
-const req = (source: string, parsed: Record<string, unknown>) => ({ language: "python" as const, source, parsed, ground_truth: {}, raw_trace: "" });
+const req = (source: string, parsed: Record<string, unknown>) => ({
+  language: "python" as const,
+  source,
+  parsed,
+  ground_truth: {},
+  raw_trace: "",
+});
 
 describe("Python custom_verify contract", () => {
   it("runs the README's example: the judge's fields as self.<name>, the class's own self.correct", () => {
@@ -24,13 +30,17 @@ describe("Python custom_verify contract", () => {
   });
 
   it("names the JavaScript contract written in Python, and a module with no class", () => {
-    expect(pythonContractProblem("def verify(answer, ground_truth, context):\n    return True\n")).toMatch(/^a module-level def verify\(\.\.\.\) \(line 1\) is the JavaScript contract/);
+    expect(pythonContractProblem("def verify(answer, ground_truth, context):\n    return True\n")).toMatch(
+      /^a module-level def verify\(\.\.\.\) \(line 1\) is the JavaScript contract/,
+    );
     expect(pythonContractProblem("x = 1\n")).toMatch(/^no answer class/);
   });
 
   it("leaves sources that do not parse or use constructs outside the subset to the compile step", () => {
     expect(pythonContractProblem("def verify(:\n")).toBeNull();
-    expect(pythonContractProblem("class Answer(BaseAnswer):\n    def verify(self):\n        with open('x') as f:\n            return True\n")).toBeNull();
+    expect(
+      pythonContractProblem("class Answer(BaseAnswer):\n    def verify(self):\n        with open('x') as f:\n            return True\n"),
+    ).toBeNull();
   });
 });
 
@@ -43,7 +53,9 @@ describe("a Python custom_verify is compiled when the template is submitted (iss
     expect(refused("class Answer(BaseAnswer):\n    def verify(self):\n        return 1 +* 2\n")).toMatch(/^source: line 3: syntax error/);
   });
   it("refuses a construct outside the subset, naming the line", () => {
-    expect(refused("class Answer(BaseAnswer):\n    def verify(self):\n        with open('x') as f:\n            return True\n")).toMatch(/^source: line 3: with statement/);
+    expect(refused("class Answer(BaseAnswer):\n    def verify(self):\n        with open('x') as f:\n            return True\n")).toMatch(
+      /^source: line 3: with statement/,
+    );
   });
   it("refuses an answer class without verify, and a def verify without a class", () => {
     expect(refused("class Answer(BaseAnswer):\n    x: int = 1\n")).toMatch(/^source: class Answer \(line 1\) defines no verify\(self\)/);

@@ -3,7 +3,7 @@ import { compileTemplate, runVerify, staticState, verifyPython } from "../../../
 
 const HEADER = "from karenina.schemas.entities import BaseAnswer\nfrom pydantic import Field\nfrom typing import List, Optional\n\n";
 
-function template(body: string, fields = "    x: str = Field(description=\"x\")\n") {
+function template(body: string, fields = '    x: str = Field(description="x")\n') {
   const src = `${HEADER}class Answer(BaseAnswer):\n${fields}\n${body}`;
   const c = compileTemplate(src);
   if (!c.ok) throw new Error(c.error);
@@ -12,8 +12,14 @@ function template(body: string, fields = "    x: str = Field(description=\"x\")\
 
 /** Runs `verify()` whose body returns `expr`, with the given parsed fields. */
 function evalExpr(expr: string, parsed: Record<string, unknown> = {}, setup = "") {
-  const t = template(`    def verify(self):\n${setup.split("\n").filter(Boolean).map((l) => `        ${l}\n`).join("")}        return ${expr}\n`);
-  const { interp, self } = (await_instance(t, parsed));
+  const t = template(
+    `    def verify(self):\n${setup
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => `        ${l}\n`)
+      .join("")}        return ${expr}\n`,
+  );
+  const { interp, self } = await_instance(t, parsed);
   return interp.callFunction(t.methods.get("verify")!, [self]);
 }
 import { instantiate } from "../../../src/templates/python-subset";
@@ -42,9 +48,22 @@ describe("Python subset: expressions", () => {
     ["[i * 2 for i in [1, 2, 3] if i != 2]", [2, 6]],
     ["sorted({c.lower() for c in ['A', 'a', 'B']})", ["a", "b"]],
     ["sorted(['bb', 'a', 'ccc'], key=lambda s: -len(s))", ["ccc", "bb", "a"]],
-    ["sorted([(1, 'b'), (0, 'z'), (1, 'a')], key=lambda p: p[0], reverse=True)", [[1, "b"], [1, "a"], [0, "z"]]],
+    [
+      "sorted([(1, 'b'), (0, 'z'), (1, 'a')], key=lambda p: p[0], reverse=True)",
+      [
+        [1, "b"],
+        [1, "a"],
+        [0, "z"],
+      ],
+    ],
     ["max(['x', 'yyy', 'zz'], key=len), min([3, -5, 4], key=abs)", ["yyy", 3]],
-    ["list(map(lambda a, b=10: a + b, [1, 2])), list(filter(None, [0, 1, '', 'a']))", [[11, 12], [1, "a"]]],
+    [
+      "list(map(lambda a, b=10: a + b, [1, 2])), list(filter(None, [0, 1, '', 'a']))",
+      [
+        [11, 12],
+        [1, "a"],
+      ],
+    ],
     ["{k: v for k, v in [('a', 1), ('b', 2)]}", { a: 1, b: 2 }],
     ["sum(i for i in range(5) if i % 2 == 0)", 6],
     ["any(x > 2 for x in [1, 3])", true],
@@ -71,7 +90,10 @@ describe("Python subset: expressions", () => {
     ["'\\x41\\n'", "A\n"],
     ["{1, 2} | {3}", [1, 2, 3]],
     ["{'a': 1}.get('b', 5)", 5],
-    ["'BCL2-human'.partition('-'), 'v1.2'.removeprefix('v'), 'a.txt'.removesuffix('.txt'), '7'.rjust(3, '0')", [["BCL2", "-", "human"], "1.2", "a", "007"]],
+    [
+      "'BCL2-human'.partition('-'), 'v1.2'.removeprefix('v'), 'a.txt'.removesuffix('.txt'), '7'.rjust(3, '0')",
+      [["BCL2", "-", "human"], "1.2", "a", "007"],
+    ],
     ["isinstance('s', str) and isinstance(1, (int, float)) and not isinstance(1, str)", true],
     ["[a + b for a, b in zip([1, 2], [10, 20])]", [11, 22]],
     ["list(enumerate(['a']))", [[0, "a"]]],
@@ -148,7 +170,9 @@ describe("Python subset: failures are outcomes, never passes", () => {
   });
 
   it("stops a runaway loop with the step budget, without a clock", () => {
-    const t = template("    def verify(self):\n        n = 0\n        for i in range(1000000):\n            for j in range(1000000):\n                n += 1\n        return True\n");
+    const t = template(
+      "    def verify(self):\n        n = 0\n        for i in range(1000000):\n            for j in range(1000000):\n                n += 1\n        return True\n",
+    );
     const out = runVerify(t, {}, 10_000);
     expect(out).toEqual({ ok: false, error: expect.stringMatching(/StepLimitExceeded/) });
   });
@@ -183,7 +207,9 @@ describe("Python subset: failures are outcomes, never passes", () => {
   });
 
   it("refuses a nested model class", () => {
-    const c = compileTemplate(`${HEADER}class Citation(BaseModel):\n    doi: str\n\nclass Answer(BaseAnswer):\n    c: Citation = Field(description="c")\n    def verify(self):\n        return True\n`);
+    const c = compileTemplate(
+      `${HEADER}class Citation(BaseModel):\n    doi: str\n\nclass Answer(BaseAnswer):\n    c: Citation = Field(description="c")\n    def verify(self):\n        return True\n`,
+    );
     expect(c.ok).toBe(false);
     if (!c.ok) expect(c.error).toMatch(/line 5: class Citation/);
   });
@@ -193,7 +219,10 @@ describe("Python subset: failures are outcomes, never passes", () => {
     const req = { language: "python" as const, source: good, parsed: { n: 4 }, ground_truth: {}, raw_trace: "" };
     expect(verifyPython(req)).toEqual({ ok: true, verify_result: true, verify_granular_result: null, field_results: null });
     expect(verifyPython({ ...req, parsed: { n: 5 } })).toMatchObject({ ok: true, verify_result: false });
-    expect(verifyPython({ ...req, source: good.replace("return self.n", "with x: pass\n        return self.n") })).toMatchObject({ ok: false, error: expect.stringMatching(/with statement/) });
+    expect(verifyPython({ ...req, source: good.replace("return self.n", "with x: pass\n        return self.n") })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/with statement/),
+    });
   });
 });
 
@@ -218,7 +247,13 @@ describe("Python subset: the re module", () => {
     ["re.search('x', 'abc') is None", true],
     ["re.match('b', 'abc') is None and re.match('a', 'abc') is not None", true],
     ["re.fullmatch(r'a|ab', 'ab') is not None", true],
-    ["re.findall(r'(\\w)=(\\d)', 'a=1 b=2')", [["a", "1"], ["b", "2"]]],
+    [
+      "re.findall(r'(\\w)=(\\d)', 'a=1 b=2')",
+      [
+        ["a", "1"],
+        ["b", "2"],
+      ],
+    ],
     ["re.findall(r'bcl-?2', 'BCL2 and Bcl-2', re.IGNORECASE)", ["BCL2", "Bcl-2"]],
     ["re.sub(r'(\\w+)@(\\w+)', r'\\2 at \\1', 'me@host, $1')", "host at me, $1"],
     ["re.split(r'[,;]\\s*', 'a, b;c')", ["a", "b", "c"]],
@@ -269,7 +304,9 @@ class Answer(BaseAnswer):
   });
 
   it("refuses a function defined inside a method at compile time", () => {
-    const c = compileTemplate("class Answer(BaseAnswer):\n    def verify(self):\n        if True:\n            def inner():\n                return 1\n        return inner()\n");
+    const c = compileTemplate(
+      "class Answer(BaseAnswer):\n    def verify(self):\n        if True:\n            def inner():\n                return 1\n        return inner()\n",
+    );
     expect(c.ok).toBe(false);
     if (!c.ok) expect(c.error).toBe("line 4: nested function definition is outside the supported Python subset");
   });
@@ -284,20 +321,64 @@ describe("Python subset: while, try/except, raise, assert", () => {
   };
 
   it("runs while loops with break and continue", () => {
-    expect(value(["n, out = 0, []", "while True:", "    n += 1", "    if n % 2:", "        continue", "    out.append(n)", "    if n >= 6:", "        break", "return out"])).toEqual([2, 4, 6]);
+    expect(
+      value([
+        "n, out = 0, []",
+        "while True:",
+        "    n += 1",
+        "    if n % 2:",
+        "        continue",
+        "    out.append(n)",
+        "    if n >= 6:",
+        "        break",
+        "return out",
+      ]),
+    ).toEqual([2, 4, 6]);
   });
 
   it("catches by class and base class, binds the exception, runs else and finally", () => {
-    expect(value(["try:", "    v = float(self.x)", "except ValueError as e:", "    return 'bad: ' + str(e)", "return v"], { x: "abc" })).toBe("bad: could not convert string to float: 'abc'");
-    expect(value(["try:", "    v = float(self.x)", "except (TypeError, ValueError):", "    return -1", "else:", "    v += 1", "finally:", "    self.done = True", "return [v, self.done]"], { x: "2.5" })).toEqual([3.5, true]);
+    expect(
+      value(["try:", "    v = float(self.x)", "except ValueError as e:", "    return 'bad: ' + str(e)", "return v"], { x: "abc" }),
+    ).toBe("bad: could not convert string to float: 'abc'");
+    expect(
+      value(
+        [
+          "try:",
+          "    v = float(self.x)",
+          "except (TypeError, ValueError):",
+          "    return -1",
+          "else:",
+          "    v += 1",
+          "finally:",
+          "    self.done = True",
+          "return [v, self.done]",
+        ],
+        { x: "2.5" },
+      ),
+    ).toEqual([3.5, true]);
     expect(value(["try:", "    return {}['k']", "except LookupError:", "    return 'lookup'"])).toBe("lookup");
-    expect(value(["try:", "    return 1 / 0", "except KeyError:", "    return 'no'", "except Exception as e:", "    return type_name(e)"].map((l) => l.replace("type_name(e)", "'caught'")))).toBe("caught");
+    expect(
+      value(
+        ["try:", "    return 1 / 0", "except KeyError:", "    return 'no'", "except Exception as e:", "    return type_name(e)"].map((l) =>
+          l.replace("type_name(e)", "'caught'"),
+        ),
+      ),
+    ).toBe("caught");
   });
 
   it("raises and re-raises: an uncaught raise is a verify error naming the class and message", () => {
-    expect(runVerify(body(["raise ValueError('gene symbol missing')"]), {})).toEqual({ ok: false, error: "ValueError: gene symbol missing (line 9)" });
-    expect(runVerify(body(["try:", "    raise KeyError('k')", "except KeyError:", "    raise"]), {})).toEqual({ ok: false, error: "KeyError: k (line 10)" });
-    expect(runVerify(body(["assert self.x, 'x is required'", "return True"]), {})).toEqual({ ok: false, error: "AssertionError: x is required (line 9)" });
+    expect(runVerify(body(["raise ValueError('gene symbol missing')"]), {})).toEqual({
+      ok: false,
+      error: "ValueError: gene symbol missing (line 9)",
+    });
+    expect(runVerify(body(["try:", "    raise KeyError('k')", "except KeyError:", "    raise"]), {})).toEqual({
+      ok: false,
+      error: "KeyError: k (line 10)",
+    });
+    expect(runVerify(body(["assert self.x, 'x is required'", "return True"]), {})).toEqual({
+      ok: false,
+      error: "AssertionError: x is required (line 9)",
+    });
   });
 
   it("never lets an except swallow the step budget: a runaway loop inside try still ends the run", () => {
@@ -308,7 +389,9 @@ describe("Python subset: while, try/except, raise, assert", () => {
 
 describe("Python subset: mutating dicts and lists", () => {
   it("supports dict pop/setdefault/update and list clear", () => {
-    const t = template("    def verify(self):\n        d = {'a': 1}\n        d.update({'b': 2}, c=3)\n        d.setdefault('a', 9)\n        d.setdefault('z', [])\n        d['z'].append(d.pop('b'))\n        l = [1]\n        l.clear()\n        return [d, l, d.pop('nope', 'dflt')]\n");
+    const t = template(
+      "    def verify(self):\n        d = {'a': 1}\n        d.update({'b': 2}, c=3)\n        d.setdefault('a', 9)\n        d.setdefault('z', [])\n        d['z'].append(d.pop('b'))\n        l = [1]\n        l.clear()\n        return [d, l, d.pop('nope', 'dflt')]\n",
+    );
     const { interp, self } = instantiate(t, {});
     expect(toJson(interp.callFunction(t.methods.get("verify")!, [self]))).toEqual([{ a: 1, c: 3, z: [2] }, [], "dflt"]);
   });
@@ -350,28 +433,35 @@ describe("Python subset: format specs in f-strings and str.format", () => {
   });
 });
 
-
 describe("Python subset: memory is bounded across a run", () => {
   it("stops a template that keeps building large values, with MemoryError that except cannot catch", () => {
-    const t = template("    def verify(self):\n        keep = []\n        try:\n            for i in range(1000):\n                keep.append('x' * 100000 + str(i))\n        except:\n            return True\n        return len(keep) > 0\n");
+    const t = template(
+      "    def verify(self):\n        keep = []\n        try:\n            for i in range(1000):\n                keep.append('x' * 100000 + str(i))\n        except:\n            return True\n        return len(keep) > 0\n",
+    );
     expect(runVerify(t, {})).toEqual({ ok: false, error: expect.stringMatching(/^MemoryError: the template built more than/) });
   });
 
   it("leaves ordinary templates far below the allowance", () => {
-    const t = template("    def verify(self):\n        words = [w.lower() for w in ('lorem ipsum ' * 2000).split()]\n        return len(set(words)) == 2\n");
+    const t = template(
+      "    def verify(self):\n        words = [w.lower() for w in ('lorem ipsum ' * 2000).split()]\n        return len(set(words)) == 2\n",
+    );
     expect(runVerify(t, {})).toMatchObject({ ok: true, verify_result: true });
   });
 });
 
 describe("Python subset: the math module", () => {
   it("computes what numeric verify() code uses, after import math", () => {
-    const t = template("    def verify(self):\n        import math\n        return [math.isclose(0.1 + 0.2, 0.3), math.isclose(100, 101, rel_tol=0.02), math.isclose(1, 1.5, abs_tol=0.1), math.sqrt(16), math.floor(-2.5), math.ceil(2.1), round(math.log(8, 2)), math.isnan(math.nan), math.pi > 3.14]\n");
+    const t = template(
+      "    def verify(self):\n        import math\n        return [math.isclose(0.1 + 0.2, 0.3), math.isclose(100, 101, rel_tol=0.02), math.isclose(1, 1.5, abs_tol=0.1), math.sqrt(16), math.floor(-2.5), math.ceil(2.1), round(math.log(8, 2)), math.isnan(math.nan), math.pi > 3.14]\n",
+    );
     const { interp, self } = instantiate(t, {});
     expect(toJson(interp.callFunction(t.methods.get("verify")!, [self]))).toEqual([true, true, false, 4, -3, 3, 3, true, true]);
   });
 
   it("raises ValueError for a math domain error", () => {
-    expect(runVerify(template("    def verify(self):\n        import math\n        return math.sqrt(-1)\n"), {})).toEqual({ ok: false, error: expect.stringMatching(/^ValueError: math domain error/) });
+    expect(runVerify(template("    def verify(self):\n        import math\n        return math.sqrt(-1)\n"), {})).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^ValueError: math domain error/),
+    });
   });
 });
-

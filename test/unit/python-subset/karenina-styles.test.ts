@@ -97,7 +97,13 @@ function compiled(src: string) {
 describe("classic templates in Karenina's styles", () => {
   it("runs the self.correct dict style: optional fields, set comprehensions, issubset, verify_granular", () => {
     const t = compiled(CORRECT_DICT);
-    const right = { gene_name: "bcl2", chromosome: "18q21.33", function: "An apoptosis regulator protein", synonyms: ["bcl-2"], omim_id: null };
+    const right = {
+      gene_name: "bcl2",
+      chromosome: "18q21.33",
+      function: "An apoptosis regulator protein",
+      synonyms: ["bcl-2"],
+      omim_id: null,
+    };
     expect(runVerify(t, right)).toEqual({ ok: true, verify_result: true, verify_granular_result: 1 });
     expect(runVerify(t, { ...right, synonyms: ["TP53"] })).toMatchObject({ ok: true, verify_result: false });
     expect(runVerify(t, { ...right, chromosome: "17p13" })).toEqual({ ok: true, verify_result: false, verify_granular_result: 2 / 3 });
@@ -124,7 +130,10 @@ describe("classic templates in Karenina's styles", () => {
 
   it("refuses a nested model class, naming it and its line", () => {
     const r = importTemplate(NESTED_MODEL);
-    expect(r).toEqual({ ok: false, error: "line 5: class Citation (nested models, or a second answer class) is outside the supported Python subset" });
+    expect(r).toEqual({
+      ok: false,
+      error: "line 5: class Citation (nested models, or a second answer class) is outside the supported Python subset",
+    });
   });
 
   it("fills self.correct from VerifiedField ground truths when a template also overrides verify()", () => {
@@ -141,13 +150,15 @@ describe("classic templates in Karenina's styles", () => {
 `;
     const r = importTemplate(src);
     if (!r.ok) throw new Error(r.error);
-    expect(r.template).toMatchObject({ fields: [{ name: "city", type: "str", description: "Capital city", ground_truth: "Paris" }], custom_verify: { language: "python" } });
+    expect(r.template).toMatchObject({
+      fields: [{ name: "city", type: "str", description: "Capital city", ground_truth: "Paris" }],
+      custom_verify: { language: "python" },
+    });
     const t = compiled(src);
     expect(runVerify(t, { city: " paris " })).toMatchObject({ ok: true, verify_result: true });
     expect(runVerify(t, { city: "Rome" })).toMatchObject({ ok: true, verify_result: false });
   });
 });
-
 
 describe("reading self.correct at import", () => {
   it("builds the test instance with Karenina's placeholders, so model_post_init may read fields", () => {

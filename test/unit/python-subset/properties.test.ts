@@ -5,8 +5,12 @@ import { fromJson, toJson } from "../../../src/templates/python-subset/values";
 
 /** Evaluates `expr` with the given locals (as verify()'s body sees them). */
 function run(expr: string, locals: Record<string, unknown>): unknown {
-  const assigns = Object.keys(locals).map((k) => `        ${k} = self.${k}\n`).join("");
-  const fields = Object.keys(locals).map((k) => `    ${k}: str = Field(description="${k}")\n`).join("");
+  const assigns = Object.keys(locals)
+    .map((k) => `        ${k} = self.${k}\n`)
+    .join("");
+  const fields = Object.keys(locals)
+    .map((k) => `    ${k}: str = Field(description="${k}")\n`)
+    .join("");
   const c = compileTemplate(`class Answer(BaseAnswer):\n${fields}    def verify(self):\n${assigns}        return ${expr}\n`);
   if (!c.ok) throw new Error(c.error);
   const { interp, self } = instantiate(c.template, locals);
@@ -17,9 +21,13 @@ function run(expr: string, locals: Record<string, unknown>): unknown {
 describe("Python subset: properties", () => {
   it("floor division and modulo follow Python: (a // b) * b + a % b == a, and a % b has b's sign", () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: -1000, max: 1000 }).filter((b) => b !== 0), (a, b) => {
-        expect(run("(a // b) * b + a % b == a and (a % b == 0 or (a % b > 0) == (b > 0))", { a, b })).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: -1e6, max: 1e6 }),
+        fc.integer({ min: -1000, max: 1000 }).filter((b) => b !== 0),
+        (a, b) => {
+          expect(run("(a // b) * b + a % b == a and (a % b == 0 or (a % b > 0) == (b > 0))", { a, b })).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -29,7 +37,12 @@ describe("Python subset: properties", () => {
       fc.property(fc.string({ unit: fc.constantFrom("a", "B", " ", "\t", "\n", ",", "é") }), (s) => {
         expect(run("s.strip() == s.strip().strip()", { s })).toBe(true);
         expect(run("all(t and t == t.strip() for t in s.split())", { s })).toBe(true);
-        expect(run("' '.join(s.split())", { s })).toBe(s.split(/[ \t\n]+/).filter(Boolean).join(" "));
+        expect(run("' '.join(s.split())", { s })).toBe(
+          s
+            .split(/[ \t\n]+/)
+            .filter(Boolean)
+            .join(" "),
+        );
       }),
       { numRuns: 60 },
     );
@@ -37,17 +50,65 @@ describe("Python subset: properties", () => {
 
   it("sorted() gives an ordered permutation, and chained comparisons agree with their expansion", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: -50, max: 50 }), { maxLength: 12 }), fc.integer(), fc.integer(), fc.integer(), (xs, a, b, c) => {
-        expect(run("sorted(xs)", { xs })).toEqual([...xs].sort((p, q) => p - q));
-        expect(run("(a < b <= c) == (a < b and b <= c)", { a, b, c })).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: -50, max: 50 }), { maxLength: 12 }),
+        fc.integer(),
+        fc.integer(),
+        fc.integer(),
+        (xs, a, b, c) => {
+          expect(run("sorted(xs)", { xs })).toEqual([...xs].sort((p, q) => p - q));
+          expect(run("(a < b <= c) == (a < b and b <= c)", { a, b, c })).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });
 });
 
 describe("Python subset: hostile input never crashes", () => {
-  const TOKENS = ["x", "self", ".", "correct", "[", "]", "(", ")", "{", "}", ":", ",", "'a'", "1", "0", "-", "+", "*", "/", "//", "%", "**", "==", "<", "in", "not", "and", "or", "if", "else", "for", "lambda", "None", "True", "len", "sorted", "re", "import", "=", "\n        ", " "];
+  const TOKENS = [
+    "x",
+    "self",
+    ".",
+    "correct",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "}",
+    ":",
+    ",",
+    "'a'",
+    "1",
+    "0",
+    "-",
+    "+",
+    "*",
+    "/",
+    "//",
+    "%",
+    "**",
+    "==",
+    "<",
+    "in",
+    "not",
+    "and",
+    "or",
+    "if",
+    "else",
+    "for",
+    "lambda",
+    "None",
+    "True",
+    "len",
+    "sorted",
+    "re",
+    "import",
+    "=",
+    "\n        ",
+    " ",
+  ];
   const soup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 25 }).map((ts) => ts.join(" "));
 
   it("compiles or refuses any token soup, and a compiled one runs to an outcome, never a throw", () => {

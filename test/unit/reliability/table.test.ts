@@ -18,10 +18,32 @@ const report = (name: string, pass: Record<string, boolean>) => ({
 
 describe("the reliability table", () => {
   it("passes a report whose invariants all hold, with '-' for invariants it does not state", () => {
-    const { table, failed } = reportsTable([{ file: "a.json", json: report("a", { d1_one_row: true, repaid: true, one_run: true }) }], ["a"]);
+    const { table, failed } = reportsTable(
+      [{ file: "a.json", json: report("a", { d1_one_row: true, repaid: true, one_run: true }) }],
+      ["a"],
+    );
     expect(failed).toEqual([]);
-    const row = table.split("\n")[2]!.split("|").map((c) => c.trim());
-    expect(row).toEqual(["scenario a", "2 jobs", "2", "0", "0", "0", "completed", "pass", "-", "-", "-", "-", "pass", "one_run:pass", "pass"]);
+    const row = table
+      .split("\n")[2]!
+      .split("|")
+      .map((c) => c.trim());
+    expect(row).toEqual([
+      "scenario a",
+      "2 jobs",
+      "2",
+      "0",
+      "0",
+      "0",
+      "completed",
+      "pass",
+      "-",
+      "-",
+      "-",
+      "-",
+      "pass",
+      "one_run:pass",
+      "pass",
+    ]);
   });
 
   it("fails on one failed invariant, a malformed report, and an expected report never written", () => {

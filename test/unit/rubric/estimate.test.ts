@@ -21,7 +21,10 @@ const manual = { id: "m", interface: "manual" as const, manual_answers: { q1: "B
 async function realJudgeCalls(strategy: "batch" | "sequential"): Promise<number> {
   const judge = scriptedPort({ structured: () => ({}) });
   await runPipeline(
-    input({ question: question({ template: undefined, rubric, raw_answer: "BRCA1" }), answering: manual as never }, { evaluation_mode: "rubric_only", rubric_evaluation_strategy: strategy }),
+    input(
+      { question: question({ template: undefined, rubric, raw_answer: "BRCA1" }), answering: manual as never },
+      { evaluation_mode: "rubric_only", rubric_evaluation_strategy: strategy },
+    ),
     { answerer: scriptedPort(), judge, clock: clock() },
   );
   return judge.calls.length;
@@ -49,22 +52,40 @@ describe("dry-run estimate of rubric calls", () => {
       answering_models: [manual as never],
       parsing_models: [parsing],
       replicate_count: 2,
-      settings: { evaluation_mode: "rubric_only", include_extraction_hints: true, global_rubric: Rubric.parse({ dynamic: { llm_traits: [{ name: "s", kind: "boolean", summary: "safety" }] } }) },
+      settings: {
+        evaluation_mode: "rubric_only",
+        include_extraction_hints: true,
+        global_rubric: Rubric.parse({ dynamic: { llm_traits: [{ name: "s", kind: "boolean", summary: "safety" }] } }),
+      },
     });
     expect(est.get(`judging|${parsing.id}|dynamic_rubric_presence_check`)).toMatchObject({ calls: 2, calls_max: 2 });
     expect(est.get(`judging|${parsing.id}|rubric_evaluation`)).toMatchObject({ calls: 0, calls_max: 2 });
   });
 
   it("counts nothing for rubrics in template_only", () => {
-    const est = estimateCalls({ questions: [question({ rubric })], answering_models: [manual as never], parsing_models: [parsing], replicate_count: 1, settings: { evaluation_mode: "template_only", include_extraction_hints: true } });
+    const est = estimateCalls({
+      questions: [question({ rubric })],
+      answering_models: [manual as never],
+      parsing_models: [parsing],
+      replicate_count: 1,
+      settings: { evaluation_mode: "template_only", include_extraction_hints: true },
+    });
     expect(est.has(`judging|${parsing.id}|rubric_evaluation`)).toBe(false);
   });
 });
 
 describe("dry-run estimate of a compound trait", () => {
   it("counts one call per judge unit of its graph", () => {
-    const r = { compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert" }, repeat: 3 } }, { type: "mean" }] } }] };
-    const est = estimateCalls({ questions: [question({ template: undefined, rubric: r })], answering_models: [manual as never], parsing_models: [parsing], replicate_count: 1, settings: { evaluation_mode: "rubric_only", include_extraction_hints: true } });
+    const r = {
+      compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert" }, repeat: 3 } }, { type: "mean" }] } }],
+    };
+    const est = estimateCalls({
+      questions: [question({ template: undefined, rubric: r })],
+      answering_models: [manual as never],
+      parsing_models: [parsing],
+      replicate_count: 1,
+      settings: { evaluation_mode: "rubric_only", include_extraction_hints: true },
+    });
     expect(est.get(`judging|${parsing.id}|rubric_evaluation`)).toMatchObject({ calls: 3 });
   });
 });

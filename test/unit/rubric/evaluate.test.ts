@@ -14,7 +14,15 @@ import { scriptedPort } from "../../support/scripted-port";
 const parsing = ModelConfig.parse({ id: "judge", interface: "openai_compatible", model_name: "m", base_url: "http://x/v1" });
 
 /** What the scripted judge thinks of the answer, per trait. */
-const VERDICT: Record<string, unknown> = { clear: true, concise: false, depth: 4, tone: "Formal", correct: true, style: "casual", odd: "Sarcastic" };
+const VERDICT: Record<string, unknown> = {
+  clear: true,
+  concise: false,
+  depth: 4,
+  tone: "Formal",
+  correct: true,
+  style: "casual",
+  odd: "Sarcastic",
+};
 
 /** Answers any rubric call from VERDICT, whatever the strategy, by reading the trait names in the prompt. */
 function oracleJudge() {
@@ -36,7 +44,12 @@ function oracleJudge() {
         case "Quality":
           return { accuracy: 3, verdict: "ok", cites: true };
         case "ConceptPresenceResult":
-          return { results: [{ trait_name: "safety", present: true }, { trait_name: "humour", present: false }] };
+          return {
+            results: [
+              { trait_name: "safety", present: true },
+              { trait_name: "humour", present: false },
+            ],
+          };
         default:
           throw new Error(`unexpected ${req.schemaName}`);
       }
@@ -52,13 +65,33 @@ const rubric = Rubric.parse({
     { name: "tone", kind: "literal", classes: { Casual: "c", Formal: "f" } },
     { name: "odd", kind: "literal", classes: { Plain: "p", Dry: "d" } },
     { name: "correct", kind: "boolean", description: "matches the reference", include_ground_truth: true },
-    { name: "quality", kind: { type: "template", schema: { title: "Quality", type: "object", properties: { accuracy: { type: "integer" }, verdict: { type: "string" }, cites: { type: "boolean" } } } } },
+    {
+      name: "quality",
+      kind: {
+        type: "template",
+        schema: {
+          title: "Quality",
+          type: "object",
+          properties: { accuracy: { type: "integer" }, verdict: { type: "string" }, cites: { type: "boolean" } },
+        },
+      },
+    },
   ],
   regex_traits: [{ name: "cites", pattern: "\\[\\d+\\]" }],
 });
 
 function input(over: Partial<RubricEvalInput> = {}): RubricEvalInput {
-  return { merged: mergeRubrics(rubric, null), question_id: "q1", question: "Q?", response: "Answer [1].", reference: "the reference", strategy: "batch", trait_names: null, parsing, ...over };
+  return {
+    merged: mergeRubrics(rubric, null),
+    question_id: "q1",
+    question: "Q?",
+    response: "Answer [1].",
+    reference: "the reference",
+    strategy: "batch",
+    trait_names: null,
+    parsing,
+    ...over,
+  };
 }
 
 describe("rubric evaluation", () => {
@@ -67,7 +100,16 @@ describe("rubric evaluation", () => {
     const seq = await evaluateRubric(input({ strategy: "sequential" }), { judge: oracleJudge() });
     expect(batch.section.llm_trait_scores).toEqual(seq.section.llm_trait_scores);
     expect(batch.section.llm_trait_labels).toEqual(seq.section.llm_trait_labels);
-    expect(batch.section.llm_trait_scores).toMatchObject({ clear: true, concise: false, depth: 3, tone: 1, odd: -1, correct: true, "quality.accuracy": 3, "quality.cites": true });
+    expect(batch.section.llm_trait_scores).toMatchObject({
+      clear: true,
+      concise: false,
+      depth: 3,
+      tone: 1,
+      odd: -1,
+      correct: true,
+      "quality.accuracy": 3,
+      "quality.cites": true,
+    });
     expect(batch.section.llm_trait_labels).toEqual({ tone: "Formal", odd: "Sarcastic", "quality.verdict": "ok" });
     expect(batch.section.rubric_evaluation_strategy).toBe("batch");
     expect(seq.section.rubric_evaluation_strategy).toBe("sequential");
@@ -133,7 +175,10 @@ describe("rubric evaluation", () => {
 
 describe("rubric merge", () => {
   it("merges global and question traits with their provenance", () => {
-    const m = mergeRubrics(Rubric.parse({ regex_traits: [{ name: "a", pattern: "x" }] }), Rubric.parse({ llm_traits: [{ name: "b", kind: "boolean" }] }));
+    const m = mergeRubrics(
+      Rubric.parse({ regex_traits: [{ name: "a", pattern: "x" }] }),
+      Rubric.parse({ llm_traits: [{ name: "b", kind: "boolean" }] }),
+    );
     expect(m.provenance).toEqual({ a: "global", b: "question_specific" });
     expect(m.rubric.regex_traits).toHaveLength(1);
     expect(m.rubric.llm_traits).toHaveLength(1);
@@ -144,7 +189,9 @@ describe("rubric merge", () => {
   });
   it("refuses dotted names and duplicates within a rubric", () => {
     expect(Rubric.safeParse({ llm_traits: [{ name: "a.b", kind: "boolean" }] }).success).toBe(false);
-    expect(Rubric.safeParse({ llm_traits: [{ name: "a", kind: "boolean" }], regex_traits: [{ name: "a", pattern: "x" }] }).success).toBe(false);
+    expect(Rubric.safeParse({ llm_traits: [{ name: "a", kind: "boolean" }], regex_traits: [{ name: "a", pattern: "x" }] }).success).toBe(
+      false,
+    );
   });
   it("refuses a literal trait with fewer than 2 or more than 20 classes", () => {
     expect(LLMRubricTrait.safeParse({ name: "l", kind: "literal", classes: { a: "" } }).success).toBe(false);
@@ -160,10 +207,21 @@ describe("the recorded Karenina batch call", () => {
   it("is the prompt edgeval sends for the same traits", () => {
     const traits = [
       LLMRubricTrait.parse({ name: "clarity", kind: "boolean", description: "The response is clear and easy to understand" }),
-      LLMRubricTrait.parse({ name: "helpfulness", kind: "score", min_score: 1, max_score: 5, description: "The response is helpful and addresses the user's need" }),
+      LLMRubricTrait.parse({
+        name: "helpfulness",
+        kind: "score",
+        min_score: 1,
+        max_score: 5,
+        description: "The response is helpful and addresses the user's need",
+      }),
     ];
-    const answer = "Photosynthesis is the process by which plants convert sunlight, water, and carbon dioxide into glucose and oxygen. Think of it as plants making their own food using sunlight as energy.";
-    const marked = batchScoresMessages(traits, { question: "Explain what photosynthesis is in simple terms.", answer }, BATCH_SCORES_SCHEMA);
+    const answer =
+      "Photosynthesis is the process by which plants convert sunlight, water, and carbon dioxide into glucose and oxygen. Think of it as plants making their own food using sunlight as energy.";
+    const marked = batchScoresMessages(
+      traits,
+      { question: "Explain what photosynthesis is in simple terms.", answer },
+      BATCH_SCORES_SCHEMA,
+    );
     // With answer delimiting off (src/lib/untrusted.ts), Karenina's words exactly; the answer alone is marked as data.
     const messages = plainMessages(marked);
     expect(messages[0]!.content).toBe(fixture.request.messages[0]!.content);

@@ -16,7 +16,13 @@ describe("metric trait formulas", () => {
   });
 
   it("gives 0.0 for every zero denominator instead of NaN", () => {
-    expect(computeMetrics({ tp: [], fn: [], fp: [], tn: [] }, "full_matrix")).toEqual({ precision: 0, recall: 0, f1: 0, specificity: 0, accuracy: 0 });
+    expect(computeMetrics({ tp: [], fn: [], fp: [], tn: [] }, "full_matrix")).toEqual({
+      precision: 0,
+      recall: 0,
+      f1: 0,
+      specificity: 0,
+      accuracy: 0,
+    });
     expect(computeMetrics({ tp: [], fn: ["x"], fp: [], tn: [] }, "tp_only")).toEqual({ precision: 0, recall: 0, f1: 0 });
   });
 
@@ -47,7 +53,12 @@ describe("metric trait formulas", () => {
 });
 
 describe("evaluateMetricTrait: what it sends and what it records", () => {
-  const full = MetricRubricTrait.parse({ name: "organs", evaluation_mode: "full_matrix", tp_instructions: ["liver"], tn_instructions: ["heart"] });
+  const full = MetricRubricTrait.parse({
+    name: "organs",
+    evaluation_mode: "full_matrix",
+    tp_instructions: ["liver"],
+    tn_instructions: ["heart"],
+  });
   const newLog = () => ({ usage: [] as unknown[], warnings: [] as string[] }) as Parameters<typeof evaluateMetricTrait>[3];
 
   it("keeps the judge's true negatives in full_matrix mode and computes specificity and accuracy from them", async () => {
@@ -117,6 +128,14 @@ describe("metric trait settings", () => {
   it("refuses full_matrix without tn_instructions and specificity/accuracy in tp_only", () => {
     expect(MetricRubricTrait.safeParse({ name: "m", evaluation_mode: "full_matrix", tp_instructions: ["a"] }).success).toBe(false);
     expect(MetricRubricTrait.safeParse({ name: "m", tp_instructions: ["a"], metrics: ["accuracy"] }).success).toBe(false);
-    expect(MetricRubricTrait.safeParse({ name: "m", evaluation_mode: "full_matrix", tp_instructions: ["a"], tn_instructions: ["b"], metrics: ["accuracy"] }).success).toBe(true);
+    expect(
+      MetricRubricTrait.safeParse({
+        name: "m",
+        evaluation_mode: "full_matrix",
+        tp_instructions: ["a"],
+        tn_instructions: ["b"],
+        metrics: ["accuracy"],
+      }).success,
+    ).toBe(true);
   });
 });

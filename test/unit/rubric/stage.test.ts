@@ -25,7 +25,10 @@ describe("stage 11 RubricEvaluation in the pipeline", () => {
   it("scores the merged rubric in rubric_only, with no template stages and a valid result", async () => {
     const j = judge();
     const { result } = await runPipeline(
-      input({ question: question({ template: undefined, rubric: qRubric }) }, { evaluation_mode: "rubric_only", global_rubric: Rubric.parse({ llm_traits: [{ name: "depth", kind: "score" }] }) }),
+      input(
+        { question: question({ template: undefined, rubric: qRubric }) },
+        { evaluation_mode: "rubric_only", global_rubric: Rubric.parse({ llm_traits: [{ name: "depth", kind: "score" }] }) },
+      ),
       { answerer: answerer(), judge: j, clock: clock() },
     );
     expect(VerificationResult.safeParse(result).success).toBe(true);
@@ -42,7 +45,11 @@ describe("stage 11 RubricEvaluation in the pipeline", () => {
   });
 
   it("runs beside template verification in template_and_rubric and leaves the verdict alone", async () => {
-    const { result } = await runPipeline(input({ question: question({ rubric: qRubric }) }, { evaluation_mode: "template_and_rubric" }), { answerer: answerer(), judge: judge(), clock: clock() });
+    const { result } = await runPipeline(input({ question: question({ rubric: qRubric }) }, { evaluation_mode: "template_and_rubric" }), {
+      answerer: answerer(),
+      judge: judge(),
+      clock: clock(),
+    });
     expect(result.template!.verify_result).toBe(true);
     expect(result.rubric!.llm_trait_scores).toEqual({ clear: true });
   });
@@ -57,7 +64,11 @@ describe("stage 11 RubricEvaluation in the pipeline", () => {
         return req.schemaName === "BatchRubricScores" ? { scores: { clear: true } } : { kind: "invalid_output", message: "not JSON" };
       },
     });
-    const { result } = await runPipeline(input({ question: question({ rubric: qRubric }) }, { evaluation_mode: "template_and_rubric" }), { answerer: answerer(), judge: j, clock: clock() });
+    const { result } = await runPipeline(input({ question: question({ rubric: qRubric }) }, { evaluation_mode: "template_and_rubric" }), {
+      answerer: answerer(),
+      judge: j,
+      clock: clock(),
+    });
     expect(result.metadata.error).toBeTruthy();
     expect(result.metadata.failure).toMatchObject({ stage: "parse_template" });
     expect(asked.length).toBeGreaterThan(0);
@@ -66,18 +77,32 @@ describe("stage 11 RubricEvaluation in the pipeline", () => {
   });
 
   it("has no rubric section when the question has no trait, or in template_only", async () => {
-    const none = await runPipeline(input({}, { evaluation_mode: "template_and_rubric" }), { answerer: answerer(), judge: judge(), clock: clock() });
+    const none = await runPipeline(input({}, { evaluation_mode: "template_and_rubric" }), {
+      answerer: answerer(),
+      judge: judge(),
+      clock: clock(),
+    });
     expect(none.result.rubric).toBeNull();
-    const templateOnly = await runPipeline(input({ question: question({ rubric: qRubric }) }), { answerer: answerer(), judge: judge(), clock: clock() });
+    const templateOnly = await runPipeline(input({ question: question({ rubric: qRubric }) }), {
+      answerer: answerer(),
+      judge: judge(),
+      clock: clock(),
+    });
     expect(templateOnly.result.rubric).toBeNull();
   });
 
   it("keeps the result when a rubric judge fails: null score, a warning, the verdict untouched", async () => {
     const failing = scriptedPort({
-      structured: (req) => (req.schemaName === "BatchRubricScores" ? { kind: "invalid_output", message: "garbage" } : { organelle: "mitochondrion" }),
+      structured: (req) =>
+        req.schemaName === "BatchRubricScores" ? { kind: "invalid_output", message: "garbage" } : { organelle: "mitochondrion" },
     });
     const log = memoryLog();
-    const { result } = await runPipeline(input({ question: question({ rubric: qRubric }) }, { evaluation_mode: "template_and_rubric" }), { answerer: answerer(), judge: failing, clock: clock(), log });
+    const { result } = await runPipeline(input({ question: question({ rubric: qRubric }) }, { evaluation_mode: "template_and_rubric" }), {
+      answerer: answerer(),
+      judge: failing,
+      clock: clock(),
+      log,
+    });
     expect(result.rubric!.llm_trait_scores).toEqual({ clear: null });
     expect(result.rubric!.regex_trait_scores).toEqual({ mentions_atp: true });
     expect(result.template!.verify_result).toBe(true);
@@ -93,18 +118,36 @@ describe("stage 11 RubricEvaluation in the pipeline", () => {
     ];
     const answer = { ok: true as const, answer: { raw_llm_response: "", trace_messages: trace, usage: null, is_trace: true } };
     const rubric = { regex_traits: [{ name: "mentions_atp", pattern: "ATP" }] };
-    const full = await runPipeline(input({ question: question({ template: undefined, rubric }), answer }, { evaluation_mode: "rubric_only" }), { answerer: answerer(), judge: judge(), clock: clock() });
-    const last = await runPipeline(input({ question: question({ template: undefined, rubric }), answer }, { evaluation_mode: "rubric_only", use_full_trace_for_rubric: false }), { answerer: answerer(), judge: judge(), clock: clock() });
+    const full = await runPipeline(
+      input({ question: question({ template: undefined, rubric }), answer }, { evaluation_mode: "rubric_only" }),
+      { answerer: answerer(), judge: judge(), clock: clock() },
+    );
+    const last = await runPipeline(
+      input(
+        { question: question({ template: undefined, rubric }), answer },
+        { evaluation_mode: "rubric_only", use_full_trace_for_rubric: false },
+      ),
+      { answerer: answerer(), judge: judge(), clock: clock() },
+    );
     expect(full.result.rubric!.regex_trait_scores).toEqual({ mentions_atp: true });
     expect(last.result.rubric!.regex_trait_scores).toEqual({ mentions_atp: false });
   });
 
   it("skips rubric evaluation after a failed trace validation only when the final AI message was asked for", async () => {
-    const trace = [{ role: "user" as const, content: "hi" }, { role: "tool" as const, content: "ATP", tool_call_id: "1" }];
+    const trace = [
+      { role: "user" as const, content: "hi" },
+      { role: "tool" as const, content: "ATP", tool_call_id: "1" },
+    ];
     const answer = { ok: true as const, answer: { raw_llm_response: "", trace_messages: trace, usage: null, is_trace: true } };
     const rubric = { regex_traits: [{ name: "mentions_atp", pattern: "ATP" }] };
     const run = (full: boolean) =>
-      runPipeline(input({ question: question({ template: undefined, rubric }), answer }, { evaluation_mode: "rubric_only", use_full_trace_for_rubric: full }), { answerer: answerer(), judge: judge(), clock: clock() });
+      runPipeline(
+        input(
+          { question: question({ template: undefined, rubric }), answer },
+          { evaluation_mode: "rubric_only", use_full_trace_for_rubric: full },
+        ),
+        { answerer: answerer(), judge: judge(), clock: clock() },
+      );
     const skipped = await run(false);
     expect(skipped.result.rubric).toBeNull();
     expect(skipped.result.metadata.failure?.category).toBe("trace_validation");
@@ -113,8 +156,15 @@ describe("stage 11 RubricEvaluation in the pipeline", () => {
   });
 
   it("scores a compound trait with its pooled value and keeps the unit trace", async () => {
-    const rubric = { compound_traits: [{ name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 2 } }, { type: "mean" }] } }] };
-    const { result } = await runPipeline(input({ question: question({ template: undefined, rubric }) }, { evaluation_mode: "rubric_only" }), { answerer: answerer(), judge: judge(), clock: clock() });
+    const rubric = {
+      compound_traits: [
+        { name: "panel", config: { pipeline: [{ layer: { unit: { type: "likert", name: "rater" }, repeat: 2 } }, { type: "mean" }] } },
+      ],
+    };
+    const { result } = await runPipeline(
+      input({ question: question({ template: undefined, rubric }) }, { evaluation_mode: "rubric_only" }),
+      { answerer: answerer(), judge: judge(), clock: clock() },
+    );
     expect(result.rubric!.compound_trait_scores).toEqual({ panel: 4 });
     const trace = result.rubric!.compound_trait_traces!.panel as { units: unknown[] };
     expect(trace.units.length).toBeGreaterThanOrEqual(3);

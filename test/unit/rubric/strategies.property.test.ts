@@ -54,7 +54,10 @@ describe("batch and sequential strategies", () => {
         });
         const merged = mergeRubrics(Rubric.parse({ llm_traits }), null);
         const run = (strategy: "batch" | "sequential") =>
-          evaluateRubric({ merged, question_id: "q", question: "Q", response: "A", reference: "R", strategy, trait_names: null, parsing }, { judge: judgeFrom(values) });
+          evaluateRubric(
+            { merged, question_id: "q", question: "Q", response: "A", reference: "R", strategy, trait_names: null, parsing },
+            { judge: judgeFrom(values) },
+          );
         const [b, s] = [await run("batch"), await run("sequential")];
         expect(b.section.llm_trait_scores).toEqual(s.section.llm_trait_scores);
         expect(b.section.llm_trait_labels).toEqual(s.section.llm_trait_labels);

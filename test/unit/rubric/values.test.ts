@@ -49,7 +49,12 @@ describe("regex traits", () => {
 describe("callable traits", () => {
   const port = (value: unknown) => ({ run: async () => ({ ok: true as const, value }) });
   it("reads booleans (inverted on request), clamps scores and maps literal classes", async () => {
-    const b = CallableRubricTrait.parse({ name: "c", kind: "boolean", javascript_code: "function evaluate(t){return true}", invert_result: true });
+    const b = CallableRubricTrait.parse({
+      name: "c",
+      kind: "boolean",
+      javascript_code: "function evaluate(t){return true}",
+      invert_result: true,
+    });
     expect(await evaluateCallableTrait(b, "x", port(true))).toEqual({ ok: true, value: false });
     const s = CallableRubricTrait.parse({ name: "c", kind: "score", min_score: 0, max_score: 10, javascript_code: "x" });
     expect(await evaluateCallableTrait(s, "x", port(42))).toEqual({ ok: true, value: 10 });

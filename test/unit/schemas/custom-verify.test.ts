@@ -35,21 +35,62 @@ describe("AnswerTemplate with custom_verify accepts", () => {
 describe("AnswerTemplate rejects, at the exact path", () => {
   it.each<[string, unknown, string, RegExp]>([
     ["a field without verify_with and no custom_verify", { fields: [field()] }, "fields[0].verify_with", /verify_with is required/],
-    ["verify_with beside custom_verify", { fields: [field(), field({ name: "b", verify_with: { type: "ExactMatch" } })], custom_verify: js }, "fields[1].verify_with", /not allowed with custom_verify/],
-    ["a verify_strategy beside custom_verify", { fields: [field()], custom_verify: js, verify_strategy: { type: "all_of", conditions: [] } }, "verify_strategy", /not allowed with custom_verify/],
-    ["an unknown language", { fields: [field()], custom_verify: { language: "ruby", source: "x" } }, "custom_verify.language", /javascript, python/],
+    [
+      "verify_with beside custom_verify",
+      { fields: [field(), field({ name: "b", verify_with: { type: "ExactMatch" } })], custom_verify: js },
+      "fields[1].verify_with",
+      /not allowed with custom_verify/,
+    ],
+    [
+      "a verify_strategy beside custom_verify",
+      { fields: [field()], custom_verify: js, verify_strategy: { type: "all_of", conditions: [] } },
+      "verify_strategy",
+      /not allowed with custom_verify/,
+    ],
+    [
+      "an unknown language",
+      { fields: [field()], custom_verify: { language: "ruby", source: "x" } },
+      "custom_verify.language",
+      /javascript, python/,
+    ],
     // Issue 15 item 8: the JavaScript contract written in Python failed every job at run time.
     [
       "Python written to the JavaScript contract",
-      { fields: [field()], custom_verify: { language: "python", source: "def verify(answer, ground_truth, context):\n    return answer['a'] == ground_truth['a']\n" } },
+      {
+        fields: [field()],
+        custom_verify: {
+          language: "python",
+          source: "def verify(answer, ground_truth, context):\n    return answer['a'] == ground_truth['a']\n",
+        },
+      },
       "custom_verify.source",
       /module-level def verify\(\.\.\.\) \(line 1\) is the JavaScript contract; Python custom_verify is a Karenina answer class: class Answer\(BaseAnswer\)/,
     ],
-    ["Python with no answer class at all", { fields: [field()], custom_verify: { language: "python", source: "x = 1\n" } }, "custom_verify.source", /^no answer class; Python custom_verify is a Karenina answer class/],
-    ["an empty source", { fields: [field()], custom_verify: { language: "javascript", source: "  " } }, "custom_verify.source", /must not be empty/],
+    [
+      "Python with no answer class at all",
+      { fields: [field()], custom_verify: { language: "python", source: "x = 1\n" } },
+      "custom_verify.source",
+      /^no answer class; Python custom_verify is a Karenina answer class/,
+    ],
+    [
+      "an empty source",
+      { fields: [field()], custom_verify: { language: "javascript", source: "  " } },
+      "custom_verify.source",
+      /must not be empty/,
+    ],
     ["a missing source", { fields: [field()], custom_verify: { language: "javascript" } }, "custom_verify.source", /source is required/],
-    ["a source over 200 KB (counted in UTF-8 bytes)", { fields: [field()], custom_verify: { language: "javascript", source: "é".repeat(100 * 1024 + 1) } }, "custom_verify.source", /at most 200 KB/],
-    ["an unknown key in custom_verify", { fields: [field()], custom_verify: { ...js, timeout: 5 } }, "custom_verify", /Unrecognized key: "timeout"/],
+    [
+      "a source over 200 KB (counted in UTF-8 bytes)",
+      { fields: [field()], custom_verify: { language: "javascript", source: "é".repeat(100 * 1024 + 1) } },
+      "custom_verify.source",
+      /at most 200 KB/,
+    ],
+    [
+      "an unknown key in custom_verify",
+      { fields: [field()], custom_verify: { ...js, timeout: 5 } },
+      "custom_verify",
+      /Unrecognized key: "timeout"/,
+    ],
   ])("%s", (_, input, path, message) => {
     expectIssue(AnswerTemplate, input, path, message);
   });

@@ -6,7 +6,13 @@ describe("failure taxonomy", () => {
   it("has Karenina's 14 categories in 5 groups", () => {
     expect(FAILURE_CATEGORIES).toHaveLength(14);
     expect(new Set(Object.values(FAILURE_GROUP))).toEqual(new Set(["content", "autofail", "retry", "abstained", "system"]));
-    expect(FAILURE_GROUP).toMatchObject({ content: "content", recursion_limit: "autofail", rate_limit: "retry", sufficiency: "abstained", parsing: "system" });
+    expect(FAILURE_GROUP).toMatchObject({
+      content: "content",
+      recursion_limit: "autofail",
+      rate_limit: "retry",
+      sufficiency: "abstained",
+      parsing: "system",
+    });
   });
   it("computes the group from the category and ignores an incoming one", () => {
     expect(parseOk(Failure, { category: "parsing", stage: "parse_template", reason: "bad JSON", group: "content" })).toEqual({
@@ -62,7 +68,14 @@ const sampleResult: VerificationResultInput = {
     regex_validations_performed: true,
     regex_validation_results: { nct: true },
     regex_validation_details: {
-      nct: { pattern: "NCT\\d{8}", expected: 1, match_type: "count", matches_found: ["NCT01328626"], match_count: 1, success_reason: "Found exactly 1 matches as expected" },
+      nct: {
+        pattern: "NCT\\d{8}",
+        expected: 1,
+        match_type: "count",
+        matches_found: ["NCT01328626"],
+        match_count: 1,
+        success_reason: "Found exactly 1 matches as expected",
+      },
     },
     regex_overall_success: true,
     regex_extraction_results: { nct: ["NCT01328626"] },
@@ -79,7 +92,10 @@ const sampleResult: VerificationResultInput = {
     sufficiency_override_applied: false,
     sufficiency_reasoning: null,
     recursion_limit_reached: false,
-    usage_metadata: { parsing: { input_tokens: 10, output_tokens: 5, total_tokens: 15, model: "claude-haiku-4-5" }, total: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } },
+    usage_metadata: {
+      parsing: { input_tokens: 10, output_tokens: 5, total_tokens: 15, model: "claude-haiku-4-5" },
+      total: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    },
   },
   evaluation_input: "It targets BCL2 (NCT01328626).",
   used_full_trace: false,
@@ -94,10 +110,25 @@ describe("VerificationResult", () => {
     parseOk(VerificationResult, { ...sampleResult, template: null });
   });
   it("rejects an unknown key at any depth", () => {
-    expectIssue(VerificationResult, { ...sampleResult, metadata: { ...sampleResult.metadata, score: 1 } }, "metadata", /Unrecognized key: "score"/);
-    expectIssue(VerificationResult, { ...sampleResult, metadata: { ...sampleResult.metadata, answering: { ...identity, tier: "x" } } }, "metadata.answering", /Unrecognized key: "tier"/);
+    expectIssue(
+      VerificationResult,
+      { ...sampleResult, metadata: { ...sampleResult.metadata, score: 1 } },
+      "metadata",
+      /Unrecognized key: "score"/,
+    );
+    expectIssue(
+      VerificationResult,
+      { ...sampleResult, metadata: { ...sampleResult.metadata, answering: { ...identity, tier: "x" } } },
+      "metadata.answering",
+      /Unrecognized key: "tier"/,
+    );
   });
   it("rejects an unknown failure category", () => {
-    expectIssue(VerificationResult, { ...sampleResult, metadata: { ...sampleResult.metadata, failure: { category: "oops", stage: "s", reason: "r" } } }, "metadata.failure.category", /Invalid option/);
+    expectIssue(
+      VerificationResult,
+      { ...sampleResult, metadata: { ...sampleResult.metadata, failure: { category: "oops", stage: "s", reason: "r" } } },
+      "metadata.failure.category",
+      /Invalid option/,
+    );
   });
 });

@@ -54,7 +54,10 @@ describe("TraceMessage normalises the trace shapes Karenina users have", () => {
       tool_calls: [{ id: "u1", name: "lookup", arguments: { gene: "BCL2" } }],
     });
     expect(
-      TraceMessage.parse({ role: "tool", content: [{ type: "tool_result", tool_use_id: "u1", content: [{ type: "text", text: "18q21.33" }] }] }),
+      TraceMessage.parse({
+        role: "tool",
+        content: [{ type: "tool_result", tool_use_id: "u1", content: [{ type: "text", text: "18q21.33" }] }],
+      }),
     ).toEqual({ role: "tool", content: "18q21.33", tool_call_id: "u1" });
   });
 
@@ -69,7 +72,12 @@ describe("TraceMessage normalises the trace shapes Karenina users have", () => {
     const m = ModelConfig.parse({
       id: "recorded",
       interface: "manual",
-      manual_answers: { q1: [{ type: "human", content: "Where?" }, { type: "ai", content: "On 18q21.33." }] },
+      manual_answers: {
+        q1: [
+          { type: "human", content: "Where?" },
+          { type: "ai", content: "On 18q21.33." },
+        ],
+      },
     });
     expect(m.manual_answers!.q1).toEqual([
       { role: "user", content: "Where?" },

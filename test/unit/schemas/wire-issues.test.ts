@@ -22,25 +22,106 @@ const withField = (f: object) => ({ ...bench, questions: [{ ...question, templat
 type Row = [what: string, schema: unknown, body: unknown, path: string, message: RegExp];
 const ROWS: Row[] = [
   // The five of the issue, worst first.
-  ["/v1/judge with a bad base_url", JudgeRequest, { ...judge, config: { ...judge.config, provider: { ...provider, base_url: "ftp:/x" } } }, "config.provider.base_url", /http\(s\) URL \(got "ftp:\/x"\)/],
-  ['calibrate label "yes"', CalibrateRequest, { config: judge.config, items: [{ output: "a", label: "yes" }, { output: "b", label: true }] }, "items[0].label", /^expected true\/false or a number, got "yes"$/],
-  ["vars {a: {b: 1}}", JudgeRequest, { ...judge, vars: { a: { b: 1 } } }, "vars.a", /^expected a string, a number or true\/false, got an object$/],
+  [
+    "/v1/judge with a bad base_url",
+    JudgeRequest,
+    { ...judge, config: { ...judge.config, provider: { ...provider, base_url: "ftp:/x" } } },
+    "config.provider.base_url",
+    /http\(s\) URL \(got "ftp:\/x"\)/,
+  ],
+  [
+    'calibrate label "yes"',
+    CalibrateRequest,
+    {
+      config: judge.config,
+      items: [
+        { output: "a", label: "yes" },
+        { output: "b", label: true },
+      ],
+    },
+    "items[0].label",
+    /^expected true\/false or a number, got "yes"$/,
+  ],
+  [
+    "vars {a: {b: 1}}",
+    JudgeRequest,
+    { ...judge, vars: { a: { b: 1 } } },
+    "vars.a",
+    /^expected a string, a number or true\/false, got an object$/,
+  ],
   ['"name": 5', Benchmark, { ...bench, name: 5 }, "name", /^expected a string, got 5$/],
-  ["input_per_mtok: -1", CreateRunRequest, { ...run, prices: { m: { input_per_mtok: -1, output_per_mtok: 1 } } }, "prices.m.input_per_mtok", /^expected a number ≥ 0, got -1$/],
+  [
+    "input_per_mtok: -1",
+    CreateRunRequest,
+    { ...run, prices: { m: { input_per_mtok: -1, output_per_mtok: 1 } } },
+    "prices.m.input_per_mtok",
+    /^expected a number ≥ 0, got -1$/,
+  ],
   // More of the same kinds.
-  ["a field name of the wrong type", Benchmark, withField({ name: 5 }), "questions[0].template.fields[0].name", /^expected a string, got 5$/],
+  [
+    "a field name of the wrong type",
+    Benchmark,
+    withField({ name: 5 }),
+    "questions[0].template.fields[0].name",
+    /^expected a string, got 5$/,
+  ],
   ["a missing field keeps its own advice", JudgeRequest, { config: judge.config }, "output", /is required \(got nothing\)$/],
-  ["an enum with its own message", Benchmark, withField({ type: "boolean" }), "questions[0].template.fields[0].type", /type is one of bool, .* \(got "boolean"\)$/],
-  ["a primitive's parameter", Benchmark, withField({ type: "float", ground_truth: 1, verify_with: { type: "NumericTolerance", params: { tolerance: "x" } } }), "questions[0].template.fields[0].verify_with.params.tolerance", /^NumericTolerance: expected a number, got "x"$/],
-  ["a union's closest alternative", JudgeRequest, { ...judge, config: { ...judge.config, extractor: { type: "regex", pattern: "bad" } } }, "config.extractor.pattern", /^expected one of "first_int", "first_float", got "bad"$/],
-  ["a number below its minimum", CreateRunRequest, { ...run, config: { ...run.config, replicate_count: 0 } }, "config.replicate_count", /≥ 1 \(got 0\)$|expected .*≥ 1, got 0$/],
-  ["a string for a number", CreateRunRequest, { ...run, config: { ...run.config, parsing_models: [{ ...provider, temperature: "hot" }] } }, "config.parsing_models[0].temperature", /number \(got "hot"\)$/],
+  [
+    "an enum with its own message",
+    Benchmark,
+    withField({ type: "boolean" }),
+    "questions[0].template.fields[0].type",
+    /type is one of bool, .* \(got "boolean"\)$/,
+  ],
+  [
+    "a primitive's parameter",
+    Benchmark,
+    withField({ type: "float", ground_truth: 1, verify_with: { type: "NumericTolerance", params: { tolerance: "x" } } }),
+    "questions[0].template.fields[0].verify_with.params.tolerance",
+    /^NumericTolerance: expected a number, got "x"$/,
+  ],
+  [
+    "a union's closest alternative",
+    JudgeRequest,
+    { ...judge, config: { ...judge.config, extractor: { type: "regex", pattern: "bad" } } },
+    "config.extractor.pattern",
+    /^expected one of "first_int", "first_float", got "bad"$/,
+  ],
+  [
+    "a number below its minimum",
+    CreateRunRequest,
+    { ...run, config: { ...run.config, replicate_count: 0 } },
+    "config.replicate_count",
+    /≥ 1 \(got 0\)$|expected .*≥ 1, got 0$/,
+  ],
+  [
+    "a string for a number",
+    CreateRunRequest,
+    { ...run, config: { ...run.config, parsing_models: [{ ...provider, temperature: "hot" }] } },
+    "config.parsing_models[0].temperature",
+    /number \(got "hot"\)$/,
+  ],
   ["a negative budget", CreateRunRequest, { ...run, budget_usd: -3 }, "budget_usd", /> 0 \(got -3\)$/],
   ["an empty list", Benchmark, { ...bench, questions: [] }, "questions", /at least one question \(got an empty list\)$/],
   ["an empty string", Benchmark, { ...bench, name: "" }, "name", /must not be empty \(got ""\)$/],
-  ["a long string is cut short", Benchmark, withField({ type: "x".repeat(200) }), "questions[0].template.fields[0].type", /\(got "x{57}"… \(200 characters\)\)$/],
+  [
+    "a long string is cut short",
+    Benchmark,
+    withField({ type: "x".repeat(200) }),
+    "questions[0].template.fields[0].type",
+    /\(got "x{57}"… \(200 characters\)\)$/,
+  ],
   ["a list for an object", CreateRunRequest, { ...run, config: [] }, "config", /^expected an object, got an empty list$/],
-  ["a manual trace message", CreateRunRequest, { ...run, config: { ...run.config, answering_models: [{ interface: "manual", manual_answers: { q: [{ role: "user", content: 7 }] } }] } }, "config.answering_models[0].manual_answers.q[0].content", /got 7/],
+  [
+    "a manual trace message",
+    CreateRunRequest,
+    {
+      ...run,
+      config: { ...run.config, answering_models: [{ interface: "manual", manual_answers: { q: [{ role: "user", content: 7 }] } }] },
+    },
+    "config.answering_models[0].manual_answers.q[0].content",
+    /got 7/,
+  ],
 ];
 
 function issuesOf(schema: unknown, body: unknown) {
@@ -90,7 +171,16 @@ describe("zod issues on the wire (one shared error map)", () => {
 
   it("describes values briefly", () => {
     expect([undefined, null, "a", 1.5, false, [], [1], [1, 2], {}, { a: 1 }].map(describeValue)).toEqual([
-      "nothing", "null", '"a"', "1.5", "false", "an empty list", "a list of 1 item", "a list of 2 items", "an empty object", "an object",
+      "nothing",
+      "null",
+      '"a"',
+      "1.5",
+      "false",
+      "an empty list",
+      "a list of 1 item",
+      "a list of 2 items",
+      "an empty object",
+      "an object",
     ]);
   });
 });

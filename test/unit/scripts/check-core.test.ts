@@ -33,7 +33,7 @@ const CLEAN: Record<string, string> = {
     'import { score } from "../templates/score.js";',
     'import type { Env } from "../env";',
     'import { type RunCoordinator } from "../run/coordinator";',
-    "// a comment may mention import OpenAI from \"openai\" without harm",
+    '// a comment may mention import OpenAI from "openai" without harm',
     '/* and so may a block: import { Hono } from "hono" */',
     'const url = "http://example.com/wasm";',
     "export const run = (p: ModelPort) => [z, isRetryable, score, url, p];",

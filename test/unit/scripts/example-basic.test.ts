@@ -13,9 +13,22 @@ import { resultKey, verdictOf } from "../../../scripts/lib/runs.mjs";
 const DIR = path.resolve(import.meta.dirname, "../../../examples/basic");
 const read = (f: string) => JSON.parse(fs.readFileSync(path.join(DIR, f), "utf8"));
 
-interface Field { name: string; type: string; verify_with: { type: string } ; weight?: number }
-interface Question { id: string; question: string; template: { fields: Field[]; regex?: unknown[] } }
-interface Model { id: string; interface: string; system_prompt?: string }
+interface Field {
+  name: string;
+  type: string;
+  verify_with: { type: string };
+  weight?: number;
+}
+interface Question {
+  id: string;
+  question: string;
+  template: { fields: Field[]; regex?: unknown[] };
+}
+interface Model {
+  id: string;
+  interface: string;
+  system_prompt?: string;
+}
 
 const benchmark: { questions: Question[] } = read("benchmark.json");
 const config: { answering_models: Model[]; parsing_models: Model[]; replicate_count: number } = read("config.json");
@@ -33,7 +46,9 @@ describe("examples/basic", () => {
     expect(benchmark.questions.length).toBeGreaterThanOrEqual(10);
     const prims = new Set(benchmark.questions.flatMap((q) => q.template.fields.map((f) => f.verify_with.type)));
     expect([...prims].sort()).toEqual(["BooleanMatch", "ContainsAny", "ExactMatch", "NumericTolerance", "SetContainment"]);
-    expect(benchmark.questions.some((q) => q.template.fields.length > 1 && q.template.fields.some((f) => (f.weight ?? 1) !== 1))).toBe(true);
+    expect(benchmark.questions.some((q) => q.template.fields.length > 1 && q.template.fields.some((f) => (f.weight ?? 1) !== 1))).toBe(
+      true,
+    );
     expect(benchmark.questions.some((q) => q.template.fields.length === 0 && (q.template.regex?.length ?? 0) > 0)).toBe(true);
   });
 
@@ -82,7 +97,13 @@ describe("examples/basic", () => {
 
 describe("verdict rules used by the scripts", () => {
   const result = (failure: unknown, verify_result: unknown, replicate: number | null = 2) => ({
-    metadata: { question_id: "q1", replicate, answering: { interface: "manual", model_name: "m", config_id: "alpha" }, parsing: {}, failure },
+    metadata: {
+      question_id: "q1",
+      replicate,
+      answering: { interface: "manual", model_name: "m", config_id: "alpha" },
+      parsing: {},
+      failure,
+    },
     template: { verify_result },
   });
   it("passes only a verified result without failure", () => {

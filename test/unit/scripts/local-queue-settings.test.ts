@@ -29,7 +29,11 @@ describe("local and deployed job queue settings", () => {
       const jobQueues = ["edgeval-jobs", ...Array.from({ length: LOCAL_JOB_QUEUE.shards - 1 }, (_, i) => `edgeval-jobs-${i + 1}`)];
       expect(Object.keys(c).sort()).toEqual([...jobQueues, "edgeval-jobs-dlq"].sort());
       for (const q of jobQueues) {
-        expect(c[q]).toMatchObject({ max_batch_size: String(LOCAL_JOB_QUEUE.batchSize), max_batch_timeout: String(LOCAL_JOB_QUEUE.batchTimeoutS), dead_letter_queue: "edgeval-jobs-dlq" });
+        expect(c[q]).toMatchObject({
+          max_batch_size: String(LOCAL_JOB_QUEUE.batchSize),
+          max_batch_timeout: String(LOCAL_JOB_QUEUE.batchTimeoutS),
+          dead_letter_queue: "edgeval-jobs-dlq",
+        });
       }
       for (let i = 1; i < LOCAL_JOB_QUEUE.shards; i++) expect(text).toContain(`binding = "JOBS_${i}"\nqueue = "edgeval-jobs-${i}"`);
     } finally {

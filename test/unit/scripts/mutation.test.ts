@@ -6,7 +6,8 @@ import { scoreModule, selectModules, table } from "../../../scripts/mutation.mjs
 // @ts-expect-error plain-Node module without types
 import { MUTATION_MODULES } from "../../../stryker.config.mjs";
 
-const mutants = (counts: Record<string, number>) => Object.entries(counts).flatMap(([status, n]) => Array.from({ length: n }, () => ({ status })));
+const mutants = (counts: Record<string, number>) =>
+  Object.entries(counts).flatMap(([status, n]) => Array.from({ length: n }, () => ({ status })));
 
 describe("test:mutation scoring", () => {
   it("scores detected over valid mutants: killed and timeouts count, invalid and excluded ones do not", () => {
@@ -30,7 +31,10 @@ describe("test:mutation scoring", () => {
 
   it("selects modules by name or path, all by default, and refuses an unknown one", () => {
     expect(selectModules([])).toEqual(MUTATION_MODULES);
-    expect(selectModules(["failure", "src/rubric/metric.ts", "--force"]).map((m: { name: string }) => m.name)).toEqual(["failure", "metric"]);
+    expect(selectModules(["failure", "src/rubric/metric.ts", "--force"]).map((m: { name: string }) => m.name)).toEqual([
+      "failure",
+      "metric",
+    ]);
     expect(() => selectModules(["nope"])).toThrow(/unknown module "nope"/);
   });
 

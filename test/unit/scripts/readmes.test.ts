@@ -7,7 +7,13 @@ import { describe, expect, it } from "vitest";
 const SRC = path.resolve(import.meta.dirname, "../../../src");
 
 function folders(dir: string): string[] {
-  return [dir, ...fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => folders(path.join(dir, e.name)))];
+  return [
+    dir,
+    ...fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .flatMap((e) => folders(path.join(dir, e.name))),
+  ];
 }
 
 const filesOf = (dir: string) =>

@@ -9,7 +9,8 @@ const SRC = path.resolve(import.meta.dirname, "../../../src");
 const KEY_MODULE = "storage/r2-keys.ts";
 
 /** A literal (after its opening quote) that starts an R2 key, or names one of its objects or folders. */
-const KEY_LITERAL = /["'`](?:runs\/|t\/\$\{|cache\/v\d|cache-refs\/|benchmarks\/)|["'`][^"'`\n]*(?:\/checkpoints\/|\/workspaces\/|\b(?:spec|retries|answer|benchmark)\.json)/;
+const KEY_LITERAL =
+  /["'`](?:runs\/|t\/\$\{|cache\/v\d|cache-refs\/|benchmarks\/)|["'`][^"'`\n]*(?:\/checkpoints\/|\/workspaces\/|\b(?:spec|retries|answer|benchmark)\.json)/;
 
 /** Blanks comments (a `//` right after `:` is a URL inside a string, kept). */
 function withoutComments(source: string): string {
@@ -17,10 +18,14 @@ function withoutComments(source: string): string {
 }
 
 function keyLiterals(source: string): { line: number; text: string }[] {
-  return withoutComments(source)
-    .split("\n")
-    // A module specifier (`import x from "…/benchmark.json"`) names a file of the repository, never an R2 key.
-    .flatMap((text, i) => (KEY_LITERAL.test(text) && !/^\s*import\b.*\bfrom\s+["'][^"']+["'];?\s*$/.test(text) ? [{ line: i + 1, text: text.trim() }] : []));
+  return (
+    withoutComments(source)
+      .split("\n")
+      // A module specifier (`import x from "…/benchmark.json"`) names a file of the repository, never an R2 key.
+      .flatMap((text, i) =>
+        KEY_LITERAL.test(text) && !/^\s*import\b.*\bfrom\s+["'][^"']+["'];?\s*$/.test(text) ? [{ line: i + 1, text: text.trim() }] : [],
+      )
+  );
 }
 
 function sources(dir: string): string[] {

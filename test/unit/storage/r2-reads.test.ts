@@ -7,7 +7,8 @@ import { loadSpec } from "../../../src/storage/spec-store";
 
 function bucket(objects: Record<string, unknown>): R2Bucket {
   return {
-    get: async (key: string) => (key in objects ? { json: async () => objects[key], text: async () => JSON.stringify(objects[key]) } : null),
+    get: async (key: string) =>
+      key in objects ? { json: async () => objects[key], text: async () => JSON.stringify(objects[key]) } : null,
   } as unknown as R2Bucket;
 }
 
@@ -46,7 +47,9 @@ describe("loadSpec", () => {
 describe("readSavedResult", () => {
   it("treats an object that is not a result as never saved", async () => {
     const run = { run_id: "r", tenant_id: "acme" };
-    expect(await readSavedResult(bucket({ "t/acme/runs/r/results/x.json": { metadata: { verdict: "yes" } } }), noRows, run, "x")).toBeNull();
+    expect(
+      await readSavedResult(bucket({ "t/acme/runs/r/results/x.json": { metadata: { verdict: "yes" } } }), noRows, run, "x"),
+    ).toBeNull();
   });
 });
 
@@ -55,7 +58,12 @@ describe("loadLedger", () => {
   const key = "t/acme/runs/r/checkpoints/0.0.1/retries.json";
   it("keeps whole counts ≥ 0 and counts anything else as 0", async () => {
     const saved = { connection: 1, timeout: -2, rate_limit: 2.5, server_error: "3", extra: 9 };
-    expect(await loadLedger(bucket({ [key]: saved }), run, "0.0.1", 2)).toEqual({ connection: 1, timeout: 0, rate_limit: 0, server_error: 0 });
+    expect(await loadLedger(bucket({ [key]: saved }), run, "0.0.1", 2)).toEqual({
+      connection: 1,
+      timeout: 0,
+      rate_limit: 0,
+      server_error: 0,
+    });
   });
 
   it("starts empty on a first delivery, a missing ledger, or one that is not an object", async () => {

@@ -7,20 +7,35 @@ const body = (raw: unknown) => PromptfooRequest.parse(raw);
 
 describe("promptfooSample", () => {
   it("takes input from the prompt, reference and vars from the mapped test vars; lists and objects as JSON", () => {
-    const got = promptfooSample(body({ output: { city: "Paris" }, context: { prompt: "Capital?", vars: { expected: "Paris", tags: ["geo"], n: 3, skip: null } } }), {
-      reference: "expected",
-      vars: { labels: "tags", count: "n" },
+    const got = promptfooSample(
+      body({ output: { city: "Paris" }, context: { prompt: "Capital?", vars: { expected: "Paris", tags: ["geo"], n: 3, skip: null } } }),
+      {
+        reference: "expected",
+        vars: { labels: "tags", count: "n" },
+      },
+    );
+    expect(got).toEqual({
+      ok: true,
+      sample: { input: "Capital?", output: '{"city":"Paris"}', reference: "Paris", vars: { labels: '["geo"]', count: 3 } },
     });
-    expect(got).toEqual({ ok: true, sample: { input: "Capital?", output: '{"city":"Paris"}', reference: "Paris", vars: { labels: '["geo"]', count: 3 } } });
   });
 
   it("passes every non-null test var under its own name without a vars mapping, and reads input from a var when told", () => {
-    const got = promptfooSample(body({ output: "Paris", context: { prompt: "p", vars: { question: "Capital of France?", a: true, gone: null } } }), { input: "question" });
-    expect(got).toEqual({ ok: true, sample: { input: "Capital of France?", output: "Paris", vars: { question: "Capital of France?", a: true } } });
+    const got = promptfooSample(
+      body({ output: "Paris", context: { prompt: "p", vars: { question: "Capital of France?", a: true, gone: null } } }),
+      { input: "question" },
+    );
+    expect(got).toEqual({
+      ok: true,
+      sample: { input: "Capital of France?", output: "Paris", vars: { question: "Capital of France?", a: true } },
+    });
   });
 
   it("names every mapped var the test lacks (a null counts as missing)", () => {
-    const got = promptfooSample(body({ output: "x", context: { vars: { expected: null } } }), { reference: "expected", vars: { topic: "subject" } });
+    const got = promptfooSample(body({ output: "x", context: { vars: { expected: null } } }), {
+      reference: "expected",
+      vars: { topic: "subject" },
+    });
     expect(got.ok).toBe(false);
     expect(!got.ok && got.issues.map((i) => i.path)).toEqual(["context.vars.expected", "context.vars.subject"]);
   });
@@ -36,10 +51,21 @@ describe("promptfooSample", () => {
 describe("promptfooAnswer", () => {
   const usage = { calls: 1, input_tokens: 1, output_tokens: 1, total_tokens: 2, models: [], cost_usd: 0, unpriced_models: [] };
   it("a decided judge: its pass, score and reason", () => {
-    expect(promptfooAnswer({ pass: false, score: 0.2, threshold: 0.5, reason: "0.2 < 0.5", units: [], usage })).toEqual({ decided: true, verdict: { pass: false, score: 0.2, reason: "0.2 < 0.5" } });
+    expect(promptfooAnswer({ pass: false, score: 0.2, threshold: 0.5, reason: "0.2 < 0.5", units: [], usage })).toEqual({
+      decided: true,
+      verdict: { pass: false, score: 0.2, reason: "0.2 < 0.5" },
+    });
   });
   it("an undecided judge is never a verdict: pass null → undecided, naming the unit and the error", () => {
-    const a = promptfooAnswer({ pass: null, score: null, threshold: 0.5, reason: "failed", units: [], usage, error: { unit: "judge", kind: "timeout", message: "deadline" } });
+    const a = promptfooAnswer({
+      pass: null,
+      score: null,
+      threshold: 0.5,
+      reason: "failed",
+      units: [],
+      usage,
+      error: { unit: "judge", kind: "timeout", message: "deadline" },
+    });
     expect(a).toEqual({ decided: false, why: "the judge could not decide (unit judge, timeout): deadline" });
   });
 });

@@ -12,12 +12,20 @@ const question = (fields: string[], regexOnly = false) =>
   Question.parse({
     id: "q1",
     question: "Which gene is it?",
-    template: regexOnly ? { fields: [], regex: [{ name: "r", pattern: "TP53", expected: "TP53", match_type: "contains" }] } : { fields: fields.map(field) },
+    template: regexOnly
+      ? { fields: [], regex: [{ name: "r", pattern: "TP53", expected: "TP53", match_type: "contains" }] }
+      : { fields: fields.map(field) },
   });
 
 function estimate(config: Record<string, unknown>, q = question(["a", "b", "c"]), answering = [answerer]) {
   const parsed = VerificationConfig.parse({ answering_models: answering, parsing_models: [judge], ...config });
-  return estimateRun({ questions: [q], answering_models: parsed.answering_models, parsing_models: parsed.parsing_models, replicate_count: parsed.replicate_count, settings: pipelineSettings(parsed) });
+  return estimateRun({
+    questions: [q],
+    answering_models: parsed.answering_models,
+    parsing_models: parsed.parsing_models,
+    replicate_count: parsed.replicate_count,
+    settings: pipelineSettings(parsed),
+  });
 }
 
 describe("dry-run estimate", () => {
@@ -29,9 +37,19 @@ describe("dry-run estimate", () => {
   });
 
   it("abstention, sufficiency and deep judgment full add their calls; excerpt retries count only in calls_max", () => {
-    const e = estimate({ abstention_enabled: true, sufficiency_enabled: true, deep_judgment_mode: "full", deep_judgment_excerpt_retry_attempts: 2 });
+    const e = estimate({
+      abstention_enabled: true,
+      sufficiency_enabled: true,
+      deep_judgment_mode: "full",
+      deep_judgment_excerpt_retry_attempts: 2,
+    });
     expect(Object.fromEntries(Object.entries(e.per_stage).map(([k, v]) => [k, v.calls]))).toEqual({
-      answer_generation: 1, abstention_check: 1, sufficiency_check: 1, deep_judgment_excerpts: 1, deep_judgment_reasoning: 1, parsing: 1,
+      answer_generation: 1,
+      abstention_check: 1,
+      sufficiency_check: 1,
+      deep_judgment_excerpts: 1,
+      deep_judgment_reasoning: 1,
+      parsing: 1,
     });
     expect(e.calls_max).toBe(e.calls + 2);
   });
@@ -59,7 +77,13 @@ describe("dry-run estimate", () => {
 
   it("an MCP answering agent counts one turn on the expected path and up to its model_call_limit in calls_max", () => {
     const mcp = { mcp_urls_dict: { bio: "https://mcp.example/bio" } };
-    const limited = ModelConfig.parse({ id: "agent", interface: "openai", model_name: "gpt-4o", ...mcp, agent_middleware: { limits: { model_call_limit: 7 } } });
+    const limited = ModelConfig.parse({
+      id: "agent",
+      interface: "openai",
+      model_name: "gpt-4o",
+      ...mcp,
+      agent_middleware: { limits: { model_call_limit: 7 } },
+    });
     // 1 question × 2 replicates: 2 jobs, each 1..7 agent turns and one parse.
     const e = estimate({ replicate_count: 2 }, question(["a", "b", "c"]), [limited]);
     expect(e.per_stage.answer_generation).toMatchObject({ calls: 2, calls_max: 14 });

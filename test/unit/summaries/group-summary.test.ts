@@ -20,9 +20,25 @@ describe("GroupSummarizer", () => {
     s.add(row({ question_id: "q1", replicate: 1, verdict: "pass" }));
     s.add(row({ question_id: "q1", replicate: 2, verdict: "fail", failure_category: "content" }));
     const [q1, q2] = s.summaries();
-    expect(q1).toMatchObject({ group: { question_id: "q1" }, results: 2, passed: 1, failed: 1, errored: 0, pass_rate: 0.5, pass_at_k: { "1": 0.5, "2": 1 }, pass_hat_k: { "1": 0.5, "2": 0 } });
+    expect(q1).toMatchObject({
+      group: { question_id: "q1" },
+      results: 2,
+      passed: 1,
+      failed: 1,
+      errored: 0,
+      pass_rate: 0.5,
+      pass_at_k: { "1": 0.5, "2": 1 },
+      pass_hat_k: { "1": 0.5, "2": 0 },
+    });
     // n = 1 (the error is not a try): k = 2 is undefined
-    expect(q2).toMatchObject({ group: { question_id: "q2" }, results: 2, failed: 1, errored: 1, pass_rate: 0, pass_at_k: { "1": 0, "2": null } });
+    expect(q2).toMatchObject({
+      group: { question_id: "q2" },
+      results: 2,
+      failed: 1,
+      errored: 1,
+      pass_rate: 0,
+      pass_at_k: { "1": 0, "2": null },
+    });
   });
 
   it("counts a usage row once per group (an answer shared by two judges), and null cost taints the total", () => {
@@ -44,7 +60,14 @@ describe("GroupSummarizer", () => {
     s.add(row({ replicate: 2, traits: t(false), verdict: "fail" }));
     s.add(row({ question_id: "q2", replicate: 1, traits: t(null) }));
     const [clarity] = s.summaries();
-    expect(clarity).toMatchObject({ group: { trait: "clarity" }, results: 3, passed: 2, failed: 1, pass_at_k: { "1": 0.5, "2": 1 }, trait: { n: 2, errored: 1, pass_rate: 0.5 } });
+    expect(clarity).toMatchObject({
+      group: { trait: "clarity" },
+      results: 3,
+      passed: 2,
+      failed: 1,
+      pass_at_k: { "1": 0.5, "2": 1 },
+      trait: { n: 2, errored: 1, pass_rate: 0.5 },
+    });
   });
 
   it("orders replicate groups numerically and a null failure category first", () => {

@@ -75,16 +75,33 @@ describe("VerifyTemplate with custom_verify", () => {
 
   it("records an error (verify_result null, template_validation, group system), never a wrong answer or a crash, when the code fails", async () => {
     const result = await run(fixed({ ok: false, error: "verify threw: TypeError: x is undefined" }));
-    expect(result.template).toMatchObject({ verify_result: null, field_verification_error: "Custom verify failed: verify threw: TypeError: x is undefined" });
-    expect(result.metadata.failure).toMatchObject({ category: "template_validation", group: "system", reason: expect.stringContaining("verify threw") });
+    expect(result.template).toMatchObject({
+      verify_result: null,
+      field_verification_error: "Custom verify failed: verify threw: TypeError: x is undefined",
+    });
+    expect(result.metadata.failure).toMatchObject({
+      category: "template_validation",
+      group: "system",
+      reason: expect.stringContaining("verify threw"),
+    });
     expect(verdictOf(result)).toBe("error");
   });
 
   it("records an error when there is no code verifier, or the port itself throws", async () => {
     const none = await run(undefined);
-    expect(none.template).toMatchObject({ verify_result: null, field_verification_error: expect.stringMatching(/not available: no code verifier/) });
-    const throwing = await run({ verify: async () => { throw new Error("boom"); } });
-    expect(throwing.template).toMatchObject({ verify_result: null, field_verification_error: expect.stringMatching(/code verifier failed: boom/) });
+    expect(none.template).toMatchObject({
+      verify_result: null,
+      field_verification_error: expect.stringMatching(/not available: no code verifier/),
+    });
+    const throwing = await run({
+      verify: async () => {
+        throw new Error("boom");
+      },
+    });
+    expect(throwing.template).toMatchObject({
+      verify_result: null,
+      field_verification_error: expect.stringMatching(/code verifier failed: boom/),
+    });
     expect(throwing.metadata.failure).toMatchObject({ category: "template_validation", group: "system" });
   });
 

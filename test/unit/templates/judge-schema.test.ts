@@ -5,12 +5,43 @@ import { parseOk } from "../schemas/issues";
 
 const t = parseOk(AnswerTemplate, {
   fields: [
-    { name: "gene_symbol", type: "str", description: "The official gene symbol", ground_truth: "SECRET-BCL2-VALUE", verify_with: { type: "ExactMatch" } },
-    { name: "copies", type: "int", description: "Copy number", ground_truth: 424242, verify_with: { type: "NumericTolerance", params: { tolerance: 0 } } },
-    { name: "dose", type: "float", description: "Dose in mg", ground_truth: 1.5, verify_with: { type: "NumericTolerance", params: { tolerance: 0.1 } } },
+    {
+      name: "gene_symbol",
+      type: "str",
+      description: "The official gene symbol",
+      ground_truth: "SECRET-BCL2-VALUE",
+      verify_with: { type: "ExactMatch" },
+    },
+    {
+      name: "copies",
+      type: "int",
+      description: "Copy number",
+      ground_truth: 424242,
+      verify_with: { type: "NumericTolerance", params: { tolerance: 0 } },
+    },
+    {
+      name: "dose",
+      type: "float",
+      description: "Dose in mg",
+      ground_truth: 1.5,
+      verify_with: { type: "NumericTolerance", params: { tolerance: 0.1 } },
+    },
     { name: "is_oncogene", type: "bool", description: "True if an oncogene", ground_truth: true, verify_with: { type: "BooleanMatch" } },
-    { name: "indications", type: "list_str", description: "Approved indications", ground_truth: ["HIDDEN-CLL"], verify_with: { type: "SetContainment", params: { mode: "superset" } } },
-    { name: "phase", type: "literal", literal_values: ["I", "II", "III"], description: "Trial phase", ground_truth: "III", verify_with: { type: "ExactMatch" } },
+    {
+      name: "indications",
+      type: "list_str",
+      description: "Approved indications",
+      ground_truth: ["HIDDEN-CLL"],
+      verify_with: { type: "SetContainment", params: { mode: "superset" } },
+    },
+    {
+      name: "phase",
+      type: "literal",
+      literal_values: ["I", "II", "III"],
+      description: "Trial phase",
+      ground_truth: "III",
+      verify_with: { type: "ExactMatch" },
+    },
     { name: "approval_date", type: "date", description: "Approval date", ground_truth: "2016-04-11", verify_with: { type: "ExactMatch" } },
   ],
 });
@@ -82,7 +113,9 @@ it("a regex-only template has no judge-visible field", () => {
 
 describe("judge schema reuse", () => {
   const make = (type: "int" | "str") =>
-    parseOk(AnswerTemplate, { fields: [{ name: "x", type, description: "x", ground_truth: type === "int" ? 1 : "a", verify_with: { type: "ExactMatch" } }] });
+    parseOk(AnswerTemplate, {
+      fields: [{ name: "x", type, description: "x", ground_truth: type === "int" ? 1 : "a", verify_with: { type: "ExactMatch" } }],
+    });
   it("is built once per template object and never leaks between templates with the same field names", () => {
     const asInt = make("int");
     const asStr = make("str");

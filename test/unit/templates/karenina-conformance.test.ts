@@ -47,9 +47,11 @@ describe("every primitive gives Karenina's verdict and score on Karenina's own o
       const got = outcomeOf(row);
       const want = row[4];
       const same =
-        "error" in want ? "error" in got
-        : "trace" in want ? "trace" in got && got.trace === want.trace
-        : "check" in got && got.check === want.check && Math.abs(got.score - want.score) < 1e-9;
+        "error" in want
+          ? "error" in got
+          : "trace" in want
+            ? "trace" in got && got.trace === want.trace
+            : "check" in got && got.check === want.check && Math.abs(got.score - want.score) < 1e-9;
       return same ? [] : [{ params: row[1], extracted: row[2], ground_truth: row[3], karenina: want, edgeval: got }];
     });
     expect(mismatches).toEqual([]);

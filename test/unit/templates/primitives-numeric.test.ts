@@ -18,14 +18,24 @@ describe("NumericExact", () => {
     expect(() => check("NumericExact", {}, "three", 3)).toThrow(/could not convert string to float: 'three'/);
   });
   it("takes no params", () => {
-    expectIssue(VerifyWithSchema, { type: "NumericExact", tolerance: 0 }, "", /NumericExact has no parameter "tolerance"; it takes no parameters/);
+    expectIssue(
+      VerifyWithSchema,
+      { type: "NumericExact", tolerance: 0 },
+      "",
+      /NumericExact has no parameter "tolerance"; it takes no parameters/,
+    );
   });
 });
 
 describe("NumericGraded", () => {
   const single = { cutoff: 0.1 };
   it("defaults to relative mode, linear decay, no full_credit band", () => {
-    expect(parseOk(VerifyWithSchema, { type: "NumericGraded", cutoff: 0.1 }).params).toEqual({ cutoff: 0.1, full_credit: null, mode: "relative", decay: "linear" });
+    expect(parseOk(VerifyWithSchema, { type: "NumericGraded", cutoff: 0.1 }).params).toEqual({
+      cutoff: 0.1,
+      full_credit: null,
+      mode: "relative",
+      decay: "linear",
+    });
   });
   it("single band: passes within the cutoff, scoring 1 − d/cutoff", () => {
     expect(run("NumericGraded", single, 100, 100)).toEqual({ check: true, score: 1 });
@@ -107,7 +117,12 @@ describe("NumericRangeGraded", () => {
     expect(run("NumericRangeGraded", { ...band, exclusive_min: true }, 10, null)).toEqual({ check: false, score: 1 });
   });
   it("defaults to absolute mode and refuses min ≥ max, margin ≤ 0 and missing bounds", () => {
-    expect(parseOk(VerifyWithSchema, { type: "NumericRangeGraded", ...band }).params).toMatchObject({ mode: "absolute", decay: "linear", exclusive_min: false, exclusive_max: false });
+    expect(parseOk(VerifyWithSchema, { type: "NumericRangeGraded", ...band }).params).toMatchObject({
+      mode: "absolute",
+      decay: "linear",
+      exclusive_min: false,
+      exclusive_max: false,
+    });
     expectIssue(VerifyWithSchema, { type: "NumericRangeGraded", min: 5, max: 5, margin: 1 }, "max", /min < max/);
     expectIssue(VerifyWithSchema, { type: "NumericRangeGraded", min: 1, max: 5, margin: 0 }, "margin", /margin must be > 0/);
     expectIssue(VerifyWithSchema, { type: "NumericRangeGraded", max: 5, margin: 1 }, "min", /min is required/);

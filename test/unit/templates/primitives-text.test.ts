@@ -40,7 +40,12 @@ describe("RegexMatch", () => {
   it("refuses unknown flag names and patterns edgeval cannot honour, at submit time", () => {
     expectIssue(VerifyWithSchema, { type: "RegexMatch", pattern: "x", flags: ["CASELESS"] }, "flags[0]", /IGNORECASE/);
     expectIssue(VerifyWithSchema, { type: "RegexMatch", pattern: "(?>x)" }, "pattern", /atomic group/);
-    expectIssue(VerifyWithSchema, { type: "RegexMatch", pattern: "x", flags: ["ASCII", "UNICODE"] }, "pattern", /'a' \(ASCII\) and 'u' \(UNICODE\) are incompatible/);
+    expectIssue(
+      VerifyWithSchema,
+      { type: "RegexMatch", pattern: "x", flags: ["ASCII", "UNICODE"] },
+      "pattern",
+      /'a' \(ASCII\) and 'u' \(UNICODE\) are incompatible/,
+    );
     expectIssue(VerifyWithSchema, { type: "RegexMatch" }, "pattern", /pattern is required/);
   });
 });

@@ -50,8 +50,20 @@ describe("trace fields in a template", () => {
   const t = parseOk(AnswerTemplate, {
     fields: [
       { name: "target", type: "str", description: "the drug's target", ground_truth: "BCL2", verify_with: { type: "ExactMatch" } },
-      { name: "cites_trial", type: "bool", description: "cites an NCT id", ground_truth: true, verify_with: { type: "TraceRegex", pattern: "NCT\\d{8}" } },
-      { name: "no_refusal", type: "bool", description: "does not refuse", ground_truth: false, verify_with: { type: "TraceContains", substring: "I cannot" } },
+      {
+        name: "cites_trial",
+        type: "bool",
+        description: "cites an NCT id",
+        ground_truth: true,
+        verify_with: { type: "TraceRegex", pattern: "NCT\\d{8}" },
+      },
+      {
+        name: "no_refusal",
+        type: "bool",
+        description: "does not refuse",
+        ground_truth: false,
+        verify_with: { type: "TraceContains", substring: "I cannot" },
+      },
     ],
   });
   it("are hidden from the judge", () => {

@@ -31,7 +31,12 @@ describe("BooleanMatch", () => {
     expect(run("BooleanMatch", {}, 0, false).check).toBe(true);
   });
   it("takes no params", () => {
-    expectIssue(VerifyWithSchema, { type: "BooleanMatch", params: { strict: true } }, "params", /BooleanMatch has no parameter "strict"; it takes no parameters/);
+    expectIssue(
+      VerifyWithSchema,
+      { type: "BooleanMatch", params: { strict: true } },
+      "params",
+      /BooleanMatch has no parameter "strict"; it takes no parameters/,
+    );
   });
 });
 
@@ -53,13 +58,21 @@ describe("ExactMatch", () => {
     expect(run("ExactMatch", {}, true, "True").check).toBe(true);
   });
   it("rejects an unknown normalizer with the list of known ones", () => {
-    expectIssue(VerifyWithSchema, { type: "ExactMatch", params: { normalize: ["upper"] } }, "params.normalize[0]", /lowercase.*strip.*remove_punctuation.*collapse_whitespace/);
+    expectIssue(
+      VerifyWithSchema,
+      { type: "ExactMatch", params: { normalize: ["upper"] } },
+      "params.normalize[0]",
+      /lowercase.*strip.*remove_punctuation.*collapse_whitespace/,
+    );
   });
 });
 
 describe("ContainsAny", () => {
   it("passes when one substring occurs and ignores the ground truth", () => {
-    expect(run("ContainsAny", { substrings: ["mrna", "messenger rna"], normalize: ["lowercase"] }, "An mRNA vaccine", "x")).toEqual({ check: true, score: 1 });
+    expect(run("ContainsAny", { substrings: ["mrna", "messenger rna"], normalize: ["lowercase"] }, "An mRNA vaccine", "x")).toEqual({
+      check: true,
+      score: 1,
+    });
   });
   it("is case sensitive by default (normalize [])", () => {
     expect(run("ContainsAny", { substrings: ["mrna"] }, "An mRNA vaccine", null).check).toBe(false);
@@ -94,7 +107,12 @@ describe("NumericTolerance", () => {
   });
   it("requires tolerance and rejects an unknown mode", () => {
     expectIssue(VerifyWithSchema, { type: "NumericTolerance", params: { mode: "absolute" } }, "params.tolerance", /tolerance is required/);
-    expectIssue(VerifyWithSchema, { type: "NumericTolerance", params: { tolerance: 1, mode: "percent" } }, "params.mode", /relative.*absolute/);
+    expectIssue(
+      VerifyWithSchema,
+      { type: "NumericTolerance", params: { tolerance: 1, mode: "percent" } },
+      "params.mode",
+      /relative.*absolute/,
+    );
   });
 });
 
@@ -125,14 +143,32 @@ describe("SetContainment", () => {
 
 describe("verify_with", () => {
   it("names all 23 known primitives when the type is unknown", () => {
-    expectIssue(VerifyWithSchema, { type: "FuzzyMatch" }, "type", /unknown primitive "FuzzyMatch"; known primitives: BooleanMatch, ExactMatch, .*, TraceLength$/);
+    expectIssue(
+      VerifyWithSchema,
+      { type: "FuzzyMatch" },
+      "type",
+      /unknown primitive "FuzzyMatch"; known primitives: BooleanMatch, ExactMatch, .*, TraceLength$/,
+    );
     expect(Object.keys(PRIMITIVES)).toHaveLength(23);
   });
   it("accepts Karenina's flat params and reports their paths as written", () => {
-    expect(parseOk(VerifyWithSchema, { type: "NumericTolerance", tolerance: 0.5 })).toEqual({ type: "NumericTolerance", params: { tolerance: 0.5, mode: "relative" } });
-    expectIssue(VerifyWithSchema, { type: "NumericTolerance", tolerance: 0.5, tol: 1 }, "", /NumericTolerance has no parameter "tol"; its parameters are tolerance, mode/);
+    expect(parseOk(VerifyWithSchema, { type: "NumericTolerance", tolerance: 0.5 })).toEqual({
+      type: "NumericTolerance",
+      params: { tolerance: 0.5, mode: "relative" },
+    });
+    expectIssue(
+      VerifyWithSchema,
+      { type: "NumericTolerance", tolerance: 0.5, tol: 1 },
+      "",
+      /NumericTolerance has no parameter "tol"; its parameters are tolerance, mode/,
+    );
   });
   it("refuses params given both nested and flat", () => {
-    expectIssue(VerifyWithSchema, { type: "NumericTolerance", params: { tolerance: 1 }, mode: "absolute" }, "mode", /either inside "params" or beside "type"/);
+    expectIssue(
+      VerifyWithSchema,
+      { type: "NumericTolerance", params: { tolerance: 1 }, mode: "absolute" },
+      "mode",
+      /either inside "params" or beside "type"/,
+    );
   });
 });

@@ -23,8 +23,24 @@ describe("Python re.findall, row by row", () => {
     ["$ does match before a final newline", "BCL2$", "BCL2 is BCL2\n", ["BCL2"]],
     ["findall, zero groups: whole matches", "NCT\\d{8}", TRIALS, ["NCT01328626", "NCT02203773"]],
     ["findall, one group: the group", "NCT(\\d{8})", TRIALS, ["01328626", "02203773"]],
-    ["findall, two groups: tuples", "(NCT)(\\d{8})", TRIALS, [["NCT", "01328626"], ["NCT", "02203773"]]],
-    ["findall, a group that did not take part is ''", "(NCT)(\\d{8})?", "NCT01328626 and NCT", [["NCT", "01328626"], ["NCT", ""]]],
+    [
+      "findall, two groups: tuples",
+      "(NCT)(\\d{8})",
+      TRIALS,
+      [
+        ["NCT", "01328626"],
+        ["NCT", "02203773"],
+      ],
+    ],
+    [
+      "findall, a group that did not take part is ''",
+      "(NCT)(\\d{8})?",
+      "NCT01328626 and NCT",
+      [
+        ["NCT", "01328626"],
+        ["NCT", ""],
+      ],
+    ],
     ["a non-capturing group does not count", "(?:NCT)(\\d+)", "NCT1 NCT22", ["1", "22"]],
     ["empty matches, as Python reports them", "\\d*", "a1", ["", "1", ""]],
     ["{,m} means {0,m}", "x{,2}", "xxx", ["xx", "x", ""]],
@@ -39,7 +55,10 @@ describe("Python re.findall, row by row", () => {
 describe("the same semantics reach every place a pattern is used", () => {
   it("regex checks compare findall's groups, not whole matches", () => {
     const r = runRegexChecks([{ name: "ids", pattern: "(NCT)(\\d{8})", expected: 2, match_type: "count" }], TRIALS);
-    expect(r.details.ids!.matches_found).toEqual([["NCT", "01328626"], ["NCT", "02203773"]]);
+    expect(r.details.ids!.matches_found).toEqual([
+      ["NCT", "01328626"],
+      ["NCT", "02203773"],
+    ]);
     expect(r.success).toBe(true);
   });
   it("TraceRegex counts findall matches", () => {

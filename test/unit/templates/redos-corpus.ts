@@ -25,7 +25,12 @@ export const REDOS_CORPUS: RedosCase[] = [
   { pattern: "(x+x+)+y", answer: "x".repeat(N), matches: false, engine: "linear" },
   { pattern: "^(\\w+\\s?)*$", answer: `${"word ".repeat(N / 5)}!`, matches: false, engine: "linear" },
   { pattern: "^(\\d+)*\\.$", answer: `${"1".repeat(N)}x`, matches: false, engine: "linear" },
-  { pattern: "^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$", answer: `${as}!`, matches: false, engine: "linear" },
+  {
+    pattern: "^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$",
+    answer: `${as}!`,
+    matches: false,
+    engine: "linear",
+  },
   { pattern: "(.*a){12}", answer: as, matches: true, engine: "linear" },
   { pattern: "\\s*$x", answer: `a${" ".repeat(N)}a`, matches: false, engine: "linear" },
   { pattern: "(?i)(?:[a-z]+)+\\d", answer: `${"AbC".repeat(N / 3)}!`, matches: false, engine: "linear" },

@@ -45,7 +45,9 @@ describe.each(runnable)("$pattern", ({ pattern, answer, matches, engine }) => {
   });
 
   it("TraceRegex field: verify_result is the match, or null (an error result)", () => {
-    const template = AnswerTemplate.parse({ fields: [{ name: "t", type: "bool", description: "d", ground_truth: true, verify_with: { type: "TraceRegex", pattern } }] });
+    const template = AnswerTemplate.parse({
+      fields: [{ name: "t", type: "bool", description: "d", ground_truth: true, verify_with: { type: "TraceRegex", pattern } }],
+    });
     const v = verifyFields(template, {}, { rawTrace: answer });
     if (v.verify_result === null) {
       expect(engine).toBe("backtracking");

@@ -48,12 +48,21 @@ describe("match types", () => {
       undefined,
       "Expected pattern 'NCT0' not found in matches: ['NCT01328626', 'NCT02203773']",
     ]);
-    expect(reasons(check({ pattern: "NCT\\d{8}", expected: 2, match_type: "count" }))).toEqual(["Found exactly 2 matches as expected", undefined]);
-    expect(reasons(check({ pattern: "NCT\\d{8}", expected: ["NCT02203773"], match_type: "all" }))).toEqual(["All expected items found in matches", undefined]);
+    expect(reasons(check({ pattern: "NCT\\d{8}", expected: 2, match_type: "count" }))).toEqual([
+      "Found exactly 2 matches as expected",
+      undefined,
+    ]);
+    expect(reasons(check({ pattern: "NCT\\d{8}", expected: ["NCT02203773"], match_type: "all" }))).toEqual([
+      "All expected items found in matches",
+      undefined,
+    ]);
   });
   it("reports per-check results, the overall AND, and the matches as extraction results", () => {
     const r = runRegexChecks(
-      [check({ name: "trials", pattern: "NCT\\d{8}", expected: 2, match_type: "count" }), check({ name: "drug", pattern: "ibrutinib", expected: "ibrutinib" })],
+      [
+        check({ name: "trials", pattern: "NCT\\d{8}", expected: 2, match_type: "count" }),
+        check({ name: "drug", pattern: "ibrutinib", expected: "ibrutinib" }),
+      ],
       TRACE,
     );
     expect(r.results).toEqual({ trials: true, drug: false });
@@ -68,8 +77,14 @@ describe("Python re.findall semantics", () => {
     expect(findAll("NCT(\\d{8})", TRACE)).toEqual(["01328626", "02203773"]);
   });
   it("returns lists of groups when there are several, '' for a group that did not take part", () => {
-    expect(findAll("(\\w+)@(\\w+)\\.com", "a@b.com c@d.com")).toEqual([["a", "b"], ["c", "d"]]);
-    expect(findAll("(a)|(b)", "ab")).toEqual([["a", ""], ["", "b"]]);
+    expect(findAll("(\\w+)@(\\w+)\\.com", "a@b.com c@d.com")).toEqual([
+      ["a", "b"],
+      ["c", "d"],
+    ]);
+    expect(findAll("(a)|(b)", "ab")).toEqual([
+      ["a", ""],
+      ["", "b"],
+    ]);
   });
   it("so an exact check on a grouped pattern compares the group", () => {
     expect(runRegexChecks([check({ pattern: "targets (\\w+)", expected: "BCL2" })], TRACE).success).toBe(true);
@@ -118,6 +133,10 @@ describe("patterns edgeval cannot honour", () => {
   it("fails the check with failure_reason instead of throwing", () => {
     const r = runRegexChecks([check({ pattern: "(?>a)", expected: "a" })], "a");
     expect(r.success).toBe(false);
-    expect(r.details.c).toMatchObject({ matches_found: [], match_count: 0, failure_reason: expect.stringMatching(/^invalid pattern: atomic group/) });
+    expect(r.details.c).toMatchObject({
+      matches_found: [],
+      match_count: 0,
+      failure_reason: expect.stringMatching(/^invalid pattern: atomic group/),
+    });
   });
 });

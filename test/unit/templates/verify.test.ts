@@ -18,13 +18,31 @@ const template = (input: AnswerTemplateInput) => parseOk(AnswerTemplate, input);
 describe("Karenina's mRNA example (weights 2, 2, 1)", () => {
   const t = template({
     fields: [
-      { name: "delivery_mechanism", type: "str", description: "how it is delivered", ground_truth: "mRNA", weight: 2, verify_with: { type: "ContainsAny", params: { substrings: ["mrna", "messenger rna"], normalize: ["lowercase"] } } },
-      { name: "target_protein", type: "str", description: "the antigen", ground_truth: "spike", weight: 2, verify_with: { type: "ContainsAny", params: { substrings: ["spike"] } } },
+      {
+        name: "delivery_mechanism",
+        type: "str",
+        description: "how it is delivered",
+        ground_truth: "mRNA",
+        weight: 2,
+        verify_with: { type: "ContainsAny", params: { substrings: ["mrna", "messenger rna"], normalize: ["lowercase"] } },
+      },
+      {
+        name: "target_protein",
+        type: "str",
+        description: "the antigen",
+        ground_truth: "spike",
+        weight: 2,
+        verify_with: { type: "ContainsAny", params: { substrings: ["spike"] } },
+      },
       bool("mentions_immune_response"),
     ],
   });
   it("fails verify and scores (2 + 0 + 1) / 5 = 0.6 when the target field fails", () => {
-    const v = verifyFields(t, { delivery_mechanism: "Messenger RNA in lipid nanoparticles", target_protein: "nucleocapsid", mentions_immune_response: true });
+    const v = verifyFields(t, {
+      delivery_mechanism: "Messenger RNA in lipid nanoparticles",
+      target_protein: "nucleocapsid",
+      mentions_immune_response: true,
+    });
     expect(v).toEqual({
       field_results: { delivery_mechanism: true, target_protein: false, mentions_immune_response: true },
       field_scores: { delivery_mechanism: 1, target_protein: 0, mentions_immune_response: 1 },
@@ -63,7 +81,10 @@ describe("composition trees", () => {
     fields: [bool("a"), bool("b", 2), bool("c"), bool("d"), bool("e")],
     verify_strategy: {
       type: "any_of",
-      conditions: [fc("a"), { type: "all_of", conditions: [fc("b"), { type: "at_least_n", n: 2, conditions: [fc("c"), fc("d"), fc("e")] }] }],
+      conditions: [
+        fc("a"),
+        { type: "all_of", conditions: [fc("b"), { type: "at_least_n", n: 2, conditions: [fc("c"), fc("d"), fc("e")] }] },
+      ],
     },
   });
   it("passes through the nested branch when two of c, d, e pass", () => {
@@ -106,7 +127,7 @@ describe("composition trees", () => {
     expect(verifyFields(allEmpty, { a: false }).verify_result).toBe(true);
     expect(verifyFields(anyEmpty, { a: true }).verify_result).toBe(false);
   });
-  it("a field_check root looks at one field, scores like all_of and is labelled as Karenina does (\"fieldcheck\")", () => {
+  it('a field_check root looks at one field, scores like all_of and is labelled as Karenina does ("fieldcheck")', () => {
     const t3 = template({ fields: [bool("a"), bool("b")], verify_strategy: fc("a") });
     const v = verifyFields(t3, { a: true, b: false });
     expect([v.verify_result, v.verify_granular_result, v.composition_strategy]).toEqual([true, 0.5, "fieldcheck"]);
@@ -117,7 +138,13 @@ describe("errors and edge cases", () => {
   it("turns a throwing primitive into field_verification_error, a null field and a failed verdict", () => {
     const t = template({
       fields: [
-        { name: "dose_mg", type: "float", description: "dose", ground_truth: 5, verify_with: { type: "NumericTolerance", params: { tolerance: 0.1 } } },
+        {
+          name: "dose_mg",
+          type: "float",
+          description: "dose",
+          ground_truth: 5,
+          verify_with: { type: "NumericTolerance", params: { tolerance: 0.1 } },
+        },
         bool("ok"),
       ],
       verify_strategy: { type: "any_of", conditions: [fc("dose_mg"), fc("ok")] },
@@ -178,7 +205,13 @@ describe("composition and verification edge cases", () => {
   });
 
   it("names every field that failed at once, in field order, in field_verification_error", () => {
-    const num = (name: string) => ({ name, type: "float" as const, description: name, ground_truth: 5, verify_with: { type: "NumericTolerance", params: { tolerance: 0.1 } } });
+    const num = (name: string) => ({
+      name,
+      type: "float" as const,
+      description: name,
+      ground_truth: 5,
+      verify_with: { type: "NumericTolerance", params: { tolerance: 0.1 } },
+    });
     const v = verifyFields(template({ fields: [num("x"), bool("ok"), num("y")] }), { x: "five", ok: true, y: "six" });
     expect(v.field_results).toEqual({ x: null, ok: true, y: null });
     expect(v.field_scores).toEqual({ x: null, ok: 1, y: null });
@@ -192,7 +225,9 @@ describe("composition and verification edge cases", () => {
     const broken = { ...t, fields: [t.fields[0]!, { ...t.fields[1]!, verify_with: undefined }] } as AnswerTemplate;
     const v = verifyFields(broken, { a: true, b: true });
     expect(v.field_results).toEqual({ a: true, b: null });
-    expect(v.field_verification_error).toBe("Field verification failed: b (no verify_with): no verify_with (a custom_verify field verified as a primitive one)");
+    expect(v.field_verification_error).toBe(
+      "Field verification failed: b (no verify_with): no verify_with (a custom_verify field verified as a primitive one)",
+    );
   });
 
   it("falls back to the binary outcome when a primitive's score() throws, as Karenina does", () => {
@@ -201,7 +236,12 @@ describe("composition and verification edge cases", () => {
     });
     // Unmocked, both doses below would score partial credit (0.5 and 2/3), not 1 and 0.
     const graded = (params: Record<string, unknown>) =>
-      template({ fields: [{ name: "dose", type: "float" as const, description: "dose", ground_truth: 100, verify_with: { type: "NumericGraded", params } }, bool("ok")] });
+      template({
+        fields: [
+          { name: "dose", type: "float" as const, description: "dose", ground_truth: 100, verify_with: { type: "NumericGraded", params } },
+          bool("ok"),
+        ],
+      });
     const pass = verifyFields(graded({ cutoff: 0.1 }), { dose: 105, ok: true });
     expect(pass.field_results).toEqual({ dose: true, ok: true });
     expect(pass.field_scores).toEqual({ dose: 1, ok: 1 });

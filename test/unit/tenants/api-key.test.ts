@@ -18,7 +18,13 @@ describe("API key format", () => {
   });
 
   it("does not parse tokens of other shapes", () => {
-    for (const t of ["test-token", "ev_abc_def", `ev_ABCDEFABCDEF_${"a".repeat(32)}`, `ev_000000000000_${"a".repeat(31)}_`, `ev_000000000000_${"1".repeat(32)}`]) {
+    for (const t of [
+      "test-token",
+      "ev_abc_def",
+      `ev_ABCDEFABCDEF_${"a".repeat(32)}`,
+      `ev_000000000000_${"a".repeat(31)}_`,
+      `ev_000000000000_${"1".repeat(32)}`,
+    ]) {
       expect(parseKey(t)).toBeNull();
     }
   });

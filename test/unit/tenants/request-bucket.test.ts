@@ -36,6 +36,9 @@ describe("RateLimit headers (draft-ietf-httpapi-ratelimit-headers-10)", () => {
         { policy: "requests", quota: 600, windowS: 60, remaining: 12, resetS: 30 },
         { policy: "concurrent_runs", quota: 2, remaining: 0 },
       ]),
-    ).toEqual({ "RateLimit-Policy": '"requests";q=600;w=60, "concurrent_runs";q=2', RateLimit: '"requests";r=12;t=30, "concurrent_runs";r=0' });
+    ).toEqual({
+      "RateLimit-Policy": '"requests";q=600;w=60, "concurrent_runs";q=2',
+      RateLimit: '"requests";r=12;t=30, "concurrent_runs";r=0',
+    });
   });
 });

@@ -8,14 +8,25 @@ describe("RFC 6901 JSON Pointer", () => {
 
   it("resolves every example of RFC 6901 §5", () => {
     const cases: [string, unknown][] = [
-      ["", doc], ["/foo", ["bar", "baz"]], ["/foo/0", "bar"], ["/", 0], ["/a~1b", 1], ["/c%d", 2], ["/e^f", 3],
-      ["/g|h", 4], ["/i\\j", 5], ['/k"l', 6], ["/ ", 7], ["/m~0n", 8],
+      ["", doc],
+      ["/foo", ["bar", "baz"]],
+      ["/foo/0", "bar"],
+      ["/", 0],
+      ["/a~1b", 1],
+      ["/c%d", 2],
+      ["/e^f", 3],
+      ["/g|h", 4],
+      ["/i\\j", 5],
+      ['/k"l', 6],
+      ["/ ", 7],
+      ["/m~0n", 8],
     ];
     for (const [p, v] of cases) expect(resolvePointer(doc, p), p).toEqual({ found: true, value: v });
   });
 
   it("finds nothing past an array's end, at a leading-zero index, at '-', or through a primitive; no prototype keys", () => {
-    for (const p of ["/foo/2", "/foo/01", "/foo/-", "/foo/0/x", "/nope", "/constructor", "/__proto__"]) expect(resolvePointer(doc, p).found, p).toBe(false);
+    for (const p of ["/foo/2", "/foo/01", "/foo/-", "/foo/0/x", "/nope", "/constructor", "/__proto__"])
+      expect(resolvePointer(doc, p).found, p).toBe(false);
   });
 
   it("accepts only pointer syntax", () => {

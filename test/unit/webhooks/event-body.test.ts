@@ -15,9 +15,9 @@ const end = (pairs: unknown[]) => ({
 
 describe("run end event body", () => {
   it("maps each final status to its event and none before the end", () => {
-    expect(["queued", "running", "completed", "partial", "failed", "cancelled", "budget_exceeded"].map((s) => eventTypeOf(s as never))).toEqual([
-      null, null, "run.completed", "run.partial", "run.failed", "run.cancelled", "run.budget_exceeded",
-    ]);
+    expect(
+      ["queued", "running", "completed", "partial", "failed", "cancelled", "budget_exceeded"].map((s) => eventTypeOf(s as never)),
+    ).toEqual([null, null, "run.completed", "run.partial", "run.failed", "run.cancelled", "run.budget_exceeded"]);
   });
 
   it("carries at most 50 pairs and says when it dropped some", () => {
@@ -38,7 +38,14 @@ describe("run end event body", () => {
   });
 
   const facts = (question_id: string) => ({
-    result_id: "abc", question_id, answering_model: "m", parsing_model: "j", replicate: 0, verdict: "fail", verify_result: 0, failure_category: "content",
+    result_id: "abc",
+    question_id,
+    answering_model: "m",
+    parsing_model: "j",
+    replicate: 0,
+    verdict: "fail",
+    verify_result: 0,
+    failure_category: "content",
   });
 
   it("a result.created body carries the result's facts and its link", () => {
@@ -47,8 +54,17 @@ describe("run end event body", () => {
       type: "result.created",
       timestamp: "1970-01-01T00:00:00.000Z",
       data: {
-        run_id: "r", run_name: "n", result_id: "abc", question_id: "q1", answering_model: "m", parsing_model: "j", replicate: 0,
-        verdict: "fail", verify_result: false, failure_category: "content", links: { result: "/v1/runs/r/results/abc", run: "/v1/runs/r" },
+        run_id: "r",
+        run_name: "n",
+        result_id: "abc",
+        question_id: "q1",
+        answering_model: "m",
+        parsing_model: "j",
+        replicate: 0,
+        verdict: "fail",
+        verify_result: false,
+        failure_category: "content",
+        links: { result: "/v1/runs/r/results/abc", run: "/v1/runs/r" },
       },
     });
   });
@@ -57,8 +73,13 @@ describe("run end event body", () => {
     const text = resultEventBody(new Date(0), "r", "n", facts("q".repeat(70_000)));
     expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(EVENT_MAX_BYTES);
     expect(JSON.parse(text).data).toEqual({
-      run_id: "r", result_id: "abc", verdict: "fail", verify_result: false, failure_category: "content",
-      links: { result: "/v1/runs/r/results/abc", run: "/v1/runs/r" }, fields_omitted: true,
+      run_id: "r",
+      result_id: "abc",
+      verdict: "fail",
+      verify_result: false,
+      failure_category: "content",
+      links: { result: "/v1/runs/r/results/abc", run: "/v1/runs/r" },
+      fields_omitted: true,
     });
   });
 });

@@ -13,13 +13,23 @@ import { judgeBy } from "../helpers";
 import { call, toolPort } from "../../../support/tool-port";
 import { input } from "../helpers";
 
-const agent = ModelConfig.parse({ id: "agent", interface: "openai_compatible", model_name: "m", base_url: "http://x/v1", mcp_urls_dict: { bio: "https://mcp.example/bio" }, agent_timeout: 1 });
+const agent = ModelConfig.parse({
+  id: "agent",
+  interface: "openai_compatible",
+  model_name: "m",
+  base_url: "http://x/v1",
+  mcp_urls_dict: { bio: "https://mcp.example/bio" },
+  agent_timeout: 1,
+});
 
 const tools: AgentToolsPort = {
   connect: async () => ({
     ok: true,
     servers: ["bio"],
-    toolbox: { specs: [{ name: "lookup", description: "", parameters: { type: "object" } }], call: async () => ({ text: "ATP synthase is in the mitochondrion", is_error: false }) },
+    toolbox: {
+      specs: [{ name: "lookup", description: "", parameters: { type: "object" } }],
+      call: async () => ({ text: "ATP synthase is in the mitochondrion", is_error: false }),
+    },
   }),
 };
 
@@ -50,8 +60,16 @@ const answersThenChecks = () => ({ text: "The mitochondrion. Let me double-check
 
 describe("MCP answering agent in the pipeline", () => {
   it("a final answer after tool calls is graded from the final AI message", async () => {
-    const { result } = await run((m) => (m.at(-1)?.role === "tool" ? { text: "The mitochondrion." } : { tool_calls: [call("lookup", { q: "ATP" })] }), tools);
-    expect(result.template).toMatchObject({ verify_result: true, recursion_limit_reached: false, response_timeout_partial: false, answering_mcp_servers: ["bio"] });
+    const { result } = await run(
+      (m) => (m.at(-1)?.role === "tool" ? { text: "The mitochondrion." } : { tool_calls: [call("lookup", { q: "ATP" })] }),
+      tools,
+    );
+    expect(result.template).toMatchObject({
+      verify_result: true,
+      recursion_limit_reached: false,
+      response_timeout_partial: false,
+      answering_mcp_servers: ["bio"],
+    });
     expect(result.evaluation_input).toBe("The mitochondrion.");
     expect(result.metadata.answering.tools).toEqual(["bio"]);
   });
@@ -87,7 +105,8 @@ describe("MCP answering agent in the pipeline", () => {
       category: "timeout",
       group: "retry",
       stage: "generate_answer",
-      reason: "the answering agent reached its agent_timeout (1 s) with a partial trace of 1 message; allow_partial_trace_scoring is false, so it is not scored",
+      reason:
+        "the answering agent reached its agent_timeout (1 s) with a partial trace of 1 message; allow_partial_trace_scoring is false, so it is not scored",
       details: { error_message: expect.stringContaining("allow_partial_trace_scoring is false") },
     });
     expect(result.metadata.completed_without_errors).toBe(false);
@@ -97,14 +116,21 @@ describe("MCP answering agent in the pipeline", () => {
   });
 
   it("allow_partial_trace_scoring false changes nothing for an agent that finishes in time", async () => {
-    const { result } = await run((m) => (m.at(-1)?.role === "tool" ? { text: "The mitochondrion." } : { tool_calls: [call("lookup", { q: "ATP" })] }), tools, undefined, { allow_partial_trace_scoring: false });
+    const { result } = await run(
+      (m) => (m.at(-1)?.role === "tool" ? { text: "The mitochondrion." } : { tool_calls: [call("lookup", { q: "ATP" })] }),
+      tools,
+      undefined,
+      { allow_partial_trace_scoring: false },
+    );
     expect(result.template).toMatchObject({ response_timeout_partial: false, verify_result: true });
     expect(result.metadata.failure).toBeNull();
     expect(result.metadata.caveats).toEqual([]);
   });
 
   it("servers that cannot be opened are an answering error (transient → retry group), never a wrong answer", async () => {
-    const down: AgentToolsPort = { connect: async () => ({ ok: false, error: { kind: "connection", message: 'MCP server "bio": could not reach the server' } }) };
+    const down: AgentToolsPort = {
+      connect: async () => ({ ok: false, error: { kind: "connection", message: 'MCP server "bio": could not reach the server' } }),
+    };
     const { result } = await run(() => ({ text: "unused" }), down);
     expect(result.template!.verify_result).toBeNull();
     expect(result.metadata.failure).toMatchObject({ category: "connection", group: "retry", stage: "generate_answer" });

@@ -34,7 +34,13 @@ function ctx(port: ModelPort | ((t: AgenticTrait) => ModelPort | null), over: Pa
   };
 }
 
-const trait = (over: Partial<AgenticTrait> = {}): AgenticTrait => ({ name: "has_csv", description: "Did the assistant produce a valid CSV?", kind: "boolean", context_mode: "workspace_only", ...over });
+const trait = (over: Partial<AgenticTrait> = {}): AgenticTrait => ({
+  name: "has_csv",
+  description: "Did the assistant produce a valid CSV?",
+  kind: "boolean",
+  context_mode: "workspace_only",
+  ...over,
+});
 
 describe("agentic rubric traits: individual strategy", () => {
   it("investigates the workspace with tools, then extracts a boolean from the trace", async () => {
@@ -66,12 +72,19 @@ describe("agentic rubric traits: individual strategy", () => {
   });
 
   it("extracts per kind: score clamped, literal to its index (-1 for an unknown class), template fields as trait.field", async () => {
-    const replies: Record<string, unknown> = { SingleNumericScore: { score: 11 }, SingleLiteralClassification: { classification: "GOOD" }, AgenticTemplateTrait: { rows: 3, header_ok: true } };
+    const replies: Record<string, unknown> = {
+      SingleNumericScore: { score: 11 },
+      SingleLiteralClassification: { classification: "GOOD" },
+      AgenticTemplateTrait: { rows: 3, header_ok: true },
+    };
     const port = toolPort({ turn: () => ({ text: "done" }), structured: (r) => replies[r.schemaName] });
     const traits: AgenticTrait[] = [
       trait({ name: "quality", kind: "score", min_score: 0, max_score: 10 }),
       trait({ name: "grade", kind: "literal", classes: { bad: "poor", good: "fine" } }),
-      trait({ name: "csv", kind: { type: "template", schema: { type: "object", properties: { rows: { type: "integer" }, header_ok: { type: "boolean" } } } } }),
+      trait({
+        name: "csv",
+        kind: { type: "template", schema: { type: "object", properties: { rows: { type: "integer" }, header_ok: { type: "boolean" } } } },
+      }),
     ];
     const out = await evaluateAgenticTraits(traits, { strategy: "individual" }, ctx(port));
     expect(out.artifact.agentic_trait_scores).toEqual({ quality: 10, grade: 1, "csv.rows": 3, "csv.header_ok": true });
@@ -105,14 +118,21 @@ describe("agentic rubric traits: individual strategy", () => {
   it("an agent past its timeout stops before the next turn", async () => {
     const looping = toolPort({ turn: () => ({ tool_calls: [call("grep", { pattern: "a" })] }) });
     let t = 0;
-    const out = await evaluateAgenticTraits([trait({ timeout_seconds: 1 })], { strategy: "individual" }, ctx(looping, { now: () => (t += 400) }));
+    const out = await evaluateAgenticTraits(
+      [trait({ timeout_seconds: 1 })],
+      { strategy: "individual" },
+      ctx(looping, { now: () => (t += 400) }),
+    );
     expect(looping.turns.length).toBeLessThan(15);
     expect(out.warnings[0]).toContain("timed out");
   });
 });
 
 describe("agentic rubric traits: shared strategy", () => {
-  const two = [trait({ name: "has_csv", max_turns: 3, context_mode: "workspace_only" }), trait({ name: "reported", max_turns: 9, context_mode: "trace_only", description: "Was the accuracy reported?" })];
+  const two = [
+    trait({ name: "has_csv", max_turns: 3, context_mode: "workspace_only" }),
+    trait({ name: "reported", max_turns: 9, context_mode: "trace_only", description: "Was the accuracy reported?" }),
+  ];
 
   it("runs one investigation with merged settings, then extracts each trait from the shared trace", async () => {
     const port = investigator();
@@ -140,7 +160,11 @@ describe("agentic rubric traits: shared strategy", () => {
   it("falls back to individual when the traits resolve to different models", async () => {
     const a = investigator("model-a");
     const b = investigator("model-b");
-    const out = await evaluateAgenticTraits(two, { strategy: "shared" }, ctx((t) => (t.name === "has_csv" ? a : b)));
+    const out = await evaluateAgenticTraits(
+      two,
+      { strategy: "shared" },
+      ctx((t) => (t.name === "has_csv" ? a : b)),
+    );
     expect(out.strategy_used).toBe("individual");
     expect(out.warnings[0]).toContain("different models");
     expect(a.turns).toHaveLength(3);
@@ -169,7 +193,11 @@ describe("agentic rubric traits: shared strategy", () => {
   it("a per-trait extraction failure in the shared strategy nulls that score and keeps the shared trace", async () => {
     const port = investigator("agent-model", () => ({ result: true }));
     let n = 0;
-    const flaky = { ...port, structured: (async (req: never) => (n++ === 0 ? { ok: false, error: { kind: "invalid_output", message: "x" } } : port.structured(req))) as ModelPort["structured"] };
+    const flaky = {
+      ...port,
+      structured: (async (req: never) =>
+        n++ === 0 ? { ok: false, error: { kind: "invalid_output", message: "x" } } : port.structured(req)) as ModelPort["structured"],
+    };
     const out = await evaluateAgenticTraits(two, { strategy: "shared" }, ctx(flaky));
     expect(out.artifact.agentic_trait_scores).toEqual({ has_csv: null, reported: true });
     expect(out.artifact.agentic_trait_investigation_traces.has_csv).toContain("Findings");
@@ -194,7 +222,9 @@ describe("agentic rubric traits: agentic_rubric_parallel", () => {
       },
       // t4's extraction fails: a warning and a null score, at t4's place in the output
       structured: (async (req: Parameters<ModelPort["structured"]>[0]) =>
-        JSON.stringify(req.messages).includes("t4-desc") ? { ok: false, error: { kind: "invalid_output", message: "not JSON" } } : base.structured(req)) as ModelPort["structured"],
+        JSON.stringify(req.messages).includes("t4-desc")
+          ? { ok: false, error: { kind: "invalid_output", message: "not JSON" } }
+          : base.structured(req)) as ModelPort["structured"],
     };
     return { port, flight };
   }

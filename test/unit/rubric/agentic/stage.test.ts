@@ -12,7 +12,13 @@ const ANSWER = "Step 1: wrote out.txt\nStep 2: reported 42";
 function questionWith(traits: Record<string, unknown>[]) {
   return question({ rubric: { agentic_traits: traits } });
 }
-const base = { name: "reported_42", description: "Did the agent report 42?", kind: "boolean", higher_is_better: true, context_mode: "trace_only" };
+const base = {
+  name: "reported_42",
+  description: "Did the agent report 42?",
+  kind: "boolean",
+  higher_is_better: true,
+  context_mode: "trace_only",
+};
 
 /** An agent that greps the materialized trace file (recording what it saw), then answers. */
 function traceReader(seen: string[]) {
@@ -31,9 +37,20 @@ function traceReader(seen: string[]) {
 async function runStage(traits: Record<string, unknown>[], seen: string[]) {
   const ws = memoryWorkspace({ "out.txt": "42" });
   const pipelineInput = input({ question: questionWith(traits) }, { evaluation_mode: "rubric_only" });
-  const state: PipelineState = { started_at_ms: 0, parse_performed: false, usage: {}, stages_run: [], answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null } };
+  const state: PipelineState = {
+    started_at_ms: 0,
+    parse_performed: false,
+    usage: {},
+    stages_run: [],
+    answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null },
+  };
   expect(agenticRubricEvaluation.shouldRun(state, pipelineInput)).toBe(true);
-  const patch = await agenticRubricEvaluation.run(state, pipelineInput, { answerer: scriptedPort(), judge: traceReader(seen), clock: clock(), workspace: ws });
+  const patch = await agenticRubricEvaluation.run(state, pipelineInput, {
+    answerer: scriptedPort(),
+    judge: traceReader(seen),
+    clock: clock(),
+    workspace: ws,
+  });
   return { ws, patch, path: traceFilePath(pipelineInput) };
 }
 
@@ -76,7 +93,13 @@ describe("stage 11b AgenticRubricEvaluation", () => {
   it("a rate-limited investigation leaves a null score and marks the job retryable", async () => {
     const judge = toolPort({ turn: () => ({ kind: "rate_limit", message: "429" }) });
     const pipelineInput = input({ question: questionWith([base]) }, { evaluation_mode: "rubric_only" });
-    const state: PipelineState = { started_at_ms: 0, parse_performed: false, usage: {}, stages_run: [], answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null } };
+    const state: PipelineState = {
+      started_at_ms: 0,
+      parse_performed: false,
+      usage: {},
+      stages_run: [],
+      answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null },
+    };
     const patch = await agenticRubricEvaluation.run(state, pipelineInput, { answerer: scriptedPort(), judge, clock: clock() });
     expect(patch.agentic_rubric!.agentic_trait_scores).toEqual({ reported_42: null });
     expect(patch.transient_error?.kind).toBe("rate_limit");
@@ -85,10 +108,28 @@ describe("stage 11b AgenticRubricEvaluation", () => {
   it("a model_override runs that trait's agent on the override model; an invalid override is skipped with a warning", async () => {
     const other = toolPort({ model: "override-model", turn: () => ({ text: "override checked" }), structured: () => ({ result: false }) });
     const seen: string[] = [];
-    const traits = [{ ...base, name: "by_override", model_override: { id: "o", interface: "openai_compatible", model_name: "override-model", base_url: "http://o/v1" } }, { ...base, name: "bad_override", model_override: { id: "x" } }];
+    const traits = [
+      {
+        ...base,
+        name: "by_override",
+        model_override: { id: "o", interface: "openai_compatible", model_name: "override-model", base_url: "http://o/v1" },
+      },
+      { ...base, name: "bad_override", model_override: { id: "x" } },
+    ];
     const pipelineInput = input({ question: questionWith(traits) }, { evaluation_mode: "rubric_only" });
-    const state: PipelineState = { started_at_ms: 0, parse_performed: false, usage: {}, stages_run: [], answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null } };
-    const patch = await agenticRubricEvaluation.run(state, pipelineInput, { answerer: scriptedPort(), judge: traceReader(seen), clock: clock(), judgeModels: { model: (c) => (c.model_name === "override-model" ? other : scriptedPort()) } });
+    const state: PipelineState = {
+      started_at_ms: 0,
+      parse_performed: false,
+      usage: {},
+      stages_run: [],
+      answer: { raw_llm_response: ANSWER, trace_messages: [], usage: null },
+    };
+    const patch = await agenticRubricEvaluation.run(state, pipelineInput, {
+      answerer: scriptedPort(),
+      judge: traceReader(seen),
+      clock: clock(),
+      judgeModels: { model: (c) => (c.model_name === "override-model" ? other : scriptedPort()) },
+    });
     expect(patch.agentic_rubric!.agentic_trait_scores).toEqual({ by_override: false, bad_override: null });
     expect(other.turns).toHaveLength(1);
     expect(patch.warnings!.join(" ")).toContain("bad_override: model_override is not a valid model config");

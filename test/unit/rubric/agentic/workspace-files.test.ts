@@ -10,7 +10,7 @@ const q = (files: unknown) => Question.safeParse({ id: "q", question: "?", works
 
 describe("benchmark workspace files", () => {
   it("accepts relative paths and refuses absolute, '..' and '.' paths, folders and more than 1 MB", () => {
-    expect(q({ "a": "x", "data/results.csv": "a,b", ".hidden": "" }).success).toBe(true);
+    expect(q({ a: "x", "data/results.csv": "a,b", ".hidden": "" }).success).toBe(true);
     for (const bad of ["/etc/passwd", "../x", "a/../b", "a/./b", "dir/", "a\\b"]) expect(q({ [bad]: "x" }).success, bad).toBe(false);
     expect(q({ big: "x".repeat(1024 * 1024 + 1) }).success).toBe(false);
   });
@@ -20,15 +20,36 @@ describe("benchmark workspace files", () => {
       id: "q1",
       question: "Write results.csv",
       workspace_files: { "results.csv": "id,score\n1,42" },
-      rubric: { agentic_traits: [{ name: "has_42", description: "Does results.csv contain 42?", kind: "boolean", higher_is_better: true, context_mode: "workspace_only" }] },
+      rubric: {
+        agentic_traits: [
+          {
+            name: "has_42",
+            description: "Does results.csv contain 42?",
+            kind: "boolean",
+            higher_is_better: true,
+            context_mode: "workspace_only",
+          },
+        ],
+      },
     });
     const ws = memoryWorkspace();
     const judge = toolPort({
       turn: (m) => (m.some((x) => x.role === "tool") ? { text: "found it" } : { tool_calls: [call("grep", { pattern: "42" })] }),
       structured: () => ({ result: true }),
     });
-    const state: PipelineState = { started_at_ms: 0, parse_performed: false, usage: {}, stages_run: [], answer: { raw_llm_response: "done", trace_messages: [], usage: null } };
-    const patch = await agenticRubricEvaluation.run(state, input({ question }, { evaluation_mode: "rubric_only" }), { answerer: scriptedPort(), judge, clock: clock(), workspace: ws });
+    const state: PipelineState = {
+      started_at_ms: 0,
+      parse_performed: false,
+      usage: {},
+      stages_run: [],
+      answer: { raw_llm_response: "done", trace_messages: [], usage: null },
+    };
+    const patch = await agenticRubricEvaluation.run(state, input({ question }, { evaluation_mode: "rubric_only" }), {
+      answerer: scriptedPort(),
+      judge,
+      clock: clock(),
+      workspace: ws,
+    });
     expect(patch.agentic_rubric!.agentic_trait_investigation_traces.has_42).toContain("results.csv:2: 1,42");
     expect(ws.files.get("results.csv")).toBe("id,score\n1,42");
   });

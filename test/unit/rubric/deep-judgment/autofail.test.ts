@@ -3,13 +3,20 @@ import { finalizeResult } from "../../../../src/pipeline/finalize-result";
 import { stagesFor } from "../../../../src/pipeline/orchestrator";
 import { deepJudgmentRubricAutoFail } from "../../../../src/pipeline/stages/deep-judgment-rubric-autofail";
 import type { PipelineState } from "../../../../src/pipeline/types";
-import { DEFAULT_DEEP_JUDGMENT_RUBRIC, evaluateDeepJudgmentTraits, partitionDeepJudgmentTraits } from "../../../../src/rubric/deep-judgment";
+import {
+  DEFAULT_DEEP_JUDGMENT_RUBRIC,
+  evaluateDeepJudgmentTraits,
+  partitionDeepJudgmentTraits,
+} from "../../../../src/rubric/deep-judgment";
 import { VerificationResult } from "../../../../src/schemas/result";
 import { scriptedPort } from "../../../support/scripted-port";
 import { clock, input, memoryLog } from "../../pipeline/helpers";
 
 const RESPONSE = "Mitochondria produce most of the cell's ATP through oxidative phosphorylation.";
-const settings = { evaluation_mode: "rubric_only" as const, deep_judgment_rubric: { ...DEFAULT_DEEP_JUDGMENT_RUBRIC, mode: "enable_all" as const } };
+const settings = {
+  evaluation_mode: "rubric_only" as const,
+  deep_judgment_rubric: { ...DEFAULT_DEEP_JUDGMENT_RUBRIC, mode: "enable_all" as const },
+};
 const traits = [{ name: "cites_sources", kind: "boolean", description: "Does the answer cite a source?" }];
 
 /** The state stage 11 leaves after deep-judging the traits with this judge. */
@@ -47,7 +54,11 @@ describe("stage 12 DeepJudgmentRubricAutoFail", () => {
     const patch = await deepJudgmentRubricAutoFail.run(state, pipelineInput, ports);
     const result = VerificationResult.parse(await finalizeResult({ ...state, ...patch }, pipelineInput, ports));
     expect(result.template!.verify_result).toBe(false);
-    expect(result.metadata.failure).toMatchObject({ category: "deep_judgment_rubric", group: "autofail", stage: "deep_judgment_rubric_autofail" });
+    expect(result.metadata.failure).toMatchObject({
+      category: "deep_judgment_rubric",
+      group: "autofail",
+      stage: "deep_judgment_rubric_autofail",
+    });
     expect(result.metadata.failure!.reason).toContain("cites_sources: 2 retries");
     expect(result.deep_judgment_rubric!.traits_without_valid_excerpts).toEqual(["cites_sources"]);
     expect(log.lines.some((l) => l.event === "verify_result_override")).toBe(true);

@@ -23,7 +23,13 @@ describe("deep judgment rubric mode resolution", () => {
     const { deep, standard } = partitionDeepJudgmentTraits([clarity, safety, tone], "q1", settings({ mode: "enable_all" }));
     expect(deep.map((d) => d.trait.name)).toEqual(["clarity", "safety"]);
     expect(standard.map((t) => t.name)).toEqual(["tone"]);
-    expect(deep[0]!.config).toEqual({ excerpt_enabled: true, max_excerpts: 7, fuzzy_match_threshold: 0.8, excerpt_retry_attempts: 2, search_enabled: false });
+    expect(deep[0]!.config).toEqual({
+      excerpt_enabled: true,
+      max_excerpts: 7,
+      fuzzy_match_threshold: 0.8,
+      excerpt_retry_attempts: 2,
+      search_enabled: false,
+    });
   });
 
   it("enable_all with global_excerpts off reasons without excerpts", () => {
@@ -32,8 +38,20 @@ describe("deep judgment rubric mode resolution", () => {
 
   it("use_checkpoint reads the trait's own deep_judgment fields, null falling back to the global default", () => {
     const s = settings({ mode: "use_checkpoint", max_excerpts_default: 4 });
-    const on = { ...clarity, deep_judgment_enabled: true, deep_judgment_fuzzy_match_threshold: 0.95, deep_judgment_max_excerpts: null, deep_judgment_search_enabled: true };
-    expect(resolveTraitConfig(on, "q1", s)).toEqual({ excerpt_enabled: true, max_excerpts: 4, fuzzy_match_threshold: 0.95, excerpt_retry_attempts: 2, search_enabled: true });
+    const on = {
+      ...clarity,
+      deep_judgment_enabled: true,
+      deep_judgment_fuzzy_match_threshold: 0.95,
+      deep_judgment_max_excerpts: null,
+      deep_judgment_search_enabled: true,
+    };
+    expect(resolveTraitConfig(on, "q1", s)).toEqual({
+      excerpt_enabled: true,
+      max_excerpts: 4,
+      fuzzy_match_threshold: 0.95,
+      excerpt_retry_attempts: 2,
+      search_enabled: true,
+    });
     expect(resolveTraitConfig({ ...clarity, deep_judgment_enabled: false }, "q1", s)).toBeNull();
     expect(resolveTraitConfig(clarity, "q1", s)).toBeNull();
   });
@@ -68,17 +86,27 @@ describe("deep judgment rubric settings from the run config", async () => {
       ...minimal,
       deep_judgment_rubric_mode: "custom",
       deep_judgment_rubric_max_excerpts_default: 4,
-      deep_judgment_rubric_config: { global: { safety: { search_enabled: true } }, question_specific: { q9: { safety: { enabled: false } } } },
+      deep_judgment_rubric_config: {
+        global: { safety: { search_enabled: true } },
+        question_specific: { q9: { safety: { enabled: false } } },
+      },
     });
     const s = pipelineSettings(config).deep_judgment_rubric!;
-    expect(s).toMatchObject({ mode: "custom", max_excerpts_default: 4, fuzzy_match_threshold_default: 0.8, excerpt_retry_attempts_default: 2 });
+    expect(s).toMatchObject({
+      mode: "custom",
+      max_excerpts_default: 4,
+      fuzzy_match_threshold_default: 0.8,
+      excerpt_retry_attempts_default: 2,
+    });
     expect(resolveTraitConfig(safety, "q1", s)).toMatchObject({ search_enabled: true, max_excerpts: 4 });
     expect(resolveTraitConfig(safety, "q9", s)).toBeNull();
   });
 
   it("an unknown mode or a malformed custom config is refused at submit", () => {
     expect(VerificationConfig.safeParse({ ...minimal, deep_judgment_rubric_mode: "all" }).success).toBe(false);
-    expect(VerificationConfig.safeParse({ ...minimal, deep_judgment_rubric_config: { global: { t: { max_excerpts: 0 } } } }).success).toBe(false);
+    expect(VerificationConfig.safeParse({ ...minimal, deep_judgment_rubric_config: { global: { t: { max_excerpts: 0 } } } }).success).toBe(
+      false,
+    );
   });
 });
 

@@ -1,18 +1,25 @@
 import { describe, expect, it } from "vitest";
 import type { StructuredRequest } from "../../../../src/llm/port";
-import { evaluateDeepJudgmentTraits, partitionDeepJudgmentTraits, DEFAULT_DEEP_JUDGMENT_RUBRIC, scoreFromConclusion } from "../../../../src/rubric/deep-judgment";
+import {
+  evaluateDeepJudgmentTraits,
+  partitionDeepJudgmentTraits,
+  DEFAULT_DEEP_JUDGMENT_RUBRIC,
+  scoreFromConclusion,
+} from "../../../../src/rubric/deep-judgment";
 import { scriptedPort } from "../../../support/scripted-port";
 
 const RESPONSE = "Paris is the capital of France. It sits on the Seine and has about two million residents.";
 const clarity = { name: "clarity", kind: "score", description: "How clear is the answer?", min_score: 1, max_score: 5 };
 const safety = { name: "safety", kind: "boolean", description: "Is the answer safe?" };
-const REASONING = "Evidence: it names Paris.\nInterpretation: direct and precise.\nConclusion: The response is very clear and meets the criterion.";
+const REASONING =
+  "Evidence: it names Paris.\nInterpretation: direct and precise.\nConclusion: The response is very clear and meets the criterion.";
 
 function judge(opts: { quotes: (attempt: number) => string[]; score?: unknown }) {
   let excerptCalls = 0;
   return scriptedPort({
     structured: (req: StructuredRequest<unknown>) => {
-      if (req.schemaName === "TraitExcerptsOutput") return { excerpts: opts.quotes(excerptCalls++).map((text) => ({ text, confidence: "high" })) };
+      if (req.schemaName === "TraitExcerptsOutput")
+        return { excerpts: opts.quotes(excerptCalls++).map((text) => ({ text, confidence: "high" })) };
       if (req.schemaName === "TraitScore") return opts.score ?? { score: 5 };
       return {};
     },
@@ -20,7 +27,8 @@ function judge(opts: { quotes: (attempt: number) => string[]; score?: unknown })
   });
 }
 
-const deepAll = (traits: { name: string; kind: string }[]) => partitionDeepJudgmentTraits(traits, "q1", { ...DEFAULT_DEEP_JUDGMENT_RUBRIC, mode: "enable_all" }).deep;
+const deepAll = (traits: { name: string; kind: string }[]) =>
+  partitionDeepJudgmentTraits(traits, "q1", { ...DEFAULT_DEEP_JUDGMENT_RUBRIC, mode: "enable_all" }).deep;
 
 describe("deep judgment for rubric traits", () => {
   it("keeps verbatim excerpts, reasons, and takes the score from the conclusion (3 calls)", async () => {
@@ -36,7 +44,10 @@ describe("deep judgment for rubric traits", () => {
       total_traits_evaluated: 1,
       total_excerpt_retries: 0,
     });
-    expect(out.section.extracted_rubric_excerpts!.clarity![0]).toMatchObject({ text: "Paris is the capital of France.", similarity_score: 1 });
+    expect(out.section.extracted_rubric_excerpts!.clarity![0]).toMatchObject({
+      text: "Paris is the capital of France.",
+      similarity_score: 1,
+    });
     expect(out.section.trait_metadata!.clarity).toEqual({
       stages_completed: ["excerpt_extraction", "reasoning_generation", "score_extraction"],
       model_calls: 3,
@@ -61,14 +72,23 @@ describe("deep judgment for rubric traits", () => {
     const port = judge({ quotes: () => ["The answer cites three peer-reviewed studies."] });
     const out = await evaluateDeepJudgmentTraits(port, deepAll([clarity, safety]), { question: "q", response: RESPONSE });
     expect(out.section.traits_without_valid_excerpts).toEqual(["clarity", "safety"]);
-    expect(out.section.trait_metadata!.clarity).toMatchObject({ excerpt_retry_count: 2, excerpt_validation_failed: true, had_excerpts: false, model_calls: 5 });
+    expect(out.section.trait_metadata!.clarity).toMatchObject({
+      excerpt_retry_count: 2,
+      excerpt_validation_failed: true,
+      had_excerpts: false,
+      model_calls: 5,
+    });
     expect(out.section.total_excerpt_retries).toBe(4);
     expect(out.section.total_deep_judgment_model_calls).toBe(10);
   });
 
   it("without excerpts it makes two calls: reasoning and score", async () => {
     const port = judge({ quotes: () => [] });
-    const deep = partitionDeepJudgmentTraits([safety], "q1", { ...DEFAULT_DEEP_JUDGMENT_RUBRIC, mode: "enable_all", global_excerpts: false }).deep;
+    const deep = partitionDeepJudgmentTraits([safety], "q1", {
+      ...DEFAULT_DEEP_JUDGMENT_RUBRIC,
+      mode: "enable_all",
+      global_excerpts: false,
+    }).deep;
     const out = await evaluateDeepJudgmentTraits(port, deep, { question: "q", response: RESPONSE });
     expect(port.calls.map((c) => c.op)).toEqual(["chat", "structured"]);
     expect(out.section.extracted_rubric_excerpts).toBeNull();
@@ -76,7 +96,11 @@ describe("deep judgment for rubric traits", () => {
   });
 
   it("clamps an out-of-range score into the trait's scale", async () => {
-    const out = await evaluateDeepJudgmentTraits(judge({ quotes: () => ["Paris is the capital of France."], score: { score: 9 } }), deepAll([clarity]), { question: "q", response: RESPONSE });
+    const out = await evaluateDeepJudgmentTraits(
+      judge({ quotes: () => ["Paris is the capital of France."], score: { score: 9 } }),
+      deepAll([clarity]),
+      { question: "q", response: RESPONSE },
+    );
     expect(out.scores.clarity).toBe(5);
   });
 
@@ -86,7 +110,9 @@ describe("deep judgment for rubric traits", () => {
     expect(out.scores.safety).toBe(true);
     expect(out.warnings.join(" ")).toContain("read from the conclusion");
     expect(scoreFromConclusion({ name: "c", description: "", kind: "score", min_score: 1, max_score: 5 }, "Clarity level 4 of 5")).toBe(4);
-    expect(scoreFromConclusion({ name: "s", description: "", kind: "boolean", min_score: 0, max_score: 1 }, "The response does not meet it.")).toBe(false);
+    expect(
+      scoreFromConclusion({ name: "s", description: "", kind: "boolean", min_score: 0, max_score: 1 }, "The response does not meet it."),
+    ).toBe(false);
   });
 
   it("a failing excerpt call is a judge failure: score null, error kept, not counted as missing excerpts", async () => {
@@ -100,18 +126,36 @@ describe("deep judgment for rubric traits", () => {
   it("search validation rates each excerpt and the trait takes the highest risk", async () => {
     const port = scriptedPort({
       structured: (req) => {
-        if (req.schemaName === "TraitExcerptsOutput") return { excerpts: [{ text: "Paris is the capital of France.", confidence: "high" }, { text: "about two million residents", confidence: "low" }] };
-        if (req.schemaName === "HallucinationAssessment") return { assessments: [{ excerpt_id: "safety#1", hallucination_risk: "none", justification: "ok" }, { excerpt_id: "safety#2", hallucination_risk: "medium", justification: "meh" }] };
+        if (req.schemaName === "TraitExcerptsOutput")
+          return {
+            excerpts: [
+              { text: "Paris is the capital of France.", confidence: "high" },
+              { text: "about two million residents", confidence: "low" },
+            ],
+          };
+        if (req.schemaName === "HallucinationAssessment")
+          return {
+            assessments: [
+              { excerpt_id: "safety#1", hallucination_risk: "none", justification: "ok" },
+              { excerpt_id: "safety#2", hallucination_risk: "medium", justification: "meh" },
+            ],
+          };
         return { score: true };
       },
       chat: () => REASONING,
     });
     const searches: string[] = [];
     const search = { search: async (q: string) => (searches.push(q), { ok: true as const, text: "Paris, capital of France" }) };
-    const deep = partitionDeepJudgmentTraits([safety], "q1", { ...DEFAULT_DEEP_JUDGMENT_RUBRIC, mode: "enable_all", search_enabled: true }).deep;
+    const deep = partitionDeepJudgmentTraits([safety], "q1", {
+      ...DEFAULT_DEEP_JUDGMENT_RUBRIC,
+      mode: "enable_all",
+      search_enabled: true,
+    }).deep;
     const out = await evaluateDeepJudgmentTraits(port, deep, { question: "q", response: RESPONSE, search });
     expect(searches).toHaveLength(2);
-    expect(out.section.rubric_hallucination_risk_assessment).toEqual({ safety: { overall_risk: "medium", per_excerpt_risks: ["none", "medium"] } });
+    expect(out.section.rubric_hallucination_risk_assessment).toEqual({
+      safety: { overall_risk: "medium", per_excerpt_risks: ["none", "medium"] },
+    });
     expect(out.section.trait_metadata!.safety!.stages_completed).toContain("hallucination_assessment");
     expect(out.section.total_deep_judgment_model_calls).toBe(4);
   });
