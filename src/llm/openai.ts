@@ -36,7 +36,7 @@ import {
   type Usage,
 } from "./port";
 import { invalidOutput, validateText, validateValue, wireName } from "./structured";
-import { extractJson } from "./json-extract";
+import { extractJson } from "../lib/json-extract";
 import { dropAddedNulls, toStrictSchema } from "./strict-schema";
 
 /** The SDK's own default, passed explicitly so that no OPENAI_BASE_URL in the environment can move it. */

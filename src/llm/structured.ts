@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import { RAW_LIMIT, truncate } from "./errors";
-import { extractJson } from "./json-extract";
+import { extractJson } from "../lib/json-extract";
 import { fail, ok, type LlmResult } from "./port";
 
 export interface Validated<T> {

@@ -27,6 +27,7 @@ import { warn } from "../overrides";
 import { buildDecisionMessages, buildExtractionMessages, buildInvestigationPrompt } from "../prompts/agentic-parsing";
 import { instructionsFor } from "../../core-shared/instructions";
 import { extractFinalAiMessage } from "../trace";
+import { lastJsonObject } from "../../lib/json-extract";
 import type { PipelineInput, PipelinePorts, PipelineState, StagePatch } from "../types";
 import { seedWorkspace, traceFilePath } from "./agentic-rubric-evaluation";
 
@@ -163,7 +164,11 @@ export async function agenticParse(
   if (isRetryable(res.error))
     return { error: stageErrorFromLlm("parse_template", res.error, "agentic extraction failed"), usage, warnings, agentic_parse: record };
   record.agentic_extraction_error = truncate(`${res.error.kind}: ${res.error.message}`);
-  const recovered = lastJsonObject(inv.trace, schema);
+  // Karenina's local JSON recovery: the last object of the report that validates.
+  const recovered = lastJsonObject(inv.trace, (value) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? (parsed.data as Record<string, unknown>) : null;
+  });
   if (!recovered) {
     return {
       error: stageErrorFromLlm("parse_template", res.error, "agentic extraction failed and no JSON in the report validates"),
@@ -184,23 +189,3 @@ export async function agenticParse(
 
 /** The decision's reply; `answer` is validated against the template's schema separately (malformed → escalate). */
 const DECISION = z.object({ reasoning: z.string().catch(""), sufficient: z.boolean(), answer: z.unknown() });
-
-/** Closing and opening braces tried, from the end: bounds the work on a long report. */
-const MAX_BRACES = 40;
-
-/** The last `{…}` in the text that parses as JSON and validates (Karenina's local JSON recovery). */
-function lastJsonObject(text: string, schema: z.ZodType<unknown>): Record<string, unknown> | null {
-  let ends = 0;
-  for (let end = text.lastIndexOf("}"); end >= 0 && ends++ < MAX_BRACES; end = text.lastIndexOf("}", end - 1)) {
-    let starts = 0;
-    for (let start = text.lastIndexOf("{", end); start >= 0 && starts++ < MAX_BRACES; start = text.lastIndexOf("{", start - 1)) {
-      try {
-        const parsed = schema.safeParse(JSON.parse(text.slice(start, end + 1)));
-        if (parsed.success) return parsed.data as Record<string, unknown>;
-      } catch {
-        // not JSON from here: widen to an earlier "{"
-      }
-    }
-  }
-  return null;
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractJson } from "../../../src/llm/json-extract";
+import { extractJson, lastJsonObject } from "../../../src/lib/json-extract";
 
 const value = (text: string) => {
   const r = extractJson(text);
@@ -54,5 +54,20 @@ describe("extractJson", () => {
     const t0 = performance.now();
     expect(extractJson("{".repeat(20_000)).ok).toBe(false);
     expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+});
+
+describe("lastJsonObject", () => {
+  const withAnswer = (v: unknown) => (v !== null && typeof v === "object" && "answer" in v ? v : null);
+  it("takes the last object the caller accepts, passing over inner objects it refuses", () => {
+    const report = 'First guess {"answer": "Lyon"}. Checked the file: {"answer": "Paris", "source": {"file": "notes.txt"}} done.';
+    expect(lastJsonObject(report, withAnswer)).toEqual({ answer: "Paris", source: { file: "notes.txt" } });
+  });
+  it("skips braces inside strings and text that is not JSON", () => {
+    expect(lastJsonObject('{"answer": "a } b"} then {not json}', withAnswer)).toEqual({ answer: "a } b" });
+  });
+  it("is null when nothing is accepted", () => {
+    expect(lastJsonObject('{"other": 1} and no answer', withAnswer)).toBeNull();
+    expect(lastJsonObject("no braces at all", withAnswer)).toBeNull();
   });
 });

@@ -64,6 +64,26 @@ function scan(src: string, open: "{" | "["): JsonExtractResult | null {
   return null;
 }
 
+/**
+ * The last `{…}` object in the text (trying each `{` from the end, string-aware) that parses and
+ * that `accept` takes, or null: Karenina's local JSON recovery, which wants the answer a report
+ * ends with, not the first object it mentions. Bounded like `extractJson`.
+ */
+export function lastJsonObject<T>(text: string, accept: (value: unknown) => T | null): T | null {
+  if (text.length > MAX_TEXT_CHARS) return null;
+  let start = text.lastIndexOf("{");
+  for (let attempt = 0; start >= 0 && attempt < MAX_SCAN_STARTS; attempt++) {
+    const end = matchingClose(text, start);
+    if (end > start) {
+      const parsed = parseStructured(text.slice(start, end + 1));
+      const taken = parsed?.ok ? accept(parsed.value) : null;
+      if (taken !== null) return taken;
+    }
+    start = start > 0 ? text.lastIndexOf("{", start - 1) : -1;
+  }
+  return null;
+}
+
 /** Index of the bracket closing the one at `start`, skipping string contents; -1 if unbalanced. */
 function matchingClose(src: string, start: number): number {
   let depth = 0;
