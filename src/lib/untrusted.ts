@@ -8,6 +8,8 @@
  * exactly Karenina's.
  */
 
+import { hmacSha256, toHex } from "./sha256";
+
 const OPEN = "\uE000";
 const CLOSE = "\uE001";
 const MARKS = /[\uE000\uE001]/g;
@@ -47,8 +49,5 @@ export function delimit(content: string, nonce: string | null): string {
  * `identity` names the result being graded, so a re-run of the same result reproduces the nonce.
  */
 export async function promptNonce(key: string, identity: string, callSite: string): Promise<string> {
-  const enc = new TextEncoder();
-  const k = await crypto.subtle.importKey("raw", enc.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", k, enc.encode(`${identity}\n${callSite}`)));
-  return Array.from(mac.slice(0, 6), (b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex((await hmacSha256(key, `${identity}\n${callSite}`)).slice(0, 6));
 }

@@ -4,6 +4,7 @@
  * checked against HMAC-SHA-256(pepper, whole key). Only that hash is stored: a D1 dump without the
  * pepper (a Worker secret) cannot even confirm a guessed key.
  */
+import { hmacSha256, sha256Hex, toHex } from "../lib/sha256";
 const ID_HEX = 12;
 const SECRET_BYTES = 20;
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
@@ -20,7 +21,7 @@ export interface ParsedKey {
  * `random` is injectable so tests can pin it.
  */
 export function generateToken(prefix: string, random: (n: number) => Uint8Array = randomBytes): ParsedKey {
-  const keyId = hex(random(ID_HEX / 2));
+  const keyId = toHex(random(ID_HEX / 2));
   return { keyId, key: `${prefix}_${keyId}_${base32(random(SECRET_BYTES))}` };
 }
 
@@ -38,9 +39,7 @@ export const parseKey = (token: string): ParsedKey | null => parseToken("ev", to
 
 /** Hex HMAC-SHA-256 of the key under the pepper. */
 export async function hashKey(key: string, pepper: string): Promise<string> {
-  const enc = new TextEncoder();
-  const k = await crypto.subtle.importKey("raw", enc.encode(pepper), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", k, enc.encode(key))));
+  return toHex(await hmacSha256(pepper, key));
 }
 
 /** Compares two strings in time that depends only on their lengths (both are fixed-size hashes here). */
@@ -53,22 +52,12 @@ export function sameHash(a: string, b: string): boolean {
 
 /** Compares secrets of any length by their digests, so timing reveals nothing about a match. */
 export async function sameSecret(given: string, expected: string): Promise<boolean> {
-  const enc = new TextEncoder();
-  const [a, b] = await Promise.all([
-    crypto.subtle.digest("SHA-256", enc.encode(given)),
-    crypto.subtle.digest("SHA-256", enc.encode(expected)),
-  ]);
-  return sameHash(hex(new Uint8Array(a)), hex(new Uint8Array(b)));
+  const [a, b] = await Promise.all([sha256Hex(given), sha256Hex(expected)]);
+  return sameHash(a, b);
 }
 
 function randomBytes(n: number): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(n));
-}
-
-export function hex(bytes: Uint8Array): string {
-  let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
-  return out;
 }
 
 function base32(bytes: Uint8Array): string {

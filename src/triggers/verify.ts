@@ -8,6 +8,7 @@
  * - github: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, body)>`.
  * - hex_header: a header the trigger names, lowercase hex HMAC-SHA256(secret, body), `sha256=` optional.
  */
+import { hmacSha256 } from "../lib/sha256";
 import type { TriggerSigning } from "../schemas/triggers";
 
 /** Standard Webhooks' replay window (https://www.standardwebhooks.com, "Verifying webhooks"). */
@@ -52,7 +53,7 @@ async function verifyStandard(secret: string, headers: Headers, body: Uint8Array
   }
   const key = base64Bytes(secret.startsWith("whsec_") ? secret.slice(6) : secret);
   if (!key) return { ok: false, reason: "the trigger's secret is not a whsec_ secret" };
-  const mac = await hmac(key, concat(utf8(`${id}.${ts}.`), body));
+  const mac = await hmacSha256(key, concat(utf8(`${id}.${ts}.`), body));
   for (const entry of sigs.split(" ")) {
     const [version, value] = entry.split(",", 2);
     const got = version === "v1" && value ? base64Bytes(value) : null;
@@ -64,16 +65,11 @@ async function verifyStandard(secret: string, headers: Headers, body: Uint8Array
 async function hexMacMatches(key: Uint8Array, body: Uint8Array, hex: string): Promise<boolean> {
   if (!/^[0-9a-f]{64}$/.test(hex)) return false;
   const got = Uint8Array.from(hex.match(/../g)!, (h) => Number.parseInt(h, 16));
-  return equalBytes(got, await hmac(key, body));
+  return equalBytes(got, await hmacSha256(key, body));
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && crypto.subtle.timingSafeEqual(a, b);
-}
-
-async function hmac(key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
-  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", k, data));
 }
 
 function base64Bytes(s: string): Uint8Array | null {
