@@ -7,6 +7,7 @@
  */
 import type { Env } from "../env";
 import { log } from "../log";
+import type { ResultListRow } from "../storage/results-repo";
 import { deliverEvents, EVENT_MAX_BYTES, receives, runNameOf } from "./emit";
 import { listEndpoints } from "./endpoints-repo";
 
@@ -20,16 +21,8 @@ export const DELIVERIES_PER_FLUSH = 200;
 
 export const resultEventIdOf = (runId: string, resultId: string) => `msg_${runId}_${resultId}`;
 
-interface ResultFacts {
-  result_id: string;
-  question_id: string;
-  answering_model: string;
-  parsing_model: string;
-  replicate: number;
-  verdict: string;
-  verify_result: number | null;
-  failure_category: string | null;
-}
+/** A result's indexed columns as D1 returns them (verify_result is SQLite's 0/1). */
+type ResultFacts = ResultListRow & { verify_result: number | null };
 
 /** `{type, timestamp, data}`; the ids the tenant chose (question, models, run name) are dropped if they would pass 64 KB. */
 export function resultEventBody(at: Date, runId: string, runName: string | null, r: ResultFacts): string {
