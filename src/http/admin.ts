@@ -3,6 +3,7 @@
  * their settings and quotas. Tenants manage further keys themselves (/v1/keys).
  */
 import { Hono } from "hono";
+import { prefixedId } from "../lib/ids";
 import { CreateTenantRequest, TenantId, UpdateTenantRequest } from "../schemas/tenants";
 import { auditStatement, OPERATOR } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
@@ -22,7 +23,7 @@ admin.use(adminAuth);
 admin.post("/tenants", async (c) => {
   const body = validate(CreateTenantRequest, (await readJson(c, ADMIN_BODY_LIMIT)).value);
   const now = new Date().toISOString();
-  const tenantId = body.tenant_id ?? `t-${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
+  const tenantId = body.tenant_id ?? prefixedId("t-", 16);
   if (await getTenant(c.env.DB, tenantId)) {
     throw invalidBody([
       { path: "tenant_id", message: `tenant ${tenantId} exists already; change it with PATCH /v1/admin/tenants/${tenantId}` },

@@ -5,6 +5,7 @@
  * Scopes: runs:write to change, runs:read to look.
  */
 import { type Context, Hono } from "hono";
+import { prefixedId } from "../lib/ids";
 import { scheduledRunBody } from "../schedules/run-body";
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
 import {
@@ -38,7 +39,7 @@ schedules.post("/", requireScope("runs:write"), async (c) => {
   const now = new Date().toISOString();
   const record: ScheduleRecord = {
     tenant_id: tenantId,
-    schedule_id: `sch_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`,
+    schedule_id: prefixedId("sch_"),
     name: body.name,
     cron: body.cron,
     benchmark_id: body.benchmark_id,

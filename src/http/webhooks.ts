@@ -5,6 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { actorOf, type AuditAction, auditStatement } from "../tenants/audit";
+import { prefixedId } from "../lib/ids";
 import { KekMissing } from "../lib/secret-crypto";
 import { listDeliveries, restartDelivery, getDelivery } from "../webhooks/deliveries-repo";
 import { startDelivery } from "../webhooks/emit";
@@ -38,7 +39,7 @@ webhooks.post("/", requireScope("webhooks:write"), async (c) => {
   const body = validate(CreateEndpointRequest, (await readJson(c, ENDPOINT_BODY_LIMIT)).value);
   checkUrl(c, body.url);
   const tenantId = tenantOf(c).tenant_id;
-  const endpointId = `whe_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+  const endpointId = prefixedId("whe_");
   const secret = mintSigningSecret();
   const now = new Date().toISOString();
   const record: EndpointRecord = {

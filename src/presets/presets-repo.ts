@@ -1,4 +1,6 @@
 /** D1 `presets`: a tenant's stored verification configs. */
+import { prefixedId } from "../lib/ids";
+
 export interface PresetRecord {
   tenant_id: string;
   preset_id: string;
@@ -9,7 +11,7 @@ export interface PresetRecord {
   updated_at: string;
 }
 
-export const mintPresetId = () => `pre_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+export const mintPresetId = () => prefixedId("pre_");
 
 export async function putPreset(db: D1Database, p: PresetRecord): Promise<void> {
   await db

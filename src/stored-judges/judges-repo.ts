@@ -1,5 +1,6 @@
 /** D1 `stored_judges`: a tenant's compound-judge configs with their promptfoo mapping and deadline. */
 import { z } from "zod";
+import { prefixedId } from "../lib/ids";
 import { PriceOverrides } from "../schemas/prices";
 import { JudgeConfig } from "../schemas/judge";
 import { PromptfooMapping } from "../schemas/stored-judges";
@@ -35,7 +36,7 @@ export interface StoredJudgeRecord {
   updated_at: string;
 }
 
-export const mintJudgeId = () => `jdg_${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+export const mintJudgeId = () => prefixedId("jdg_");
 
 export async function putStoredJudge(db: D1Database, j: StoredJudgeRecord): Promise<void> {
   await db

@@ -1,5 +1,6 @@
 /** D1 `triggers`: sealed secrets in, the public view out (no secret, ever). */
 import { z } from "zod";
+import { prefixedId } from "../lib/ids";
 import { parseKek, seal, secretAad, type Sealed, unseal } from "../lib/secret-crypto";
 import { TriggerMapping, TriggerSigning } from "../schemas/triggers";
 
@@ -23,7 +24,7 @@ export interface TriggerRecord {
   created_at: string;
 }
 
-export const mintTriggerId = () => `trg_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
+export const mintTriggerId = () => prefixedId("trg_", 24);
 
 /** AAD binds a sealed secret to its tenant and trigger: a row copied elsewhere fails to decrypt. */
 const aad = (tenantId: string, triggerId: string) => secretAad(tenantId, `trigger:${triggerId}`);
