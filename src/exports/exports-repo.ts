@@ -1,6 +1,7 @@
 /** D1 `exports` rows (migrations/0014_exports.sql): the builder's state, parsed on read. */
 import { z } from "zod";
 import { EXPORT_FORMATS, type ExportFormat } from "../schemas/api";
+import type { ExportView } from "../schemas/results-out-views";
 import type { ResultFilter } from "../storage/results-repo";
 
 const Part = z.object({ partNumber: z.number().int(), etag: z.string() });
@@ -116,8 +117,8 @@ export async function finishExport(
     .run();
 }
 
-/** The public view of an export. */
-export function exportView(e: ExportRecord) {
+/** The public view of an export (its wire shape: schemas/results-out-views.ts ExportView). */
+export function exportView(e: ExportRecord): z.output<typeof ExportView> {
   const base = `/v1/runs/${e.run_id}/exports/${e.export_id}`;
   return {
     export_id: e.export_id,

@@ -12,12 +12,14 @@ import { exportView, getExport, insertExport } from "../exports/exports-repo";
 import { CONTENT_TYPES, EXTENSIONS } from "../exports/formats";
 import { streamFromD1 } from "../exports/stream-d1";
 import { CreateExportRequest, ExportQuery } from "../schemas/api";
+import { ExportView } from "../schemas/results-out-views";
 import { r2Keys } from "../storage/r2-keys";
 import { countResults } from "../storage/results-repo";
 import { requireSpec, runRefOf } from "../storage/spec-store";
 import { type AppEnv, requireScope } from "./auth";
 import { readJson, validate, validateQuery } from "./body";
 import { ApiFailure, invalidQuery } from "./errors";
+import { reply } from "./reply";
 import { resultFilter } from "./result-filter";
 import { requireRun } from "./runs";
 
@@ -68,12 +70,12 @@ runExports.post("/:id/exports", requireScope("runs:write"), async (c) => {
   await c.env.EXPORTS.send({ tenant_id: run.tenant_id, export_id: exportId, step: 0 });
   const e = (await getExport(c.env.DB, run.tenant_id, exportId))!;
   c.header("Location", exportView(e).status_url);
-  return c.json(exportView(e), 202);
+  return reply(c, ExportView, exportView(e), 202);
 });
 
 runExports.get("/:id/exports/:export_id", requireScope("runs:read"), async (c) => {
   const e = await requireExport(c.env.DB, await requireRun(c, c.req.param("id")), c.req.param("export_id"));
-  return c.json(exportView(e));
+  return reply(c, ExportView, exportView(e));
 });
 
 runExports.get("/:id/exports/:export_id/download", requireScope("runs:read"), async (c) => {

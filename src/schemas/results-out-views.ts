@@ -1,6 +1,6 @@
 /** Response shapes of the results-out routes (issue 21): grouped summaries, exports, run comparison, schedules. */
 import { z } from "zod";
-import { GROUP_BYS } from "./api";
+import { EXPORT_FORMATS, GROUP_BYS } from "./api";
 import { SummaryPage } from "./run-views";
 import { VerificationConfig } from "./verification-config";
 
@@ -51,7 +51,7 @@ export const KareninaResultsExport = z.object({
 export const ExportView = z.strictObject({
   export_id: z.string(),
   run_id: z.string(),
-  format: z.enum(["karenina", "csv", "ndjson"]),
+  format: z.enum(EXPORT_FORMATS),
   status: z.enum(["building", "ready", "failed"]),
   results_done: z.number().int(),
   results_total: z.number().int(),
