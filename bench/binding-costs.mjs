@@ -17,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { freePort, nodeBinary, REPO_ROOT } from "../scripts/lib/local-stack.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
+import { runMain } from "./lib/run-main.mjs";
 
 const KINDS = [
   ["do-rpc", "Durable Object RPC (a limiter acquire/release)"],
@@ -135,10 +136,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`FAILED: ${err?.stack ?? err}`);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -18,6 +18,7 @@ import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { localAdminToken, startLocalStack } from "../scripts/lib/local-stack.mjs";
+import { runMain } from "./lib/run-main.mjs";
 
 function parseArgs(argv) {
   const opts = { questions: 1000, deliveries: 40, concurrency: [1, 4], warmup: 3, stateDir: undefined };
@@ -165,10 +166,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`FAILED: ${err?.stack ?? err}`);
-    process.exit(1);
-  },
-);
+runMain(main);

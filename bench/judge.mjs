@@ -20,6 +20,7 @@ import { startFakeLlm } from "../test/fake-llm/server.mjs";
 import { localAdminToken, startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 import { startCpuProfile, summarizeProfile } from "./lib/cpu-profile.mjs";
+import { runMain } from "./lib/run-main.mjs";
 
 function parseArgs(argv) {
   const opts = { latencies: [0, 500], concurrency: [1, 16, 64], requests: 0, warmup: 20, stateDir: undefined };
@@ -183,10 +184,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`FAILED: ${err?.stack ?? err}`);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -14,6 +14,7 @@
 import { reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient, summarize } from "../scripts/lib/runs.mjs";
 import { ANSWERING, JUDGE_SCRIPT, manualRun } from "./lib/manual-run.mjs";
+import { runMain } from "./lib/run-main.mjs";
 
 const JUDGE_MODEL = "bench-judge";
 const STALL_MS = 60_000;
@@ -123,10 +124,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`FAILED: ${err?.stack ?? err}`);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -39,6 +39,7 @@ import { LOCAL_JOB_QUEUE, localAdminToken, reloadHint, startLocalStack } from ".
 import { apiClient } from "../scripts/lib/runs.mjs";
 import { startCpuProfile, summarizeProfile } from "./lib/cpu-profile.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
+import { runMain } from "./lib/run-main.mjs";
 
 const MODEL = "tp-model";
 const M = 2;
@@ -320,10 +321,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`FAILED: ${err?.stack ?? err}`);
-    process.exit(1);
-  },
-);
+runMain(main);
