@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // check:core — the platform-free core must stay platform-free.
 //
-// Scans every source file under src/pipeline, src/templates, src/rubric and src/judges, follows
+// Scans every source file under src/pipeline, src/templates, src/rubric, src/judges, src/core-shared and src/scenarios, follows
 // their relative imports (transitively, wherever they lead), and fails if any file reached that way
 //   - imports a forbidden package: cloudflare:*, openai, @anthropic-ai/sdk, hono (and subpaths),
 //     a .wasm or */wasm specifier, or a QuickJS wasm variant (@jitl/quickjs-*, quickjs-emscripten);
@@ -19,7 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const CORE_DIRS = ["src/pipeline", "src/templates", "src/rubric", "src/judges", "src/core-shared"];
+const CORE_DIRS = ["src/pipeline", "src/templates", "src/rubric", "src/judges", "src/core-shared", "src/scenarios"];
 const SOURCE_EXT = [".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx"];
 
 /** Why an import specifier is forbidden anywhere the core reaches, or null. */
