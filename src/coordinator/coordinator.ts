@@ -74,6 +74,9 @@ export type Claim =
   | { kind: "finished"; state: "done" | "dead" | "skipped" }
   | { kind: "unknown" };
 
+/** What `markDead` did: the job is dead and the run holds these of it, or a delivery holds its lease. */
+export type DeadMark = { kind: "dead"; recorded: string[]; usage_keys: string[] } | { kind: "busy"; retry_in_seconds: number };
+
 export interface RunSnapshot {
   run_id: string;
   status: RunStatus;
@@ -374,9 +377,32 @@ export class RunCoordinator extends DurableObject<Env> {
     for (const id of jobIds) this.sql.exec(ACCEPTED_SQL, id, now);
   }
 
-  /** A job whose message exhausted its deliveries (dead-letter queue). */
-  async markDead(jobId: string): Promise<void> {
+  /**
+   * A job whose message exhausted its deliveries (dead-letter queue) is dead, unless a delivery
+   * holds its lease now (a copy still running may yet record results: the caller comes back when
+   * the lease runs out). Answers what the run holds of the job, its results and usage rows: what
+   * else reached D1 is no result of the run (src/jobs/dead-letter.ts removes it).
+   */
+  async markDead(jobId: string): Promise<DeadMark> {
+    const now = this.clock.now();
+    const job = this.sql
+      .exec<{ state: string; updated_at: number }>("SELECT state, updated_at FROM jobs WHERE job_id = ?", jobId)
+      .toArray()[0];
+    if (job?.state === "running" && job.updated_at > now - LEASE_MS) {
+      return { kind: "busy", retry_in_seconds: Math.ceil((job.updated_at + LEASE_MS - now) / 1000) };
+    }
     await this.finishJob(jobId, "dead");
+    return {
+      kind: "dead",
+      recorded: this.sql
+        .exec<{ result_id: string }>("SELECT result_id FROM results WHERE job_id = ?", jobId)
+        .toArray()
+        .map((r) => r.result_id),
+      usage_keys: this.sql
+        .exec<{ key: string }>("SELECT key FROM usage_rows WHERE job_id = ?", jobId)
+        .toArray()
+        .map((r) => r.key),
+    };
   }
 
   /** POST /v1/runs/:id/cancel: see cancel.ts. */

@@ -25,7 +25,7 @@ import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "../limiter/limiter-client";
 import type { RunShareOf } from "./job-ports";
-import { guardOn } from "../lib/guards";
+import { handleDeadLetter } from "./dead-letter";
 
 /** A result waits at most this long for others to share its D1 write. */
 const RESULT_ROW_BATCH = { windowMs: 25, maxRows: 50 };
@@ -60,20 +60,6 @@ async function handleJobMessage(msg: Message<unknown>, deps: JobDeps): Promise<v
   } catch (err) {
     log.warn("job_threw", { ...parsed.data, attempts: msg.attempts, error: String(err) });
     msg.retry({ delaySeconds: Math.min(60, deps.retryBaseDelaySeconds * 2 ** (msg.attempts - 1)) });
-  }
-}
-
-async function handleDeadLetter(msg: Message<unknown>, env: Env): Promise<void> {
-  const parsed = JobMessage.safeParse(msg.body);
-  try {
-    if (parsed.success && guardOn("dead_letter_marks_dead")) {
-      log.warn("job_dead", parsed.data);
-      await env.RUNS.getByName(coordinatorName(parsed.data)).markDead(parsed.data.job_id);
-    }
-    msg.ack();
-  } catch (err) {
-    log.warn("dead_letter_threw", { error: String(err) });
-    msg.retry();
   }
 }
 

@@ -1,5 +1,5 @@
 /** D1 access to `results`: indexed columns for filtering plus the compact result JSON. */
-import { multiRowInsert } from "./d1-batch";
+import { chunk, D1_MAX_BOUND_PARAMS, multiRowInsert } from "./d1-batch";
 
 export interface ResultRowRecord {
   result_id: string;
@@ -231,4 +231,28 @@ export async function questionModelCounts(
     .bind(run.tenant_id, run.run_id, limit)
     .all<QuestionModelCounts>();
   return results;
+}
+
+/**
+ * Deletes results of a run by id (a dead job's results its run never recorded, src/jobs/dead-letter.ts).
+ * Answers how many rows went and the R2 keys they named (a large result's object), for the caller to delete.
+ */
+export async function deleteResultRows(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  resultIds: readonly string[],
+): Promise<{ deleted: number; r2_keys: string[] }> {
+  const out = { deleted: 0, r2_keys: [] as string[] };
+  // Two parameters name the run; the rest of D1's 100 are ids.
+  for (const ids of chunk(resultIds, D1_MAX_BOUND_PARAMS - 2)) {
+    const { results } = await db
+      .prepare(
+        `DELETE FROM results WHERE tenant_id = ? AND run_id = ? AND result_id IN (${ids.map(() => "?").join(", ")}) RETURNING r2_key`,
+      )
+      .bind(run.tenant_id, run.run_id, ...ids)
+      .all<{ r2_key: string }>();
+    out.deleted += results.length;
+    out.r2_keys.push(...results.map((r) => r.r2_key).filter((k) => k !== ""));
+  }
+  return out;
 }

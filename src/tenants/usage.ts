@@ -100,3 +100,27 @@ export function secondsToNextMonth(now: number): number {
   const d = new Date(now);
   return Math.max(1, Math.ceil((Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - now) / 1000));
 }
+
+/**
+ * Deletes a run's ledger rows whose key starts with one of `owners` and a "|" (a result id, or a
+ * job id for its answer's row: cost.ts), except the keys in `keep`: the usage of a dead job's
+ * results its run never recorded (src/jobs/dead-letter.ts). Returns how many rows went.
+ */
+export async function deleteLedgerRowsOf(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  owners: readonly string[],
+  keep: ReadonlySet<string>,
+): Promise<number> {
+  const gone: string[] = [];
+  for (const owner of owners) {
+    const { results } = await db
+      .prepare("SELECT row_key FROM usage_ledger WHERE tenant_id = ? AND run_id = ? AND substr(row_key, 1, ?) = ?")
+      .bind(run.tenant_id, run.run_id, owner.length + 1, `${owner}|`)
+      .all<{ row_key: string }>();
+    gone.push(...results.map((r) => r.row_key).filter((k) => !keep.has(k)));
+  }
+  const remove = db.prepare("DELETE FROM usage_ledger WHERE tenant_id = ? AND run_id = ? AND row_key = ?");
+  if (gone.length > 0) await db.batch(gone.map((k) => remove.bind(run.tenant_id, run.run_id, k)));
+  return gone.length;
+}

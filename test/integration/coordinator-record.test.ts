@@ -74,3 +74,50 @@ describe("RunCoordinator.applyBatch", () => {
     expect((await stub.snapshot())!.finished_at).not.toBeNull();
   });
 });
+
+describe("RunCoordinator.markDead", () => {
+  it("waits while a delivery holds the job's lease, then answers what the run holds of the job", async () => {
+    const stub = env.RUNS.getByName(`dead-${crypto.randomUUID()}`);
+    await stub.init({ run_id: "r", job_ids: ["0.0.1", "0.0.2"], answering_ids: ["a"], parsing_ids: ["p", "q"], results_per_pair: 2 });
+    await stub.claim("0.0.1");
+    const usage = [
+      {
+        key: "0.0.1|answer_generation",
+        job_id: "0.0.1",
+        answering_id: "a",
+        parsing_id: "",
+        stage: "answer_generation",
+        model: "x:a",
+        input_tokens: 1,
+        output_tokens: 2,
+        cost_usd: null,
+      },
+      {
+        key: "res-p|parsing",
+        job_id: "0.0.1",
+        answering_id: "a",
+        parsing_id: "p",
+        stage: "parsing",
+        model: "x:p",
+        input_tokens: 3,
+        output_tokens: 4,
+        cost_usd: null,
+      },
+    ];
+    await stub.record({ result_id: "res-p", job_id: "0.0.1", answering_id: "a", parsing_id: "p", verdict: "pass", usage });
+    // A copy still running may record more: the dead-letter consumer comes back when the lease is out.
+    const busy = await stub.markDead("0.0.1");
+    expect(busy).toMatchObject({ kind: "busy" });
+    expect(busy.kind === "busy" && busy.retry_in_seconds).toBeGreaterThan(200);
+    expect((await stub.snapshot())!.jobs).toMatchObject({ dead: 0 });
+    await stub.release("0.0.1");
+    expect(await stub.markDead("0.0.1")).toEqual({
+      kind: "dead",
+      recorded: ["res-p"],
+      usage_keys: ["0.0.1|answer_generation", "res-p|parsing"],
+    });
+    expect((await stub.snapshot())!.jobs).toMatchObject({ dead: 1 });
+    // A job nobody claimed is dead at once, with nothing recorded.
+    expect(await stub.markDead("0.0.2")).toEqual({ kind: "dead", recorded: [], usage_keys: [] });
+  });
+});
