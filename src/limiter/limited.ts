@@ -28,7 +28,10 @@ export interface LimitedEnv {
 }
 
 export interface LimitedOptions {
-  /** Longest total wait in place when the provider's rate or retry-after is what holds the call. */
+  /**
+   * Longest total wait in place when the provider's rate or retry-after is what holds the call
+   * (time spent in line behind other calls of the key is not counted here: `maxQueueMs` bounds it).
+   */
   maxWaitMs: number;
   /**
    * Longest total wait in place for a slot that other calls of the key hold. Such a wait costs a
@@ -58,11 +61,14 @@ export async function limitedCall<T>(
   opts: LimitedOptions,
 ): Promise<LlmResult<T>> {
   const started = env.now();
+  // Time held by the provider's rate or a retry-after, apart from time in line behind other calls
+  // of the key: a call that waited its turn for a while may still wait out a short retry-after.
+  let heldMs = 0;
   for (;;) {
     const grant = await client.acquire(estimated, started);
     if (grant.granted) return runLeased(client, grant.lease_id, call, env);
-    const limit = grant.reason === "concurrency" ? opts.maxQueueMs : opts.maxWaitMs;
-    if (env.now() - started + grant.wait_ms > limit) {
+    const inLine = grant.reason === "concurrency";
+    if (inLine ? env.now() - started + grant.wait_ms > opts.maxQueueMs : heldMs + grant.wait_ms > opts.maxWaitMs) {
       return {
         ok: false,
         error: {
@@ -74,6 +80,7 @@ export async function limitedCall<T>(
       };
     }
     await env.sleep(grant.wait_ms);
+    if (!inLine) heldMs += grant.wait_ms;
   }
 }
 

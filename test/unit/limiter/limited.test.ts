@@ -77,6 +77,16 @@ describe("calls through the shared limiter", () => {
     expect(since).toEqual([0, 0, 0, 0, 0]); // every ask carries when the call first asked
   });
 
+  it("waits out a short retry-after in place after a long time in line: the line is not the provider's hold", async () => {
+    // 4.5 s behind other calls of the key, then the key is blocked 1 s by another call's 429 (scenario 5, 429-in-place).
+    const full: LimiterGrant = { granted: false, wait_ms: 1_500, reason: "concurrency" };
+    const { c } = client([full, full, full, { granted: false, wait_ms: 1_000, reason: "blocked" }, { granted: true, lease_id: "l1" }]);
+    const t = clock();
+    const r = await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), t, opts);
+    expect(r.ok).toBe(true);
+    expect(t.now()).toBe(5_500);
+  });
+
   it("hands a full line back too once the wait would pass maxQueueMs", async () => {
     const { c } = client([{ granted: false, wait_ms: 40_000, reason: "concurrency" }]);
     const t = clock();
