@@ -17,6 +17,11 @@ const int = (min: number, fallback: number) => z.coerce.number().int().min(min).
 const Vars = z.object({
   /** Deliveries a job gets before a retryable model failure is recorded as a result. */
   JOB_MAX_ATTEMPTS: int(1, 4),
+  /**
+   * Times a job may go back to the queue to wait out a provider's retry-after without spending one
+   * of its deliveries (src/jobs/consumer.ts); past it, such a wait spends a delivery like any retry.
+   */
+  JOB_MAX_DEFERRALS: int(0, 20),
   /** Base of the exponential backoff between deliveries of a job (seconds). */
   JOB_RETRY_BASE_DELAY_SECONDS: int(0, 2),
   /** Jobs of one queue batch run side by side (src/jobs/consumer.ts). */
@@ -46,6 +51,7 @@ export interface EdgeConfig {
   jobMaxAttempts: number;
   jobRetryBaseDelaySeconds: number;
   jobConcurrency: number;
+  jobMaxDeferrals: number;
   modelTimeoutMs: number;
   retryDelayScale: number;
   tavilyBaseUrl: string | undefined;
@@ -68,6 +74,7 @@ export function edgeConfig(env: Env): EdgeConfig {
     config = {
       jobMaxAttempts: v.JOB_MAX_ATTEMPTS,
       jobRetryBaseDelaySeconds: v.JOB_RETRY_BASE_DELAY_SECONDS,
+      jobMaxDeferrals: v.JOB_MAX_DEFERRALS,
       jobConcurrency: v.JOB_CONCURRENCY,
       modelTimeoutMs: v.MODEL_TIMEOUT_MS,
       retryDelayScale: v.RETRY_DELAY_SCALE,

@@ -33,16 +33,26 @@ const RESULT_ROW_BATCH = { windowMs: 25, maxRows: 50 };
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const deadLetters = batch.queue.endsWith("-dlq");
   const deps = jobDeps(env);
+  const deferrals: Deferrals = {
+    max: edgeConfig(env).jobMaxDeferrals,
+    send: async (body, delaySeconds) => void (await env.JOBS.send(body, { delaySeconds })),
+  };
   // Jobs of one batch run side by side, by default 4, within the 6 simultaneous connections of an
   // invocation. The JOB_CONCURRENCY var raises it (up to the batch size): in production connections
   // beyond 6 wait, so it mostly matters locally, where one batch is delivered at a time
   // (bench/throughput sets it to the batch size).
   await mapLimited(batch.messages, edgeConfig(env).jobConcurrency, (msg) =>
-    deadLetters ? handleDeadLetter(msg, env) : handleJobMessage(msg, deps),
+    deadLetters ? handleDeadLetter(msg, env) : handleJobMessage(msg, deps, deferrals),
   );
 }
 
-async function handleJobMessage(msg: Message<unknown>, deps: JobDeps): Promise<void> {
+/** Where a job waiting out a retry-after goes back to, and how many times it may. */
+interface Deferrals {
+  max: number;
+  send: (body: JobMessage, delaySeconds: number) => Promise<void>;
+}
+
+async function handleJobMessage(msg: Message<unknown>, deps: JobDeps, deferrals: Deferrals): Promise<void> {
   const parsed = JobMessage.safeParse(msg.body);
   if (!parsed.success) {
     log.warn("queue_message_malformed", { id: msg.id });
@@ -51,7 +61,15 @@ async function handleJobMessage(msg: Message<unknown>, deps: JobDeps): Promise<v
   }
   try {
     const outcome = await runJob(parsed.data, deps);
-    if (outcome.kind === "retry") {
+    const deferred = parsed.data.deferrals ?? 0;
+    if (outcome.kind === "retry" && outcome.deferral && deferred < deferrals.max) {
+      // Delayed, not failed: a message retried would spend one of the queue's deliveries (max_retries,
+      // then the dead-letter queue), so a copy goes back with the delay and this one is acked. Its
+      // count of deferrals tells the runner which claims spent none of the job's deliveries.
+      log.info("job_deferred", { ...parsed.data, delay_s: outcome.delaySeconds, note: outcome.note });
+      await deferrals.send({ ...parsed.data, deferrals: deferred + 1 }, outcome.delaySeconds);
+      msg.ack();
+    } else if (outcome.kind === "retry") {
       log.info("job_retry", { ...parsed.data, delay_s: outcome.delaySeconds, note: outcome.note });
       msg.retry({ delaySeconds: outcome.delaySeconds });
     } else {

@@ -10,7 +10,8 @@
  *
  * Transient model failures (rate limit, 5xx, timeout, connection) ask the queue to redeliver the
  * job later, until the job's last attempt; then they are recorded as results in Karenina's retry
- * group. Nothing is lost and nothing is counted twice.
+ * group. A rate limit's wait is a deferral: the consumer re-queues the job and the delivery does not
+ * count towards the last one. Nothing is lost and nothing is counted twice.
  *
  * A re-scored run's job (src/rescore/) first takes its parent's results for the same tuple: each
  * is copied as the child's (no call) or, when the child adds traits, gets only those evaluated on
@@ -119,7 +120,11 @@ export async function writeResults(db: D1Database, items: readonly ResultWrite[]
   if (statements.length > 0) await db.batch(statements);
 }
 
-export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string };
+/**
+ * `deferral`: the job waits out a provider's retry-after (a 429, or its key's shared limiter holding
+ * calls): it is delayed, not failing, and the consumer re-queues it without spending a delivery.
+ */
+export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string; deferral?: true };
 
 /** Everything one claimed delivery of a job works with, passed to each step instead of positional parameters. */
 interface JobContext {
@@ -127,6 +132,8 @@ interface JobContext {
   coordinator: CoordinatorPort;
   /** What the coordinator's claim said: this delivery's number, results already recorded, the saved answer. */
   claim: { attempts: number; recorded: readonly string[]; answer: string | null };
+  /** Deliveries of the job so far that counted: its claims, less the ones that only waited out a retry-after. */
+  spent: number;
   spec: RunSpec;
   job: JobRef;
   /** The last delivery records transient failures as results instead of handing the job back. */
@@ -175,7 +182,9 @@ async function runClaimedJob(
   const job = resolveJob(spec, msg.job_id);
   if (!job) return { kind: "ack", note: "job id outside the run spec: dropped" };
   await deps.prepareTenant(spec.tenant_id);
-  const ctx: JobContext = { deps, coordinator, claim, spec, job, finalAttempt: claim.attempts >= deps.maxAttempts };
+  // A deferral (JobMessage.deferrals) claimed the job too, but spent none of its deliveries.
+  const spent = Math.max(1, claim.attempts - (msg.deferrals ?? 0));
+  const ctx: JobContext = { deps, coordinator, claim, spent, spec, job, finalAttempt: spent >= deps.maxAttempts };
 
   const pending = await pendingParsers(ctx);
   if (pending.length === 0) {
@@ -200,7 +209,7 @@ async function runClaimedJob(
   const { outcome: answer, checkpoint } = await answerFor(ctx, models, parent?.answer ?? null);
   if (!answer.ok && stoppedByCancel(ctx, answer.error.llm)) return stopCancelled(ctx);
   if (!answer.ok && answer.error.llm && isRetryable(answer.error.llm) && !answer.error.llm.exhausted && !ctx.finalAttempt) {
-    return handBack(ctx, models, answer.error.reason, answer.error.llm.retryAfterMs);
+    return handBack(ctx, models, answer.error.reason, answer.error.llm);
   }
   for (const [i, parsing] of toJudge.entries()) {
     const previous = parent?.results.get(parsing.id);
@@ -212,7 +221,7 @@ async function runClaimedJob(
     // A call of this pipeline was refused because the run was cancelled: its result is incomplete.
     if (stoppedByCancel(ctx, outcome.retryable)) return stopCancelled(ctx);
     if (outcome.retryable && !outcome.retryable.exhausted && !ctx.finalAttempt) {
-      return handBack(ctx, models, outcome.result.metadata.error ?? "transient", outcome.retryable.retryAfterMs);
+      return handBack(ctx, models, outcome.result.metadata.error ?? "transient", outcome.retryable);
     }
     // The job's last result completes it in the same call to the coordinator.
     const last = i === toJudge.length - 1;
@@ -292,10 +301,14 @@ async function jobModels(ctx: JobContext): Promise<JobModels> {
   return { ledger, portFor: jobPorts(ctx.spec, ctx.job, ledger, ctx.deps) };
 }
 
-/** Back to the queue, the ledger saved so the next delivery continues its budgets. */
-async function handBack(ctx: JobContext, models: JobModels, note: string, retryAfterMs?: number): Promise<JobOutcome> {
+/**
+ * Back to the queue, the ledger saved so the next delivery continues its budgets. A rate limit is a
+ * deferral: the provider (or the key's limiter) said when to come back, nothing failed.
+ */
+async function handBack(ctx: JobContext, models: JobModels, note: string, error: LlmError): Promise<JobOutcome> {
   await saveLedger(ctx.deps.blobs, ctx.spec, ctx.job.job_id, models.ledger);
-  return retryLater(ctx.deps, ctx.claim.attempts, note, retryAfterMs);
+  const later = retryLater(ctx.deps, ctx.spent, note, error.retryAfterMs);
+  return error.kind === "rate_limit" ? { ...later, deferral: true } : later;
 }
 
 /** One parsing model's pipeline over the job's answer. */
@@ -444,7 +457,7 @@ async function saveAndRecord(
   );
 }
 
-function retryLater(deps: JobDeps, attempts: number, note: string, retryAfterMs?: number): JobOutcome {
+function retryLater(deps: JobDeps, attempts: number, note: string, retryAfterMs?: number): Extract<JobOutcome, { kind: "retry" }> {
   const backoff = deps.retryBaseDelaySeconds * 2 ** Math.max(0, attempts - 1);
   const fromProvider = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : 0;
   return { kind: "retry", delaySeconds: Math.min(300, Math.max(backoff, fromProvider)), note };

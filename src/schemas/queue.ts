@@ -9,5 +9,10 @@ export const JobMessage = z.strictObject({
   /** Absent on messages of runs from before tenants (their spec and coordinator carry no tenant). */
   tenant_id: z.string().min(1).max(40).optional(),
   job_id: z.string().regex(/^\d+\.\d+\.\d+$/),
+  /**
+   * How many times this job was put back on the queue to wait out a provider's retry-after (or its
+   * key's shared limiter): such deliveries are not the job's to spend (src/jobs/consumer.ts).
+   */
+  deferrals: z.number().int().min(1).max(1000).optional(),
 });
 export type JobMessage = z.infer<typeof JobMessage>;

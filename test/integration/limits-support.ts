@@ -23,7 +23,10 @@ export async function startCapturedRun(body: unknown) {
   return { runId: plan.spec.run_id, bodies: sent.map((m) => m.body) };
 }
 
-/** Delivers the bodies as `batches` simultaneous batches; returns the bodies the consumer handed back. */
+/**
+ * Delivers the bodies as `batches` simultaneous batches; returns the bodies the consumer handed back:
+ * retried, or sent back to the queue to wait out a retry-after (a deferral, src/jobs/consumer.ts).
+ */
 export async function deliverConcurrently(bodies: Body[], batches: number, attempt = 1, vars: Partial<Env> = {}): Promise<Body[]> {
   const groups = Array.from({ length: batches }, (_, i) => bodies.filter((_, j) => j % batches === i)).filter((g) => g.length);
   const handedBack = await Promise.all(
@@ -33,10 +36,12 @@ export async function deliverConcurrently(bodies: Body[], batches: number, attem
         group.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: attempt, body })),
       );
       const ctx = createExecutionContext();
-      await worker.queue(batch, { ...env, ...vars });
+      const deferred: Body[] = [];
+      const jobs = { send: async (body: Body) => void deferred.push(body) } as unknown as Queue<unknown>;
+      await worker.queue(batch, { ...env, JOBS: jobs, ...vars });
       const result = await getQueueResult(batch, ctx);
       const retried = new Set(result.retryMessages.map((m) => m.msgId));
-      return batch.messages.filter((m) => retried.has(m.id)).map((m) => m.body as Body);
+      return [...batch.messages.filter((m) => retried.has(m.id)).map((m) => m.body as Body), ...deferred];
     }),
   );
   return handedBack.flat();

@@ -66,6 +66,10 @@ export interface BrokerStats {
   deadLettered: number;
   /** Every delaySeconds the consumer asked for. */
   delays: number[];
+  /** Jobs the consumer put back on the queue to wait out a retry-after (a new message, the old one acked). */
+  deferred: number;
+  /** Each hand-back (retry or deferral): wall time it was asked for (ms) and its delay (s). */
+  handBacks: { at: number; delaySeconds: number }[];
   /** The longest batch (one consumer invocation), wall milliseconds. */
   maxBatchMs: number;
   /** Messages still queued when maxRounds ran out. */
@@ -167,6 +171,8 @@ function brokerState(initial: readonly Delivery[], opts: BrokerOptions) {
       batches: 0,
       rounds: 0,
       retried: 0,
+      deferred: 0,
+      handBacks: [],
       ackedRedelivered: 0,
       batchesThrown: 0,
       deadLettered: 0,
@@ -188,6 +194,12 @@ function brokerState(initial: readonly Delivery[], opts: BrokerOptions) {
       b.stats.maxBatchMs = Math.max(b.stats.maxBatchMs, out.ms);
       b.stats.deliveries += messages.length;
       if (out.threw) b.stats.batchesThrown++;
+      b.stats.handBacks.push(...out.handBacks);
+      // A job sent back by the consumer (a deferral) is a new message: first delivery, after its delay.
+      for (const s of out.sent) {
+        b.stats.deferred++;
+        b.queue.push({ id: `m-${crypto.randomUUID()}`, body: s.body, attempts: 1, dueAt: b.now + s.delaySeconds });
+      }
       for (const m of messages) {
         const retry = out.retried.get(m.id);
         const acked = out.acked.has(m.id);
@@ -224,22 +236,36 @@ async function runBatch(messages: Delivery[], at: Parameters<NonNullable<BrokerO
   );
   // getQueueResult reports which messages were retried but not their delaySeconds: note them here.
   const delays = new Map<string, number>();
+  const handBacks: BrokerStats["handBacks"] = [];
   for (const m of batch.messages) {
     const retry = m.retry.bind(m);
     Object.defineProperty(m, "retry", {
       value: (o?: { delaySeconds?: number }) => {
         delays.set(m.id, o?.delaySeconds ?? 0);
+        handBacks.push({ at: Date.now(), delaySeconds: o?.delaySeconds ?? 0 });
         retry(o);
       },
     });
   }
+  // The consumer's own sends to the job queue (deferrals) come back through this broker.
+  const sent: { body: Body; delaySeconds: number }[] = [];
+  const send = (body: Body, o?: { delaySeconds?: number }) => {
+    sent.push({ body, delaySeconds: o?.delaySeconds ?? 0 });
+    handBacks.push({ at: Date.now(), delaySeconds: o?.delaySeconds ?? 0 });
+  };
+  const jobs = {
+    send: async (body: Body, o?: { delaySeconds?: number }) => send(body, o),
+    sendBatch: async (msgs: { body: Body; delaySeconds?: number }[]) => {
+      for (const m of msgs) send(m.body, m);
+    },
+  };
   const ctx = createExecutionContext();
   const startAfter = messages[0]?.startAfterMs ?? 0;
   if (startAfter > 0) await new Promise((r) => setTimeout(r, startAfter));
   let threw = false;
   const started = Date.now();
   try {
-    await worker.queue(batch, opts.envFor?.(at) ?? (env as unknown as Env));
+    await worker.queue(batch, { ...(opts.envFor?.(at) ?? (env as unknown as Env)), JOBS: jobs as unknown as Queue<unknown> });
   } catch {
     threw = true;
   }
@@ -252,7 +278,7 @@ async function runBatch(messages: Delivery[], at: Parameters<NonNullable<BrokerO
   if (!threw && !result.retryBatch.retry) for (const m of messages) if (!retried.has(m.id)) acked.add(m.id);
   if (result.retryBatch.retry && !threw)
     for (const m of messages) if (!acked.has(m.id)) retried.set(m.id, result.retryBatch.delaySeconds ?? 0);
-  return { threw, acked, retried, ms };
+  return { threw, acked, retried, ms, sent, handBacks };
 }
 
 async function deadLetter(messages: Delivery[]): Promise<void> {

@@ -12,6 +12,7 @@ describe("edgeConfig", () => {
       jobMaxAttempts: 4,
       jobRetryBaseDelaySeconds: 2,
       jobConcurrency: 4,
+      jobMaxDeferrals: 20,
       // The ceiling over every request_timeout (a call holds a 150 s limiter lease); calls default to 120 s.
       modelTimeoutMs: 140_000,
       retryDelayScale: 1,
@@ -36,6 +37,7 @@ describe("edgeConfig", () => {
         RETRY_DELAY_SCALE: "0.01",
         MODEL_TIMEOUT_MS: "5000",
         JOB_CONCURRENCY: "100",
+        JOB_MAX_DEFERRALS: "7",
         TAVILY_BASE_URL: "http://127.0.0.1:9/t",
         WEBHOOK_RETRY_SCALE: "0.0001",
       }),
@@ -44,6 +46,7 @@ describe("edgeConfig", () => {
       jobMaxAttempts: 3,
       jobRetryBaseDelaySeconds: 0,
       jobConcurrency: 100,
+      jobMaxDeferrals: 7,
       modelTimeoutMs: 5000,
       retryDelayScale: 0.01,
       tavilyBaseUrl: "http://127.0.0.1:9/t",
