@@ -8,6 +8,7 @@ import { type GuardName, GUARDS, switchGuardOffForTest } from "../../src/lib/gua
 import { duplicateScenario } from "./s1-duplicates";
 import { idempotencyScenario } from "./s7-idempotency";
 import { crashScenario } from "./s3-crash-points";
+import { deadLetterScenario } from "./s9-dead-letter";
 import type { CheckOutcome } from "./invariants";
 import { writeReport, SIZE_MODE } from "./scenario";
 
@@ -85,5 +86,14 @@ describe("each guard switched off makes its scenario fail", () => {
 
   it("answer_checkpoint → scenario 3: a job that crashed after its answer was checkpointed asks for it again", async () => {
     expect(await withGuardsOff(["answer_checkpoint"], "3 crash at every point", crashRun)).toContain("repaid");
+  }, 120_000);
+
+  it("dead_letter_marks_dead → scenario 9 dead-letter: the poison job stays open and the run never ends", async () => {
+    // With the guard on the same run ends partial and every invariant holds.
+    const on = await deadLetterScenario(4);
+    expect(Object.entries(on.check.invariants).filter(([, v]) => !v.pass)).toEqual([]);
+    expect(on.stats.deadLettered).toBe(1);
+    const failed = await withGuardsOff(["dead_letter_marks_dead"], "9 dead-letter → partial", () => deadLetterScenario(4));
+    expect(failed).toEqual(expect.arrayContaining(["terminal", "totals_match"]));
   }, 120_000);
 });

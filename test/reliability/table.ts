@@ -38,6 +38,7 @@ export const EXPECTED_REPORTS = [
   "guard-idempotency-key",
   "guard-saved-results",
   "guard-answer-checkpoint",
+  "guard-dead-letter-marks-dead",
 ];
 
 const COLUMNS = ["scenario", "size", "faults", "lost", "dup", "re-paid", "status", ...INVARIANTS, "other", "result"];
