@@ -4,9 +4,10 @@
  * port too (`LimiterClient`), so this file stays platform-free; at the edge it is the
  * ProviderLimiter Durable Object.
  *
- * When the limiter asks for a wait longer than `maxWaitMs`, the call is not made: the result is a
- * `rate_limit` error marked `deferred` with the wait as `retryAfterMs`, which the retry decorator
- * hands back to the queue without spending the job's rate-limit budget (no provider said no).
+ * When the limiter asks for one wait longer than `maxWaitMs` (a provider's retry-after, an empty
+ * rate bucket), or the waits so far and this one would pass `maxQueueMs`, the call is not made: the
+ * result is a `rate_limit` error marked `deferred` with the wait as `retryAfterMs`, which the retry
+ * decorator hands back to the queue without spending the job's rate-limit budget (no provider said no).
  */
 import type { LlmResult, Message, ModelPort } from "../llm/port";
 
@@ -29,14 +30,15 @@ export interface LimitedEnv {
 
 export interface LimitedOptions {
   /**
-   * Longest total wait in place when the provider's rate or retry-after is what holds the call
-   * (time spent in line behind other calls of the key is not counted here: `maxQueueMs` bounds it).
+   * Longest single wait in place when the provider's rate or a retry-after is what holds the call
+   * (issue 26: a retry-after up to 5 s is waited in place, a longer one hands the job back). Each
+   * 429 of the key's other calls blocks it anew: a call behind many short ones waits them all.
    */
   maxWaitMs: number;
   /**
-   * Longest total wait in place for a slot that other calls of the key hold. Such a wait costs a
-   * consumer nothing but wall time, and the slot comes within a call's latency or so; handing the
-   * job back would only add the queue's delay.
+   * Longest total wait in place, in line for a slot other calls of the key hold and through short
+   * holds. Such a wait costs a consumer nothing but wall time, and the slot comes within a call's
+   * latency or so; handing the job back would only add the queue's delay.
    */
   maxQueueMs: number;
   /** Output tokens assumed when a request does not say (for the tokens-per-minute bucket). */
@@ -61,14 +63,11 @@ export async function limitedCall<T>(
   opts: LimitedOptions,
 ): Promise<LlmResult<T>> {
   const started = env.now();
-  // Time held by the provider's rate or a retry-after, apart from time in line behind other calls
-  // of the key: a call that waited its turn for a while may still wait out a short retry-after.
-  let heldMs = 0;
   for (;;) {
     const grant = await client.acquire(estimated, started);
     if (grant.granted) return runLeased(client, grant.lease_id, call, env);
-    const inLine = grant.reason === "concurrency";
-    if (inLine ? env.now() - started + grant.wait_ms > opts.maxQueueMs : heldMs + grant.wait_ms > opts.maxWaitMs) {
+    const tooLong = grant.reason !== "concurrency" && grant.wait_ms > opts.maxWaitMs;
+    if (tooLong || env.now() - started + grant.wait_ms > opts.maxQueueMs) {
       return {
         ok: false,
         error: {
@@ -80,7 +79,6 @@ export async function limitedCall<T>(
       };
     }
     await env.sleep(grant.wait_ms);
-    if (!inLine) heldMs += grant.wait_ms;
   }
 }
 

@@ -39,16 +39,16 @@ describe("calls through the shared limiter", () => {
     expect(released).toEqual([{ lease_id: "l1", rate_limited: true, retry_after_ms: 2_000 }]);
   });
 
-  it("does not call when the wait would pass the in-place limit: a deferred rate_limit carrying the wait", async () => {
+  it("does not call when one wait would pass the in-place limit: a deferred rate_limit carrying the wait", async () => {
     const { c, released } = client([
       { granted: false, wait_ms: 3_000 },
-      { granted: false, wait_ms: 3_000 },
+      { granted: false, wait_ms: 5_001, reason: "blocked" },
     ]);
     let called = false;
     const r = await limitedCall(c, 10, async () => ((called = true), { ok: true, value: { usage } }), clock(), opts);
     expect(called).toBe(false);
     expect(released).toEqual([]);
-    expect(r).toMatchObject({ ok: false, error: { kind: "rate_limit", deferred: true, retryAfterMs: 3_000 } });
+    expect(r).toMatchObject({ ok: false, error: { kind: "rate_limit", deferred: true, retryAfterMs: 5_001 } });
   });
 
   it("sends the release, then yields one turn before the caller's follow-up work runs", async () => {
@@ -85,6 +85,19 @@ describe("calls through the shared limiter", () => {
     const r = await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), t, opts);
     expect(r.ok).toBe(true);
     expect(t.now()).toBe(5_500);
+  });
+
+  it("waits out short holds one after another past maxWaitMs in all (each a short retry-after), up to maxQueueMs", async () => {
+    // The key's other calls get 429s with a 1 s retry-after, one after another (scenario 5, 429-in-place).
+    const blocked: LimiterGrant = { granted: false, wait_ms: 1_000, reason: "blocked" };
+    const { c } = client([blocked, blocked, blocked, blocked, blocked, blocked, blocked, { granted: true, lease_id: "l1" }]);
+    const t = clock();
+    expect((await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), t, opts)).ok).toBe(true);
+    expect(t.now()).toBe(7_000);
+    const endless = client([blocked]);
+    const r = await limitedCall(endless.c, 10, async () => ({ ok: true, value: { usage } }), t, opts);
+    expect(r).toMatchObject({ ok: false, error: { kind: "rate_limit", deferred: true, retryAfterMs: 1_000 } });
+    expect(t.now()).toBe(7_000 + 60_000);
   });
 
   it("hands a full line back too once the wait would pass maxQueueMs", async () => {
