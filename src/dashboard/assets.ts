@@ -76,5 +76,29 @@ export const PROGRESS_SCRIPT = `
 })();
 `;
 
+/**
+ * The export page's wait: while the export builds, ask its status URL for JSON every second, write
+ * the count in place, and reload once it is ready or failed (the server then draws the download
+ * link or the reason). Without script, the page's "Check again" link does the same by hand.
+ */
+export const EXPORT_SCRIPT = `
+(function () {
+  var box = document.getElementById("export");
+  if (!box || box.getAttribute("data-status") !== "building") return;
+  var text = document.getElementById("export-status");
+  function poll() {
+    fetch(box.getAttribute("data-status-url"), { headers: { accept: "application/json" }, credentials: "same-origin" })
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+      .then(function (v) {
+        if (v.status !== "building") { location.reload(); return; }
+        text.textContent = "building: " + v.results_done + " of " + v.results_total + " results";
+        setTimeout(poll, 1000);
+      })
+      .catch(function () { text.textContent = "status unavailable (signed out?); reload to retry"; });
+  }
+  setTimeout(poll, 1000);
+})();
+`;
+
 /** The tab icon (without one, browsers fetch /favicon.ico and log its 404). */
 export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1a5fb4"/><path d="M4 8l3 3 5-6" stroke="#fff" stroke-width="2" fill="none"/></svg>`;

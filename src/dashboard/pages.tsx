@@ -2,50 +2,19 @@
  * The dashboard's pages as hono/jsx components: server-rendered HTML, escaped by JSX, no inline
  * script or style (the CSP forbids both). Each page is a function of the data the route loaded.
  */
-import type { Child } from "hono/jsx";
 import type { ResultFilter, ResultListRow } from "../storage/results-repo";
 import type { RunRecord } from "../storage/runs-repo";
 import type { RunStatusView } from "../schemas/run-views";
 import { DASHBOARD } from "./guard";
+import { Layout } from "./layout";
 import { ColumnHeads } from "./ui";
 import { type HeatCell, Heatmap, PassRateChart } from "./charts";
 import { FailureReason, FieldVerdicts, type GraphUnit, HighlightedAnswer, JudgeGraphSvg, RubricScores } from "./result-view";
 import type { VerificationResultInput } from "../schemas/result";
+import { CompareForm, ExportButtons } from "./run-tools";
 
 const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
 export const isTerminal = (status: string) => status !== "queued" && status !== "running";
-
-function Layout(props: { title: string; signedIn?: { tenant: string }; children?: Child }) {
-  return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{props.title} · edgeval</title>
-        <link rel="stylesheet" href={`${DASHBOARD}/assets/app.css`} />
-        <link rel="icon" href={`${DASHBOARD}/assets/icon.svg`} type="image/svg+xml" />
-      </head>
-      <body>
-        <header>
-          <nav aria-label="Main">
-            <strong>edgeval</strong>
-            {props.signedIn && <a href={`${DASHBOARD}/runs`}>Runs</a>}
-            {props.signedIn && <span>tenant {props.signedIn.tenant}</span>}
-            {props.signedIn && (
-              <form method="post" action={`${DASHBOARD}/sign-out`}>
-                <button type="submit">Sign out</button>
-              </form>
-            )}
-          </nav>
-        </header>
-        <main>
-          <h1>{props.title}</h1>
-          {props.children}
-        </main>
-      </body>
-    </html>
-  );
-}
 
 export function SignInPage(props: { error?: string }) {
   return (
@@ -103,7 +72,15 @@ export function RunsPage(props: { tenant: string; runs: RunRecord[]; next: strin
   );
 }
 
-export function RunPage(props: { tenant: string; view: RunStatusView; heat: { cells: HeatCell[]; truncated: boolean }; canCancel: boolean }) {
+export function RunPage(props: {
+  tenant: string;
+  view: RunStatusView;
+  heat: { cells: HeatCell[]; truncated: boolean };
+  /** The key has runs:write: Cancel (while the run goes) and the Export buttons. */
+  canWrite: boolean;
+  /** The tenant's other recent runs, to compare this one with. */
+  others: readonly RunRecord[];
+}) {
   const v = props.view;
   const terminal = isTerminal(v.status);
   return (
@@ -132,7 +109,7 @@ export function RunPage(props: { tenant: string; view: RunStatusView; heat: { ce
           <dt>Time left</dt>
           <dd id="progress-eta">{terminal ? "none left" : "not known yet"}</dd>
         </dl>
-        {props.canCancel && !terminal && (
+        {props.canWrite && !terminal && (
           <form id="cancel-form" method="post" action={`${DASHBOARD}/runs/${v.run_id}/cancel`}>
             <button type="submit">Cancel run</button>{" "}
             <span>Calls in flight finish and are recorded; jobs not yet started are skipped.</span>
@@ -163,6 +140,15 @@ export function RunPage(props: { tenant: string; view: RunStatusView; heat: { ce
       <p>
         <a href={`${DASHBOARD}/runs/${v.run_id}/results`}>Results</a>
       </p>
+      <h2>Compare</h2>
+      <CompareForm runId={v.run_id} others={props.others} />
+      {props.canWrite && (
+        <>
+          <h2>Export</h2>
+          <p>Every result, traces included, built into a file you can download (a large run takes a while).</p>
+          <ExportButtons runId={v.run_id} />
+        </>
+      )}
       <script src={`${DASHBOARD}/assets/progress.js`} defer />
     </Layout>
   );

@@ -9,18 +9,26 @@ import { type AppEnv, requireScope, tenantOf } from "../http/auth";
 import { requireRun, runView } from "../http/runs";
 import { runEvents } from "../http/run-events";
 import { cancelRun } from "../http/run-cancel";
+import { compareRuns } from "../http/compare";
+import { exportDownload, requireExport, startExport } from "../http/exports";
+import { CompareQuery, CreateExportRequest } from "../schemas/api";
 import { ApiFailure } from "../http/errors";
 import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
 import type { VerificationResultInput } from "../schemas/result";
 import { getStoredResult, pageResultRows, questionModelCounts, type ResultListRow } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
 import { listRuns } from "../storage/runs-repo";
-import { ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
+import { EXPORT_SCRIPT, ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
 import { clearSessionCookie, DASHBOARD, dashboardHeaders, requireSession, sameOriginPosts, setSessionCookie } from "./guard";
 import { ErrorPage, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
 import { signIn } from "./session";
+import { ComparePage, ExportPage } from "./run-tools";
 
 const PAGE_SIZE = 25;
+/** Other runs the run page offers to compare with (newest first). */
+const COMPARE_CHOICES = 50;
+/** Flipped questions per compare page. */
+const COMPARE_PAGE = 50;
 /** The heatmap's cells at most (question × answering model): a page, not the whole of a huge run. */
 const HEATMAP_CELLS = 2_000;
 
@@ -41,6 +49,7 @@ dashboard.use(sameOriginPosts);
 
 dashboard.get("/assets/app.css", (c) => c.body(STYLESHEET, 200, { "content-type": "text/css; charset=utf-8" }));
 dashboard.get("/assets/icon.svg", (c) => c.body(ICON_SVG, 200, { "content-type": "image/svg+xml" }));
+dashboard.get("/assets/export.js", (c) => c.body(EXPORT_SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8" }));
 dashboard.get("/assets/progress.js", (c) => c.body(PROGRESS_SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8" }));
 
 dashboard.get("/", (c) => c.redirect(`${DASHBOARD}/runs`, 303));
@@ -75,9 +84,57 @@ signedIn.get("/runs", async (c) => {
 
 signedIn.get("/runs/:id", async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  const [view, cells] = await Promise.all([runView(c, run), questionModelCounts(c.env.DB, run, HEATMAP_CELLS)]);
+  const [view, cells, recent] = await Promise.all([
+    runView(c, run),
+    questionModelCounts(c.env.DB, run, HEATMAP_CELLS),
+    listRuns(c.env.DB, run.tenant_id, COMPARE_CHOICES + 1, null),
+  ]);
   const heat = { cells, truncated: cells.length === HEATMAP_CELLS };
-  return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} heat={heat} canCancel={c.get("principal").scopes.has("runs:write")} />);
+  const others = recent.filter((r) => r.run_id !== run.run_id).slice(0, COMPARE_CHOICES);
+  return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} heat={heat} canWrite={c.get("principal").scopes.has("runs:write")} others={others} />);
+});
+
+/**
+ * The comparison of this run (B) with run `a`: exactly what GET /v1/runs/compare answers
+ * (src/http/compare.ts), one page of flipped questions, as a page.
+ */
+signedIn.get("/runs/:id/compare", async (c) => {
+  const b = await requireRun(c, c.req.param("id"));
+  const q = parsed(CompareQuery.omit({ b: true }).extend({ limit: CompareQuery.shape.limit.default(COMPARE_PAGE) }), c.req.query());
+  if (!q.ok) return c.html(<ErrorPage tenant={b.tenant_id} title="Bad request" message={q.message} />, 400);
+  const cmp = await compareRuns(c, { ...q.data, b: b.run_id });
+  const a = await requireRun(c, q.data.a);
+  const nextUrl = cmp.next_cursor
+    ? `${DASHBOARD}/runs/${b.run_id}/compare?${new URLSearchParams({ ...stringEntries({ a: q.data.a, a_model: q.data.a_model, b_model: q.data.b_model }), cursor: cmp.next_cursor })}`
+    : null;
+  return c.html(<ComparePage tenant={b.tenant_id} cmp={cmp} runs={{ a, b }} nextUrl={nextUrl} />);
+});
+
+/**
+ * The run page's Export buttons: the same builder as POST /v1/runs/:id/exports (src/http/exports.ts),
+ * through the Origin check, then the export's status page.
+ */
+signedIn.post("/runs/:id/exports", requireScope("runs:write"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const form = await c.req.parseBody();
+  const body = parsed(CreateExportRequest, { format: form.format });
+  if (!body.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={body.message.replace("query ", "form ")} />, 400);
+  const e = await startExport(c.env, run, body.data);
+  return c.redirect(`${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`, 303);
+});
+
+/** An export's status page; its script asks the same URL for JSON while the export builds. */
+signedIn.get("/runs/:id/exports/:export_id", async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const e = await requireExport(c.env.DB, run, c.req.param("export_id"));
+  if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ status: e.status, results_done: e.results_done, results_total: e.results_total });
+  return c.html(<ExportPage tenant={run.tenant_id} run={run} e={e} />);
+});
+
+/** The finished export, streamed as GET /v1/runs/:id/exports/:export_id/download does, for the session's tenant only. */
+signedIn.get("/runs/:id/exports/:export_id/download", async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  return exportDownload(c.env, run, await requireExport(c.env.DB, run, c.req.param("export_id")));
 });
 
 /**
@@ -132,6 +189,8 @@ signedIn.onError((err, c) => {
 });
 
 dashboard.route("/", signedIn);
+
+const stringEntries = (o: Record<string, string | undefined>) => Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => e[1] !== undefined));
 
 function parsed<T extends z.ZodType>(schema: T, input: unknown): { ok: true; data: z.output<T> } | { ok: false; message: string } {
   const r = schema.safeParse(input);

@@ -3,7 +3,8 @@
  * per model pair the pass-rate delta with McNemar's exact p, and per question the verdicts that
  * flipped (paged by question). Mounted before /v1/runs/:id, which would take "compare" for an id.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import type { z } from "zod";
 import { ALPHA } from "../compare/compare-runs";
 import { compareStoredRuns } from "../compare/compare-stored";
 import { CompareQuery } from "../schemas/api";
@@ -16,8 +17,15 @@ import { requireRun } from "./runs";
 
 export const runCompare = new Hono<AppEnv>();
 
-runCompare.get("/compare", requireScope("runs:read"), async (c) => {
-  const q = validateQuery(CompareQuery, c.req.query());
+runCompare.get("/compare", requireScope("runs:read"), async (c) =>
+  c.json(await compareRuns(c, validateQuery(CompareQuery, c.req.query()))),
+);
+
+/**
+ * The comparison of run B with run A as GET /v1/runs/compare answers it, one page of flipped
+ * questions; the dashboard's compare page renders the same object. Runs of another tenant are 404s.
+ */
+export async function compareRuns(c: Context<AppEnv>, q: z.output<typeof CompareQuery>) {
   const [a, b] = [await requireRun(c, q.a), await requireRun(c, q.b)];
   let models: { a: string; b: string } | undefined;
   if (q.a_model !== undefined || q.b_model !== undefined) {
@@ -43,7 +51,7 @@ runCompare.get("/compare", requireScope("runs:read"), async (c) => {
   const start = after === null ? 0 : all.findIndex((x) => x.question_id > after);
   const page = start < 0 ? [] : all.slice(start, start + q.limit);
   const more = start >= 0 && start + q.limit < all.length;
-  return c.json({
+  return {
     a: a.run_id,
     b: b.run_id,
     alpha: ALPHA,
@@ -52,5 +60,5 @@ runCompare.get("/compare", requireScope("runs:read"), async (c) => {
     questions_with_flips: all.length,
     questions: page,
     next_cursor: more ? encodeCursor([page[page.length - 1]!.question_id]) : null,
-  });
-});
+  };
+}

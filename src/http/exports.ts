@@ -7,14 +7,17 @@
  * Scopes: runs:read, except POST (runs:write: it writes an object, and every write route takes a write scope).
  */
 import { Hono } from "hono";
+import type { z } from "zod";
 import { exportWriter } from "../exports/export-writer";
-import { exportView, getExport, insertExport } from "../exports/exports-repo";
+import type { Env } from "../env";
+import { type ExportRecord, exportView, getExport, insertExport } from "../exports/exports-repo";
 import { CONTENT_TYPES, EXTENSIONS } from "../exports/formats";
 import { streamFromD1 } from "../exports/stream-d1";
 import { CreateExportRequest, ExportQuery } from "../schemas/api";
 import { ExportView } from "../schemas/results-out-views";
 import { r2Keys } from "../storage/r2-keys";
 import { countResults } from "../storage/results-repo";
+import type { RunRecord } from "../storage/runs-repo";
 import { requireSpec, runRefOf } from "../storage/spec-store";
 import { type AppEnv, requireScope } from "./auth";
 import { readJson, validate, validateQuery } from "./body";
@@ -53,22 +56,7 @@ runExports.get("/:id/export", requireScope("runs:read"), async (c) => {
 runExports.post("/:id/exports", requireScope("runs:write"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   const body = validate(CreateExportRequest, (await readJson(c, EXPORT_BODY_LIMIT)).value);
-  const spec = await requireSpec(c.env.BLOBS, run);
-  const filter = await resultFilter(body, async () => spec);
-  const exportId = crypto.randomUUID();
-  const counts = await countResults(c.env.DB, run, filter);
-  await insertExport(c.env.DB, {
-    tenant_id: run.tenant_id,
-    export_id: exportId,
-    run_id: run.run_id,
-    format: body.format,
-    filter,
-    r2_key: r2Keys.export(runRefOf(run), exportId, EXTENSIONS[body.format]),
-    results_total: counts.total,
-    created_at: new Date().toISOString(),
-  });
-  await c.env.EXPORTS.send({ tenant_id: run.tenant_id, export_id: exportId, step: 0 });
-  const e = (await getExport(c.env.DB, run.tenant_id, exportId))!;
+  const e = await startExport(c.env, run, body);
   c.header("Location", exportView(e).status_url);
   return reply(c, ExportView, exportView(e), 202);
 });
@@ -80,7 +68,35 @@ runExports.get("/:id/exports/:export_id", requireScope("runs:read"), async (c) =
 
 runExports.get("/:id/exports/:export_id/download", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  const e = await requireExport(c.env.DB, run, c.req.param("export_id"));
+  return exportDownload(c.env, run, await requireExport(c.env.DB, run, c.req.param("export_id")));
+});
+
+/** Records an export of `run` and queues its first builder step (the API's POST and the dashboard's Export buttons). */
+export async function startExport(
+  env: Pick<Env, "DB" | "BLOBS" | "EXPORTS">,
+  run: RunRecord,
+  body: z.output<typeof CreateExportRequest>,
+): Promise<ExportRecord> {
+  const spec = await requireSpec(env.BLOBS, run);
+  const filter = await resultFilter(body, async () => spec);
+  const exportId = crypto.randomUUID();
+  const counts = await countResults(env.DB, run, filter);
+  await insertExport(env.DB, {
+    tenant_id: run.tenant_id,
+    export_id: exportId,
+    run_id: run.run_id,
+    format: body.format,
+    filter,
+    r2_key: r2Keys.export(runRefOf(run), exportId, EXTENSIONS[body.format]),
+    results_total: counts.total,
+    created_at: new Date().toISOString(),
+  });
+  await env.EXPORTS.send({ tenant_id: run.tenant_id, export_id: exportId, step: 0 });
+  return (await getExport(env.DB, run.tenant_id, exportId))!;
+}
+
+/** A finished export's object, streamed (409 export_not_ready while building or after a failure). */
+export async function exportDownload(env: Pick<Env, "BLOBS">, run: RunRecord, e: ExportRecord): Promise<Response> {
   if (e.status !== "ready") {
     throw new ApiFailure({
       code: "export_not_ready",
@@ -90,7 +106,7 @@ runExports.get("/:id/exports/:export_id/download", requireScope("runs:read"), as
           : `export ${e.export_id} is building (${e.results_done} of ${e.results_total} results); poll ${exportView(e).status_url}`,
     });
   }
-  const obj = await c.env.BLOBS.get(e.r2_key);
+  const obj = await env.BLOBS.get(e.r2_key);
   if (!obj) throw new ApiFailure({ code: "not_found", message: `export ${e.export_id} is no longer stored; request a new one` });
   return new Response(obj.body, {
     headers: {
@@ -99,9 +115,10 @@ runExports.get("/:id/exports/:export_id/download", requireScope("runs:read"), as
       "content-disposition": `attachment; filename="${run.run_id}.${EXTENSIONS[e.format]}"`,
     },
   });
-});
+}
 
-async function requireExport(db: D1Database, run: { tenant_id: string; run_id: string }, exportId: string) {
+/** The run's export `exportId`; another run's or another tenant's is a 404. */
+export async function requireExport(db: D1Database, run: { tenant_id: string; run_id: string }, exportId: string): Promise<ExportRecord> {
   const e = await getExport(db, run.tenant_id, exportId);
   if (!e || e.run_id !== run.run_id) throw new ApiFailure({ code: "not_found", message: `no export ${exportId} of run ${run.run_id}` });
   return e;

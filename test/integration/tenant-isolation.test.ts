@@ -66,6 +66,10 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/dashboard/runs/:id/cancel": { id: a.run_id },
     "/dashboard/runs/:id/results": { id: a.run_id },
     "/dashboard/runs/:id/results/:result_id": { id: a.run_id, result_id: a.result_id },
+    "/dashboard/runs/:id/compare": { id: a.run_id },
+    "/dashboard/runs/:id/exports": { id: a.run_id },
+    "/dashboard/runs/:id/exports/:export_id": { id: a.run_id, export_id: a.export_id },
+    "/dashboard/runs/:id/exports/:export_id/download": { id: a.run_id, export_id: a.export_id },
   };
   return table[path];
 }
@@ -211,6 +215,23 @@ describe("tenant isolation", () => {
     const compared = await apiAs(b.key, `/v1/runs/compare?a=${ids.run_id}&b=${ids.run_id}`);
     expect(compared.status).toBe(404);
     expect(await compared.text()).not.toContain(CANARY);
+    // Through a run of B's own, A's export (status page, download) and A's run (the compare page's `a`) are 404s as well.
+    const bRun = await submitAs(b.key, {
+      benchmark: { name: "b", questions: [{ id: "q", question: "Q?", template: exactTemplate("x") }] },
+      config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }], parsing_models: [fakeModel("j", judge)] },
+    });
+    await waitAs(b.key, bRun);
+    for (const path of [
+      `/dashboard/runs/${bRun}/exports/${ids.export_id}`,
+      `/dashboard/runs/${bRun}/exports/${ids.export_id}/download`,
+      `/dashboard/runs/${bRun}/compare?a=${ids.run_id}`,
+    ]) {
+      const res = await dashboardFetch(path, { cookie: bSession });
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(await res.text()).not.toContain(CANARY);
+    }
+    // B's run goes again, objects and all (a later test finds nothing under B's prefix).
+    expect((await apiAs(b.key, `/v1/runs/${bRun}`, { method: "DELETE" })).status).toBeLessThan(300);
     // Scenario 9 of the reliability suite (test/reliability/README.md): the corpus is every id-taking route.
     await writeTestFigures({
       name: "s9-cross-tenant",

@@ -1,0 +1,161 @@
+/**
+ * The run page's tools and the pages they lead to: comparing the run with another one (the object
+ * GET /v1/runs/compare answers, rendered), and exports (built by the same builder as
+ * POST /v1/runs/:id/exports, followed on a status page, downloaded with the session cookie).
+ */
+import type { ExportRecord } from "../exports/exports-repo";
+import { EXTENSIONS } from "../exports/formats";
+import type { compareRuns } from "../http/compare";
+import { EXPORT_FORMATS, type ExportFormat } from "../schemas/api";
+import type { RunRecord } from "../storage/runs-repo";
+import { DASHBOARD } from "./guard";
+import { Layout } from "./layout";
+import { ColumnHeads } from "./ui";
+
+export type Comparison = Awaited<ReturnType<typeof compareRuns>>;
+
+const FORMAT_NAMES: Record<ExportFormat, string> = { karenina: "Karenina JSON", csv: "CSV", ndjson: "NDJSON" };
+const pct = (rate: number | null) => (rate === null ? "—" : `${(rate * 100).toFixed(1)} %`);
+const signedPct = (delta: number | null) => (delta === null ? "—" : `${delta > 0 ? "+" : ""}${(delta * 100).toFixed(1)} points`);
+const runLabel = (r: Pick<RunRecord, "run_id" | "run_name" | "created_at">) => `${r.run_name ?? r.run_id} (${r.created_at})`;
+
+/** On the run page: pick another run of the tenant to compare this one with (this run is B, the pick A). */
+export function CompareForm(props: { runId: string; others: readonly RunRecord[] }) {
+  if (props.others.length === 0) return <p>No other run to compare with yet.</p>;
+  return (
+    <form id="compare-form" method="get" action={`${DASHBOARD}/runs/${props.runId}/compare`}>
+      <label for="compare-a">Compare with run</label>{" "}
+      <select id="compare-a" name="a">
+        {props.others.map((r) => (
+          <option value={r.run_id}>{runLabel(r)}</option>
+        ))}
+      </select>{" "}
+      <button type="submit">Compare</button>
+    </form>
+  );
+}
+
+/** On the run page, for a key with runs:write: one button per format, each a POST through the Origin check. */
+export function ExportButtons(props: { runId: string }) {
+  return (
+    <form id="export-form" method="post" action={`${DASHBOARD}/runs/${props.runId}/exports`}>
+      {EXPORT_FORMATS.map((f) => (
+        <>
+          <button type="submit" name="format" value={f}>
+            Export {FORMAT_NAMES[f]}
+          </button>{" "}
+        </>
+      ))}
+    </form>
+  );
+}
+
+export function ComparePage(props: { tenant: string; cmp: Comparison; runs: { a: RunRecord; b: RunRecord }; nextUrl: string | null }) {
+  const { cmp, runs } = props;
+  return (
+    <Layout title={`Run ${runs.b.run_name ?? runs.b.run_id} compared with ${runs.a.run_name ?? runs.a.run_id}`} signedIn={{ tenant: props.tenant }}>
+      <p>
+        <a href={`${DASHBOARD}/runs/${runs.b.run_id}`}>Back to the run</a>
+      </p>
+      <p>
+        A is <a href={`${DASHBOARD}/runs/${runs.a.run_id}`}>{runLabel(runs.a)}</a>, B is{" "}
+        <a href={`${DASHBOARD}/runs/${runs.b.run_id}`}>{runLabel(runs.b)}</a>. Results pair by question, models and replicate; a pair counts
+        when both verdicts are pass or fail (an error on either side is excluded, never a flip). The p-value is McNemar's exact two-sided
+        test over the flips; significant means p &lt; {cmp.alpha}.
+      </p>
+      <table id="compare-pairs">
+        <caption>Pass rate per model pair</caption>
+        <ColumnHeads names={["Answering (A)", "Answering (B)", "Parsing", "Paired", "Excluded", "A", "B", "Change", "Pass → fail", "Fail → pass", "p", "Significant"]} />
+        <tbody>
+          {cmp.model_pairs.map((p) => (
+            <tr>
+              <td>{p.a_answering_model}</td>
+              <td>{p.b_answering_model}</td>
+              <td>{p.parsing_model}</td>
+              <td>{p.paired}</td>
+              <td>{p.excluded}</td>
+              <td>{pct(p.a_pass_rate)}</td>
+              <td>{pct(p.b_pass_rate)}</td>
+              <td>{signedPct(p.delta)}</td>
+              <td>{p.pass_to_fail}</td>
+              <td>{p.fail_to_pass}</td>
+              <td>{p.p_value.toPrecision(3)}</td>
+              <td>{p.significant ? "yes" : "no"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>
+        Without a partner: {cmp.unmatched.only_in_a} results only in A, {cmp.unmatched.only_in_b} only in B.
+      </p>
+      <h2 id="flips-heading">Questions whose verdict flipped ({cmp.questions_with_flips})</h2>
+      {cmp.questions.length === 0 ? (
+        <p>No verdict flipped.</p>
+      ) : (
+        <table id="compare-flips" aria-labelledby="flips-heading">
+          <ColumnHeads names={["Question", "Pass → fail", "Fail → pass", "Flipped results"]} />
+          <tbody>
+            {cmp.questions.map((q) => (
+              <tr>
+                <td>
+                  <a href={`${DASHBOARD}/runs/${runs.b.run_id}/results?question_id=${encodeURIComponent(q.question_id)}`}>{q.question_id}</a>
+                </td>
+                <td>{q.pass_to_fail}</td>
+                <td>{q.fail_to_pass}</td>
+                <td>
+                  <ul>
+                    {q.flips.map((f) => (
+                      <li>
+                        {f.a_answering_model === f.b_answering_model ? f.a_answering_model : `${f.a_answering_model} → ${f.b_answering_model}`} /{" "}
+                        {f.parsing_model}, replicate {f.replicate}: {f.a} → {f.b}
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {props.nextUrl && <a href={props.nextUrl}>More flipped questions</a>}
+    </Layout>
+  );
+}
+
+/** An export's status; the download link once it is ready. While it builds, export.js reloads the page when that changes. */
+export function ExportPage(props: { tenant: string; run: RunRecord; e: ExportRecord }) {
+  const { e, run } = props;
+  const base = `${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`;
+  const status =
+    e.status === "ready"
+      ? `ready: ${e.results_done} results, ${e.bytes} bytes`
+      : e.status === "failed"
+        ? `failed: ${e.error ?? "no reason recorded"}`
+        : `building: ${e.results_done} of ${e.results_total} results`;
+  return (
+    <Layout title={`${FORMAT_NAMES[e.format]} export of ${run.run_name ?? run.run_id}`} signedIn={{ tenant: props.tenant }}>
+      <p>
+        <a href={`${DASHBOARD}/runs/${run.run_id}`}>Back to the run</a>
+      </p>
+      <section id="export" aria-labelledby="export-heading" data-status={e.status} data-status-url={base}>
+        <h2 id="export-heading">Status</h2>
+        <p id="export-status" aria-live="polite">
+          {status}
+        </p>
+        {e.status === "ready" && (
+          <p>
+            <a id="export-download" href={`${base}/download`} download={`${run.run_id}.${EXTENSIONS[e.format]}`}>
+              Download {run.run_id}.{EXTENSIONS[e.format]}
+            </a>
+          </p>
+        )}
+        {e.status === "building" && (
+          <p>
+            <a href={base}>Check again</a> (this page also refreshes by itself when the export is ready).
+          </p>
+        )}
+      </section>
+      <script src={`${DASHBOARD}/assets/export.js`} defer />
+    </Layout>
+  );
+}

@@ -1,0 +1,177 @@
+// Issue 25 item 1, inside workerd: the run page's Compare form and Export buttons. The compare page
+// renders exactly what GET /v1/runs/compare answers; an export started from the page is built by
+// the API's builder and downloaded with the session cookie only (byte for byte the API's object).
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
+import { apiAs, createKey, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
+import { dashboardFetch, dashboardSession, ORIGIN } from "./dashboard-helpers";
+
+const QUESTIONS = Array.from({ length: 10 }, (_, i) => ({
+  id: `q${i}`,
+  question: `[Q${i}] What is the capital of France?`,
+  template: exactTemplate("Paris"),
+}));
+
+/** A run of `key`'s tenant whose judge passes exactly the questions in `passing`. */
+async function scripted(key: string, name: string, passing: Set<number>): Promise<string> {
+  const answerer = uniqueModel("dcmp-ans");
+  const judge = uniqueModel("dcmp-judge");
+  await addFakeRules([
+    { match: { model: answerer }, reply: { text: "It is a city." } },
+    ...QUESTIONS.map((_, i) => ({
+      match: { model: judge, contains: `[Q${i}]` },
+      reply: { json: { answer: passing.has(i) ? "Paris" : "Lyon" } },
+    })),
+  ]);
+  const runId = await submitAs(key, {
+    run_name: name,
+    benchmark: { name: "dash-compare", questions: QUESTIONS },
+    config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("judge", judge)] },
+  });
+  await waitAs(key, runId);
+  return runId;
+}
+
+const page = async (path: string, cookie: string) => {
+  const res = await dashboardFetch(path, { cookie });
+  return { status: res.status, html: await res.text(), location: res.headers.get("location") };
+};
+
+let t: TestTenant;
+let a: string;
+let b: string;
+let session: string;
+beforeAll(async () => {
+  t = await createTenant();
+  // A passes all but q6; B fails q0..q5 and passes q6..q9: 6 pass → fail, 1 fail → pass, p = 0.125.
+  a = await scripted(t.key, "before", new Set([0, 1, 2, 3, 4, 5, 7, 8, 9]));
+  b = await scripted(t.key, "after", new Set([6, 7, 8, 9]));
+  session = await dashboardSession(t.key);
+}, 60_000);
+
+describe("dashboard compare page", () => {
+  it("is linked from the run page and shows the flipped questions and McNemar's p of GET /v1/runs/compare", async () => {
+    const run = await page(`/dashboard/runs/${b}`, session);
+    expect(run.html).toContain(`action="/dashboard/runs/${b}/compare"`);
+    expect(run.html).toContain(`<option value="${a}">before (`);
+    expect(run.html).not.toContain(`<option value="${b}">`);
+
+    const cmp = await page(`/dashboard/runs/${b}/compare?a=${a}`, session);
+    expect(cmp.status).toBe(200);
+    const api = (await (await apiAs(t.key, `/v1/runs/compare?a=${a}&b=${b}&limit=50`)).json()) as any;
+    expect(api.questions_with_flips).toBe(7);
+    expect(cmp.html).toContain("Questions whose verdict flipped (7)");
+    const flips = cmp.html.slice(cmp.html.indexOf('id="compare-flips"'));
+    const shown = [...flips.matchAll(/results\?question_id=(q\d)"/g)].map((m) => m[1]);
+    expect(shown).toEqual(api.questions.map((q: { question_id: string }) => q.question_id));
+    expect(shown).toEqual(["q0", "q1", "q2", "q3", "q4", "q5", "q6"]);
+    expect(flips).toContain("ans / judge, replicate 1: pass → fail");
+    expect(flips).toContain("ans / judge, replicate 1: fail → pass");
+    const pair = api.model_pairs[0];
+    expect(pair).toMatchObject({ pass_to_fail: 6, fail_to_pass: 1, significant: false });
+    expect(pair.p_value).toBeCloseTo(0.125, 12);
+    const row = cmp.html.slice(
+      cmp.html.indexOf('id="compare-pairs"'),
+      cmp.html.indexOf("</table>", cmp.html.indexOf('id="compare-pairs"')),
+    );
+    const cells = [...row.matchAll(/<td>([^<]*)<\/td>/g)].map((m) => m[1]);
+    expect(cells).toEqual(["ans", "ans", "judge", "10", "0", "90.0 %", "40.0 %", "-50.0 points", "6", "1", "0.125", "no"]);
+  });
+
+  it("pages the flipped questions with the API's cursor", async () => {
+    const first = await page(`/dashboard/runs/${b}/compare?a=${a}&limit=4`, session);
+    const next = /href="(\/dashboard\/runs\/[^"]+compare\?[^"]+)">More flipped questions/.exec(first.html)?.[1]?.replaceAll("&amp;", "&");
+    expect(next).toBeDefined();
+    const second = await page(next!, session);
+    const ids = (html: string) => [...html.matchAll(/results\?question_id=(q\d)"/g)].map((m) => m[1]);
+    expect([...ids(first.html), ...ids(second.html)]).toEqual(["q0", "q1", "q2", "q3", "q4", "q5", "q6"]);
+    expect(second.html).not.toContain("More flipped questions");
+  });
+
+  it("a bad query is a 400 page naming the field; a run of another tenant is a 404 page", async () => {
+    const missing = await page(`/dashboard/runs/${b}/compare`, session);
+    expect(missing.status).toBe(400);
+    expect(missing.html).toContain("query a");
+    const other = await createTenant();
+    const theirs = await scripted(other.key, "theirs", new Set([1]));
+    const foreign = await page(`/dashboard/runs/${b}/compare?a=${theirs}`, session);
+    expect(foreign.status).toBe(404);
+    expect(foreign.html).not.toContain("theirs");
+  });
+});
+
+describe("dashboard export buttons", () => {
+  const press = (runId: string, cookie: string, format: string, origin: string | null = ORIGIN) =>
+    dashboardFetch(`/dashboard/runs/${runId}/exports`, {
+      method: "POST",
+      cookie,
+      body: new URLSearchParams({ format }),
+      headers: origin ? { origin } : {},
+    });
+
+  it("builds through the API's builder and downloads with the session cookie, byte for byte the API's object", async () => {
+    expect((await page(`/dashboard/runs/${b}`, session)).html).toContain(`action="/dashboard/runs/${b}/exports"`);
+    const res = await press(b, session, "karenina");
+    expect(res.status).toBe(303);
+    const statusPage = res.headers.get("location")!;
+    const exportId = new RegExp(`^/dashboard/runs/${b}/exports/([0-9a-f-]{36})$`).exec(statusPage)?.[1];
+    expect(exportId).toBeDefined();
+    const ready = await vi.waitUntil(
+      async () => {
+        const p = await page(statusPage, session);
+        return p.html.includes('data-status="building"') ? false : p;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(ready.html).toContain('data-status="ready"');
+    expect(ready.html).toContain(`href="${statusPage}/download"`);
+    expect(ready.html).toContain("ready: 10 results");
+
+    const download = await dashboardFetch(`${statusPage}/download`, { cookie: session });
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-disposition")).toBe(`attachment; filename="${b}.json"`);
+    const text = await download.text();
+    // The API's download of the same export: the same bytes.
+    const viaApi = await apiAs(t.key, `/v1/runs/${b}/exports/${exportId}/download`);
+    expect(text).toBe(await viaApi.text());
+    expect(JSON.parse(text)).toMatchObject({ format_version: "2.2", metadata: { job_id: b } });
+    expect(JSON.parse(text).results).toHaveLength(10);
+
+    // Without the cookie, or after the key is revoked, the download is the sign-in redirect, not the file.
+    const anonymous = await dashboardFetch(`${statusPage}/download`);
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get("location")).toBe("/dashboard/sign-in");
+  });
+
+  it("the status page's script asks the same URL for JSON", async () => {
+    const res = await press(a, session, "csv");
+    const statusUrl = res.headers.get("location")!;
+    const json = await dashboardFetch(statusUrl, { cookie: session, headers: { accept: "application/json" } });
+    expect(json.status).toBe(200);
+    expect(await json.json()).toMatchObject({ status: expect.stringMatching(/^(building|ready)$/), results_total: 10 });
+  });
+
+  it("refuses a foreign or missing Origin, a read-only key and an unknown format; a revoked key's session downloads nothing", async () => {
+    const reader = await createKey(t.key, { scopes: ["runs:read"] });
+    const readerSession = await dashboardSession(reader.key);
+    expect((await page(`/dashboard/runs/${b}`, readerSession)).html).not.toContain("/exports");
+    expect((await press(b, session, "csv", null)).status).toBe(403);
+    expect((await press(b, session, "csv", "https://evil.example")).status).toBe(403);
+    expect((await press(b, readerSession, "csv")).status).toBe(403);
+    const bad = await press(b, session, "xlsx");
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("form format");
+
+    // A reader may download an export that exists; once its key is revoked, it may not.
+    const built = await press(b, session, "ndjson");
+    const url = `${built.headers.get("location")}/download`;
+    await vi.waitUntil(async () => (await dashboardFetch(url, { cookie: readerSession })).status === 200, {
+      timeout: 20_000,
+      interval: 100,
+    });
+    expect((await apiAs(t.key, `/v1/keys/${reader.key_id}`, { method: "DELETE" })).status).toBeLessThan(300);
+    const revoked = await dashboardFetch(url, { cookie: readerSession });
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.get("location")).toBe("/dashboard/sign-in");
+  });
+});
