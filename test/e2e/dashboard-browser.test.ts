@@ -8,14 +8,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error plain-Node module without types
-import { localAdminToken } from "../../scripts/lib/local-stack.mjs";
 import { ensureChromium } from "./browser/chromium";
+import { createTenantKey, noErrorShown, SHOTS, watchedPage } from "./browser/dashboard-pages";
 import { type DevServer, ROOT, startDev } from "./dev-server";
 
-const SHOTS = path.join(ROOT, "test-output", "dashboard");
 /** The deep-judgment run's answer and the excerpt the fake judge quotes from it. */
 const DJ_MARKER = "DJ-BROWSER";
 const DJ_EXCERPT = "Venetoclax directly inhibits BCL-2";
@@ -52,36 +50,10 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** A page that fails the test on any console error or uncaught script error. */
-async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await (await browser.newContext()).newPage();
-  const problems: string[] = [];
-  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-  page.on("response", (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()} ${r.url()}`));
-  return { page, problems };
-}
-
-async function noErrorShown(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-  expect(await page.locator(".error").count(), `${name} shows an error: ${await page.locator(".error").allTextContents()}`).toBe(0);
-}
-
-async function createTenantKey(): Promise<string> {
-  const tenantId = `dash${Date.now().toString(36)}`;
-  const res = await fetch(`${dev.url}/v1/admin/tenants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${localAdminToken()}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Dashboard test", tenant_id: tenantId }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { key: { key: string } }).key.key;
-}
-
 describe("dashboard in Chromium", () => {
   it("signs in, watches a run complete live, filters results, opens a result's trace, signs out", async () => {
-    const key = await createTenantKey();
-    const { page, problems } = await watchedPage();
+    const key = await createTenantKey(dev.url);
+    const { page, problems } = await watchedPage(browser);
     const requested: string[] = [];
     page.on("request", (r) => requested.push(r.url()));
 
