@@ -25,6 +25,8 @@ export interface Env {
   EDGEVAL_SECRETS_KEK?: string;
   OPENAI_API_KEY?: string;
   ANTHROPIC_API_KEY?: string;
+  /** The deployment's key of the search deep judgment's hallucination check uses (read by name: src/tenants/key-ring.ts). */
+  TAVILY_API_KEY?: string;
   JOB_MAX_ATTEMPTS?: string;
   /** Base of the exponential backoff between deliveries of a job (seconds). */
   JOB_RETRY_BASE_DELAY_SECONDS?: string;

@@ -61,6 +61,14 @@ describe("deploy runbook (README) against wrangler.toml", () => {
   it("puts every secret the worker requires, and the lifecycle rules cover exactly cache prefixes of the bound bucket", () => {
     const secrets = argsOf(text, "secret put");
     for (const required of ["EDGEVAL_KEY_PEPPER", "EDGEVAL_ADMIN_TOKEN", "EDGEVAL_SECRETS_KEK"]) expect(secrets).toContain(required);
+    // Every secret the worker reads (a binding of src/env.ts named like a key, token, pepper or KEK) has its line.
+    const envSource = fs.readFileSync(path.join(REPO_ROOT, "src/env.ts"), "utf8");
+    const secretBindings = [...envSource.matchAll(/^\s+([A-Z][A-Z0-9_]*(?:_KEY|_TOKEN|_PEPPER|_KEK))\?: string;/gm)].map((m) => m[1]!);
+    expect(secretBindings).toEqual(expect.arrayContaining(["EDGEVAL_PROMPT_NONCE_KEY", "OPENAI_API_KEY", "TAVILY_API_KEY"]));
+    expect(
+      sorted(secretBindings.filter((name) => !secrets.includes(name))),
+      "secrets src/env.ts reads that the runbook never puts",
+    ).toEqual([]);
     const rules = [...text.matchAll(/^npx wrangler r2 bucket lifecycle add (\S+) (\S+) (\S+) --expire-days (\d+)/gm)];
     expect(rules.length).toBeGreaterThan(0);
     const buckets = (rawConfig.r2_buckets ?? []).map((b) => b.bucket_name);
