@@ -3,7 +3,7 @@
  * each one's answer. The coordinator defines them (they are its RPC contract); the batcher that
  * coalesces them is src/jobs/coordinator-batcher.ts.
  */
-import type { Claim, RecordedResult } from "./coordinator";
+import type { Claim, RecordedResult } from "./rpc-types";
 
 export type CoordinatorOp =
   | { op: "claim"; job_id: string }

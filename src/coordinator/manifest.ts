@@ -12,22 +12,13 @@ import { PROMPTS_VERSION } from "../judges/prompts";
 import { GUARD_PROMPT_VERSION } from "../pipeline/prompts/guards";
 import { PARSING_PROMPT_VERSION } from "../pipeline/prompts/parsing";
 import type { RunSpec } from "../storage/run-spec";
+import type { z } from "zod";
+import type { StoredRunManifest } from "../schemas/run-views";
 
 export const EDGEVAL_VERSION: string = pkg.version;
 
-export interface ManifestModel {
-  id: string;
-  role: "answering" | "parsing";
-  interface: string;
-  model_name: string;
-}
-
-export interface RunManifest {
-  edgeval_version: string;
-  /** Prompt family → version, for the families this run's settings use. */
-  prompt_versions: Record<string, string>;
-  models: ManifestModel[];
-}
+export type RunManifest = z.infer<typeof StoredRunManifest>;
+export type ManifestModel = RunManifest["models"][number];
 
 export function runManifest(spec: Pick<RunSpec, "answering_models" | "parsing_models" | "settings" | "questions">): RunManifest {
   const s = spec.settings;

@@ -47,3 +47,23 @@ export const ACCEPTED_SQL =
  * it at once instead of waiting out a lease, and the next alarm does not count it as running.
  */
 export const RESENT_SQL = "UPDATE jobs SET state = 'pending', updated_at = ? WHERE job_id = ? AND state IN ('pending', 'running')";
+
+/**
+ * Re-sends the jobs stalled at `now()`. Stamped per send as the queue takes it: an alarm retried
+ * after failing half-way re-sends only the rest.
+ */
+export async function resendStalled(sql: SqlStorage, run: RunRef, send: JobSender, now: () => number, leaseMs: number): Promise<void> {
+  const stalled = stalledJobsSql(now(), leaseMs);
+  const ids = sql
+    .exec<{ job_id: string }>(stalled.sql, ...stalled.params)
+    .toArray()
+    .map((j) => j.job_id);
+  if (ids.length === 0) return;
+  await send(run, ids, (taken) => {
+    const at = now();
+    for (const id of taken) {
+      sql.exec(RESENT_SQL, at, id);
+      sql.exec(ACCEPTED_SQL, id, at);
+    }
+  });
+}

@@ -10,7 +10,7 @@
  * request that made it.
  */
 import type { CoordinatorOp, CoordinatorOpResult } from "../coordinator/batch-ops";
-import type { Claim, RecordedResult } from "../coordinator/coordinator";
+import type { Claim, RecordedResult } from "../coordinator/rpc-types";
 
 /** The coordinator as the batcher sees it (the Durable Object stub at the edge). */
 export interface BatchTarget {

@@ -45,18 +45,23 @@ export const PairSummary = z.strictObject({
   traits: z.record(z.string(), TraitAggregate),
 });
 
-export const RunManifest = z.strictObject({
+const ManifestModel = z.strictObject({
+  id: z.string(),
+  role: z.enum(["answering", "parsing"]),
+  interface: z.string(),
+  model_name: z.string(),
+});
+
+/** The manifest as the run's coordinator keeps it from submit (src/coordinator/manifest.ts): the models as configured. */
+export const StoredRunManifest = z.strictObject({
   edgeval_version: z.string(),
   prompt_versions: z.record(z.string(), z.string()),
-  models: z.array(
-    z.strictObject({
-      id: z.string(),
-      role: z.enum(["answering", "parsing"]),
-      interface: z.string(),
-      model_name: z.string(),
-      actual_models: z.array(z.string()),
-    }),
-  ),
+  models: z.array(ManifestModel),
+});
+
+/** The manifest a run view shows: each model with what its provider reported it ran. */
+export const RunManifest = StoredRunManifest.extend({
+  models: z.array(ManifestModel.extend({ actual_models: z.array(z.string()) })),
 });
 
 /** A run's status; after queued and running, the first that applies of the rest (README, GET /v1/runs/:id). */

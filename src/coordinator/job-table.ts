@@ -1,0 +1,128 @@
+/**
+ * The run's `jobs` rows (pending → running → done | dead | skipped) and their answer checkpoints.
+ * Every state change is one synchronous statement. The count of open jobs (pending or running) is
+ * read once and then kept up to date by every statement that closes jobs (`RETURNING` one row per
+ * job moved), so asking "is the run over?" after each finished job costs no SQL.
+ */
+
+export type JobState = "pending" | "running" | "done" | "dead" | "skipped";
+export type FinalState = "done" | "dead" | "skipped";
+export interface JobRow {
+  state: JobState;
+  attempts: number;
+  updated_at: number;
+}
+/** `skipped`: jobs never started because the run's budget was spent or the run was cancelled. */
+export type JobCounts = { total: number; done: number; dead: number; skipped: number };
+
+export const isFinal = (state: JobState): state is FinalState => state === "done" || state === "dead" || state === "skipped";
+
+export class JobTable {
+  private openCount: number | undefined;
+
+  constructor(private readonly sql: SqlStorage) {}
+
+  insertPending(jobIds: readonly string[], now: number): void {
+    for (const id of jobIds) this.sql.exec("INSERT INTO jobs (job_id, state, attempts, updated_at) VALUES (?, 'pending', 0, ?)", id, now);
+    this.openCount = undefined;
+  }
+
+  row(jobId: string): JobRow | undefined {
+    return this.sql
+      .exec<{ state: JobState; attempts: number; updated_at: number }>(
+        "SELECT state, attempts, updated_at FROM jobs WHERE job_id = ?",
+        jobId,
+      )
+      .toArray()[0];
+  }
+
+  /** A claim: the job is running under a fresh lease, its delivery counted. */
+  start(jobId: string, attempts: number, now: number): void {
+    this.sql.exec("UPDATE jobs SET state = 'running', attempts = ?, updated_at = ? WHERE job_id = ?", attempts, now, jobId);
+  }
+
+  /** A result that does not finish its job renews the job's lease. */
+  renewLease(jobId: string, now: number): void {
+    this.sql.exec("UPDATE jobs SET updated_at = ? WHERE job_id = ?", now, jobId);
+  }
+
+  /** The consumer gave the job back: pending again, for its redelivery. */
+  release(jobId: string, now: number): void {
+    this.sql.exec("UPDATE jobs SET state = 'pending', updated_at = ? WHERE job_id = ? AND state = 'running'", now, jobId);
+  }
+
+  /** Skips one job whatever its state (a claim under a spent budget or a cancel). */
+  skip(jobId: string, now: number): void {
+    this.close(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? RETURNING 1", now, jobId));
+  }
+
+  /** Skips one job still open (a job given back in a cancelled run). */
+  skipOpen(jobId: string, now: number): void {
+    this.close(
+      this.sql.exec(
+        "UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? AND state IN ('pending', 'running') RETURNING 1",
+        now,
+        jobId,
+      ),
+    );
+  }
+
+  /** Every job not started yet is skipped (budget spent, run cancelled); running jobs finish. */
+  skipPending(now: number): void {
+    this.close(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE state = 'pending' RETURNING 1", now));
+  }
+
+  /** The job is over: its answer checkpoint goes (its results hold the answer); closing it twice changes nothing. */
+  finish(jobId: string, state: "done" | "dead", now: number): void {
+    this.sql.exec("DELETE FROM answers WHERE job_id = ?", jobId);
+    this.close(
+      this.sql.exec(
+        "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead', 'skipped') RETURNING 1",
+        state,
+        now,
+        jobId,
+      ),
+    );
+  }
+
+  /** Jobs still pending or running; counted once, then kept up to date by `close`. */
+  open(): number {
+    this.openCount ??= this.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state NOT IN ('done', 'dead', 'skipped')")
+      .one().n;
+    return this.openCount;
+  }
+
+  counts(): JobCounts {
+    return this.sql
+      .exec<JobCounts>(
+        `SELECT COUNT(*) AS total, COALESCE(SUM(state = 'done'), 0) AS done, COALESCE(SUM(state = 'dead'), 0) AS dead,
+           COALESCE(SUM(state = 'skipped'), 0) AS skipped FROM jobs`,
+      )
+      .one();
+  }
+
+  /** The rows may have changed behind the open count (a rolled-back transaction, a purge). */
+  forget(): void {
+    this.openCount = undefined;
+  }
+
+  /** The answer an earlier attempt checkpointed (JSON), if any. */
+  answer(jobId: string): string | null {
+    return this.sql.exec<{ answer: string }>("SELECT answer FROM answers WHERE job_id = ?", jobId).toArray()[0]?.answer ?? null;
+  }
+
+  saveAnswer(jobId: string, answer: string): void {
+    this.sql.exec(
+      "INSERT INTO answers (job_id, answer) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET answer = excluded.answer",
+      jobId,
+      answer,
+    );
+  }
+
+  /** Takes an UPDATE … RETURNING that moved open jobs to a final state (one row per job moved). */
+  private close(moved: SqlStorageCursor<Record<string, SqlStorageValue>>): void {
+    const n = moved.toArray().length;
+    if (this.openCount !== undefined) this.openCount -= n;
+  }
+}
