@@ -35,8 +35,8 @@ import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
-import { coordinatorName, r2Keys } from "../storage/r2-keys";
-import type { Claim, RecordedResult } from "../coordinator/coordinator";
+import { coordinatorName } from "../storage/r2-keys";
+import type { Claim, RecordedResult } from "../coordinator/rpc-types";
 import { type JobRef, resolveJob } from "../submit/spec";
 import type { RunSpec } from "../storage/run-spec";
 import { loadSpec } from "../storage/spec-store";
@@ -53,6 +53,7 @@ import { modelRetryPolicy } from "../adapters/edge-models";
 import { guardOn } from "../lib/guards";
 import type { AgentToolsPort } from "../pipeline/agent/answering-agent";
 import { r2AgentCheckpoint } from "../storage/agent-checkpoint-store";
+import { loadAnswerCheckpoint, parseAnswerCheckpoint, saveAnswerCheckpoint } from "../storage/answer-checkpoint-store";
 import { faultJob, faultPoint } from "../lib/fault-points";
 import { loadParentJob, type ParentJob } from "../rescore/parent-job";
 import { asChildResult, onlyTraits, withNewTraits } from "../rescore/reuse";
@@ -395,12 +396,13 @@ async function answerFor(
     };
   }
   const reuse = guardOn("answer_checkpoint");
-  if (claim.answer !== null && reuse) return { outcome: { ok: true, answer: JSON.parse(claim.answer) }, checkpoint: none };
+  const saved = claim.answer !== null && reuse ? checkpointed(ctx, parseAnswerCheckpoint(claim.answer)) : null;
+  if (saved) return { outcome: { ok: true, answer: saved }, checkpoint: none };
   // A re-scored run's job reads the answer its parent's results graded: no call, nothing to save.
   if (reused) return { outcome: { ok: true, answer: reused }, checkpoint: none };
-  const key = r2Keys.answerCheckpoint(spec, job.job_id);
-  const inR2 = claim.attempts > 1 && reuse ? await deps.blobs.get(key) : null;
-  if (inR2) return { outcome: { ok: true, answer: await inR2.json() }, checkpoint: none };
+  const inR2 = claim.attempts > 1 && reuse && claim.answer === null ? await loadAnswerCheckpoint(deps.blobs, spec, job.job_id) : undefined;
+  const savedInR2 = inR2 === undefined ? null : checkpointed(ctx, inR2);
+  if (savedInR2) return { outcome: { ok: true, answer: savedInR2 }, checkpoint: none };
   // An MCP agent saves its progress as it goes: a redelivery carries on from its last step.
   const agent = job.answering.mcp_urls_dict
     ? { agentTools: deps.agentToolsFor?.(spec.tenant_id), agentCheckpoint: r2AgentCheckpoint(deps.blobs, spec, job.job_id, claim.attempts) }
@@ -413,9 +415,17 @@ async function answerFor(
   faultPoint("after_answer", { run_id: spec.run_id, job: faultJob(job) });
   const json = JSON.stringify(outcome.answer);
   const write =
-    json.length <= MAX_ANSWER_IN_COORDINATOR ? coordinator.saveAnswer(job.job_id, json) : deps.blobs.put(key, json).then(() => undefined);
+    json.length <= MAX_ANSWER_IN_COORDINATOR
+      ? coordinator.saveAnswer(job.job_id, json)
+      : saveAnswerCheckpoint(deps.blobs, spec, job.job_id, json);
   const checkpoint = write.catch((err: unknown) => deps.log.warn("answer_checkpoint_failed", { job_id: job.job_id, error: String(err) }));
   return { outcome, checkpoint };
+}
+
+/** A checkpoint that is not an answer is logged and not reused: the answer is generated again. */
+function checkpointed(ctx: JobContext, answer: AnswerArtifact | null): AnswerArtifact | null {
+  if (!answer) ctx.deps.log.warn("answer_checkpoint_unreadable", { job_id: ctx.job.job_id });
+  return answer;
 }
 
 /** Durable Object SQLite values hold up to 2 MB; answers longer than this (UTF-16 units) go to R2. */

@@ -92,8 +92,8 @@ const StageUsage = z.looseObject({
   model: z.string().optional(),
 });
 
-/** A message of the answer's trace (the model port's `Message`). */
-const TraceMessage = z.strictObject({
+/** A message of the answer's trace (the model port's `Message`); also the answer checkpoint's (src/storage/answer-checkpoint-store.ts). */
+export const PortMessage = z.strictObject({
   role: z.enum(["system", "user", "assistant", "tool"]),
   content: z.string(),
   tool_calls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.unknown() })).optional(),
@@ -102,7 +102,7 @@ const TraceMessage = z.strictObject({
 
 export const ResultTemplate = z.strictObject({
   raw_llm_response: z.string(),
-  trace_messages: z.array(TraceMessage),
+  trace_messages: z.array(PortMessage),
   parsed_llm_response: z.record(z.string(), z.unknown()).nullable(),
   parsed_gt_response: z.record(z.string(), z.unknown()).nullable(),
   template_verification_performed: z.boolean(),
