@@ -30,7 +30,7 @@ import { getRun } from "../storage/runs-repo";
 import { advanceExport, type ExportRecord, finishExport, getExport, type UploadedPart } from "./exports-repo";
 import { computeCsvLayout, exportWriter } from "./export-writer";
 import { CONTENT_TYPES } from "./formats";
-import type { CsvLayout } from "./karenina-csv";
+import { CsvLayout } from "./karenina-csv";
 import { PartBuffer } from "./part-buffer";
 
 /** Results per invocation: a large result is one R2 read (subrequest); a small one is in its D1 row. */
@@ -78,7 +78,7 @@ async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLim
     e.format !== "csv"
       ? undefined
       : e.layout_json
-        ? (JSON.parse(e.layout_json) as CsvLayout)
+        ? CsvLayout.parse(JSON.parse(e.layout_json))
         : await computeCsvLayout(env.DB, run, spec, e.filter, now);
   const writer = await exportWriter(env.DB, run, spec, e.format, e.filter, now, layout);
   const encoder = new TextEncoder();

@@ -1,8 +1,17 @@
 /** D1 `exports` rows (migrations/0014_exports.sql): the builder's state, parsed on read. */
 import { z } from "zod";
-import { EXPORT_FORMATS, type ExportFormat } from "../schemas/api";
+import { EXPORT_FORMATS, type ExportFormat, VerdictName } from "../schemas/api";
 import type { ExportView } from "../schemas/results-out-views";
 import type { ResultFilter } from "../storage/results-repo";
+
+/** The stored filter (storage/results-repo.ts ResultFilter): what POST …/exports accepted. */
+const StoredFilter = z.object({
+  answering_model: z.string().optional(),
+  parsing_model: z.string().optional(),
+  question_id: z.string().optional(),
+  verdict: VerdictName.optional(),
+  failure_categories: z.array(z.string()).optional(),
+}) satisfies z.ZodType<ResultFilter>;
 
 const Part = z.object({ partNumber: z.number().int(), etag: z.string() });
 export type UploadedPart = z.output<typeof Part>;
@@ -60,7 +69,7 @@ export async function getExport(db: D1Database, tenantId: string, exportId: stri
   const row = ExportRow.parse(raw);
   return {
     ...row,
-    filter: JSON.parse(row.filter_json) as ResultFilter,
+    filter: StoredFilter.parse(JSON.parse(row.filter_json)),
     parts: z.array(Part).parse(JSON.parse(row.parts_json)),
     segments: z.array(Segment).parse(JSON.parse(row.segments_json)),
   };

@@ -11,6 +11,7 @@
  * One deliberate difference: Karenina serialises verify_result through a helper that writes "" for
  * any falsy value, so a failed verification (False) reads as empty; here it is `false`.
  */
+import { z } from "zod";
 import type { ModelIdentity } from "../schemas/model-config";
 import { csvLine, pyCell, pyFloat, pyJson, pySafeJson } from "./py-format";
 
@@ -77,14 +78,16 @@ export const CSV_TRAIT_MAPS = ["llm_trait_scores", "regex_trait_scores", "callab
 
 export const validTraitName = (name: string) => name.length > 0 && name.length <= 255 && !/[\n\r\0]/.test(name);
 
-export interface CsvLayout {
-  globalTraits: string[];
-  questionTraits: string[];
+/** The columns of a CSV export, fixed at its first step and kept in its D1 row (`layout_json`) for the next steps. */
+export const CsvLayout = z.strictObject({
+  globalTraits: z.array(z.string()),
+  questionTraits: z.array(z.string()),
   /** Written in every row, as Karenina does. */
-  exportTimestamp: string;
-  version: string;
-  jobId: string;
-}
+  exportTimestamp: z.string(),
+  version: z.string(),
+  jobId: z.string(),
+});
+export type CsvLayout = z.infer<typeof CsvLayout>;
 
 /** Splits the traits seen in the results into global columns and the question-specific JSON column. */
 export function csvLayout(

@@ -1,4 +1,5 @@
 /** D1 `presets`: a tenant's stored verification configs. */
+import { z } from "zod";
 import { prefixedId } from "../lib/ids";
 
 export interface PresetRecord {
@@ -59,4 +60,5 @@ interface Row {
   updated_at: string;
 }
 
-const fromRow = (r: Row): PresetRecord => ({ ...r, config: JSON.parse(r.config_json) as Record<string, unknown> });
+const Config = z.record(z.string(), z.unknown());
+const fromRow = (r: Row): PresetRecord => ({ ...r, config: Config.parse(JSON.parse(r.config_json)) });
