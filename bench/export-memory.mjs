@@ -16,7 +16,11 @@
 // through GET …/results (the D1 reads of csv/ndjson) and GET each result's full object (the R2
 // reads of the Karenina build) — to tell the export's memory from the local storage simulators'.
 //
-//   node bench/export-memory.mjs [--small 1000] [--large 10000] [--timeout 1800] [--control]
+// --repeat N: each export N times in a row (the target compares the first of each); the lines of the
+// repeats show how much RSS every further, identical export keeps (a ratchet, not a working set).
+// --formats csv,ndjson,karenina: only those.
+//
+//   node bench/export-memory.mjs [--small 1000] [--large 10000] [--timeout 1800] [--control] [--repeat N] [--formats F,…]
 import fs from "node:fs";
 import { startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
@@ -26,7 +30,7 @@ import { JUDGE_SCRIPT, manualRun } from "./lib/manual-run.mjs";
 const LIMIT_MB = 64;
 
 function parseArgs(argv) {
-  const o = { small: 1000, large: 10000, timeoutS: 1800, control: false };
+  const o = { small: 1000, large: 10000, timeoutS: 1800, control: false, repeat: 1, formats: null };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const value = () => Number(inline ?? argv[++i]);
@@ -34,8 +38,13 @@ function parseArgs(argv) {
     else if (flag === "--large") o.large = value();
     else if (flag === "--timeout") o.timeoutS = value();
     else if (flag === "--control") o.control = true;
-    else throw new Error(`unknown option ${argv[i]} (use --small N, --large N, --timeout S)`);
+    else if (flag === "--repeat") o.repeat = value();
+    else if (flag === "--formats") o.formats = (inline ?? argv[++i]).split(",");
+    else throw new Error(`unknown option ${argv[i]} (use --small N, --large N, --timeout S, --control, --repeat N, --formats F,…)`);
   }
+  if (!Number.isInteger(o.repeat) || o.repeat < 1) throw new Error("--repeat needs a whole number ≥ 1");
+  for (const f of o.formats ?? [])
+    if (!["csv", "ndjson", "karenina"].includes(f)) throw new Error(`--formats: no format ${f} (csv, ndjson, karenina)`);
   for (const n of [o.small, o.large])
     if (!Number.isInteger(n) || n < 4 || n % 4)
       throw new Error("--small / --large need a multiple of 4 (questions × 2 models × 2 replicates)");
@@ -157,7 +166,7 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (!fs.existsSync("/proc/self/status")) throw new Error("needs Linux /proc to read workerd's RSS");
   console.log(`bench/export-memory — exports of a ${o.small}- and a ${o.large}-result run; workerd RSS sampled every 50 ms`);
-  const FORMATS = o.control ? ["d1-pages", "r2-objects"] : ["csv", "ndjson", "karenina"];
+  const FORMATS = o.control ? ["d1-pages", "r2-objects"] : (o.formats ?? ["csv", "ndjson", "karenina"]);
   const stack = await startLocalStack({ fake: { script: JUDGE_SCRIPT }, say: (m) => console.log(`  ${m}`) });
   try {
     stack.heap = await connectInspector(stack.inspectorPort);
@@ -173,20 +182,28 @@ async function main() {
     }
     const rows = [];
     for (const n of [o.small, o.large]) {
-      for (const format of FORMATS) {
-        const phases = {};
-        const r = await sampled(stack.pid, stack.heap, () =>
-          o.control ? readOnce(stack, runs[n], format) : exportOnce(stack, runs[n], format, phases),
-        );
-        rows.push({ n, format, ...r });
-        if (phases.build)
-          console.log(
-            `  ${String(n).padStart(6)} ${"(build)".padEnd(9)} ${" ".repeat(24)}${(phases.build.ms / 1000).toFixed(1).padStart(6)} s  RSS before ${phases.build.before.toFixed(0).padStart(4)} MB, peak ${phases.build.peak.toFixed(0).padStart(4)} MB; isolate heap ${phases.build.heapBefore.toFixed(0).padStart(3)} → peak ${phases.build.heapPeak.toFixed(0).padStart(3)} MB`,
+      for (const format of FORMATS)
+        for (let repeat = 1; repeat <= o.repeat; repeat++) {
+          const phases = {};
+          const r = await sampled(stack.pid, stack.heap, () =>
+            o.control ? readOnce(stack, runs[n], format) : exportOnce(stack, runs[n], format, phases),
           );
-        console.log(
-          `  ${String(n).padStart(6)} ${format.padEnd(9)} ${(r.bytes / 1e6).toFixed(1).padStart(7)} MB  ${String(r.lines).padStart(6)} lines  ${(r.ms / 1000).toFixed(1).padStart(6)} s  RSS before ${r.before.toFixed(0).padStart(4)} MB, peak ${r.peak.toFixed(0).padStart(4)} MB; isolate heap ${r.heapBefore.toFixed(0).padStart(3)} → peak ${r.heapPeak.toFixed(0).padStart(3)} MB`,
-        );
-      }
+          if (repeat > 1) {
+            const kept = r.peak - r.before;
+            console.log(
+              `  ${String(n).padStart(6)} ${format.padEnd(9)} again (#${repeat}): RSS before ${r.before.toFixed(0).padStart(4)} MB, peak ${r.peak.toFixed(0).padStart(4)} MB (+${kept.toFixed(0)} MB over its start)`,
+            );
+            continue;
+          }
+          rows.push({ n, format, ...r });
+          if (phases.build)
+            console.log(
+              `  ${String(n).padStart(6)} ${"(build)".padEnd(9)} ${" ".repeat(24)}${(phases.build.ms / 1000).toFixed(1).padStart(6)} s  RSS before ${phases.build.before.toFixed(0).padStart(4)} MB, peak ${phases.build.peak.toFixed(0).padStart(4)} MB; isolate heap ${phases.build.heapBefore.toFixed(0).padStart(3)} → peak ${phases.build.heapPeak.toFixed(0).padStart(3)} MB`,
+            );
+          console.log(
+            `  ${String(n).padStart(6)} ${format.padEnd(9)} ${(r.bytes / 1e6).toFixed(1).padStart(7)} MB  ${String(r.lines).padStart(6)} lines  ${(r.ms / 1000).toFixed(1).padStart(6)} s  RSS before ${r.before.toFixed(0).padStart(4)} MB, peak ${r.peak.toFixed(0).padStart(4)} MB; isolate heap ${r.heapBefore.toFixed(0).padStart(3)} → peak ${r.heapPeak.toFixed(0).padStart(3)} MB`,
+          );
+        }
     }
     let ok = true;
     console.log(`\n  peak RSS at ${o.large} vs ${o.small} (target: ≤ +${LIMIT_MB} MB)`);
