@@ -24,6 +24,11 @@ const Vars = z.object({
   JOB_MAX_DEFERRALS: int(0, 20),
   /** Base of the exponential backoff between deliveries of a job (seconds). */
   JOB_RETRY_BASE_DELAY_SECONDS: int(0, 2),
+  /**
+   * Jobs per coordinator shard: a run with more has shards and a root (src/coordinator/shards.ts),
+   * so no one Durable Object takes every claim and record of a very large run.
+   */
+  COORDINATOR_SHARD_JOBS: int(1, 5_000),
   /** Jobs of one queue batch run side by side (src/jobs/consumer.ts). */
   JOB_CONCURRENCY: int(1, 4),
   /** Ceiling on one model call (ms), over every request_timeout (src/adapters/edge-models.ts callTimeoutMs); a call holds a 150 s limiter lease. */
@@ -52,6 +57,7 @@ export interface EdgeConfig {
   jobRetryBaseDelaySeconds: number;
   jobConcurrency: number;
   jobMaxDeferrals: number;
+  coordinatorShardJobs: number;
   modelTimeoutMs: number;
   retryDelayScale: number;
   tavilyBaseUrl: string | undefined;
@@ -76,6 +82,7 @@ export function edgeConfig(env: Env): EdgeConfig {
       jobRetryBaseDelaySeconds: v.JOB_RETRY_BASE_DELAY_SECONDS,
       jobMaxDeferrals: v.JOB_MAX_DEFERRALS,
       jobConcurrency: v.JOB_CONCURRENCY,
+      coordinatorShardJobs: v.COORDINATOR_SHARD_JOBS,
       modelTimeoutMs: v.MODEL_TIMEOUT_MS,
       retryDelayScale: v.RETRY_DELAY_SCALE,
       tavilyBaseUrl: v.TAVILY_BASE_URL,

@@ -52,6 +52,8 @@ export interface Env {
   WEBHOOK_RETRY_SCALE?: string;
   /** Jobs of one queue batch run side by side (default 4; src/config.ts parses every var). */
   JOB_CONCURRENCY?: string;
+  /** Jobs per coordinator shard: larger runs are sharded (default 5,000; src/coordinator/shards.ts). */
+  COORDINATOR_SHARD_JOBS?: string;
   /** Where the Tavily-compatible search API is (deep judgment's search; its key is the TAVILY_API_KEY secret). */
   TAVILY_BASE_URL?: string;
   /** Workers AI, for `workers_ai` models (absent or refusing locally). */

@@ -20,8 +20,8 @@ export interface CancelHost {
   meta(k: string): string | undefined;
   setMeta(k: string, v: string): void;
   now(): number;
-  /** Moves every pending job to skipped. */
-  skipPending(): void;
+  /** Moves every pending job to skipped (a sharded run's root tells its shards: async). */
+  skipPending(): void | Promise<void>;
   /** The run's status as the snapshot reports it. */
   status(): Promise<RunStatus>;
   syncD1Status(status: RunStatus, finishedAt: string | null): Promise<void>;
@@ -40,7 +40,8 @@ export async function cancelRun(host: CancelHost): Promise<CancelOutcome> {
   const at = new Date(host.now()).toISOString();
   // Synchronous up to here: no claim or record interleaves between the check and the flag.
   host.setMeta(CANCELLED_AT, at);
-  host.skipPending();
+  const skipping = host.skipPending();
+  if (skipping) await skipping;
   // The D1 listing says cancelled at once; finished_at follows when the last running job stops.
   await host.syncD1Status("cancelled", null);
   await host.finishIfDone();

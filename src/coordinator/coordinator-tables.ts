@@ -2,7 +2,8 @@
  * The run coordinator's own SQLite tables (one Durable Object per run): job states, the results
  * and usage rows recorded once each, per-trait rows for the aggregates, answer checkpoints, and the
  * outbox of results whose `result.created` webhook event is not handed over yet (src/webhooks/result-events.ts),
- * and when the queue last accepted each job's message (stall-watch.ts).
+ * and when the queue last accepted each job's message (stall-watch.ts); for a sharded run
+ * (shards.ts) a shard's results not yet taken by its root and, in the root, each shard's job counts (shard-report.ts).
  * Created on every start of the object; IF NOT EXISTS makes that a no-op after the first.
  */
 export const COORDINATOR_TABLES = `
@@ -22,6 +23,9 @@ export const COORDINATOR_TABLES = `
     score REAL, pass INTEGER, errored INTEGER NOT NULL, PRIMARY KEY (result_id, trait));
   CREATE TABLE IF NOT EXISTS result_events (result_id TEXT PRIMARY KEY);
   CREATE TABLE IF NOT EXISTS job_sends (job_id TEXT PRIMARY KEY, accepted_at INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS to_root (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS shard_jobs (
+    shard INTEGER PRIMARY KEY, done INTEGER NOT NULL, dead INTEGER NOT NULL, skipped INTEGER NOT NULL);
 `;
 
 /**

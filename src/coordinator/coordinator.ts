@@ -30,7 +30,12 @@ import type { Claim, DeadMark, InitRun, RecordedResult, RunSnapshot } from "./rp
 import { DEFAULT_HEARTBEAT_MS, parseLastEventId, RunEvents } from "./run-events";
 import { RunMeta } from "./run-meta";
 import { runSnapshot, runStatus } from "./snapshot";
-import { ACCEPTED_SQL, type JobSender, resendStalled } from "./stall-watch";
+import { ACCEPTED_SQL, enqueueUnsent, type JobSender, resendStalled } from "./stall-watch";
+import { coordinatorName } from "../storage/r2-keys";
+import { log } from "../log";
+import { type ShardInit, jobIdAt, shardInit, shardName } from "./shards";
+import { type ClosedCounts, REPORT_EVERY_MS, REPORT_MAX, type RootFlags, RootOutbox, ShardCounts, type ShardReport } from "./shard-report";
+import type { JobCounts } from "./job-table";
 
 export type { Claim, DeadMark, InitRun, RecordedResult, RunSnapshot } from "./rpc-types";
 
@@ -49,6 +54,9 @@ export class RunCoordinator extends DurableObject<Env> {
   private readonly jobs: JobTable;
   private readonly results: ResultTable;
   private readonly outbox: ResultOutbox;
+  /** A sharded run (shards.ts): in a shard, results its root has not taken; in the root, each shard's job counts. */
+  private readonly toRoot: RootOutbox;
+  private readonly shardJobs: ShardCounts;
   /** The run's watchers (GET /v1/runs/:id/events, run-events.ts). */
   private readonly events: RunEvents;
 
@@ -61,6 +69,8 @@ export class RunCoordinator extends DurableObject<Env> {
     this.jobs = new JobTable(this.sql);
     this.results = new ResultTable(this.sql);
     this.outbox = new ResultOutbox(this.sql);
+    this.toRoot = new RootOutbox(this.sql);
+    this.shardJobs = new ShardCounts(this.sql);
     this.events = new RunEvents(
       {
         resultsAfter: (seq, limit) => this.results.after(seq, limit),
@@ -75,7 +85,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** Idempotent: a second init of the same run changes nothing. */
   async init(run: InitRun): Promise<void> {
-    if (this.meta.runId()) return;
+    if (this.meta.runId()) return this.initShards();
     const now = this.now();
     this.transaction(() => {
       const { meta } = this;
@@ -89,9 +99,47 @@ export class RunCoordinator extends DurableObject<Env> {
       if (run.manifest) meta.set("manifest", JSON.stringify(run.manifest));
       if (run.webhook_endpoint_ids) meta.set("webhook_endpoint_ids", JSON.stringify(run.webhook_endpoint_ids));
       if (run.result_events) meta.set("result_events", "1");
+      if (run.shards) {
+        meta.set("shards", JSON.stringify(run.shards));
+        meta.set("job_total", String(run.shards.dims.questions * run.shards.dims.answering * run.shards.dims.replicates));
+      }
       this.jobs.insertPending(run.job_ids, now);
     });
     await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
+    await this.initShards();
+  }
+
+  /** A sharded run's root starts its shards (repeatable: a shard started already changes nothing). */
+  private async initShards(): Promise<void> {
+    const plan = this.meta.shardPlan();
+    if (!plan) return;
+    const root = coordinatorName(this.meta.runRef());
+    await Promise.all(
+      Array.from({ length: plan.count }, (_, s) =>
+        this.env.RUNS.getByName(shardName(root, s)).initShard(shardInit(root, this.meta.runRef(), plan, s)),
+      ),
+    );
+  }
+
+  /**
+   * Starts one shard of a sharded run (shards.ts) with its range of the run's jobs; its alarm then
+   * enqueues them in chunks. Idempotent.
+   */
+  async initShard(init: ShardInit): Promise<void> {
+    if (this.meta.runId()) return;
+    const now = this.now();
+    const ids = Array.from({ length: init.count }, (_, k) => jobIdAt(init.first + k, init.dims));
+    this.transaction(() => {
+      const { meta } = this;
+      meta.set("run_id", init.run_id);
+      if (init.tenant_id) meta.set("tenant_id", init.tenant_id);
+      meta.set("role", "shard");
+      meta.set("root", init.root);
+      meta.set("shard", String(init.shard));
+      meta.set("started", "0");
+      this.jobs.insertPending(ids, now);
+    });
+    await this.ctx.storage.setAlarm(now);
   }
 
   /** A consumer is about to work on a job: tells it what is already recorded, or to skip it. */
@@ -117,8 +165,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const recorded = attempts > 1 && skipFinished ? this.results.idsOfJob(jobId) : [];
     if (this.meta.get("started") === "0") {
       this.meta.set("started", "1");
-      this.events.statusChanged();
-      await this.syncD1Status("running", null);
+      await this.runStarted();
     }
     // No earlier attempt, no checkpoint: a job's first claim does not look.
     const answer = attempts > 1 ? this.jobs.answer(jobId) : null;
@@ -132,18 +179,7 @@ export class RunCoordinator extends DurableObject<Env> {
    */
   async record(result: RecordedResult, opts: { completesJob?: boolean } = {}): Promise<void> {
     const seq = this.storeResult(result, !opts.completesJob);
-    if (seq !== null) {
-      this.events.result({
-        seq,
-        result_id: result.result_id,
-        question_id: result.question_id ?? null,
-        answering_id: result.answering_id,
-        parsing_id: result.parsing_id,
-        verdict: result.verdict,
-      });
-      // A new result of a run with result.created receivers is in the outbox, handed over shortly (alarm).
-      if (this.meta.resultEvents()) await alarmBy(this.ctx.storage, this.now() + RESULT_EVENTS_DELAY_MS);
-    }
+    if (seq !== null) await this.resultRecorded([[result, seq]]);
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) this.jobs.skipPending(this.now());
     if (opts.completesJob) await this.finishJob(result.job_id, "done");
@@ -223,7 +259,8 @@ export class RunCoordinator extends DurableObject<Env> {
       meta: (k) => this.meta.get(k),
       setMeta: (k, v) => this.meta.set(k, v),
       now: () => this.now(),
-      skipPending: () => this.jobs.skipPending(this.now()),
+      // A sharded run's pending jobs are in its shards.
+      skipPending: () => (this.meta.shardPlan() ? this.pushFlags() : this.jobs.skipPending(this.now())),
       status: async () => (await this.snapshot({ offset: 0, limit: 0 }))!.status,
       syncD1Status: (status, finishedAt) => this.syncD1Status(status, finishedAt),
       finishIfDone: () => this.finishIfDone(),
@@ -265,7 +302,7 @@ export class RunCoordinator extends DurableObject<Env> {
         budget_usd: this.meta.budgetUsd(),
         finished_at: this.meta.finishedAt(),
         manifest,
-        jobs: this.jobs.counts(),
+        jobs: this.jobCounts(),
         verdicts: this.results.verdictCounts(),
         usage: this.results.usageGroups(),
         unpriced: this.results.unpricedModels(),
@@ -278,7 +315,8 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** The stall watch and the webhook outbox (alarm.ts). */
   async alarm(): Promise<void> {
-    const jobs = this.jobs.counts();
+    if (this.isShard()) return this.shardAlarm();
+    const jobs = this.jobCounts();
     const eventsDue = await this.flushEvents();
     if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) {
       // A finished run whose events could not all be handed over yet.
@@ -294,6 +332,11 @@ export class RunCoordinator extends DurableObject<Env> {
    * stall alarm. The tables come back empty, so a late job message finds its job unknown and is dropped.
    */
   async purge(): Promise<void> {
+    const plan = this.meta.shardPlan();
+    if (plan) {
+      const root = coordinatorName(this.meta.runRef());
+      await Promise.all(Array.from({ length: plan.count }, (_, s) => this.env.RUNS.getByName(shardName(root, s)).purge()));
+    }
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.sql.exec(COORDINATOR_TABLES);
@@ -308,14 +351,169 @@ export class RunCoordinator extends DurableObject<Env> {
   private storeResult(result: RecordedResult, renewLease: boolean): number | null {
     let seq: number | null = null;
     this.transaction(() => {
-      const inserted = this.results.insert(result);
-      seq = inserted.seq;
-      // A running total, so the budget check on every claim and record does not re-sum the run.
-      this.meta.addSpent(inserted.addedUsd);
+      seq = this.storeRows(result);
       if (renewLease) this.jobs.renewLease(result.job_id, this.now());
-      if (seq !== null && this.meta.resultEvents()) this.outbox.add(result.result_id);
+      // A shard's new result waits for its root to take it (shard-report.ts).
+      if (seq !== null && this.isShard()) this.toRoot.add(result);
     });
     return seq;
+  }
+
+  /** Inside a transaction: the result's rows, the running spend, the webhook outbox. */
+  private storeRows(result: RecordedResult): number | null {
+    const inserted = this.results.insert(result);
+    // A running total, so the budget check on every claim and record does not re-sum the run.
+    this.meta.addSpent(inserted.addedUsd);
+    if (inserted.seq !== null && this.meta.resultEvents()) this.outbox.add(result.result_id);
+    return inserted.seq;
+  }
+
+  /**
+   * After new results are stored: the run's watchers see them and the webhook outbox is armed;
+   * a shard instead reports them to its root soon. The place for steps that follow a new result.
+   */
+  private async resultRecorded(fresh: readonly (readonly [RecordedResult, number])[]): Promise<void> {
+    if (this.isShard()) return this.reportSoon();
+    for (const [result, seq] of fresh) {
+      this.events.result({
+        seq,
+        result_id: result.result_id,
+        question_id: result.question_id ?? null,
+        answering_id: result.answering_id,
+        parsing_id: result.parsing_id,
+        verdict: result.verdict,
+      });
+    }
+    // A new result of a run with result.created receivers is in the outbox, handed over shortly (alarm).
+    if (this.meta.resultEvents()) await alarmBy(this.ctx.storage, this.now() + RESULT_EVENTS_DELAY_MS);
+  }
+
+  /** The run's first claim: watchers and D1 say running (a shard tells its root in its next report). */
+  private async runStarted(): Promise<void> {
+    if (this.isShard()) return this.reportSoon();
+    this.events.statusChanged();
+    await this.syncD1Status("running", null);
+  }
+
+  /**
+   * The root of a sharded run takes a shard's report (shard-report.ts): its new results stored once
+   * each, as `record` stores them, and its job counts; answers the run-wide stops.
+   */
+  async report(r: ShardReport): Promise<RootFlags> {
+    const fresh: [RecordedResult, number][] = [];
+    this.transaction(() => {
+      for (const result of r.results) {
+        const seq = this.storeRows(result);
+        if (seq !== null) fresh.push([result, seq]);
+      }
+      if (r.jobs) this.shardJobs.update(r.shard, r.jobs);
+    });
+    if (fresh.length > 0) await this.resultRecorded(fresh);
+    if (r.started && this.meta.get("started") === "0") {
+      this.meta.set("started", "1");
+      await this.runStarted();
+    }
+    // Pushed to every shard once; every later report's answer carries it too.
+    if (this.budgetSpent() && !this.meta.get("budget_pushed")) {
+      this.meta.set("budget_pushed", "1");
+      await this.pushFlags();
+    }
+    await this.finishIfDone();
+    return this.rootFlags();
+  }
+
+  /** A shard told of a run-wide stop by its root (a push, or the answer to a report). */
+  async stop(flags: RootFlags): Promise<void> {
+    if (this.applyFlags(flags)) await this.reportSoon();
+  }
+
+  private rootFlags(): RootFlags {
+    return { cancelled_at: this.meta.get("cancelled_at") ?? null, budget_spent: this.budgetSpent() };
+  }
+
+  /** Returns whether jobs were skipped (the root is to hear of it). */
+  private applyFlags(flags: RootFlags): boolean {
+    if (flags.cancelled_at && !this.cancelled()) this.meta.set("cancelled_at", flags.cancelled_at);
+    if (flags.budget_spent && this.meta.get("budget_spent") !== "1") this.meta.set("budget_spent", "1");
+    if (!flags.cancelled_at && !flags.budget_spent) return false;
+    const before = this.jobs.open();
+    this.jobs.skipPending(this.now());
+    return this.jobs.open() !== before;
+  }
+
+  /** The root tells every shard of a stop (a shard that misses it learns it from its next report's answer). */
+  private async pushFlags(): Promise<void> {
+    const plan = this.meta.shardPlan();
+    if (!plan) return;
+    const root = coordinatorName(this.meta.runRef());
+    const flags = this.rootFlags();
+    await Promise.all(
+      Array.from({ length: plan.count }, (_, s) =>
+        this.env.RUNS.getByName(shardName(root, s))
+          .stop(flags)
+          .catch((err: unknown) => log.warn("shard_stop_failed", { run_id: this.meta.runId(), shard: s, error: String(err) })),
+      ),
+    );
+  }
+
+  /** A shard's alarm: enqueue a chunk of its jobs, report to the root, re-send stalled jobs. */
+  private async shardAlarm(): Promise<void> {
+    const route = { ...this.meta.runRef(), shard: Number(this.meta.get("shard")) };
+    const unsentLeft = await enqueueUnsent(this.sql, route, this.sendJobs, () => this.now());
+    let reportLeft: boolean;
+    try {
+      reportLeft = await this.reportToRoot();
+    } catch (err) {
+      log.warn("shard_report_failed", { run_id: this.meta.runId(), shard: route.shard, error: String(err) });
+      await alarmBy(this.ctx.storage, this.now() + 1_000);
+      return;
+    }
+    if (!unsentLeft) await resendStalled(this.sql, route, this.sendJobs, () => this.now(), LEASE_MS);
+    if (unsentLeft || reportLeft) await alarmBy(this.ctx.storage, this.now());
+    else if (this.jobs.open() > 0) await alarmBy(this.ctx.storage, this.now() + WATCH_EVERY_MS);
+  }
+
+  /**
+   * Sends the root the oldest results it has not taken and, when they are all of them, the shard's
+   * job counts (a job counted closed has its results in the same report or an earlier one).
+   * Returns whether results are left for another report.
+   */
+  private async reportToRoot(): Promise<boolean> {
+    const rows = this.toRoot.first(REPORT_MAX + 1);
+    const all = rows.length <= REPORT_MAX;
+    const sent = rows.slice(0, REPORT_MAX);
+    const counts = this.jobs.counts();
+    const jobs: ClosedCounts | null = all ? { done: counts.done, dead: counts.dead, skipped: counts.skipped } : null;
+    const started = this.meta.get("started") === "1";
+    const said = JSON.stringify([jobs, started]);
+    if (rows.length === 0 && this.meta.get("reported") === said) return false;
+    const root = this.env.RUNS.getByName(this.meta.get("root")!);
+    const flags = await root.report({ shard: Number(this.meta.get("shard")), results: sent.map((r) => r.result), jobs, started });
+    this.toRoot.remove(sent.at(-1)?.seq ?? 0);
+    if (all) this.meta.set("reported", said);
+    // Jobs skipped by a stop change the counts: reported by the next alarm.
+    return this.applyFlags(flags) || !all;
+  }
+
+  /** A shard reports its changes at most every REPORT_EVERY_MS. */
+  private async reportSoon(): Promise<void> {
+    await alarmBy(this.ctx.storage, this.now() + REPORT_EVERY_MS);
+  }
+
+  private isShard(): boolean {
+    return this.meta.get("role") === "shard";
+  }
+
+  /** The run's job counts: its own rows, or a sharded root's sum of its shards'. */
+  private jobCounts(): JobCounts {
+    const total = this.meta.get("job_total");
+    return total === undefined ? this.jobs.counts() : this.shardJobs.counts(Number(total));
+  }
+
+  private openJobs(): number {
+    if (this.meta.get("job_total") === undefined) return this.jobs.open();
+    const c = this.jobCounts();
+    return c.total - c.done - c.dead - c.skipped;
   }
 
   /** Callers get nothing back: a snapshot per finished job would re-aggregate the run each time. */
@@ -330,7 +528,8 @@ export class RunCoordinator extends DurableObject<Env> {
    * finishing at once only one gets past them: one event per run.
    */
   private async finishIfDone(): Promise<void> {
-    if (this.jobs.open() > 0 || this.meta.finishedAt()) return;
+    if (this.isShard()) return this.reportSoon();
+    if (this.openJobs() > 0 || this.meta.finishedAt()) return;
     const finishedAt = new Date(this.now()).toISOString();
     this.meta.set("finished_at", finishedAt);
     await this.ctx.storage.deleteAlarm();
@@ -369,7 +568,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** The run's status without pair summaries. */
   private status(): RunStatus {
-    return runStatus(this.jobs.counts(), this.meta.started(), this.results.gradedCount(), this.cancelled());
+    return runStatus(this.jobCounts(), this.meta.started(), this.results.gradedCount(), this.cancelled());
   }
 
   private cancelled(): boolean {
@@ -380,8 +579,9 @@ export class RunCoordinator extends DurableObject<Env> {
     return this.cancelled() ? { cancelled: true } : {};
   }
 
+  /** A shard knows it from its root (`budget_spent`); a root or an unsharded run from its own spend. */
   private budgetSpent(): boolean {
-    return budgetSpent(this.meta.budgetUsd(), this.meta.spentUsd());
+    return this.meta.get("budget_spent") === "1" || budgetSpent(this.meta.budgetUsd(), this.meta.spentUsd());
   }
 
   private syncD1Status(status: RunStatus, finishedAt: string | null): Promise<void> {

@@ -10,6 +10,9 @@ import { bindingByName, type Env } from "../env";
 import type { JobMessage } from "../schemas/queue";
 import type { RunRef } from "../storage/r2-keys";
 
+/** Whose jobs: the run, and the coordinator shard they belong to (shards.ts) if the run has shards. */
+export type JobRoute = RunRef & { shard?: number };
+
 /** Queues take at most 100 messages per sendBatch. */
 const SEND_BATCH = 100;
 
@@ -28,14 +31,19 @@ export function jobQueues(env: Env): Queue<unknown>[] {
  */
 export async function sendJobs(
   env: Env,
-  run: RunRef,
+  run: JobRoute,
   jobIds: readonly string[],
   accepted?: (ids: string[]) => void | Promise<void>,
 ): Promise<void> {
   const queues = jobQueues(env);
   const perShard = queues.map((): JobMessage[] => []);
   jobIds.forEach((job_id, i) =>
-    perShard[i % queues.length]!.push({ run_id: run.run_id, ...(run.tenant_id ? { tenant_id: run.tenant_id } : {}), job_id }),
+    perShard[i % queues.length]!.push({
+      run_id: run.run_id,
+      ...(run.tenant_id ? { tenant_id: run.tenant_id } : {}),
+      job_id,
+      ...(run.shard !== undefined ? { shard: run.shard } : {}),
+    }),
   );
   await Promise.all(
     queues.map(async (queue, s) => {

@@ -10,6 +10,7 @@ import type { RunManifest, withActualModels } from "./manifest";
 import type { PairSummary } from "./progress";
 import type { RunUsage, UsageRow } from "./cost";
 import type { JobCounts } from "./job-table";
+import type { ShardPlan } from "./shards";
 
 export interface InitRun {
   run_id: string;
@@ -28,6 +29,8 @@ export interface InitRun {
   webhook_endpoint_ids?: string[];
   /** An endpoint took result.created when the run was submitted: each new result goes to the outbox. */
   result_events?: boolean;
+  /** A run too large for one coordinator (shards.ts): its jobs go to shards, `job_ids` is empty. */
+  shards?: ShardPlan;
 }
 
 export interface RecordedResult {

@@ -9,6 +9,13 @@ import { z } from "zod";
 import { DEFAULT_TENANT, type RunRef } from "../storage/r2-keys";
 import { StoredRunManifest } from "../schemas/run-views";
 import type { RunManifest } from "./manifest";
+import type { ShardPlan } from "./shards";
+
+const Plan = z.strictObject({
+  count: z.number().int().min(1),
+  per_shard: z.number().int().min(1),
+  dims: z.strictObject({ questions: z.number().int(), answering: z.number().int(), replicates: z.number().int() }),
+}) satisfies z.ZodType<ShardPlan>;
 
 const Ids = z.array(z.string());
 
@@ -95,6 +102,12 @@ export class RunMeta {
 
   webhookEndpointIds(): string[] {
     return Ids.parse(JSON.parse(this.get("webhook_endpoint_ids") ?? "[]"));
+  }
+
+  /** A sharded run's plan (shards.ts), in its root; null for a run that fits one coordinator, and in a shard. */
+  shardPlan(): ShardPlan | null {
+    const json = this.get("shards");
+    return json ? Plan.parse(JSON.parse(json)) : null;
   }
 
   /** An endpoint took result.created when the run was submitted: each new result goes to the outbox. */

@@ -12,7 +12,7 @@
  * backlog. Every re-send is stamped as the queue accepts it (`job_sends`), so an alarm that fires
  * twice, or is retried after failing half-way, re-sends each job once.
  */
-import type { RunRef } from "../storage/r2-keys";
+import type { JobRoute } from "./job-queues";
 
 /** A submit sends its messages right after the coordinator's init; this long is plenty to finish. */
 export const SEND_GRACE_MS = 5 * 60_000;
@@ -24,7 +24,7 @@ export const RETENTION_MARGIN_MS = 3_600_000;
 export const RESEND_PER_ALARM = 1_000;
 
 /** Sends job messages, calling `accepted` with each group of ids once the queue has taken them. */
-export type JobSender = (run: RunRef, jobIds: readonly string[], accepted: (ids: string[]) => void) => Promise<void>;
+export type JobSender = (run: JobRoute, jobIds: readonly string[], accepted: (ids: string[]) => void) => Promise<void>;
 
 /** The stalled jobs at `now` (lease: how long a claim holds a job without news). */
 export function stalledJobsSql(now: number, leaseMs: number): { sql: string; params: number[] } {
@@ -52,7 +52,7 @@ export const RESENT_SQL = "UPDATE jobs SET state = 'pending', updated_at = ? WHE
  * Re-sends the jobs stalled at `now()`. Stamped per send as the queue takes it: an alarm retried
  * after failing half-way re-sends only the rest.
  */
-export async function resendStalled(sql: SqlStorage, run: RunRef, send: JobSender, now: () => number, leaseMs: number): Promise<void> {
+export async function resendStalled(sql: SqlStorage, run: JobRoute, send: JobSender, now: () => number, leaseMs: number): Promise<void> {
   const stalled = stalledJobsSql(now(), leaseMs);
   const ids = sql
     .exec<{ job_id: string }>(stalled.sql, ...stalled.params)
@@ -66,4 +66,28 @@ export async function resendStalled(sql: SqlStorage, run: RunRef, send: JobSende
       sql.exec(ACCEPTED_SQL, id, at);
     }
   });
+}
+
+/** Jobs a sharded run's shard sends per alarm (10 sendBatch calls): the next alarm, at once, sends the next chunk. */
+export const ENQUEUE_PER_ALARM = 1_000;
+
+/**
+ * A shard enqueues its jobs itself, in chunks (submit only stores the spec and the job list):
+ * the first ENQUEUE_PER_ALARM pending jobs the queue never took, each stamped as it is taken.
+ * Returns whether more are left.
+ */
+export async function enqueueUnsent(sql: SqlStorage, run: JobRoute, send: JobSender, now: () => number): Promise<boolean> {
+  const ids = sql
+    .exec<{ job_id: string }>(
+      "SELECT j.job_id FROM jobs j LEFT JOIN job_sends s ON s.job_id = j.job_id WHERE j.state = 'pending' AND s.job_id IS NULL LIMIT ?",
+      ENQUEUE_PER_ALARM + 1,
+    )
+    .toArray()
+    .map((j) => j.job_id);
+  if (ids.length === 0) return false;
+  await send(run, ids.slice(0, ENQUEUE_PER_ALARM), (taken) => {
+    const at = now();
+    for (const id of taken) sql.exec(ACCEPTED_SQL, id, at);
+  });
+  return ids.length > ENQUEUE_PER_ALARM;
 }

@@ -9,6 +9,7 @@ import type { ModelPort } from "../llm/port";
 import type { ModelConfig } from "../schemas/model-config";
 import { JobMessage } from "../schemas/queue";
 import { coordinatorName } from "../storage/r2-keys";
+import { rootNameOf } from "../coordinator/shards";
 import { log } from "../log";
 import { mapLimited } from "../lib/map-limited";
 import { createCodeVerifier } from "../adapters/code-verifier";
@@ -108,7 +109,8 @@ function jobDeps(env: Env): JobDeps {
     coordinator: (name) => {
       let port = coordinators.get(name);
       if (!port) {
-        const onRunState = (cancelled: boolean, asOf: number) => noteRunState(name, cancelled, asOf);
+        // The gate knows runs by their root coordinator's name; a shard's answers carry the run's flag.
+        const onRunState = (cancelled: boolean, asOf: number) => noteRunState(rootNameOf(name), cancelled, asOf);
         coordinators.set(name, (port = coordinatorBatcher(freshStubs(env, name), { ...DEFAULT_COORDINATOR_BATCHING, onRunState })));
       }
       return port;

@@ -12,7 +12,8 @@
 import type { Env } from "../env";
 import { log } from "../log";
 import { JobMessage } from "../schemas/queue";
-import { coordinatorName, DEFAULT_TENANT, r2Keys } from "../storage/r2-keys";
+import { DEFAULT_TENANT, r2Keys } from "../storage/r2-keys";
+import { coordinatorOfJob } from "../coordinator/shards";
 import { loadSpec } from "../storage/spec-store";
 import { resolveJob } from "../submit/spec";
 import { computeResultId } from "../pipeline/ids";
@@ -24,7 +25,7 @@ export async function handleDeadLetter(msg: Message<unknown>, env: Env): Promise
   const parsed = JobMessage.safeParse(msg.body);
   try {
     if (parsed.success && guardOn("dead_letter_marks_dead")) {
-      const mark = await env.RUNS.getByName(coordinatorName(parsed.data)).markDead(parsed.data.job_id);
+      const mark = await env.RUNS.getByName(coordinatorOfJob(parsed.data)).markDead(parsed.data.job_id);
       if (mark.kind === "busy") {
         // A copy of the job is running under its lease: it may still record; ask again once the lease is out.
         log.info("job_dead_busy", { ...parsed.data, retry_in_seconds: mark.retry_in_seconds });

@@ -36,6 +36,7 @@ import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
 import type { VerificationResult } from "../schemas/result";
 import { coordinatorName } from "../storage/r2-keys";
+import { coordinatorOfJob } from "../coordinator/shards";
 import type { Claim, RecordedResult } from "../coordinator/rpc-types";
 import { type JobRef, resolveJob } from "../submit/spec";
 import type { RunSpec } from "../storage/run-spec";
@@ -151,7 +152,7 @@ const COMPLETE: JobOutcome = { kind: "ack", note: "job complete" };
 
 /** claim → spec → answer → for each pending parsing model: pipeline → store → record. */
 export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome> {
-  const coordinator = deps.coordinator(coordinatorName(msg));
+  const coordinator = deps.coordinator(coordinatorOfJob(msg));
   const claim = await coordinator.claim(msg.job_id);
   if (claim.kind === "unknown") return { kind: "ack", note: "job unknown to its run: dropped" };
   if (claim.kind === "finished") return { kind: "ack", note: `job already ${claim.state}` };

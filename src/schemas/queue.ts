@@ -14,5 +14,7 @@ export const JobMessage = z.strictObject({
    * key's shared limiter): such deliveries are not the job's to spend (src/jobs/consumer.ts).
    */
   deferrals: z.number().int().min(1).max(1000).optional(),
+  /** The coordinator shard that owns the job (src/coordinator/shards.ts); absent when the run has none. */
+  shard: z.number().int().min(0).max(100_000).optional(),
 });
 export type JobMessage = z.infer<typeof JobMessage>;

@@ -2,6 +2,8 @@
  * Creating a run, in an order that never loses it: spec to R2, job list to the coordinator,
  * the runs row to D1, then the job messages (ids only, spread over the job queue's shards). If
  * sending stops half-way, the coordinator's stall alarm re-sends what the queue never accepted.
+ * A run of more than COORDINATOR_SHARD_JOBS jobs (src/coordinator/shards.ts) is stored and left
+ * to its coordinator shards, which enqueue their jobs in chunks from their alarms.
  */
 import type { Env } from "../env";
 import { coordinatorName } from "../storage/r2-keys";
@@ -11,6 +13,8 @@ import { sendJobs } from "../coordinator/job-queues";
 import { runManifest } from "../coordinator/manifest";
 import type { RunSpec } from "../storage/run-spec";
 import { saveSpec } from "../storage/spec-store";
+import { shardPlan } from "../coordinator/shards";
+import { edgeConfig } from "../config";
 
 /**
  * `webhook_endpoint_ids`: endpoints (already checked to be the tenant's) that receive the run's
@@ -25,10 +29,14 @@ export async function startRun(
   const specKey = await saveSpec(env.BLOBS, spec);
   const perPair = spec.questions.length * spec.replicate_count;
   const coordinator = coordinatorName(spec);
+  const dims = { questions: spec.questions.length, answering: spec.answering_models.length, replicates: spec.replicate_count };
+  const shards = shardPlan(dims, edgeConfig(env).coordinatorShardJobs);
   await env.RUNS.getByName(coordinator).init({
     run_id: spec.run_id,
     ...(spec.tenant_id ? { tenant_id: spec.tenant_id } : {}),
-    job_ids: jobIds,
+    // A sharded run's shards derive their jobs from the plan and enqueue them from their alarms.
+    job_ids: shards ? [] : jobIds,
+    ...(shards ? { shards } : {}),
     answering_ids: spec.answering_models.map((m) => m.id),
     parsing_ids: spec.parsing_models.map((m) => m.id),
     results_per_pair: perPair,
@@ -51,6 +59,7 @@ export async function startRun(
     finished_at: null,
     parent_run_id: spec.rescore?.parent_run_id ?? null,
   }).run();
+  if (shards) return;
   // Each send the queue took is stamped in the coordinator: its stall watch re-sends only the rest.
   const stub = env.RUNS.getByName(coordinator);
   await sendJobs(env, spec, jobIds, (ids) => stub.accepted(ids));

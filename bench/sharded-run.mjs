@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+// bench/sharded-run — a very large run through the local stack: sharded aggregation
+// (src/coordinator/shards.ts) at 2,000 and 20,000 jobs, on one workerd.
+//
+// Each run is N questions × 1 manual answering model (answers in the request: no answering call) ×
+// 1 judge on the fake LLM (its scripted structured reply passes every answer), so each job is one
+// judge call. The stack is what `npm start` runs, with COORDINATOR_SHARD_JOBS set by --shard-jobs
+// (default 1,000: the 2,000-job run has 2 shards, the 20,000-job run 20). For each N it prints the
+// wall time (POST returned → the run's finished_at), results/s, the shards, the results the
+// export reads back from D1 (every result once: rows = distinct result ids = N) and workerd's
+// resident memory (peak while the run went, and after), then whether memory stayed flat:
+// peak RSS at the largest N ≤ peak RSS at the smallest + 64 MB.
+//
+//   node bench/sharded-run.mjs [--jobs 2000,20000] [--shard-jobs 1000] [--latency-ms 0] [--timeout 1800]
+import fs from "node:fs";
+import os from "node:os";
+import { startFakeLlm } from "../test/fake-llm/server.mjs";
+import { startLocalStack } from "../scripts/lib/local-stack.mjs";
+import { apiClient } from "../scripts/lib/runs.mjs";
+import { runMain } from "./lib/run-main.mjs";
+
+const FLAT_MB = 64;
+
+function parseArgs(argv) {
+  const o = { jobs: [2_000, 20_000], shardJobs: 1_000, latencyMs: 0, timeoutS: 1_800 };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split("=", 2);
+    const value = inline ?? argv[++i];
+    if (flag === "--jobs") o.jobs = value.split(",").map(Number);
+    else if (flag === "--shard-jobs") o.shardJobs = Number(value);
+    else if (flag === "--latency-ms") o.latencyMs = Number(value);
+    else if (flag === "--timeout") o.timeoutS = Number(value);
+    else throw new Error(`unknown option ${argv[i]} (use --jobs, --shard-jobs, --latency-ms, --timeout)`);
+  }
+  if (!o.jobs.every((n) => n > 0) || !(o.shardJobs > 0)) throw new Error("--jobs and --shard-jobs take numbers > 0");
+  return o;
+}
+
+/** Resident memory (MB) of the workerd processes in wrangler's process group. */
+function workerdRssMb(pgid) {
+  let kb = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      if (stat.slice(stat.indexOf("(") + 1, close) !== "workerd" || Number(stat.slice(close + 2).split(" ")[2]) !== pgid) continue;
+      const m = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
+      if (m) kb += Number(m[1]);
+    } catch {
+      // gone while we looked
+    }
+  }
+  return kb / 1024;
+}
+
+function buildRun(n, baseUrl) {
+  const questions = Array.from({ length: n }, (_, i) => ({
+    id: `sr-${i}`,
+    question: `Is ${i} a number?`,
+    template: {
+      fields: [
+        {
+          name: "answer_is_right",
+          type: "bool",
+          description: "True if the response says yes",
+          ground_truth: true,
+          verify_with: { type: "BooleanMatch" },
+        },
+      ],
+    },
+  }));
+  return {
+    run_name: `bench:sharded-run ${n}`,
+    benchmark: { name: `bench:sharded-run ${n} jobs`, questions },
+    config: {
+      answering_models: [{ id: "manual", interface: "manual", manual_answers: Object.fromEntries(questions.map((q) => [q.id, "Yes."])) }],
+      parsing_models: [{ id: "judge", interface: "openai_compatible", model_name: "sr-judge", base_url: baseUrl, temperature: 0 }],
+      replicate_count: 1,
+    },
+  };
+}
+
+/** Every result the run's export reads from D1: rows and distinct result ids. */
+async function exportedResults(stack, runId) {
+  const res = await fetch(`${stack.url}/v1/runs/${runId}/export?format=ndjson`, { headers: { authorization: `Bearer ${stack.token}` } });
+  if (!res.ok) throw new Error(`export → ${res.status}: ${await res.text()}`);
+  const lines = (await res.text()).split("\n").filter(Boolean);
+  return { rows: lines.length, distinct: new Set(lines.map((l) => JSON.parse(l).metadata.result_id)).size };
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  console.log(
+    `bench/sharded-run — jobs ${o.jobs.join(", ")}; COORDINATOR_SHARD_JOBS ${o.shardJobs}; judge latency ${o.latencyMs} ms; load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+  const fake = await startFakeLlm({ latencyMs: o.latencyMs });
+  const stack = await startLocalStack({ vars: { COORDINATOR_SHARD_JOBS: String(o.shardJobs) }, say: (m) => console.log(`  ${m}`) });
+  const rows = [];
+  try {
+    const api = apiClient(stack.url, stack.token);
+    for (const n of o.jobs) {
+      const submitted = await api.submit(buildRun(n, `${fake.url}/v1`));
+      const t0 = Date.now();
+      let peak = workerdRssMb(stack.pid);
+      const sampler = setInterval(() => (peak = Math.max(peak, workerdRssMb(stack.pid))), 500);
+      let last = 0;
+      const run = await api
+        .waitForRun(submitted.run_id, {
+          timeoutMs: o.timeoutS * 1000,
+          intervalMs: 1000,
+          onProgress: (r, ms) => {
+            if (ms - last < 10_000) return;
+            last = ms;
+            console.log(
+              `  [${(ms / 1000).toFixed(0).padStart(5)} s] ${n} jobs: ${r?.status} ${r?.progress?.done}/${r?.progress?.total}, workerd ${workerdRssMb(stack.pid).toFixed(0)} MB`,
+            );
+          },
+        })
+        .finally(() => clearInterval(sampler));
+      const wallMs = (Date.parse(run.finished_at ?? "") || Date.now()) - t0;
+      const exported = await exportedResults(stack, submitted.run_id);
+      const row = {
+        n,
+        shards: n > o.shardJobs ? Math.ceil(n / o.shardJobs) : 1,
+        status: run.status,
+        done: run.progress.done,
+        wallS: wallMs / 1000,
+        perS: run.progress.done / (wallMs / 1000),
+        ...exported,
+        peakMb: peak,
+        afterMb: workerdRssMb(stack.pid),
+        submitMs: submitted.submit_ms,
+      };
+      rows.push(row);
+      console.log(
+        `  ${n} jobs: ${row.status}, ${row.done} results in ${row.wallS.toFixed(1)} s = ${row.perS.toFixed(0)} results/s over ${row.shards} shard(s); export ${row.rows} rows, ${row.distinct} distinct; workerd RSS peak ${row.peakMb.toFixed(0)} MB, after ${row.afterMb.toFixed(0)} MB (submit ${row.submitMs.toFixed(0)} ms)`,
+      );
+    }
+  } finally {
+    await stack.stop();
+    await fake.close();
+  }
+  console.log("\n  jobs    shards  status     results  wall s   results/s  export rows/distinct  RSS peak MB  RSS after MB");
+  for (const r of rows) {
+    console.log(
+      `  ${String(r.n).padEnd(7)} ${String(r.shards).padEnd(7)} ${r.status.padEnd(10)} ${String(r.done).padEnd(8)} ${r.wallS.toFixed(1).padEnd(8)} ${r.perS.toFixed(0).padEnd(10)} ${`${r.rows}/${r.distinct}`.padEnd(21)} ${r.peakMb.toFixed(0).padEnd(12)} ${r.afterMb.toFixed(0)}`,
+    );
+  }
+  const once = rows.every((r) => r.status === "completed" && r.done === r.n && r.rows === r.n && r.distinct === r.n);
+  const first = rows[0];
+  const lastRow = rows.at(-1);
+  const flat = lastRow.peakMb <= first.peakMb + FLAT_MB;
+  console.log(`\n  every result recorded once: ${once ? "yes" : "NO"}`);
+  console.log(
+    `  flat memory: ${flat ? "yes" : "NO"} (peak RSS at ${lastRow.n} ${lastRow.peakMb.toFixed(0)} MB ≤ peak at ${first.n} ${first.peakMb.toFixed(0)} MB + ${FLAT_MB} MB)`,
+  );
+  return once && flat ? 0 : 1;
+}
+
+runMain(main);
