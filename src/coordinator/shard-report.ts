@@ -9,6 +9,7 @@
  *   only close), so a late or repeated report never moves them back (MAX per column).
  */
 import { z } from "zod";
+import type { Same } from "../lib/same-shape";
 import { VerdictName } from "../schemas/api";
 import type { JobCounts } from "./job-table";
 import type { RecordedResult } from "./rpc-types";
@@ -65,7 +66,6 @@ const StoredResult = z.strictObject({
 });
 
 /** Fails to compile when RecordedResult and the stored shape drift apart. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameShape: Same<z.output<typeof StoredResult>, RecordedResult> = true;
 void sameShape;
 

@@ -6,6 +6,7 @@
  * answer is not reused (the answer is generated again) and is logged.
  */
 import { z } from "zod";
+import type { Same } from "../lib/same-shape";
 import type { AnswerArtifact } from "../pipeline/types";
 import { PortMessage } from "../schemas/result";
 import { r2Keys, type RunRef } from "./r2-keys";
@@ -40,7 +41,6 @@ export const AnswerCheckpoint = z.strictObject({
 });
 
 /** Fails to compile when AnswerArtifact and the schema drift apart (a field the checkpoint would drop or refuse). */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameShape: Same<z.output<typeof AnswerCheckpoint>, AnswerArtifact> = true;
 void sameShape;
 
