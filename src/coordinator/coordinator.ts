@@ -116,7 +116,9 @@ export class RunCoordinator extends DurableObject<Env> {
     const root = coordinatorName(this.meta.runRef());
     await Promise.all(
       Array.from({ length: plan.count }, (_, s) =>
-        this.env.RUNS.getByName(shardName(root, s)).initShard(shardInit(root, this.meta.runRef(), plan, s)),
+        this.env.RUNS.getByName(shardName(root, s)).initShard(
+          shardInit(root, { ...this.meta.runRef(), budget_usd: this.meta.budgetUsd() }, plan, s),
+        ),
       ),
     );
   }
@@ -136,6 +138,7 @@ export class RunCoordinator extends DurableObject<Env> {
       meta.set("role", "shard");
       meta.set("root", init.root);
       meta.set("shard", String(init.shard));
+      if (init.budget_usd !== undefined) meta.set("budget_usd", String(init.budget_usd));
       meta.set("started", "0");
       this.jobs.insertPending(ids, now);
     });
@@ -428,7 +431,7 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   private rootFlags(): RootFlags {
-    return { cancelled_at: this.meta.get("cancelled_at") ?? null, budget_spent: this.budgetSpent() };
+    return { cancelled_at: this.meta.get("cancelled_at") ?? null, budget_spent: this.budgetSpent(), spent_usd: this.meta.spentUsd() };
   }
 
   /** Returns whether jobs were skipped (the root is to hear of it). */
@@ -487,10 +490,14 @@ export class RunCoordinator extends DurableObject<Env> {
     const started = this.meta.get("started") === "1";
     const said = JSON.stringify([jobs, started]);
     if (rows.length === 0 && this.meta.get("reported") === said) return false;
+    const spentAtSend = this.meta.spentUsd();
     const root = this.env.RUNS.getByName(this.meta.get("root")!);
     const flags = await root.report({ shard: Number(this.meta.get("shard")), results: sent.map((r) => r.result), jobs, started });
     this.toRoot.remove(sent.at(-1)?.seq ?? 0);
     if (all) this.meta.set("reported", said);
+    // The root's total now holds everything this report carried.
+    this.meta.set("root_spent", String(flags.spent_usd));
+    this.meta.set("reported_spent", String(spentAtSend));
     // Jobs skipped by a stop change the counts: reported by the next alarm.
     return this.applyFlags(flags) || !all;
   }
@@ -579,9 +586,16 @@ export class RunCoordinator extends DurableObject<Env> {
     return this.cancelled() ? { cancelled: true } : {};
   }
 
-  /** A shard knows it from its root (`budget_spent`); a root or an unsharded run from its own spend. */
+  /**
+   * A root or an unsharded run knows from its own spend. A shard knows it from its root
+   * (`budget_spent`), or sees it coming: the run's spend at the root's last answer plus what the
+   * shard recorded since, so its own jobs stop as an unsharded run's would.
+   */
   private budgetSpent(): boolean {
-    return this.meta.get("budget_spent") === "1" || budgetSpent(this.meta.budgetUsd(), this.meta.spentUsd());
+    if (this.meta.get("budget_spent") === "1") return true;
+    if (!this.isShard()) return budgetSpent(this.meta.budgetUsd(), this.meta.spentUsd());
+    const unreported = this.meta.spentUsd() - Number(this.meta.get("reported_spent") ?? "0");
+    return budgetSpent(this.meta.budgetUsd(), Number(this.meta.get("root_spent") ?? "0") + unreported);
   }
 
   private syncD1Status(status: RunStatus, finishedAt: string | null): Promise<void> {

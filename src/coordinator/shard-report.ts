@@ -35,6 +35,8 @@ export interface ShardReport {
 export interface RootFlags {
   cancelled_at: string | null;
   budget_spent: boolean;
+  /** The run's recorded cost as the root knows it (a shard adds what it recorded since). */
+  spent_usd: number;
 }
 
 /** A recorded result as the shard keeps it for its root (JSON in `to_root`). */

@@ -34,6 +34,8 @@ export interface ShardInit {
   shard: number;
   run_id: string;
   tenant_id?: string;
+  /** The run's budget: a shard checks its claims against the run's spend as it last heard it plus its own since. */
+  budget_usd?: number;
   /** Its jobs: indices first … first + count - 1 of the run's job ids. */
   first: number;
   count: number;
@@ -65,7 +67,12 @@ export function jobIdAt(i: number, dims: JobDims): string {
 }
 
 /** Shard s's init: its range of the run's jobs. */
-export function shardInit(root: string, run: { run_id: string; tenant_id?: string }, plan: ShardPlan, s: number): ShardInit {
+export function shardInit(
+  root: string,
+  run: { run_id: string; tenant_id?: string; budget_usd?: number },
+  plan: ShardPlan,
+  s: number,
+): ShardInit {
   const total = plan.dims.questions * plan.dims.answering * plan.dims.replicates;
   const first = s * plan.per_shard;
   return {
@@ -73,6 +80,7 @@ export function shardInit(root: string, run: { run_id: string; tenant_id?: strin
     shard: s,
     run_id: run.run_id,
     ...(run.tenant_id ? { tenant_id: run.tenant_id } : {}),
+    ...(run.budget_usd !== undefined ? { budget_usd: run.budget_usd } : {}),
     first,
     count: Math.min(plan.per_shard, total - first),
     dims: plan.dims,
