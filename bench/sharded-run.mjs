@@ -8,7 +8,8 @@
 // (default 1,000: the 2,000-job run has 2 shards, the 20,000-job run 20). For each N it prints the
 // wall time (POST returned → the run's finished_at), results/s, the shards, the results the
 // export reads back from D1 (every result once: rows = distinct result ids = N) and workerd's
-// resident memory (peak while the run went, and after), then whether memory stayed flat:
+// resident memory (peak while the run went, and after; all of workerd: the worker's isolate and the
+// local D1/R2/queue simulators) and the worker isolate's live heap after a GC, then whether memory stayed flat:
 // peak RSS at the largest N ≤ peak RSS at the smallest + 64 MB.
 //
 //   node bench/sharded-run.mjs [--jobs 2000,20000] [--shard-jobs 1000] [--latency-ms 0] [--timeout 1800]
@@ -17,6 +18,7 @@ import os from "node:os";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
 import { startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
+import { connectInspector } from "./lib/inspector.mjs";
 import { runMain } from "./lib/run-main.mjs";
 
 const FLAT_MB = 64;
@@ -80,6 +82,22 @@ function buildRun(n, baseUrl) {
   };
 }
 
+/**
+ * The worker isolate's live JS heap (MB) after a full GC, over the DevTools inspector: the worker and
+ * its Durable Objects share that isolate, miniflare's D1/R2/queue simulators do not (null if no inspector).
+ */
+async function isolateHeapMb(inspectorPort) {
+  try {
+    const { send, close } = await connectInspector(inspectorPort);
+    await send("HeapProfiler.collectGarbage");
+    const { usedSize } = await send("Runtime.getHeapUsage");
+    close();
+    return usedSize / 2 ** 20;
+  } catch {
+    return null;
+  }
+}
+
 /** Every result the run's export reads from D1: rows and distinct result ids. */
 async function exportedResults(stack, runId) {
   const res = await fetch(`${stack.url}/v1/runs/${runId}/export?format=ndjson`, { headers: { authorization: `Bearer ${stack.token}` } });
@@ -132,21 +150,24 @@ async function main() {
         ...exported,
         peakMb: peak,
         afterMb: workerdRssMb(stack.pid),
+        heapMb: await isolateHeapMb(stack.inspectorPort),
         submitMs: submitted.submit_ms,
       };
       rows.push(row);
       console.log(
-        `  ${n} jobs: ${row.status}, ${row.done} results in ${row.wallS.toFixed(1)} s = ${row.perS.toFixed(0)} results/s over ${row.shards} shard(s); export ${row.rows} rows, ${row.distinct} distinct; workerd RSS peak ${row.peakMb.toFixed(0)} MB, after ${row.afterMb.toFixed(0)} MB (submit ${row.submitMs.toFixed(0)} ms)`,
+        `  ${n} jobs: ${row.status}, ${row.done} results in ${row.wallS.toFixed(1)} s = ${row.perS.toFixed(0)} results/s over ${row.shards} shard(s); export ${row.rows} rows, ${row.distinct} distinct; workerd RSS peak ${row.peakMb.toFixed(0)} MB, after ${row.afterMb.toFixed(0)} MB; worker isolate heap after GC ${row.heapMb?.toFixed(0) ?? "n/a"} MB (submit ${row.submitMs.toFixed(0)} ms)`,
       );
     }
   } finally {
     await stack.stop();
     await fake.close();
   }
-  console.log("\n  jobs    shards  status     results  wall s   results/s  export rows/distinct  RSS peak MB  RSS after MB");
+  console.log(
+    "\n  jobs    shards  status     results  wall s   results/s  export rows/distinct  RSS peak MB  RSS after MB  isolate heap MB",
+  );
   for (const r of rows) {
     console.log(
-      `  ${String(r.n).padEnd(7)} ${String(r.shards).padEnd(7)} ${r.status.padEnd(10)} ${String(r.done).padEnd(8)} ${r.wallS.toFixed(1).padEnd(8)} ${r.perS.toFixed(0).padEnd(10)} ${`${r.rows}/${r.distinct}`.padEnd(21)} ${r.peakMb.toFixed(0).padEnd(12)} ${r.afterMb.toFixed(0)}`,
+      `  ${String(r.n).padEnd(7)} ${String(r.shards).padEnd(7)} ${r.status.padEnd(10)} ${String(r.done).padEnd(8)} ${r.wallS.toFixed(1).padEnd(8)} ${r.perS.toFixed(0).padEnd(10)} ${`${r.rows}/${r.distinct}`.padEnd(21)} ${r.peakMb.toFixed(0).padEnd(12)} ${r.afterMb.toFixed(0).padEnd(13)} ${r.heapMb?.toFixed(0) ?? "n/a"}`,
     );
   }
   const once = rows.every((r) => r.status === "completed" && r.done === r.n && r.rows === r.n && r.distinct === r.n);
