@@ -23,6 +23,7 @@
 //   node bench/export-memory.mjs [--small 1000] [--large 10000] [--timeout 1800] [--control] [--repeat N] [--formats F,…]
 import fs from "node:fs";
 import { startLocalStack } from "../scripts/lib/local-stack.mjs";
+import { workerdRssMb } from "./lib/proc-cpu.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
 import { connectInspector } from "./lib/inspector.mjs";
 import { JUDGE_SCRIPT, manualRun } from "./lib/manual-run.mjs";
@@ -49,22 +50,6 @@ function parseArgs(argv) {
     if (!Number.isInteger(n) || n < 4 || n % 4)
       throw new Error("--small / --large need a multiple of 4 (questions × 2 models × 2 replicates)");
   return o;
-}
-
-/** Summed VmRSS (MB) of the workerd processes in process group `pgid`. */
-function workerdRssMb(pgid) {
-  let kb = 0;
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      if (stat.slice(stat.indexOf("(") + 1, close) !== "workerd" || Number(stat.slice(close + 2).split(" ")[2]) !== pgid) continue;
-      kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-    } catch {
-      // ended while we looked
-    }
-  }
-  return kb / 1024;
 }
 
 /**

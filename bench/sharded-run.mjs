@@ -13,10 +13,10 @@
 // peak RSS at the largest N ≤ peak RSS at the smallest + 64 MB.
 //
 //   node bench/sharded-run.mjs [--jobs 2000,20000] [--shard-jobs 1000] [--latency-ms 0] [--timeout 1800]
-import fs from "node:fs";
 import os from "node:os";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
 import { startLocalStack } from "../scripts/lib/local-stack.mjs";
+import { workerdRssMb } from "./lib/proc-cpu.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
 import { connectInspector } from "./lib/inspector.mjs";
 import { runMain } from "./lib/run-main.mjs";
@@ -36,23 +36,6 @@ function parseArgs(argv) {
   }
   if (!o.jobs.every((n) => n > 0) || !(o.shardJobs > 0)) throw new Error("--jobs and --shard-jobs take numbers > 0");
   return o;
-}
-
-/** Resident memory (MB) of the workerd processes in wrangler's process group. */
-function workerdRssMb(pgid) {
-  let kb = 0;
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      if (stat.slice(stat.indexOf("(") + 1, close) !== "workerd" || Number(stat.slice(close + 2).split(" ")[2]) !== pgid) continue;
-      const m = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
-      if (m) kb += Number(m[1]);
-    } catch {
-      // gone while we looked
-    }
-  }
-  return kb / 1024;
 }
 
 function buildRun(n, baseUrl) {

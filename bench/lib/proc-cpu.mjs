@@ -34,6 +34,21 @@ export function cpuBetween(before, after) {
   return { busiest, total };
 }
 
+/** Summed VmRSS (MB) of the workerd processes in process group `pgid` (the worker's isolate and the local simulators). */
+export function workerdRssMb(pgid) {
+  let kb = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const { comm, fields } = parseStat(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+      if (comm !== "workerd" || Number(fields[2]) !== pgid) continue;
+      kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    } catch {
+      // ended while we looked
+    }
+  }
+  return kb / 1024;
+}
+
 /** /proc stat line: the command (in parentheses, may hold spaces) and the fields after it (state first). */
 function parseStat(line) {
   const close = line.lastIndexOf(")");
