@@ -9,7 +9,7 @@
 // wall time (POST returned → the run's finished_at), results/s, the shards, the results the
 // export reads back from D1 (every result once: rows = distinct result ids = N) and workerd's
 // resident memory (peak while the run went, and after; all of workerd: the worker's isolate and the
-// local D1/R2/queue simulators) and the worker isolate's live heap after a GC, then whether memory stayed flat:
+// local D1/R2/queue simulators) and the worker isolate's heap in use after the run, then whether memory stayed flat:
 // peak RSS at the largest N ≤ peak RSS at the smallest + 64 MB.
 //
 //   node bench/sharded-run.mjs [--jobs 2000,20000] [--shard-jobs 1000] [--latency-ms 0] [--timeout 1800]
@@ -66,16 +66,15 @@ function buildRun(n, baseUrl) {
 }
 
 /**
- * The worker isolate's live JS heap (MB) after a full GC, over the DevTools inspector: the worker and
+ * The worker isolate's memory (MB) over the DevTools inspector, V8 heap in use plus ArrayBuffer backing stores: the worker and
  * its Durable Objects share that isolate, miniflare's D1/R2/queue simulators do not (null if no inspector).
  */
 async function isolateHeapMb(inspectorPort) {
   try {
     const { send, close } = await connectInspector(inspectorPort);
-    await send("HeapProfiler.collectGarbage");
-    const { usedSize } = await send("Runtime.getHeapUsage");
-    close();
-    return usedSize / 2 ** 20;
+    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("inspector timeout")), 10_000));
+    const u = await Promise.race([send("Runtime.getHeapUsage"), timeout]).finally(close);
+    return (u.usedSize + (u.backingStorageSize ?? 0)) / 2 ** 20;
   } catch {
     return null;
   }
@@ -138,7 +137,7 @@ async function main() {
       };
       rows.push(row);
       console.log(
-        `  ${n} jobs: ${row.status}, ${row.done} results in ${row.wallS.toFixed(1)} s = ${row.perS.toFixed(0)} results/s over ${row.shards} shard(s); export ${row.rows} rows, ${row.distinct} distinct; workerd RSS peak ${row.peakMb.toFixed(0)} MB, after ${row.afterMb.toFixed(0)} MB; worker isolate heap after GC ${row.heapMb?.toFixed(0) ?? "n/a"} MB (submit ${row.submitMs.toFixed(0)} ms)`,
+        `  ${n} jobs: ${row.status}, ${row.done} results in ${row.wallS.toFixed(1)} s = ${row.perS.toFixed(0)} results/s over ${row.shards} shard(s); export ${row.rows} rows, ${row.distinct} distinct; workerd RSS peak ${row.peakMb.toFixed(0)} MB, after ${row.afterMb.toFixed(0)} MB; worker isolate heap ${row.heapMb?.toFixed(0) ?? "n/a"} MB (submit ${row.submitMs.toFixed(0)} ms)`,
       );
     }
   } finally {
