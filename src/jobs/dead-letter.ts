@@ -16,7 +16,7 @@ import { DEFAULT_TENANT, r2Keys } from "../storage/r2-keys";
 import { coordinatorOfJob } from "../coordinator/shards";
 import { loadSpec } from "../storage/spec-store";
 import { resolveJob } from "../submit/spec";
-import { computeResultId } from "../pipeline/ids";
+import { jobResultId } from "./job-runner";
 import { deleteResultRows } from "../storage/results-repo";
 import { deleteLedgerRowsOf } from "../tenants/usage";
 import { guardOn } from "../lib/guards";
@@ -49,13 +49,7 @@ async function dropUnrecorded(env: Env, msg: JobMessage, recorded: ReadonlySet<s
   if (!spec || !job) return { results_removed: 0, ledger_rows_removed: 0 };
   const ids: string[] = [];
   for (const parsing of spec.parsing_models) {
-    const id = await computeResultId({
-      run_id: spec.run_id,
-      question_id: job.question.id,
-      answering: job.answering,
-      parsing,
-      replicate: job.replicate,
-    });
+    const id = await jobResultId(spec, job, parsing);
     if (!recorded.has(id)) ids.push(id);
   }
   const run = { tenant_id: spec.tenant_id ?? DEFAULT_TENANT, run_id: spec.run_id };

@@ -150,6 +150,17 @@ interface JobModels {
 
 const COMPLETE: JobOutcome = { kind: "ack", note: "job complete" };
 
+/** The id of the job's result by one parsing model (src/pipeline/ids.ts). */
+export function jobResultId(spec: RunSpec, job: JobRef, parsing: ModelConfig): Promise<string> {
+  return computeResultId({
+    run_id: spec.run_id,
+    question_id: job.question.id,
+    answering: job.answering,
+    parsing,
+    replicate: job.replicate,
+  });
+}
+
 /** claim → spec → answer → for each pending parsing model: pipeline → store → record. */
 export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome> {
   const coordinator = deps.coordinator(coordinatorOfJob(msg));
@@ -248,13 +259,7 @@ function parentOfJob(ctx: JobContext): Promise<ParentJob> {
 /** A parent result as the child's: the child's result id, run name and replicate numbering. */
 async function childCopy(ctx: JobContext, result: VerificationResult, parsing: ModelConfig): Promise<VerificationResult> {
   const { spec, job } = ctx;
-  const result_id = await computeResultId({
-    run_id: spec.run_id,
-    question_id: job.question.id,
-    answering: job.answering,
-    parsing,
-    replicate: job.replicate,
-  });
+  const result_id = await jobResultId(spec, job, parsing);
   return asChildResult(result, { result_id, run_name: spec.run_name, replicate: spec.replicate_count === 1 ? null : job.replicate });
 }
 
@@ -355,13 +360,7 @@ async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
   const { spec, job, claim } = ctx;
   const pending: ModelConfig[] = [];
   for (const parsing of spec.parsing_models) {
-    const resultId = await computeResultId({
-      run_id: spec.run_id,
-      question_id: job.question.id,
-      answering: job.answering,
-      parsing,
-      replicate: job.replicate,
-    });
+    const resultId = await jobResultId(spec, job, parsing);
     if (claim.recorded.includes(resultId)) continue;
     const saved =
       claim.attempts > 1 && guardOn("saved_results") ? await readSavedResult(ctx.deps.blobs, ctx.deps.db, spec, resultId) : null;
