@@ -29,7 +29,7 @@ export const FAULTS = [
 /** Faults that are an HTTP error status, and the status. */
 export const faultStatus = (fault) => (fault === "quota" ? 429 : /^\d{3}$/.test(fault) ? Number(fault) : null);
 
-const MATCH_KEYS = new Set(["model", "contains", "kind", "probability", "seed", "in_flight_above", "last_tool_result"]);
+const MATCH_KEYS = new Set(["model", "contains", "kind", "probability", "seed", "in_flight_above", "last_tool_result", "rpm_above"]);
 const REPLY_KEYS = new Set(["text", "json", "tool_calls", "fault", "retry_after_s", "latency_ms", "error_message", "model"]);
 const RULE_KEYS = new Set(["match", "reply", "times"]);
 
@@ -51,6 +51,8 @@ export function validateRule(rule, where = "rule") {
     return `${where}.match.probability: number in [0, 1]`;
   }
   if (match.seed !== undefined && !Number.isInteger(match.seed)) return `${where}.match.seed: integer`;
+  if (match.rpm_above !== undefined && !(Number.isInteger(match.rpm_above) && match.rpm_above >= 1))
+    return `${where}.match.rpm_above: integer >= 1`;
   if (match.in_flight_above !== undefined && !(Number.isInteger(match.in_flight_above) && match.in_flight_above >= 0)) {
     return `${where}.match.in_flight_above: integer >= 0`;
   }
@@ -144,9 +146,14 @@ export class RuleBook {
       )
         continue;
       if (match.in_flight_above !== undefined && !((call.in_flight ?? 0) > match.in_flight_above)) continue;
+      // A provider's requests-per-minute window: it already admitted that many of this model's requests in the last 60 s.
+      if (match.rpm_above !== undefined && !((call.admitted_last_minute ?? 0) >= match.rpm_above)) continue;
       // Drawn only for requests that match otherwise, so the sequence is per rule and repeatable.
       if (match.probability !== undefined && !(entry.random() < match.probability)) continue;
       entry.hits += 1;
+      // Its 429 says when the window admits one more, unless the rule sets retry_after_s itself.
+      if (match.rpm_above !== undefined && reply.fault === "429" && reply.retry_after_s === undefined)
+        return { ...reply, retry_after_s: call.rpm_retry_after_s };
       return call.lastToolResult === undefined ? reply : fillLastToolResult(reply, call.lastToolResult);
     }
     return null;

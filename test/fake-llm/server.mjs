@@ -163,6 +163,8 @@ export async function startFakeLlm({
   const book = new RuleBook(loadScript(script));
   const stats = new Stats();
   const requestLog = [];
+  /** Per model: arrival times of the requests answered without a fault (the rpm window). */
+  const admittedAt = new Map();
   let seq = 0;
 
   async function handleLlm(endpoint, body, res, credential) {
@@ -188,7 +190,12 @@ export async function startFakeLlm({
     if (requestLog.length > requestLogSize) requestLog.shift();
 
     entry.in_flight = stats.inFlight(call.model);
-    const reply = book.match({ ...call, in_flight: entry.in_flight });
+    // The requests of this model answered without a fault in the last 60 s (rules' rpm_above).
+    const admitted = (admittedAt.get(call.model) ?? []).filter((t) => t > entry.at - 60_000);
+    admittedAt.set(call.model, admitted);
+    const rpm_retry_after_s = admitted.length ? Math.max(1, Math.ceil((admitted[0] + 60_000 - entry.at) / 1000)) : 1;
+    const reply = book.match({ ...call, in_flight: entry.in_flight, admitted_last_minute: admitted.length, rpm_retry_after_s });
+    if (!reply?.fault) admitted.push(entry.at);
     if (reply?.fault) {
       entry.fault = reply.fault;
       stats.fault(call.model, reply.fault);

@@ -289,6 +289,16 @@ describe("HTTP server", () => {
     expect(f.stats("rep")).toMatchObject({ total: 4, repeats: 1 });
   });
 
+  it("enforces a requests-per-minute window with rpm_above: a 429 saying when the window admits one more", async () => {
+    const f = await start();
+    f.addRules([{ match: { model: "rpm", rpm_above: 2 }, reply: { fault: "429" } }]);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await post(f, "/v1/chat/completions", chat("rpm", `q${i}`))).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    const refused = await post(f, "/v1/chat/completions", chat("rpm", "q"));
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(59);
+  });
+
   it("trickles a 200 body at one byte a second until the client gives up", async () => {
     const f = await start();
     f.addRules([{ match: { model: "slow" }, reply: { fault: "trickle" } }]);
