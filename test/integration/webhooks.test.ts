@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getDelivery } from "../../src/webhooks/deliveries-repo";
 import { emitRunEvent } from "../../src/webhooks/emit";
 import { signDelivery } from "../../src/webhooks/signing";
+import { writeTestFigures } from "../reliability/scenario";
 import { addFakeRules, uniqueModel } from "./helpers";
 import { apiAs, createTenant, runAs, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
 import {
@@ -128,6 +129,25 @@ describe("signed completion webhooks", () => {
     const runId = await submitAs(own.key, tinyRun(judge, { webhook_endpoint_ids: [ep.endpoint_id] }));
     await waitAs(own.key, runId);
     const got = await waitForReceived(ep.name, (r) => r.some(accepted));
+    // Scenario 9 of the reliability suite (test/reliability/README.md): the receiver down, then up.
+    const signatures = new Set(got.map((r) => r.signature)).size;
+    await writeTestFigures({
+      name: "s9-webhook-down-up",
+      scenario: "9 webhook receiver down → up (503 ×3, then 200)",
+      size: "1 run, 1 endpoint",
+      faults_injected: got.filter((r) => r.status === 503).length,
+      invariants: {
+        delivered_once: {
+          pass: got.filter(accepted).length === 1 && new Set(got.map((r) => r.webhook_id)).size === 1,
+          detail: `${got.length} attempts (${got.map((r) => r.status).join(", ")}), ${got.filter(accepted).length} accepted, webhook-ids ${new Set(got.map((r) => r.webhook_id)).size}`,
+        },
+        every_attempt_verified: {
+          pass: got.every((r) => r.verified_by.length === 1) && signatures === got.length,
+          detail: `${got.filter((r) => r.verified_by.length === 1).length} of ${got.length} verified by standardwebhooks, ${signatures} distinct signatures`,
+        },
+      },
+      figures: { attempts: got.length },
+    });
     expect(got.map((r) => r.status)).toEqual([503, 503, 503, 200]);
     expect(new Set(got.map((r) => r.webhook_id))).toEqual(new Set([`msg_${runId}`]));
     expect(got.every((r) => r.verified_by.length === 1)).toBe(true);
@@ -235,6 +255,33 @@ describe("signed completion webhooks", () => {
     expect(() => new Webhook(ep.secret).verify(r!.body, { ...old })).toThrow(/too old/);
     const now = signDelivery([ep.secret], r!.webhook_id!, new Date(), r!.body);
     expect(new Webhook(ep.secret).verify(r!.body, { ...now })).toBeTruthy();
+    // Scenario 9 of the reliability suite (test/reliability/README.md): each forgery, verified again for the report.
+    const refused = (body: string, h: Record<string, string>, secret: string) => {
+      try {
+        new Webhook(secret).verify(body, h);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const forgeries = [
+      refused(r!.body.replace('"completed"', '"failed"'), headers, ep.secret),
+      refused(r!.body, headers, other),
+      refused(r!.body, { ...old }, ep.secret),
+    ];
+    await writeTestFigures({
+      name: "s9-bad-signatures",
+      scenario: "9 bad signatures (tampered body, wrong secret, 6-minute-old timestamp)",
+      size: "1 delivery, 3 forgeries",
+      faults_injected: forgeries.length,
+      invariants: {
+        forgeries_refused: {
+          pass: forgeries.every(Boolean),
+          detail: `${forgeries.filter(Boolean).length} of ${forgeries.length} refused by standardwebhooks`,
+        },
+        genuine_verified: { pass: !refused(r!.body, headers, ep.secret), detail: "the delivery as received verifies" },
+      },
+    });
   });
 
   it("during a rotation both secrets verify (two v1 signatures); after the overlap only the new one", async () => {

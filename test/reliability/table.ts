@@ -13,6 +13,7 @@ export const RELIABILITY_TESTS = [
   "test/integration/outbound-ssrf.test.ts",
   "test/integration/tenant-isolation.test.ts",
   "test/integration/fuzz-write-routes.test.ts",
+  "test/integration/webhooks.test.ts",
 ];
 
 /** Reports a full run must have written: a scenario that silently wrote nothing is a failure. */
@@ -33,6 +34,8 @@ export const EXPECTED_REPORTS = [
   "s9-ssrf-corpus",
   "s9-cross-tenant",
   "s9-fuzzed-bodies",
+  "s9-webhook-down-up",
+  "s9-bad-signatures",
   "guard-claim-lease",
   "guard-claim-skips-finished-saved-results",
   "guard-idempotency-key",
