@@ -28,6 +28,8 @@ export interface Env {
   /** The deployment's key of the search deep judgment's hallucination check uses (read by name: src/tenants/key-ring.ts). */
   TAVILY_API_KEY?: string;
   JOB_MAX_ATTEMPTS?: string;
+  /** Times a job may be re-queued to wait out a provider's retry-after without spending a delivery; default 20 (src/config.ts). */
+  JOB_MAX_DEFERRALS?: string;
   /** Base of the exponential backoff between deliveries of a job (seconds). */
   JOB_RETRY_BASE_DELAY_SECONDS?: string;
   /** Ceiling on one model call (ms), over every request_timeout; default 140000 (a call holds a 150 s limiter lease). */
