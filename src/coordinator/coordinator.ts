@@ -28,11 +28,12 @@ import type { PairWindow } from "./progress";
 import { ResultTable } from "./result-table";
 import type { Claim, DeadMark, InitRun, RecordedResult, RunSnapshot } from "./rpc-types";
 import { DEFAULT_HEARTBEAT_MS, parseLastEventId, RunEvents } from "./run-events";
+import { log } from "../log";
 import { RunMeta } from "./run-meta";
+import { ScenarioTurns } from "./scenario-turns";
 import { runSnapshot, runStatus } from "./snapshot";
 import { ACCEPTED_SQL, enqueueUnsent, type JobSender, resendStalled } from "./stall-watch";
 import { coordinatorName } from "../storage/r2-keys";
-import { log } from "../log";
 import { type ShardInit, jobIdAt, shardInit, shardName } from "./shards";
 import { type ClosedCounts, REPORT_EVERY_MS, REPORT_MAX, type RootFlags, RootOutbox, ShardCounts, type ShardReport } from "./shard-report";
 import type { JobCounts } from "./job-table";
@@ -57,6 +58,7 @@ export class RunCoordinator extends DurableObject<Env> {
   /** A sharded run (shards.ts): in a shard, results its root has not taken; in the root, each shard's job counts. */
   private readonly toRoot: RootOutbox;
   private readonly shardJobs: ShardCounts;
+  private readonly turns: ScenarioTurns;
   /** The run's watchers (GET /v1/runs/:id/events, run-events.ts). */
   private readonly events: RunEvents;
 
@@ -71,10 +73,15 @@ export class RunCoordinator extends DurableObject<Env> {
     this.outbox = new ResultOutbox(this.sql);
     this.toRoot = new RootOutbox(this.sql);
     this.shardJobs = new ShardCounts(this.sql);
+    this.turns = new ScenarioTurns(this.sql);
     this.events = new RunEvents(
       {
         resultsAfter: (seq, limit) => this.results.after(seq, limit),
-        progress: () => ({ done: this.results.count(), total: this.meta.totalResults(), cost_usd: this.meta.spentUsd() }),
+        progress: () => ({
+          done: this.results.count(),
+          total: this.meta.totalResults() + this.turns.count(),
+          cost_usd: this.meta.spentUsd(),
+        }),
         status: () => this.status(),
         finishedAt: () => this.meta.finishedAt() ?? null,
         now: () => this.now(),
@@ -172,20 +179,44 @@ export class RunCoordinator extends DurableObject<Env> {
     }
     // No earlier attempt, no checkpoint: a job's first claim does not look.
     const answer = attempts > 1 ? this.jobs.answer(jobId) : null;
-    return { kind: "run", recorded, attempts, answer };
+    // A scenario turn after the first starts from the state its predecessor left (scenario-turns.ts).
+    const scenario = jobId.startsWith("s") ? { scenario_state: this.turns.state(jobId) } : {};
+    return { kind: "run", recorded, attempts, answer, ...scenario };
   }
 
   /**
    * Records one finished result with its usage. Recording it again is a no-op. `completesJob`
    * marks its job done in the same call (the job's last result: one round trip instead of two).
-   * The steps: store (once) → tell the watchers → arm the outbox → budget → finish the job.
+   * The steps: store (once; with a scenario turn's successor job) → tell the watchers → arm the
+   * outbox → budget → send the successor → finish the job.
    */
   async record(result: RecordedResult, opts: { completesJob?: boolean } = {}): Promise<void> {
-    const seq = this.storeResult(result, !opts.completesJob);
+    const { seq, nextTurn } = this.storeResult(result, !opts.completesJob);
     if (seq !== null) await this.resultRecorded([[result, seq]]);
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) this.jobs.skipPending(this.now());
+    if (nextTurn) await this.sendNextTurn(nextTurn);
     if (opts.completesJob) await this.finishJob(result.job_id, "done");
+  }
+
+  /**
+   * A scenario turn's successor, created with the turn's result: in a cancelled run it is skipped
+   * at once; still pending (the budget may have skipped it), its message goes to the queue. A send
+   * that fails is left to the stall watch, which re-sends jobs the queue never accepted.
+   */
+  private async sendNextTurn(jobId: string): Promise<void> {
+    if (this.cancelled()) {
+      this.jobs.skipOpen(jobId, this.now());
+      return;
+    }
+    if (this.jobs.row(jobId)?.state !== "pending") return;
+    try {
+      await this.sendJobs(this.meta.runRef(), [jobId], (ids) => {
+        for (const id of ids) this.sql.exec(ACCEPTED_SQL, id, this.now());
+      });
+    } catch (err) {
+      log.warn("scenario_turn_send_failed", { run_id: this.meta.runId(), job_id: jobId, error: String(err) });
+    }
   }
 
   /**
@@ -300,6 +331,7 @@ export class RunCoordinator extends DurableObject<Env> {
         answering: this.meta.answeringIds(),
         parsing: this.meta.parsingIds(),
         results_per_pair: this.meta.resultsPerPair(),
+        turns_per_pair: this.turns.perPair(this.meta.answeringIds(), this.meta.parsingIds()),
         started: this.meta.started(),
         cancelled: this.cancelled(),
         budget_usd: this.meta.budgetUsd(),
@@ -351,15 +383,18 @@ export class RunCoordinator extends DurableObject<Env> {
    * `renewLease`: a result that does not finish its job renews the job's lease (finishing stamps
    * it anyway). The result's sequence number when it is new, null for a repeat.
    */
-  private storeResult(result: RecordedResult, renewLease: boolean): number | null {
+  private storeResult(result: RecordedResult, renewLease: boolean): { seq: number | null; nextTurn: string | null } {
     let seq: number | null = null;
+    let nextTurn: string | null = null;
     this.transaction(() => {
       seq = this.storeRows(result);
+      // Created before the turn's own job is finished, so the run never looks over in between.
+      if (result.next_turn && this.turns.add(result.next_turn, this.jobs, this.now())) nextTurn = result.next_turn.job_id;
       if (renewLease) this.jobs.renewLease(result.job_id, this.now());
       // A shard's new result waits for its root to take it (shard-report.ts).
       if (seq !== null && this.isShard()) this.toRoot.add(result);
     });
-    return seq;
+    return { seq, nextTurn };
   }
 
   /** Inside a transaction: the result's rows, the running spend, the webhook outbox. */

@@ -27,6 +27,20 @@ export class JobTable {
     this.openCount = undefined;
   }
 
+  /** One job added to a running run (a scenario's next turn); false when it exists already. */
+  insertIfNew(jobId: string, now: number): boolean {
+    const added =
+      this.sql
+        .exec(
+          "INSERT INTO jobs (job_id, state, attempts, updated_at) VALUES (?, 'pending', 0, ?) ON CONFLICT(job_id) DO NOTHING RETURNING 1",
+          jobId,
+          now,
+        )
+        .toArray().length > 0;
+    if (added && this.openCount !== undefined) this.openCount += 1;
+    return added;
+  }
+
   row(jobId: string): JobRow | undefined {
     return this.sql
       .exec<{ state: JobState; attempts: number; updated_at: number }>(

@@ -6,7 +6,7 @@ import type { RunStatus } from "../storage/runs-repo";
 export interface PairSummary {
   answering_model: string;
   parsing_model: string;
-  /** Results this pair will have when the run is over. */
+  /** Results this pair will have when the run is over (with scenarios: its turns created so far, so it grows as they run). */
   total: number;
   passed: number;
   failed: number;
@@ -27,6 +27,8 @@ export function summarize(
   resultsPerPair: number,
   counts: readonly { answering_id: string; parsing_id: string; verdict: Verdict; n: number }[],
   window: PairWindow = { offset: 0, limit: Number.POSITIVE_INFINITY },
+  /** Results a pair has beyond its questions' (scenario turns so far), keyed `answering\0parsing`. */
+  extraPerPair: ReadonlyMap<string, number> = new Map(),
 ): PairSummary[] {
   const byPair = new Map<string, number>();
   for (const c of counts) byPair.set(`${c.answering_id}\u0000${c.parsing_id}\u0000${c.verdict}`, c.n);
@@ -41,7 +43,7 @@ export function summarize(
     out.push({
       answering_model: a,
       parsing_model: p,
-      total: resultsPerPair,
+      total: resultsPerPair + (extraPerPair.get(`${a}\u0000${p}`) ?? 0),
       passed,
       failed,
       errored: n("error"),

@@ -11,6 +11,7 @@ import type { PairSummary } from "./progress";
 import type { RunUsage, UsageRow } from "./cost";
 import type { JobCounts } from "./job-table";
 import type { ShardPlan } from "./shards";
+import type { NextTurn } from "./scenario-turns";
 
 export interface InitRun {
   run_id: string;
@@ -45,6 +46,8 @@ export interface RecordedResult {
   usage?: UsageRow[];
   /** One observation per rubric trait (src/rubric/aggregate.ts), for the per-trait aggregates. */
   traits?: TraitObservation[];
+  /** A scenario turn's successor, created and sent as this result is recorded (scenario-turns.ts). */
+  next_turn?: NextTurn;
 }
 
 export type Claim =
@@ -53,6 +56,8 @@ export type Claim =
       recorded: string[];
       attempts: number /** The answer an earlier attempt checkpointed here (JSON), if any. */;
       answer: string | null;
+      /** A scenario turn's starting state (JSON), left by the previous turn (scenario-turns.ts). */
+      scenario_state?: string | null;
     }
   | { kind: "busy"; retry_in_seconds: number }
   | { kind: "finished"; state: "done" | "dead" | "skipped" }

@@ -17,6 +17,8 @@ export interface SnapshotRows {
   answering: readonly string[];
   parsing: readonly string[];
   results_per_pair: number;
+  /** Scenario turn jobs so far per pair (`answering\0parsing`, scenario-turns.ts): results beyond the questions'. */
+  turns_per_pair?: ReadonlyMap<string, number>;
   started: boolean;
   cancelled: boolean;
   budget_usd: number | undefined;
@@ -34,7 +36,8 @@ export interface SnapshotRows {
 /** `pairs`: which (answering, parsing) pairs the summary holds (default all; the HTTP view pages them). */
 export function runSnapshot(rows: SnapshotRows, pairs?: PairWindow): RunSnapshot {
   const { answering, parsing, results_per_pair: perPair, verdicts, usage, unpriced } = rows;
-  const summary = summarize(answering, parsing, perPair, verdicts, pairs).map((s) => {
+  const turns = rows.turns_per_pair ?? new Map<string, number>();
+  const summary = summarize(answering, parsing, perPair, verdicts, pairs, turns).map((s) => {
     const pair = { answering_id: s.answering_model, parsing_id: s.parsing_model };
     return {
       ...s,
@@ -45,7 +48,10 @@ export function runSnapshot(rows: SnapshotRows, pairs?: PairWindow): RunSnapshot
   return {
     run_id: rows.run_id,
     status: runStatus(rows.jobs, rows.started, gradedCount(verdicts), rows.cancelled),
-    progress: { total: answering.length * parsing.length * perPair, done: verdicts.reduce((a, r) => a + r.n, 0) },
+    progress: {
+      total: answering.length * parsing.length * perPair + [...turns.values()].reduce((a, n) => a + n, 0),
+      done: verdicts.reduce((a, r) => a + r.n, 0),
+    },
     summary,
     pairs_total: answering.length * parsing.length,
     jobs: rows.jobs,

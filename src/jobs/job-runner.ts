@@ -38,7 +38,8 @@ import type { VerificationResult } from "../schemas/result";
 import { coordinatorName } from "../storage/r2-keys";
 import { coordinatorOfJob } from "../coordinator/shards";
 import type { Claim, RecordedResult } from "../coordinator/rpc-types";
-import { type JobRef, resolveJob } from "../submit/spec";
+import { type JobRef, resolveJob, resolveTurnJob } from "../submit/spec";
+import { runTurnJob } from "./scenario-turn";
 import type { RunSpec } from "../storage/run-spec";
 import { loadSpec } from "../storage/spec-store";
 import { loadLedger, saveLedger } from "../storage/ledger-store";
@@ -129,11 +130,17 @@ export async function writeResults(db: D1Database, items: readonly ResultWrite[]
 export type JobOutcome = { kind: "ack"; note: string } | { kind: "retry"; delaySeconds: number; note: string; deferral?: true };
 
 /** Everything one claimed delivery of a job works with, passed to each step instead of positional parameters. */
-interface JobContext {
+export interface JobContext {
   deps: JobDeps;
   coordinator: CoordinatorPort;
   /** What the coordinator's claim said: this delivery's number, results already recorded, the saved answer. */
-  claim: { attempts: number; recorded: readonly string[]; answer: string | null };
+  claim: {
+    attempts: number;
+    recorded: readonly string[];
+    answer: string | null;
+    /** A scenario turn's state, left by the previous turn. */
+    scenario_state?: string | null;
+  };
   /** Deliveries of the job so far that counted: its claims, less the ones that only waited out a retry-after. */
   spent: number;
   spec: RunSpec;
@@ -143,12 +150,12 @@ interface JobContext {
 }
 
 /** A job's model ports for this delivery, with the retry ledger they count into. */
-interface JobModels {
+export interface JobModels {
   ledger: RetryLedger;
   portFor: (model: ModelConfig) => ModelPort;
 }
 
-const COMPLETE: JobOutcome = { kind: "ack", note: "job complete" };
+export const COMPLETE: JobOutcome = { kind: "ack", note: "job complete" };
 
 /** The id of the job's result by one parsing model (src/pipeline/ids.ts). */
 export function jobResultId(spec: RunSpec, job: JobRef, parsing: ModelConfig): Promise<string> {
@@ -175,6 +182,7 @@ export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome
       attempts: claim.attempts,
       recorded: claim.recorded,
       answer: claim.answer,
+      ...(claim.scenario_state !== undefined ? { scenario_state: claim.scenario_state } : {}),
     });
     if (outcome.kind === "retry") await coordinator.release(msg.job_id);
     return outcome;
@@ -192,12 +200,18 @@ async function runClaimedJob(
 ): Promise<JobOutcome> {
   const spec = await loadSpec(deps.blobs, msg);
   if (!spec) return retryLater(deps, claim.attempts, "run spec not readable yet");
+  // A deferral (JobMessage.deferrals) claimed the job too, but spent none of its deliveries.
+  const spent = Math.max(1, claim.attempts - (msg.deferrals ?? 0));
+  const finalAttempt = spent >= deps.maxAttempts;
+  const turn = resolveTurnJob(spec, msg.job_id);
+  if (turn) {
+    await deps.prepareTenant(spec.tenant_id);
+    return runTurnJob({ deps, coordinator, claim, spent, spec, finalAttempt }, turn);
+  }
   const job = resolveJob(spec, msg.job_id);
   if (!job) return { kind: "ack", note: "job id outside the run spec: dropped" };
   await deps.prepareTenant(spec.tenant_id);
-  // A deferral (JobMessage.deferrals) claimed the job too, but spent none of its deliveries.
-  const spent = Math.max(1, claim.attempts - (msg.deferrals ?? 0));
-  const ctx: JobContext = { deps, coordinator, claim, spent, spec, job, finalAttempt: spent >= deps.maxAttempts };
+  const ctx: JobContext = { deps, coordinator, claim, spent, spec, job, finalAttempt };
 
   const pending = await pendingParsers(ctx);
   if (pending.length === 0) {
@@ -289,7 +303,7 @@ function judgeNewTraits(ctx: JobContext, models: JobModels, answer: AnswerOutcom
  * A model call refused by the cancel gate (src/jobs/cancel-gate.ts); a transient failure of a run
  * this isolate knows is cancelled counts too (a pipeline reports only its first transient error).
  */
-function stoppedByCancel(ctx: JobContext, error: LlmError | null | undefined): boolean {
+export function stoppedByCancel(ctx: JobContext, error: LlmError | null | undefined): boolean {
   return !!error && (error.cancelled === true || (isRetryable(error) && knownCancelled(coordinatorName(ctx.spec))));
 }
 
@@ -297,13 +311,13 @@ function stoppedByCancel(ctx: JobContext, error: LlmError | null | undefined): b
  * The run was cancelled while this job ran: what it recorded stays, the rest is not attempted.
  * Released under a cancel, the coordinator marks the job skipped.
  */
-async function stopCancelled(ctx: JobContext): Promise<JobOutcome> {
+export async function stopCancelled(ctx: JobContext): Promise<JobOutcome> {
   await ctx.coordinator.release(ctx.job.job_id);
   return { kind: "ack", note: "run cancelled: the job stops" };
 }
 
 /** The ports of this delivery; retries used on earlier deliveries count against the same budgets. */
-async function jobModels(ctx: JobContext): Promise<JobModels> {
+export async function jobModels(ctx: JobContext): Promise<JobModels> {
   const ledger = await loadLedger(ctx.deps.blobs, ctx.spec, ctx.job.job_id, ctx.claim.attempts);
   return { ledger, portFor: jobPorts(ctx.spec, ctx.job, ledger, ctx.deps) };
 }
@@ -312,14 +326,14 @@ async function jobModels(ctx: JobContext): Promise<JobModels> {
  * Back to the queue, the ledger saved so the next delivery continues its budgets. A rate limit is a
  * deferral: the provider (or the key's limiter) said when to come back, nothing failed.
  */
-async function handBack(ctx: JobContext, models: JobModels, note: string, error: LlmError): Promise<JobOutcome> {
+export async function handBack(ctx: JobContext, models: JobModels, note: string, error: LlmError): Promise<JobOutcome> {
   await saveLedger(ctx.deps.blobs, ctx.spec, ctx.job.job_id, models.ledger);
   const later = retryLater(ctx.deps, ctx.spent, note, error.retryAfterMs);
   return error.kind === "rate_limit" ? { ...later, deferral: true } : later;
 }
 
 /** One parsing model's pipeline over the job's answer. */
-function judge(ctx: JobContext, models: JobModels, answer: AnswerOutcome, parsing: ModelConfig) {
+export function judge(ctx: JobContext, models: JobModels, answer: AnswerOutcome, parsing: ModelConfig) {
   const { spec, job, deps } = ctx;
   return runPipeline(
     {
@@ -334,6 +348,7 @@ function judge(ctx: JobContext, models: JobModels, answer: AnswerOutcome, parsin
       // The ledger the ports count into, in place or across deliveries: finalizeResult reads it for
       // retry_counts and the retries_used caveat, this pipeline's own retries included.
       retries: { used: models.ledger, budgets: modelRetryPolicy(deps.retryPolicy, parsing).budgets },
+      ...(job.scenario ? { scenario: job.scenario } : {}),
     },
     {
       answerer: models.portFor(job.answering),
@@ -380,7 +395,7 @@ async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
  * and need not hold up the call); the job waits for it before recording or handing back. A write
  * that fails only costs a regenerated answer if this delivery fails too, so it is logged, not fatal.
  */
-async function answerFor(
+export async function answerFor(
   ctx: JobContext,
   models: JobModels,
   reused: AnswerArtifact | null,
@@ -435,12 +450,14 @@ const MAX_ANSWER_IN_COORDINATOR = 512 * 1024;
  * `billed`: the result whose usage this job spent, when it is not `result` itself: a re-scored
  * run's copied result spent nothing (null), one with added traits spent only the traits' calls.
  */
-async function saveAndRecord(
+export async function saveAndRecord(
   ctx: JobContext,
   parsing: ModelConfig,
   result: VerificationResult,
   completesJob = false,
   billed: VerificationResult | null = result,
+  /** A scenario turn's successor: the coordinator creates and sends it as it records this result. */
+  nextTurn?: RecordedResult["next_turn"],
 ): Promise<void> {
   const { spec, job, deps, coordinator } = ctx;
   // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
@@ -462,6 +479,7 @@ async function saveAndRecord(
       verdict,
       usage,
       traits: traitObservations(result),
+      ...(nextTurn ? { next_turn: nextTurn } : {}),
     },
     { completesJob },
   );

@@ -45,6 +45,12 @@ export function exportCheckpoint(b: Benchmark, benchmarkId: string, now: string)
   if (ratings.length) checkpoint.rating = ratings;
   checkpoint.dataFeedElement = b.questions.map((q) => questionElement(q, obj(qMeta[q.id]), now, warnings));
   if (Array.isArray(scenarios) && scenarios.length) checkpoint.hasPart = scenarios;
+  // Scenarios are written back as the checkpoint had them; one written natively has no checkpoint form yet.
+  const kept = new Set((Array.isArray(scenarios) ? scenarios : []).map((s) => obj(s).name));
+  for (const s of b.scenarios ?? []) {
+    if (!kept.has(s.name))
+      warnings.push(`scenario "${s.name}" is not exported: edgeval writes back only the scenarios a checkpoint brought`);
+  }
   checkpoint.additionalProperty = [
     { "@type": "PropertyValue", name: "benchmark_format_version", value: "3.0.0-jsonld" },
     ...(Array.isArray(additional_properties) ? additional_properties : []),

@@ -12,6 +12,7 @@ import { whenMissing } from "../lib/wire-issues";
 import type { BenchmarkInput } from "../schemas/benchmark";
 import { type RubricInput, TRAIT_KINDS } from "../schemas/rubric";
 import { kareninaQuestionId } from "./question-id";
+import { importScenarios } from "./scenario-import";
 import { importTemplate } from "./template-import";
 import { type Rating, ratingToTrait } from "./traits";
 
@@ -77,18 +78,16 @@ export function importCheckpoint(cp: Checkpoint): CheckpointImport {
 
   const karenina: Record<string, unknown> = { ...root };
   if (rootProps.length) karenina.additional_properties = rootProps;
-  if (cp.hasPart?.length) {
-    karenina.scenarios = cp.hasPart;
-    issues.warnings.push({
-      path: "hasPart",
-      message: `${cp.hasPart.length} scenario(s) kept as data and exported back; edgeval does not run scenarios yet`,
-    });
-  }
+  // Scenarios are kept verbatim for export, and those edgeval can run also become runnable scenarios.
+  const scenarios = cp.hasPart?.length ? importScenarios(cp.hasPart) : { scenarios: [], errors: [] };
+  if (cp.hasPart?.length) karenina.scenarios = cp.hasPart;
+  issues.errors.push(...scenarios.errors);
   if (Object.keys(questionsMeta).length) karenina.questions = questionsMeta;
   const benchmark = {
     name: cp.name,
     ...(rubric ? { rubric } : {}),
     questions,
+    ...(scenarios.scenarios.length ? { scenarios: scenarios.scenarios } : {}),
     ...(Object.keys(karenina).length ? { karenina } : {}),
   } as BenchmarkInput;
   return { benchmark, ...issues };
@@ -151,6 +150,13 @@ function readTemplate(part: Element["item"]["hasPart"], id: string, path: string
   const t = importTemplate(source);
   if (t.ok) {
     for (const w of t.warnings) issues.warnings.push({ path: `${path}.text`, question_id: id, message: w });
+    for (const field of Object.keys(t.conditional ?? {})) {
+      issues.warnings.push({
+        path: `${path}.text`,
+        question_id: id,
+        message: `field ${field}: its ConditionalGroundTruth depends on a scenario; outside one Karenina grades with its default case, and so does edgeval`,
+      });
+    }
     return t.template;
   }
   meta.template_source = source;

@@ -22,15 +22,38 @@ import {
 } from "../templates/python-subset";
 import { exprSource, isCall, plainJson, type StaticCall, staticValue, type StaticValue } from "./static-value";
 
-export type TemplateImport = { ok: true; template: AnswerTemplateInput; warnings: string[] } | { ok: false; error: string };
+export type TemplateImport =
+  | {
+      ok: true;
+      template: AnswerTemplateInput;
+      warnings: string[];
+      /**
+       * Fields whose ground truth is a `ConditionalGroundTruth(...)` (scenarios): the template holds
+       * each one's default case, this its cases, in the shape of a scenario node's
+       * `conditional_ground_truth` (src/scenarios).
+       */
+      conditional?: Record<string, ConditionalCases>;
+    }
+  | { ok: false; error: string };
+
+interface GroundTruthCase {
+  value: unknown;
+  verify_with?: { type: string; params: Record<string, unknown> };
+}
+export interface ConditionalCases {
+  source: string;
+  cases: Record<string, GroundTruthCase>;
+  default: GroundTruthCase;
+}
 
 export function importTemplate(source: string): TemplateImport {
   const compiled = compileTemplate(source);
   if (!compiled.ok) return { ok: false, error: compiled.error };
   const warnings: string[] = [];
+  const conditional: Record<string, ConditionalCases> = {};
   let template: AnswerTemplateInput;
   try {
-    template = buildTemplate(compiled.template, source, warnings);
+    template = buildTemplate(compiled.template, source, warnings, conditional);
   } catch (e) {
     if (e instanceof UnsupportedConstruct) return { ok: false, error: e.message };
     // ground_truth()/model_post_init() raised while reading self.correct statically.
@@ -43,10 +66,15 @@ export function importTemplate(source: string): TemplateImport {
     const issues = checked.error.issues.map((i) => `${i.path.join(".") || "template"}: ${i.message}`);
     return { ok: false, error: `the template does not fit edgeval's template: ${issues.join("; ")}` };
   }
-  return { ok: true, template, warnings };
+  return { ok: true, template, warnings, ...(Object.keys(conditional).length ? { conditional } : {}) };
 }
 
-function buildTemplate(t: CompiledTemplate, source: string, warnings: string[]): AnswerTemplateInput {
+function buildTemplate(
+  t: CompiledTemplate,
+  source: string,
+  warnings: string[],
+  conditional: Record<string, ConditionalCases>,
+): AnswerTemplateInput {
   const verified = t.fields.filter((f) => f.value?.k === "call" && calleeName(f.value) === "VerifiedField");
   // Only an own verify() replaces VerifiedField's declarative verdict; helpers do not.
   const hasCode = t.methods.has("verify");
@@ -69,7 +97,7 @@ function buildTemplate(t: CompiledTemplate, source: string, warnings: string[]):
     }
     return {
       class_name: t.className,
-      fields: verified.map((f) => verifiedField(f)),
+      fields: verified.map((f) => verifiedField(f, conditional)),
       ...(t.strategy ? { verify_strategy: strategyOf(t.strategy) } : {}),
       ...(regex.length ? { regex } : {}),
     };
@@ -127,7 +155,10 @@ function kwargsOf(call: StaticCall, positional: string[]): Record<string, Static
 
 const VERIFIED_FIELD_ARGS = ["description", "ground_truth", "verify_with", "weight", "extraction_hint"];
 
-function verifiedField(f: FieldDecl): AnswerTemplateInput["fields"] extends (infer F)[] | undefined ? F : never {
+function verifiedField(
+  f: FieldDecl,
+  conditional: Record<string, ConditionalCases>,
+): AnswerTemplateInput["fields"] extends (infer F)[] | undefined ? F : never {
   const call = staticValue(f.value!) as StaticCall;
   const args = kwargsOf(call, VERIFIED_FIELD_ARGS);
   // Pydantic defaults only matter when the judge leaves a field out; edgeval's judge schema
@@ -135,19 +166,50 @@ function verifiedField(f: FieldDecl): AnswerTemplateInput["fields"] extends (inf
   const extra = Object.keys(args).filter((k) => !VERIFIED_FIELD_ARGS.includes(k) && k !== "default" && k !== "default_factory");
   if (extra.length) throw new UnsupportedConstruct(f.line, `VerifiedField argument ${extra[0]}`);
   const gt = args.ground_truth ?? null;
-  if (isCall(gt))
-    throw new UnsupportedConstruct(gt.line, `${gt.call} ground truth`, "conditional ground truth (scenarios) is not supported yet");
   const vw = args.verify_with;
   if (!vw || !isCall(vw)) throw new UnsupportedConstruct(f.line, "VerifiedField without verify_with=Primitive(...)");
   if (vw.args.length) throw new UnsupportedConstruct(vw.line, `positional arguments to ${vw.call}`);
+  const primitive = { type: vw.call, params: primitiveParams(vw) };
+  // Karenina grades a conditional field with its default case outside a scenario: so does the template.
+  const cgt = isCall(gt) ? conditionalGroundTruth(gt) : null;
+  if (cgt) conditional[f.name] = cgt;
   return {
     name: f.name,
     ...fieldType(f.annotation, f.line),
     description: String(args.description ?? ""),
     ...(args.extraction_hint != null ? { extraction_hint: String(args.extraction_hint) } : {}),
-    ground_truth: plainJson(gt, f.line, "ground_truth"),
-    verify_with: { type: vw.call, params: primitiveParams(vw) },
+    ground_truth: cgt ? cgt.default.value : plainJson(gt, f.line, "ground_truth"),
+    verify_with: cgt?.default.verify_with ?? primitive,
     ...(args.weight != null ? { weight: args.weight as number } : {}),
+  };
+}
+
+/** `ConditionalGroundTruth(source=..., cases={...: GroundTruthCase(...)}, default=GroundTruthCase(...))`, read statically. */
+function conditionalGroundTruth(call: StaticCall): ConditionalCases {
+  if (call.call !== "ConditionalGroundTruth") throw new UnsupportedConstruct(call.line, `${call.call}(...) as ground truth`);
+  const args = kwargsOf(call, ["source", "cases", "default"]);
+  const source = args.source;
+  if (typeof source !== "string") throw new UnsupportedConstruct(call.line, "ConditionalGroundTruth without source='node_results...'");
+  const cases = args.cases;
+  if (!cases || typeof cases !== "object" || Array.isArray(cases) || isCall(cases))
+    throw new UnsupportedConstruct(call.line, "ConditionalGroundTruth cases that are not a dict of GroundTruthCase(...)");
+  if (!args.default) throw new UnsupportedConstruct(call.line, "ConditionalGroundTruth without default=GroundTruthCase(...)");
+  return {
+    source,
+    cases: Object.fromEntries(Object.entries(cases).map(([k, v]) => [k, groundTruthCase(v, call.line)])),
+    default: groundTruthCase(args.default, call.line),
+  };
+}
+
+function groundTruthCase(v: StaticValue, line: number): GroundTruthCase {
+  if (!isCall(v) || v.call !== "GroundTruthCase")
+    throw new UnsupportedConstruct(line, "a conditional case that is not GroundTruthCase(value=..., verify_with=...)");
+  const args = kwargsOf(v, ["value", "verify_with"]);
+  const vw = args.verify_with;
+  if (vw != null && !isCall(vw)) throw new UnsupportedConstruct(v.line, "GroundTruthCase verify_with that is not Primitive(...)");
+  return {
+    value: plainJson(args.value ?? null, v.line, "GroundTruthCase value"),
+    ...(vw ? { verify_with: { type: vw.call, params: primitiveParams(vw) } } : {}),
   };
 }
 

@@ -21,7 +21,8 @@ import {
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
 import { RescoreRequest } from "../schemas/rescore";
 import { ErrorResponse } from "../schemas/api-error";
-import { Benchmark, Question } from "../schemas/benchmark";
+import { Benchmark, Question, Scenario, ScenarioNode } from "../schemas/benchmark";
+import { OutcomeCheck, ScenarioEdge, StateCheck } from "../scenarios/scenario-schema";
 import {
   BenchmarkList,
   BenchmarkListing,
@@ -101,6 +102,11 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   CreateRunFromPreset,
   Benchmark,
   Question,
+  Scenario,
+  ScenarioNode,
+  ScenarioEdge,
+  StateCheck,
+  ScenarioOutcomeCheck: OutcomeCheck,
   AnswerTemplate,
   TemplateField,
   VerifyStrategy,

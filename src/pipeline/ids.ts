@@ -28,6 +28,8 @@ export interface ResultIdParts {
   answering: ModelConfig;
   parsing: ModelConfig;
   replicate: number;
+  /** A scenario turn: the same node may be visited on several turns (Karenina hashes scenario_id/node/turn too). */
+  scenario?: { scenario_id: string; scenario_node: string; scenario_turn: number };
 }
 
 export async function computeResultId(p: ResultIdParts): Promise<string> {
@@ -37,6 +39,9 @@ export async function computeResultId(p: ResultIdParts): Promise<string> {
     answering: canonicalKey(p.answering),
     parsing: canonicalKey(p.parsing),
     replicate: p.replicate,
+    ...(p.scenario
+      ? { scenario_id: p.scenario.scenario_id, scenario_node: p.scenario.scenario_node, scenario_turn: p.scenario.scenario_turn }
+      : {}),
   });
   return (await sha256Hex(material)).slice(0, 16);
 }

@@ -123,6 +123,18 @@ export interface PipelineInput {
    * `retries_used`). Absent outside queue jobs (no retry_counts then).
    */
   retries?: RetryLedgerView;
+  /** A scenario turn (src/scenarios): which turn this is, stamped on the result and in its id. */
+  scenario?: ScenarioTurnRef;
+  /** A scenario turn's conversation so far, sent before the question (oldest first). */
+  history?: Message[];
+}
+
+/** Karenina's scenario fields of a turn's result. */
+export interface ScenarioTurnRef {
+  scenario_id: string;
+  scenario_node: string;
+  scenario_turn: number;
+  scenario_path: string[];
 }
 
 export interface RetryLedgerView {

@@ -97,7 +97,9 @@ export function planRescore(
     if (settings.evaluation_mode === "template_only") settings.evaluation_mode = "template_and_rubric";
     if (settings.rubric_trait_names) settings.rubric_trait_names = [...settings.rubric_trait_names, ...newTraits];
   }
-  const { budget_usd: _parentBudget, rescore: _grandparent, ...inherited } = parent;
+  // A scenario's turns are not re-scored: each depends on the answers before it, so reusing them
+  // means re-running the chain; the child covers the run's questions (src/rescore/README.md).
+  const { budget_usd: _parentBudget, rescore: _grandparent, scenarios: _scenarios, scenario_turn_limit: _turnLimit, ...inherited } = parent;
   const spec: RunSpec = {
     ...inherited,
     run_id: ids.run_id,

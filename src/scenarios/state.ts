@@ -9,61 +9,59 @@
  * (its handover applies to the next turn) and who spoke last with which system prompt.
  */
 
+import { z } from "zod";
+
 /** Karenina's terminal edge target (`END`). */
 export const END = "__end__";
 
-export type Role = "system" | "user" | "assistant" | "tool";
-
-export interface ToolCallLike {
-  id: string;
-  name: string;
-  arguments: unknown;
-}
+const Json = z.record(z.string(), z.unknown());
 
 /** A conversation message with the identity of who produced it (`__user__` for the scenario's prompts). */
-export interface TaggedMessage {
-  agent_id: string;
-  role: Role;
-  content: string;
-  tool_calls?: ToolCallLike[];
-  tool_call_id?: string;
-}
+export const TaggedMessage = z.object({
+  agent_id: z.string(),
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.string(),
+  tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.unknown() })).optional(),
+  tool_call_id: z.string().optional(),
+});
+export type TaggedMessage = z.output<typeof TaggedMessage>;
+export type Role = TaggedMessage["role"];
 
 export const USER_AGENT = "__user__";
 
 /** One executed turn, compact (Karenina `ScenarioTurnRecord`, the export's history entry). */
-export interface TurnRecord {
-  node_id: string;
-  question_text: string;
-  raw_response: string;
-  parsed_fields: Record<string, unknown>;
-  verify_result: boolean | null;
-  verification_result_id: string | null;
-}
+export const TurnRecord = z.object({
+  node_id: z.string(),
+  question_text: z.string(),
+  raw_response: z.string(),
+  parsed_fields: Json,
+  verify_result: z.boolean().nullable(),
+  verification_result_id: z.string().nullable(),
+});
+export type TurnRecord = z.output<typeof TurnRecord>;
 
-export interface NodeResult {
-  verify_result: boolean | null;
-  parsed: Record<string, unknown>;
-  rubric: Record<string, unknown>;
-}
+export const NodeResult = z.object({ verify_result: z.boolean().nullable(), parsed: Json, rubric: Json });
+export type NodeResult = z.output<typeof NodeResult>;
 
-export interface ScenarioState {
-  turn: number;
-  current_node: string;
-  verify_result: boolean | null;
-  parsed: Record<string, unknown>;
-  node_visits: Record<string, number>;
-  history: TurnRecord[];
-  accumulated: Record<string, unknown>;
-  node_results: Record<string, NodeResult>;
+/** The state as it is stored between turns; parsed where it is read back (src/jobs/scenario-turn.ts). */
+export const ScenarioState = z.object({
+  turn: z.number().int().min(0),
+  current_node: z.string(),
+  verify_result: z.boolean().nullable(),
+  parsed: Json,
+  node_visits: z.record(z.string(), z.number().int().min(0)),
+  history: z.array(TurnRecord),
+  accumulated: Json,
+  node_results: z.record(z.string(), NodeResult),
   /** Nodes visited so far, the current one last once its turn starts. */
-  path: string[];
-  messages: TaggedMessage[];
+  path: z.array(z.string()),
+  messages: z.array(TaggedMessage),
   /** Index of the edge followed into `current_node`; its handover shapes the next turn. */
-  pending_edge: number | null;
-  previous_agent_id: string | null;
-  previous_system_prompt: string | null;
-}
+  pending_edge: z.number().int().min(0).nullable(),
+  previous_agent_id: z.string().nullable(),
+  previous_system_prompt: z.string().nullable(),
+});
+export type ScenarioState = z.output<typeof ScenarioState>;
 
 export function initialState(entryNode: string): ScenarioState {
   return {

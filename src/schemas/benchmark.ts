@@ -10,6 +10,8 @@ import { z } from "zod";
 import { whenMissing } from "../lib/wire-issues";
 import { Rubric, traitNames } from "./rubric";
 import { AnswerTemplate } from "../templates/template-schema";
+import { scenarioNodeSchema, scenarioSchema } from "../scenarios/scenario-schema";
+import { conditionalGroundTruthIssues } from "../scenarios/conditional-ground-truth";
 
 /** Accepts null (Karenina writes None) but hands consumers `undefined` only. */
 const absentAsUndefined = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
@@ -50,11 +52,23 @@ export const Question = z.strictObject({
 });
 export type Question = z.output<typeof Question>;
 
+/** A scenario node: its question, and ground truths that depend on earlier turns (src/scenarios). */
+export const ScenarioNode = scenarioNodeSchema(Question).superRefine((node, ctx) => {
+  for (const i of conditionalGroundTruthIssues(node.question.template, node.conditional_ground_truth ?? {})) {
+    ctx.addIssue({ code: "custom", path: ["conditional_ground_truth", ...i.path], message: i.message });
+  }
+});
+/** A multi-turn scenario (Karenina's ScenarioDefinition); `name` is its results' scenario_id. */
+export const Scenario = scenarioSchema(ScenarioNode);
+export type Scenario = z.output<typeof Scenario>;
+
 export const Benchmark = z
   .strictObject({
     name: NonEmpty("name"),
     rubric: absentAsUndefined(Rubric),
     questions: z.array(Question, { error: "questions must be a list" }).min(1, { error: "a benchmark needs at least one question" }),
+    /** Multi-turn scenarios (src/scenarios): each runs per answering model × parsing model × replicate. */
+    scenarios: absentAsUndefined(z.array(Scenario, { error: "scenarios must be a list" })),
     /**
      * Karenina checkpoint data edgeval keeps but does not grade with (description, version,
      * dates, scenarios, per-question properties such as `finished`): written back on export.
@@ -71,6 +85,7 @@ export const Benchmark = z
   )
   .superRefine((benchmark, ctx) => {
     if (benchmark.rubric) checkRubricMerge(benchmark.rubric, benchmark.questions, ctx);
+    reportDuplicateScenarios(benchmark.scenarios ?? [], ctx);
   });
 export type Benchmark = z.output<typeof Benchmark>;
 export type BenchmarkInput = z.input<typeof Benchmark>;
@@ -90,6 +105,21 @@ function reportDuplicateIds(questions: unknown, ctx: z.RefinementCtx): void {
         message: `duplicate question id "${id}" (first used by questions[${at}])`,
       });
     } else first.set(id, i);
+  });
+}
+
+/** A scenario's name is the scenario_id of its results: two with one name could not be told apart. */
+function reportDuplicateScenarios(scenarios: readonly Scenario[], ctx: z.RefinementCtx): void {
+  const first = new Map<string, number>();
+  scenarios.forEach((s, i) => {
+    const at = first.get(s.name);
+    if (at !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["scenarios", i, "name"],
+        message: `duplicate scenario name "${s.name}" (first used by scenarios[${at}])`,
+      });
+    else first.set(s.name, i);
   });
 }
 

@@ -1,6 +1,7 @@
 /**
  * Queue message: ids only (a message holds at most 128 KB; the spec lives in R2).
- * job_id = "<question index>.<answering model index>.<replicate>" into the stored run spec.
+ * job_id = "<question index>.<answering model index>.<replicate>" into the stored run spec, or for
+ * a scenario turn "s<scenario>.<answering>.<parsing>.<replicate>.<turn>" (src/submit/spec.ts).
  */
 import { z } from "zod";
 
@@ -8,7 +9,7 @@ export const JobMessage = z.strictObject({
   run_id: z.string().min(1).max(64),
   /** Absent on messages of runs from before tenants (their spec and coordinator carry no tenant). */
   tenant_id: z.string().min(1).max(40).optional(),
-  job_id: z.string().regex(/^\d+\.\d+\.\d+$/),
+  job_id: z.string().regex(/^(?:\d+\.\d+\.\d+|s\d+\.\d+\.\d+\.\d+\.\d+)$/),
   /**
    * How many times this job was put back on the queue to wait out a provider's retry-after (or its
    * key's shared limiter): such deliveries are not the job's to spend (src/jobs/consumer.ts).

@@ -71,6 +71,11 @@ export const ResultMetadata = z.strictObject({
   few_shot_example_count: z.number().int().min(0),
   /** Karenina's retry_counts: per retried error class, retries used by the job and its budget. */
   retry_counts: z.record(z.string(), z.strictObject({ used: z.number().int().min(0), budget: z.number().int().min(0) })).optional(),
+  /** A scenario turn's result (src/scenarios): the scenario, the node, the turn (from 0) and the path up to this node. */
+  scenario_id: z.string().nullish(),
+  scenario_node: z.string().nullish(),
+  scenario_turn: z.number().int().min(0).nullish(),
+  scenario_path: z.array(z.string()).nullish(),
 });
 
 /** Same shape as `RegexCheckDetail` from src/templates/regex-checks.ts. */

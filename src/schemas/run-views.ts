@@ -35,6 +35,7 @@ export const TraitAggregate = z.strictObject({
 export const PairSummary = z.strictObject({
   answering_model: z.string(),
   parsing_model: z.string(),
+  /** Results the pair will have; a scenario's turns count as they are created, so with scenarios it grows during the run. */
   total: z.number().int(),
   passed: z.number().int(),
   failed: z.number().int(),
@@ -116,6 +117,7 @@ export const RunStatus = z.strictObject({
   run_name: z.string().nullable(),
   benchmark_name: z.string().nullable(),
   status: RunStatusName,
+  /** Results done and expected (with scenarios `total` grows as their turns are created). */
   progress: z.strictObject({ total: z.number().int(), done: z.number().int() }),
   /** At most 100 pairs, answering-major; the rest through summary_next_url. */
   summary: z.array(PairSummary),

@@ -20,7 +20,7 @@
  *    shared provider limiter paces it; features they tune are not there yet; each is listed with
  *    its reason in the README's "Accepted but inert" table):
  *    async_enabled, async_max_workers (except as agentic_rubric_parallel's bound), max_concurrent_requests, batch_timeout_seconds,
- *    task_ordering, answerer_concurrency_limits, max_requeue_count, scenario_turn_limit, replay_parse_on_hydration_mismatch,
+ *    task_ordering, answerer_concurrency_limits, max_requeue_count, replay_parse_on_hydration_mismatch,
  *    workspace_copy,
  *    workspace_cleanup, workspace_output_exclude_patterns. Legacy keys Karenina strips
  *    (rubric_enabled, deep_judgment_rubric_search_enabled) are accepted and dropped the same way.
@@ -228,6 +228,7 @@ const ConfigInput = z.strictObject({
   db_config: nullOnly("db_config", "database persistence (edgeval stores results itself)"),
   /** Seconds per model call for models without their own (Karenina's default 120); the deployment's MODEL_TIMEOUT_MS caps it. */
   request_timeout: RequestTimeout.default(120),
+  /** Turns a scenario may take before it stops with `limit_reached` (src/scenarios). */
   scenario_turn_limit: int(1).default(20),
   replay_store: nullOnly("replay_store", "replay"),
   replay_parse_on_hydration_mismatch: z.enum(["fall_through", "strict"]).default("fall_through"),

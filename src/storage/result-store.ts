@@ -63,9 +63,20 @@ export async function saveResult(
     // Null for an R2 result; "null" would not do: a template without trace_messages stays without.
     trace_json: inline ? (traceJson ?? NO_TRACE) : null,
     created_at: new Date(clock.now()).toISOString(),
+    ...scenarioColumns(result),
   });
   faultPoint("after_d1", site);
   return verdict;
+}
+
+/** A scenario turn's columns (null for any other result). */
+function scenarioColumns({ metadata: m }: VerificationResult) {
+  return {
+    scenario_id: m.scenario_id ?? null,
+    scenario_node: m.scenario_node ?? null,
+    scenario_turn: m.scenario_turn ?? null,
+    scenario_path: m.scenario_path ? JSON.stringify(m.scenario_path) : null,
+  };
 }
 
 /** A result as GET …/results lists it: without `template.trace_messages`. */

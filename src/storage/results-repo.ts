@@ -18,6 +18,11 @@ export interface ResultRowRecord {
   /** The result's `template.trace_messages` (JSON) when the row holds it whole; null when R2 has it. */
   trace_json: string | null;
   created_at: string;
+  /** A scenario turn's (src/scenarios); null for every other result. `scenario_path` is JSON. */
+  scenario_id?: string | null;
+  scenario_node?: string | null;
+  scenario_turn?: number | null;
+  scenario_path?: string | null;
 }
 
 const COLUMNS = [
@@ -35,6 +40,10 @@ const COLUMNS = [
   "compact_json",
   "trace_json",
   "created_at",
+  "scenario_id",
+  "scenario_node",
+  "scenario_turn",
+  "scenario_path",
 ] as const;
 
 /**
@@ -63,6 +72,10 @@ export function resultUpsertStatements(db: D1Database, rows: readonly ResultRowR
     r.compact_json,
     r.trace_json,
     r.created_at,
+    r.scenario_id ?? null,
+    r.scenario_node ?? null,
+    r.scenario_turn ?? null,
+    r.scenario_path ?? null,
   ]);
   const conflict = `ON CONFLICT(result_id) DO UPDATE SET verdict = excluded.verdict,
     verify_result = excluded.verify_result, failure_category = excluded.failure_category,

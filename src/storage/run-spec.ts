@@ -10,7 +10,7 @@ import { z } from "zod";
 import { PriceOverrides } from "../schemas/prices";
 import type { PipelineSettings } from "../pipeline/types";
 import { RunCacheOption, RunLimits } from "../schemas/api";
-import { Question } from "../schemas/benchmark";
+import { Question, Scenario } from "../schemas/benchmark";
 import { ModelConfig } from "../schemas/model-config";
 
 const Settings = z.custom<PipelineSettings>(
@@ -47,5 +47,9 @@ export const RunSpec = z.object({
    * tenant), and evaluate only `new_traits` on results the parent has.
    */
   rescore: z.object({ parent_run_id: z.string().min(1), new_traits: z.array(z.string()) }).optional(),
+  /** Multi-turn scenarios (src/scenarios): one chain of turn jobs per scenario × answering × parsing × replicate. */
+  scenarios: z.array(Scenario).optional(),
+  /** Karenina's `scenario_turn_limit`: a scenario stops with `limit_reached` after this many turns. */
+  scenario_turn_limit: z.number().int().min(1).optional(),
 });
 export type RunSpec = z.output<typeof RunSpec>;

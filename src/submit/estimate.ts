@@ -35,7 +35,10 @@ function add(t: Totals, e: Totals): void {
 }
 
 export function estimateRun(
-  spec: Pick<RunSpec, "questions" | "answering_models" | "parsing_models" | "replicate_count" | "settings">,
+  spec: Pick<
+    RunSpec,
+    "questions" | "answering_models" | "parsing_models" | "replicate_count" | "settings" | "scenarios" | "scenario_turn_limit"
+  >,
   prices?: PriceOverrides,
 ): RunEstimate {
   const table = priceTable(prices);
@@ -63,6 +66,19 @@ export function estimateRun(
       "expected path: no abstention, sufficient response, deep-judgment excerpts valid first time, no embedding-check call (calls_max counts those)",
       "agents (MCP answering models, agentic parsing's investigation) answer in one model turn; calls_max counts their model_call_limit / agentic_parsing_max_turns; dynamic agentic parsing finds the final message sufficient (calls_max counts the investigation and extraction); tool schemas are not counted",
       "calls are billed calls: rate-limit and server errors that return no tokens are not counted",
+      ...scenarioAssumption(spec),
     ],
   };
+}
+
+/** Scenario turns are not estimated: how many a chain takes depends on its answers. Said, with the bounds. */
+function scenarioAssumption(
+  spec: Pick<RunSpec, "answering_models" | "parsing_models" | "replicate_count" | "scenarios" | "scenario_turn_limit">,
+): string[] {
+  const n = spec.scenarios?.length ?? 0;
+  if (n === 0) return [];
+  const chains = n * spec.answering_models.length * spec.parsing_models.length * spec.replicate_count;
+  return [
+    `not counted: ${chains} scenario run(s) (${n} scenario(s) × answering × parsing models × replicates), each 1 to ${spec.scenario_turn_limit ?? 20} turns of one answering and one judging pipeline; how many depends on the answers`,
+  ];
 }

@@ -14,7 +14,7 @@ import type { CreateRunBody } from "../schemas/api";
 import type { PipelineSettings } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
 import type { VerificationConfig } from "../schemas/verification-config";
-import type { Question } from "../schemas/benchmark";
+import type { Question, Scenario } from "../schemas/benchmark";
 import { type Rubric, traitNames } from "../schemas/rubric";
 import { TAVILY_SECRET } from "../adapters/search-tavily";
 import { modelsInRubrics } from "./rubric-models";
@@ -99,7 +99,13 @@ export function planRun(
     }
   }
 
-  const totalResults = questions.length * config.answering_models.length * config.replicate_count * config.parsing_models.length;
+  const scenarios = benchmark.scenarios ?? [];
+  // A scenario turn is one result per (answering, parsing) pair; each chain runs at most scenario_turn_limit turns.
+  const totalResults =
+    (questions.length + scenarios.length * config.scenario_turn_limit) *
+    config.answering_models.length *
+    config.replicate_count *
+    config.parsing_models.length;
   if (totalResults > MAX_RESULTS_PER_RUN) {
     issues.push({ path: "config", message: `this run would produce ${totalResults} results; the limit is ${MAX_RESULTS_PER_RUN} per run` });
   }
@@ -115,14 +121,22 @@ export function planRun(
     answering_models: config.answering_models.map((m) => stampRunDefaults(m, config)),
     parsing_models: config.parsing_models.map((m) => stampRunDefaults(m, config)),
     replicate_count: config.replicate_count,
-    settings: { ...pipelineSettings(config), ...rubricSettings(config, benchmark.rubric ?? null, questions) },
+    settings: {
+      ...pipelineSettings(config),
+      ...rubricSettings(config, benchmark.rubric ?? null, [...questions, ...scenarioQuestions(scenarios)]),
+    },
     ...(body.prices ? { prices: body.prices } : {}),
     ...(body.budget_usd !== undefined ? { budget_usd: body.budget_usd } : {}),
     ...(body.cache?.enabled ? { cache: body.cache } : {}),
     ...(body.limits ? { limits: body.limits } : {}),
+    ...(scenarios.length ? { scenarios, scenario_turn_limit: config.scenario_turn_limit } : {}),
   };
   return { ok: true, spec, jobIds: jobIds(spec), warnings };
 }
+
+/** Every scenario node's question: their rubrics count for the run's evaluation mode too. */
+const scenarioQuestions = (scenarios: readonly Scenario[]): Question[] =>
+  scenarios.flatMap((s) => Object.values(s.nodes).map((n) => n.question));
 
 /**
  * The rubric part of the settings. Karenina's quirk is not copied: a template_only run whose

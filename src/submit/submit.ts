@@ -30,7 +30,9 @@ export async function startRun(
   const perPair = spec.questions.length * spec.replicate_count;
   const coordinator = coordinatorName(spec);
   const dims = { questions: spec.questions.length, answering: spec.answering_models.length, replicates: spec.replicate_count };
-  const shards = shardPlan(dims, edgeConfig(env).coordinatorShardJobs);
+  // A scenario's turn jobs are created as it runs, by the coordinator that holds its chain: a run
+  // with scenarios stays on one coordinator (shards derive their jobs from the plan up front).
+  const shards = spec.scenarios?.length ? null : shardPlan(dims, edgeConfig(env).coordinatorShardJobs);
   await env.RUNS.getByName(coordinator).init({
     run_id: spec.run_id,
     ...(spec.tenant_id ? { tenant_id: spec.tenant_id } : {}),

@@ -52,7 +52,7 @@ function partialTraceRefused(answer: AnswerArtifact, input: PipelineInput): Stag
   };
 }
 
-export type AnswerRequest = Pick<PipelineInput, "question" | "answering"> & {
+export type AnswerRequest = Pick<PipelineInput, "question" | "answering" | "history"> & {
   settings?: Pick<PipelineSettings, "few_shot_config" | "prompt_config">;
 };
 
@@ -64,11 +64,12 @@ export async function produceAnswer(
   input: AnswerRequest,
   ports: Pick<PipelinePorts, "answerer" | "agentTools" | "agentCheckpoint" | "clock">,
 ): Promise<AnswerOutcome> {
-  const { question, answering, settings } = input;
+  const { question, answering, settings, history } = input;
   if (answering.interface === "manual") return manualAnswer(question.id, answering.manual_answers);
   const messages = buildGenerationMessages(question.question, answering.system_prompt, {
     examples: resolveFewShotExamples(settings?.few_shot_config, question.id, question.few_shot_examples),
     instructions: instructionsFor(settings?.prompt_config, "generation"),
+    ...(history ? { history } : {}),
   });
   if (answering.mcp_urls_dict) {
     return agentAnswer(answering, messages, {

@@ -110,7 +110,14 @@ describe("checkpoint details", () => {
 
   it("maps few-shot examples, custom metadata, keywords, a VerifiedField template and every kept trait", () => {
     const { benchmark, warnings, errors } = importCheckpoint(Checkpoint.parse(RICH));
-    expect(errors).toEqual([]);
+    // The scenario has no entry node: kept as data (exported back), not run.
+    expect(errors).toEqual([
+      {
+        path: "hasPart[0].entryNode",
+        message:
+          'scenario "s1" not imported (kept as data, not run): entry_node is required: the node the scenario starts at (got nothing)',
+      },
+    ]);
     const b = Benchmark.parse(benchmark);
     const q = b.questions[0]!;
     expect(q).toMatchObject({
@@ -132,7 +139,6 @@ describe("checkpoint details", () => {
     });
     expect(warnings.map((w) => w.message)).toEqual([
       'dynamic trait "dyn_bare" has neither summary nor description, so there is no concept to check for; not imported',
-      "1 scenario(s) kept as data and exported back; edgeval does not run scenarios yet",
     ]);
     expect(b.karenina).toMatchObject({
       description: "everything",
@@ -229,7 +235,7 @@ describe("checkpoint details", () => {
     const cp = structuredClone(RICH) as unknown as { dataFeedElement: { item: { hasPart: unknown } }[] };
     cp.dataFeedElement[0]!.item.hasPart = [cp.dataFeedElement[0]!.item.hasPart];
     const { benchmark, errors } = importCheckpoint(Checkpoint.parse(cp));
-    expect(errors).toEqual([]);
+    expect(errors.map((e) => e.path)).toEqual(["hasPart[0].entryNode"]);
     expect(benchmark.questions[0]!.template).toBeDefined();
   });
 });

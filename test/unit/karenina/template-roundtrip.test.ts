@@ -155,7 +155,7 @@ describe("templates outside what can be imported", () => {
     ],
     [
       "    x: str = VerifiedField(description='x', ground_truth=ConditionalGroundTruth(source='a', cases={}), verify_with=ExactMatch())\n",
-      /ConditionalGroundTruth ground truth/,
+      /ConditionalGroundTruth without default=GroundTruthCase/,
     ],
     ["    x: str = VerifiedField(description='x', ground_truth='a', verify_with=NoSuchPrimitive())\n", /NoSuchPrimitive/],
     [
