@@ -25,6 +25,7 @@ import type { Env } from "../env";
 import { r2Keys } from "../storage/r2-keys";
 import { fullResultJson } from "../storage/result-store";
 import { pageResultRows, type StoredResultRow } from "../storage/results-repo";
+import { listScenarioResults } from "../storage/scenario-results-repo";
 import { runRefOf, requireSpec } from "../storage/spec-store";
 import { getRun } from "../storage/runs-repo";
 import { advanceExport, type ExportRecord, finishExport, getExport, type UploadedPart } from "./exports-repo";
@@ -151,7 +152,8 @@ async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLim
     consumed.length ? env.BLOBS.delete(consumed.map((sgm) => r2Keys.exportSegment(ref, e.export_id, sgm.step))) : undefined;
   const last = rows.length < limits.results;
   if (last) {
-    buffer.push(encoder.encode(writer.end));
+    const scenarios = writer.endWithScenarios ? await scenarioRecords(env.DB, run) : [];
+    buffer.push(encoder.encode(scenarios.length && writer.endWithScenarios ? writer.endWithScenarios(scenarios) : writer.end));
     await flush(true);
     await finishExport(env.DB, e, { status: "ready", results_done: index, bytes }, new Date(now).toISOString());
     if (e.segments.length) await env.BLOBS.delete(e.segments.map((sgm) => r2Keys.exportSegment(ref, e.export_id, sgm.step)));
@@ -173,4 +175,16 @@ async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLim
   });
   if (advanced) await dropConsumed();
   if (advanced) await env.EXPORTS.send({ tenant_id: e.tenant_id, export_id: e.export_id, step: e.step + 1 } satisfies ExportMessage);
+}
+
+/** Every ended scenario of the run (Karenina's scenario_results), in chain order, a page at a time. */
+async function scenarioRecords(db: D1Database, run: { tenant_id: string; run_id: string }): Promise<string[]> {
+  const out: string[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = await listScenarioResults(db, run, { limit: 500, after });
+    out.push(...page.map((r) => r.record_json));
+    if (page.length < 500) return out;
+    after = page[page.length - 1]!.chain_id;
+  }
 }

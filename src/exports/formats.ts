@@ -3,7 +3,7 @@
  * end, so the streamed exports and the R2 builder write the same bytes result by result.
  */
 import { type CsvLayout, csvHeader, csvRow } from "./karenina-csv";
-import { KARENINA_FOOTER, KARENINA_SEPARATOR, type KareninaJobFacts, kareninaHeader } from "./karenina-document";
+import { KARENINA_FOOTER, KARENINA_SEPARATOR, type KareninaJobFacts, kareninaFooter, kareninaHeader } from "./karenina-document";
 import { toKareninaResult } from "./karenina-result";
 import type { ExportFormat } from "../schemas/api";
 
@@ -14,6 +14,8 @@ export interface ExportWriter {
   /** The same piece from the result's JSON text, when the format can skip parsing it. */
   resultJson?(json: string, index: number): string;
   end: string;
+  /** The end when the run had scenarios (Karenina's `scenario_results`; the records' JSON). */
+  endWithScenarios?(records: readonly string[]): string;
 }
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -37,5 +39,6 @@ export function kareninaWriter(facts: KareninaJobFacts): ExportWriter {
     start: kareninaHeader(facts),
     result: (r, i) => `${i > 0 ? KARENINA_SEPARATOR : ""}${JSON.stringify(toKareninaResult(r))}`,
     end: KARENINA_FOOTER,
+    endWithScenarios: kareninaFooter,
   };
 }

@@ -53,5 +53,15 @@ export function kareninaHeader(f: KareninaJobFacts): string {
 export const KARENINA_SEPARATOR = ",\n";
 export const KARENINA_FOOTER = "\n]}\n";
 
+/**
+ * The end of an export with scenario runs: Karenina writes `,"scenario_results":[\n`, the
+ * records (ScenarioResultRecord JSON, src/scenarios) joined by `,\n`, then `\n]}\n`, after the
+ * results list; without scenarios the key is absent.
+ */
+export function kareninaFooter(scenarioRecords: readonly string[]): string {
+  if (scenarioRecords.length === 0) return KARENINA_FOOTER;
+  return `\n],"scenario_results":[\n${scenarioRecords.join(KARENINA_SEPARATOR)}\n]}\n`;
+}
+
 /** Karenina's export_timestamp format: `2026-04-21 12:00:00 UTC`. */
 export const exportTimestamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;

@@ -2,7 +2,18 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import checkpointWithScenario from "../fixtures/karenina/checkpoint_with_scenario.jsonld?raw";
 import { switchGuardOffForTest } from "../../src/lib/guards";
-import { addFakeRules, allResults, api, exactTemplate, fakeModel, fakeStats, submitRun, uniqueModel, waitForRun } from "./helpers";
+import {
+  addFakeRules,
+  allResults,
+  api,
+  exactTemplate,
+  fakeModel,
+  fakeStats,
+  requestExport,
+  submitRun,
+  uniqueModel,
+  waitForRun,
+} from "./helpers";
 import { deliverConcurrently, startCapturedRun } from "./limits-support";
 
 const boolTemplate = (name: string, description: string) => ({
@@ -287,7 +298,7 @@ describe("multi-turn scenarios", () => {
     expect((await fakeStats(answerer)).total).toBe(4);
   });
 
-  it("imports a Karenina checkpoint with a scenario and runs it", async () => {
+  it("imports a Karenina checkpoint with a scenario and runs it; the Karenina export carries scenario_results", async () => {
     const answerer = uniqueModel("sc-cp-answerer");
     const judge = uniqueModel("sc-cp-judge");
     await scriptPushback(answerer, judge);
@@ -324,6 +335,52 @@ describe("multi-turn scenarios", () => {
       replicate: null,
     };
     expect(await scenarioRecords(runId)).toMatchObject([expected]);
+
+    const view = await requestExport(runId, { format: "karenina" });
+    expect(view.status).toBe("ready");
+    const doc = (await (await api(view.download_url)).json()) as {
+      results: { metadata: Record<string, unknown> }[];
+      scenario_results: unknown[];
+    };
+    expect(doc.results).toHaveLength(3);
+    expect(
+      doc.results
+        .filter((r) => r.metadata.scenario_id === "capital_pushback")
+        .map((r) => [r.metadata.scenario_node, r.metadata.scenario_turn, r.metadata.scenario_path]),
+    ).toEqual(
+      expect.arrayContaining([
+        ["ask", 0, ["ask"]],
+        ["confirm", 1, ["ask", "confirm"]],
+      ]),
+    );
+    expect(doc.results.find((r) => r.metadata.scenario_id === null)?.metadata).toMatchObject({
+      scenario_node: null,
+      scenario_turn: null,
+      scenario_path: null,
+    });
+    expect(doc.scenario_results).toEqual([
+      {
+        ...expected,
+        history: [
+          {
+            node_id: "ask",
+            question_text: ASK,
+            raw_response: RIGHT,
+            parsed_fields: { names_paris: true },
+            verify_result: true,
+            verification_result_id: expect.any(String),
+          },
+          {
+            node_id: "confirm",
+            question_text: CONFIRM,
+            raw_response: "Yes, I am sure: Paris.",
+            parsed_fields: { stands_firm: true },
+            verify_result: true,
+            verification_result_id: expect.any(String),
+          },
+        ],
+      },
+    ]);
   });
 });
 
