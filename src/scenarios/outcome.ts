@@ -11,6 +11,7 @@
  * - CountTurns (an integer) and FirstMatchIndex (an index, -1 when none) aggregate.
  * A criterion whose evaluation throws is false, as in Karenina.
  */
+import { evaluateComposition } from "../templates/composition";
 import { applyNormalizers } from "../templates/normalizers";
 import { pyEquals, pyStr } from "../templates/python";
 import { primitiveHolds } from "./edges";
@@ -46,13 +47,11 @@ export function evaluateOutcome(node: OutcomeNode, run: ScenarioExecution): bool
 }
 
 function checkHolds(node: OutcomeCheck, run: ScenarioExecution): boolean {
+  return evaluateComposition(node, (leaf) => leafHolds(leaf, run));
+}
+
+function leafHolds(node: OutcomeCheck, run: ScenarioExecution): boolean {
   switch (node.type) {
-    case "all_of":
-      return node.conditions.every((c) => checkHolds(c, run));
-    case "any_of":
-      return node.conditions.some((c) => checkHolds(c, run));
-    case "at_least_n":
-      return node.conditions.filter((c) => checkHolds(c, run)).length >= node.n;
     case "result_check":
       return primitiveHolds(node.verify_with, run[node.field], node.expected);
     case "turn_check": {
@@ -78,6 +77,9 @@ function checkHolds(node: OutcomeCheck, run: ScenarioExecution): boolean {
       }
       return compare(node.comparison, t, s);
     }
+    default:
+      // AllOf / AnyOf / AtLeastN are evaluateComposition's; they never reach a leaf.
+      return false;
   }
 }
 

@@ -17,19 +17,29 @@ import type { TemplateField, VerifyStrategy } from "./template-schema";
 export type FieldResults = Record<string, boolean | null>;
 export type FieldScores = Record<string, number | null>;
 
+/** A composition node of any tree (Karenina's generic AllOf / AnyOf / AtLeastN): its children are the tree's own nodes. */
+type Composite<N> = { type: "all_of" | "any_of" | "at_least_n"; n?: number | null; conditions: readonly N[] };
+
+const isComposite = <N extends { type: string }>(node: N): node is N & Composite<N> =>
+  node.type === "all_of" || node.type === "any_of" || node.type === "at_least_n";
+
+/**
+ * Karenina's `evaluate_composition`: AllOf([]) true, AnyOf([]) false, AtLeastN counts passing
+ * children; every other node is a leaf the caller decides. Shared by the template strategy tree
+ * and scenario outcome checks (src/scenarios/outcome.ts).
+ */
+export function evaluateComposition<N extends { type: string }>(node: N, leaf: (node: N) => boolean): boolean {
+  if (!isComposite(node)) return leaf(node);
+  const holds = (c: N) => evaluateComposition(c, leaf);
+  if (node.type === "all_of") return node.conditions.every(holds);
+  if (node.type === "any_of") return node.conditions.some(holds);
+  return node.conditions.filter(holds).length >= (node.n ?? 0);
+}
+
 export function evaluateStrategy(node: VerifyStrategy, results: FieldResults): boolean {
-  switch (node.type) {
-    case "all_of":
-      return node.conditions.every((c) => evaluateStrategy(c, results));
-    case "any_of":
-      return node.conditions.some((c) => evaluateStrategy(c, results));
-    case "at_least_n":
-      return node.conditions.filter((c) => evaluateStrategy(c, results)).length >= (node.n ?? 0);
-    case "field_check":
-      // The schema refuses a field_check without field_name; the "" only satisfies the types.
-      // Stryker disable next-line StringLiteral: equivalent, no validated strategy reaches it
-      return results[node.field_name ?? ""] === true;
-  }
+  // The schema refuses a field_check without field_name; the "" only satisfies the types.
+  // Stryker disable next-line StringLiteral: equivalent, no validated strategy reaches it
+  return evaluateComposition(node, (leaf) => results[leaf.field_name ?? ""] === true);
 }
 
 /** The implicit strategy of a template without one: every field must pass. */
