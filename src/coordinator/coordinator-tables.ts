@@ -3,7 +3,8 @@
  * and usage rows recorded once each, per-trait rows for the aggregates, answer checkpoints, and the
  * outbox of results whose `result.created` webhook event is not handed over yet (src/webhooks/result-events.ts),
  * and when the queue last accepted each job's message (stall-watch.ts); for a sharded run
- * (shards.ts) a shard's results not yet taken by its root and, in the root, each shard's job counts (shard-report.ts).
+ * (shards.ts) a shard's results not yet taken by its root and those its root refused, and, in the root, each shard's
+ * job counts (shard-report.ts) and budget allowance (shard-allowance.ts).
  * Created on every start of the object; IF NOT EXISTS makes that a no-op after the first.
  */
 export const COORDINATOR_TABLES = `
@@ -26,6 +27,9 @@ export const COORDINATOR_TABLES = `
   CREATE TABLE IF NOT EXISTS to_root (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS shard_jobs (
     shard INTEGER PRIMARY KEY, done INTEGER NOT NULL, dead INTEGER NOT NULL, skipped INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS shard_budget (shard INTEGER PRIMARY KEY, granted REAL NOT NULL, spent REAL NOT NULL);
+  CREATE TABLE IF NOT EXISTS refused_results (
+    result_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL, at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS scenario_states (job_id TEXT PRIMARY KEY, state TEXT NOT NULL);
 `;
 

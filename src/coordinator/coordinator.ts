@@ -35,7 +35,19 @@ import { runSnapshot, runStatus } from "./snapshot";
 import { ACCEPTED_SQL, enqueueUnsent, type JobSender, resendStalled } from "./stall-watch";
 import { coordinatorName } from "../storage/r2-keys";
 import { type ShardInit, jobIdAt, shardInit, shardName } from "./shards";
-import { type ClosedCounts, REPORT_EVERY_MS, REPORT_MAX, type RootFlags, RootOutbox, ShardCounts, type ShardReport } from "./shard-report";
+import {
+  type ClosedCounts,
+  REPORT_EVERY_MS,
+  REPORT_MAX,
+  type Refusal,
+  type ReportAnswer,
+  type ResultOutcome,
+  type RootFlags,
+  RootOutbox,
+  ShardCounts,
+  type ShardReport,
+} from "./shard-report";
+import { ALLOWANCE_WAIT_S, type AllowanceAnswer, grantSlice, ShardBudgets } from "./shard-allowance";
 import type { JobCounts } from "./job-table";
 
 export type { Claim, DeadMark, InitRun, RecordedResult, RunSnapshot } from "./rpc-types";
@@ -58,6 +70,10 @@ export class RunCoordinator extends DurableObject<Env> {
   /** A sharded run (shards.ts): in a shard, results its root has not taken; in the root, each shard's job counts. */
   private readonly toRoot: RootOutbox;
   private readonly shardJobs: ShardCounts;
+  /** A sharded budgeted run (shard-allowance.ts): in the root, each shard's allowance and spend. */
+  private readonly budgets: ShardBudgets;
+  /** A shard's request for more allowance under way: concurrent claims wait for the same one. */
+  private allowanceAsk: Promise<void> | undefined;
   private readonly turns: ScenarioTurns;
   /** The run's watchers (GET /v1/runs/:id/events, run-events.ts). */
   private readonly events: RunEvents;
@@ -73,6 +89,7 @@ export class RunCoordinator extends DurableObject<Env> {
     this.outbox = new ResultOutbox(this.sql);
     this.toRoot = new RootOutbox(this.sql);
     this.shardJobs = new ShardCounts(this.sql);
+    this.budgets = new ShardBudgets(this.sql);
     this.turns = new ScenarioTurns(this.sql);
     this.events = new RunEvents(
       {
@@ -152,8 +169,11 @@ export class RunCoordinator extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(now);
   }
 
-  /** A consumer is about to work on a job: tells it what is already recorded, or to skip it. */
-  async claim(jobId: string): Promise<Claim> {
+  /**
+   * A consumer is about to work on a job: tells it what is already recorded, or to skip it.
+   * `asked`: a shard already asked its root for allowance for this claim (at most once per claim).
+   */
+  async claim(jobId: string, asked = false): Promise<Claim> {
     const job = this.jobs.row(jobId);
     if (!job) return { kind: "unknown" };
     // A redelivery of a finished job ends here; its results are recorded (src/lib/guards.ts).
@@ -169,6 +189,13 @@ export class RunCoordinator extends DurableObject<Env> {
     }
     const busyFor = guardOn("claim_lease") ? leaseLeftSeconds(job, now) : null;
     if (busyFor !== null) return { kind: "busy", retry_in_seconds: busyFor };
+    // A budgeted run's shard starts a job only within its allowance (shard-allowance.ts): at its
+    // end it asks the root for more, then claims again (the job may have moved meanwhile).
+    if (this.outOfAllowance()) {
+      if (asked) return { kind: "wait", retry_in_seconds: ALLOWANCE_WAIT_S };
+      await this.askAllowance();
+      return this.claim(jobId, true);
+    }
     const attempts = job.attempts + 1;
     this.jobs.start(jobId, attempts, now);
     // Results are recorded only under a claim, so a first claim has none to look for.
@@ -193,6 +220,8 @@ export class RunCoordinator extends DurableObject<Env> {
   async record(result: RecordedResult, opts: { completesJob?: boolean } = {}): Promise<void> {
     const { seq, nextTurn } = this.storeResult(result, !opts.completesJob);
     if (seq !== null) await this.resultRecorded([[result, seq]]);
+    // A shard past its allowance tells the root at once: it may be the run reaching its budget.
+    if (seq !== null && this.outOfAllowance()) await this.reportNow();
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) this.jobs.skipPending(this.now());
     if (nextTurn) await this.sendNextTurn(nextTurn);
@@ -343,6 +372,7 @@ export class RunCoordinator extends DurableObject<Env> {
         unpriced: this.results.unpricedModels(),
         reported: manifest ? this.results.reportedModels() : [],
         traits: this.results.traitRows(),
+        refused: this.toRoot.refusedCount(),
       },
       pairs,
     );
@@ -434,30 +464,92 @@ export class RunCoordinator extends DurableObject<Env> {
   }
 
   /**
-   * The root of a sharded run takes a shard's report (shard-report.ts): its new results stored once
-   * each, as `record` stores them, and its job counts; answers the run-wide stops.
+   * The root of a sharded run takes a shard's report (shard-report.ts): each new result stored once,
+   * as `record` stores it, or refused for good with its reason (the others still go in); then the
+   * shard's job counts and spend. Answers each result's outcome and the run-wide stops.
    */
-  async report(r: ShardReport): Promise<RootFlags> {
+  async report(r: ShardReport): Promise<ReportAnswer> {
     const fresh: [RecordedResult, number][] = [];
+    const outcomes: ResultOutcome[] = [];
+    const answering = new Set(this.meta.answeringIds());
+    const parsing = new Set(this.meta.parsingIds());
+    for (const result of r.results) {
+      const outcome = this.takeResult(result, answering, parsing);
+      outcomes.push(outcome.taken);
+      if (outcome.seq !== null) fresh.push([result, outcome.seq]);
+    }
     this.transaction(() => {
-      for (const result of r.results) {
-        const seq = this.storeRows(result);
-        if (seq !== null) fresh.push([result, seq]);
-      }
+      for (const u of r.unreadable ?? []) this.toRoot.refused(u.result_id, u.job_id, "unreadable", u.detail, this.now());
       if (r.jobs) this.shardJobs.update(r.shard, r.jobs);
+      if (r.spent_usd !== undefined) this.budgets.spent(r.shard, r.spent_usd);
+      if (r.finished) this.budgets.handBack(r.shard);
     });
     if (fresh.length > 0) await this.resultRecorded(fresh);
     if (r.started && this.meta.get("started") === "0") {
       this.meta.set("started", "1");
       await this.runStarted();
     }
-    // Pushed to every shard once; every later report's answer carries it too.
-    if (this.budgetSpent() && !this.meta.get("budget_pushed")) {
-      this.meta.set("budget_pushed", "1");
-      await this.pushFlags();
-    }
+    await this.stopShardsIfBudgetSpent();
     await this.finishIfDone();
-    return this.rootFlags();
+    return { ...this.rootFlags(), outcomes };
+  }
+
+  /** One reported result: stored (in its own transaction, so a refusal rolls back only its rows), a repeat, or refused. */
+  private takeResult(
+    result: RecordedResult,
+    answering: ReadonlySet<string>,
+    parsing: ReadonlySet<string>,
+  ): { taken: ResultOutcome; seq: number | null } {
+    let taken: ResultOutcome;
+    let seq: number | null = null;
+    if (!answering.has(result.answering_id) || !parsing.has(result.parsing_id)) {
+      taken = { outcome: "refused", reason: "unknown_pair", detail: `pair ${result.answering_id}/${result.parsing_id} is not the run's` };
+    } else {
+      try {
+        this.transaction(() => {
+          seq = this.storeRows(result);
+        });
+        taken = { outcome: seq === null ? "duplicate" : "accepted" };
+      } catch (err) {
+        taken = { outcome: "refused", reason: "rows_rejected", detail: err instanceof Error ? err.message : String(err) };
+      }
+    }
+    if (taken.outcome === "refused") {
+      this.toRoot.refused(result.result_id, result.job_id, taken.reason, taken.detail, this.now());
+      log.warn("root_refused_result", {
+        run_id: this.meta.runId(),
+        result_id: result.result_id,
+        reason: taken.reason,
+        detail: taken.detail,
+      });
+    }
+    return { taken, seq };
+  }
+
+  /**
+   * The root of a budgeted sharded run grants a shard its next slice of the budget
+   * (shard-allowance.ts), or says the budget is spent.
+   */
+  async allow(ask: { shard: number; spent_usd: number }): Promise<AllowanceAnswer> {
+    const budget = this.meta.budgetUsd();
+    const plan = this.meta.shardPlan();
+    if (budget === undefined || !plan) return { allowance_usd: Number.MAX_VALUE, budget_spent: false };
+    this.budgets.spent(ask.shard, ask.spent_usd);
+    if (this.budgetSpent()) {
+      await this.stopShardsIfBudgetSpent();
+      return { allowance_usd: 0, budget_spent: true };
+    }
+    const rows = this.budgets.rows();
+    const next = grantSlice(budget, plan.count, rows, ask.shard);
+    if (next !== null) this.budgets.grant(ask.shard, next);
+    return { allowance_usd: next ?? rows.get(ask.shard)?.granted ?? 0, budget_spent: false };
+  }
+
+  /** Once the run's budget is spent, every shard hears it once; every later report's answer carries it too. */
+  private async stopShardsIfBudgetSpent(): Promise<void> {
+    if (!this.budgetSpent() || this.meta.get("budget_pushed")) return;
+    this.meta.set("budget_pushed", "1");
+    await this.pushFlags();
   }
 
   /** A shard told of a run-wide stop by its root (a push, or the answer to a report). */
@@ -513,28 +605,105 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /**
    * Sends the root the oldest results it has not taken and, when they are all of them, the shard's
-   * job counts (a job counted closed has its results in the same report or an earlier one).
-   * Returns whether results are left for another report.
+   * job counts (a job counted closed has its results in the same report or an earlier one). A result
+   * the root refuses, or a row the shard cannot read back, is kept as refused and dropped, so the
+   * ones after it still go. Returns whether results are left for another report.
    */
   private async reportToRoot(): Promise<boolean> {
     const rows = this.toRoot.first(REPORT_MAX + 1);
     const all = rows.length <= REPORT_MAX;
-    const sent = rows.slice(0, REPORT_MAX);
+    const batch = rows.slice(0, REPORT_MAX);
+    const sent: RecordedResult[] = [];
+    const unreadable: Refusal[] = [];
+    for (const row of batch) {
+      if ("result" in row) sent.push(row.result);
+      else unreadable.push(this.refuseUnreadable(row.seq, row.body, row.unreadable));
+    }
     const counts = this.jobs.counts();
     const jobs: ClosedCounts | null = all ? { done: counts.done, dead: counts.dead, skipped: counts.skipped } : null;
     const started = this.meta.get("started") === "1";
-    const said = JSON.stringify([jobs, started]);
-    if (rows.length === 0 && this.meta.get("reported") === said) return false;
     const spentAtSend = this.meta.spentUsd();
-    const root = this.env.RUNS.getByName(this.meta.get("root")!);
-    const flags = await root.report({ shard: Number(this.meta.get("shard")), results: sent.map((r) => r.result), jobs, started });
-    this.toRoot.remove(sent.at(-1)?.seq ?? 0);
-    if (all) this.meta.set("reported", said);
-    // The root's total now holds everything this report carried.
-    this.meta.set("root_spent", String(flags.spent_usd));
-    this.meta.set("reported_spent", String(spentAtSend));
+    const finished = all && this.jobs.open() === 0;
+    const said = JSON.stringify([jobs, started, spentAtSend, finished]);
+    if (rows.length === 0 && this.meta.get("reported") === said) return false;
+    const shard = Number(this.meta.get("shard"));
+    const answer = await this.rootStub().report({
+      shard,
+      results: sent,
+      jobs,
+      started,
+      spent_usd: spentAtSend,
+      finished,
+      ...(unreadable.length ? { unreadable } : {}),
+    });
+    this.transaction(() => {
+      answer.outcomes.forEach((o, i) => {
+        const result = sent[i];
+        if (o.outcome !== "refused" || !result) return;
+        this.toRoot.refused(result.result_id, result.job_id, o.reason, o.detail, this.now());
+        log.warn("shard_result_refused", {
+          run_id: this.meta.runId(),
+          shard,
+          result_id: result.result_id,
+          reason: o.reason,
+          detail: o.detail,
+        });
+      });
+      this.toRoot.remove(batch.at(-1)?.seq ?? 0);
+      if (all) this.meta.set("reported", said);
+      // The root's total now holds everything this report carried.
+      this.meta.set("root_spent", String(answer.spent_usd));
+      this.meta.set("reported_spent", String(spentAtSend));
+    });
     // Jobs skipped by a stop change the counts: reported by the next alarm.
-    return this.applyFlags(flags) || !all;
+    return this.applyFlags(answer) || !all;
+  }
+
+  /** A `to_root` row that does not parse: refused here, and the root told (its ids as far as they can be read). */
+  private refuseUnreadable(seq: number, body: string, why: string): Refusal {
+    let ids: { result_id?: unknown; job_id?: unknown } = {};
+    try {
+      ids = JSON.parse(body) as typeof ids;
+    } catch {}
+    const resultId = typeof ids.result_id === "string" ? ids.result_id : `to_root#${seq}`;
+    this.toRoot.refused(resultId, typeof ids.job_id === "string" ? ids.job_id : "", "unreadable", why, this.now());
+    log.warn("shard_result_refused", { run_id: this.meta.runId(), result_id: resultId, reason: "unreadable", detail: why });
+    return { result_id: resultId, job_id: typeof ids.job_id === "string" ? ids.job_id : "", detail: why };
+  }
+
+  /** A report at once (the end of an allowance); one that fails is left to the alarm. */
+  private async reportNow(): Promise<void> {
+    try {
+      if (await this.reportToRoot()) await this.reportSoon();
+    } catch (err) {
+      log.warn("shard_report_failed", { run_id: this.meta.runId(), shard: this.meta.get("shard"), error: String(err) });
+      await this.reportSoon();
+    }
+  }
+
+  private rootStub() {
+    return this.env.RUNS.getByName(this.meta.get("root")!);
+  }
+
+  /** A budgeted run's shard whose recorded spend reached the allowance its root granted it. */
+  private outOfAllowance(): boolean {
+    if (!this.isShard() || this.meta.budgetUsd() === undefined) return false;
+    return this.meta.spentUsd() >= Number(this.meta.get("allowance_usd") ?? "0");
+  }
+
+  /** Asks the root for more allowance (shard-allowance.ts); claims arriving meanwhile share the one call. */
+  private askAllowance(): Promise<void> {
+    this.allowanceAsk ??= this.rootStub()
+      .allow({ shard: Number(this.meta.get("shard")), spent_usd: this.meta.spentUsd() })
+      .then(async (answer) => {
+        if (answer.allowance_usd > Number(this.meta.get("allowance_usd") ?? "0"))
+          this.meta.set("allowance_usd", String(answer.allowance_usd));
+        if (answer.budget_spent && this.applyFlags({ cancelled_at: null, budget_spent: true, spent_usd: 0 })) await this.reportSoon();
+      })
+      .finally(() => {
+        this.allowanceAsk = undefined;
+      });
+    return this.allowanceAsk;
   }
 
   /** A shard reports its changes at most every REPORT_EVERY_MS. */
@@ -610,7 +779,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** The run's status without pair summaries. */
   private status(): RunStatus {
-    return runStatus(this.jobCounts(), this.meta.started(), this.results.gradedCount(), this.cancelled());
+    return runStatus(this.jobCounts(), this.meta.started(), this.results.gradedCount(), this.cancelled(), this.toRoot.refusedCount());
   }
 
   private cancelled(): boolean {
@@ -628,6 +797,9 @@ export class RunCoordinator extends DurableObject<Env> {
    */
   private budgetSpent(): boolean {
     if (this.meta.get("budget_spent") === "1") return true;
+    // A sharded root also counts what its shards said they spent, before their results reach it.
+    if (this.meta.get("shards") && this.meta.budgetUsd() !== undefined)
+      return budgetSpent(this.meta.budgetUsd(), Math.max(this.meta.spentUsd(), this.budgets.totalSpent()));
     if (!this.isShard()) return budgetSpent(this.meta.budgetUsd(), this.meta.spentUsd());
     const unreported = this.meta.spentUsd() - Number(this.meta.get("reported_spent") ?? "0");
     return budgetSpent(this.meta.budgetUsd(), Number(this.meta.get("root_spent") ?? "0") + unreported);

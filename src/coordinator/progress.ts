@@ -65,6 +65,8 @@ export interface RunFacts {
   graded: number;
   /** The run was cancelled (POST /v1/runs/:id/cancel, coordinator/cancel.ts). */
   cancelled?: boolean;
+  /** Results a sharded run's root refused for good (shard-report.ts): the run is missing them. */
+  refused?: number;
 }
 
 /**
@@ -76,7 +78,7 @@ export interface RunFacts {
  *   what it finished).
  * - failed: not one result says anything about an answer (no pass, fail or no_verdict): every job
  *   errored or was dead-lettered, e.g. a base_url nobody listens on.
- * - partial: some jobs were dead-lettered, the others graded.
+ * - partial: some jobs were dead-lettered (or, sharded, some results refused by the root), the others graded.
  * - completed: every job finished with a result.
  */
 export function statusOf(run: RunFacts): RunStatus {
@@ -85,7 +87,7 @@ export function statusOf(run: RunFacts): RunStatus {
   if (run.done + run.dead + skipped < run.total) return run.started ? "running" : "queued";
   if (skipped > 0) return "budget_exceeded";
   if (run.graded === 0) return "failed";
-  if (run.dead > 0) return "partial";
+  if (run.dead > 0 || (run.refused ?? 0) > 0) return "partial";
   return "completed";
 }
 

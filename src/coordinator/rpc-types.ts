@@ -60,6 +60,8 @@ export type Claim =
       scenario_state?: string | null;
     }
   | { kind: "busy"; retry_in_seconds: number }
+  /** A budgeted sharded run's shard has no allowance to start it now (shard-allowance.ts): come back later, nothing failed. */
+  | { kind: "wait"; retry_in_seconds: number }
   | { kind: "finished"; state: "done" | "dead" | "skipped" }
   | { kind: "unknown" };
 

@@ -5,6 +5,10 @@
  *   its rows) until the root has taken it. The alarm reports the first REPORT_MAX of them with the
  *   shard's job counts, at most every REPORT_EVERY_MS; a report that fails is sent again, and the
  *   root keeps each result once (its rows are keyed by ids), so nothing is lost or counted twice.
+ *   The root answers each result on its own (accepted, a duplicate, or refused with its reason), so
+ *   a result it refuses for good never holds back the ones after it: the shard keeps the refusal
+ *   (`refused_results`, and an error log line) and drops it from `to_root`. A row the shard itself
+ *   cannot read back is refused the same way, without being sent.
  * - Root side, `shard_jobs`: each shard's latest job counts. A shard's counts only grow (jobs
  *   only close), so a late or repeated report never moves them back (MAX per column).
  */
@@ -29,7 +33,26 @@ export interface ShardReport {
   jobs: ClosedCounts | null;
   /** A job of the shard was claimed: the run is running. */
   started: boolean;
+  /** The shard's recorded spend (budgeted runs: the root's view of each shard's use of its allowance, shard-allowance.ts). */
+  spent_usd?: number;
+  /** The shard has no open job left: it hands back the allowance it did not spend. */
+  finished?: boolean;
+  /** Rows the shard could not read back (refused there, reason `unreadable`): the root keeps them too. */
+  unreadable?: Refusal[];
 }
+
+/** A result that will never reach the root, as the shard names it. */
+export interface Refusal {
+  result_id: string;
+  job_id: string;
+  detail: string;
+}
+
+/** Why the root refused a result for good (the shard keeps it as a failure, never silently). */
+export type RefusalReason = "unknown_pair" | "rows_rejected" | "unreadable";
+
+/** The root's answer for one reported result, in the report's order. */
+export type ResultOutcome = { outcome: "accepted" | "duplicate" } | { outcome: "refused"; reason: RefusalReason; detail: string };
 
 /** The root's answer: the run-wide stops a shard applies to its jobs not yet started. */
 export interface RootFlags {
@@ -71,7 +94,15 @@ const StoredResult = z.strictObject({
 const sameShape: Same<z.output<typeof StoredResult>, RecordedResult> = true;
 void sameShape;
 
-/** Shard side: results the root has not taken yet. */
+/** A `to_root` row: its result, or why it cannot be read back (`body`: the raw text, to name its ids). */
+export type OutboxRow = { seq: number; result: RecordedResult } | { seq: number; unreadable: string; body: string };
+
+/** The root's answer to a report: the run-wide stops, and each result's outcome in the report's order. */
+export interface ReportAnswer extends RootFlags {
+  outcomes: ResultOutcome[];
+}
+
+/** Shard side: results the root has not taken yet, and those it refused. */
 export class RootOutbox {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -79,17 +110,40 @@ export class RootOutbox {
     this.sql.exec("INSERT INTO to_root (body) VALUES (?)", JSON.stringify(result));
   }
 
-  /** The oldest `limit` results with their sequence numbers. */
-  first(limit: number): { seq: number; result: RecordedResult }[] {
+  /** The oldest `limit` rows with their sequence numbers. */
+  first(limit: number): OutboxRow[] {
     return this.sql
       .exec<{ seq: number; body: string }>("SELECT seq, body FROM to_root ORDER BY seq LIMIT ?", limit)
       .toArray()
-      .map((r) => ({ seq: r.seq, result: StoredResult.parse(JSON.parse(r.body)) }));
+      .map((r) => {
+        try {
+          return { seq: r.seq, result: StoredResult.parse(JSON.parse(r.body)) };
+        } catch (err) {
+          return { seq: r.seq, unreadable: err instanceof Error ? err.message : String(err), body: r.body };
+        }
+      });
   }
 
-  /** The root took every result up to `upTo`. */
+  /** The root took (or refused) every result up to `upTo`. */
   remove(upTo: number): void {
     this.sql.exec("DELETE FROM to_root WHERE seq <= ?", upTo);
+  }
+
+  /** Results refused for good (a root: the run is missing them, so it ends partial). */
+  refusedCount(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM refused_results").one().n;
+  }
+
+  /** A result that will never reach the root, kept with its reason. */
+  refused(resultId: string, jobId: string, reason: RefusalReason, detail: string, now: number): void {
+    this.sql.exec(
+      "INSERT INTO refused_results (result_id, job_id, reason, detail, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(result_id) DO NOTHING",
+      resultId,
+      jobId,
+      reason,
+      detail.slice(0, 500),
+      now,
+    );
   }
 }
 

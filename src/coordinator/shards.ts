@@ -8,7 +8,8 @@
  * root in batches (shard-report.ts), a few times a second at most. The root stores each result's
  * rows once (ids), so its status, summary, usage, events and webhooks are those of an unsharded run.
  * The run-wide stops travel the other way: a spent budget or a cancel is answered to every report
- * and pushed to every shard once.
+ * and pushed to every shard once; a budgeted run's budget is dealt out to the shards in slices
+ * (shard-allowance.ts), so no shard starts a job the run's budget does not cover.
  */
 
 import { coordinatorName, type RunRef } from "../storage/r2-keys";

@@ -31,6 +31,8 @@ export interface SnapshotRows {
   /** Every model the providers reported (read only when there is a manifest to fill in). */
   reported: readonly UsageRowModel[];
   traits: readonly TraitRow[];
+  /** Results the root of a sharded run refused (shard-report.ts). */
+  refused?: number;
 }
 
 /** `pairs`: which (answering, parsing) pairs the summary holds (default all; the HTTP view pages them). */
@@ -47,7 +49,7 @@ export function runSnapshot(rows: SnapshotRows, pairs?: PairWindow): RunSnapshot
   });
   return {
     run_id: rows.run_id,
-    status: runStatus(rows.jobs, rows.started, gradedCount(verdicts), rows.cancelled),
+    status: runStatus(rows.jobs, rows.started, gradedCount(verdicts), rows.cancelled, rows.refused),
     progress: {
       total: answering.length * parsing.length * perPair + [...turns.values()].reduce((a, n) => a + n, 0),
       done: verdicts.reduce((a, r) => a + r.n, 0),
@@ -63,6 +65,6 @@ export function runSnapshot(rows: SnapshotRows, pairs?: PairWindow): RunSnapshot
 }
 
 /** The run's status from its job counts and graded results (progress.ts statusOf, one precedence for every caller). */
-export function runStatus(jobs: JobCounts, started: boolean, graded: number, cancelled: boolean): RunStatus {
-  return statusOf({ ...jobs, started, graded, cancelled });
+export function runStatus(jobs: JobCounts, started: boolean, graded: number, cancelled: boolean, refused = 0): RunStatus {
+  return statusOf({ ...jobs, started, graded, cancelled, refused });
 }

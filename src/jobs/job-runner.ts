@@ -177,6 +177,9 @@ export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome
   if (claim.kind === "busy") {
     return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "another delivery is working on this job" };
   }
+  if (claim.kind === "wait") {
+    return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "waiting for the run's budget allowance", deferral: true };
+  }
   try {
     const outcome = await runClaimedJob(msg, deps, coordinator, {
       attempts: claim.attempts,

@@ -7,12 +7,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { keyRing } from "../../src/tenants/key-ring";
-import { planRun } from "../../src/submit/plan";
-import { startRun } from "../../src/submit/submit";
-import { CreateRunBody } from "../../src/schemas/api";
 import { shardName } from "../../src/coordinator/shards";
 import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, uniqueModel, waitForRun } from "./helpers";
+import { startWithShardJobs } from "./shard-helpers";
 
 const QUESTIONS = 1_000;
 const price = { input_per_mtok: 1_000, output_per_mtok: 2_000 };
@@ -40,14 +37,7 @@ function runBody(judge: string) {
 }
 
 async function runWith(body: unknown, shardJobs: string | undefined) {
-  const runId = crypto.randomUUID();
-  const plan = planRun(
-    CreateRunBody.parse(body),
-    { run_id: runId, tenant_id: "default", created_at: new Date().toISOString() },
-    keyRing(env, true, new Map()),
-  );
-  if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
-  await startRun(shardJobs ? { ...env, COORDINATOR_SHARD_JOBS: shardJobs } : env, plan.spec, plan.jobIds);
+  const runId = await startWithShardJobs(body, shardJobs);
   await waitForRun(runId, ["completed", "partial", "failed"], 200_000);
   const view = (await (await api(`/v1/runs/${runId}`)).json()) as Record<string, any>;
   const summary = (await (await api(`/v1/runs/${runId}/summary?limit=100`)).json()) as Record<string, any>;

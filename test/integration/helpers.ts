@@ -37,6 +37,8 @@ export interface FakeModelStats {
   faults: Record<string, number>;
   /** Successful answers to a body the fake had already answered successfully (a call paid twice). */
   repeats: number;
+  /** The most requests the model had open at once. */
+  peak_in_flight: number;
 }
 
 export async function fakeStats(model: string): Promise<FakeModelStats> {

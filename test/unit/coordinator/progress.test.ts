@@ -75,6 +75,7 @@ describe("statusOf: one precedence rule (issue 15 item 1)", () => {
   it.each([
     ["every job graded", { done: 4, dead: 0, graded: 4 }, "completed"],
     ["some jobs dead-lettered, the rest graded", { done: 3, dead: 1, graded: 3 }, "partial"],
+    ["a sharded run's root refused a result for good: it is missing it", { done: 4, dead: 0, graded: 3, refused: 1 }, "partial"],
     ["every job dead-lettered", { done: 0, dead: 4, graded: 0 }, "failed"],
     ["every job finished but every result errored (a base_url nobody listens on)", { done: 4, dead: 0, graded: 0 }, "failed"],
     ["some errored, some dead, nothing graded", { done: 2, dead: 2, graded: 0 }, "failed"],
