@@ -67,6 +67,13 @@ export function jobIdAt(i: number, dims: JobDims): string {
   return `${q}.${a}.${r}`;
 }
 
+/** The inverse of jobIdAt: a job id's index in submit's order (null for an id not of this shape, a scenario turn's). */
+export function jobIndexOf(jobId: string, dims: JobDims): number | null {
+  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(jobId);
+  if (!m) return null;
+  return Number(m[1]) * dims.answering * dims.replicates + Number(m[2]) * dims.replicates + Number(m[3]) - 1;
+}
+
 /** Shard s's init: its range of the run's jobs. */
 export function shardInit(
   root: string,

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { addFakeRules, api, d1ResultRows, exactTemplate, fakeModel, submitRun, uniqueModel, waitForRun } from "./helpers";
 import { checkRun } from "../reliability/invariants";
 import { failures, writeScenarioReport } from "../reliability/scenario";
+import { coordinatorOfJobIn } from "./shard-helpers";
 
 describe("a poison job", () => {
   it("reaches the dead-letter queue, is marked dead, and the run ends partial", async () => {
@@ -34,8 +35,9 @@ describe("a poison job", () => {
     const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?")
       .bind(runId)
       .first<{ coordinator_name: string }>();
-    // Job 1.0.1 (the second question) can never be recorded: every delivery throws at its last step.
-    await runInDurableObject(env.RUNS.getByName(row!.coordinator_name), async (_instance, state) => {
+    // Job 1.0.1 (the second question) can never be recorded: every delivery throws at its last step
+    // (at the coordinator that holds the job: the run's own, or in the workers-sharded project its shard).
+    await runInDurableObject(env.RUNS.getByName(await coordinatorOfJobIn(runId, "1.0.1")), async (_instance, state) => {
       state.storage.sql.exec(
         "CREATE TRIGGER poison BEFORE INSERT ON results WHEN NEW.job_id = '1.0.1' BEGIN SELECT RAISE(ABORT, 'poison job'); END",
       );

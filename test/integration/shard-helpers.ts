@@ -1,8 +1,12 @@
 /**
- * Submitting a run with its coordinator shard size forced (src/coordinator/shards.ts): the run is
- * planned and started as POST /v1/runs would, with COORDINATOR_SHARD_JOBS set for this run only.
+ * Sharded runs in tests (src/coordinator/shards.ts): submitting a run with its coordinator shard size
+ * forced (planned and started as POST /v1/runs would, COORDINATOR_SHARD_JOBS set for this run only),
+ * and finding the coordinators that hold a run's jobs, sharded or not (the workers-sharded project
+ * runs some suites with every run sharded).
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { jobIndexOf, type ShardPlan, shardName } from "../../src/coordinator/shards";
 import { CreateRunBody } from "../../src/schemas/api";
 import { planRun } from "../../src/submit/plan";
 import { startRun } from "../../src/submit/submit";
@@ -19,4 +23,27 @@ export async function startWithShardJobs(body: unknown, shardJobs: string | unde
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   await startRun(shardJobs ? { ...env, COORDINATOR_SHARD_JOBS: shardJobs } : env, plan.spec, plan.jobIds);
   return runId;
+}
+
+/** A run's root coordinator and its shard plan (null: not sharded). */
+async function rootAndPlan(runId: string): Promise<{ root: string; plan: ShardPlan | null }> {
+  const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?").bind(runId).first<{ coordinator_name: string }>();
+  const root = row!.coordinator_name;
+  const plan = await runInDurableObject(env.RUNS.getByName(root), async (_i, state) => {
+    const v = state.storage.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = 'shards'").toArray()[0]?.v;
+    return v ? (JSON.parse(v) as ShardPlan) : null;
+  });
+  return { root, plan };
+}
+
+/** The coordinators holding a run's jobs: its own, or each of its shards (src/coordinator/shards.ts). */
+export async function jobCoordinators(runId: string): Promise<string[]> {
+  const { root, plan } = await rootAndPlan(runId);
+  return plan ? Array.from({ length: plan.count }, (_, s) => shardName(root, s)) : [root];
+}
+
+/** The coordinator holding one job of a run: its own, or the job's shard. */
+export async function coordinatorOfJobIn(runId: string, jobId: string): Promise<string> {
+  const { root, plan } = await rootAndPlan(runId);
+  return plan ? shardName(root, Math.floor(jobIndexOf(jobId, plan.dims)! / plan.per_shard)) : root;
 }

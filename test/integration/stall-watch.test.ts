@@ -5,8 +5,9 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { exactTemplate, fakeModel, submitRun, uniqueModel } from "./helpers";
+import { jobCoordinators } from "./shard-helpers";
 import { writeTestFigures } from "../reliability/scenario";
 import type { RunCoordinator } from "../../src/coordinator/coordinator";
 import { QUEUE_RETENTION_MS, RESEND_PER_ALARM, RETENTION_MARGIN_MS, SEND_GRACE_MS } from "../../src/coordinator/stall-watch";
@@ -92,15 +93,21 @@ describe("the stall watch", () => {
         parsing_models: [fakeModel("j", uniqueModel("stamped-judge"))],
       },
     });
-    const row = await env.DB.prepare("SELECT coordinator_name FROM runs WHERE run_id = ?")
-      .bind(runId)
-      .first<{ coordinator_name: string }>();
-    const stamped = await runInDurableObject(env.RUNS.getByName(row!.coordinator_name), async (_i, state) =>
-      state.storage.sql
-        .exec<{ job_id: string }>("SELECT job_id FROM job_sends ORDER BY job_id")
-        .toArray()
-        .map((r) => r.job_id),
-    );
-    expect(stamped).toEqual(["0.0.1", "1.0.1", "2.0.1"]);
+    // Stamped where the jobs are: the run's coordinator, or (workers-sharded project) each shard, which enqueues from its alarm.
+    const stamped = async () => {
+      const ids: string[] = [];
+      for (const name of await jobCoordinators(runId))
+        ids.push(
+          ...(await runInDurableObject(env.RUNS.getByName(name), async (_i, state) =>
+            state.storage.sql
+              .exec<{ job_id: string }>("SELECT job_id FROM job_sends")
+              .toArray()
+              .map((r) => r.job_id),
+          )),
+        );
+      return ids.sort();
+    };
+    await vi.waitUntil(async () => (await stamped()).length >= 3, { timeout: 5_000, interval: 20 });
+    expect(await stamped()).toEqual(["0.0.1", "1.0.1", "2.0.1"]);
   });
 });

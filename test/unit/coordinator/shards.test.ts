@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobIdAt, rootNameOf, shardInit, shardName, shardPlan } from "../../../src/coordinator/shards";
+import { jobIdAt, jobIndexOf, rootNameOf, shardInit, shardName, shardPlan } from "../../../src/coordinator/shards";
 import { jobIds } from "../../../src/submit/spec";
 
 describe("coordinator shards", () => {
@@ -9,6 +9,12 @@ describe("coordinator shards", () => {
   it("numbers jobs exactly as submit does", () => {
     const ids = jobIds(spec);
     expect(ids.map((_, i) => jobIdAt(i, dims))).toEqual(ids);
+  });
+
+  it("finds a job id's index back (which shard holds it), and none for an id of another shape", () => {
+    const ids = jobIds(spec);
+    expect(ids.map((id) => jobIndexOf(id, dims))).toEqual(ids.map((_, i) => i));
+    expect(jobIndexOf("s.abc.1", dims)).toBeNull();
   });
 
   it("splits the jobs into contiguous ranges that cover each job once", () => {
