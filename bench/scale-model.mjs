@@ -10,7 +10,10 @@
 //
 //   node bench/scale-model.mjs [--jobs 100000,1000000] [--bytes-per-result B] [--cpu-ms-per-result C]
 //                              [--latency-ms L=1000] [--provider-rpm R=6000] [--provider-concurrency P=64]
-//                              [--job-concurrency J=4] [--markdown] [--measure]
+//                              [--job-concurrency J=4] [--shard-jobs S=5000] [--markdown] [--measure]
+// A run of more than --shard-jobs jobs (COORDINATOR_SHARD_JOBS) is sharded (src/coordinator/shards.ts):
+// one coordinator shard per range of that many jobs takes its jobs' claims and records and enqueues
+// them from its alarm; the run's root takes the shards' batched reports.
 // --measure starts the local stack, runs 400 one-result jobs (bench/throughput's shape, fake at 0 ms)
 // and reads the local D1 database's pages (SQLite dbstat) for the bytes a result takes in D1,
 // indexes and usage-ledger rows included; without it the figure measured on 2026-11-24 is used.
@@ -76,6 +79,16 @@ export const PER_RESULT = {
   cpuMs: 3.6,
 };
 
+/**
+ * A sharded run (src/coordinator/shards.ts, shard-report.ts, stall-watch.ts, shard-allowance.ts):
+ * jobs per shard (COORDINATOR_SHARD_JOBS' default), a shard's report period and results per report,
+ * the jobs a shard's alarm enqueues (10 sendBatch calls), and a budgeted run's allowance slices per shard.
+ */
+export const SHARDING = { jobsPerShard: 5_000, reportEveryMs: 200, reportMax: 500, enqueuePerAlarm: 1_000, slicesPerShard: 4 };
+
+/** Coordinator shards of a run of `jobs` jobs (0: it fits one coordinator). */
+export const shardCount = (jobs, jobsPerShard = SHARDING.jobsPerShard) => (jobs > jobsPerShard ? Math.ceil(jobs / jobsPerShard) : 0);
+
 /** src/submit/plan.ts (a plain-Node script cannot import the TypeScript; test/unit/bench/scale-model.test.ts keeps them equal). */
 export const MAX_RESULTS_PER_RUN = 100_000;
 
@@ -91,6 +104,7 @@ function parseArgs(argv) {
     providerRpm: 6000,
     providerConcurrency: 64,
     jobConcurrency: 4,
+    shardJobs: SHARDING.jobsPerShard,
     markdown: false,
     measure: false,
   };
@@ -112,6 +126,7 @@ function parseArgs(argv) {
     else if (flag === "--provider-rpm") o.providerRpm = num(flag, value());
     else if (flag === "--provider-concurrency") o.providerConcurrency = num(flag, value());
     else if (flag === "--job-concurrency") o.jobConcurrency = num(flag, value());
+    else if (flag === "--shard-jobs") o.shardJobs = num(flag, value());
     else if (flag === "--markdown") o.markdown = true;
     else if (flag === "--measure") o.measure = true;
     else throw new Error(`unknown option ${argv[i]}`);
@@ -125,6 +140,7 @@ function parseArgs(argv) {
  */
 export function ceilings(jobs, o) {
   const J = Math.min(o.jobConcurrency, LIMITS.connectionsPerInvocation);
+  const shards = shardCount(jobs, o.shardJobs ?? SHARDING.jobsPerShard);
   // A job holds its invocation slot for its two model calls on the critical path.
   const jobSeconds = (PER_RESULT.modelCalls * o.latencyMs) / 1000;
   const rows = [
@@ -133,11 +149,7 @@ export function ceilings(jobs, o) {
       perSecond: Math.min(o.providerRpm / 60, o.providerConcurrency / (o.latencyMs / 1000)) / PER_RESULT.modelCalls,
       why: `${o.providerRpm} rpm, ${o.providerConcurrency} in flight, ${PER_RESULT.modelCalls} calls of ${o.latencyMs} ms per result`,
     },
-    {
-      component: "run coordinator Durable Object (one per run)",
-      perSecond: LIMITS.doRequestsPerSecond / PER_RESULT.coordinatorRequests,
-      why: `${LIMITS.doRequestsPerSecond} req/s ÷ ${PER_RESULT.coordinatorRequests} calls per result`,
-    },
+    ...coordinatorRows(shards),
     {
       component: "ProviderLimiter Durable Object (one per key and model)",
       perSecond: LIMITS.doRequestsPerSecond / PER_RESULT.limiterRequests,
@@ -166,12 +178,7 @@ export function ceilings(jobs, o) {
     value: `${(dbBytes / 1e9).toFixed(2)} GB of ${LIMITS.d1BytesPerDatabase / 1e9} GB (${o.bytes} B per result)`,
     breaks: dbBytes > LIMITS.d1BytesPerDatabase,
   });
-  const sends = Math.ceil(jobs / LIMITS.sendBatchMax);
-  limits.push({
-    what: "enqueue at submit (one request)",
-    value: `${sends.toLocaleString("en-US")} sendBatch subrequests of ${LIMITS.subrequestsPerInvocation.toLocaleString("en-US")} per invocation`,
-    breaks: sends > LIMITS.subrequestsPerInvocation - 10,
-  });
+  limits.push(...enqueueLimits(jobs, shards, o.shardJobs ?? SHARDING.jobsPerShard));
   // edgeval's own cap (src/submit/plan.ts MAX_RESULTS_PER_RUN, and the tenant quota jobs_per_run): a larger run is refused at submit.
   limits.push({
     what: "edgeval's results per run (plan.ts MAX_RESULTS_PER_RUN)",
@@ -187,6 +194,75 @@ export function ceilings(jobs, o) {
   return { rows: rows.sort((a, b) => a.perSecond - b.perSecond), limits };
 }
 
+/**
+ * The run's coordinators. Unsharded: one object takes every claim, checkpoint and record. Sharded:
+ * each shard takes its jobs' (the same calls per result, spread over the shards), and the root takes
+ * only the shards' reports: at most one per shard per report period, each with up to reportMax
+ * results, so its request rate is set by the number of shards, not by the results.
+ */
+function coordinatorRows(shards) {
+  const perObject = LIMITS.doRequestsPerSecond / PER_RESULT.coordinatorRequests;
+  if (shards === 0)
+    return [
+      {
+        component: "run coordinator Durable Object (one per run)",
+        perSecond: perObject,
+        why: `${LIMITS.doRequestsPerSecond} req/s ÷ ${PER_RESULT.coordinatorRequests} calls per result`,
+      },
+    ];
+  const reportsPerSecond = Math.min(LIMITS.doRequestsPerSecond, (shards * 1000) / SHARDING.reportEveryMs);
+  return [
+    {
+      component: `coordinator shards (${shards}, one per ${SHARDING.jobsPerShard.toLocaleString("en-US")} jobs)`,
+      perSecond: shards * perObject,
+      why: `${shards} × ${LIMITS.doRequestsPerSecond} req/s ÷ ${PER_RESULT.coordinatorRequests} calls per result`,
+    },
+    {
+      component: "root coordinator (the shards' batched reports)",
+      perSecond: reportsPerSecond * SHARDING.reportMax,
+      why: `${reportsPerSecond} reports/s (≤ 1 per shard per ${SHARDING.reportEveryMs} ms) × ≤ ${SHARDING.reportMax} results; assumes its SQLite keeps up (no published rows/s)`,
+    },
+  ];
+}
+
+/**
+ * Getting the jobs onto the queue. Unsharded: the submit's request sends every job itself. Sharded:
+ * the submit's request only starts the shards (one call each), each shard's alarm sends
+ * enqueuePerAlarm jobs per invocation; the root's request rate (one report per shard per period,
+ * plus a budgeted run's allowance calls) must stay within one object's.
+ */
+function enqueueLimits(jobs, shards, jobsPerShard) {
+  const sendCalls = (n) => Math.ceil(n / LIMITS.sendBatchMax);
+  const fmt = (n) => n.toLocaleString("en-US");
+  if (shards === 0)
+    return [
+      {
+        what: "enqueue at submit (one request)",
+        value: `${fmt(sendCalls(jobs))} sendBatch subrequests of ${fmt(LIMITS.subrequestsPerInvocation)} per invocation`,
+        breaks: sendCalls(jobs) > LIMITS.subrequestsPerInvocation - 10,
+      },
+    ];
+  const rootRate = (shards * 1000) / SHARDING.reportEveryMs;
+  return [
+    {
+      what: "submit starts the shards (one request)",
+      value: `${fmt(shards)} shard inits of ${fmt(LIMITS.subrequestsPerInvocation)} subrequests per invocation`,
+      breaks: shards > LIMITS.subrequestsPerInvocation - 10,
+    },
+    {
+      what: "enqueue (each shard's alarms)",
+      value: `${Math.ceil(jobsPerShard / SHARDING.enqueuePerAlarm)} alarms per shard, ${sendCalls(SHARDING.enqueuePerAlarm)} sendBatch calls each`,
+      breaks: sendCalls(SHARDING.enqueuePerAlarm) > LIMITS.subrequestsPerInvocation - 10,
+    },
+    {
+      what: "root's request rate (reports, all shards busy)",
+      value: `${fmt(rootRate)} req/s of ${fmt(LIMITS.doRequestsPerSecond)} (+ ~${SHARDING.slicesPerShard * shards} allowance calls per budgeted run, status reads, event streams)`,
+      breaks: rootRate > LIMITS.doRequestsPerSecond,
+      atLimit: rootRate === LIMITS.doRequestsPerSecond,
+    },
+  ];
+}
+
 const hms = (s) => (s >= 3600 ? `${(s / 3600).toFixed(1)} h` : s >= 60 ? `${(s / 60).toFixed(1)} min` : `${s.toFixed(0)} s`);
 
 function print(jobs, o, { rows, limits }) {
@@ -194,7 +270,7 @@ function print(jobs, o, { rows, limits }) {
   const lines = [];
   if (o.markdown) {
     lines.push(
-      `**${jobs.toLocaleString("en-US")} jobs** (1 answering × 1 parsing model each; model calls of ${o.latencyMs} ms; JOB_CONCURRENCY ${o.jobConcurrency})`,
+      `**${jobs.toLocaleString("en-US")} jobs** (1 answering × 1 parsing model each; model calls of ${o.latencyMs} ms; JOB_CONCURRENCY ${o.jobConcurrency}; COORDINATOR_SHARD_JOBS ${o.shardJobs})`,
       "",
     );
     lines.push("| component | ceiling (results/s) | run time at it | from |", "|---|---|---|---|");
@@ -203,14 +279,16 @@ function print(jobs, o, { rows, limits }) {
         `| ${r === binding ? `**${r.component}** (binds)` : r.component} | ${r.perSecond.toFixed(0)} | ${hms(jobs / r.perSecond)} | ${r.why} |`,
       );
     lines.push("", "| fixed limit | this run | |", "|---|---|---|");
-    for (const l of limits) lines.push(`| ${l.what} | ${l.value} | ${l.breaks ? "**exceeded**" : "ok"} |`);
+    for (const l of limits) lines.push(`| ${l.what} | ${l.value} | ${l.breaks ? "**exceeded**" : l.atLimit ? "**at the limit**" : "ok"} |`);
   } else {
-    lines.push(`${jobs.toLocaleString("en-US")} jobs — model calls of ${o.latencyMs} ms, JOB_CONCURRENCY ${o.jobConcurrency}`);
+    lines.push(
+      `${jobs.toLocaleString("en-US")} jobs — model calls of ${o.latencyMs} ms, JOB_CONCURRENCY ${o.jobConcurrency}, COORDINATOR_SHARD_JOBS ${o.shardJobs}`,
+    );
     for (const r of rows)
       lines.push(
         `  ${r.perSecond.toFixed(0).padStart(7)} results/s  ${hms(jobs / r.perSecond).padStart(9)}  ${r.component}${r === binding ? "   ← binds" : ""}  (${r.why})`,
       );
-    for (const l of limits) lines.push(`  ${l.breaks ? "EXCEEDED" : "ok      "}  ${l.what}: ${l.value}`);
+    for (const l of limits) lines.push(`  ${l.breaks ? "EXCEEDED" : l.atLimit ? "AT LIMIT" : "ok      "}  ${l.what}: ${l.value}`);
   }
   console.log(`${lines.join("\n")}\n`);
 }
