@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { EXPECTED_REPORTS, RELIABILITY_TESTS, reportsTable } from "../test/reliability/table.ts";
+import { EXPECTED_REPORTS, FULL_ONLY_REPORTS, RELIABILITY_TESTS, reportsTable } from "../test/reliability/table.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dir = path.join(root, ".reliability");
@@ -31,7 +31,7 @@ const files = fs.existsSync(dir)
       .sort()
   : [];
 const raw = files.map((f) => ({ file: f, json: JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) }));
-const { table, failed } = reportsTable(raw, EXPECTED_REPORTS);
+const { table, failed } = reportsTable(raw, size === "full" ? [...EXPECTED_REPORTS, ...FULL_ONLY_REPORTS] : EXPECTED_REPORTS);
 const summary = `${table}\n\nsize ${size}; ${files.length} reports; vitest exit ${vitest.status}; ${seconds} s`;
 fs.mkdirSync(dir, { recursive: true });
 fs.writeFileSync(path.join(dir, "TABLE.txt"), `${summary}\n`);

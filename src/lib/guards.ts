@@ -18,6 +18,8 @@ export const GUARDS = {
   answer_checkpoint: "a checkpointed answer is reused",
   /** Dead-letter consumer: a job that exhausted its deliveries is marked dead, so the run ends. */
   dead_letter_marks_dead: "a dead-lettered job ends its run",
+  /** Provider limiter: at most rpm requests reach a key's provider in any 60 s (src/limiter/request-window.ts). */
+  request_window: "a key's requests stay within its rpm in every minute",
 } as const;
 export type GuardName = keyof typeof GUARDS;
 

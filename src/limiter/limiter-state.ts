@@ -1,6 +1,7 @@
 /**
- * The arithmetic of one provider limiter (one key of one provider): token buckets for requests
- * and tokens per minute, a concurrency cap held as leases, and additive-increase /
+ * The arithmetic of one provider limiter (one key of one provider): a sliding window of requests
+ * (`request-window.ts`: at most rpm requests reach the provider in any 60 s), a token bucket for
+ * tokens per minute, a concurrency cap held as leases, and additive-increase /
  * multiplicative-decrease on 429s. Plain data and an injected `now`, so it is tested without a
  * Durable Object; `provider-limiter.ts` holds one of these per object.
  *
@@ -13,6 +14,8 @@
  *   of the configured rates, up to the configured limits.
  * - A retry-after blocks the key for every caller until it has passed.
  */
+import { guardOn } from "../lib/guards";
+import { RequestWindow } from "./request-window";
 
 export interface LimitSettings {
   /** requests per minute */
@@ -83,6 +86,9 @@ interface Lease {
   generation: number;
 }
 
+/** Whole requests a minute the allowance grants (AIMD makes it fractional), at least one. */
+const requestLimit = (a: LimitSettings) => Math.max(1, Math.floor(a.rpm));
+
 export class LimiterState {
   /** Share of the configured concurrency allowed now (AIMD). */
   private concFactor = 1;
@@ -91,12 +97,13 @@ export class LimiterState {
   private rateFactor = 1;
   private generation = 0;
   private lastChangeAt: number;
-  private requests: number;
   private tokens: number;
   private refilledAt: number;
   private blockedUntil = 0;
   private leases = new Map<string, Lease>();
   private nextLease = 0;
+  /** Lease ids of another instance (before a restart) must not release this one's leases. */
+  private leasePrefix: string;
   /**
    * The calls in use when the allowance last shrank, how many of them were refused, and how many
    * came back done (not refused) so far.
@@ -108,9 +115,11 @@ export class LimiterState {
     private limits: LimitSettings,
     now: number,
     private tuning: LimiterTuning = DEFAULT_TUNING,
+    /** Requests per minute: every paid call, held or ended within the last minute (kept across restarts by the object). */
+    private requests: RequestWindow = new RequestWindow(),
   ) {
-    this.requests = limits.rpm;
     this.tokens = limits.tpm;
+    this.leasePrefix = `l${Math.floor(now).toString(36)}.`;
     this.refilledAt = now;
     this.lastChangeAt = now;
   }
@@ -139,15 +148,17 @@ export class LimiterState {
     if (now < this.blockedUntil) return { granted: false, wait_ms: this.blockedUntil - now, reason: "blocked" };
     const a = this.allowance();
     if (this.leases.size >= a.concurrency) return { granted: false, wait_ms: this.nextExpiryWait(now), reason: "concurrency" };
-    if (this.requests < 1) return { granted: false, wait_ms: Math.ceil((1 - this.requests) / (a.rpm / 60_000)), reason: "rate" };
+    const rpm = requestLimit(a);
+    if (guardOn("request_window") && this.requests.count(now) >= rpm)
+      return { granted: false, wait_ms: this.requests.waitMs(now, rpm), reason: "rate" };
     // A request bigger than the whole bucket still runs once the bucket is full.
     const need = Math.min(estimatedTokens, a.tpm);
     if (this.tokens < need) return { granted: false, wait_ms: Math.ceil((need - this.tokens) / (a.tpm / 60_000)), reason: "rate" };
-    this.requests -= 1;
     this.tokens -= need;
     // Stryker disable next-line UpdateOperator: equivalent, a lease id only has to be unique
-    const lease_id = `l${++this.nextLease}`;
+    const lease_id = `${this.leasePrefix}${++this.nextLease}`;
     const expires_at = now + this.tuning.leaseMs;
+    this.requests.hold(lease_id, expires_at);
     this.leases.set(lease_id, { expires_at, tokens: need, need, prepaid: 0, generation: this.generation });
     return { granted: true, lease_id, expires_at };
   }
@@ -158,8 +169,9 @@ export class LimiterState {
    */
   prepayOne(lease_id: string): boolean {
     const lease = this.leases.get(lease_id);
-    if (!lease || this.requests < 1 || this.tokens < lease.need) return false;
-    this.requests -= 1;
+    if (!lease || this.tokens < lease.need) return false;
+    if (guardOn("request_window") && this.requests.size() >= requestLimit(this.allowance())) return false;
+    this.requests.hold(lease_id, lease.expires_at);
     this.tokens -= lease.need;
     lease.prepaid += 1;
     lease.tokens += lease.need;
@@ -169,7 +181,7 @@ export class LimiterState {
   release(now: number, report: ReleaseReport): void {
     const lease = this.leases.get(report.lease_id);
     this.leases.delete(report.lease_id);
-    if (lease) this.settle(lease, report);
+    if (lease) this.settle(now, report.lease_id, lease, report);
     if (!report.rate_limited) {
       if (lease && lease.generation === this.generation - 1) this.burst.done += 1;
       return;
@@ -190,25 +202,23 @@ export class LimiterState {
     this.generation += 1;
     this.burst = { inUse, refused: 1, done: 0 };
     this.lastChangeAt = now;
-    const a = this.allowance();
-    this.requests = Math.min(this.requests, a.rpm);
-    this.tokens = Math.min(this.tokens, a.tpm);
+    this.tokens = Math.min(this.tokens, this.allowance().tpm);
   }
 
   /** Refunds the prepaid calls not made (charges any made beyond them) and corrects tokens to what was used. */
-  private settle(lease: Lease, report: ReleaseReport): void {
-    const later = Math.max(0, (report.calls ?? 1) - 1);
-    const unused = Math.max(0, lease.prepaid - later);
-    this.requests += unused - Math.max(0, later - lease.prepaid);
+  private settle(now: number, lease_id: string, lease: Lease, report: ReleaseReport): void {
+    // The calls made count a minute from now, the release (the latest any of them reached the
+    // provider); at least the first, which the grant was for.
+    const made = Number.isFinite(report.calls) ? Math.max(1, Math.floor(report.calls!)) : 1;
+    this.requests.finish(lease_id, now, made);
+    const unused = Math.max(0, lease.prepaid - (made - 1));
     // A count that is no count of tokens (NaN, ±Infinity, negative: a usage the provider did not
     // report well) counts as absent: subtracted, it would turn the bucket into NaN, which refuses
     // nothing, and the tokens-per-minute limit would be off for good.
     const used = report.tokens_used ?? Number.NaN;
     if (Number.isFinite(used) && used >= 0) this.tokens -= used - lease.tokens;
     else this.tokens += unused * lease.need;
-    const a = this.allowance();
-    this.requests = Math.min(this.requests, a.rpm);
-    this.tokens = Math.min(this.tokens, a.tpm);
+    this.tokens = Math.min(this.tokens, this.allowance().tpm);
   }
 
   private narrowToAccepted(): void {
@@ -234,13 +244,17 @@ export class LimiterState {
   private refill(now: number): void {
     const a = this.allowance();
     const dt = Math.max(0, now - this.refilledAt);
-    this.requests = Math.min(a.rpm, this.requests + (dt * a.rpm) / 60_000);
     this.tokens = Math.min(a.tpm, this.tokens + (dt * a.tpm) / 60_000);
     this.refilledAt = now;
   }
 
   private expireLeases(now: number): void {
-    for (const [id, l] of this.leases) if (l.expires_at <= now) this.leases.delete(id);
+    for (const [id, l] of this.leases) {
+      if (l.expires_at > now) continue;
+      this.leases.delete(id);
+      // Its holder never said how many calls it made: every prepaid one, until the expiry.
+      this.requests.finish(id, l.expires_at, 1 + l.prepaid);
+    }
   }
 
   /** How long until a slot may free up on its own (callers also retry sooner, on their own poll). */

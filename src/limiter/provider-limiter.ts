@@ -3,13 +3,24 @@
  * every consumer draws on before calling that provider, so hundreds of consumers on one key do
  * not stampede it. The key id is a hash of the key (`limiterName`), never the key.
  *
- * State lives in memory: it is soft (buckets refill within a minute, leases expire), and an
- * object that is evicted is one nobody has called for a while. A crash forgets leases, which at
- * worst lets a burst through; the 429 that follows shrinks the allowance again.
+ * State lives in memory: it is soft (the token bucket refills within a minute, leases expire), and an
+ * object that is evicted is one nobody has called for a while. A crash forgets leases and the AIMD
+ * allowance; the 429 that follows shrinks it again. Only the requests of the last minute are kept
+ * in the object's storage (src/limiter/request-window.ts): forgetting them would let another rpm
+ * through within the minute.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { type Acquire, LimiterState, type LimitSettings, type PartialLimits, PROVIDER_DEFAULTS, type ReleaseReport } from "./limiter-state";
+import {
+  type Acquire,
+  DEFAULT_TUNING,
+  LimiterState,
+  type LimitSettings,
+  type PartialLimits,
+  PROVIDER_DEFAULTS,
+  type ReleaseReport,
+} from "./limiter-state";
+import { RequestWindow } from "./request-window";
 
 export interface AcquireRequest {
   /** Provider interface, for the default limits. */
@@ -57,7 +68,7 @@ export class ProviderLimiter extends DurableObject<Env> {
 
   async acquire(req: AcquireRequest): Promise<AcquireResult> {
     const limits = { ...(PROVIDER_DEFAULTS[req.provider] ?? PROVIDER_DEFAULTS.openai_compatible!), ...req.limits };
-    if (!this.state) this.state = new LimiterState(limits, Date.now());
+    if (!this.state) this.state = new LimiterState(limits, Date.now(), DEFAULT_TUNING, this.requestWindow());
     else if (req.limits) this.state.setLimits(limits);
     const count = Math.max(1, Math.floor(req.count ?? 1));
     const prepay = Math.max(0, Math.floor(req.prepay ?? 0));
@@ -96,6 +107,12 @@ export class ProviderLimiter extends DurableObject<Env> {
       });
     }
     return { ...first, lease_ids, prepaid_calls };
+  }
+
+  /** The requests of the last minute, as this object's storage kept them (an eviction or reset must not empty them). */
+  private requestWindow(): RequestWindow {
+    const kv = this.ctx.storage.kv;
+    return RequestWindow.restore(kv.list<[number, number]>(), { put: (k, v) => kv.put(k, v), delete: (k) => void kv.delete(k) });
   }
 
   async release(report: ReleaseReport): Promise<void> {

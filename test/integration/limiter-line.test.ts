@@ -2,6 +2,7 @@
  * The ProviderLimiter's line: callers refused only because every slot is taken wait in order, and
  * a freed slot goes to the longest waiter, never to a caller that arrived later.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { leasePool } from "../../src/limiter/lease-pool";
@@ -97,6 +98,26 @@ describe("ProviderLimiter line", () => {
     expect(order).toEqual(["older"]);
     await limiter.release({ lease_id: o.lease_id });
     expect((await newer).granted).toBe(true);
+  });
+});
+
+describe("the ProviderLimiter's requests of the last minute", () => {
+  it("survive a reset of the object: the minute's rpm is not granted twice (scenario 6 saw an idle object evicted)", async () => {
+    const name = `line-reset-${crypto.randomUUID()}`;
+    const limiter = env.LIMITER.getByName(name);
+    const req = { provider: "openai_compatible", estimated_tokens: 10, limits: { concurrency: 10, rpm: 3 } };
+    const grants = (await Promise.all([limiter.acquire(req), limiter.acquire(req), limiter.acquire(req)])) as { lease_id: string }[];
+    await limiter.release({ lease_id: grants[0]!.lease_id });
+    await limiter.release({ lease_id: grants[1]!.lease_id });
+    // grants[2] is still held when the object goes away.
+    await runInDurableObject(limiter, (_i, state) => state.abort("limiter reset")).catch(() => undefined);
+    const again = env.LIMITER.getByName(name); // a stub of the aborted instance stays broken
+    const after = await again.acquire(req);
+    expect(after).toMatchObject({ granted: false, reason: "rate" });
+    expect((after as { wait_ms: number }).wait_ms).toBeGreaterThan(50_000);
+    // The old instance's lease is unknown to the new one: its release frees nothing.
+    await again.release({ lease_id: grants[2]!.lease_id });
+    expect(await again.acquire(req)).toMatchObject({ granted: false, reason: "rate" });
   });
 });
 

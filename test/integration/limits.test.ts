@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { addFakeRules, api, exactTemplate, fakeModel, uniqueModel, type RunView } from "./helpers";
-import { deliverUntilDone, requestLog, startCapturedRun } from "./limits-support";
+import { deliverConcurrently, deliverUntilDone, requestLog, startCapturedRun } from "./limits-support";
 
 /**
  * Every job's first answering call is in the opening burst: 24 calls granted before any 429 was
@@ -16,9 +16,6 @@ import { deliverUntilDone, requestLog, startCapturedRun } from "./limits-support
  * 429) are each granted after the limiter heard of that 429.
  */
 const OPENING_BURST = 24;
-
-/** Slack between the test's clock and the fake server's for "not before" bounds (early is the fault, late is not). */
-const CLOCK_SLACK_MS = 150;
 
 describe("ProviderLimiter against a provider that takes 8 calls at a time", () => {
   it("gets a 429, keeps the provider at 8 or fewer in flight from then on, and completes the run", async () => {
@@ -80,28 +77,26 @@ describe("run-level limits", () => {
       { match: { model: judge }, reply: { json: { answer: "Paris" } } },
     ]);
     const RPM = 120;
-    const CALLS = RPM + 10; // the bucket starts full: 120 at once, then one every 500 ms
+    const CALLS = RPM + 10; // at most 120 in any minute: the last 10 wait for the minute to pass
     const { runId, bodies } = await startCapturedRun({
       benchmark: { name: "rpm120", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
       config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)], replicate_count: CALLS },
       // Two slots for all jobs at once: calls wait in their invocation's lease pool, so finished
-      // calls hand their leases on, which the limiter must have paid for from the request bucket.
+      // calls hand their leases on, which the limiter must have paid for from the minute's requests.
       limits: { a: { rpm: RPM, concurrency: 2 } },
     });
-    // The limiter's bucket starts full when the first call asks, which is after this moment: so no
-    // call k may reach the server before startedAt + the time to refill k + 1 - RPM requests.
-    const startedAt = Date.now();
-    // Two invocations running all their jobs side by side, each with one lease pool.
-    await deliverUntilDone(bodies, 2, { JOB_CONCURRENCY: String(CALLS) });
+    // Two invocations running all their jobs side by side, each with one lease pool. One round: the
+    // jobs the minute has no room for are handed back to wait it out (a deferral of about a minute),
+    // which this test does not sit through (scenario 6 of the reliability suite does).
+    const handedBack = await deliverConcurrently(bodies, 2, 1, { JOB_CONCURRENCY: String(CALLS) });
 
-    const arrivals = (await requestLog(answerer)).map((r) => r.at).sort((x, y) => x - y);
-    expect(arrivals).toHaveLength(CALLS);
-    const early = arrivals
-      .map((at, k) => ({ k, after_ms: at - startedAt, earliest_ms: ((k + 1 - RPM) * 60_000) / RPM - CLOCK_SLACK_MS }))
-      .filter(({ after_ms, earliest_ms }) => after_ms < earliest_ms);
-    expect(early).toEqual([]);
+    // The old token bucket (full at the start, refilled continuously) let all 130 through within
+    // seconds: 120 at once, then one every 500 ms.
+    const arrivals = (await requestLog(answerer)).map((r) => r.at);
+    expect(arrivals).toHaveLength(RPM);
+    expect(handedBack).toHaveLength(CALLS - RPM);
     const view = (await (await api(`/v1/runs/${runId}`)).json()) as RunView;
-    expect(view).toMatchObject({ status: "completed", progress: { total: CALLS, done: CALLS } });
+    expect(view).toMatchObject({ status: "running", progress: { total: CALLS, done: RPM } });
   }, 60_000);
 
   it("refuses limits for a model id the run does not have", async () => {

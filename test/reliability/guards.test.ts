@@ -9,6 +9,7 @@ import { duplicateScenario } from "./s1-duplicates";
 import { idempotencyScenario } from "./s7-idempotency";
 import { crashScenario } from "./s3-crash-points";
 import { deadLetterScenario } from "./s9-dead-letter";
+import { rateWindowScenario } from "./s6-rate-window";
 import type { CheckOutcome } from "./invariants";
 import { writeReport, SIZE_MODE } from "./scenario";
 
@@ -96,4 +97,17 @@ describe("each guard switched off makes its scenario fail", () => {
     const failed = await withGuardsOff(["dead_letter_marks_dead"], "9 dead-letter → partial", () => deadLetterScenario(4));
     expect(failed).toEqual(expect.arrayContaining(["terminal", "totals_match"]));
   }, 120_000);
+
+  // Full size only, as scenario 6 itself: a provider's 429s and their retry-after take a while even small.
+  it.skipIf(SIZE_MODE === "fast")(
+    "request_window → scenario 6: more than rpm requests reach the provider within a minute",
+    async () => {
+      const failed = await withGuardsOff(["request_window"], "6 rate window", async () => {
+        const run = await rateWindowScenario(20, 10, { realDelays: false });
+        return { ...run, check: { ...run.check, invariants: { ...run.check.invariants, ...run.extra } } };
+      });
+      expect(failed).toContain("window_within_limit");
+    },
+    300_000,
+  );
 });

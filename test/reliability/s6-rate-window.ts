@@ -27,7 +27,8 @@ export function busiestWindow(arrivals: readonly number[]): number {
   return best;
 }
 
-export async function rateWindowScenario(invocations: number, rpm: number) {
+/** `realDelays: false` redelivers hand-backs at once (the guard-off run, which only has to show the window broken). */
+export async function rateWindowScenario(invocations: number, rpm: number, { realDelays = true } = {}) {
   const judge = uniqueModel("s6-judge");
   await addFakeRules([
     { match: { model: judge, rpm_above: rpm }, reply: { fault: "429" } },
@@ -47,7 +48,7 @@ export async function rateWindowScenario(invocations: number, rpm: number) {
   });
   const limited = { ...(env as unknown as Env), EDGEVAL_PROVIDER_LIMITS: JSON.stringify({ [new URL(env.FAKE_LLM_URL).origin]: { rpm } }) };
   const started = Date.now();
-  const stats = await drainPipelined(deliveries(bodies), { batchSize: 1, parallel: invocations, realDelays: true, envFor: () => limited });
+  const stats = await drainPipelined(deliveries(bodies), { batchSize: 1, parallel: invocations, realDelays, envFor: () => limited });
   const seconds = Math.round((Date.now() - started) / 1000);
   const keys = questions.map((q) => ({ question_id: q.id, answering_model: "a", parsing_model: "j", replicate: 1 }));
   const check = await checkRun({ runId, keys, calls: { models: [judge] } });

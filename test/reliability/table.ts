@@ -44,6 +44,9 @@ export const EXPECTED_REPORTS = [
   "guard-dead-letter-marks-dead",
 ];
 
+/** Reports only the full sizes write (their tests skip the fast subset: minutes of rate-limit waits). */
+export const FULL_ONLY_REPORTS = ["s6-rate-window", "guard-request-window"];
+
 const COLUMNS = ["scenario", "size", "faults", "lost", "dup", "re-paid", "status", ...INVARIANTS, "other", "result"];
 const SHORT: Record<string, string> = {
   d1_one_row: "d1 1 row",

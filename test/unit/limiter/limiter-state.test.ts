@@ -25,12 +25,14 @@ describe("provider limiter state", () => {
     expect(s.acquire(10_000, 10).granted).toBe(true);
   });
 
-  it("spaces requests by the requests-per-minute bucket once the burst is spent", () => {
+  it("holds the request after rpm of them until a minute after the first ended (at most rpm in any 60 s)", () => {
     const s = new LimiterState({ rpm: 2, tpm: 1_000_000, concurrency: 10 }, 0, tuning);
     for (const id of [grant(s, 0), grant(s, 0)]) s.release(0, { lease_id: id });
     const third = s.acquire(0, 10);
-    expect(third).toEqual({ granted: false, wait_ms: 30_000, reason: "rate" });
-    expect(s.acquire(30_000, 10).granted).toBe(true);
+    expect(third).toEqual({ granted: false, wait_ms: 60_000, reason: "rate" });
+    // The old bucket granted it here, half a minute on: 3 requests in [0, 60 s) against 2.
+    expect(s.acquire(30_000, 10).granted).toBe(false);
+    expect(s.acquire(60_000, 10).granted).toBe(true);
   });
 
   it("prepays handed-on calls from the buckets, as far as they hold, and refunds the unused ones at release", () => {
@@ -50,8 +52,8 @@ describe("provider limiter state", () => {
   it("charges calls made beyond a lease's prepaid ones at release", () => {
     const s = new LimiterState({ rpm: 3, tpm: 1_000_000, concurrency: 10 }, 0, tuning);
     const id = grant(s, 0);
-    s.release(0, { lease_id: id, calls: 3 }); // one grant, nothing prepaid, three calls: the bucket is spent
-    expect(s.acquire(0, 10)).toEqual({ granted: false, wait_ms: 20_000, reason: "rate" });
+    s.release(0, { lease_id: id, calls: 3 }); // one grant, nothing prepaid, three calls: the minute is spent
+    expect(s.acquire(0, 10)).toEqual({ granted: false, wait_ms: 60_000, reason: "rate" });
   });
 
   it("holds calls back on the tokens-per-minute bucket and charges actual usage at release", () => {
@@ -147,12 +149,12 @@ describe("provider limiter state: what mutation testing found unpinned", () => {
     expect(s.acquire(0, 1_000).granted).toBe(true);
   });
 
-  it("refills both buckets in proportion to the time passed", () => {
-    const s = new LimiterState({ rpm: 2, tpm: 1_200, concurrency: 10 }, 0, tuning);
+  it("refills the tokens-per-minute bucket in proportion to the time passed", () => {
+    const s = new LimiterState({ rpm: 1_000, tpm: 1_200, concurrency: 10 }, 0, tuning);
     grant(s, 0, 600);
     grant(s, 0, 600);
-    // A quarter minute later: half a request and 300 tokens are back.
-    expect(s.acquire(15_000, 10)).toEqual({ granted: false, wait_ms: 15_000, reason: "rate" });
+    // A quarter minute later 300 tokens are back, half a minute later 600.
+    expect(s.acquire(15_000, 900)).toEqual({ granted: false, wait_ms: 30_000, reason: "rate" });
     expect(s.acquire(30_000, 900)).toEqual({ granted: false, wait_ms: 15_000, reason: "rate" });
     expect(s.acquire(45_000, 900).granted).toBe(true);
   });
@@ -187,9 +189,11 @@ describe("provider limiter state: what mutation testing found unpinned", () => {
     };
     const requests = new LimiterState({ rpm: 10, tpm: 1_000_000, concurrency: 20 }, 0, flat);
     const held = grant(requests, 0);
-    requests.release(0, { lease_id: grant(requests, 0), rate_limited: true }); // rpm 10 → 5: 8 left, cut to 5
+    requests.release(0, { lease_id: grant(requests, 0), rate_limited: true }); // rpm 10 → 5
     expect(requests.allowance()).toEqual({ rpm: 5, tpm: 500_000, concurrency: 20 });
-    expect(prepaid(requests, held)).toBe(5);
+    // Two of the minute's 5 are spent (the held lease and the refused call). The old bucket
+    // prepaid 5 here (its 8 left cut to 5): 7 requests in the minute against 5.
+    expect(prepaid(requests, held)).toBe(3);
     const tokens = new LimiterState({ rpm: 1_000, tpm: 1_000, concurrency: 20 }, 0, flat);
     const big = grant(tokens, 0, 100);
     tokens.release(0, { lease_id: grant(tokens, 0, 10), rate_limited: true }); // tpm 1,000 → 500: 890 left, cut to 500
