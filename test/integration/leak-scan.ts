@@ -48,7 +48,7 @@ export function coordinatorDump(name: string): Promise<string> {
 
 /**
  * A run of tenant `tenantId` submitted as the route does, with its job messages captured (so they
- * can be swept too), delivered as one queue batch.
+ * can be swept too), delivered as one queue batch; a job the consumer sends back is captured, not delivered.
  */
 export async function runQueuedAs(tenantId: string, body: CreateRunBody) {
   const tenant = (await getTenant(env.DB, tenantId))!;
@@ -59,16 +59,17 @@ export async function runQueuedAs(tenantId: string, body: CreateRunBody) {
   );
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   const sent: { body: unknown }[] = [];
-  await startRun(
-    { ...env, JOBS: { sendBatch: async (m: { body: unknown }[]) => void sent.push(...m) } as unknown as Queue<unknown> },
-    plan.spec,
-    plan.jobIds,
-  );
+  // The consumer's own sends (a job deferred to wait out a retry-after) are captured too.
+  const jobs = {
+    sendBatch: async (m: { body: unknown }[]) => void sent.push(...m),
+    send: async (body: unknown) => void sent.push({ body }),
+  } as unknown as Queue<unknown>;
+  await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
   const batch = createMessageBatch(
     "edgeval-jobs",
     sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch, env);
+  await worker.queue(batch, { ...env, JOBS: jobs });
   return { spec: plan.spec, sent, outcome: await getQueueResult(batch, ctx) };
 }

@@ -36,6 +36,8 @@ export const EXPECTED_REPORTS = [
   "s9-fuzzed-bodies",
   "s9-webhook-down-up",
   "s9-bad-signatures",
+  "s9-canary-sweep",
+  "s9-injection-corpus",
   "guard-claim-lease",
   "guard-claim-skips-finished-saved-results",
   "guard-idempotency-key",
