@@ -1,8 +1,8 @@
 /**
- * What both SDK adapters share when turning a failed call into an `LlmError`: the HTTP status →
- * kind table, `retry-after` parsing, and scrubbing (keys out, length bounded). Each SDK's own
- * error classes are matched in exactly one function in its adapter (`openaiError`,
- * `anthropicError`), which defers to `httpError` here for anything with a status.
+ * What the provider adapters share when turning a failed call into an `LlmError`: the HTTP status →
+ * kind table, `retry-after` parsing, and scrubbing (keys out, length bounded). Each adapter maps its
+ * failures in exactly one function (`postOpenAI` in openai-wire.ts, `anthropicError`), which defers
+ * to `httpError` here for anything with a status.
  */
 import type { LlmError, LlmErrorKind } from "./port";
 

@@ -1,20 +1,21 @@
 /**
- * ModelPort over the OpenAI SDK, for `openai` and `openai_compatible` (vLLM, Ollama, LM Studio…).
+ * ModelPort over OpenAI's chat completions and embeddings endpoints, for `openai` and
+ * `openai_compatible` (vLLM, Ollama, LM Studio…), called with plain fetch (openai-wire.ts: the SDK
+ * cost more CPU per call than the fetch itself); the SDK's types describe the wire.
  *
- * - `maxRetries: 0`: the queue owns retries. Every call has the adapter's `timeoutMs`.
+ * - No retries here: the queue owns them. Every call has the adapter's `timeoutMs`.
  * - Structured output: `response_format: json_schema`, then JSON extraction from the content
  *   (servers that ignore the schema fence it or chat around it), then zod validation. A compatible
  *   server that refuses json_schema with a 400 gets the schema in the system message instead.
- * - Every SDK error becomes an `LlmError` in `openaiError`, the one place that knows its classes.
+ * - Every failed call becomes an `LlmError` in `postOpenAI` (openai-wire.ts), as the SDK's error classes did.
  * - Config temperature / max_tokens are defaults; request values win. `openai` sends
  *   `max_completion_tokens` (required by its reasoning models), `openai_compatible` sends
  *   `max_tokens` (what most compatible servers read).
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { connectionMessage, describeThrown, httpError, scrub } from "./errors";
+import type { CreateEmbeddingResponse } from "openai/resources/embeddings";
+import { type OpenAIWire, postOpenAI } from "./openai-wire";
 import {
-  fail,
   ok,
   unsupported,
   type ChatRequest,
@@ -60,7 +61,7 @@ type Sampling = Pick<ChatCompletionCreateParamsNonStreaming, "temperature" | "ma
 
 export class OpenAIAdapter implements ModelPort {
   readonly identity: ModelIdentityLike & { id?: string };
-  readonly #client: OpenAI;
+  readonly #wire: OpenAIWire;
   readonly #opts: OpenAIAdapterOptions;
   /** Set once an OpenAI-compatible server has refused `response_format: json_schema`. */
   #schemaRefused = false;
@@ -68,19 +69,13 @@ export class OpenAIAdapter implements ModelPort {
   constructor(opts: OpenAIAdapterOptions) {
     this.#opts = opts;
     this.identity = { id: opts.id, interface: opts.interface, model_name: opts.model_name };
-    this.#client = new OpenAI({
+    this.#wire = {
       apiKey: opts.apiKey,
       baseURL: opts.baseURL ?? OPENAI_DEFAULT_BASE_URL,
-      // explicit nulls: nothing is picked up from process.env
-      organization: null,
-      project: null,
-      adminAPIKey: null,
-      webhookSecret: null,
-      maxRetries: 0,
-      timeout: opts.timeoutMs,
-      logLevel: "warn",
+      timeoutMs: opts.timeoutMs,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    });
+      ...(opts.now ? { now: opts.now } : {}),
+    };
   }
 
   async chat(req: ChatRequest): Promise<LlmResult<ChatResponse>> {
@@ -167,7 +162,7 @@ export class OpenAIAdapter implements ModelPort {
 
   async embed(req: EmbedRequest): Promise<LlmResult<EmbedResponse>> {
     const model = req.model ?? this.#opts.model_name;
-    const r = await this.#call(() => this.#client.embeddings.create({ model, input: req.inputs, encoding_format: "float" }));
+    const r = await postOpenAI<CreateEmbeddingResponse>(this.#wire, "/embeddings", { model, input: req.inputs, encoding_format: "float" });
     if (!r.ok) return r;
     const data = [...r.value.data].sort((a, b) => a.index - b.index);
     if (data.length !== req.inputs.length) {
@@ -193,19 +188,11 @@ export class OpenAIAdapter implements ModelPort {
 
   /** One chat completion; the first choice, its message and mapped usage. */
   async #complete(body: Omit<ChatCompletionCreateParamsNonStreaming, "model">) {
-    const r = await this.#call(() => this.#client.chat.completions.create({ ...body, model: this.#opts.model_name }));
+    const r = await postOpenAI<ChatCompletion>(this.#wire, "/chat/completions", { ...body, model: this.#opts.model_name });
     if (!r.ok) return r;
     const choice = r.value.choices?.[0];
     if (!choice?.message) return invalidOutput<never>("the response has no choices", JSON.stringify(r.value));
     return ok({ choice, message: choice.message, usage: this.#usage(r.value) });
-  }
-
-  async #call<R>(fn: () => Promise<R>): Promise<LlmResult<R>> {
-    try {
-      return ok(await fn());
-    } catch (e) {
-      return fail(openaiError(e, { secrets: [this.#opts.apiKey], now: (this.#opts.now ?? Date.now)(), url: this.#client.baseURL }));
-    }
   }
 
   #sampling(req: { temperature?: number; max_tokens?: number }): Sampling {
@@ -230,19 +217,6 @@ export class OpenAIAdapter implements ModelPort {
       model: c.model || this.#opts.model_name,
     };
   }
-}
-
-/** The one place OpenAI SDK errors become `LlmError`s. */
-/** `ctx.url`: the base URL the call went to, named in connection errors so a wrong base_url or port shows. */
-export function openaiError(e: unknown, ctx: { secrets: readonly string[]; now: number; url?: string }): LlmError {
-  if (e instanceof APIConnectionTimeoutError) return { kind: "timeout", message: "request timed out" };
-  if (e instanceof APIUserAbortError) return { kind: "timeout", message: "request aborted" };
-  if (e instanceof APIConnectionError) return { kind: "connection", message: scrub(connectionMessage(e, ctx.url), ctx.secrets) };
-  if (e instanceof APIError && typeof e.status === "number") return httpError(e.status, e.message, e.headers, ctx, e.code ?? e.type);
-  // configuration and client-side checks (e.g. missing credentials)
-  if (e instanceof OpenAIError) return { kind: "bad_request", message: scrub(e.message, ctx.secrets) };
-  // e.g. a 200 whose body is not JSON: the provider misbehaved
-  return { kind: "server_error", message: scrub(`unexpected error: ${describeThrown(e)}`, ctx.secrets) };
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false } {
