@@ -7,6 +7,7 @@ import { prefixedId } from "../lib/ids";
 import { CreateTenantRequest, TenantId, UpdateTenantRequest } from "../schemas/tenants";
 import { auditStatement, OPERATOR } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
+import { forgetTenant } from "../tenants/auth-cache";
 import { insertKey, keyView } from "../tenants/keys-repo";
 import { getTenant, insertTenant, type TenantRecord, tenantView, updateTenant } from "../tenants/tenants-repo";
 import { type AppEnv, adminAuth } from "./auth";
@@ -88,6 +89,7 @@ admin.patch("/tenants/:id", async (c) => {
     updated_at: new Date().toISOString(),
   };
   await updateTenant(c.env.DB, next);
+  forgetTenant(next.tenant_id);
   await auditStatement(c.env.DB, {
     tenant_id: next.tenant_id,
     actor: OPERATOR,

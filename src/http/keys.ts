@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { CreateKeyRequest, RotateKeyRequest } from "../schemas/tenants";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
+import { forgetKey } from "../tenants/auth-cache";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import type { Scope } from "../schemas/scopes";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
@@ -81,6 +82,7 @@ keys.delete("/:id", async (c) => {
   const tenantId = tenantOf(c).tenant_id;
   const id = c.req.param("id");
   if (await revokeKey(c.env.DB, tenantId, id, new Date().toISOString())) {
+    forgetKey(id);
     await auditStatement(c.env.DB, {
       tenant_id: tenantId,
       actor: actorOf(c.get("principal")),

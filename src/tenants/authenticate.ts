@@ -1,11 +1,14 @@
 /**
  * Who is calling: a bearer token → the tenant and the scopes it may use. Two kinds of token:
- * an API key (`ev_…`, one D1 read by key id joined with its tenant, never cached, so a revoked
- * key fails on the next request), or the deployment's EDGEVAL_API_TOKEN, which is an all-scope
- * key of tenant `default` (existing deployments and the local scripts keep working unchanged).
+ * an API key (`ev_…`, one D1 read by key id joined with its tenant), or the deployment's
+ * EDGEVAL_API_TOKEN, which is an all-scope key of tenant `default` (existing deployments and the
+ * local scripts keep working unchanged). A verified lookup is kept per isolate for AUTH_CACHE_MS
+ * (auth-cache.ts): a revoked key or a disabled tenant is refused everywhere within that bound, and
+ * at once by the isolate that revoked or disabled it.
  */
 import { parseKey, hashKey, sameHash, sameSecret } from "./api-key";
-import { findKeyForAuth } from "./keys-repo";
+import { findKeyForAuth, type KeyRecord } from "./keys-repo";
+import { cachedAuth, rememberAuth } from "./auth-cache";
 import { SCOPES, type Scope } from "../schemas/scopes";
 import { DEFAULT_TENANT, getTenant, type TenantRecord } from "./tenants-repo";
 
@@ -32,21 +35,33 @@ export interface AuthConfig {
 const TOUCH_EVERY_MS = 60_000;
 
 export async function authenticate(token: string, cfg: AuthConfig, now: Date): Promise<AuthOutcome> {
+  const at = now.getTime();
   if (cfg.apiToken && (await sameSecret(token, cfg.apiToken))) {
-    const tenant = await getTenant(cfg.db, DEFAULT_TENANT);
-    if (!tenant) throw new Error("the default tenant row is missing: apply the D1 migrations");
+    let tenant = cachedAuth(token, at)?.tenant ?? null;
+    if (!tenant) {
+      tenant = await getTenant(cfg.db, DEFAULT_TENANT);
+      if (!tenant) throw new Error("the default tenant row is missing: apply the D1 migrations");
+      rememberAuth(token, { key: null, tenant }, at);
+    }
     if (tenant.disabled) return { ok: false, reason: "disabled" };
     return { ok: true, principal: { tenant, keyId: null, scopes: new Set(SCOPES) }, touch: false };
   }
   const parsed = parseKey(token);
   if (!parsed) return { ok: false, reason: "unknown" };
   if (!cfg.pepper) return { ok: false, reason: "no_pepper" };
-  const found = await findKeyForAuth(cfg.db, parsed.keyId);
-  if (!found || !sameHash(await hashKey(parsed.key, cfg.pepper), found.key.key_hash)) return { ok: false, reason: "unknown" };
-  const { key, tenant } = found;
+  let found = cachedAuth(token, at);
+  if (!found?.key) {
+    const read = await findKeyForAuth(cfg.db, parsed.keyId);
+    if (!read || !sameHash(await hashKey(parsed.key, cfg.pepper), read.key.key_hash)) return { ok: false, reason: "unknown" };
+    rememberAuth(token, read, at);
+    found = read;
+  }
+  const { key, tenant } = found as { key: KeyRecord; tenant: TenantRecord };
   if (key.revoked_at !== null) return { ok: false, reason: "revoked" };
-  if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) return { ok: false, reason: "expired" };
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= at) return { ok: false, reason: "expired" };
   if (tenant.disabled) return { ok: false, reason: "disabled" };
-  const touch = key.last_used_at === null || now.getTime() - Date.parse(key.last_used_at) >= TOUCH_EVERY_MS;
+  const touch = key.last_used_at === null || at - Date.parse(key.last_used_at) >= TOUCH_EVERY_MS;
+  // The caller writes last_used_at now; the cached row says so too, or every request would touch.
+  if (touch) key.last_used_at = now.toISOString();
   return { ok: true, principal: { tenant, keyId: key.key_id, scopes: new Set(key.scopes) }, touch };
 }

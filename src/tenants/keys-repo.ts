@@ -39,7 +39,7 @@ export function insertKey(db: D1Database, k: KeyRecord): D1PreparedStatement {
     );
 }
 
-/** The auth lookup: the key and its tenant in one indexed read (primary key), never cached. */
+/** The auth lookup: the key and its tenant in one indexed read (primary key); authenticate keeps it 2 s (auth-cache.ts). */
 export async function findKeyForAuth(db: D1Database, keyId: string): Promise<{ key: KeyRecord; tenant: TenantRecord } | null> {
   const tenantCols = TENANT_COLUMNS.split(", ")
     .map((c) => `t.${c} AS t_${c}`)

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { SCOPES } from "../../src/schemas/scopes";
+import { forgetAllAuth } from "../../src/tenants/auth-cache";
 import { api } from "./helpers";
 import { ADMIN_TOKEN, apiAs, createKey, createTenant } from "./tenant-helpers";
 
@@ -84,6 +85,9 @@ describe("tenants and API keys", () => {
     await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE key_id = ?")
       .bind(new Date(Date.now() - 1000).toISOString(), k.key_id)
       .run();
+    // An edit of D1 outside the API reaches this isolate's kept lookup within AUTH_CACHE_MS
+    // (test/integration/auth-cache.test.ts); this test is about expiry, so it does not wait for that.
+    forgetAllAuth();
     const res = await apiAs(k.key, "/v1/runs");
     expect(res.status).toBe(401);
     expect(((await res.json()) as any).error.message).toMatch(/expired/);
