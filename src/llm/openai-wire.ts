@@ -48,8 +48,11 @@ export async function postOpenAI<T>(wire: OpenAIWire, path: string, body: unknow
     }
     const text = await res.text();
     if (!res.ok) {
-      const parsed = safeJson(text);
-      const error = (parsed as { error?: unknown } | undefined)?.error as { message?: unknown; code?: unknown; type?: unknown } | undefined;
+      const parsed = safeJson(text) as { error?: unknown } | undefined;
+      // As the SDK's makeStatusError: a JSON body without an `error` member is the error itself.
+      const error = (parsed && typeof parsed === "object" && parsed.error == null ? parsed : parsed?.error) as
+        | { message?: unknown; code?: unknown; type?: unknown }
+        | undefined;
       const code = typeof error?.code === "string" ? error.code : typeof error?.type === "string" ? error.type : null;
       const message = statusMessage(res.status, error, parsed === undefined ? text : undefined);
       return fail(httpError(res.status, message, res.headers, { secrets, now: (wire.now ?? Date.now)() }, code));

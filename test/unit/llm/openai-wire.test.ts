@@ -24,7 +24,7 @@ describe("postOpenAI", () => {
   it("words a status error as the SDK did, with the body's error code, and scrubs the key", async () => {
     const r = await postOpenAI(wire(answer(400, JSON.stringify({ error: { message: `bad key ${KEY}`, code: "x_code" } }))), "/p", {});
     expect(r).toEqual({ ok: false, error: { kind: "bad_request", status: 400, message: "400 bad key [redacted]" } });
-    const noBody = await postOpenAI(wire(answer(500, "{}")), "/p", {});
+    const noBody = await postOpenAI(wire(answer(500, "")), "/p", {});
     expect(noBody.ok ? null : noBody.error.message).toBe("500 status code (no body)");
     const text = await postOpenAI(wire(answer(502, "upstream down", { "content-type": "text/plain" })), "/p", {});
     expect(text.ok ? null : text.error).toMatchObject({ kind: "server_error", status: 502, message: "502 upstream down" });
