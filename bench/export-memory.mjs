@@ -19,19 +19,25 @@
 // --repeat N: each export N times in a row (the target compares the first of each); the lines of the
 // repeats show how much RSS every further, identical export keeps (a ratchet, not a working set).
 // --formats csv,ndjson,karenina: only those.
+// After each export it says where workerd's memory is (bench/lib/workerd-memory.mjs: proxy and
+// runtime RSS, anonymous vs file-backed; the V8 heaps of the worker's isolate and of miniflare's
+// simulator isolates); --allocator adds tcmalloc's and SQLite's counters (gdb attaches to workerd),
+// --release also hands tcmalloc's free pages back and says how much RSS that returned.
 //
 //   node bench/export-memory.mjs [--small 1000] [--large 10000] [--timeout 1800] [--control] [--repeat N] [--formats F,…]
+//                                [--allocator] [--release]
 import fs from "node:fs";
 import { startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { workerdRssMb } from "./lib/proc-cpu.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
 import { connectInspector } from "./lib/inspector.mjs";
 import { JUDGE_SCRIPT, manualRun } from "./lib/manual-run.mjs";
+import { allocatorStats, formatAllocator, formatMemory, workerdMemory, workerdProcesses } from "./lib/workerd-memory.mjs";
 
 const LIMIT_MB = 64;
 
 function parseArgs(argv) {
-  const o = { small: 1000, large: 10000, timeoutS: 1800, control: false, repeat: 1, formats: null };
+  const o = { small: 1000, large: 10000, timeoutS: 1800, control: false, repeat: 1, formats: null, allocator: false, release: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const value = () => Number(inline ?? argv[++i]);
@@ -39,9 +45,14 @@ function parseArgs(argv) {
     else if (flag === "--large") o.large = value();
     else if (flag === "--timeout") o.timeoutS = value();
     else if (flag === "--control") o.control = true;
+    else if (flag === "--allocator") o.allocator = true;
+    else if (flag === "--release") o.allocator = o.release = true;
     else if (flag === "--repeat") o.repeat = value();
     else if (flag === "--formats") o.formats = (inline ?? argv[++i]).split(",");
-    else throw new Error(`unknown option ${argv[i]} (use --small N, --large N, --timeout S, --control, --repeat N, --formats F,…)`);
+    else
+      throw new Error(
+        `unknown option ${argv[i]} (use --small N, --large N, --timeout S, --control, --repeat N, --formats F,…, --allocator, --release)`,
+      );
   }
   if (!Number.isInteger(o.repeat) || o.repeat < 1) throw new Error("--repeat needs a whole number ≥ 1");
   for (const f of o.formats ?? [])
@@ -156,6 +167,13 @@ async function main() {
   try {
     stack.heap = await connectInspector(stack.inspectorPort);
     const api = apiClient(stack.url, stack.token);
+    /** Where workerd's memory is now (and the allocator's counters when asked). */
+    const where = async (label) => {
+      console.log(`  ${label}: ${formatMemory(await workerdMemory(stack.pid, { inspector: stack.heap }))}`);
+      const runtime = workerdProcesses(stack.pid).find((p) => p.role === "runtime");
+      if (o.allocator && runtime)
+        console.log(`  ${" ".repeat(label.length)}  ${formatAllocator(allocatorStats(runtime.pid, { release: o.release }))}`);
+    };
     const runs = {};
     for (const n of [o.small, o.large])
       runs[n] = (
@@ -165,6 +183,7 @@ async function main() {
       const run = await api.waitForRun(runs[n], { timeoutMs: o.timeoutS * 1000, intervalMs: 2000 });
       console.log(`  run of ${n}: ${run.status}, ${run.progress.done}/${run.progress.total} jobs`);
     }
+    await where("runs done");
     const rows = [];
     for (const n of [o.small, o.large]) {
       for (const format of FORMATS)
@@ -188,6 +207,7 @@ async function main() {
           console.log(
             `  ${String(n).padStart(6)} ${format.padEnd(9)} ${(r.bytes / 1e6).toFixed(1).padStart(7)} MB  ${String(r.lines).padStart(6)} lines  ${(r.ms / 1000).toFixed(1).padStart(6)} s  RSS before ${r.before.toFixed(0).padStart(4)} MB, peak ${r.peak.toFixed(0).padStart(4)} MB; isolate heap ${r.heapBefore.toFixed(0).padStart(3)} → peak ${r.heapPeak.toFixed(0).padStart(3)} MB`,
           );
+          await where(`after ${n} ${format}`);
         }
     }
     let ok = true;

@@ -4,41 +4,65 @@
 //
 // Each run is N questions × 1 manual answering model (answers in the request: no answering call) ×
 // 1 judge on the fake LLM (its scripted structured reply passes every answer), so each job is one
-// judge call. The stack is what `npm start` runs, with COORDINATOR_SHARD_JOBS set by --shard-jobs
-// (default 1,000: the 2,000-job run has 2 shards, the 20,000-job run 20). For each N it prints the
-// wall time (POST returned → the run's finished_at), results/s, the shards, the results the
-// export reads back from D1 (every result once: rows = distinct result ids = N) and workerd's
-// resident memory (peak while the run went, and after; all of workerd: the worker's isolate and the
-// local D1/R2/queue simulators) and the worker isolate's heap in use after the run, then whether memory stayed flat:
-// peak RSS at the largest N ≤ peak RSS at the smallest + 64 MB.
+// judge call. The stack is what `npm start` runs (state on disk in a fresh --persist-to directory,
+// as `npm start`; `npm run dev` keeps it in .wrangler/state), with COORDINATOR_SHARD_JOBS at its
+// default (5,000: 2,000 jobs on one coordinator, 20,000 on 4 shards) unless --shard-jobs sets it.
+// For each N it prints the wall time (POST returned → the run's finished_at), results/s, the
+// shards, the results the export reads back from D1 (every result once: rows = distinct result
+// ids = N) and workerd's resident memory (peak while the run went, and after), then whether memory
+// stayed flat: peak RSS at the largest N ≤ peak RSS at the smallest + 64 MB.
 //
-//   node bench/sharded-run.mjs [--jobs 2000,20000] [--shard-jobs 1000] [--latency-ms 0] [--timeout 1800]
+// After each N it also says where workerd's memory is (bench/lib/workerd-memory.mjs): the proxy and
+// the runtime process (anonymous vs file-backed RSS), the V8 heap of the worker's isolate and of
+// miniflare's simulator isolates; with --allocator also tcmalloc's live bytes, what it holds free
+// and SQLite's heap (gdb attaches to workerd; with --release it hands free pages back first).
+//
+// The judge's key: without --key-limits it has openai_compatible's default limits (6,000 requests a
+// minute, src/limiter/limiter-state.ts), so a run of more than 6,000 jobs averages ≤ 100 results/s
+// whatever the stack could do; --key-limits rpm=10000000,concurrency=256 (bench/lib/provider-key.mjs)
+// lifts that to measure the stack itself.
+//
+//   node bench/sharded-run.mjs [--jobs 2000,20000] [--shard-jobs N] [--key-limits rpm=…,concurrency=…]
+//                              [--latency-ms 0] [--timeout 1800] [--allocator] [--release]
 import os from "node:os";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
 import { startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { workerdRssMb } from "./lib/proc-cpu.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
+import { keyWithLimits, parseKeyLimits } from "./lib/provider-key.mjs";
+import { allocatorStats, formatAllocator, formatMemory, OUR_TARGET, workerdMemory, workerdProcesses } from "./lib/workerd-memory.mjs";
 import { connectInspector } from "./lib/inspector.mjs";
 import { runMain } from "./lib/run-main.mjs";
 
 const FLAT_MB = 64;
+/** COORDINATOR_SHARD_JOBS when the stack does not set it (src/config.ts). */
+const DEFAULT_SHARD_JOBS = 5_000;
 
 function parseArgs(argv) {
-  const o = { jobs: [2_000, 20_000], shardJobs: 1_000, latencyMs: 0, timeoutS: 1_800 };
+  const o = { jobs: [2_000, 20_000], shardJobs: null, keyLimits: null, latencyMs: 0, timeoutS: 1_800, allocator: false, release: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
-    const value = inline ?? argv[++i];
-    if (flag === "--jobs") o.jobs = value.split(",").map(Number);
-    else if (flag === "--shard-jobs") o.shardJobs = Number(value);
-    else if (flag === "--latency-ms") o.latencyMs = Number(value);
-    else if (flag === "--timeout") o.timeoutS = Number(value);
-    else throw new Error(`unknown option ${argv[i]} (use --jobs, --shard-jobs, --latency-ms, --timeout)`);
+    if (flag === "--allocator") o.allocator = true;
+    else if (flag === "--release") o.allocator = o.release = true;
+    else {
+      const value = inline ?? argv[++i];
+      if (flag === "--jobs") o.jobs = value.split(",").map(Number);
+      else if (flag === "--shard-jobs") o.shardJobs = Number(value);
+      else if (flag === "--key-limits") o.keyLimits = parseKeyLimits(value);
+      else if (flag === "--latency-ms") o.latencyMs = Number(value);
+      else if (flag === "--timeout") o.timeoutS = Number(value);
+      else
+        throw new Error(
+          `unknown option ${argv[i]} (use --jobs, --shard-jobs, --key-limits, --latency-ms, --timeout, --allocator, --release)`,
+        );
+    }
   }
-  if (!o.jobs.every((n) => n > 0) || !(o.shardJobs > 0)) throw new Error("--jobs and --shard-jobs take numbers > 0");
+  if (!o.jobs.every((n) => n > 0) || !(o.shardJobs === null || o.shardJobs > 0))
+    throw new Error("--jobs and --shard-jobs take numbers > 0");
   return o;
 }
 
-function buildRun(n, baseUrl) {
+function buildRun(n, baseUrl, secretName) {
   const questions = Array.from({ length: n }, (_, i) => ({
     id: `sr-${i}`,
     question: `Is ${i} a number?`,
@@ -59,50 +83,63 @@ function buildRun(n, baseUrl) {
     benchmark: { name: `bench:sharded-run ${n} jobs`, questions },
     config: {
       answering_models: [{ id: "manual", interface: "manual", manual_answers: Object.fromEntries(questions.map((q) => [q.id, "Yes."])) }],
-      parsing_models: [{ id: "judge", interface: "openai_compatible", model_name: "sr-judge", base_url: baseUrl, temperature: 0 }],
+      parsing_models: [
+        {
+          id: "judge",
+          interface: "openai_compatible",
+          model_name: "sr-judge",
+          base_url: baseUrl,
+          temperature: 0,
+          ...(secretName ? { api_key_secret: secretName } : {}),
+        },
+      ],
       replicate_count: 1,
     },
   };
 }
 
-/**
- * The worker isolate's memory (MB) over the DevTools inspector, V8 heap in use plus ArrayBuffer backing stores: the worker and
- * its Durable Objects share that isolate, miniflare's D1/R2/queue simulators do not (null if no inspector).
- */
-async function isolateHeapMb(inspectorPort) {
-  try {
-    const { send, close } = await connectInspector(inspectorPort);
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("inspector timeout")), 10_000));
-    const u = await Promise.race([send("Runtime.getHeapUsage"), timeout]).finally(close);
-    return (u.usedSize + (u.backingStorageSize ?? 0)) / 2 ** 20;
-  } catch {
-    return null;
-  }
-}
-
 /** Every result the run's export reads from D1: rows and distinct result ids. */
-async function exportedResults(stack, runId) {
-  const res = await fetch(`${stack.url}/v1/runs/${runId}/export?format=ndjson`, { headers: { authorization: `Bearer ${stack.token}` } });
+async function exportedResults(stack, token, runId) {
+  const res = await fetch(`${stack.url}/v1/runs/${runId}/export?format=ndjson`, { headers: { authorization: `Bearer ${token}` } });
   if (!res.ok) throw new Error(`export → ${res.status}: ${await res.text()}`);
   const lines = (await res.text()).split("\n").filter(Boolean);
   return { rows: lines.length, distinct: new Set(lines.map((l) => JSON.parse(l).metadata.result_id)).size };
 }
 
+/** The worker isolate's V8 heap in use plus its ArrayBuffers (MB; null without the runtime's inspector). */
+function ourHeapMb({ isolates }) {
+  const ours = Object.entries(isolates ?? {}).filter(([id, v]) => id === OUR_TARGET && !v.error);
+  return ours.length ? ours.reduce((sum, [, v]) => sum + v.used + v.buffers, 0) : null;
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   console.log(
-    `bench/sharded-run — jobs ${o.jobs.join(", ")}; COORDINATOR_SHARD_JOBS ${o.shardJobs}; judge latency ${o.latencyMs} ms; load ${os
+    `bench/sharded-run — jobs ${o.jobs.join(", ")}; COORDINATOR_SHARD_JOBS ${o.shardJobs ?? `${DEFAULT_SHARD_JOBS} (default)`}; judge key limits ${o.keyLimits ? JSON.stringify(o.keyLimits) : "openai_compatible's defaults (6,000 a minute: ≤ 100 results/s over 6,000 jobs)"}; judge latency ${o.latencyMs} ms; load ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")}`,
   );
   const fake = await startFakeLlm({ latencyMs: o.latencyMs });
-  const stack = await startLocalStack({ vars: { COORDINATOR_SHARD_JOBS: String(o.shardJobs) }, say: (m) => console.log(`  ${m}`) });
+  const vars = o.shardJobs === null ? {} : { COORDINATOR_SHARD_JOBS: String(o.shardJobs) };
+  const stack = await startLocalStack({ vars, say: (m) => console.log(`  ${m}`) });
+  const shardJobs = o.shardJobs ?? DEFAULT_SHARD_JOBS;
+  // Our isolate's heap through wrangler's inspector proxy (workerd's own inspector leaves it to wrangler's session).
+  const inspector = await connectInspector(stack.inspectorPort).catch(() => null);
+  /** Where workerd's memory is now (and the allocator's counters when asked). */
+  const where = async (label) => {
+    console.log(`  ${label}: ${formatMemory(await workerdMemory(stack.pid, { inspector }))}`);
+    const runtime = workerdProcesses(stack.pid).find((p) => p.role === "runtime");
+    if (o.allocator && runtime)
+      console.log(`  ${" ".repeat(label.length)}  ${formatAllocator(allocatorStats(runtime.pid, { release: o.release }))}`);
+  };
   const rows = [];
   try {
-    const api = apiClient(stack.url, stack.token);
+    const key = o.keyLimits ? await keyWithLimits(stack, fake.url, o.keyLimits, "bench-sharded-run") : null;
+    const api = apiClient(stack.url, key?.token ?? stack.token);
+    await where("idle");
     for (const n of o.jobs) {
-      const submitted = await api.submit(buildRun(n, `${fake.url}/v1`));
+      const submitted = await api.submit(buildRun(n, `${fake.url}/v1`, key?.secretName));
       const t0 = Date.now();
       let peak = workerdRssMb(stack.pid);
       const sampler = setInterval(() => (peak = Math.max(peak, workerdRssMb(stack.pid))), 500);
@@ -121,10 +158,10 @@ async function main() {
         })
         .finally(() => clearInterval(sampler));
       const wallMs = (Date.parse(run.finished_at ?? "") || Date.now()) - t0;
-      const exported = await exportedResults(stack, submitted.run_id);
+      const exported = await exportedResults(stack, key?.token ?? stack.token, submitted.run_id);
       const row = {
         n,
-        shards: n > o.shardJobs ? Math.ceil(n / o.shardJobs) : 1,
+        shards: n > shardJobs ? Math.ceil(n / shardJobs) : 1,
         status: run.status,
         done: run.progress.done,
         wallS: wallMs / 1000,
@@ -132,15 +169,17 @@ async function main() {
         ...exported,
         peakMb: peak,
         afterMb: workerdRssMb(stack.pid),
-        heapMb: await isolateHeapMb(stack.inspectorPort),
+        heapMb: ourHeapMb(await workerdMemory(stack.pid, { inspector })),
         submitMs: submitted.submit_ms,
       };
       rows.push(row);
       console.log(
         `  ${n} jobs: ${row.status}, ${row.done} results in ${row.wallS.toFixed(1)} s = ${row.perS.toFixed(0)} results/s over ${row.shards} shard(s); export ${row.rows} rows, ${row.distinct} distinct; workerd RSS peak ${row.peakMb.toFixed(0)} MB, after ${row.afterMb.toFixed(0)} MB; worker isolate heap ${row.heapMb?.toFixed(0) ?? "n/a"} MB (submit ${row.submitMs.toFixed(0)} ms)`,
       );
+      await where(`after ${n}`);
     }
   } finally {
+    inspector?.close();
     await stack.stop();
     await fake.close();
   }

@@ -35,9 +35,10 @@ import fs from "node:fs";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
-import { LOCAL_JOB_QUEUE, localAdminToken, reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
+import { LOCAL_JOB_QUEUE, reloadHint, startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
 import { startCpuProfile, summarizeProfile } from "./lib/cpu-profile.mjs";
+import { keyWithLimits, parseKeyLimits } from "./lib/provider-key.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 import { runMain } from "./lib/run-main.mjs";
 
@@ -86,19 +87,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-/** `concurrency=256,rpm=100000` → {concurrency: 256, rpm: 100000} (a tenant secret's `limits`). */
-function parseKeyLimits(text = "") {
-  const out = {};
-  for (const part of text.split(",")) {
-    const [name, v] = part.split("=");
-    if (!["concurrency", "rpm", "tpm"].includes(name) || !(Number(v) > 0)) {
-      throw new Error(`--key-limits takes concurrency=N,rpm=N,tpm=N (each optional, > 0); got ${JSON.stringify(part)}`);
-    }
-    out[name] = Number(v);
-  }
-  return out;
-}
-
 /**
  * The local job queue this run uses: LOCAL_JOB_QUEUE (what npm start runs) with the flags' changes,
  * and whether anything differs from npm start's stack.
@@ -112,36 +100,6 @@ function queueSettings(o) {
   };
   const same = Object.keys(q).every((k) => q[k] === LOCAL_JOB_QUEUE[k]) && !o.localObservability;
   return { q, same };
-}
-
-/**
- * A tenant with one provider key whose limits are `limits` (PUT /v1/secrets/:name), for the models
- * to use through api_key_secret. Returns the tenant's API token and the secret's name.
- */
-async function keyWithLimits(stack, fakeUrl, limits) {
-  const call = async (token, method, path, body) => {
-    const res = await fetch(`${stack.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
-    return json;
-  };
-  const { key } = await call(localAdminToken(), "POST", "/v1/admin/tenants", {
-    name: "bench-throughput",
-    limits: { requests_per_minute: 1_000_000 },
-    first_key: { name: "bench" },
-  });
-  const name = "BENCH_PROVIDER_KEY";
-  await call(key.key, "PUT", `/v1/secrets/${name}`, {
-    value: "bench-provider-key",
-    interface: "openai_compatible",
-    origins: [new URL(fakeUrl).origin],
-    limits,
-  });
-  return { token: key.key, secretName: name };
 }
 
 /**
@@ -245,7 +203,7 @@ async function main() {
     say: (m) => console.log(`  ${m}`),
   });
   try {
-    const key = o.keyLimits ? await keyWithLimits(stack, fake.url, o.keyLimits) : null;
+    const key = o.keyLimits ? await keyWithLimits(stack, fake.url, o.keyLimits, "bench-throughput") : null;
     const api = apiClient(stack.url, key?.token ?? stack.token);
     // The profiler's sampling costs the worker's thread time too: figures from a profiled run are
     // for finding hot spots, not for the ratio.
