@@ -40,8 +40,9 @@ export interface ShardBudget {
 export function grantSlice(budgetUsd: number, shardCount: number, rows: ReadonlyMap<number, ShardBudget>, shard: number): number | null {
   let held = 0;
   for (const r of rows.values()) held += Math.max(r.granted, r.spent);
+  // What sums of floating-point dollars leave over is nothing to grant.
   const left = budgetUsd - held;
-  if (left <= 0) return null;
+  if (left <= budgetUsd * 1e-9) return null;
   const mine = rows.get(shard) ?? { granted: 0, spent: 0 };
   return Math.max(mine.granted, mine.spent) + Math.min(left, budgetUsd / (SLICES_PER_SHARD * shardCount));
 }

@@ -23,5 +23,12 @@ describe("grantSlice: a shard's next slice of a sharded run's budget", () => {
     expect(grantSlice(10, 2, held, 0)).toBe(4.5);
     held.set(0, { granted: 4.5, spent: 1 });
     expect(grantSlice(10, 2, held, 1)).toBeNull();
+    // 0.7 + 0.2 + 0.1 held of $1 leaves a rounding error (1.1e-16), not a slice.
+    const rounded = rows([
+      [0, { granted: 0.7, spent: 0 }],
+      [1, { granted: 0.2, spent: 0 }],
+      [2, { granted: 0.1, spent: 0 }],
+    ]);
+    expect(grantSlice(1, 3, rounded, 0)).toBeNull();
   });
 });
