@@ -31,7 +31,9 @@ async function startCapturedRun(body: unknown) {
     keyRing(env, true, new Map()),
   );
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
-  await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
+  // The submit's own sends are what is captured: the run stays on one coordinator (a sharded run's
+  // shards would send from their alarms, past this capture), whatever COORDINATOR_SHARD_JOBS is.
+  await startRun({ ...env, JOBS: jobs, COORDINATOR_SHARD_JOBS: String(Number.MAX_SAFE_INTEGER) }, plan.spec, plan.jobIds);
   return { runId: plan.spec.run_id, sent };
 }
 
