@@ -13,6 +13,7 @@ import {
   uniqueModel,
   waitForRun,
 } from "./helpers";
+import { pricedResult } from "./shard-helpers";
 
 const price = (usd: number) => ({ input_per_mtok: usd * 1_000_000, output_per_mtok: usd * 1_000_000 });
 
@@ -93,26 +94,7 @@ describe("usage and cost of a run", () => {
       results_per_pair: 3,
       budget_usd: 1,
     });
-    const rec = (job: string) => ({
-      result_id: `res-${job}`,
-      job_id: job,
-      answering_id: "a",
-      parsing_id: "p",
-      verdict: "pass" as const,
-      usage: [
-        {
-          key: `res-${job}|parsing`,
-          job_id: job,
-          answering_id: "a",
-          parsing_id: "p",
-          stage: "parsing",
-          model: "m",
-          input_tokens: 1,
-          output_tokens: 1,
-          cost_usd: 0.6,
-        },
-      ],
-    });
+    const rec = (job: string) => pricedResult(job, 0.6);
     expect((await stub.claim("0.0.1")).kind).toBe("run");
     await stub.record(rec("0.0.1"));
     await stub.record(rec("0.0.1")); // a redelivery: $0.60 spent, not $1.20

@@ -9,50 +9,13 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import type { RunCoordinator } from "../../src/coordinator/coordinator";
 import worker from "../../src/index";
-import { shardName } from "../../src/coordinator/shards";
-
-const rec = (job: string, cost: number) => ({
-  result_id: `r-${job}`,
-  job_id: job,
-  answering_id: "a",
-  parsing_id: "p",
-  verdict: "pass" as const,
-  usage: [
-    {
-      key: `r-${job}|parsing`,
-      job_id: job,
-      answering_id: "a",
-      parsing_id: "p",
-      stage: "parsing",
-      model: "m",
-      input_tokens: 1,
-      output_tokens: 1,
-      cost_usd: cost,
-    },
-  ],
-});
+import { pricedResult, rootWithShards } from "./shard-helpers";
 
 /** A root with a $1 budget and two shards of three jobs, whose jobs the test claims itself. */
 async function budgetedShards() {
-  const root = `allowance-${crypto.randomUUID()}`;
-  const [s0, s1] = [0, 1].map((s) => env.RUNS.getByName(shardName(root, s)));
-  // The shards' sends are only stamped: no job reaches the queue unless the test delivers it.
-  for (const shard of [s0!, s1!])
-    await runInDurableObject(shard, async (instance: RunCoordinator) => {
-      instance.sendJobs = async (_run, ids, accepted) => accepted([...ids]);
-    });
-  await env.RUNS.getByName(root).init({
-    run_id: root,
-    job_ids: [],
-    answering_ids: ["a"],
-    parsing_ids: ["p"],
-    results_per_pair: 6,
-    budget_usd: 1,
-    shards: { count: 2, per_shard: 3, dims: { questions: 6, answering: 1, replicates: 1 } },
-  });
-  return { root, s0: s0!, s1: s1! };
+  const { root, shards } = await rootWithShards("allowance", 2, 3, 1);
+  return { root, s0: shards[0]!, s1: shards[1]! };
 }
 
 describe("a budgeted sharded run's allowances", () => {
@@ -71,7 +34,7 @@ describe("a budgeted sharded run's allowances", () => {
     // Shard 0's first claim is granted a slice ($1 / (4 × 2)); its job costs $0.90, far past it.
     expect((await s0.claim("0.0.1")).kind).toBe("run");
     expect(await granted()).toEqual({ 0: 0.125 });
-    await s0.record(rec("0.0.1", 0.9), { completesJob: true });
+    await s0.record(pricedResult("0.0.1", 0.9), { completesJob: true });
     // Shard 1 gets only what is left: $1 − $0.90 (shard 0's spend counts, not its $0.125).
     expect((await s1.claim("3.0.1")).kind).toBe("run");
     expect((await granted())[1]).toBeCloseTo(0.1, 9);
@@ -79,10 +42,10 @@ describe("a budgeted sharded run's allowances", () => {
     expect(await s0.claim("1.0.1")).toEqual({ kind: "wait", retry_in_seconds: 2 });
 
     // Shard 1 closes its jobs having spent $0.06 of its $0.10, and hands the rest back.
-    await s1.record(rec("3.0.1", 0.02), { completesJob: true });
+    await s1.record(pricedResult("3.0.1", 0.02), { completesJob: true });
     for (const job of ["4.0.1", "5.0.1"]) {
       expect((await s1.claim(job)).kind).toBe("run");
-      await s1.record(rec(job, 0.02), { completesJob: true });
+      await s1.record(pricedResult(job, 0.02), { completesJob: true });
     }
     await vi.waitUntil(async () => Math.abs(((await granted())[1] ?? 0) - 0.06) < 1e-9, { timeout: 5_000, interval: 20 });
 
@@ -90,7 +53,7 @@ describe("a budgeted sharded run's allowances", () => {
     // root stops every shard: shard 0's last job is skipped and the run ends budget_exceeded.
     expect((await s0.claim("1.0.1")).kind).toBe("run");
     expect((await granted())[0]).toBeCloseTo(0.94, 9);
-    await s0.record(rec("1.0.1", 0.2), { completesJob: true });
+    await s0.record(pricedResult("1.0.1", 0.2), { completesJob: true });
     await vi.waitUntil(async () => (await env.RUNS.getByName(root).snapshot())?.status === "budget_exceeded", {
       timeout: 5_000,
       interval: 20,
@@ -104,7 +67,7 @@ describe("a budgeted sharded run's allowances", () => {
   it("a job delivered while its shard waits for allowance is deferred: acked, a copy sent back later, no delivery spent", async () => {
     const { root, s0, s1 } = await budgetedShards();
     expect((await s0.claim("0.0.1")).kind).toBe("run");
-    await s0.record(rec("0.0.1", 0.9), { completesJob: true });
+    await s0.record(pricedResult("0.0.1", 0.9), { completesJob: true });
     expect((await s1.claim("3.0.1")).kind).toBe("run");
     // Shard 0's next job, as the queue delivers it: the rest of the budget is held by shard 1.
     const copies: { body: unknown; delaySeconds?: number }[] = [];

@@ -6,6 +6,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { RunCoordinator } from "../../src/coordinator/coordinator";
 import { jobIndexOf, type ShardPlan, shardName } from "../../src/coordinator/shards";
 import { CreateRunBody } from "../../src/schemas/api";
 import { planRun } from "../../src/submit/plan";
@@ -46,4 +47,51 @@ export async function jobCoordinators(runId: string): Promise<string[]> {
 export async function coordinatorOfJobIn(runId: string, jobId: string): Promise<string> {
   const { root, plan } = await rootAndPlan(runId);
   return plan ? shardName(root, Math.floor(jobIndexOf(jobId, plan.dims)! / plan.per_shard)) : root;
+}
+
+/** A result of `job` for the pair a/`parsing` with one priced parsing usage row: what a consumer records. */
+export const pricedResult = (job: string, costUsd: number, parsing = "p") => ({
+  result_id: `r-${job}`,
+  job_id: job,
+  answering_id: "a",
+  parsing_id: parsing,
+  verdict: "pass" as const,
+  usage: [
+    {
+      key: `r-${job}|parsing`,
+      job_id: job,
+      answering_id: "a",
+      parsing_id: parsing,
+      stage: "parsing",
+      model: "m",
+      input_tokens: 1,
+      output_tokens: 1,
+      cost_usd: costUsd,
+    },
+  ],
+});
+
+/**
+ * A root (pair a/p, one answering model, one replicate) with `count` shards of `perShard` jobs, started
+ * directly: the shards' sends are only stamped, so no job reaches the queue unless the test delivers
+ * it, and the test claims and records the shards' jobs itself.
+ */
+export async function rootWithShards(prefix: string, count: number, perShard: number, budgetUsd?: number) {
+  const root = `${prefix}-${crypto.randomUUID()}`;
+  const shards = Array.from({ length: count }, (_, s) => env.RUNS.getByName(shardName(root, s)));
+  for (const shard of shards)
+    await runInDurableObject(shard, async (instance: RunCoordinator) => {
+      instance.sendJobs = async (_run, ids, accepted) => accepted([...ids]);
+    });
+  const jobs = count * perShard;
+  await env.RUNS.getByName(root).init({
+    run_id: root,
+    job_ids: [],
+    answering_ids: ["a"],
+    parsing_ids: ["p"],
+    results_per_pair: jobs,
+    ...(budgetUsd !== undefined ? { budget_usd: budgetUsd } : {}),
+    shards: { count, per_shard: perShard, dims: { questions: jobs, answering: 1, replicates: 1 } },
+  });
+  return { root, shards };
 }

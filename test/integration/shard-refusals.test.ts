@@ -8,56 +8,25 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import type { RunCoordinator } from "../../src/coordinator/coordinator";
 import { shardName } from "../../src/coordinator/shards";
-
-const rec = (job: string, parsing = "p") => ({
-  result_id: `r-${job}`,
-  job_id: job,
-  answering_id: "a",
-  parsing_id: parsing,
-  verdict: "pass" as const,
-  usage: [
-    {
-      key: `r-${job}|parsing`,
-      job_id: job,
-      answering_id: "a",
-      parsing_id: parsing,
-      stage: "parsing",
-      model: "m",
-      input_tokens: 1,
-      output_tokens: 1,
-      cost_usd: 0.01,
-    },
-  ],
-});
+import { pricedResult, rootWithShards } from "./shard-helpers";
 
 const rows = (name: string, sql: string) =>
   runInDurableObject(env.RUNS.getByName(name), async (_i, state) => state.storage.sql.exec(sql).toArray());
 
 describe("a shard's report answered per result", () => {
   it("drops refused results as classified failures and keeps reporting the ones after them", async () => {
-    const root = `refusals-${crypto.randomUUID()}`;
-    const shard = env.RUNS.getByName(shardName(root, 0));
-    // The shard's jobs are claimed here, not by the queue: its sends are only stamped.
-    await runInDurableObject(shard, async (instance: RunCoordinator) => {
-      instance.sendJobs = async (_run, ids, accepted) => accepted([...ids]);
-    });
-    await env.RUNS.getByName(root).init({
-      run_id: root,
-      job_ids: [],
-      answering_ids: ["a"],
-      parsing_ids: ["p"],
-      results_per_pair: 3,
-      shards: { count: 1, per_shard: 3, dims: { questions: 3, answering: 1, replicates: 1 } },
-    });
+    const {
+      root,
+      shards: [shard],
+    } = await rootWithShards("refusals", 1, 3);
 
-    for (const job of ["0.0.1", "1.0.1", "2.0.1"]) expect((await shard.claim(job)).kind).toBe("run");
-    await shard.record(rec("0.0.1"), { completesJob: true });
+    for (const job of ["0.0.1", "1.0.1", "2.0.1"]) expect((await shard!.claim(job)).kind).toBe("run");
+    await shard!.record(pricedResult("0.0.1", 0.01), { completesJob: true });
     // A row the shard cannot read back (no verdict, no pair), then a result for a pair the run does not have.
     await rows(shardName(root, 0), `INSERT INTO to_root (body) VALUES ('{"result_id":"broken","job_id":"1.0.1"}')`);
-    await shard.record(rec("1.0.1", "zz"), { completesJob: true });
-    await shard.record(rec("2.0.1"), { completesJob: true });
+    await shard!.record(pricedResult("1.0.1", 0.01, "zz"), { completesJob: true });
+    await shard!.record(pricedResult("2.0.1", 0.01), { completesJob: true });
 
     // Every job closed, one result short: the run ends partial, not completed.
     await vi.waitUntil(async () => (await env.RUNS.getByName(root).snapshot())?.status === "partial", { timeout: 10_000, interval: 50 });
