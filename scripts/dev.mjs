@@ -85,6 +85,9 @@ async function main() {
     stack = await startLocalStack({
       port: opts.port,
       persistTo: path.join(REPO_ROOT, ".wrangler/state"),
+      // wrangler dev rebuilds and restarts the worker when a source file changes (npm start and the
+      // benches run the deploy bundle on workerd without its dev proxy: scripts/lib/local-runtime.mjs).
+      server: "wrangler-dev",
       fake: opts.fake ? { port: opts.fakePort, script: opts.fakeScript } : false,
       secrets,
       localObservability: opts.localObservability,

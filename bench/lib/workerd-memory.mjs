@@ -1,16 +1,17 @@
 // Where workerd's memory is (Linux /proc + workerd's own inspector), for the memory benches.
 //
-// `wrangler dev` starts two workerd processes in its process group: a small proxy in front (it
-// forwards every request and the DevTools session) and the runtime, which hosts the worker's
-// isolate (with its Durable Objects) and miniflare's own isolates: the D1, R2, KV and queue
+// The local stack (scripts/lib/local-runtime.mjs) runs one workerd process: the runtime, which
+// hosts the worker's isolate (with its Durable Objects) and miniflare's own isolates: the D1, R2, KV and queue
 // simulators, each a Durable Object whose data is SQLite (and, for R2, blob files) under
 // --persist-to. The runtime's inspector (workerd --inspector-addr) lists every one of those
 // isolates, so each one's V8 heap can be read; what RSS holds beyond the heaps is native:
 // SQLite page caches, buffers, and tcmalloc (workerd's allocator), which keeps freed pages.
+// Under `wrangler dev` (npm run dev) a second workerd, wrangler's dev proxy, sits in front ("proxy").
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { OUR_TARGET } from "./inspector.mjs";
 
 /** The workerd processes in process group `pgid`: pid and role ("runtime" has the inspector, "proxy" is wrangler's front). */
 export function workerdProcesses(pgid) {
@@ -110,9 +111,10 @@ async function inspectorCall(url, method, params = {}, timeoutMs = 10_000) {
 
 /**
  * The V8 heap of every isolate the runtime hosts but ours (MB used / allocated, ArrayBuffer backing
- * stores), keyed by workerd's target id: miniflare's simulators and wrangler's helpers. Ours is
- * left out: wrangler's own session holds it, and a second session's calls get no answer (they
- * time out), so the benches read ours through wrangler's inspector proxy (workerdMemory's `inspector`).
+ * stores), keyed by workerd's target id: miniflare's simulators and helpers. Ours is left out: the
+ * bench's own session holds it (bench/lib/inspector.mjs; under wrangler dev, wrangler's), and a
+ * second session's calls get no answer (they time out), so ours is read through that session
+ * (workerdMemory's `inspector`).
  */
 export async function isolateHeaps(port) {
   const list = await (await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(5000) })).json();
@@ -154,8 +156,7 @@ export async function workerdMemory(pgid, { heaps = true, inspector = null } = {
   return { procs, isolates };
 }
 
-/** The worker's own isolate among the runtime's inspector targets (wrangler.toml `name`); its Durable Objects run in it. */
-export const OUR_TARGET = "core:user:edgeval";
+export { OUR_TARGET };
 
 /** One line: each process's RSS (anon/file), and the isolates' heaps (ours, miniflare's summed, the largest of theirs). */
 export function formatMemory({ procs, isolates }) {

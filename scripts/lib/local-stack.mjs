@@ -1,4 +1,6 @@
-// The local stack: the fake LLM server (optional) plus `wrangler dev` with every binding local.
+// The local stack: the fake LLM server (optional) plus the worker with every binding local: its
+// deploy bundle on workerd (local-runtime.mjs; npm start, the e2e tests, the benches), or
+// `wrangler dev` (`server: "wrangler-dev"`; npm run dev, for its live reload).
 //
 //   const stack = await startLocalStack({ fake: { script: "examples/basic/fake-script.json" },
 //                                         secrets: { OPENAI_API_KEY: key } });
@@ -11,8 +13,8 @@
 //   through a temporary env file (mode 0600, in its own temp dir) passed with --env-file, next to
 //   .dev.vars; it is deleted on stop, on exit and on SIGINT/SIGTERM. Secret values are masked in
 //   any wrangler output we print.
-// - wrangler runs as `<node22> node_modules/wrangler/bin/wrangler.js` in its own process group;
-//   stop() signals it by PID, waits for it to exit, then kills what is left of that group.
+// - The runtime (or wrangler) runs under `<node22>` in its own process group; stop() signals it by
+//   PID, waits for it to exit, then kills what is left of that group (workerd among it).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -22,6 +24,7 @@ import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER_JS = path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js");
+const LOCAL_RUNTIME_JS = path.join(REPO_ROOT, "scripts/lib/local-runtime.mjs");
 const LOCAL_NODE = path.join(REPO_ROOT, "node_modules/.bin/node");
 const PROVIDER_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CLOUDFLARE_INCLUDE_PROCESS_ENV"];
 
@@ -175,7 +178,11 @@ function logFileWriter() {
   return (line) => fs.appendFileSync(file, `${line}\n`);
 }
 
-function runWrangler(args, { mask, onLine, detached = false, env = {} }) {
+function runWrangler(args, opts) {
+  return runNodeScript(WRANGLER_JS, args, opts);
+}
+
+function runNodeScript(script, args, { mask, onLine, detached = false, env = {} }) {
   const toFile = logFileWriter();
   const sink = lineSink({
     mask,
@@ -184,7 +191,7 @@ function runWrangler(args, { mask, onLine, detached = false, env = {} }) {
       onLine?.(line);
     },
   });
-  const child = spawn(nodeBinary(), [WRANGLER_JS, ...args], {
+  const child = spawn(nodeBinary(), [script, ...args], {
     cwd: REPO_ROOT,
     env: { ...childEnv(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -241,7 +248,7 @@ function alive(pid) {
 }
 
 /**
- * Starts the fake LLM (when `fake` is given) and `wrangler dev`, and waits for GET /health.
+ * Starts the fake LLM (when `fake` is given) and the worker, and waits for GET /health.
  *
  * @param {object} [opts]
  * @param {false | { script?: string | object, port?: number, latencyMs?: number }} [opts.fake] start the fake LLM server
@@ -257,7 +264,9 @@ function alive(pid) {
  * @param {string} [opts.persistTo] local state dir (default: a fresh temp dir, deleted on stop)
  * @param {string} [opts.stateRoot] where that fresh temp dir is made (default: the OS temp dir)
  * @param {number} [opts.readyTimeoutMs]
- * @param {boolean} [opts.localObservability] true: keep wrangler dev's local trace collector on (default off)
+ * @param {"workerd" | "wrangler-dev"} [opts.server] what runs the worker: its deploy bundle on workerd without a
+ *   dev proxy (default), or `wrangler dev`, which rebuilds on source changes (npm run dev)
+ * @param {boolean} [opts.localObservability] true: run `wrangler dev` with its local trace collector on (default off)
  * @param {(line: string) => void} [opts.onLog] every wrangler output line (masked)
  * @param {(msg: string) => void} [opts.say] progress lines of the stack itself
  */
@@ -353,21 +362,10 @@ export async function startLocalStack(opts = {}) {
 
     const port = opts.port ?? (await freePort());
     const inspectorPort = await freePort();
-    const args = [
-      "dev",
-      "--local",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--inspector-port",
-      String(inspectorPort),
-      "--persist-to",
-      persistTo,
-      "--show-interactive-dev-session=false",
-      "--log-level",
-      "info",
-    ];
+    // wrangler dev only where asked for (npm run dev: live reload), or for its local trace collector.
+    const devServer = opts.server === "wrangler-dev" || opts.localObservability === true;
+    const args = devServer ? ["dev", "--local", "--ip", "127.0.0.1", "--show-interactive-dev-session=false", "--log-level", "info"] : [];
+    args.push("--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", persistTo);
     // Local mode (src/env.ts isLocalMode) even when .dev.vars is missing or edited.
     const jobQueue = opts.jobQueue === false ? null : { ...LOCAL_JOB_QUEUE, ...opts.jobQueue };
     const queueVars = jobQueue ? { JOB_CONCURRENCY: String(jobQueue.jobConcurrency) } : {};
@@ -410,7 +408,8 @@ export async function startLocalStack(opts = {}) {
     // measured it at ~13 % of workerd's samples and ratio 1.10–1.12 against 1.08–1.09 without, a
     // cost production's tracing does not put on the worker. So it is off unless asked for.
     const env = { X_LOCAL_OBSERVABILITY: opts.localObservability === true ? "true" : "false" };
-    const run = runWrangler(args, { mask, onLine, detached: true, env });
+    if (!devServer && !args.includes("--config")) args.push("--config", path.join(REPO_ROOT, "wrangler.toml"));
+    const run = runNodeScript(devServer ? WRANGLER_JS : LOCAL_RUNTIME_JS, args, { mask, onLine, detached: true, env });
     st.child = run.child;
     st.exited = run.exited;
     stack.tail = run.tail;
@@ -421,7 +420,9 @@ export async function startLocalStack(opts = {}) {
     stack.url = `http://127.0.0.1:${port}`;
     await waitForHealth(stack.url, { timeoutMs: readyTimeoutMs, exited: run.exited, tail: run.tail, failed: () => buildFailed });
     stack.readyMs = Date.now() - t1;
-    say(`wrangler dev ready on ${stack.url} in ${(stack.readyMs / 1000).toFixed(1)} s (pid ${run.child.pid})`);
+    say(
+      `${devServer ? "wrangler dev" : "local runtime"} ready on ${stack.url} in ${(stack.readyMs / 1000).toFixed(1)} s (pid ${run.child.pid})`,
+    );
     return stack;
   } catch (err) {
     await stack.stop();
