@@ -32,12 +32,18 @@ export interface RunShare {
  * A model's adapter with its calls drawn from the shared limiter (manual models make no calls).
  * `pools`: the invocation's lease pools (a queue batch passes one; a single request needs none).
  * `gate`: wraps the bare adapter, inside the limiter (the queue consumer's cancel check).
+ * `settleLater`: a request's waitUntil, so its answer need not wait for the limiter's release.
  */
 export function limitedAdapter(
   env: Env,
   ring: KeyRing,
   model: ModelConfig,
-  opts: { run?: RunShare; pools?: ReturnType<typeof poolRegistry>; gate?: (port: ModelPort) => ModelPort } = {},
+  opts: {
+    run?: RunShare;
+    pools?: ReturnType<typeof poolRegistry>;
+    gate?: (port: ModelPort) => ModelPort;
+    settleLater?: (release: Promise<unknown>) => void;
+  } = {},
 ): ModelPort {
   // The AI binding is optional: absent locally (it only runs remotely), workers_ai models then fail as bad_request.
   const port = createModelPort(model, ring.secret, {
@@ -65,7 +71,8 @@ export function limitedAdapter(
     ? withOwnShare(limiterClient(env.LIMITER, model, key, lowerLimits(keyLimits, run.limits), `run:${run.run_id}`), shared)
     : shared;
   // The gate (a queued run's cancel check) sits inside the limiter: a call is checked when it would start.
-  return limitedPort(opts.gate ? opts.gate(scrubbed) : scrubbed, client, { sleep, now: Date.now });
+  const limitedEnv = opts.settleLater ? { sleep, now: Date.now, settleLater: opts.settleLater } : { sleep, now: Date.now };
+  return limitedPort(opts.gate ? opts.gate(scrubbed) : scrubbed, client, limitedEnv);
 }
 
 /** EDGEVAL_PROVIDER_LIMITS for a model: its base_url's origin first, then its interface. */

@@ -9,7 +9,7 @@
  */
 import { Hono } from "hono";
 import { type Env, secretAdvice } from "../env";
-import { type AppEnv, requireScope, tenantOf } from "./auth";
+import { type AppEnv, afterResponse, requireScope, tenantOf } from "./auth";
 import {
   estimateCalls,
   validateJudge,
@@ -65,6 +65,7 @@ judge.post("/", requireScope("judge"), async (c) => {
     prices: body.prices,
     deadline_ms: body.deadline_ms,
     startedAt: Date.now(),
+    settleLater: (p) => afterResponse(c, p),
   });
   return reply(c, JudgeOutcome, outcome);
 });
@@ -83,6 +84,8 @@ export interface OneJudgement {
   deadline_ms: number;
   /** When the deadline's clock started (ms since the epoch). */
   startedAt: number;
+  /** The request's waitUntil: limiter releases finish after the answer instead of before it. */
+  settleLater?: (release: Promise<unknown>) => void;
 }
 
 /**
@@ -93,7 +96,7 @@ export interface OneJudgement {
 export async function judgeOne(env: Env, tenant: TenantRecord, j: OneJudgement): Promise<JudgeOutcomeValue> {
   const graph = judgeGraph(j.config, j.sample);
   const deadline = { at: j.startedAt + j.deadline_ms, ms: j.deadline_ms, now: Date.now };
-  const ports = edgePorts(env, await ringFor(env, tenant, graph), graph, j.prices, deadline);
+  const ports = edgePorts(env, await ringFor(env, tenant, graph), graph, j.prices, deadline, j.settleLater);
   return runGraph(graph, j.sample, ports);
 }
 
@@ -151,7 +154,14 @@ async function ringFor(env: Env, tenant: TenantRecord, graph: JudgeGraph): Promi
 }
 
 /** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
-function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOverrides | undefined, deadline?: Deadline): JudgePorts {
+function edgePorts(
+  env: Env,
+  ring: KeyRing,
+  graph: JudgeGraph,
+  prices: PriceOverrides | undefined,
+  deadline?: Deadline,
+  settleLater?: (release: Promise<unknown>) => void,
+): JudgePorts {
   const table = priceTable(prices);
   const issues: FieldIssue[] = [];
   for (const { model: m, path } of graphModels(graph)) {
@@ -179,7 +189,7 @@ function edgePorts(env: Env, ring: KeyRing, graph: JudgeGraph, prices: PriceOver
         // With a deadline: no call starts after it (inner), and nothing in progress is waited for past it (outer).
         const bounded = (p: ModelPort) => (deadline ? deadlinePort(p, deadline) : p);
         port = bounded(
-          modelPortChain(bounded(limitedAdapter(env, ring, config)), nonces, {
+          modelPortChain(bounded(limitedAdapter(env, ring, config, settleLater ? { settleLater } : {})), nonces, {
             ledger,
             retryPolicy: modelRetryPolicy(retryPolicy, config),
             retryEnv,

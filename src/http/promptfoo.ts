@@ -64,7 +64,16 @@ promptfoo.post(
     const { config, mapping, prices, deadline_ms } = runnable(judge.spec);
     const mapped = promptfooSample(body, mapping);
     if (!mapped.ok) throw invalidBody(mapped.issues);
-    const answer = promptfooAnswer(await judgeOne(c.env, tenant, { config, sample: mapped.sample, prices, deadline_ms, startedAt }));
+    const answer = promptfooAnswer(
+      await judgeOne(c.env, tenant, {
+        config,
+        sample: mapped.sample,
+        prices,
+        deadline_ms,
+        startedAt,
+        settleLater: (p) => afterResponse(c, p),
+      }),
+    );
     if (!answer.decided) throw new ApiFailure({ code: "judge_undecided", message: answer.why });
     return reply(c, PromptfooVerdict, answer.verdict);
   },

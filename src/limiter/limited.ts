@@ -26,6 +26,12 @@ export interface LimitedEnv {
   sleep(ms: number): Promise<void>;
   /** The limiter may hold an acquire until a slot frees; elapsed time, not sleeps, bounds the wait. */
   now(): number;
+  /**
+   * Takes the release when the caller need not wait for it: a /v1/judge request hands it to its
+   * waitUntil and answers without the round trip to the limiter (and without the yield below).
+   * Unset (queue jobs): the call waits for its release.
+   */
+  settleLater?: (release: Promise<unknown>) => void;
 }
 
 export interface LimitedOptions {
@@ -103,14 +109,21 @@ async function runLeased<T>(
     }
     // A limiter that cannot be told is not a reason to lose the call's result; its lease expires.
     const released = client.release(report).catch(() => undefined);
-    // The freed slot lets another call start; give its request a turn on the event loop before
-    // this job's follow-up work (parsing, the next stage, saving) queues up in front of it. In
-    // local workerd, where every isolate shares one thread, requests leave only when the thread
-    // runs out of queued work (bench/throughput: a wave of 64 replies delayed the next wave's
-    // requests by ~150 ms, ~100 ms with this yield).
-    await env.sleep(0);
-    await released;
+    if (env.settleLater) env.settleLater(released);
+    else await yieldThenAwait(released, env);
   }
+}
+
+/**
+ * The freed slot lets another call start; give its request a turn on the event loop before this
+ * job's follow-up work (parsing, the next stage, saving) queues up in front of it. In local
+ * workerd, where every isolate shares one thread, requests leave only when the thread runs out of
+ * queued work (bench/throughput: a wave of 64 replies delayed the next wave's requests by ~150 ms,
+ * ~100 ms with this yield).
+ */
+async function yieldThenAwait(released: Promise<unknown>, env: LimitedEnv): Promise<void> {
+  await env.sleep(0);
+  await released;
 }
 
 export function limitedPort(inner: ModelPort, client: LimiterClient, env: LimitedEnv, opts = DEFAULT_LIMITED_OPTIONS): ModelPort {

@@ -62,6 +62,31 @@ describe("calls through the shared limiter", () => {
     expect(events).toEqual(["release sent", "yield 0", "follow-up"]);
   });
 
+  it("with settleLater, answers without waiting for the release (or yielding) and hands the release over", async () => {
+    let settle!: () => void;
+    const releaseSent = new Promise<void>((resolve) => (settle = resolve));
+    const c: LimiterClient = {
+      acquire: async () => ({ granted: true, lease_id: "l1" }),
+      release: () => releaseSent, // a limiter that has not answered yet
+    };
+    const handed: Promise<unknown>[] = [];
+    const env = {
+      ...clock(),
+      sleep: async () => expect.unreachable("no yield"),
+      settleLater: (p: Promise<unknown>) => void handed.push(p),
+    };
+    const r = await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), env, opts);
+    expect(r.ok).toBe(true);
+    expect(handed).toHaveLength(1);
+    let settled = false;
+    void handed[0]!.then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    settle();
+    await handed[0];
+    expect(settled).toBe(true);
+  });
+
   it("releases the lease even when the call throws", async () => {
     const { c, released } = client([{ granted: true, lease_id: "l9" }]);
     await expect(limitedCall(c, 10, async () => Promise.reject(new Error("boom")), clock(), opts)).rejects.toThrow("boom");
