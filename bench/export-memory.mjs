@@ -3,12 +3,12 @@
 // all three formats (src/exports/README.md), through the local stack.
 //
 // Two runs of `manual` answers judged by a scripted model on the fake LLM (bench/lib/manual-run.mjs,
-// as bench/submit.mjs): N/4 questions × 2 answering models × 2 replicates each. Then, smaller run first, per format:
+// as bench/submit.mjs): N/4 questions × 2 answering models × 2 replicates each. Then, format by format, the smaller run's export and straight after it the larger one's:
 // csv and ndjson streamed by GET /v1/runs/:id/export, karenina built by POST …/exports (the queue,
-// 500 results a step, 5 MiB parts) and downloaded. workerd's RSS (every workerd process wrangler
-// started, summed; /proc, Linux only) is sampled every 50 ms during each export; the table shows
+// 500 results a step, 5 MiB parts) and downloaded. workerd's RSS (every workerd process of the local
+// stack, summed; /proc, Linux only) is sampled every 50 ms during each export; the table shows
 // the peak, and the last lines compare the peaks at 10,000 with those at 1,000. Beside it, the
-// worker isolate's own heap (V8 heap + ArrayBuffers, over wrangler's inspector): RSS also holds the
+// worker isolate's own heap (V8 heap + ArrayBuffers, over the inspector): RSS also holds the
 // D1/R2/queue simulators, which grow with the data they read whatever reads it (see --control).
 // Target (issue 21): peak at 10,000 ≤ peak at 1,000 + 64 MB. Exit 1 if a format misses it.
 //
@@ -185,8 +185,11 @@ async function main() {
     }
     await where("runs done");
     const rows = [];
-    for (const n of [o.small, o.large]) {
-      for (const format of FORMATS)
+    // Each format's small export, then its large one: the large one's peak is then compared with
+    // what stood just before it, not with RSS the other formats' exports left behind in between
+    // (workerd keeps what an export raised: --repeat shows it).
+    for (const format of FORMATS) {
+      for (const n of [o.small, o.large])
         for (let repeat = 1; repeat <= o.repeat; repeat++) {
           const phases = {};
           const r = await sampled(stack.pid, stack.heap, () =>
