@@ -21,13 +21,12 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { REPO_ROOT, readEnvFile } from "./local-stack.mjs";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER_JS = path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js");
-export const READY_LINE = "edgeval local runtime ready on ";
+const READY_LINE = "edgeval local runtime ready on ";
 
 function parseArgs(argv) {
   const o = { envFiles: [], vars: {} };
@@ -61,16 +60,6 @@ function parseArgs(argv) {
   }
   for (const k of ["config", "persistTo", "port", "inspectorPort"]) if (o[k] === undefined) throw new Error(`missing --${k}`);
   return o;
-}
-
-/** dotenv-style NAME=value lines (the files local-stack.mjs writes, and .dev.vars). */
-function readEnvFile(file) {
-  const out = {};
-  for (const line of fs.readFileSync(file, "utf8").split(/\r?\n/)) {
-    const m = line.match(/^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/);
-    if (m) out[m[1]] = m[2].replace(/^(["'])(.*)\1$/, "$2");
-  }
-  return out;
 }
 
 /** `wrangler deploy --dry-run`: the bundle production runs (index.js plus its wasm modules). */
