@@ -25,6 +25,8 @@ import { fileURLToPath } from "node:url";
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER_JS = path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js");
 const LOCAL_RUNTIME_JS = path.join(REPO_ROOT, "scripts/lib/local-runtime.mjs");
+/** What local-runtime.mjs prints once its migrations are applied and the worker answers. */
+export const RUNTIME_READY_LINE = "edgeval local runtime ready on ";
 const LOCAL_NODE = path.join(REPO_ROOT, "node_modules/.bin/node");
 const PROVIDER_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CLOUDFLARE_INCLUDE_PROCESS_ENV"];
 
@@ -217,15 +219,19 @@ export async function applyMigrations({ persistTo, onLine, mask = (l) => l }) {
   }
 }
 
-async function waitForHealth(url, { timeoutMs, exited, tail, failed = () => false }) {
+async function waitForHealth(url, { timeoutMs, exited, tail, failed = () => false, ready = () => true, what = "wrangler dev" }) {
   const deadline = Date.now() + timeoutMs;
   let early = null;
   exited.then((r) => (early = r));
   while (Date.now() < deadline) {
-    if (early) throw new Error(`wrangler dev exited before it was ready (exit ${early.code ?? early.signal}):\n${tail()}`);
+    if (early) throw new Error(`${what} exited before it was ready (exit ${early.code ?? early.signal}):\n${tail()}`);
     if (failed()) {
       await sleep(500); // let the rest of the error report arrive
-      throw new Error(`wrangler dev could not build the worker:\n${tail(60)}`);
+      throw new Error(`${what} could not build the worker:\n${tail(60)}`);
+    }
+    if (!ready()) {
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
     }
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
@@ -235,7 +241,7 @@ async function waitForHealth(url, { timeoutMs, exited, tail, failed = () => fals
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`wrangler dev was not ready within ${Math.round(timeoutMs / 1000)} s:\n${tail()}`);
+  throw new Error(`${what} was not ready within ${Math.round(timeoutMs / 1000)} s:\n${tail()}`);
 }
 
 function alive(pid) {
@@ -356,14 +362,16 @@ export async function startLocalStack(opts = {}) {
       say(`fake LLM on ${stack.fake.url}`);
     }
 
-    const t0 = Date.now();
-    await applyMigrations({ persistTo, mask, onLine: onLog });
-    say(`D1 migrations applied to ${persistTo} (${Date.now() - t0} ms)`);
+    // wrangler dev only where asked for (npm run dev: live reload), or for its local trace collector.
+    const devServer = opts.server === "wrangler-dev" || opts.localObservability === true;
+    if (devServer) {
+      const t0 = Date.now();
+      await applyMigrations({ persistTo, mask, onLine: onLog });
+      say(`D1 migrations applied to ${persistTo} (${Date.now() - t0} ms)`);
+    } // else local-runtime.mjs applies them before it says it is ready
 
     const port = opts.port ?? (await freePort());
     const inspectorPort = await freePort();
-    // wrangler dev only where asked for (npm run dev: live reload), or for its local trace collector.
-    const devServer = opts.server === "wrangler-dev" || opts.localObservability === true;
     const args = devServer ? ["dev", "--local", "--ip", "127.0.0.1", "--show-interactive-dev-session=false", "--log-level", "info"] : [];
     args.push("--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", persistTo);
     // Local mode (src/env.ts isLocalMode) even when .dev.vars is missing or edited.
@@ -395,7 +403,9 @@ export async function startLocalStack(opts = {}) {
     // wrangler dev keeps watching after a failed build instead of exiting; fail fast instead of
     // waiting for the ready timeout.
     let buildFailed = false;
+    let runtimeReady = false;
     const onLine = (line) => {
+      runtimeReady ||= line.startsWith(RUNTIME_READY_LINE);
       if (!stack.readyMs) buildFailed ||= /Build failed|Could not resolve/.test(line);
       // wrangler dev rebuilds and restarts the worker when a source file changes, which can drop
       // queued jobs; scripts mention it when a run stalls or fails.
@@ -418,7 +428,14 @@ export async function startLocalStack(opts = {}) {
     stack.inspectorPort = inspectorPort;
     stack.pid = run.child.pid ?? 0;
     stack.url = `http://127.0.0.1:${port}`;
-    await waitForHealth(stack.url, { timeoutMs: readyTimeoutMs, exited: run.exited, tail: run.tail, failed: () => buildFailed });
+    await waitForHealth(stack.url, {
+      timeoutMs: readyTimeoutMs,
+      exited: run.exited,
+      tail: run.tail,
+      failed: () => buildFailed,
+      ready: () => devServer || runtimeReady,
+      what: devServer ? "wrangler dev" : "the local runtime",
+    });
     stack.readyMs = Date.now() - t1;
     say(
       `${devServer ? "wrangler dev" : "local runtime"} ready on ${stack.url} in ${(stack.readyMs / 1000).toFixed(1)} s (pid ${run.child.pid})`,
