@@ -3,7 +3,8 @@
 //
 // One-unit judge requests (`{type: "judge"}`, one structured call each) go to the local stack (the
 // one `npm start` runs) with a tenant's API key, so every request pays what a tenant's does: the
-// key's D1 read, the tenant's request-rate Durable Object and the ProviderLimiter. The model is the
+// key's lookup (a D1 read, then kept 2 s per isolate: src/tenants/auth-cache.ts), the tenant's
+// request-rate Durable Object and the ProviderLimiter. The model is the
 // fake LLM answering after L ms. For each L (0 and 500 ms by default) and each concurrency c (1, 16,
 // 64) it sends N requests c at a time (after a warm-up) and prints p50 / p99 latency, requests per
 // second, and the overhead: a request's latency minus the time the fake spent on its model call(s)
@@ -128,7 +129,7 @@ async function main() {
   try {
     const token = await benchTenant(stack.url);
     let profiled = null;
-    console.log(`  tenant key: every request reads the key from D1 and calls the tenant's rate-limit object\n`);
+    console.log(`  tenant key: every request looks the key up (D1, kept 2 s per isolate) and calls the tenant's rate-limit object\n`);
     console.log(
       `  ${"L ms".padStart(5)} ${"conc".padStart(5)} ${"N".padStart(5)}  ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"req/s".padStart(8)}  ${"over p50".padStart(8)} ${"over p99".padStart(8)}  ${"CPU/req".padStart(8)}  errors`,
     );
@@ -175,8 +176,8 @@ async function main() {
     }
     console.log(`
   p50/p99: client latency of one request. over: latency minus the fake's time on the request's model call(s)
-  (what edgeval adds: auth and the key's D1 read, the tenant rate-limit object, validation, the limiter's
-  acquire and release, the SDK, parsing). CPU/req: workerd CPU, all threads, per request (n/a without /proc).`);
+  (what edgeval adds: auth and the key's lookup, the tenant rate-limit object, validation, the limiter's
+  acquire (its release follows the answer), the provider call's request and parsing). CPU/req: workerd CPU, all threads, per request (n/a without /proc).`);
     return 0;
   } finally {
     await stack.stop();
