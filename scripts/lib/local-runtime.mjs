@@ -4,7 +4,7 @@
 // the benches; `npm run dev` runs `wrangler dev` instead, for its live reload.
 //
 //   node scripts/lib/local-runtime.mjs --config <wrangler.toml> --persist-to <dir> --port <p>
-//        --inspector-port <p> [--env-file <file>]… [--var NAME:value]…
+//        --inspector-port <p> --bundle-dir <empty dir> [--env-file <file>]… [--var NAME:value]…
 //
 // Why not `wrangler dev`: it puts a second workerd in front of the worker (its dev proxy, which
 // holds requests while it reloads and routes each one through a Durable Object). Production has no
@@ -20,7 +20,6 @@
 // of workerd on SIGTERM/SIGINT.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from "wrangler";
@@ -46,6 +45,9 @@ function parseArgs(argv) {
       case "--inspector-port":
         o.inspectorPort = Number(value);
         break;
+      case "--bundle-dir":
+        o.bundleDir = path.resolve(value);
+        break;
       case "--env-file":
         o.envFiles.push(value);
         break;
@@ -58,7 +60,7 @@ function parseArgs(argv) {
         throw new Error(`unknown option ${argv[i - 1]}`);
     }
   }
-  for (const k of ["config", "persistTo", "port", "inspectorPort"]) if (o[k] === undefined) throw new Error(`missing --${k}`);
+  for (const k of ["config", "persistTo", "port", "inspectorPort", "bundleDir"]) if (o[k] === undefined) throw new Error(`missing --${k}`);
   return o;
 }
 
@@ -74,11 +76,36 @@ function buildBundle(config, outDir) {
   // wrangler names each wasm module by its hash ("<sha1>-wasm") and imports it by that name.
   const files = fs.readdirSync(outDir).filter((f) => f === "index.js" || /(\.|-)wasm$/.test(f));
   if (!files.includes("index.js")) throw new Error(`Build failed: no index.js in ${outDir}`);
-  return ["index.js", ...files.filter((f) => f !== "index.js")].map((f) => ({
-    type: f === "index.js" ? "ESModule" : "CompiledWasm",
-    path: path.join(outDir, f),
-  }));
+  fs.writeFileSync(path.join(outDir, LOCAL_ENTRY), LOCAL_ENTRY_SOURCE);
+  return [LOCAL_ENTRY, ...files].map((f) => ({ type: f.endsWith(".js") ? "ESModule" : "CompiledWasm", path: path.join(outDir, f) }));
 }
+
+const LOCAL_ENTRY = "local-entry.js";
+/**
+ * The bundle's entry with one addition, as wrangler dev adds it to what it runs: a request body
+ * the worker did not read (a 413 for a body over its limit, a 401 before the body) is read to its
+ * end before the response goes. Locally workerd otherwise answers and closes the connection while
+ * the client is still sending, and the client sees "other side closed" instead of the answer
+ * (openapi-contract's 1.1 MB body, sometimes). Deployed, Cloudflare's front end takes the body.
+ */
+const LOCAL_ENTRY_SOURCE = `import worker from "./index.js";
+export * from "./index.js";
+export default {
+  ...worker,
+  async fetch(request, env, ctx) {
+    try {
+      return await worker.fetch(request, env, ctx);
+    } finally {
+      if (request.body !== null && !request.bodyUsed) {
+        try {
+          const reader = request.body.getReader();
+          while (!(await reader.read()).done) {}
+        } catch {}
+      }
+    }
+  },
+};
+`;
 
 /**
  * The D1 migrations not yet applied (wrangler.toml `migrations_dir`), applied through the running
@@ -105,14 +132,15 @@ async function applyMigrations(mf, migrationsDir) {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-bundle-"));
+  // The caller owns the bundle's directory and deletes it: miniflare's own exit handlers end this
+  // process on SIGTERM before a handler of ours could.
+  const outDir = o.bundleDir;
   let mf;
   let stopping = false;
   const stop = async (code) => {
     if (stopping) return;
     stopping = true;
     await mf?.dispose().catch(() => {});
-    fs.rmSync(outDir, { recursive: true, force: true });
     process.exit(code);
   };
   process.on("SIGTERM", () => stop(143));

@@ -290,7 +290,7 @@ export async function startLocalStack(opts = {}) {
   const persistTo = opts.persistTo ?? fs.mkdtempSync(path.join(opts.stateRoot ?? os.tmpdir(), "edgeval-state-"));
   const token = secrets.EDGEVAL_API_TOKEN ?? localToken();
 
-  /** @type {{ child?: import("node:child_process").ChildProcess, exited?: Promise<unknown>, secretsDir?: string, configFile?: string, stopped?: Promise<void> }} */
+  /** @type {{ child?: import("node:child_process").ChildProcess, exited?: Promise<unknown>, secretsDir?: string, configFile?: string, bundleDir?: string, stopped?: Promise<void> }} */
   const st = {};
   const stack = {
     url: "",
@@ -349,6 +349,7 @@ export async function startLocalStack(opts = {}) {
   };
   function removeTemp() {
     if (st.configFile) fs.rmSync(st.configFile, { force: true });
+    if (st.bundleDir) fs.rmSync(st.bundleDir, { recursive: true, force: true });
     if (st.secretsDir) fs.rmSync(st.secretsDir, { recursive: true, force: true });
     if (ownState) fs.rmSync(persistTo, { recursive: true, force: true });
   }
@@ -419,6 +420,10 @@ export async function startLocalStack(opts = {}) {
     // cost production's tracing does not put on the worker. So it is off unless asked for.
     const env = { X_LOCAL_OBSERVABILITY: opts.localObservability === true ? "true" : "false" };
     if (!devServer && !args.includes("--config")) args.push("--config", path.join(REPO_ROOT, "wrangler.toml"));
+    if (!devServer) {
+      st.bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-bundle-"));
+      args.push("--bundle-dir", st.bundleDir);
+    }
     const run = runNodeScript(devServer ? WRANGLER_JS : LOCAL_RUNTIME_JS, args, { mask, onLine, detached: true, env });
     st.child = run.child;
     st.exited = run.exited;
