@@ -2,15 +2,20 @@
  * Coalesces the D1 result rows of one queue invocation. Each caller still waits until its own row
  * is written (a result reaches D1 before the coordinator hears of it), but rows that arrive within
  * `windowMs` of the first go in one multi-row write: one D1 round trip instead of one per result.
+ * With the invocation's `activity` (job-activity.ts) the rows go at once when every running job
+ * waits on a batched write, and the window shortens while jobs wait for a place to start.
  *
  * One batcher per invocation, never per isolate: workerd settles a promise only in the request
  * that made it. A failed write fails every caller of that batch; each retries its job as before.
  */
+import type { JobActivity } from "./job-activity";
+
 export interface RowBatcherOptions {
   windowMs: number;
   /** Flush at once when this many rows wait. */
   maxRows: number;
   setTimer?: (fn: () => void, ms: number) => unknown;
+  activity?: JobActivity;
 }
 
 export function rowBatcher<T>(write: (rows: T[]) => Promise<void>, opts: RowBatcherOptions): (row: T) => Promise<void> {
@@ -19,7 +24,6 @@ export function rowBatcher<T>(write: (rows: T[]) => Promise<void>, opts: RowBatc
   let timerSet = false;
 
   const flush = () => {
-    timerSet = false;
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
@@ -28,14 +32,28 @@ export function rowBatcher<T>(write: (rows: T[]) => Promise<void>, opts: RowBatc
       (err: unknown) => batch.forEach((p) => p.done(err ?? new Error("row write failed"))),
     );
   };
+  opts.activity?.onAllParked(flush);
 
   return (row) =>
     new Promise<void>((resolve, reject) => {
-      pending.push({ row, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      let unpark = () => undefined as void;
+      pending.push({
+        row,
+        done: (err) => {
+          unpark();
+          if (err === undefined) resolve();
+          else reject(err);
+        },
+      });
       if (pending.length >= opts.maxRows) flush();
       else if (!timerSet) {
         timerSet = true;
-        setTimer(flush, opts.windowMs);
+        setTimer(() => {
+          timerSet = false;
+          flush();
+        }, opts.activity?.holdMs(opts.windowMs) ?? opts.windowMs);
       }
+      // Last: parking may find every job parked, and then this row goes with the others at once.
+      if (opts.activity) unpark = opts.activity.park();
     });
 }

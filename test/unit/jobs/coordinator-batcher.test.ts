@@ -2,6 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { CoordinatorOp, CoordinatorOpResult } from "../../../src/coordinator/batch-ops";
 import { type BatchTarget, coordinatorBatcher } from "../../../src/jobs/coordinator-batcher";
 import type { RecordedResult } from "../../../src/coordinator/coordinator";
+import { jobActivity } from "../../../src/jobs/job-activity";
+
+/** A job that runs until the test ends it. */
+function openJob() {
+  let end!: () => void;
+  const ended = new Promise<void>((r) => {
+    end = r;
+  });
+  return { ended, end };
+}
 
 /** Timers that fire only when the test says so, remembering each one's delay. */
 function manualTimers() {
@@ -115,6 +125,26 @@ describe("coordinatorBatcher", () => {
     const lost = [port.claim("j1"), port.saveAnswer("j2", "{}")].map(settled);
     timers.fire();
     expect(await Promise.all(lost)).toEqual(["rejected: object unreachable", "rejected: object unreachable"]);
+  });
+
+  it("with the invocation's activity, sends once every job waits on a claim or a result, never for a checkpoint alone", async () => {
+    const { target, batches } = fakeTarget();
+    const activity = jobActivity(2, 20);
+    const port = coordinatorBatcher(target, { windowMs: 60_000, maxOps: 100, maxChars: 1e6, setTimer: () => undefined, activity });
+    const secondMayRecord = openJob();
+    const first = activity.run(async () => {
+      void port.saveAnswer("j1", '"an answer"'); // a checkpoint does not park its job
+      await port.record(result("j1"));
+    });
+    const second = activity.run(async () => {
+      await secondMayRecord.ended;
+      await port.record(result("j2"));
+    });
+    await flushMicrotasks();
+    expect(batches).toEqual([]); // j2 still runs, and its result may yet join: j1's checkpoint and result wait
+    secondMayRecord.end();
+    await Promise.all([first, second]);
+    expect(batches.map((b) => b.map((op) => op.op))).toEqual([["saveAnswer", "record", "record"]]);
   });
 
   it("release and completeJob go straight to the coordinator", async () => {
