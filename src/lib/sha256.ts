@@ -15,6 +15,25 @@ export async function sha256Hex(text: string): Promise<string> {
 
 /** HMAC-SHA-256 of `data` under `key` (strings are taken as UTF-8). */
 export async function hmacSha256(key: string | Uint8Array, data: string | Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(key), utf8(data)));
+}
+
+/**
+ * Imported keys by their text: the prompt nonces sign two messages per result under one key, and
+ * an import cost about as much as the signature (bench/throughput). The key itself is kept, not a
+ * promise of it (a promise is settled only in the request that made it). Keys given as bytes are
+ * imported each time. A few keys only: the isolate's nonce key, an operator's pepper.
+ */
+const importedKeys = new Map<string, CryptoKey>();
+const MAX_IMPORTED_KEYS = 8;
+
+async function hmacKey(key: string | Uint8Array): Promise<CryptoKey> {
+  const known = typeof key === "string" ? importedKeys.get(key) : undefined;
+  if (known) return known;
   const k = await crypto.subtle.importKey("raw", utf8(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", k, utf8(data)));
+  if (typeof key === "string") {
+    if (importedKeys.size >= MAX_IMPORTED_KEYS) importedKeys.clear();
+    importedKeys.set(key, k);
+  }
+  return k;
 }

@@ -23,6 +23,16 @@ describe("guardedFetch", () => {
     expect(((await res.json()) as any).error.message).toContain("10.0.0.1, a private address");
   });
 
+  it("gives the same verdict on a URL every time it is asked (the verdict is kept per URL)", async () => {
+    const { seen, inner } = scripted(() => new Response("{}", { headers: { "content-type": "application/json" } }));
+    const send = guardedFetch(policy, "base", inner);
+    for (let i = 0; i < 3; i++) {
+      expect((await send("https://10.0.0.1/v1/chat/completions")).status).toBe(400);
+      expect((await send("https://llm.example.com/v1/chat/completions")).status).toBe(200);
+    }
+    expect(seen.map((s) => s.url)).toEqual(Array(3).fill("https://llm.example.com/v1/chat/completions"));
+  });
+
   it("asks for manual redirects and turns a 3xx into a refusal", async () => {
     const { seen, inner } = scripted(() => new Response(null, { status: 302, headers: { location: "http://169.254.169.254/" } }));
     const res = await guardedFetch(policy, "base", inner)("https://llm.example.com/v1/chat/completions");
