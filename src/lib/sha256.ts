@@ -6,7 +6,8 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
-const utf8 = (s: string | Uint8Array): Uint8Array => (typeof s === "string" ? new TextEncoder().encode(s) : s);
+const encoder = new TextEncoder();
+const utf8 = (s: string | Uint8Array): Uint8Array => (typeof s === "string" ? encoder.encode(s) : s);
 
 /** SHA-256 of a string's UTF-8 bytes, as lowercase hex. */
 export async function sha256Hex(text: string): Promise<string> {
