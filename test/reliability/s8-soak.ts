@@ -4,6 +4,14 @@
  * a parsing failure), 400s (not retried: a bad_request failure) — delivered by invocations of 10
  * side by side. Every job must end with a result or a classified failure, the invariants hold, and
  * the worker's memory (workerd's resident set, sampled through the report sink) stays flat.
+ *
+ * The fake's key gets limits no floor of the limiter's AIMD reaches (`SOAK_KEY_LIMITS`), as
+ * bench/sharded-run's `--key-limits` does: the injected 429s come at 2 % of the calls whatever the
+ * load, so with openai_compatible's defaults each one halved the key's allowance down to its floor
+ * (a quarter of 6,000 requests and 10,000,000 tokens a minute: ~25 calls a second a model for
+ * these ~1,500-token calls), and the soak measured that floor rather than the stack (over 800 s
+ * for 10,000 jobs, jobs the window refused handed back again and again). The 429s are still injected,
+ * retried and counted; the limiter's reaction to them is scenario 5's and 6's (and test/unit/limiter's).
  */
 import { env } from "cloudflare:workers";
 import { fakeStats } from "../integration/helpers";
@@ -11,6 +19,7 @@ import { startCapturedRun } from "../integration/limits-support";
 import { deliveries, drainPipelined } from "./broker";
 import { checkRun } from "./invariants";
 import type { InvariantOutcome } from "./report";
+import type { Env } from "../../src/env";
 import { workload } from "./scenario";
 
 /** Faults per model, as rules tried before the workload's replies: 2 % each, seeded. */
@@ -21,6 +30,12 @@ const FAULTS = [
   { fault: "400" },
   { fault: "malformed", judgeOnly: true },
 ];
+
+/**
+ * A key's limits whose AIMD floors (a quarter of the rates, 1/64 of the concurrency: limiter-state.ts)
+ * still admit all the soak sends: 8 invocations × JOB_CONCURRENCY 4 = 32 calls at once a model.
+ */
+const SOAK_KEY_LIMITS = { rpm: 10_000_000, tpm: 10_000_000_000, concurrency: 2048 };
 
 export async function soakScenario(jobs: number, samples = 20) {
   // Each fault fires for 2 % of the calls reaching its rule (rules in order: 2 % of what the earlier ones left).
@@ -33,6 +48,10 @@ export async function soakScenario(jobs: number, samples = 20) {
     ),
   );
   const { runId, bodies } = await startCapturedRun(w.body);
+  const keyLimited = {
+    ...(env as unknown as Env),
+    EDGEVAL_PROVIDER_LIMITS: JSON.stringify({ [new URL(env.FAKE_LLM_URL).origin]: SOAK_KEY_LIMITS }),
+  };
   const memory: number[] = [];
   const every = Math.max(1, Math.floor(jobs / 80 / samples));
   // duringRound(k) runs as the k-th group of 8 invocations starts.
@@ -40,6 +59,7 @@ export async function soakScenario(jobs: number, samples = 20) {
   // Invocations of 10 jobs, 8 always in flight: a backlog's consumer scaled out.
   const stats = await drainPipelined(deliveries(bodies), {
     parallel: 8,
+    envFor: () => keyLimited,
     duringRound: async (round) => {
       if (round % every === 0) memory.push(await workerdRssMb());
     },
