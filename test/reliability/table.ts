@@ -16,6 +16,28 @@ export const RELIABILITY_TESTS = [
   "test/integration/webhooks.test.ts",
 ];
 
+/**
+ * The runner's lanes: vitest processes started side by side, each with its own workerd, fake LLM
+ * and report sink (test/global-setup.ts). The soak is one lane: its ~10,000 jobs are latency-bound
+ * (workerd at 20-40 % of a core), and the other lane's minutes of rate-limit and retry-after waits
+ * (scenarios 5 and 6) cost no CPU; one after the other they took the sum of both. Its own lane also
+ * keeps its memory samples to its own workerd (the sink counts the workerd processes of its vitest).
+ */
+export const RELIABILITY_LANES: readonly { name: string; files: readonly string[]; exclude: readonly string[] }[] = [
+  { name: "soak", files: ["test/reliability/s8-soak.test.ts"], exclude: [] },
+  { name: "rest", files: RELIABILITY_TESTS, exclude: ["test/reliability/s8-soak.test.ts"] },
+];
+
+/** A lane's vitest arguments. */
+export const laneArgs = (lane: (typeof RELIABILITY_LANES)[number]): string[] => [
+  "vitest",
+  "run",
+  "--project",
+  "workers",
+  ...lane.exclude.flatMap((f) => ["--exclude", f]),
+  ...lane.files,
+];
+
 /** Reports a full run must have written: a scenario that silently wrote nothing is a failure. */
 export const EXPECTED_REPORTS = [
   "s1-duplicate-sequential",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reportsTable } from "../../reliability/table";
+import { laneArgs, RELIABILITY_LANES, RELIABILITY_TESTS, reportsTable } from "../../reliability/table";
 import { reportPasses } from "../../reliability/report";
 
 const report = (name: string, pass: Record<string, boolean>) => ({
@@ -62,5 +62,17 @@ describe("the reliability table", () => {
   it("refuses a report without invariants: nothing checked is not a pass", () => {
     expect(reportsTable([{ file: "a.json", json: report("a", {}) }]).failed).toEqual(["a.json"]);
     expect(reportPasses({ invariants: { x: { pass: false, detail: "" } } })).toBe(false);
+  });
+});
+
+describe("the reliability runner's lanes", () => {
+  it("runs every reliability test in exactly one lane: the soak alone, the rest without it", () => {
+    const [soak, rest] = RELIABILITY_LANES;
+    expect(soak!.files).toEqual(["test/reliability/s8-soak.test.ts"]);
+    expect(rest!.files).toEqual(RELIABILITY_TESTS);
+    const args = laneArgs(rest!);
+    expect(args.slice(0, 4)).toEqual(["vitest", "run", "--project", "workers"]);
+    expect(args[args.indexOf("--exclude") + 1]).toBe("test/reliability/s8-soak.test.ts");
+    expect(laneArgs(soak!)).not.toContain("--exclude");
   });
 });
