@@ -3,7 +3,7 @@
 // one table of every report the run wrote to .reliability/ (one row per report). Exits 1 when vitest
 // failed, a report is malformed, an expected report is missing, or any invariant failed.
 //
-// The suite runs as lanes side by side (RELIABILITY_LANES in table.ts: the soak, and the rest), each
+// The suite runs as lanes side by side (RELIABILITY_LANES in table.ts: the soak, the waiting scenarios, the rest), each
 // its own vitest process; their output is printed line by line, prefixed with the lane's name.
 //
 // Usage: npm run reliability [-- --fast]

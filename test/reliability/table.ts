@@ -18,14 +18,18 @@ export const RELIABILITY_TESTS = [
 
 /**
  * The runner's lanes: vitest processes started side by side, each with its own workerd, fake LLM
- * and report sink (test/global-setup.ts). The soak is one lane: its ~10,000 jobs are latency-bound
- * (workerd at 20-40 % of a core), and the other lane's minutes of rate-limit and retry-after waits
- * (scenarios 5 and 6) cost no CPU; one after the other they took the sum of both. Its own lane also
- * keeps its memory samples to its own workerd (the sink counts the workerd processes of its vitest).
+ * and report sink (test/global-setup.ts). One after the other the files took their sum (~470 s
+ * besides the soak's). The soak is latency-bound (workerd at 20-40 % of a core) and has a lane of
+ * its own, which also keeps its memory samples to its own workerd (the sink counts the workerd
+ * processes of its vitest). Scenarios 5 and 6 mostly wait (retry-afters, timeouts, minutes at 60
+ * requests a minute: ~330 s) and share a lane, so the rest's CPU-bound files run beside them.
  */
+const SOAK = "test/reliability/s8-soak.test.ts";
+const WAITS = ["test/reliability/s5-provider-faults.test.ts", "test/reliability/s6-rate-window.test.ts"];
 export const RELIABILITY_LANES: readonly { name: string; files: readonly string[]; exclude: readonly string[] }[] = [
-  { name: "soak", files: ["test/reliability/s8-soak.test.ts"], exclude: [] },
-  { name: "rest", files: RELIABILITY_TESTS, exclude: ["test/reliability/s8-soak.test.ts"] },
+  { name: "soak", files: [SOAK], exclude: [] },
+  { name: "waits", files: WAITS, exclude: [] },
+  { name: "rest", files: RELIABILITY_TESTS, exclude: [SOAK, ...WAITS] },
 ];
 
 /** A lane's vitest arguments. */

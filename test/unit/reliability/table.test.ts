@@ -66,13 +66,16 @@ describe("the reliability table", () => {
 });
 
 describe("the reliability runner's lanes", () => {
-  it("runs every reliability test in exactly one lane: the soak alone, the rest without it", () => {
-    const [soak, rest] = RELIABILITY_LANES;
+  it("runs every reliability test in exactly one lane: the soak, the waiting scenarios, the rest without them", () => {
+    const [soak, waits, rest] = RELIABILITY_LANES;
     expect(soak!.files).toEqual(["test/reliability/s8-soak.test.ts"]);
+    expect(waits!.files).toEqual(["test/reliability/s5-provider-faults.test.ts", "test/reliability/s6-rate-window.test.ts"]);
     expect(rest!.files).toEqual(RELIABILITY_TESTS);
     const args = laneArgs(rest!);
     expect(args.slice(0, 4)).toEqual(["vitest", "run", "--project", "workers"]);
-    expect(args[args.indexOf("--exclude") + 1]).toBe("test/reliability/s8-soak.test.ts");
+    const excluded = args.flatMap((a, i) => (args[i - 1] === "--exclude" ? [a] : []));
+    expect(excluded.sort()).toEqual([...soak!.files, ...waits!.files].sort());
     expect(laneArgs(soak!)).not.toContain("--exclude");
+    expect(laneArgs(waits!)).not.toContain("--exclude");
   });
 });
