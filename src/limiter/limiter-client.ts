@@ -8,7 +8,7 @@ import { leasePool, type SlotSource } from "./lease-pool";
 import type { ResolvedModel } from "../llm/factory";
 import { sha256Hex } from "../lib/sha256";
 import type { ProviderLimiter } from "./provider-limiter";
-import { DEFAULT_TUNING, type PartialLimits, type ReleaseReport } from "./limiter-state";
+import { DEFAULT_TUNING, type PartialLimits } from "./limiter-state";
 
 /** `scope`: a run's own limiter for its `limits` (own-share.ts) is named for the run as well. */
 export async function limiterName(
@@ -39,12 +39,7 @@ export function limiterClient(
   };
 }
 
-/**
- * The limiter as a source of slots in batches, for one invocation's lease pool. The releases made
- * in one turn of the event loop go to the limiter as one call (`releaseAll`): calls answered
- * together give their slots back together (bench/throughput: a release per lease was 332 of the
- * 566 calls to the key's object for 800 model calls).
- */
+/** The limiter as a source of slots in batches, for one invocation's lease pool. */
 export function slotSource(
   ns: DurableObjectNamespace<ProviderLimiter>,
   model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
@@ -54,7 +49,6 @@ export function slotSource(
 ): SlotSource {
   let stub: DurableObjectStub<ProviderLimiter> | undefined;
   const get = async () => (stub ??= ns.getByName(await limiterName(model, key, scope)));
-  const releases = turnBatcher<ReleaseReport>(async (reports) => void (await (await get()).releaseAll(reports)));
   return {
     acquire: async ({ count, estimatedTokens, since, prepay }) => {
       const r = await (await get()).acquire({
@@ -69,29 +63,8 @@ export function slotSource(
         ? { granted: true, lease_ids: r.lease_ids, prepaid_calls: r.prepaid_calls }
         : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
     },
-    release: releases,
+    release: async (report) => void (await (await get()).release(report)),
   };
-}
-
-/** `send` once per turn of the event loop, with everything given since; each caller waits for its own batch. */
-function turnBatcher<T>(send: (items: T[]) => Promise<void>): (item: T) => Promise<void> {
-  let batch: { item: T; settle: (err?: unknown) => void }[] | null = null;
-  const flush = () => {
-    const sent = batch ?? [];
-    batch = null;
-    send(sent.map((b) => b.item)).then(
-      () => sent.forEach((b) => b.settle()),
-      (err: unknown) => sent.forEach((b) => b.settle(err ?? new Error("release failed"))),
-    );
-  };
-  return (item) =>
-    new Promise<void>((resolve, reject) => {
-      if (!batch) {
-        batch = [];
-        setTimeout(flush, 0);
-      }
-      batch.push({ item, settle: (err) => (err === undefined ? resolve() : reject(err)) });
-    });
 }
 
 /**
