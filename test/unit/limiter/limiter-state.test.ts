@@ -213,7 +213,7 @@ describe("provider limiter state: what mutation testing found unpinned", () => {
     expect(PROVIDER_DEFAULTS).toEqual({
       openai: { rpm: 5_000, tpm: 2_000_000, concurrency: 64 },
       anthropic: { rpm: 1_000, tpm: 400_000, concurrency: 32 },
-      openai_compatible: { rpm: 6_000, tpm: 10_000_000, concurrency: 64 },
+      openai_compatible: { rpm: 60_000, tpm: 100_000_000, concurrency: 64 },
     });
     // Without a tuning the defaults apply: a lease lives 150 s.
     expect(new LimiterState(limits, 0).acquire(0, 10)).toMatchObject({ granted: true, expires_at: 150_000 });
