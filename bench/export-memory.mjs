@@ -30,7 +30,8 @@ import fs from "node:fs";
 import { startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { workerdRssMb } from "./lib/proc-cpu.mjs";
 import { apiClient } from "../scripts/lib/runs.mjs";
-import { connectInspector } from "./lib/inspector.mjs";
+import { OUR_TARGET } from "./lib/inspector.mjs";
+import { inspectorCall, inspectorTargets } from "../scripts/lib/workerd-gc.mjs";
 import { JUDGE_SCRIPT, manualRun } from "./lib/manual-run.mjs";
 import { allocatorStats, formatAllocator, formatMemory, workerdMemory, workerdProcesses } from "./lib/workerd-memory.mjs";
 
@@ -82,7 +83,8 @@ async function sampled(pgid, inspector, work) {
   const timer = setInterval(() => (peak = Math.max(peak, workerdRssMb(pgid))), 50);
   const heapLoop = (async () => {
     while (sampling) {
-      heapPeak = Math.max(heapPeak, await isolateMb(inspector));
+      // A sample the pacer's session crowded out is skipped.
+      heapPeak = Math.max(heapPeak, await isolateMb(inspector).catch(() => 0));
       await new Promise((r) => setTimeout(r, 200));
     }
   })();
@@ -165,7 +167,10 @@ async function main() {
   const FORMATS = o.control ? ["d1-pages", "r2-objects"] : (o.formats ?? ["csv", "ndjson", "karenina"]);
   const stack = await startLocalStack({ fake: { script: JUDGE_SCRIPT }, say: (m) => console.log(`  ${m}`) });
   try {
-    stack.heap = await connectInspector(stack.inspectorPort);
+    // One session per call: the stack's garbage-collection pacer (scripts/lib/workerd-gc.mjs) opens
+    // sessions too, and workerd answers neither of two sessions held on one isolate at once.
+    const ours = (await inspectorTargets(stack.inspectorPort)).find((t) => t.id === OUR_TARGET);
+    stack.heap = { send: (method) => inspectorCall(ours.webSocketDebuggerUrl, method) };
     const api = apiClient(stack.url, stack.token);
     /** Where workerd's memory is now (and the allocator's counters when asked). */
     const where = async (label) => {
@@ -228,7 +233,7 @@ async function main() {
     }
     return ok ? 0 : 1;
   } finally {
-    stack.heap?.close();
+
     await stack.stop();
   }
 }

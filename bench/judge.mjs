@@ -125,7 +125,7 @@ async function main() {
   );
   const fakes = new Map();
   for (const L of o.latencies) fakes.set(L, await startFakeLlm({ latencyMs: L, requestLogSize: 50_000 }));
-  const stack = await startLocalStack({ stateRoot: o.stateDir, say: (m) => console.log(`  ${m}`) });
+  const stack = await startLocalStack({ stateRoot: o.stateDir, gcPacer: !o.profile, say: (m) => console.log(`  ${m}`) });
   try {
     const token = await benchTenant(stack.url);
     let profiled = null;

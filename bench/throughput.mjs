@@ -200,6 +200,7 @@ async function main() {
     jobQueue: q,
     stateRoot: o.stateDir,
     localObservability: o.localObservability,
+    gcPacer: !o.profile,
     say: (m) => console.log(`  ${m}`),
   });
   try {

@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { inspectorCall } from "../../scripts/lib/workerd-gc.mjs";
 import { OUR_TARGET } from "./inspector.mjs";
 
 /** The workerd processes in process group `pgid`: pid and role ("runtime" has the inspector, "proxy" is wrangler's front). */
@@ -84,42 +85,16 @@ export async function runtimeInspectorPort(pid) {
   return null;
 }
 
-/** One DevTools call on one inspector target, with a timeout. */
-async function inspectorCall(url, method, params = {}, timeoutMs = 10_000) {
-  const WebSocketImpl = (await import("ws")).WebSocket;
-  const ws = new WebSocketImpl(url);
-  try {
-    await new Promise((resolve, reject) => {
-      ws.once("open", resolve);
-      ws.once("error", reject);
-    });
-    return await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${method}: timeout`)), timeoutMs);
-      ws.on("message", (data) => {
-        const msg = JSON.parse(String(data));
-        if (msg.id !== 1) return;
-        clearTimeout(timer);
-        if (msg.error) reject(new Error(msg.error.message));
-        else resolve(msg.result);
-      });
-      ws.send(JSON.stringify({ id: 1, method, params }));
-    });
-  } finally {
-    ws.close();
-  }
-}
-
 /**
- * The V8 heap of every isolate the runtime hosts but ours (MB used / allocated, ArrayBuffer backing
- * stores), keyed by workerd's target id: miniflare's simulators and helpers. Ours is left out: the
- * bench's own session holds it (bench/lib/inspector.mjs; under wrangler dev, wrangler's), and a
- * second session's calls get no answer (they time out), so ours is read through that session
- * (workerdMemory's `inspector`).
+ * The V8 heap of every isolate the runtime hosts (MB used / allocated, ArrayBuffer backing stores),
+ * keyed by workerd's target id: ours and miniflare's simulators and helpers, each read on a session
+ * of its own. With `withoutOurs`, ours is left out: a session the bench holds on it (a profiler's;
+ * bench/lib/inspector.mjs) would lose its answers to a second one, so it is read through that one.
  */
-export async function isolateHeaps(port) {
+export async function isolateHeaps(port, { withoutOurs = false } = {}) {
   const list = await (await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(5000) })).json();
   const out = {};
-  for (const t of list.filter((x) => x.id !== OUR_TARGET)) {
+  for (const t of list.filter((x) => !(withoutOurs && x.id === OUR_TARGET) && !x.id.includes("#"))) {
     try {
       out[t.id] = heapFigures(await inspectorCall(t.webSocketDebuggerUrl, "Runtime.getHeapUsage"));
     } catch (err) {
@@ -134,8 +109,8 @@ const heapFigures = (u) => ({ used: u.usedSize / 2 ** 20, total: u.totalSize / 2
 
 /**
  * A full snapshot: every workerd process's /proc figures, and the heaps of the runtime's isolates.
- * `inspector`: a session on our isolate through wrangler's inspector proxy (bench/lib/inspector.mjs),
- * for our own heap (left out without it).
+ * `inspector`: a session the bench holds on our isolate (bench/lib/inspector.mjs), to read our heap
+ * through (without it, ours is read on a session of its own).
  */
 export async function workerdMemory(pgid, { heaps = true, inspector = null } = {}) {
   const procs = workerdProcesses(pgid).map((p) => ({ ...p, mem: procMemory(p.pid) }));
@@ -143,7 +118,7 @@ export async function workerdMemory(pgid, { heaps = true, inspector = null } = {
   let isolates = null;
   if (heaps && runtime) {
     const port = await runtimeInspectorPort(runtime.pid);
-    if (port) isolates = await isolateHeaps(port);
+    if (port) isolates = await isolateHeaps(port, { withoutOurs: inspector !== null });
     if (isolates && inspector) {
       try {
         const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 10_000).unref());

@@ -273,6 +273,8 @@ function alive(pid) {
  * @param {"workerd" | "wrangler-dev"} [opts.server] what runs the worker: its deploy bundle on workerd without a
  *   dev proxy (default), or `wrangler dev`, which rebuilds on source changes (npm run dev)
  * @param {boolean} [opts.localObservability] true: run `wrangler dev` with its local trace collector on (default off)
+ * @param {boolean} [opts.gcPacer] false: no garbage-collection pacer in the runtime (for a bench that profiles the
+ *   worker's isolate over its inspector; default on, as npm start runs)
  * @param {(line: string) => void} [opts.onLog] every wrangler output line (masked)
  * @param {(msg: string) => void} [opts.say] progress lines of the stack itself
  */
@@ -419,6 +421,9 @@ export async function startLocalStack(opts = {}) {
     // measured it at ~13 % of workerd's samples and ratio 1.10–1.12 against 1.08–1.09 without, a
     // cost production's tracing does not put on the worker. So it is off unless asked for.
     const env = { X_LOCAL_OBSERVABILITY: opts.localObservability === true ? "true" : "false" };
+    // The runtime's garbage-collection pacer (workerd-gc.mjs) opens inspector sessions; a CPU
+    // profile holds one on the worker's isolate the whole time, and workerd answers neither of two.
+    if (opts.gcPacer === false) env.EDGEVAL_LOCAL_GC_PACER = "off";
     if (!devServer && !args.includes("--config")) args.push("--config", path.join(REPO_ROOT, "wrangler.toml"));
     if (!devServer) {
       st.bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-bundle-"));
