@@ -13,6 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./lib/local-stack.mjs";
 import { EXPECTED_REPORTS, FULL_ONLY_REPORTS, laneArgs, RELIABILITY_LANES, reportsTable } from "../test/reliability/table.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -23,12 +24,14 @@ fs.rmSync(dir, { recursive: true, force: true });
 const started = Date.now();
 
 /** Runs one lane's vitest; resolves with its exit status and its wall seconds. */
-function runLane(lane) {
+async function runLane(lane) {
+  const inspectorPort = lane.inspect ? await freePort() : undefined;
   return new Promise((resolve) => {
-    const child = spawn("npx", laneArgs(lane), {
+    const child = spawn("npx", laneArgs(lane, inspectorPort), {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, RELIABILITY_SIZE: size },
+      // The lane's report sink (test/global-setup.ts) asks workerd's inspector for full collections.
+      env: { ...process.env, RELIABILITY_SIZE: size, ...(inspectorPort ? { RELIABILITY_INSPECTOR_PORT: String(inspectorPort) } : {}) },
     });
     for (const [from, to] of [
       [child.stdout, process.stdout],

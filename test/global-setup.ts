@@ -37,6 +37,8 @@ export default async function setup(project: TestProject) {
   // Reliability reports (test/reliability/README.md) land in .reliability/ at the repository's root.
   const sink = await startReportSink({
     dir: path.join(import.meta.dirname, "..", ".reliability"),
+    // npm run reliability runs the soak's lane with --inspect on this port (scripts/reliability.mjs).
+    inspectorPort: Number(process.env.RELIABILITY_INSPECTOR_PORT) || null,
     validate: (body: unknown) => {
       const parsed = ReliabilityReport.safeParse(body);
       return parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");

@@ -10,6 +10,7 @@ import { idempotencyScenario } from "./s7-idempotency";
 import { crashScenario } from "./s3-crash-points";
 import { deadLetterScenario } from "./s9-dead-letter";
 import { rateWindowScenario } from "./s6-rate-window";
+import { soakScenario } from "./s8-soak";
 import type { CheckOutcome } from "./invariants";
 import { writeReport, SIZE_MODE } from "./scenario";
 
@@ -97,6 +98,27 @@ describe("each guard switched off makes its scenario fail", () => {
     const failed = await withGuardsOff(["dead_letter_marks_dead"], "9 dead-letter → partial", () => deadLetterScenario(4));
     expect(failed).toEqual(expect.arrayContaining(["terminal", "totals_match"]));
   }, 120_000);
+
+  // Not a guard of the code but of the check: memory kept per job (a leak, in the worker's isolate)
+  // must fail scenario 8's memory_flat, collected or not: 2 MB a job over 400 jobs (5 rounds of 80), ~800 MB.
+  it("a leak → scenario 8: memory_flat fails", async () => {
+    const run = await soakScenario(400, 20, { leakKbPerJob: 2048 });
+    const flat = run.extra.memory_flat!;
+    await writeReport({
+      name: "guard-memory-leak",
+      scenario: "2 MB kept per job → 8 soak",
+      size_mode: SIZE_MODE,
+      size: run.size,
+      faults_injected: run.faults,
+      lost: run.check.lost,
+      duplicated: run.check.duplicated,
+      repaid_calls: run.check.repaid_calls,
+      terminal_status: run.check.terminal_status,
+      invariants: { off_fails: { pass: !flat.pass, detail: `memory_flat ${flat.pass ? "still held" : "failed"}: ${flat.detail}` } },
+      figures: {},
+    });
+    expect(flat.pass).toBe(false);
+  }, 300_000);
 
   // Full size only, as scenario 6 itself: a provider's 429s and their retry-after take a while even small.
   it.skipIf(SIZE_MODE === "fast")(

@@ -5,11 +5,17 @@
 //   POST /reports  body: a ReliabilityReport → writes <dir>/<name>.json; 400 naming the field otherwise
 //   GET  /memory   {workerd_rss_mb}: the resident memory of the workerd processes this vitest run
 //                  started (descendants of this process; other runs on the machine are not counted)
+//   GET  /memory?collect=1  the same after a full garbage collection in every isolate of that workerd
+//                  ({workerd_rss_mb, raw_rss_mb: before it, collected: isolates that answered}), when
+//                  vitest runs with --inspect=<inspectorPort> (npm run reliability's soak lane); without
+//                  an inspector, collected is 0 and workerd_rss_mb is raw_rss_mb.
 import http from "node:http";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { collectAll } from "../../scripts/lib/workerd-gc.mjs";
 
-export async function startReportSink({ dir, validate }) {
+/** `inspectorPort`: workerd's inspector (vitest --inspect), for /memory?collect=1. */
+export async function startReportSink({ dir, validate, inspectorPort = null }) {
   const server = http.createServer(async (req, res) => {
     const chunks = [];
     for await (const c of req) chunks.push(c);
@@ -18,6 +24,7 @@ export async function startReportSink({ dir, validate }) {
       res.end(JSON.stringify(json));
     };
     if (req.method === "GET" && req.url === "/memory") return send(200, { workerd_rss_mb: await workerdRssMb(process.pid) });
+    if (req.method === "GET" && req.url === "/memory?collect=1") return send(200, await retainedMemory(inspectorPort));
     if (req.method !== "POST" || req.url !== "/reports") return send(404, { error: "POST /reports or GET /memory" });
     let body;
     try {
@@ -33,6 +40,19 @@ export async function startReportSink({ dir, validate }) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/**
+ * RSS before and after a full collection in every isolate: what the workers retain, not the
+ * garbage a busy isolate has not collected yet (scripts/lib/workerd-gc.mjs says why that is large).
+ */
+const answered = new Set();
+async function retainedMemory(inspectorPort) {
+  const raw = await workerdRssMb(process.pid);
+  if (!inspectorPort) return { workerd_rss_mb: raw, raw_rss_mb: raw, collected: 0 };
+  // The isolates that answered the first call are the ones asked after it (some of miniflare's never answer).
+  const { collected } = await collectAll(inspectorPort, { answered }).catch(() => ({ collected: 0 }));
+  return { workerd_rss_mb: await workerdRssMb(process.pid), raw_rss_mb: raw, collected };
 }
 
 /** Sum of VmRSS (MB) of the workerd processes descended from `root` (Linux /proc). */

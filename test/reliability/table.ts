@@ -26,18 +26,20 @@ export const RELIABILITY_TESTS = [
  */
 const SOAK = "test/reliability/s8-soak.test.ts";
 const WAITS = ["test/reliability/s5-provider-faults.test.ts", "test/reliability/s6-rate-window.test.ts"];
-export const RELIABILITY_LANES: readonly { name: string; files: readonly string[]; exclude: readonly string[] }[] = [
-  { name: "soak", files: [SOAK], exclude: [] },
+export const RELIABILITY_LANES: readonly { name: string; files: readonly string[]; exclude: readonly string[]; inspect?: boolean }[] = [
+  // The soak's workerd runs with its inspector, so its memory samples come after a full collection (s8-soak.ts).
+  { name: "soak", files: [SOAK], exclude: [], inspect: true },
   { name: "waits", files: WAITS, exclude: [] },
   { name: "rest", files: RELIABILITY_TESTS, exclude: [SOAK, ...WAITS] },
 ];
 
-/** A lane's vitest arguments. */
-export const laneArgs = (lane: (typeof RELIABILITY_LANES)[number]): string[] => [
+/** A lane's vitest arguments; `inspectorPort` for a lane that `inspect`s (workerd's inspector on it). */
+export const laneArgs = (lane: (typeof RELIABILITY_LANES)[number], inspectorPort?: number): string[] => [
   "vitest",
   "run",
   "--project",
   "workers",
+  ...(lane.inspect && inspectorPort ? [`--inspect=127.0.0.1:${inspectorPort}`] : []),
   ...lane.exclude.flatMap((f) => ["--exclude", f]),
   ...lane.files,
 ];
@@ -70,6 +72,7 @@ export const EXPECTED_REPORTS = [
   "guard-saved-results",
   "guard-answer-checkpoint",
   "guard-dead-letter-marks-dead",
+  "guard-memory-leak",
 ];
 
 /** Reports only the full sizes write (their tests skip the fast subset: minutes of rate-limit waits). */
