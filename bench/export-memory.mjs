@@ -233,7 +233,6 @@ async function main() {
     }
     return ok ? 0 : 1;
   } finally {
-
     await stack.stop();
   }
 }

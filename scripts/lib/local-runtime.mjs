@@ -185,7 +185,10 @@ async function main() {
       // EDGEVAL_LOCAL_GC_PACER=log prints each round (RSS before → after, isolates that did not answer).
       const onCollect =
         process.env.EDGEVAL_LOCAL_GC_PACER === "log"
-          ? (r) => console.warn(`${new Date().toISOString().slice(11, 23)} gc pacer: ${r.collected} isolates in ${r.ms} ms, RSS ${Math.round(r.before)} → ${Math.round(r.after)} MB${r.silent.length ? `; no answer: ${r.silent.join(", ")}` : ""}`)
+          ? (r) =>
+              console.warn(
+                `${new Date().toISOString().slice(11, 23)} gc pacer: ${r.collected} isolates in ${r.ms} ms, RSS ${Math.round(r.before)} → ${Math.round(r.after)} MB${r.silent.length ? `; no answer: ${r.silent.join(", ")}` : ""}`,
+              )
           : undefined;
       if (pid) startGcPacer({ port: o.inspectorPort, pid, onCollect });
       else console.warn("edgeval local runtime: workerd's process not found; no garbage-collection pacer");

@@ -84,7 +84,8 @@ export function listenerPid(port) {
     if (!inode) return null;
     for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
       try {
-        for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return Number(pid);
+        for (const fd of fs.readdirSync(`/proc/${pid}/fd`))
+          if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return Number(pid);
       } catch {
         // not ours to read, or ended
       }
