@@ -21,6 +21,7 @@ import {
   type ReleaseReport,
 } from "./limiter-state";
 import { RequestWindow } from "./request-window";
+import { coalescedWindowStore } from "./window-store";
 
 export interface AcquireRequest {
   /** Provider interface, for the default limits. */
@@ -65,8 +66,18 @@ export class ProviderLimiter extends DurableObject<Env> {
   private state: LimiterState | null = null;
   /** Ordered by when each call first asked: a freed slot goes to the longest waiter, never to a newcomer. */
   private line: Waiter[] = [];
+  /** The request window's writes, each key written once at the end of each call (window-store.ts). */
+  private readonly window = coalescedWindowStore(this.ctx.storage.kv);
 
   async acquire(req: AcquireRequest): Promise<AcquireResult> {
+    try {
+      return this.acquireNow(req);
+    } finally {
+      this.window.flush();
+    }
+  }
+
+  private acquireNow(req: AcquireRequest): AcquireResult | Promise<AcquireResult> {
     const limits = { ...(PROVIDER_DEFAULTS[req.provider] ?? PROVIDER_DEFAULTS.openai_compatible!), ...req.limits };
     if (!this.state) this.state = new LimiterState(limits, Date.now(), DEFAULT_TUNING, this.requestWindow());
     else if (req.limits) this.state.setLimits(limits);
@@ -111,13 +122,16 @@ export class ProviderLimiter extends DurableObject<Env> {
 
   /** The requests of the last minute, as this object's storage kept them (an eviction or reset must not empty them). */
   private requestWindow(): RequestWindow {
-    const kv = this.ctx.storage.kv;
-    return RequestWindow.restore(kv.list<[number, number]>(), { put: (k, v) => kv.put(k, v), delete: (k) => void kv.delete(k) });
+    return RequestWindow.restore(this.ctx.storage.kv.list<[number, number]>(), this.window.store);
   }
 
   async release(report: ReleaseReport): Promise<void> {
-    this.state?.release(Date.now(), report);
-    this.serveLine();
+    try {
+      this.state?.release(Date.now(), report);
+      this.serveLine();
+    } finally {
+      this.window.flush();
+    }
   }
 
   /** Hands free slots to the line in order; a refusal for another reason (blocked key, empty
