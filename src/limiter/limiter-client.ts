@@ -8,7 +8,7 @@ import { leasePool, type SlotSource } from "./lease-pool";
 import type { ResolvedModel } from "../llm/factory";
 import { sha256Hex } from "../lib/sha256";
 import type { ProviderLimiter } from "./provider-limiter";
-import { DEFAULT_TUNING, type PartialLimits } from "./limiter-state";
+import { DEFAULT_TUNING, type PartialLimits, type ReleaseReport } from "./limiter-state";
 
 /** `scope`: a run's own limiter for its `limits` (own-share.ts) is named for the run as well. */
 export async function limiterName(
@@ -39,7 +39,12 @@ export function limiterClient(
   };
 }
 
-/** The limiter as a source of slots in batches, for one invocation's lease pool. */
+/**
+ * The limiter as a source of slots in batches, for one invocation's lease pool. A release goes to
+ * the limiter at once unless one of this pool's release calls is still on its way; the releases
+ * made meanwhile go together (`releaseAll`) as soon as it returns (bench/throughput: a release per
+ * lease was 332 of the 566 calls to the key's object for 800 model calls).
+ */
 export function slotSource(
   ns: DurableObjectNamespace<ProviderLimiter>,
   model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
@@ -49,6 +54,7 @@ export function slotSource(
 ): SlotSource {
   let stub: DurableObjectStub<ProviderLimiter> | undefined;
   const get = async () => (stub ??= ns.getByName(await limiterName(model, key, scope)));
+  const releases = behindInFlight<ReleaseReport>(async (reports) => void (await (await get()).releaseAll(reports)));
   return {
     acquire: async ({ count, estimatedTokens, since, prepay }) => {
       const r = await (await get()).acquire({
@@ -63,8 +69,41 @@ export function slotSource(
         ? { granted: true, lease_ids: r.lease_ids, prepaid_calls: r.prepaid_calls }
         : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
     },
-    release: async (report) => void (await (await get()).release(report)),
+    release: releases,
   };
+}
+
+/**
+ * `send` at once when no call of it is in flight; what is given while one is goes in the next call,
+ * made as soon as that one returns. Each caller waits for its own call. Never behind a timer: a
+ * release held back keeps its lease's prepaid calls counted in the key's request window, and every
+ * call refused meanwhile is told to wait the full minute (scenario 6 stalled when the releases of
+ * a turn waited for a setTimeout(0), which a busy workerd ran 0.2–3 s late: 5ad69e2, reverted in
+ * e0f2b12). Here a release waits at most for one round trip to the limiter.
+ */
+export function behindInFlight<T>(send: (items: T[]) => Promise<void>): (item: T) => Promise<void> {
+  let queued: { item: T; settle: (err?: unknown) => void }[] = [];
+  let inFlight = false;
+  const go = () => {
+    const sent = queued;
+    queued = [];
+    inFlight = true;
+    const done = (err?: unknown) => {
+      inFlight = false;
+      // The next call leaves before this one's callers resume, so nothing queued waits on them.
+      if (queued.length > 0) go();
+      for (const q of sent) q.settle(err);
+    };
+    send(sent.map((q) => q.item)).then(
+      () => done(),
+      (err: unknown) => done(err ?? new Error("release failed")),
+    );
+  };
+  return (item) =>
+    new Promise<void>((resolve, reject) => {
+      queued.push({ item, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!inFlight) go();
+    });
 }
 
 /**

@@ -126,8 +126,14 @@ export class ProviderLimiter extends DurableObject<Env> {
   }
 
   async release(report: ReleaseReport): Promise<void> {
+    return this.releaseAll([report]);
+  }
+
+  /** Several leases back at once (one invocation's calls answered together, limiter-client.ts), in order. */
+  async releaseAll(reports: ReleaseReport[]): Promise<void> {
     try {
-      this.state?.release(Date.now(), report);
+      const now = Date.now();
+      for (const report of reports) this.state?.release(now, report);
       this.serveLine();
     } finally {
       this.window.flush();
