@@ -78,6 +78,10 @@ export default defineConfig(async () => {
         },
       })),
     ],
+    // vite's pre-bundles (below) land under cacheDir; vitest processes started side by side on a cold
+    // cache (npm run reliability's lanes) each rewrite them and fail the others' files ("There is a
+    // new version of the pre-bundle for …hono.js"), so the reliability runner gives each lane its own.
+    ...(process.env.EDGEVAL_VITE_CACHE_DIR ? { cacheDir: process.env.EDGEVAL_VITE_CACHE_DIR } : {}),
     test: {
       name,
       include,

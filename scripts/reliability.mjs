@@ -31,7 +31,13 @@ async function runLane(lane) {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
       // The lane's report sink (test/global-setup.ts) asks workerd's inspector for full collections.
-      env: { ...process.env, RELIABILITY_SIZE: size, ...(inspectorPort ? { RELIABILITY_INSPECTOR_PORT: String(inspectorPort) } : {}) },
+      env: {
+        ...process.env,
+        RELIABILITY_SIZE: size,
+        ...(inspectorPort ? { RELIABILITY_INSPECTOR_PORT: String(inspectorPort) } : {}),
+        // Each lane pre-bundles into a cache of its own (vitest.config.ts says why).
+        EDGEVAL_VITE_CACHE_DIR: path.join(root, "node_modules", `.vite-reliability-${lane.name}`),
+      },
     });
     for (const [from, to] of [
       [child.stdout, process.stdout],
