@@ -204,4 +204,18 @@ describe("request rate per tenant", () => {
     await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { limits: { requests_per_minute: 100 } } });
     expect((await apiAs(t.key, "/v1/runs")).status).toBe(200);
   });
+
+  it("spends the isolate's batch of tokens one a request: RateLimit's remaining counts down by one", async () => {
+    const t = await createTenant({ limits: { requests_per_minute: 6_400 } });
+    const left: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const res = await apiAs(t.key, "/v1/runs");
+      expect(res.status).toBe(200);
+      left.push(Number(/r=(\d+)/.exec(res.headers.get("RateLimit") ?? "")?.[1]));
+    }
+    // within a batch exactly one less each time (the tokens the isolate holds count as left); across
+    // batches the bucket's refill (~107 a second) shows too
+    expect(left.slice(0, 4)).toEqual([6_399, 6_398, 6_397, 6_396]);
+    expect(Math.max(...left.slice(1))).toBeLessThan(6_399);
+  });
 });
