@@ -96,8 +96,33 @@ export interface AnswerShape {
   schema: z.ZodType<Record<string, unknown>>;
 }
 
+/**
+ * Shapes already built, by what decides them (whether an explanation is asked, the scale's values
+ * and ends, or the options' count): a zod schema costs more to build than to run, and every judge
+ * call asked for its unit's anew (~5 % of a /v1/judge request's CPU, bench/judge). Shapes hold no
+ * state of a call; a few configs cover nearly every request, and the map stays small.
+ */
+const shapes = new Map<string, AnswerShape>();
+const MAX_SHAPES = 256;
+
+function shapeKey(n: JudgeNode): string {
+  const s = n.scale;
+  const scale = s ? [s.kind, s.values, s.min ?? null, s.max ?? null, s.endIsWorst] : null;
+  return JSON.stringify([Boolean(n.unit.explanation), scale, n.kind === "ranker", n.options?.length ?? null]);
+}
+
 /** The structured answer: `explanation` first when asked (reasoning before the score), then the answer. */
 export function answerShape(n: JudgeNode): AnswerShape {
+  const key = shapeKey(n);
+  let shape = shapes.get(key);
+  if (!shape) {
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(key, (shape = buildAnswerShape(n)));
+  }
+  return shape;
+}
+
+function buildAnswerShape(n: JudgeNode): AnswerShape {
   const props: Record<string, unknown> = {};
   const shape: Record<string, z.ZodType> = {};
   if (n.unit.explanation) {
