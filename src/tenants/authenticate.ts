@@ -36,8 +36,12 @@ const TOUCH_EVERY_MS = 60_000;
 
 export async function authenticate(token: string, cfg: AuthConfig, now: Date): Promise<AuthOutcome> {
   const at = now.getTime();
-  if (cfg.apiToken && (await sameSecret(token, cfg.apiToken))) {
-    let tenant = cachedAuth(token, at)?.tenant ?? null;
+  const cached = cachedAuth(token, at);
+  // A token kept as a verified API key is not the deployment token (that was compared first when
+  // it was kept, and a new EDGEVAL_API_TOKEN comes with new isolates): its requests skip the two
+  // digests of the comparison.
+  if (cfg.apiToken && !cached?.key && (await sameSecret(token, cfg.apiToken))) {
+    let tenant = cached?.tenant ?? null;
     if (!tenant) {
       tenant = await getTenant(cfg.db, DEFAULT_TENANT);
       if (!tenant) throw new Error("the default tenant row is missing: apply the D1 migrations");
@@ -49,7 +53,7 @@ export async function authenticate(token: string, cfg: AuthConfig, now: Date): P
   const parsed = parseKey(token);
   if (!parsed) return { ok: false, reason: "unknown" };
   if (!cfg.pepper) return { ok: false, reason: "no_pepper" };
-  let found = cachedAuth(token, at);
+  let found = cached;
   if (!found?.key) {
     const read = await findKeyForAuth(cfg.db, parsed.keyId);
     if (!read || !sameHash(await hashKey(parsed.key, cfg.pepper), read.key.key_hash)) return { ok: false, reason: "unknown" };
