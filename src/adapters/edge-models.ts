@@ -13,7 +13,7 @@ import type { ModelPort } from "../llm/port";
 import { DEFAULT_RETRY_POLICY, type RetryEnv, type RetryPolicy, scaledPolicy, withRetryPolicyConfig } from "../llm/retrying";
 import type { ModelConfig } from "../schemas/model-config";
 import type { KeyRing } from "../tenants/key-ring";
-import { limiterClient, type poolRegistry } from "../limiter/limiter-client";
+import { limiterClient, parkingLimiterClient, type poolRegistry } from "../limiter/limiter-client";
 import { withOwnShare } from "../limiter/own-share";
 import { scrubbingPort } from "../llm/scrubbing";
 import type { NonceFor } from "../llm/delimiting";
@@ -66,7 +66,16 @@ export function limitedAdapter(
   // A tenant secret's limits, else the operator's for the model's origin or interface (EDGEVAL_PROVIDER_LIMITS).
   const keyLimits = ring.limits(name) ?? operatorLimits(edgeConfig(env).providerLimits, model);
   const { pools, run } = opts;
-  const shared = pools ? pools(model, key, keyLimits, callTimeoutMs(env, model)) : limiterClient(env.LIMITER, model, key, keyLimits);
+  // A request (settleLater: its waitUntil) keeps its lease in the isolate for the next request (src/limiter/parked-lease.ts).
+  const shared = pools
+    ? pools(model, key, keyLimits, callTimeoutMs(env, model))
+    : opts.settleLater && !run
+      ? parkingLimiterClient(env.LIMITER, model, key, keyLimits, {
+          settleLater: opts.settleLater,
+          sleep,
+          modelTimeoutMs: callTimeoutMs(env, model),
+        })
+      : limiterClient(env.LIMITER, model, key, keyLimits);
   const client = run?.limits
     ? withOwnShare(limiterClient(env.LIMITER, model, key, lowerLimits(keyLimits, run.limits), `run:${run.run_id}`), shared)
     : shared;

@@ -34,6 +34,8 @@ export interface SlotSource {
     estimatedTokens: number;
     since: number;
     prepay: number;
+    /** The holder parks the lease between requests (parked-lease.ts): prepay only while the key is far from its limits. */
+    park?: boolean;
   }): Promise<{ granted: true; lease_ids: string[]; prepaid_calls: number[] } | LimiterRefusal>;
   release(report: PooledRelease): Promise<void>;
 }

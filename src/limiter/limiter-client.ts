@@ -5,6 +5,7 @@
  */
 import type { LimiterClient } from "./limited";
 import { leasePool, type SlotSource } from "./lease-pool";
+import { ParkedLeases, parkingClient } from "./parked-lease";
 import type { ResolvedModel } from "../llm/factory";
 import { sha256Hex } from "../lib/sha256";
 import type { ProviderLimiter } from "./provider-limiter";
@@ -39,6 +40,38 @@ export function limiterClient(
   };
 }
 
+/** This isolate's parked leases (parked-lease.ts), by limiter object name. */
+const parked = new ParkedLeases();
+/** Calls a parked lease is prepaid for; a lease parked this long without being taken goes back. */
+const PARK_PREPAY = 8;
+const PARK_IDLE_MS = 100;
+
+/**
+ * One request's client for a key's limiter that takes the lease its isolate parked after an
+ * earlier request, and parks its own after the call (parked-lease.ts): a /v1/judge request, whose
+ * one call has no other call of its invocation to hand a lease to.
+ */
+export function parkingLimiterClient(
+  ns: DurableObjectNamespace<ProviderLimiter>,
+  model: Pick<ResolvedModel, "interface" | "base_url" | "model_name">,
+  key: string,
+  limits: PartialLimits | undefined,
+  opts: { settleLater: (work: Promise<unknown>) => void; sleep: (ms: number) => Promise<void>; modelTimeoutMs: number },
+): LimiterClient {
+  // A lease taken again must come back before the limiter expires it, even if its call runs to the
+  // model's timeout (5 s spare for the round trips); a model with another timeout parks apart.
+  const maxChainMs = Math.max(0, DEFAULT_TUNING.leaseMs - opts.modelTimeoutMs - 5_000);
+  const name = limiterName(model, key).then((n) => `${n}#${opts.modelTimeoutMs}`);
+  return parkingClient(slotSource(ns, model, key, limits), name, parked, {
+    now: Date.now,
+    sleep: opts.sleep,
+    settleLater: opts.settleLater,
+    prepay: PARK_PREPAY,
+    maxChainMs,
+    idleMs: PARK_IDLE_MS,
+  });
+}
+
 /**
  * The limiter as a source of slots in batches, for one invocation's lease pool. A release goes to
  * the limiter at once unless one of this pool's release calls is still on its way; the releases
@@ -56,13 +89,14 @@ export function slotSource(
   const get = async () => (stub ??= ns.getByName(await limiterName(model, key, scope)));
   const releases = behindInFlight<ReleaseReport>(async (reports) => void (await (await get()).releaseAll(reports)));
   return {
-    acquire: async ({ count, estimatedTokens, since, prepay }) => {
+    acquire: async ({ count, estimatedTokens, since, prepay, park }) => {
       const r = await (await get()).acquire({
         provider: model.interface,
         estimated_tokens: estimatedTokens,
         since,
         count,
         prepay,
+        ...(park ? { park } : {}),
         ...(limits ? { limits } : {}),
       });
       return r.granted

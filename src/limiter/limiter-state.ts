@@ -182,6 +182,18 @@ export class LimiterState {
     return true;
   }
 
+  /**
+   * Whether a lease its holder parks between requests (src/limiter/parked-lease.ts) may be
+   * prepaid `calls` calls: the key stays under half its concurrency (the leases held, this one
+   * included) and under half its requests per minute with all of them counted, so a parked slot
+   * and its prepaid calls never stand in another caller's way (a key allowed one call at a time
+   * never parks).
+   */
+  roomToPark(now: number, calls: number): boolean {
+    const a = this.allowance();
+    return this.leases.size * 2 <= a.concurrency && (this.requests.count(now) + calls) * 2 <= requestLimit(a);
+  }
+
   release(now: number, report: ReleaseReport): void {
     const lease = this.leases.get(report.lease_id);
     this.leases.delete(report.lease_id);

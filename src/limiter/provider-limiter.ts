@@ -35,6 +35,12 @@ export interface AcquireRequest {
   count?: number;
   /** Calls to pay for in advance per lease, for a holder that hands leases on (default 0). */
   prepay?: number;
+  /**
+   * The holder keeps the lease between requests (src/limiter/parked-lease.ts): the calls are
+   * prepaid only while the key is far from its limits (`LimiterState.roomToPark`) and nobody waits
+   * in line; otherwise none are, and the lease serves one call.
+   */
+  park?: boolean;
 }
 
 /** A grant carries every lease it gives (`lease_id` is the first) and each one's prepaid calls. */
@@ -86,10 +92,11 @@ export class ProviderLimiter extends DurableObject<Env> {
     // Slots freed without a release (expired leases, raised limits) go to the line first.
     this.serveLine();
     if (this.line.length === 0) {
-      const r = this.take(req.estimated_tokens, count, prepay);
+      const r = this.take(req.estimated_tokens, count, prepay, req.park === true);
       if (r.granted || r.reason !== "concurrency") return r;
     }
-    return this.waitInLine(req.estimated_tokens, req.since ?? Date.now(), count, prepay);
+    // A caller that has to wait finds the key busy: a lease to park gets no prepaid calls then.
+    return this.waitInLine(req.estimated_tokens, req.since ?? Date.now(), count, req.park ? 0 : prepay);
   }
 
   /**
@@ -98,10 +105,12 @@ export class ProviderLimiter extends DurableObject<Env> {
    * than letting the first lease's prepaid calls take the requests the next leases needed.
    * A refusal only if not even one lease is free.
    */
-  private take(tokens: number, count: number, prepay: number): AcquireResult {
+  private take(tokens: number, count: number, prepay: number, park = false): AcquireResult {
     const state = this.state!;
     const first = state.acquire(Date.now(), tokens);
     if (!first.granted) return first;
+    // A lease to park: prepaid only if the key stays far from its limits with all of it paid.
+    if (park && !state.roomToPark(Date.now(), count * (1 + prepay))) prepay = 0;
     const lease_ids = [first.lease_id];
     while (lease_ids.length < count) {
       const more = state.acquire(Date.now(), tokens);
