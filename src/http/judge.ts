@@ -8,6 +8,8 @@
  * retries by class, repair), except that a wait too long to hold the request ends the unit.
  */
 import { Hono } from "hono";
+import { z } from "zod";
+import { WIRE_PARSE } from "../lib/wire-issues";
 import { type Env, secretAdvice } from "../env";
 import { type AppEnv, afterResponse, requireScope, tenantOf } from "./auth";
 import {
@@ -51,7 +53,7 @@ export const MAX_CALIBRATE_CALLS = 800;
 export const judge = new Hono<AppEnv>();
 
 judge.post("/", requireScope("judge"), async (c) => {
-  const body = validate(JudgeRequest, (await readJson(c, JUDGE_BODY_LIMIT)).value);
+  const body = parseJudgeRequest((await readJson(c, JUDGE_BODY_LIMIT)).value);
   const sample = {
     input: body.input,
     output: body.output,
@@ -69,6 +71,36 @@ judge.post("/", requireScope("judge"), async (c) => {
   });
   return reply(c, JudgeOutcome, outcome);
 });
+
+/**
+ * Judge configs parsed before, by their JSON text: a client grades many outputs with one judge,
+ * and the config is most of what validating a request cost (zod, ~8 % of a request's CPU in
+ * bench/judge). A config's parse depends on nothing else in the request, so a known config's
+ * request checks only its other fields; each request gets its own copy. A config this isolate has
+ * not seen, or a request that fails, takes the whole parse (the same 400 as ever). At most
+ * MAX_CONFIGS configs of up to MAX_CONFIG_TEXT characters are kept (configs carry no keys: a key is
+ * named by api_key_secret, never given).
+ */
+const configs = new Map<string, JudgeConfig>();
+const MAX_CONFIGS = 64;
+const MAX_CONFIG_TEXT = 16_384;
+const JudgeRequestFields = JudgeRequest.extend({ config: z.unknown() });
+
+export function parseJudgeRequest(value: unknown): JudgeRequest {
+  const raw = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as { config?: unknown }).config : undefined;
+  const text = raw !== null && typeof raw === "object" ? JSON.stringify(raw) : undefined;
+  const known = text !== undefined ? configs.get(text) : undefined;
+  if (known) {
+    const rest = JudgeRequestFields.safeParse(value, WIRE_PARSE);
+    if (rest.success) return { ...rest.data, config: structuredClone(known) };
+  }
+  const body = validate(JudgeRequest, value);
+  if (text !== undefined && text.length <= MAX_CONFIG_TEXT) {
+    if (configs.size >= MAX_CONFIGS) configs.delete(configs.keys().next().value!);
+    configs.set(text, structuredClone(body.config));
+  }
+  return body;
+}
 
 /** A judge config's graph, checked (on a sample, when given) and within the calls one request may make; a 400 at `config.…` paths otherwise. */
 export function judgeGraph(config: JudgeConfig, sample?: JudgeSampleInput): JudgeGraph {
