@@ -18,7 +18,10 @@
  *   LimiterState.roomToPark), so a parked slot never stands in another caller's way; near the
  *   limits every call asks the object as before.
  * - A lease parked and not taken again within `idleMs` goes back to the limiter, from the waitUntil
- *   of the request that parked it: an idle isolate holds a slot for at most that long.
+ *   of the request that parked it: an idle isolate holds a slot for at most that long. One that
+ *   went back having served a single call makes the isolate ask for plain leases to that key for
+ *   PAUSE_AFTER_WASTE_MS (requests further apart than idleMs only paid for calls never made).
+ * - Only one lease per key is asked prepaid at a time: calls running beside it ask plain leases.
  * - A lease is taken only while younger than `maxChainMs` (the lease expiry minus the call's
  *   timeout and a margin), so the limiter never reclaims a slot still in use.
  * - A 429 is never parked: its release goes to the limiter at once (AIMD, retry-after).
@@ -47,8 +50,17 @@ export interface ParkOptions {
   idleMs: number;
 }
 
+/** The one lease per name an isolate asks prepaid for parking, from the asking on (`at`). */
+interface Chain {
+  at: number;
+}
+
 interface Parked {
   lease_id: string;
+  /** The limiter object's name. */
+  name: string;
+  /** Set on the isolate's lease to park (the others serve one call and go back). */
+  chain?: Chain;
   grantedAt: number;
   /** Prepaid calls left. */
   handOns: number;
@@ -58,11 +70,43 @@ interface Parked {
   parks: number;
 }
 
+/** After a lease to park served one call only, the isolate's requests to that key ask for plain leases this long. */
+export const PAUSE_AFTER_WASTE_MS = 2_000;
+
 /** One isolate's parked leases, by limiter object name (at most one a name). */
 export class ParkedLeases {
   private byName = new Map<string, Parked>();
+  /**
+   * Per name, the lease this isolate asked prepaid for parking, parked or in use: while it lives,
+   * other calls of the isolate (running beside it) ask without prepay, so the limiter does not pay
+   * calls for leases that would find a lease parked already and go back refunded.
+   */
+  private chains = new Map<string, Chain>();
+  /**
+   * When a lease to park last went back unused (idle after its first call): requests that come
+   * further apart than idleMs pay for prepaid calls they never make, so for a while the next ones
+   * ask for plain leases.
+   */
+  private wasted = new Map<string, number>();
   /** Names kept at most (the oldest parked go back first). */
   constructor(private readonly maxNames = 256) {}
+
+  /** A mark to ask for a lease to park with, unless one of `name` lives (younger than maxChainMs). */
+  startChain(name: string, now: number, maxChainMs: number): Chain | undefined {
+    const c = this.chains.get(name);
+    if (c && now - c.at < maxChainMs) return undefined;
+    const wasted = this.wasted.get(name);
+    if (wasted !== undefined && now >= wasted && now - wasted < PAUSE_AFTER_WASTE_MS) return undefined;
+    this.wasted.delete(name);
+    const mark = { at: now };
+    this.chains.set(name, mark);
+    if (this.chains.size > this.maxNames) this.chains.delete(this.chains.keys().next().value!);
+    return mark;
+  }
+
+  endChain(name: string, mark: Chain | undefined): void {
+    if (mark && this.chains.get(name) === mark) this.chains.delete(name);
+  }
 
   /** The parked lease of `name`, taken out for one call, if it may still be used. */
   take(name: string, now: number, maxChainMs: number): Parked | undefined {
@@ -84,10 +128,14 @@ export class ParkedLeases {
     return { parked: true, evicted: lease };
   }
 
-  /** Unparks `p` if it is still parked as of park number `parks`, for its release. */
-  reclaim(name: string, p: Parked, parks: number): boolean {
+  /** Unparks `p` if it is still parked as of park number `parks`, for its release (noting at `now` a lease that served one call only). */
+  reclaim(name: string, p: Parked, parks: number, now: number): boolean {
     if (this.byName.get(name) !== p || p.parks !== parks) return false;
     this.byName.delete(name);
+    if (p.calls <= 1) {
+      this.wasted.set(name, now);
+      if (this.wasted.size > this.maxNames) this.wasted.delete(this.wasted.keys().next().value!);
+    }
     return true;
   }
 }
@@ -97,6 +145,7 @@ export function parkingClient(source: SlotSource, name: Promise<string>, leases:
   const inUse = new Map<string, Parked>();
 
   const giveBack = (p: Parked, extra: Omit<PooledRelease, "lease_id" | "calls" | "tokens_used"> = {}) => {
+    leases.endChain(p.name, p.chain);
     const report: PooledRelease = { lease_id: p.lease_id, ...extra };
     if (p.calls > 0) {
       report.calls = p.calls;
@@ -116,10 +165,26 @@ export function parkingClient(source: SlotSource, name: Promise<string>, leases:
       }
       // Counted from before asking: the chain ends no later than the limiter's own clock says.
       const askedAt = opts.now();
-      const r = await source.acquire({ count: 1, estimatedTokens, since: since ?? askedAt, prepay: opts.prepay, park: true });
+      const chain = leases.startChain(key, askedAt, opts.maxChainMs);
+      const ask = { count: 1, estimatedTokens, since: since ?? askedAt, prepay: chain ? opts.prepay : 0, ...(chain ? { park: true } : {}) };
+      const r = await source.acquire(ask).catch((e: unknown) => {
+        leases.endChain(key, chain);
+        throw e;
+      });
+      const handOns = r.granted ? (r.prepaid_calls[0] ?? 0) : 0;
+      if (handOns === 0) leases.endChain(key, chain);
       if (!r.granted) return r;
       const lease_id = r.lease_ids[0]!;
-      inUse.set(lease_id, { lease_id, grantedAt: askedAt, handOns: r.prepaid_calls[0] ?? 0, calls: 0, tokens: 0, parks: 0 });
+      inUse.set(lease_id, {
+        lease_id,
+        name: key,
+        ...(handOns > 0 ? { chain } : {}),
+        grantedAt: askedAt,
+        handOns,
+        calls: 0,
+        tokens: 0,
+        parks: 0,
+      });
       return { granted: true, lease_id };
     },
 
@@ -140,7 +205,7 @@ export function parkingClient(source: SlotSource, name: Promise<string>, leases:
       if (evicted) opts.settleLater(giveBack(evicted));
       if (!parked) return void (await giveBack(p));
       const parks = p.parks;
-      opts.settleLater(opts.sleep(opts.idleMs).then(() => (leases.reclaim(key, p, parks) ? giveBack(p) : undefined)));
+      opts.settleLater(opts.sleep(opts.idleMs).then(() => (leases.reclaim(key, p, parks, opts.now()) ? giveBack(p) : undefined)));
     },
   };
 }

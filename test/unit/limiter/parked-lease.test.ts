@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PooledRelease, SlotSource } from "../../../src/limiter/lease-pool";
 import { LimiterState, type LimitSettings } from "../../../src/limiter/limiter-state";
-import { ParkedLeases, parkingClient } from "../../../src/limiter/parked-lease";
+import { PAUSE_AFTER_WASTE_MS, ParkedLeases, parkingClient } from "../../../src/limiter/parked-lease";
 import { limitedCall } from "../../../src/limiter/limited";
 import { WINDOW_MS } from "../../../src/limiter/request-window";
 
@@ -134,6 +134,19 @@ describe("parked leases (an isolate keeps its lease between /v1/judge requests)"
     expect(l.state.allowance().rpm).toBe(6_000);
   });
 
+  it("after a lease to park went back having served one call, asks plain leases for a while", async () => {
+    const clock = { now: 1_000 };
+    const l = limiter(generous, clock);
+    const iso = isolate(l.source, clock);
+    await call(iso, clock, new Map(), []);
+    clock.now += IDLE_MS;
+    await iso.fireTimers();
+    await call(iso, clock, new Map(), []);
+    clock.now += PAUSE_AFTER_WASTE_MS;
+    await call(iso, clock, new Map(), []);
+    expect(l.asks).toEqual([{ prepay: PREPAY, park: true }, { prepay: 0 }, { prepay: PREPAY, park: true }]);
+  });
+
   it("a timer of an earlier park does not give back a lease that was taken and parked again", async () => {
     const clock = { now: 1_000 };
     const l = limiter(generous, clock);
@@ -165,6 +178,17 @@ describe("parked leases (an isolate keeps its lease between /v1/judge requests)"
     expect(peak).toBeLessThanOrEqual(8);
     // more leases than one: a parked lease is never shared by calls running together
     expect(new Set(seen).size).toBeGreaterThan(1);
+  });
+
+  it("asks prepaid for one lease to park at a time: calls running beside it ask for a plain lease", async () => {
+    const clock = { now: 1_000 };
+    const l = limiter(generous, clock);
+    const iso = isolate(l.source, clock);
+    await Promise.all(Array.from({ length: 4 }, () => call(iso, clock, new Map(), [])));
+    expect(l.asks).toEqual([{ prepay: PREPAY, park: true }, { prepay: 0 }, { prepay: 0 }, { prepay: 0 }]);
+    // the three plain leases went back after their call; the one to park is parked
+    expect(l.released.map((r) => r.calls ?? 1)).toEqual([1, 1, 1]);
+    expect(l.state.inFlight()).toBe(1);
   });
 
   it("a 429 goes back to the limiter at once, not parked", async () => {
