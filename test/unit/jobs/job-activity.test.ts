@@ -13,44 +13,44 @@ function openJob() {
 
 const microtask = () => new Promise<void>((r) => queueMicrotask(r));
 
+/** An activity of two job slots counting its flushes, and two open jobs a and b. */
+function twoJobs() {
+  const activity = jobActivity(2, 20);
+  const count = { flushes: 0 };
+  activity.onAllParked(() => count.flushes++);
+  return { activity, count, a: openJob(), b: openJob() };
+}
+
 describe("jobActivity", () => {
   it("calls the flushes when every running job is parked, not before", async () => {
-    const activity = jobActivity(2, 20);
-    let flushes = 0;
-    activity.onAllParked(() => flushes++);
-    const a = openJob();
-    const b = openJob();
+    const { activity, count, a, b } = twoJobs();
     void activity.run(() => a.ended);
     void activity.run(() => b.ended);
     const unparkA = activity.park();
     await microtask();
-    expect(flushes).toBe(0); // b still runs: a result of b's may yet join the batch
+    expect(count.flushes).toBe(0); // b still runs: a result of b's may yet join the batch
     activity.park();
-    expect(flushes).toBe(0); // checked once the synchronous part is over (jobs start in one loop)
+    expect(count.flushes).toBe(0); // checked once the synchronous part is over (jobs start in one loop)
     await microtask();
-    expect(flushes).toBe(1);
+    expect(count.flushes).toBe(1);
     unparkA();
     unparkA(); // a second unpark of the same park counts once
     activity.park();
     await microtask();
-    expect(flushes).toBe(2);
+    expect(count.flushes).toBe(2);
   });
 
   it("calls the flushes when the job that was not parked ends", async () => {
-    const activity = jobActivity(2, 20);
-    let flushes = 0;
-    activity.onAllParked(() => flushes++);
-    const a = openJob();
-    const b = openJob();
+    const { activity, count, a, b } = twoJobs();
     void activity.run(() => a.ended);
     const bRun = activity.run(() => b.ended);
     activity.park();
     await microtask();
-    expect(flushes).toBe(0);
+    expect(count.flushes).toBe(0);
     b.end();
     await bRun;
     await microtask();
-    expect(flushes).toBe(1);
+    expect(count.flushes).toBe(1);
   });
 
   it("holds writes for the short window while jobs of the invocation wait to start", () => {
