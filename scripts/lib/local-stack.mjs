@@ -275,6 +275,8 @@ function alive(pid) {
  * @param {boolean} [opts.localObservability] true: run `wrangler dev` with its local trace collector on (default off)
  * @param {boolean} [opts.gcPacer] false: no garbage-collection pacer in the runtime (for a bench that profiles the
  *   worker's isolate over its inspector; default on, as npm start runs)
+ * @param {boolean} [opts.outboundInterceptor] true: the worker's fetches pass through miniflare's outbound interceptor,
+ *   as miniflare sets it up (default: they go straight out; local-runtime.mjs says why)
  * @param {(line: string) => void} [opts.onLog] every wrangler output line (masked)
  * @param {(msg: string) => void} [opts.say] progress lines of the stack itself
  */
@@ -424,6 +426,7 @@ export async function startLocalStack(opts = {}) {
     // The runtime's garbage-collection pacer (workerd-gc.mjs) opens inspector sessions; a CPU
     // profile holds one on the worker's isolate the whole time, and workerd answers neither of two.
     if (opts.gcPacer === false) env.EDGEVAL_LOCAL_GC_PACER = "off";
+    if (opts.outboundInterceptor === true) env.EDGEVAL_LOCAL_OUTBOUND_INTERCEPTOR = "on";
     if (!devServer && !args.includes("--config")) args.push("--config", path.join(REPO_ROOT, "wrangler.toml"));
     if (!devServer) {
       st.bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-bundle-"));

@@ -1,6 +1,7 @@
 // The local runtime (scripts/lib/local-runtime.mjs) applies the D1 migrations itself instead of
 // `wrangler d1 migrations apply`: the schema must be the one wrangler's command makes, each
-// migration recorded once, and a second start on the same state must apply nothing again.
+// migration recorded once, and a second start on the same state must apply nothing again. Its
+// worker's fetches go straight out, not through miniflare's outbound interceptor.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +9,8 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
 import { applyMigrations, REPO_ROOT, startLocalStack } from "../../scripts/lib/local-stack.mjs";
+// @ts-expect-error plain-Node module without types
+import { startFakeLlm } from "../fake-llm/server.mjs";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -63,5 +66,44 @@ describe("the local runtime's D1 migrations", () => {
     const expected = schema(openD1(wranglers));
     expect(Object.keys(expected).length).toBeGreaterThan(20);
     expect(schema(db)).toEqual(expected);
+  }, 120_000);
+});
+
+describe("the local runtime's outbound fetches", () => {
+  /** The CF-Worker header the fake LLM got with one /v1/judge call of a stack started with `opts`. */
+  async function cfWorkerHeaderSeen(fake: { url: string; requests: () => { headers: Record<string, string> }[] }, opts: object) {
+    const stack = await startLocalStack(opts);
+    try {
+      const res = await fetch(`${stack.url}/v1/judge`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          input: "What is the capital of France?",
+          output: "Paris.",
+          config: {
+            provider: { id: "j", interface: "openai_compatible", model_name: "judge-model", base_url: `${fake.url}/v1` },
+            type: "judge",
+            prompt: "Is the answer right?",
+          },
+        }),
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      await stack.stop();
+    }
+    const last = fake.requests().at(-1);
+    expect(last).toBeDefined();
+    return last!.headers["cf-worker"];
+  }
+
+  it("go straight to the network, not through miniflare's outbound interceptor", async () => {
+    const fake = await startFakeLlm({});
+    try {
+      expect(await cfWorkerHeaderSeen(fake, {})).toBeUndefined();
+      // The check sees the hop when it is there: miniflare's interceptor adds CF-Worker to every fetch.
+      expect(await cfWorkerHeaderSeen(fake, { outboundInterceptor: true })).toBe("edgeval.example.com");
+    } finally {
+      await fake.close();
+    }
   }, 120_000);
 });

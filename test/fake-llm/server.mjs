@@ -167,7 +167,7 @@ export async function startFakeLlm({
   const admittedAt = new Map();
   let seq = 0;
 
-  async function handleLlm(endpoint, body, res, credential) {
+  async function handleLlm(endpoint, body, res, credential, headers) {
     const wire = endpoint === "anthropic.messages" ? anthropic : openai;
     const call =
       endpoint === "openai.chat"
@@ -182,7 +182,7 @@ export async function startFakeLlm({
     }
     const finished = stats.begin(endpoint, call.model);
     res.once("close", finished);
-    const entry = { seq: id, at: Date.now(), endpoint, model: call.model, kind: call.kind, body, credential };
+    const entry = { seq: id, at: Date.now(), endpoint, model: call.model, kind: call.kind, body, credential, headers };
     requestLog.push(entry);
     res.once("close", () => {
       entry.closed_at = Date.now();
@@ -263,7 +263,9 @@ export async function startFakeLlm({
       }
       // The key the client sent (tests check which key reached the provider).
       const credential = req.headers["x-api-key"] ?? req.headers.authorization?.replace(/^Bearer\s+/i, "") ?? null;
-      return handleLlm(endpoint, body, res, credential);
+      // The other headers as they arrived (tests check what reached the provider's side); the key is in `credential`.
+      const { authorization: _a, "x-api-key": _k, ...headers } = req.headers;
+      return handleLlm(endpoint, body, res, credential, headers);
     }
     return sendJson(res, 404, { error: { message: `no route for ${method} ${path}`, type: "not_found" } });
   }
