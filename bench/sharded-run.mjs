@@ -9,7 +9,8 @@
 // default (5,000: 2,000 jobs on one coordinator, 20,000 on 4 shards) unless --shard-jobs sets it.
 // For each N it prints the wall time (POST returned → the run's finished_at), results/s, the
 // shards, the results the export reads back from D1 (every result once: rows = distinct result
-// ids = N) and workerd's resident memory (peak while the run went, and after), then whether memory
+// ids = N), what a status poll of the finished run costs (GET /v1/runs/:id, the median of 30 in a
+// row) and workerd's resident memory (peak while the run went, and after), then whether memory
 // stayed flat within the largest run (issue 19: "workerd RSS at 20,000 ≤ RSS at 2,000 + 64 MB"):
 // the RSS peak while its last 5 % of results came in ≤ the peak while its results a tenth of the
 // way in did (1,000–2,000 of 20,000) + 64 MB; and, as a second figure, the peaks of the runs
@@ -177,6 +178,7 @@ async function main() {
         .finally(() => clearInterval(sampler));
       const wallMs = (Date.parse(run.finished_at ?? "") || Date.now()) - t0;
       const exported = await exportedResults(stack, key?.token ?? stack.token, submitted.run_id);
+      const pollMs = await statusPollMs(api, submitted.run_id);
       const row = {
         n,
         shards: n > shardJobs ? Math.ceil(n / shardJobs) : 1,
@@ -191,10 +193,11 @@ async function main() {
         atEnd: inRunRss(samples, n, n),
         heapMb: ourHeapMb(await workerdMemory(stack.pid)),
         submitMs: submitted.submit_ms,
+        pollMs,
       };
       rows.push(row);
       console.log(
-        `  ${n} jobs: ${row.status}, ${row.done} results in ${row.wallS.toFixed(1)} s = ${row.perS.toFixed(0)} results/s over ${row.shards} shard(s); export ${row.rows} rows, ${row.distinct} distinct; workerd RSS peak ${row.peakMb.toFixed(0)} MB, after ${row.afterMb.toFixed(0)} MB; worker isolate heap ${row.heapMb?.toFixed(0) ?? "n/a"} MB (submit ${row.submitMs.toFixed(0)} ms)`,
+        `  ${n} jobs: ${row.status}, ${row.done} results in ${row.wallS.toFixed(1)} s = ${row.perS.toFixed(0)} results/s over ${row.shards} shard(s); export ${row.rows} rows, ${row.distinct} distinct; workerd RSS peak ${row.peakMb.toFixed(0)} MB, after ${row.afterMb.toFixed(0)} MB; worker isolate heap ${row.heapMb?.toFixed(0) ?? "n/a"} MB (submit ${row.submitMs.toFixed(0)} ms; GET /v1/runs/:id p50 ${row.pollMs.toFixed(1)} ms)`,
       );
       await where(`after ${n}`);
     }
@@ -203,11 +206,11 @@ async function main() {
     await fake.close();
   }
   console.log(
-    "\n  jobs    shards  status     results  wall s   results/s  export rows/distinct  RSS peak MB  RSS after MB  isolate heap MB",
+    "\n  jobs    shards  status     results  wall s   results/s  export rows/distinct  RSS peak MB  RSS after MB  isolate heap MB  poll p50 ms",
   );
   for (const r of rows) {
     console.log(
-      `  ${String(r.n).padEnd(7)} ${String(r.shards).padEnd(7)} ${r.status.padEnd(10)} ${String(r.done).padEnd(8)} ${r.wallS.toFixed(1).padEnd(8)} ${r.perS.toFixed(0).padEnd(10)} ${`${r.rows}/${r.distinct}`.padEnd(21)} ${r.peakMb.toFixed(0).padEnd(12)} ${r.afterMb.toFixed(0).padEnd(13)} ${r.heapMb?.toFixed(0) ?? "n/a"}`,
+      `  ${String(r.n).padEnd(7)} ${String(r.shards).padEnd(7)} ${r.status.padEnd(10)} ${String(r.done).padEnd(8)} ${r.wallS.toFixed(1).padEnd(8)} ${r.perS.toFixed(0).padEnd(10)} ${`${r.rows}/${r.distinct}`.padEnd(21)} ${r.peakMb.toFixed(0).padEnd(12)} ${r.afterMb.toFixed(0).padEnd(13)} ${(r.heapMb?.toFixed(0) ?? "n/a").padEnd(16)} ${r.pollMs.toFixed(1)}`,
     );
   }
   const once = rows.every((r) => r.status === "completed" && r.done === r.n && r.rows === r.n && r.distinct === r.n);
@@ -229,3 +232,17 @@ async function main() {
 }
 
 runMain(main);
+
+/**
+ * What one status poll of the finished run costs: the median of 30 sequential GET /v1/runs/:id
+ * (the run's status, progress and first summary page, read from its coordinator's totals).
+ */
+async function statusPollMs(api, runId) {
+  const ms = [];
+  for (let i = 0; i < 30; i++) {
+    const t0 = performance.now();
+    await api.getRun(runId);
+    ms.push(performance.now() - t0);
+  }
+  return ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)];
+}

@@ -19,6 +19,7 @@ import type { CoordinatorOp, CoordinatorOpResult } from "./batch-ops";
 import { budgetSpent } from "./budget";
 import { type CancelOutcome, cancelRun, isCancelled } from "./cancel";
 import { COORDINATOR_TABLES, migrateCoordinatorTables } from "./coordinator-tables";
+import { RunTotals } from "./run-totals";
 import { mirrorStatus } from "./d1-mirror";
 import { flushEvents, RESULT_EVENTS_DELAY_MS, ResultOutbox } from "./event-outbox";
 import { sendJobs } from "./job-queues";
@@ -66,6 +67,7 @@ export class RunCoordinator extends DurableObject<Env> {
   private readonly meta: RunMeta;
   private readonly jobs: JobTable;
   private readonly results: ResultTable;
+  private readonly totals: RunTotals;
   private readonly outbox: ResultOutbox;
   /** A sharded run (shards.ts): in a shard, results its root has not taken; in the root, each shard's job counts. */
   private readonly toRoot: RootOutbox;
@@ -83,6 +85,8 @@ export class RunCoordinator extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.sql.exec(COORDINATOR_TABLES);
     migrateCoordinatorTables(this.sql);
+    this.totals = new RunTotals(this.sql, (fn) => this.transaction(fn));
+    this.totals.ensure();
     this.meta = new RunMeta(this.sql);
     this.jobs = new JobTable(this.sql);
     this.results = new ResultTable(this.sql);
@@ -95,7 +99,7 @@ export class RunCoordinator extends DurableObject<Env> {
       {
         resultsAfter: (seq, limit) => this.results.after(seq, limit),
         progress: () => ({
-          done: this.results.count(),
+          done: this.totals.resultCounts().done,
           total: this.meta.totalResults() + this.turns.count(),
           cost_usd: this.meta.spentUsd(),
         }),
@@ -367,11 +371,11 @@ export class RunCoordinator extends DurableObject<Env> {
         finished_at: this.meta.finishedAt(),
         manifest,
         jobs: this.jobCounts(),
-        verdicts: this.results.verdictCounts(),
-        usage: this.results.usageGroups(),
-        unpriced: this.results.unpricedModels(),
-        reported: manifest ? this.results.reportedModels() : [],
-        traits: this.results.traitRows(),
+        verdicts: this.totals.verdictCounts(),
+        usage: this.totals.usageGroups(),
+        unpriced: this.totals.unpricedModels(),
+        reported: manifest ? this.totals.reportedModels() : [],
+        traits: this.totals.traitTotals(),
         refused: this.toRoot.refusedCount(),
       },
       pairs,
@@ -405,6 +409,7 @@ export class RunCoordinator extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.sql.exec(COORDINATOR_TABLES);
+    this.totals.ensure();
     this.forgetMirrors();
   }
 
@@ -779,7 +784,13 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** The run's status without pair summaries. */
   private status(): RunStatus {
-    return runStatus(this.jobCounts(), this.meta.started(), this.results.gradedCount(), this.cancelled(), this.toRoot.refusedCount());
+    return runStatus(
+      this.jobCounts(),
+      this.meta.started(),
+      this.totals.resultCounts().graded,
+      this.cancelled(),
+      this.toRoot.refusedCount(),
+    );
   }
 
   private cancelled(): boolean {

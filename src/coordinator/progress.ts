@@ -1,6 +1,6 @@
 /** Run status and per-pair summaries, derived from the coordinator's rows (pure, unit-tested). */
 import type { Verdict } from "../pipeline/verdict";
-import { aggregateTraits, type TraitAggregate } from "../rubric/aggregate";
+import type { TraitAggregate } from "../rubric/aggregate";
 import type { RunStatus } from "../storage/runs-repo";
 
 export interface PairSummary {
@@ -95,15 +95,34 @@ export function statusOf(run: RunFacts): RunStatus {
 export const gradedCount = (counts: readonly { verdict: Verdict; n: number }[]): number =>
   counts.reduce((sum, c) => (c.verdict === "error" ? sum : sum + c.n), 0);
 
-/** Per-trait mean score and pass rate of one (answering, parsing) pair, from the coordinator's trait rows. */
-export function pairTraits(
-  rows: readonly { answering_id: string; parsing_id: string; trait: string; score: number | null; pass: number | null; errored: number }[],
-  answering: string,
-  parsing: string,
-): Record<string, TraitAggregate> {
-  return aggregateTraits(
-    rows
-      .filter((r) => r.answering_id === answering && r.parsing_id === parsing)
-      .map((r) => ({ trait: r.trait, score: r.score, pass: r.pass === null ? null : r.pass === 1, errored: r.errored === 1 })),
+/** One (answering, parsing, trait)'s running sums (run-totals.ts): what aggregateTraits sums from its observations. */
+export type TraitTotal = {
+  answering_id: string;
+  parsing_id: string;
+  trait: string;
+  /** Observations with a value. */
+  n: number;
+  errored: number;
+  score_sum: number;
+  scored: number;
+  passed: number;
+  judged: number;
+};
+
+/** Per-trait mean score and pass rate of one (answering, parsing) pair, from the run's trait totals. */
+export function pairTraits(totals: readonly TraitTotal[], answering: string, parsing: string): Record<string, TraitAggregate> {
+  return Object.fromEntries(
+    totals
+      .filter((t) => t.answering_id === answering && t.parsing_id === parsing)
+      .sort((x, y) => x.trait.localeCompare(y.trait))
+      .map((t) => [
+        t.trait,
+        {
+          n: t.n,
+          errored: t.errored,
+          mean_score: t.scored ? t.score_sum / t.scored : null,
+          pass_rate: t.judged ? t.passed / t.judged : null,
+        },
+      ]),
   );
 }

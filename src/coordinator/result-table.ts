@@ -4,20 +4,8 @@
  * recording a result twice stores and counts it once; the reads are the GROUP BYs the run's
  * status, summary, usage and event stream are made of.
  */
-import type { Verdict } from "../pipeline/verdict";
-import type { UsageGroup, UsageRowModel } from "./cost";
 import type { ResultEventRow } from "./run-events";
 import type { RecordedResult } from "./rpc-types";
-
-export type VerdictCount = { answering_id: string; parsing_id: string; verdict: Verdict; n: number };
-export type TraitRow = {
-  answering_id: string;
-  parsing_id: string;
-  trait: string;
-  score: number | null;
-  pass: number | null;
-  errored: number;
-};
 
 export interface Inserted {
   /** The result's sequence number (its rowid) when it is new, null for a repeat. */
@@ -104,46 +92,5 @@ export class ResultTable {
         limit,
       )
       .toArray();
-  }
-
-  count(): number {
-    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM results").one().n;
-  }
-
-  /** Results with a verdict about the answer (not `error`). */
-  gradedCount(): number {
-    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM results WHERE verdict != 'error'").one().n;
-  }
-
-  verdictCounts(): VerdictCount[] {
-    return this.sql
-      .exec<VerdictCount>("SELECT answering_id, parsing_id, verdict, COUNT(*) AS n FROM results GROUP BY answering_id, parsing_id, verdict")
-      .toArray();
-  }
-
-  usageGroups(): UsageGroup[] {
-    return this.sql
-      .exec<UsageGroup>(
-        `SELECT answering_id, parsing_id, stage, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-           CASE WHEN COUNT(cost_usd) < COUNT(*) THEN NULL ELSE SUM(cost_usd) END AS cost_usd
-         FROM usage_rows GROUP BY answering_id, parsing_id, stage`,
-      )
-      .toArray();
-  }
-
-  /** Models whose calls had no price. */
-  unpricedModels(): UsageRowModel[] {
-    return this.sql
-      .exec<UsageRowModel>("SELECT DISTINCT answering_id, parsing_id, stage, model FROM usage_rows WHERE cost_usd IS NULL")
-      .toArray();
-  }
-
-  /** Every model name the providers reported (the manifest's actual_models). */
-  reportedModels(): UsageRowModel[] {
-    return this.sql.exec<UsageRowModel>("SELECT DISTINCT answering_id, parsing_id, stage, model FROM usage_rows").toArray();
-  }
-
-  traitRows(): TraitRow[] {
-    return this.sql.exec<TraitRow>("SELECT answering_id, parsing_id, trait, score, pass, errored FROM trait_rows").toArray();
   }
 }

@@ -7,8 +7,8 @@ import type { RunStatus } from "../storage/runs-repo";
 import { runUsage, type UsageGroup, type UsageRowModel, unpricedModels } from "./cost";
 import type { JobCounts } from "./job-table";
 import { type RunManifest, withActualModels } from "./manifest";
-import { gradedCount, type PairWindow, pairTraits, statusOf, summarize } from "./progress";
-import type { TraitRow, VerdictCount } from "./result-table";
+import { gradedCount, type PairWindow, pairTraits, statusOf, summarize, type TraitTotal } from "./progress";
+import type { VerdictCount } from "./run-totals";
 import type { RunSnapshot } from "./rpc-types";
 
 /** What a snapshot is made of. */
@@ -30,7 +30,7 @@ export interface SnapshotRows {
   unpriced: readonly UsageRowModel[];
   /** Every model the providers reported (read only when there is a manifest to fill in). */
   reported: readonly UsageRowModel[];
-  traits: readonly TraitRow[];
+  traits: readonly TraitTotal[];
   /** Results the root of a sharded run refused (shard-report.ts). */
   refused?: number;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gradedCount, pairTraits, statusOf, summarize } from "../../../src/coordinator/progress";
+import { gradedCount, pairTraits, statusOf, summarize, type TraitTotal } from "../../../src/coordinator/progress";
 
 describe("summarize", () => {
   it("reports every (answering, parsing) pair, with pass_rate over passed + failed only", () => {
@@ -40,28 +40,33 @@ describe("summarize: pairs answering-major, pages, an answer that only fails", (
 });
 
 describe("pairTraits", () => {
-  it("aggregates one pair's trait rows, reading the stored 1/0/null pass and errored flags", () => {
-    const row = (answering_id: string, parsing_id: string, trait: string, score: number | null, pass: number | null, errored = 0) => ({
+  it("gives one pair's traits, sorted, from the run's trait totals: mean over scored, pass rate over judged", () => {
+    const total = (answering_id: string, parsing_id: string, trait: string, t: Partial<TraitTotal>): TraitTotal => ({
       answering_id,
       parsing_id,
       trait,
-      score,
-      pass,
-      errored,
+      n: 0,
+      errored: 0,
+      score_sum: 0,
+      scored: 0,
+      passed: 0,
+      judged: 0,
+      ...t,
     });
-    const rows = [
-      row("a", "j", "clear", null, 1),
-      row("a", "j", "clear", null, 1),
-      row("a", "j", "clear", null, 0),
-      row("a", "j", "clear", null, null, 1),
-      row("a", "j", "depth", 4, null),
-      row("a", "k", "depth", 1, null),
-      row("b", "j", "depth", 1, null),
+    const totals = [
+      total("a", "j", "depth", { n: 2, score_sum: 7, scored: 2 }),
+      total("a", "j", "clear", { n: 3, errored: 1, passed: 2, judged: 3 }),
+      total("a", "k", "depth", { n: 1, score_sum: 1, scored: 1 }),
+      total("b", "j", "depth", { n: 1, score_sum: 1, scored: 1 }),
+      total("a", "j", "broken", { errored: 2 }),
     ];
-    expect(pairTraits(rows, "a", "j")).toEqual({
+    const traits = pairTraits(totals, "a", "j");
+    expect(traits).toEqual({
+      broken: { n: 0, errored: 2, mean_score: null, pass_rate: null },
       clear: { n: 3, errored: 1, mean_score: null, pass_rate: 2 / 3 },
-      depth: { n: 1, errored: 0, mean_score: 4, pass_rate: null },
+      depth: { n: 2, errored: 0, mean_score: 3.5, pass_rate: null },
     });
+    expect(Object.keys(traits)).toEqual(["broken", "clear", "depth"]);
   });
 });
 
