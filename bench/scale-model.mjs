@@ -75,8 +75,11 @@ export const PER_RESULT = {
    * 2026-11-24 read 1,949,696 B for 400 small results (bench/throughput's shape) → 4,874 B.
    */
   bytes: 4_874,
-  /** workerd CPU per result, all threads, locally (bench/throughput, 2026-11-24: 3.5–3.6 ms). */
-  cpuMs: 3.6,
+  /**
+   * workerd CPU per result, all threads, locally (bench/throughput, no flags, 2026-11-29: 2.05–2.88 ms,
+   * means 2.33 over 6 runs and 2.47 over 8), rounded up.
+   */
+  cpuMs: 2.5,
 };
 
 /**
