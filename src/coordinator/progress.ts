@@ -109,6 +109,19 @@ export type TraitTotal = {
   judged: number;
 };
 
+/** A trait's totals before its first observation. */
+export const emptyTraitTotal = (answering_id: string, parsing_id: string, trait: string): TraitTotal => ({
+  answering_id,
+  parsing_id,
+  trait,
+  n: 0,
+  errored: 0,
+  score_sum: 0,
+  scored: 0,
+  passed: 0,
+  judged: 0,
+});
+
 /** Per-trait mean score and pass rate of one (answering, parsing) pair, from the run's trait totals. */
 export function pairTraits(totals: readonly TraitTotal[], answering: string, parsing: string): Record<string, TraitAggregate> {
   return Object.fromEntries(

@@ -13,8 +13,8 @@
  * as SQLite's SUM() compensates it, trait scores plainly in row order as aggregateTraits summed them.
  */
 import type { Verdict } from "../pipeline/verdict";
-import type { UsageGroup, UsageRowModel } from "./cost";
-import type { TraitTotal } from "./progress";
+import type { UsageGroup, UsageRow, UsageRowModel } from "./cost";
+import { emptyTraitTotal, type TraitTotal } from "./progress";
 
 export type VerdictCount = { answering_id: string; parsing_id: string; verdict: Verdict; n: number };
 
@@ -37,16 +37,22 @@ export const RUN_TOTALS_TABLES = `
     passed INTEGER NOT NULL, judged INTEGER NOT NULL, PRIMARY KEY (answering_id, parsing_id, trait));
 `;
 
-type UsageTotal = {
-  answering_id: string;
-  parsing_id: string;
-  stage: string;
-  input_tokens: number;
-  output_tokens: number;
-  cost_sum: number;
-  cost_err: number;
-  unpriced: number;
-};
+/** A (pair, stage)'s usage: token sums, the compensated cost sum and its error term, and its unpriced rows. */
+type UsageTotal = Omit<UsageGroup, "cost_usd"> & { cost_sum: number; cost_err: number; unpriced: number };
+type UsageSource = Pick<UsageRow, "answering_id" | "parsing_id" | "stage" | "input_tokens" | "output_tokens" | "cost_usd">;
+type TraitSource = { answering_id: string; parsing_id: string; trait: string; score: number | null; pass: number | null; errored: number };
+
+/**
+ * How one totals table is kept from its source rows: a group per key, started empty, each new row
+ * added in row order. `columns` are the table's, in its order.
+ */
+interface Fold<R, T> {
+  table: string;
+  columns: readonly (keyof T & string)[];
+  key: (x: R | T) => string;
+  empty: (r: R) => T;
+  add: (t: T, r: R) => void;
+}
 
 /** One step of SQLite's compensated SUM() (func.c, kahanBabuskaNeumaierStep). */
 function addCompensated(t: { cost_sum: number; cost_err: number }, x: number): void {
@@ -109,57 +115,12 @@ export class RunTotals {
   }
 
   private foldUsage(after: number, upTo: number): void {
-    const groups = new Map<string, UsageTotal>();
-    for (const g of this.sql.exec<UsageTotal>("SELECT * FROM usage_totals").toArray())
-      groups.set(groupKey(g.answering_id, g.parsing_id, g.stage), g);
-    const changed = new Set<UsageTotal>();
-    const rows = this.sql.exec<{
-      answering_id: string;
-      parsing_id: string;
-      stage: string;
-      input_tokens: number;
-      output_tokens: number;
-      cost_usd: number | null;
-    }>(
+    const rows = this.sql.exec<UsageSource>(
       "SELECT answering_id, parsing_id, stage, input_tokens, output_tokens, cost_usd FROM usage_rows WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
       after,
       upTo,
     );
-    for (const r of rows) {
-      const k = groupKey(r.answering_id, r.parsing_id, r.stage);
-      let g = groups.get(k);
-      if (!g) {
-        g = {
-          answering_id: r.answering_id,
-          parsing_id: r.parsing_id,
-          stage: r.stage,
-          input_tokens: 0,
-          output_tokens: 0,
-          cost_sum: 0,
-          cost_err: 0,
-          unpriced: 0,
-        };
-        groups.set(k, g);
-      }
-      g.input_tokens += r.input_tokens;
-      g.output_tokens += r.output_tokens;
-      if (r.cost_usd === null) g.unpriced += 1;
-      else addCompensated(g, r.cost_usd);
-      changed.add(g);
-    }
-    for (const g of changed) {
-      this.sql.exec(
-        "INSERT OR REPLACE INTO usage_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        g.answering_id,
-        g.parsing_id,
-        g.stage,
-        g.input_tokens,
-        g.output_tokens,
-        g.cost_sum,
-        g.cost_err,
-        g.unpriced,
-      );
-    }
+    this.fold(rows, USAGE_FOLD);
     this.sql.exec(
       `INSERT INTO usage_models SELECT answering_id, parsing_id, stage, model, MAX(cost_usd IS NULL) FROM usage_rows WHERE rowid > ? AND rowid <= ?
        GROUP BY answering_id, parsing_id, stage, model
@@ -171,66 +132,29 @@ export class RunTotals {
   }
 
   private foldTraits(after: number, upTo: number): void {
-    const totals = new Map<string, TraitTotal>();
-    for (const t of this.sql.exec<TraitTotal>("SELECT * FROM trait_totals").toArray())
-      totals.set(groupKey(t.answering_id, t.parsing_id, t.trait), t);
-    const changed = new Set<TraitTotal>();
-    const rows = this.sql.exec<{
-      answering_id: string;
-      parsing_id: string;
-      trait: string;
-      score: number | null;
-      pass: number | null;
-      errored: number;
-    }>(
+    const rows = this.sql.exec<TraitSource>(
       "SELECT answering_id, parsing_id, trait, score, pass, errored FROM trait_rows WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
       after,
       upTo,
     );
+    this.fold(rows, TRAIT_FOLD);
+    this.mark("traits", upTo);
+  }
+
+  /** Adds `rows` to the groups of `f.table` they belong to, and writes back the groups that changed. */
+  private fold<R, T extends Record<string, SqlStorageValue>>(rows: Iterable<R>, f: Fold<R, T>): void {
+    const groups = new Map<string, T>();
+    for (const t of this.sql.exec<T>(`SELECT ${f.columns.join(", ")} FROM ${f.table}`)) groups.set(f.key(t), t);
+    const changed = new Set<T>();
     for (const r of rows) {
-      const k = groupKey(r.answering_id, r.parsing_id, r.trait);
-      let t = totals.get(k);
-      if (!t) {
-        t = {
-          answering_id: r.answering_id,
-          parsing_id: r.parsing_id,
-          trait: r.trait,
-          n: 0,
-          errored: 0,
-          score_sum: 0,
-          scored: 0,
-          passed: 0,
-          judged: 0,
-        };
-        totals.set(k, t);
-      }
-      if (r.errored === 1) t.errored += 1;
-      else t.n += 1;
-      if (r.score !== null) {
-        t.score_sum += r.score;
-        t.scored += 1;
-      }
-      if (r.pass !== null) {
-        t.judged += 1;
-        if (r.pass === 1) t.passed += 1;
-      }
+      const k = f.key(r);
+      let t = groups.get(k);
+      if (!t) groups.set(k, (t = f.empty(r)));
+      f.add(t, r);
       changed.add(t);
     }
-    for (const t of changed) {
-      this.sql.exec(
-        "INSERT OR REPLACE INTO trait_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        t.answering_id,
-        t.parsing_id,
-        t.trait,
-        t.n,
-        t.errored,
-        t.score_sum,
-        t.scored,
-        t.passed,
-        t.judged,
-      );
-    }
-    this.mark("traits", upTo);
+    const insert = `INSERT OR REPLACE INTO ${f.table} (${f.columns.join(", ")}) VALUES (${f.columns.map(() => "?").join(", ")})`;
+    for (const t of changed) this.sql.exec(insert, ...f.columns.map((c) => t[c]));
   }
 
   verdictCounts(): VerdictCount[] {
@@ -278,3 +202,44 @@ export class RunTotals {
       .toArray();
   }
 }
+
+const USAGE_FOLD: Fold<UsageSource, UsageTotal> = {
+  table: "usage_totals",
+  columns: ["answering_id", "parsing_id", "stage", "input_tokens", "output_tokens", "cost_sum", "cost_err", "unpriced"],
+  key: (x) => groupKey(x.answering_id, x.parsing_id, x.stage),
+  empty: (r) => ({
+    answering_id: r.answering_id,
+    parsing_id: r.parsing_id,
+    stage: r.stage,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_sum: 0,
+    cost_err: 0,
+    unpriced: 0,
+  }),
+  add: (g, r) => {
+    g.input_tokens += r.input_tokens;
+    g.output_tokens += r.output_tokens;
+    if (r.cost_usd === null) g.unpriced += 1;
+    else addCompensated(g, r.cost_usd);
+  },
+};
+
+const TRAIT_FOLD: Fold<TraitSource, TraitTotal> = {
+  table: "trait_totals",
+  columns: ["answering_id", "parsing_id", "trait", "n", "errored", "score_sum", "scored", "passed", "judged"],
+  key: (x) => groupKey(x.answering_id, x.parsing_id, x.trait),
+  empty: (r) => emptyTraitTotal(r.answering_id, r.parsing_id, r.trait),
+  add: (t, r) => {
+    if (r.errored === 1) t.errored += 1;
+    else t.n += 1;
+    if (r.score !== null) {
+      t.score_sum += r.score;
+      t.scored += 1;
+    }
+    if (r.pass !== null) {
+      t.judged += 1;
+      if (r.pass === 1) t.passed += 1;
+    }
+  },
+};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gradedCount, pairTraits, statusOf, summarize, type TraitTotal } from "../../../src/coordinator/progress";
+import { emptyTraitTotal, gradedCount, pairTraits, statusOf, summarize, type TraitTotal } from "../../../src/coordinator/progress";
 
 describe("summarize", () => {
   it("reports every (answering, parsing) pair, with pass_rate over passed + failed only", () => {
@@ -42,15 +42,7 @@ describe("summarize: pairs answering-major, pages, an answer that only fails", (
 describe("pairTraits", () => {
   it("gives one pair's traits, sorted, from the run's trait totals: mean over scored, pass rate over judged", () => {
     const total = (answering_id: string, parsing_id: string, trait: string, t: Partial<TraitTotal>): TraitTotal => ({
-      answering_id,
-      parsing_id,
-      trait,
-      n: 0,
-      errored: 0,
-      score_sum: 0,
-      scored: 0,
-      passed: 0,
-      judged: 0,
+      ...emptyTraitTotal(answering_id, parsing_id, trait),
       ...t,
     });
     const totals = [
