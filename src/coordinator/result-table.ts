@@ -1,8 +1,8 @@
 /**
  * The run's recorded results and what each brought: its `results` row, its usage rows (cost.ts)
  * and its per-trait rows. Every row is keyed by ids and inserted with ON CONFLICT DO NOTHING, so
- * recording a result twice stores and counts it once; the reads are the GROUP BYs the run's
- * status, summary, usage and event stream are made of.
+ * recording a result twice stores and counts it once. The run's totals are folded from these rows
+ * when read (run-totals.ts); the event stream pages through `results` by rowid.
  */
 import type { ResultEventRow } from "./run-events";
 import type { RecordedResult } from "./rpc-types";

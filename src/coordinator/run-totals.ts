@@ -18,6 +18,17 @@ import { emptyTraitTotal, type TraitTotal } from "./progress";
 
 export type VerdictCount = { answering_id: string; parsing_id: string; verdict: Verdict; n: number };
 
+/** The totals as a snapshot reads them (snapshot.ts SnapshotRows). */
+export interface RunTotalsView {
+  verdicts: VerdictCount[];
+  usage: UsageGroup[];
+  /** Models whose calls had no price. */
+  unpriced: UsageRowModel[];
+  /** Every model name the providers reported (the manifest's actual_models). */
+  reported: UsageRowModel[];
+  traits: TraitTotal[];
+}
+
 export const RUN_TOTALS_TABLES = `
   CREATE TABLE IF NOT EXISTS totals_marks (source TEXT PRIMARY KEY, seq INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS verdict_totals (
@@ -77,7 +88,7 @@ export class RunTotals {
   }
 
   /** Folds in the rows inserted since the last call, in one transaction with the new marks. */
-  catchUp(): void {
+  private catchUp(): void {
     const marks = new Map(
       this.sql
         .exec<{ source: string; seq: number }>("SELECT source, seq FROM totals_marks")
@@ -157,11 +168,6 @@ export class RunTotals {
     for (const t of changed) this.sql.exec(insert, ...f.columns.map((c) => t[c]));
   }
 
-  verdictCounts(): VerdictCount[] {
-    this.catchUp();
-    return this.sql.exec<VerdictCount>("SELECT answering_id, parsing_id, verdict, n FROM verdict_totals").toArray();
-  }
-
   /** Results recorded, and those with a verdict about the answer (not `error`). */
   resultCounts(): { done: number; graded: number } {
     this.catchUp();
@@ -173,33 +179,24 @@ export class RunTotals {
     return { done: row.done ?? 0, graded: row.graded ?? 0 };
   }
 
-  usageGroups(): UsageGroup[] {
+  /** Everything a snapshot shows of the totals, caught up once; `reported` (the manifest's models) only when asked. */
+  read({ reported }: { reported: boolean }): RunTotalsView {
     this.catchUp();
-    return this.sql
-      .exec<UsageGroup>(
-        `SELECT answering_id, parsing_id, stage, input_tokens, output_tokens,
-           CASE WHEN unpriced > 0 THEN NULL ELSE cost_sum + cost_err END AS cost_usd FROM usage_totals`,
-      )
-      .toArray();
-  }
-
-  /** Models whose calls had no price. */
-  unpricedModels(): UsageRowModel[] {
-    this.catchUp();
-    return this.sql.exec<UsageRowModel>("SELECT answering_id, parsing_id, stage, model FROM usage_models WHERE unpriced = 1").toArray();
-  }
-
-  /** Every model name the providers reported (the manifest's actual_models). */
-  reportedModels(): UsageRowModel[] {
-    this.catchUp();
-    return this.sql.exec<UsageRowModel>("SELECT answering_id, parsing_id, stage, model FROM usage_models").toArray();
-  }
-
-  traitTotals(): TraitTotal[] {
-    this.catchUp();
-    return this.sql
-      .exec<TraitTotal>("SELECT answering_id, parsing_id, trait, n, errored, score_sum, scored, passed, judged FROM trait_totals")
-      .toArray();
+    const models = (where: string) =>
+      this.sql.exec<UsageRowModel>(`SELECT answering_id, parsing_id, stage, model FROM usage_models ${where}`).toArray();
+    return {
+      verdicts: this.sql.exec<VerdictCount>("SELECT answering_id, parsing_id, verdict, n FROM verdict_totals").toArray(),
+      // An unpriced row makes its group's cost unknown: null, never a partial sum.
+      usage: this.sql
+        .exec<UsageGroup>(
+          `SELECT answering_id, parsing_id, stage, input_tokens, output_tokens,
+             CASE WHEN unpriced > 0 THEN NULL ELSE cost_sum + cost_err END AS cost_usd FROM usage_totals`,
+        )
+        .toArray(),
+      unpriced: models("WHERE unpriced = 1"),
+      reported: reported ? models("") : [],
+      traits: this.sql.exec<TraitTotal>(`SELECT ${TRAIT_FOLD.columns.join(", ")} FROM trait_totals`).toArray(),
+    };
   }
 }
 

@@ -121,13 +121,13 @@ function grouped(sql: SqlStorage) {
 }
 
 function fromTotals(totals: RunTotals) {
-  const traitTotals = totals.traitTotals();
+  const { verdicts, usage, unpriced, reported, traits } = totals.read({ reported: true });
   return {
-    verdicts: totals.verdictCounts(),
-    usage: totals.usageGroups(),
-    unpriced: totals.unpricedModels(),
-    reported: totals.reportedModels(),
-    traits: Object.fromEntries(ANSWERING.flatMap((a) => PARSING.map((p) => [`${a}/${p}`, pairTraits(traitTotals, a, p)]))),
+    verdicts,
+    usage,
+    unpriced,
+    reported,
+    traits: Object.fromEntries(ANSWERING.flatMap((a) => PARSING.map((p) => [`${a}/${p}`, pairTraits(traits, a, p)]))),
   };
 }
 
@@ -211,8 +211,7 @@ describe("the coordinator's running totals", () => {
     await runInDurableObject(stub, async (_o, state) => {
       const totals = totalsOf(state);
       expect(totals.resultCounts()).toEqual({ done: 0, graded: 0 });
-      expect(totals.usageGroups()).toEqual([]);
-      expect(totals.traitTotals()).toEqual([]);
+      expect(totals.read({ reported: true })).toEqual({ verdicts: [], usage: [], unpriced: [], reported: [], traits: [] });
     });
   });
 });
