@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import { type AppEnv, requireScope, tenantOf } from "../http/auth";
-import { requireRun, runView } from "../http/runs";
+import { requireRun, requireRunWithChildren, runView } from "../http/runs";
 import { runEvents } from "../http/run-events";
 import { cancelRun } from "../http/run-cancel";
 import { compareRuns } from "../http/compare";
@@ -83,9 +83,9 @@ signedIn.get("/runs", async (c) => {
 });
 
 signedIn.get("/runs/:id", async (c) => {
-  const run = await requireRun(c, c.req.param("id"));
+  const { run, children } = await requireRunWithChildren(c, c.req.param("id"));
   const [view, cells, recent] = await Promise.all([
-    runView(c, run),
+    runView(c, run, children),
     questionModelCounts(c.env.DB, run, HEATMAP_CELLS),
     listRuns(c.env.DB, run.tenant_id, COMPARE_CHOICES + 1, null),
   ]);

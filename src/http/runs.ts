@@ -11,7 +11,7 @@ import { fullResultJson } from "../storage/result-store";
 import { requireSpec } from "../storage/spec-store";
 import { runGroupSummaries } from "../summaries/run-summary";
 import { resultFilter } from "./result-filter";
-import { childRunIds, getRun, listRuns, type RunRecord } from "../storage/runs-repo";
+import { getRun, getRunWithChildren, listRuns, type RunRecord } from "../storage/runs-repo";
 import { cancelRun } from "./run-cancel";
 import { httpHost, submitRun } from "./submit-run";
 import { readJson, validateQuery } from "./body";
@@ -62,20 +62,26 @@ runs.get("/", requireScope("runs:read"), async (c) => {
   });
 });
 
-runs.get("/:id", requireScope("runs:read"), async (c) => reply(c, RunStatus, await runView(c, await requireRun(c, c.req.param("id")))));
+runs.get("/:id", requireScope("runs:read"), async (c) => {
+  const { run, children } = await requireRunWithChildren(c, c.req.param("id"));
+  return reply(c, RunStatus, await runView(c, run, children));
+});
 
 /** POST /v1/runs/:id/cancel (run-cancel.ts): the run's view as GET /v1/runs/:id gives it, status cancelled. */
 runs.post("/:id/cancel", requireScope("runs:write"), async (c) => {
-  const run = await requireRun(c, c.req.param("id"));
+  const { run, children } = await requireRunWithChildren(c, c.req.param("id"));
   await cancelRun(c, run);
-  return reply(c, RunStatus, await runView(c, run));
+  return reply(c, RunStatus, await runView(c, run, children));
 });
 
 /** GET /v1/runs/:id/events: the run's live events, Server-Sent Events (run-events.ts). */
 runs.get("/:id/events", requireScope("runs:read"), async (c) => runEvents(c, await requireRun(c, c.req.param("id"))));
 
-/** GET /v1/runs/:id: the run's status, progress, the first pairs of its summary, usage and manifest. */
-export async function runView(c: Context<AppEnv>, run: RunRecord): Promise<RunStatusView> {
+/**
+ * GET /v1/runs/:id: the run's status, progress, the first pairs of its summary, usage and manifest.
+ * `children`: the runs re-scored from it, read with the run (getRunWithChildren).
+ */
+export async function runView(c: Context<AppEnv>, run: RunRecord, children: string[]): Promise<RunStatusView> {
   // The coordinator is reached only by the name on the tenant-checked row.
   const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: EMBEDDED_PAIRS });
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
@@ -93,7 +99,7 @@ export async function runView(c: Context<AppEnv>, run: RunRecord): Promise<RunSt
     usage: snap.usage,
     budget_usd: snap.budget_usd,
     manifest: snap.manifest,
-    lineage: { parent_run_id: run.parent_run_id ?? null, children: await childRunIds(c.env.DB, run.tenant_id, run.run_id) },
+    lineage: { parent_run_id: run.parent_run_id ?? null, children },
     created_at: run.created_at,
     finished_at: snap.finished_at,
   };
@@ -167,9 +173,15 @@ runs.delete("/:id", requireScope("runs:write"), async (c) => {
 });
 
 export async function requireRun(c: Context<AppEnv>, runId: string): Promise<RunRecord> {
-  const run = await getRun(c.env.DB, tenantOf(c).tenant_id, runId);
-  if (!run) throw new ApiFailure({ code: "not_found", message: `no run ${runId}; list runs with GET /v1/runs` });
-  return run;
+  return (await getRun(c.env.DB, tenantOf(c).tenant_id, runId)) ?? runNotFound(runId);
+}
+
+export async function requireRunWithChildren(c: Context<AppEnv>, runId: string): Promise<{ run: RunRecord; children: string[] }> {
+  return (await getRunWithChildren(c.env.DB, tenantOf(c).tenant_id, runId)) ?? runNotFound(runId);
+}
+
+function runNotFound(runId: string): never {
+  throw new ApiFailure({ code: "not_found", message: `no run ${runId}; list runs with GET /v1/runs` });
 }
 
 const pairCursor = (offset: number) => encodeCursor([String(offset)]);

@@ -63,13 +63,28 @@ export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
     );
 }
 
-/** The runs re-scored from `runId` (its children), oldest first. */
-export async function childRunIds(db: D1Database, tenantId: string, runId: string): Promise<string[]> {
-  const { results } = await db
-    .prepare("SELECT run_id FROM runs WHERE tenant_id = ? AND parent_run_id = ? ORDER BY created_at, run_id")
+/**
+ * The run and the runs re-scored from it (oldest first) in one D1 round trip: GET /v1/runs/:id
+ * needs both, and a status poll read them in two. The children come as [created_at, run_id]
+ * pairs and are sorted here, so their order does not rest on how SQLite feeds an aggregate.
+ */
+export async function getRunWithChildren(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+): Promise<{ run: RunRecord; children: string[] } | null> {
+  const row = await db
+    .prepare(
+      `SELECT r.*, (SELECT json_group_array(json_array(c.created_at, c.run_id)) FROM runs c
+         WHERE c.tenant_id = r.tenant_id AND c.parent_run_id = r.run_id) AS children_json
+       FROM runs r WHERE r.tenant_id = ? AND r.run_id = ?`,
+    )
     .bind(tenantId, runId)
-    .all<{ run_id: string }>();
-  return results.map((r) => r.run_id);
+    .first<Record<string, unknown> & { children_json: string }>();
+  if (!row) return null;
+  const pairs = JSON.parse(row.children_json) as [string, string][];
+  pairs.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return { run: RunRow.parse(row), children: pairs.map(([, id]) => id) };
 }
 
 export async function getRun(db: D1Database, tenantId: string, runId: string): Promise<RunRecord | null> {
