@@ -16,7 +16,7 @@ import { DEFAULT_TENANT, r2Keys } from "../storage/r2-keys";
 import { coordinatorOfJob } from "../coordinator/shards";
 import { loadSpec } from "../storage/spec-store";
 import { resolveJob } from "../submit/spec";
-import { jobResultId } from "./job-runner";
+import { jobResultId } from "./save-step";
 import { deleteResultRows } from "../storage/results-repo";
 import { deleteLedgerRowsOf } from "../tenants/usage";
 import { guardOn } from "../lib/guards";

@@ -19,22 +19,14 @@
  * answered (new answering models, new replicates) call an answering model.
  */
 import type { CallableTraitPort } from "../rubric/types";
-import { createCallableTraitRunner } from "../adapters/rubric-callable";
-import { traitObservations } from "../rubric/aggregate";
 import type { ModelPort } from "../llm/port";
 import { isRetryable, type LlmError } from "../llm/port";
 import { knownCancelled } from "./cancel-gate";
-import { produceAnswer } from "../pipeline/stages/generate-answer";
-import { computeResultId } from "../pipeline/ids";
-import { runPipeline } from "../pipeline/orchestrator";
 import type { SearchPort } from "../core-shared/evidence";
-import type { AnswerArtifact, AnswerOutcome, Clock, PipelineLog } from "../pipeline/types";
+import type { Clock, PipelineLog } from "../pipeline/types";
 import type { ModelConfig } from "../schemas/model-config";
-import { type LedgerRow, ledgerInsertStatements, ledgerRows } from "../tenants/usage";
-import { DEFAULT_TENANT } from "../tenants/tenants-repo";
 import type { CodeVerifierPort } from "../templates/code-verify";
 import type { JobMessage } from "../schemas/queue";
-import type { VerificationResult } from "../schemas/result";
 import { coordinatorName } from "../storage/r2-keys";
 import { coordinatorOfJob } from "../coordinator/shards";
 import type { Claim, RecordedResult } from "../coordinator/rpc-types";
@@ -43,22 +35,18 @@ import { runTurnJob } from "./scenario-turn";
 import type { RunSpec } from "../storage/run-spec";
 import { loadSpec } from "../storage/spec-store";
 import { loadLedger, saveLedger } from "../storage/ledger-store";
-import { saveResult, readSavedResult } from "../storage/result-store";
-import { type ResultRowRecord, resultUpsertStatements } from "../storage/results-repo";
+import { readSavedResult } from "../storage/result-store";
 import type { RetryEnv, RetryLedger, RetryPolicy } from "../llm/retrying";
 import { type JobPortDeps, jobPorts } from "./job-ports";
-import { r2Workspace, workspacePrefix } from "../adapters/workspace";
-import { usageRows } from "../coordinator/cost";
-import { priceTable } from "../llm/prices";
-import { embeddingModel, type EmbeddingPlace } from "../llm/embedding-model";
-import { modelRetryPolicy } from "../adapters/edge-models";
+import type { EmbeddingPlace } from "../llm/embedding-model";
 import { guardOn } from "../lib/guards";
 import type { AgentToolsPort } from "../pipeline/agent/answering-agent";
-import { r2AgentCheckpoint } from "../storage/agent-checkpoint-store";
-import { loadAnswerCheckpoint, parseAnswerCheckpoint, saveAnswerCheckpoint } from "../storage/answer-checkpoint-store";
 import { faultJob, faultPoint } from "../lib/fault-points";
-import { loadParentJob, type ParentJob } from "../rescore/parent-job";
-import { asChildResult, onlyTraits, withNewTraits } from "../rescore/reuse";
+import { withNewTraits } from "../rescore/reuse";
+import { answerFor } from "./answer-step";
+import { judge } from "./judge-step";
+import { childCopy, judgeNewTraits, parentOfJob } from "./rescore-steps";
+import { jobResultId, type ResultWrite, saveAndRecord } from "./save-step";
 
 export interface CoordinatorPort {
   claim(jobId: string): Promise<Claim>;
@@ -104,25 +92,6 @@ export interface JobDeps {
   retryEnv: RetryEnv;
 }
 
-const defaultCallableRunner = createCallableTraitRunner();
-
-/** A result's D1 row and the tenant ledger rows of its usage, written together. */
-export interface ResultWrite {
-  row: ResultRowRecord;
-  ledger: LedgerRow[];
-}
-
-/** One D1 batch (one transaction) for results and their ledger rows: one round trip for all of them. */
-export async function writeResults(db: D1Database, items: readonly ResultWrite[]): Promise<void> {
-  const ledger = items.flatMap((i) => i.ledger);
-  const statements = resultUpsertStatements(
-    db,
-    items.map((i) => i.row),
-  );
-  if (ledger.length > 0) statements.push(...ledgerInsertStatements(db, ledger));
-  if (statements.length > 0) await db.batch(statements);
-}
-
 /**
  * `deferral`: the job waits out a provider's retry-after (a 429, or its key's shared limiter holding
  * calls): it is delayed, not failing, and the consumer re-queues it without spending a delivery.
@@ -156,17 +125,6 @@ export interface JobModels {
 }
 
 export const COMPLETE: JobOutcome = { kind: "ack", note: "job complete" };
-
-/** The id of the job's result by one parsing model (src/pipeline/ids.ts). */
-export function jobResultId(spec: RunSpec, job: JobRef, parsing: ModelConfig): Promise<string> {
-  return computeResultId({
-    run_id: spec.run_id,
-    question_id: job.question.id,
-    answering: job.answering,
-    parsing,
-    replicate: job.replicate,
-  });
-}
 
 /** claim → spec → answer → for each pending parsing model: pipeline → store → record. */
 export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome> {
@@ -262,46 +220,6 @@ async function runClaimedJob(
   return COMPLETE;
 }
 
-/** The parent's results and answer for this job (a re-scored run's only). */
-function parentOfJob(ctx: JobContext): Promise<ParentJob> {
-  const { spec, job, deps } = ctx;
-  const parent = { tenant_id: spec.tenant_id ?? DEFAULT_TENANT, run_id: spec.rescore!.parent_run_id };
-  return loadParentJob(deps.blobs, deps.db, parent, {
-    question_id: job.question.id,
-    answering_id: job.answering.id,
-    replicate: job.replicate,
-  });
-}
-
-/** A parent result as the child's: the child's result id, run name and replicate numbering. */
-async function childCopy(ctx: JobContext, result: VerificationResult, parsing: ModelConfig): Promise<VerificationResult> {
-  const { spec, job } = ctx;
-  const result_id = await jobResultId(spec, job, parsing);
-  return asChildResult(result, { result_id, run_name: spec.run_name, replicate: spec.replicate_count === 1 ? null : job.replicate });
-}
-
-/**
- * Only the traits a re-score adds, on the job's answer: a rubric-only pipeline whose rubric is
- * those traits alone (no template, no guards), so the calls made are the new traits' calls.
- */
-function judgeNewTraits(ctx: JobContext, models: JobModels, answer: AnswerOutcome, parsing: ModelConfig) {
-  const { spec, job } = ctx;
-  const settings = {
-    ...spec.settings,
-    evaluation_mode: "rubric_only" as const,
-    abstention_enabled: false,
-    sufficiency_enabled: false,
-    global_rubric: onlyTraits(spec.settings.global_rubric, spec.rescore!.new_traits),
-    rubric_trait_names: null,
-  };
-  return judge(
-    { ...ctx, spec: { ...spec, settings }, job: { ...job, question: { ...job.question, rubric: undefined } } },
-    models,
-    answer,
-    parsing,
-  );
-}
-
 /**
  * A model call refused by the cancel gate (src/jobs/cancel-gate.ts); a transient failure of a run
  * this isolate knows is cancelled counts too (a pipeline reports only its first transient error).
@@ -335,41 +253,6 @@ export async function handBack(ctx: JobContext, models: JobModels, note: string,
   return error.kind === "rate_limit" ? { ...later, deferral: true } : later;
 }
 
-/** One parsing model's pipeline over the job's answer. */
-export function judge(ctx: JobContext, models: JobModels, answer: AnswerOutcome, parsing: ModelConfig) {
-  const { spec, job, deps } = ctx;
-  return runPipeline(
-    {
-      run_id: spec.run_id,
-      run_name: spec.run_name,
-      question: job.question,
-      answering: job.answering,
-      parsing,
-      replicate: job.replicate,
-      settings: spec.settings,
-      answer,
-      // The ledger the ports count into, in place or across deliveries: finalizeResult reads it for
-      // retry_counts and the retries_used caveat, this pipeline's own retries included.
-      retries: { used: models.ledger, budgets: modelRetryPolicy(deps.retryPolicy, parsing).budgets },
-      ...(job.scenario ? { scenario: job.scenario } : {}),
-    },
-    {
-      answerer: models.portFor(job.answering),
-      judge: models.portFor(parsing),
-      ...embedderFor(spec, parsing, models.portFor, deps.embeddingPlace),
-      clock: deps.clock,
-      log: deps.log,
-      codeVerifier: deps.codeVerifier,
-      search: deps.searchFor?.(spec.tenant_id),
-      // Callable rubric traits run in the QuickJS sandbox; compound traits' units get their own ports.
-      callableTraits: deps.callableTraits ?? defaultCallableRunner,
-      judgeModels: { model: models.portFor },
-      // Agentic rubric traits investigate the question's workspace (an R2 prefix per question of the run).
-      workspace: r2Workspace(deps.blobs, workspacePrefix(spec, job.question.id)),
-    },
-  );
-}
-
 /**
  * Parsing models whose result is not yet recorded; results found in R2 are recorded on the way.
  * On a job's first attempt nothing can have been saved yet, so R2 is not asked.
@@ -388,116 +271,8 @@ async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
   return pending;
 }
 
-/**
- * The job's answer: the checkpoint if there is one, else generated now and checkpointed. The
- * checkpoint is a row of the run's coordinator (it comes back with `claim`; a DO write costs a
- * fraction of an R2 put: bench/binding-costs); an answer too large for a row goes to R2. On a
- * first attempt no checkpoint can exist yet, so neither is asked.
- *
- * The checkpoint write runs alongside the first judge call (it is batched with other jobs' writes
- * and need not hold up the call); the job waits for it before recording or handing back. A write
- * that fails only costs a regenerated answer if this delivery fails too, so it is logged, not fatal.
- */
-export async function answerFor(
-  ctx: JobContext,
-  models: JobModels,
-  reused: AnswerArtifact | null,
-): Promise<{ outcome: AnswerOutcome; checkpoint: Promise<void> }> {
-  const { spec, job, claim, deps, coordinator } = ctx;
-  const { portFor } = models;
-  const none = Promise.resolve();
-  // Manual answers live in the spec already; there is nothing to save.
-  if (job.answering.interface === "manual") {
-    return {
-      outcome: await produceAnswer({ ...job, settings: spec.settings }, { answerer: portFor(job.answering), clock: deps.clock }),
-      checkpoint: none,
-    };
-  }
-  const reuse = guardOn("answer_checkpoint");
-  const saved = claim.answer !== null && reuse ? checkpointed(ctx, parseAnswerCheckpoint(claim.answer)) : null;
-  if (saved) return { outcome: { ok: true, answer: saved }, checkpoint: none };
-  // A re-scored run's job reads the answer its parent's results graded: no call, nothing to save.
-  if (reused) return { outcome: { ok: true, answer: reused }, checkpoint: none };
-  const inR2 = claim.attempts > 1 && reuse && claim.answer === null ? await loadAnswerCheckpoint(deps.blobs, spec, job.job_id) : undefined;
-  const savedInR2 = inR2 === undefined ? null : checkpointed(ctx, inR2);
-  if (savedInR2) return { outcome: { ok: true, answer: savedInR2 }, checkpoint: none };
-  // An MCP agent saves its progress as it goes: a redelivery carries on from its last step.
-  const agent = job.answering.mcp_urls_dict
-    ? { agentTools: deps.agentToolsFor?.(spec.tenant_id), agentCheckpoint: r2AgentCheckpoint(deps.blobs, spec, job.job_id, claim.attempts) }
-    : {};
-  const outcome = await produceAnswer(
-    { ...job, settings: spec.settings },
-    { answerer: portFor(job.answering), clock: deps.clock, ...agent },
-  );
-  if (!outcome.ok) return { outcome, checkpoint: none };
-  faultPoint("after_answer", { run_id: spec.run_id, job: faultJob(job) });
-  const json = JSON.stringify(outcome.answer);
-  const write =
-    json.length <= MAX_ANSWER_IN_COORDINATOR
-      ? coordinator.saveAnswer(job.job_id, json)
-      : saveAnswerCheckpoint(deps.blobs, spec, job.job_id, json);
-  const checkpoint = write.catch((err: unknown) => deps.log.warn("answer_checkpoint_failed", { job_id: job.job_id, error: String(err) }));
-  return { outcome, checkpoint };
-}
-
-/** A checkpoint that is not an answer is logged and not reused: the answer is generated again. */
-function checkpointed(ctx: JobContext, answer: AnswerArtifact | null): AnswerArtifact | null {
-  if (!answer) ctx.deps.log.warn("answer_checkpoint_unreadable", { job_id: ctx.job.job_id });
-  return answer;
-}
-
-/** Durable Object SQLite values hold up to 2 MB; answers longer than this (UTF-16 units) go to R2. */
-const MAX_ANSWER_IN_COORDINATOR = 512 * 1024;
-
-/**
- * `billed`: the result whose usage this job spent, when it is not `result` itself: a re-scored
- * run's copied result spent nothing (null), one with added traits spent only the traits' calls.
- */
-export async function saveAndRecord(
-  ctx: JobContext,
-  parsing: ModelConfig,
-  result: VerificationResult,
-  completesJob = false,
-  billed: VerificationResult | null = result,
-  /** A scenario turn's successor: the coordinator creates and sends it as it records this result. */
-  nextTurn?: RecordedResult["next_turn"],
-): Promise<void> {
-  const { spec, job, deps, coordinator } = ctx;
-  // Priced now, with the run's own table, so the coordinator's totals and budget need no prices.
-  const usage = billed ? usageRows(billed, job, parsing, priceTable(spec.prices)) : [];
-  const stages = (billed?.template?.usage_metadata ?? {}) as Record<string, { cached?: boolean }>;
-  const cached = new Set(usage.filter((u) => stages[u.stage]?.cached === true).map((u) => u.key));
-  // With the row, before the coordinator records it: a redelivery re-records, and the ledger ignores rows it has.
-  const ledger = ledgerRows(spec.tenant_id ?? DEFAULT_TENANT, spec.run_id, usage, cached, deps.clock.now());
-  const write = deps.writeResultRow ?? ((item: ResultWrite) => writeResults(deps.db, [item]));
-  const verdict = await saveResult(deps.blobs, (row) => write({ row, ledger }), spec, job, parsing, result, deps.clock);
-  faultPoint("before_record", { run_id: spec.run_id, job: faultJob(job), parsing: parsing.id });
-  await coordinator.record(
-    {
-      result_id: result.metadata.result_id,
-      job_id: job.job_id,
-      question_id: job.question.id,
-      answering_id: job.answering.id,
-      parsing_id: parsing.id,
-      verdict,
-      usage,
-      traits: traitObservations(result),
-      ...(nextTurn ? { next_turn: nextTurn } : {}),
-    },
-    { completesJob },
-  );
-}
-
 function retryLater(deps: JobDeps, attempts: number, note: string, retryAfterMs?: number): Extract<JobOutcome, { kind: "retry" }> {
   const backoff = deps.retryBaseDelaySeconds * 2 ** Math.max(0, attempts - 1);
   const fromProvider = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : 0;
   return { kind: "retry", delaySeconds: Math.min(300, Math.max(backoff, fromProvider)), note };
-}
-
-/** The embedding check's port and model for this judge (src/llm/embedding-model.ts); plan.ts refused the unresolvable. */
-function embedderFor(spec: RunSpec, judge: ModelConfig, portFor: (m: ModelConfig) => ModelPort, place: EmbeddingPlace = { local: false }) {
-  const e = spec.settings.embedding_check;
-  if (!e?.enabled) return {};
-  const r = embeddingModel({ model: e.model, provider: e.provider ?? null }, judge, place);
-  return "error" in r ? {} : { embedder: portFor(r.config), embedderModel: r.model };
 }

@@ -26,18 +26,10 @@ import { readSavedResult } from "../storage/result-store";
 import { upsertScenarioResult } from "../storage/scenario-results-repo";
 import { chainId, type TurnJobRef, turnJobId } from "../submit/spec";
 import { turnOutcome } from "./turn-outcome";
-import {
-  answerFor,
-  COMPLETE,
-  handBack,
-  type JobContext,
-  type JobOutcome,
-  jobModels,
-  judge,
-  saveAndRecord,
-  stopCancelled,
-  stoppedByCancel,
-} from "./job-runner";
+import { answerFor } from "./answer-step";
+import { COMPLETE, handBack, type JobContext, type JobOutcome, jobModels, stopCancelled, stoppedByCancel } from "./job-runner";
+import { judge } from "./judge-step";
+import { saveAndRecord } from "./save-step";
 
 /** Karenina's default `scenario_turn_limit`, for specs written without one. */
 const DEFAULT_TURN_LIMIT = 20;

@@ -1,5 +1,5 @@
 /**
- * A job's answer checkpoint (src/jobs/job-runner.ts `answerFor`): the generated answer as JSON,
+ * A job's answer checkpoint (src/jobs/answer-step.ts `answerFor`): the generated answer as JSON,
  * saved before the first judge call so a redelivery reuses it instead of calling the answering
  * model again. A row of the run's coordinator holds it (it comes back with the claim); an answer
  * too large for a row is an R2 object. Parsed on read, never cast: a checkpoint that is not an

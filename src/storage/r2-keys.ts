@@ -30,7 +30,7 @@ export const coordinatorName = (run: RunRef) => (run.tenant_id ? `${run.tenant_i
 export const r2Keys = {
   /** The submitted benchmark + config (no secrets: configs name secrets, never hold them). */
   spec: (run: RunRef) => `${runPrefix(run)}/spec.json`,
-  /** A job's generated answer when too long for the coordinator's row (job-runner answerFor). */
+  /** A job's generated answer when too long for the coordinator's row (src/jobs/answer-step.ts answerFor). */
   answerCheckpoint: (run: RunRef, jobId: string) => `${runPrefix(run)}/checkpoints/${jobId}/answer.json`,
   /** An answering agent's progress: its conversation after every model turn and tool result (agent-checkpoint-store). */
   agentCheckpoint: (run: RunRef, jobId: string) => `${runPrefix(run)}/checkpoints/${jobId}/agent.json`,
