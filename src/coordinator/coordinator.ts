@@ -33,23 +33,13 @@ import { log } from "../log";
 import { RunMeta } from "./run-meta";
 import { ScenarioTurns } from "./scenario-turns";
 import { runSnapshot, runStatus } from "./snapshot";
-import { ACCEPTED_SQL, enqueueUnsent, type JobSender, resendStalled } from "./stall-watch";
-import { coordinatorName } from "../storage/r2-keys";
-import { type ShardInit, jobIdAt, shardInit, shardName } from "./shards";
-import {
-  type ClosedCounts,
-  REPORT_EVERY_MS,
-  REPORT_MAX,
-  type Refusal,
-  type ReportAnswer,
-  type ResultOutcome,
-  type RootFlags,
-  RootOutbox,
-  ShardCounts,
-  type ShardReport,
-} from "./shard-report";
-import { ALLOWANCE_WAIT_S, type AllowanceAnswer, grantSlice, ShardBudgets } from "./shard-allowance";
+import { ACCEPTED_SQL, type JobSender, resendStalled } from "./stall-watch";
+import type { ShardInit } from "./shards";
+import { type ReportAnswer, type RootFlags, RootOutbox, type ShardReport } from "./shard-report";
+import { ALLOWANCE_WAIT_S, type AllowanceAnswer } from "./shard-allowance";
 import type { JobCounts } from "./job-table";
+import { RootSide } from "./root-side";
+import { ShardSide } from "./shard-side";
 
 export type { Claim, DeadMark, InitRun, RecordedResult, RunSnapshot } from "./rpc-types";
 
@@ -69,13 +59,11 @@ export class RunCoordinator extends DurableObject<Env> {
   private readonly results: ResultTable;
   private readonly totals: RunTotals;
   private readonly outbox: ResultOutbox;
-  /** A sharded run (shards.ts): in a shard, results its root has not taken; in the root, each shard's job counts. */
+  /** A sharded run (shards.ts): in a shard, results its root has not taken; in either, the results refused for good. */
   private readonly toRoot: RootOutbox;
-  private readonly shardJobs: ShardCounts;
-  /** A sharded budgeted run (shard-allowance.ts): in the root, each shard's allowance and spend. */
-  private readonly budgets: ShardBudgets;
-  /** A shard's request for more allowance under way: concurrent claims wait for the same one. */
-  private allowanceAsk: Promise<void> | undefined;
+  /** A sharded run's two roles (shards.ts): a shard's (shard-side.ts) and its root's (root-side.ts). */
+  private readonly shardSide: ShardSide;
+  private readonly rootSide: RootSide;
   private readonly turns: ScenarioTurns;
   /** The run's watchers (GET /v1/runs/:id/events, run-events.ts). */
   private readonly events: RunEvents;
@@ -92,9 +80,31 @@ export class RunCoordinator extends DurableObject<Env> {
     this.results = new ResultTable(this.sql);
     this.outbox = new ResultOutbox(this.sql);
     this.toRoot = new RootOutbox(this.sql);
-    this.shardJobs = new ShardCounts(this.sql);
-    this.budgets = new ShardBudgets(this.sql);
     this.turns = new ScenarioTurns(this.sql);
+    // What both sides of a sharded run use; the ports are read when called (a test replaces them).
+    const shared = {
+      sql: this.sql,
+      meta: this.meta,
+      toRoot: this.toRoot,
+      coordinator: (name: string) => this.env.RUNS.getByName(name),
+      now: () => this.now(),
+      transaction: (fn: () => void) => this.transaction(fn),
+    };
+    this.shardSide = new ShardSide({
+      ...shared,
+      storage: ctx.storage,
+      jobs: this.jobs,
+      sendJobs: (run, ids, accepted) => this.sendJobs(run, ids, accepted),
+      cancelled: () => this.cancelled(),
+    });
+    this.rootSide = new RootSide({
+      ...shared,
+      budgetSpent: () => this.budgetSpent(),
+      storeRows: (result) => this.storeRows(result),
+      resultRecorded: (fresh) => this.resultRecorded(fresh),
+      runStarted: () => this.runStarted(),
+      finishIfDone: () => this.finishIfDone(),
+    });
     this.events = new RunEvents(
       {
         resultsAfter: (seq, limit) => this.results.after(seq, limit),
@@ -113,7 +123,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** Idempotent: a second init of the same run changes nothing. */
   async init(run: InitRun): Promise<void> {
-    if (this.meta.runId()) return this.initShards();
+    if (this.meta.runId()) return this.rootSide.initShards();
     const now = this.now();
     this.transaction(() => {
       const { meta } = this;
@@ -134,43 +144,12 @@ export class RunCoordinator extends DurableObject<Env> {
       this.jobs.insertPending(run.job_ids, now);
     });
     await this.ctx.storage.setAlarm(now + WATCH_EVERY_MS);
-    await this.initShards();
+    await this.rootSide.initShards();
   }
 
-  /** A sharded run's root starts its shards (repeatable: a shard started already changes nothing). */
-  private async initShards(): Promise<void> {
-    const plan = this.meta.shardPlan();
-    if (!plan) return;
-    const root = coordinatorName(this.meta.runRef());
-    await Promise.all(
-      Array.from({ length: plan.count }, (_, s) =>
-        this.env.RUNS.getByName(shardName(root, s)).initShard(
-          shardInit(root, { ...this.meta.runRef(), budget_usd: this.meta.budgetUsd() }, plan, s),
-        ),
-      ),
-    );
-  }
-
-  /**
-   * Starts one shard of a sharded run (shards.ts) with its range of the run's jobs; its alarm then
-   * enqueues them in chunks. Idempotent.
-   */
+  /** Starts one shard of a sharded run with its range of the run's jobs (shard-side.ts). Idempotent. */
   async initShard(init: ShardInit): Promise<void> {
-    if (this.meta.runId()) return;
-    const now = this.now();
-    const ids = Array.from({ length: init.count }, (_, k) => jobIdAt(init.first + k, init.dims));
-    this.transaction(() => {
-      const { meta } = this;
-      meta.set("run_id", init.run_id);
-      if (init.tenant_id) meta.set("tenant_id", init.tenant_id);
-      meta.set("role", "shard");
-      meta.set("root", init.root);
-      meta.set("shard", String(init.shard));
-      if (init.budget_usd !== undefined) meta.set("budget_usd", String(init.budget_usd));
-      meta.set("started", "0");
-      this.jobs.insertPending(ids, now);
-    });
-    await this.ctx.storage.setAlarm(now);
+    return this.shardSide.init(init);
   }
 
   /**
@@ -195,9 +174,9 @@ export class RunCoordinator extends DurableObject<Env> {
     if (busyFor !== null) return { kind: "busy", retry_in_seconds: busyFor };
     // A budgeted run's shard starts a job only within its allowance (shard-allowance.ts): at its
     // end it asks the root for more, then claims again (the job may have moved meanwhile).
-    if (this.outOfAllowance()) {
+    if (this.shardSide.outOfAllowance()) {
       if (asked) return { kind: "wait", retry_in_seconds: ALLOWANCE_WAIT_S };
-      await this.askAllowance();
+      await this.shardSide.askAllowance();
       return this.claim(jobId, true);
     }
     const attempts = job.attempts + 1;
@@ -225,7 +204,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const { seq, nextTurn } = this.storeResult(result, !opts.completesJob);
     if (seq !== null) await this.resultRecorded([[result, seq]]);
     // A shard past its allowance tells the root at once: it may be the run reaching its budget.
-    if (seq !== null && this.outOfAllowance()) await this.reportNow();
+    if (seq !== null && this.shardSide.outOfAllowance()) await this.shardSide.reportNow();
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
     if (this.budgetSpent()) this.jobs.skipPending(this.now());
     if (nextTurn) await this.sendNextTurn(nextTurn);
@@ -327,7 +306,7 @@ export class RunCoordinator extends DurableObject<Env> {
       setMeta: (k, v) => this.meta.set(k, v),
       now: () => this.now(),
       // A sharded run's pending jobs are in its shards.
-      skipPending: () => (this.meta.shardPlan() ? this.pushFlags() : this.jobs.skipPending(this.now())),
+      skipPending: () => (this.meta.shardPlan() ? this.rootSide.pushFlags() : this.jobs.skipPending(this.now())),
       status: async () => (await this.snapshot({ offset: 0, limit: 0 }))!.status,
       syncD1Status: (status, finishedAt) => this.syncD1Status(status, finishedAt),
       finishIfDone: () => this.finishIfDone(),
@@ -380,7 +359,7 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** The stall watch and the webhook outbox (alarm.ts). */
   async alarm(): Promise<void> {
-    if (this.isShard()) return this.shardAlarm();
+    if (this.shardSide.isShard()) return this.shardSide.alarm();
     const jobs = this.jobCounts();
     const eventsDue = await this.flushEvents();
     if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) {
@@ -397,11 +376,7 @@ export class RunCoordinator extends DurableObject<Env> {
    * stall alarm. The tables come back empty, so a late job message finds its job unknown and is dropped.
    */
   async purge(): Promise<void> {
-    const plan = this.meta.shardPlan();
-    if (plan) {
-      const root = coordinatorName(this.meta.runRef());
-      await Promise.all(Array.from({ length: plan.count }, (_, s) => this.env.RUNS.getByName(shardName(root, s)).purge()));
-    }
+    await this.rootSide.purgeShards();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.sql.exec(COORDINATOR_TABLES);
@@ -423,7 +398,7 @@ export class RunCoordinator extends DurableObject<Env> {
       if (result.next_turn && this.turns.add(result.next_turn, this.jobs, this.now())) nextTurn = result.next_turn.job_id;
       if (renewLease) this.jobs.renewLease(result.job_id, this.now());
       // A shard's new result waits for its root to take it (shard-report.ts).
-      if (seq !== null && this.isShard()) this.toRoot.add(result);
+      if (seq !== null && this.shardSide.isShard()) this.toRoot.add(result);
     });
     return { seq, nextTurn };
   }
@@ -442,7 +417,7 @@ export class RunCoordinator extends DurableObject<Env> {
    * a shard instead reports them to its root soon. The place for steps that follow a new result.
    */
   private async resultRecorded(fresh: readonly (readonly [RecordedResult, number])[]): Promise<void> {
-    if (this.isShard()) return this.reportSoon();
+    if (this.shardSide.isShard()) return this.shardSide.reportSoon();
     for (const [result, seq] of fresh) {
       this.events.result({
         seq,
@@ -459,267 +434,30 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** The run's first claim: watchers and D1 say running (a shard tells its root in its next report). */
   private async runStarted(): Promise<void> {
-    if (this.isShard()) return this.reportSoon();
+    if (this.shardSide.isShard()) return this.shardSide.reportSoon();
     this.events.statusChanged();
     await this.syncD1Status("running", null);
   }
 
-  /**
-   * The root of a sharded run takes a shard's report (shard-report.ts): each new result stored once,
-   * as `record` stores it, or refused for good with its reason (the others still go in); then the
-   * shard's job counts and spend. Answers each result's outcome and the run-wide stops.
-   */
+  /** The root of a sharded run takes a shard's report: each result's outcome and the run-wide stops (root-side.ts). */
   async report(r: ShardReport): Promise<ReportAnswer> {
-    const fresh: [RecordedResult, number][] = [];
-    const outcomes: ResultOutcome[] = [];
-    const answering = new Set(this.meta.answeringIds());
-    const parsing = new Set(this.meta.parsingIds());
-    for (const result of r.results) {
-      const outcome = this.takeResult(result, answering, parsing);
-      outcomes.push(outcome.taken);
-      if (outcome.seq !== null) fresh.push([result, outcome.seq]);
-    }
-    this.transaction(() => {
-      for (const u of r.unreadable ?? []) this.toRoot.refused(u.result_id, u.job_id, "unreadable", u.detail, this.now());
-      if (r.jobs) this.shardJobs.update(r.shard, r.jobs);
-      if (r.spent_usd !== undefined) this.budgets.spent(r.shard, r.spent_usd);
-      if (r.finished) this.budgets.handBack(r.shard);
-    });
-    if (fresh.length > 0) await this.resultRecorded(fresh);
-    if (r.started && this.meta.get("started") === "0") {
-      this.meta.set("started", "1");
-      await this.runStarted();
-    }
-    await this.stopShardsIfBudgetSpent();
-    await this.finishIfDone();
-    return { ...this.rootFlags(), outcomes };
+    return this.rootSide.report(r);
   }
 
-  /** One reported result: stored (in its own transaction, so a refusal rolls back only its rows), a repeat, or refused. */
-  private takeResult(
-    result: RecordedResult,
-    answering: ReadonlySet<string>,
-    parsing: ReadonlySet<string>,
-  ): { taken: ResultOutcome; seq: number | null } {
-    let taken: ResultOutcome;
-    let seq: number | null = null;
-    if (!answering.has(result.answering_id) || !parsing.has(result.parsing_id)) {
-      taken = { outcome: "refused", reason: "unknown_pair", detail: `pair ${result.answering_id}/${result.parsing_id} is not the run's` };
-    } else {
-      try {
-        this.transaction(() => {
-          seq = this.storeRows(result);
-        });
-        taken = { outcome: seq === null ? "duplicate" : "accepted" };
-      } catch (err) {
-        taken = { outcome: "refused", reason: "rows_rejected", detail: err instanceof Error ? err.message : String(err) };
-      }
-    }
-    if (taken.outcome === "refused") {
-      this.toRoot.refused(result.result_id, result.job_id, taken.reason, taken.detail, this.now());
-      log.warn("root_refused_result", {
-        run_id: this.meta.runId(),
-        result_id: result.result_id,
-        reason: taken.reason,
-        detail: taken.detail,
-      });
-    }
-    return { taken, seq };
-  }
-
-  /**
-   * The root of a budgeted sharded run grants a shard its next slice of the budget
-   * (shard-allowance.ts), or says the budget is spent.
-   */
+  /** The root of a budgeted sharded run grants a shard its next slice of the budget, or says it is spent (root-side.ts). */
   async allow(ask: { shard: number; spent_usd: number }): Promise<AllowanceAnswer> {
-    const budget = this.meta.budgetUsd();
-    const plan = this.meta.shardPlan();
-    if (budget === undefined || !plan) return { allowance_usd: Number.MAX_VALUE, budget_spent: false };
-    this.budgets.spent(ask.shard, ask.spent_usd);
-    if (this.budgetSpent()) {
-      await this.stopShardsIfBudgetSpent();
-      return { allowance_usd: 0, budget_spent: true };
-    }
-    const rows = this.budgets.rows();
-    const next = grantSlice(budget, plan.count, rows, ask.shard);
-    if (next !== null) this.budgets.grant(ask.shard, next);
-    return { allowance_usd: next ?? rows.get(ask.shard)?.granted ?? 0, budget_spent: false };
+    return this.rootSide.allow(ask);
   }
 
-  /** Once the run's budget is spent, every shard hears it once; every later report's answer carries it too. */
-  private async stopShardsIfBudgetSpent(): Promise<void> {
-    if (!this.budgetSpent() || this.meta.get("budget_pushed")) return;
-    this.meta.set("budget_pushed", "1");
-    await this.pushFlags();
-  }
-
-  /** A shard told of a run-wide stop by its root (a push, or the answer to a report). */
+  /** A shard told of a run-wide stop by its root (a push, or the answer to a report): shard-side.ts. */
   async stop(flags: RootFlags): Promise<void> {
-    if (this.applyFlags(flags)) await this.reportSoon();
-  }
-
-  private rootFlags(): RootFlags {
-    return { cancelled_at: this.meta.get("cancelled_at") ?? null, budget_spent: this.budgetSpent(), spent_usd: this.meta.spentUsd() };
-  }
-
-  /** Returns whether jobs were skipped (the root is to hear of it). */
-  private applyFlags(flags: RootFlags): boolean {
-    if (flags.cancelled_at && !this.cancelled()) this.meta.set("cancelled_at", flags.cancelled_at);
-    if (flags.budget_spent && this.meta.get("budget_spent") !== "1") this.meta.set("budget_spent", "1");
-    if (!flags.cancelled_at && !flags.budget_spent) return false;
-    const before = this.jobs.open();
-    this.jobs.skipPending(this.now());
-    return this.jobs.open() !== before;
-  }
-
-  /** The root tells every shard of a stop (a shard that misses it learns it from its next report's answer). */
-  private async pushFlags(): Promise<void> {
-    const plan = this.meta.shardPlan();
-    if (!plan) return;
-    const root = coordinatorName(this.meta.runRef());
-    const flags = this.rootFlags();
-    await Promise.all(
-      Array.from({ length: plan.count }, (_, s) =>
-        this.env.RUNS.getByName(shardName(root, s))
-          .stop(flags)
-          .catch((err: unknown) => log.warn("shard_stop_failed", { run_id: this.meta.runId(), shard: s, error: String(err) })),
-      ),
-    );
-  }
-
-  /** A shard's alarm: enqueue a chunk of its jobs, report to the root, re-send stalled jobs. */
-  private async shardAlarm(): Promise<void> {
-    const route = { ...this.meta.runRef(), shard: Number(this.meta.get("shard")) };
-    const unsentLeft = await enqueueUnsent(this.sql, route, this.sendJobs, () => this.now());
-    let reportLeft: boolean;
-    try {
-      reportLeft = await this.reportToRoot();
-    } catch (err) {
-      log.warn("shard_report_failed", { run_id: this.meta.runId(), shard: route.shard, error: String(err) });
-      await alarmBy(this.ctx.storage, this.now() + 1_000);
-      return;
-    }
-    if (!unsentLeft) await resendStalled(this.sql, route, this.sendJobs, () => this.now(), LEASE_MS);
-    if (unsentLeft || reportLeft) await alarmBy(this.ctx.storage, this.now());
-    else if (this.jobs.open() > 0) await alarmBy(this.ctx.storage, this.now() + WATCH_EVERY_MS);
-  }
-
-  /**
-   * Sends the root the oldest results it has not taken and, when they are all of them, the shard's
-   * job counts (a job counted closed has its results in the same report or an earlier one). A result
-   * the root refuses, or a row the shard cannot read back, is kept as refused and dropped, so the
-   * ones after it still go. Returns whether results are left for another report.
-   */
-  private async reportToRoot(): Promise<boolean> {
-    const rows = this.toRoot.first(REPORT_MAX + 1);
-    const all = rows.length <= REPORT_MAX;
-    const batch = rows.slice(0, REPORT_MAX);
-    const sent: RecordedResult[] = [];
-    const unreadable: Refusal[] = [];
-    for (const row of batch) {
-      if ("result" in row) sent.push(row.result);
-      else unreadable.push(this.refuseUnreadable(row.seq, row.body, row.unreadable));
-    }
-    const counts = this.jobs.counts();
-    const jobs: ClosedCounts | null = all ? { done: counts.done, dead: counts.dead, skipped: counts.skipped } : null;
-    const started = this.meta.get("started") === "1";
-    const spentAtSend = this.meta.spentUsd();
-    const finished = all && this.jobs.open() === 0;
-    const said = JSON.stringify([jobs, started, spentAtSend, finished]);
-    if (rows.length === 0 && this.meta.get("reported") === said) return false;
-    const shard = Number(this.meta.get("shard"));
-    const answer = await this.rootStub().report({
-      shard,
-      results: sent,
-      jobs,
-      started,
-      spent_usd: spentAtSend,
-      finished,
-      ...(unreadable.length ? { unreadable } : {}),
-    });
-    this.transaction(() => {
-      answer.outcomes.forEach((o, i) => {
-        const result = sent[i];
-        if (o.outcome !== "refused" || !result) return;
-        this.toRoot.refused(result.result_id, result.job_id, o.reason, o.detail, this.now());
-        log.warn("shard_result_refused", {
-          run_id: this.meta.runId(),
-          shard,
-          result_id: result.result_id,
-          reason: o.reason,
-          detail: o.detail,
-        });
-      });
-      this.toRoot.remove(batch.at(-1)?.seq ?? 0);
-      if (all) this.meta.set("reported", said);
-      // The root's total now holds everything this report carried.
-      this.meta.set("root_spent", String(answer.spent_usd));
-      this.meta.set("reported_spent", String(spentAtSend));
-    });
-    // Jobs skipped by a stop change the counts: reported by the next alarm.
-    return this.applyFlags(answer) || !all;
-  }
-
-  /** A `to_root` row that does not parse: refused here, and the root told (its ids as far as they can be read). */
-  private refuseUnreadable(seq: number, body: string, why: string): Refusal {
-    let ids: { result_id?: unknown; job_id?: unknown } = {};
-    try {
-      ids = JSON.parse(body) as typeof ids;
-    } catch {}
-    const resultId = typeof ids.result_id === "string" ? ids.result_id : `to_root#${seq}`;
-    this.toRoot.refused(resultId, typeof ids.job_id === "string" ? ids.job_id : "", "unreadable", why, this.now());
-    log.warn("shard_result_refused", { run_id: this.meta.runId(), result_id: resultId, reason: "unreadable", detail: why });
-    return { result_id: resultId, job_id: typeof ids.job_id === "string" ? ids.job_id : "", detail: why };
-  }
-
-  /** A report at once (the end of an allowance); one that fails is left to the alarm. */
-  private async reportNow(): Promise<void> {
-    try {
-      if (await this.reportToRoot()) await this.reportSoon();
-    } catch (err) {
-      log.warn("shard_report_failed", { run_id: this.meta.runId(), shard: this.meta.get("shard"), error: String(err) });
-      await this.reportSoon();
-    }
-  }
-
-  private rootStub() {
-    return this.env.RUNS.getByName(this.meta.get("root")!);
-  }
-
-  /** A budgeted run's shard whose recorded spend reached the allowance its root granted it. */
-  private outOfAllowance(): boolean {
-    if (!this.isShard() || this.meta.budgetUsd() === undefined) return false;
-    return this.meta.spentUsd() >= Number(this.meta.get("allowance_usd") ?? "0");
-  }
-
-  /** Asks the root for more allowance (shard-allowance.ts); claims arriving meanwhile share the one call. */
-  private askAllowance(): Promise<void> {
-    this.allowanceAsk ??= this.rootStub()
-      .allow({ shard: Number(this.meta.get("shard")), spent_usd: this.meta.spentUsd() })
-      .then(async (answer) => {
-        if (answer.allowance_usd > Number(this.meta.get("allowance_usd") ?? "0"))
-          this.meta.set("allowance_usd", String(answer.allowance_usd));
-        if (answer.budget_spent && this.applyFlags({ cancelled_at: null, budget_spent: true, spent_usd: 0 })) await this.reportSoon();
-      })
-      .finally(() => {
-        this.allowanceAsk = undefined;
-      });
-    return this.allowanceAsk;
-  }
-
-  /** A shard reports its changes at most every REPORT_EVERY_MS. */
-  private async reportSoon(): Promise<void> {
-    await alarmBy(this.ctx.storage, this.now() + REPORT_EVERY_MS);
-  }
-
-  private isShard(): boolean {
-    return this.meta.get("role") === "shard";
+    return this.shardSide.stop(flags);
   }
 
   /** The run's job counts: its own rows, or a sharded root's sum of its shards'. */
   private jobCounts(): JobCounts {
     const total = this.meta.get("job_total");
-    return total === undefined ? this.jobs.counts() : this.shardJobs.counts(Number(total));
+    return total === undefined ? this.jobs.counts() : this.rootSide.jobCounts(Number(total));
   }
 
   private openJobs(): number {
@@ -740,7 +478,7 @@ export class RunCoordinator extends DurableObject<Env> {
    * finishing at once only one gets past them: one event per run.
    */
   private async finishIfDone(): Promise<void> {
-    if (this.isShard()) return this.reportSoon();
+    if (this.shardSide.isShard()) return this.shardSide.reportSoon();
     if (this.openJobs() > 0 || this.meta.finishedAt()) return;
     const finishedAt = new Date(this.now()).toISOString();
     this.meta.set("finished_at", finishedAt);
@@ -806,8 +544,8 @@ export class RunCoordinator extends DurableObject<Env> {
     if (this.meta.get("budget_spent") === "1") return true;
     // A sharded root also counts what its shards said they spent, before their results reach it.
     if (this.meta.get("shards") && this.meta.budgetUsd() !== undefined)
-      return budgetSpent(this.meta.budgetUsd(), Math.max(this.meta.spentUsd(), this.budgets.totalSpent()));
-    if (!this.isShard()) return budgetSpent(this.meta.budgetUsd(), this.meta.spentUsd());
+      return budgetSpent(this.meta.budgetUsd(), Math.max(this.meta.spentUsd(), this.rootSide.shardsSpent()));
+    if (!this.shardSide.isShard()) return budgetSpent(this.meta.budgetUsd(), this.meta.spentUsd());
     const unreported = this.meta.spentUsd() - Number(this.meta.get("reported_spent") ?? "0");
     return budgetSpent(this.meta.budgetUsd(), Number(this.meta.get("root_spent") ?? "0") + unreported);
   }
