@@ -315,7 +315,8 @@ export async function startLocalStack(opts = {}) {
     fake: null,
     /** Names passed through from .dev.vars.local (values never printed). */
     localVarNames: /** @type {string[]} */ ([]),
-    tail: (n = 40) => "",
+    /** The last lines of its output (replaced by the running process's once it starts). */
+    tail: (_n = 40) => "",
     stopSync() {
       if (st.child?.pid && alive(st.child.pid)) {
         try {

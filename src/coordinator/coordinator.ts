@@ -337,13 +337,15 @@ export class RunCoordinator extends DurableObject<Env> {
     const runId = this.meta.runId();
     if (!runId) return null;
     const manifest = this.meta.manifest();
+    const answering = this.meta.answeringIds();
+    const parsing = this.meta.parsingIds();
     return runSnapshot(
       {
         run_id: runId,
-        answering: this.meta.answeringIds(),
-        parsing: this.meta.parsingIds(),
+        answering,
+        parsing,
         results_per_pair: this.meta.resultsPerPair(),
-        turns_per_pair: this.turns.perPair(this.meta.answeringIds(), this.meta.parsingIds()),
+        turns_per_pair: this.turns.perPair(answering, parsing),
         started: this.meta.started(),
         cancelled: this.cancelled(),
         budget_usd: this.meta.budgetUsd(),

@@ -184,7 +184,7 @@ export class ShardSide {
     try {
       if (await this.reportToRoot()) await this.reportSoon();
     } catch (err) {
-      log.warn("shard_report_failed", { run_id: this.meta.runId(), shard: this.meta.get("shard"), error: String(err) });
+      log.warn("shard_report_failed", { run_id: this.meta.runId(), shard: Number(this.meta.get("shard")), error: String(err) });
       await this.reportSoon();
     }
   }
