@@ -1,8 +1,7 @@
 // The fake LLM server itself (plain Node): rule engine, schema defaults, faults, stats.
 // Each test starts its own server, so reset() and stats are private to it.
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
@@ -13,6 +12,9 @@ import { RuleBook, validateRule } from "./rules.mjs";
 import { defaultFromSchema } from "./schema-default.mjs";
 // @ts-expect-error plain-Node module without types
 import { startFakeLlm as startUntyped } from "./server.mjs";
+import { tempDirs } from "../support/temp-dirs";
+
+const tempDir = tempDirs();
 
 interface Counter {
   total: number;
@@ -399,7 +401,7 @@ describe("HTTP server", () => {
   });
 
   it("runs from the command line with a script file and prints one line", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fake-llm-"));
+    const dir = tempDir("fake-llm-");
     const script = join(dir, "script.json");
     writeFileSync(script, JSON.stringify({ rules: [{ match: { model: "cli" }, reply: { text: "from cli" } }] }));
     const child = spawn(process.execPath, [join(import.meta.dirname, "server.mjs"), "--port", "0", "--script", script]);

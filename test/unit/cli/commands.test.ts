@@ -1,6 +1,5 @@
 /** `edgeval cancel` (issue 24) and `results` over the export routes (issue 21) against a scripted server (the e2e runs them against npm run dev). */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cancelCommand } from "../../../cli/commands/misc.ts";
@@ -10,6 +9,9 @@ import { runCommand } from "../../../cli/commands/run.ts";
 import { judgesCommand } from "../../../cli/commands/judges.ts";
 import type { Out } from "../../../cli/io.ts";
 import { createClient } from "../../../src/client/index.ts";
+import { tempDirs } from "../../support/temp-dirs.ts";
+
+const tempDir = tempDirs();
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -41,7 +43,7 @@ describe("edgeval cancel", () => {
 });
 
 describe("edgeval results", () => {
-  const tmp = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-results-")), "out");
+  const tmp = () => path.join(tempDir("edgeval-results-"), "out");
 
   it("streams csv and ndjson from GET …/export with the filters, writing the bytes as they come", async () => {
     const asked: string[] = [];
@@ -123,7 +125,7 @@ describe("edgeval results", () => {
 
 describe("edgeval rescore", () => {
   it("posts what --add and --replicates add, follows the child run and prints both judges' pairs", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-rescore-"));
+    const dir = tempDir("edgeval-rescore-");
     const add = path.join(dir, "add.yaml");
     fs.writeFileSync(add, "parsing_models:\n  - {id: j2, interface: openai, model_name: gpt-4.1-mini}\n");
     const pair = (parsing: string, passed: number) => ({
@@ -207,7 +209,7 @@ describe("edgeval run --preset", () => {
     }) as typeof globalThis.fetch;
   }
   const files = () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-preset-"));
+    const dir = tempDir("cli-preset-");
     const benchmark = path.join(dir, "bench.json");
     fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
     const overrides = path.join(dir, "overrides.json");
@@ -267,7 +269,7 @@ describe("edgeval judges", () => {
       return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
     }) as typeof globalThis.fetch;
     const client = createClient({ url: "http://x", token: "t", fetch });
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cli-judges-")), "judge.json");
+    const file = path.join(tempDir("cli-judges-"), "judge.json");
     fs.writeFileSync(file, JSON.stringify({ name: "capitals", config: { type: "judge" } }));
     const stored = capture();
     expect(await judgesCommand(client, "store", { config: file }, stored)).toBe(0);

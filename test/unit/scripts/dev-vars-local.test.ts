@@ -6,9 +6,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
 import { workerEnvEntries } from "../../../scripts/lib/local-stack.mjs";
+import { tempDirs } from "../../support/temp-dirs";
+
+const tempDir = tempDirs();
 
 function localFile(text: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-dev-vars-"));
+  const dir = tempDir("edgeval-dev-vars-");
   const file = path.join(dir, ".dev.vars.local");
   fs.writeFileSync(file, text);
   return file;
