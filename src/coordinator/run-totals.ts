@@ -55,9 +55,10 @@ type TraitSource = { answering_id: string; parsing_id: string; trait: string; sc
 
 /**
  * How one totals table is kept from its source rows: a group per key, started empty, each new row
- * added in row order. `columns` are the table's, in its order.
+ * of `source` added in row order. `columns` are the table's, in its order.
  */
 interface Fold<R, T> {
+  source: { table: string; columns: readonly (keyof R & string)[] };
   table: string;
   columns: readonly (keyof T & string)[];
   key: (x: R | T) => string;
@@ -126,12 +127,7 @@ export class RunTotals {
   }
 
   private foldUsage(after: number, upTo: number): void {
-    const rows = this.sql.exec<UsageSource>(
-      "SELECT answering_id, parsing_id, stage, input_tokens, output_tokens, cost_usd FROM usage_rows WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
-      after,
-      upTo,
-    );
-    this.fold(rows, USAGE_FOLD);
+    this.fold(USAGE_FOLD, after, upTo);
     this.sql.exec(
       `INSERT INTO usage_models SELECT answering_id, parsing_id, stage, model, MAX(cost_usd IS NULL) FROM usage_rows WHERE rowid > ? AND rowid <= ?
        GROUP BY answering_id, parsing_id, stage, model
@@ -143,20 +139,27 @@ export class RunTotals {
   }
 
   private foldTraits(after: number, upTo: number): void {
-    const rows = this.sql.exec<TraitSource>(
-      "SELECT answering_id, parsing_id, trait, score, pass, errored FROM trait_rows WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
-      after,
-      upTo,
-    );
-    this.fold(rows, TRAIT_FOLD);
+    this.fold(TRAIT_FOLD, after, upTo);
     this.mark("traits", upTo);
   }
 
-  /** Adds `rows` to the groups of `f.table` they belong to, and writes back the groups that changed. */
-  private fold<R, T extends Record<string, SqlStorageValue>>(rows: Iterable<R>, f: Fold<R, T>): void {
+  /**
+   * Adds the source rows with rowid in (after, upTo] to the groups of `f.table` they belong to, and
+   * writes back the groups that changed.
+   */
+  private fold<R extends Record<string, SqlStorageValue>, T extends Record<string, SqlStorageValue>>(
+    f: Fold<R, T>,
+    after: number,
+    upTo: number,
+  ): void {
     const groups = new Map<string, T>();
     for (const t of this.sql.exec<T>(`SELECT ${f.columns.join(", ")} FROM ${f.table}`)) groups.set(f.key(t), t);
     const changed = new Set<T>();
+    const rows = this.sql.exec<R>(
+      `SELECT ${f.source.columns.join(", ")} FROM ${f.source.table} WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
+      after,
+      upTo,
+    );
     for (const r of rows) {
       const k = f.key(r);
       let t = groups.get(k);
@@ -201,6 +204,7 @@ export class RunTotals {
 }
 
 const USAGE_FOLD: Fold<UsageSource, UsageTotal> = {
+  source: { table: "usage_rows", columns: ["answering_id", "parsing_id", "stage", "input_tokens", "output_tokens", "cost_usd"] },
   table: "usage_totals",
   columns: ["answering_id", "parsing_id", "stage", "input_tokens", "output_tokens", "cost_sum", "cost_err", "unpriced"],
   key: (x) => groupKey(x.answering_id, x.parsing_id, x.stage),
@@ -223,6 +227,7 @@ const USAGE_FOLD: Fold<UsageSource, UsageTotal> = {
 };
 
 const TRAIT_FOLD: Fold<TraitSource, TraitTotal> = {
+  source: { table: "trait_rows", columns: ["answering_id", "parsing_id", "trait", "score", "pass", "errored"] },
   table: "trait_totals",
   columns: ["answering_id", "parsing_id", "trait", "n", "errored", "score_sum", "scored", "passed", "judged"],
   key: (x) => groupKey(x.answering_id, x.parsing_id, x.trait),
