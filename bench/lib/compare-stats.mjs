@@ -1,0 +1,59 @@
+// The arithmetic of bench/cpu-compare: reading bench/throughput's figures from its output, and
+// comparing two sets of rounds.
+
+/**
+ * CPU per result and ratio from bench/throughput's printout (the lines "CPU per result  2.05 ms"
+ * and "ratio  1.08 (wall / bound)", printed alike by every revision since issue 19), or null when
+ * either is missing (a failed run, or a revision whose bench printed neither).
+ */
+export function parseThroughput(out) {
+  const cpu = out.match(/^\s*CPU per result\s+([\d.]+) ms/m);
+  const ratio = out.match(/^\s*ratio\s+([\d.]+) \(wall \/ bound\)/m);
+  if (!cpu || !ratio) return null;
+  return { cpuPerResultMs: Number(cpu[1]), ratio: Number(ratio[1]) };
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+export function summary(xs) {
+  if (xs.length === 0) throw new Error("no figures to summarise");
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { mean: mean(xs), median, min: sorted[0], max: sorted.at(-1) };
+}
+
+/** A small seeded generator (mulberry32): the same rounds give the same interval every time. */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * mean(a) ÷ mean(b), with a 95 % percentile interval from resampling each side's rounds with
+ * replacement. Each side is resampled on its own: the rounds alternate, but one round's two runs
+ * share only the hour's load, not a cause that pairs them.
+ */
+export function bootstrapRatio(a, b, { iterations = 10_000, seed = 19 } = {}) {
+  if (a.length === 0 || b.length === 0) throw new Error("both sides need at least one figure");
+  const rand = seeded(seed);
+  const resampledMean = (xs) => {
+    let sum = 0;
+    for (let i = 0; i < xs.length; i++) sum += xs[Math.floor(rand() * xs.length)];
+    return sum / xs.length;
+  };
+  const ratios = new Float64Array(iterations);
+  for (let i = 0; i < iterations; i++) ratios[i] = resampledMean(a) / resampledMean(b);
+  ratios.sort();
+  return {
+    ratio: mean(a) / mean(b),
+    low: ratios[Math.floor(0.025 * (iterations - 1))],
+    high: ratios[Math.ceil(0.975 * (iterations - 1))],
+  };
+}
