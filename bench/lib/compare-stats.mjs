@@ -1,5 +1,6 @@
 // The arithmetic of bench/cpu-compare: reading bench/throughput's figures from its output, and
 // comparing two sets of rounds.
+import { mulberry32 } from "../../src/lib/random.ts";
 
 /**
  * CPU per result and ratio from bench/throughput's printout (the lines "CPU per result  2.05 ms"
@@ -23,18 +24,6 @@ export function summary(xs) {
   return { mean: mean(xs), median, min: sorted[0], max: sorted.at(-1) };
 }
 
-/** A small seeded generator (mulberry32): the same rounds give the same interval every time. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * mean(a) ÷ mean(b), with a 95 % percentile interval from resampling each side's rounds with
  * replacement. Each side is resampled on its own: the rounds alternate, but one round's two runs
@@ -42,7 +31,8 @@ function seeded(seed) {
  */
 export function bootstrapRatio(a, b, { iterations = 10_000, seed = 19 } = {}) {
   if (a.length === 0 || b.length === 0) throw new Error("both sides need at least one figure");
-  const rand = seeded(seed);
+  // Seeded: the same rounds give the same interval every time.
+  const rand = mulberry32(seed);
   const resampledMean = (xs) => {
     let sum = 0;
     for (let i = 0; i < xs.length; i++) sum += xs[Math.floor(rand() * xs.length)];
