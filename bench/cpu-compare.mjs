@@ -10,7 +10,7 @@
 // `node bench/throughput.mjs` there and here in turn, each tree's own bench with its own defaults:
 // what `npm start` runs in each. Arguments after `--` go to both benches (e.g. --jobs 4000).
 // Prints each round, then per tree the mean, median and spread of CPU per result and ratio, and
-// this tree's mean ÷ REV's with a 95 % interval (bootstrap over the rounds). `--target X` adds
+// this tree's mean ÷ REV's with a 95 % interval (bootstrap over the rounds as pairs). `--target X` adds
 // whether the mean ratio is ≤ X. The worktree is removed at the end.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";

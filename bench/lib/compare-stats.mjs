@@ -25,21 +25,26 @@ export function summary(xs) {
 }
 
 /**
- * mean(a) ÷ mean(b), with a 95 % percentile interval from resampling each side's rounds with
- * replacement. Each side is resampled on its own: the rounds alternate, but one round's two runs
- * share only the hour's load, not a cause that pairs them.
+ * mean(a) ÷ mean(b) over rounds taken in turn (a[i] and b[i] minutes apart), with a 95 %
+ * percentile interval from resampling the rounds with replacement, each round as a pair: the
+ * machine drifts over an hour by more than a change shows (bench/RESULTS.md), and a round's two
+ * runs drift together.
  */
 export function bootstrapRatio(a, b, { iterations = 10_000, seed = 19 } = {}) {
-  if (a.length === 0 || b.length === 0) throw new Error("both sides need at least one figure");
+  if (a.length === 0 || a.length !== b.length) throw new Error("both sides need the same number of rounds, at least one");
   // Seeded: the same rounds give the same interval every time.
   const rand = mulberry32(seed);
-  const resampledMean = (xs) => {
-    let sum = 0;
-    for (let i = 0; i < xs.length; i++) sum += xs[Math.floor(rand() * xs.length)];
-    return sum / xs.length;
-  };
   const ratios = new Float64Array(iterations);
-  for (let i = 0; i < iterations; i++) ratios[i] = resampledMean(a) / resampledMean(b);
+  for (let i = 0; i < iterations; i++) {
+    let sumA = 0;
+    let sumB = 0;
+    for (let j = 0; j < a.length; j++) {
+      const k = Math.floor(rand() * a.length);
+      sumA += a[k];
+      sumB += b[k];
+    }
+    ratios[i] = sumA / sumB;
+  }
   ratios.sort();
   return {
     ratio: mean(a) / mean(b),

@@ -44,6 +44,20 @@ describe("bootstrapRatio", () => {
 
   it("is the same for the same rounds (seeded), and exact when nothing varies", () => {
     expect(bootstrapRatio(ours, theirs)).toEqual(bootstrapRatio(ours, theirs));
-    expect(bootstrapRatio([2, 2, 2], [4, 4])).toEqual({ ratio: 0.5, low: 0.5, high: 0.5 });
+    expect(bootstrapRatio([2, 2, 2], [4, 4, 4])).toEqual({ ratio: 0.5, low: 0.5, high: 0.5 });
+  });
+
+  it("resamples rounds as pairs: drift that moves both runs of a round does not widen the interval", () => {
+    // Each round's two runs in the same proportion while the machine drifts from 2 to 3 ms.
+    const drifting = [2, 2.2, 2.4, 2.6, 2.8, 3];
+    const r = bootstrapRatio(
+      drifting,
+      drifting.map((x) => 2 * x),
+    );
+    expect(r).toEqual({ ratio: 0.5, low: 0.5, high: 0.5 });
+  });
+
+  it("needs as many rounds on each side", () => {
+    expect(() => bootstrapRatio([1, 2], [1])).toThrow(/same number of rounds/);
   });
 });
