@@ -10,14 +10,10 @@
 // Runs `wrangler dev` on bench/binding-costs/ (a worker with one route per kind of call); each
 // round makes N calls of one kind side by side. Prints workerd CPU per call (all its threads,
 // from /proc) and wall time per call.
-import { spawn } from "node:child_process";
-import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
-import path from "node:path";
-import { freePort, nodeBinary, REPO_ROOT } from "../scripts/lib/local-stack.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 import { runMain } from "./lib/run-main.mjs";
+import { startBenchWorker } from "./lib/bench-worker.mjs";
 
 const KINDS = [
   ["do-rpc", "Durable Object RPC (a limiter acquire/release)"],
@@ -58,74 +54,26 @@ async function main() {
   });
   await new Promise((r) => target.listen(0, "127.0.0.1", r));
   const targetUrl = `http://127.0.0.1:${target.address().port}/v1`;
-  const state = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-binding-costs-"));
-  const port = await freePort();
-  const child = spawn(
-    nodeBinary(),
-    [
-      path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js"),
-      "dev",
-      "--config",
-      path.join(REPO_ROOT, "bench/binding-costs/wrangler.toml"),
-      "--local",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--inspector-port",
-      String(await freePort()),
-      "--persist-to",
-      state,
-      "--show-interactive-dev-session=false",
-    ],
-    {
-      cwd: REPO_ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-      env: {
-        ...process.env,
-        WRANGLER_SEND_METRICS: "false",
-        NO_COLOR: "1",
-        X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false",
-      },
-    },
-  );
-  let log = "";
-  child.stdout.on("data", (d) => (log += d));
-  child.stderr.on("data", (d) => (log += d));
+  const stack = await startBenchWorker("bench/binding-costs/wrangler.toml", { runtime: "wrangler-dev", readyPath: "/do-rpc?n=1" });
   const stop = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
+    stack.stop();
     target.close();
-    fs.rmSync(state, { recursive: true, force: true });
   };
   try {
-    const base = `http://127.0.0.1:${port}`;
+    const base = stack.base;
     const get = async (kind, n) => {
       const res = await fetch(`${base}/${kind}?n=${n}&target=${encodeURIComponent(targetUrl)}`);
       if (!res.ok) throw new Error(`${kind}: HTTP ${res.status} ${await res.text()}`);
     };
-    for (let i = 0; ; i++) {
-      try {
-        await get("do-rpc", 1);
-        break;
-      } catch {
-        if (i > 120) throw new Error(`wrangler dev did not start:\n${log.slice(-2000)}`);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
     console.log(`bench/binding-costs — ${o.rounds} rounds × ${o.calls} calls of each kind, side by side, in local workerd\n`);
     console.log(`  ${"kind".padEnd(14)} ${"CPU µs/call".padStart(12)} ${"wall µs/call".padStart(13)}   what`);
     for (const [kind, what] of KINDS) {
       await get(kind, o.calls); // warm-up: tables, connections, JIT
-      const before = workerdThreadCpu(child.pid);
+      const before = workerdThreadCpu(stack.pid);
       const t0 = performance.now();
       for (let r = 0; r < o.rounds; r++) await get(kind, o.calls);
       const wall = performance.now() - t0;
-      const cpu = cpuBetween(before, workerdThreadCpu(child.pid));
+      const cpu = cpuBetween(before, workerdThreadCpu(stack.pid));
       const calls = o.rounds * o.calls;
       const cpuText = cpu ? String(Math.round((cpu.total * 1000) / calls)) : "n/a";
       console.log(`  ${kind.padEnd(14)} ${cpuText.padStart(12)} ${String(Math.round((wall * 1000) / calls)).padStart(13)}   ${what}`);

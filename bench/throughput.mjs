@@ -41,10 +41,7 @@ import { startCpuProfile, summarizeProfile } from "./lib/cpu-profile.mjs";
 import { keyWithLimits, parseKeyLimits } from "./lib/provider-key.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 import { runMain } from "./lib/run-main.mjs";
-
-const MODEL = "tp-model";
-const M = 2;
-const K = 2;
+import { buildRun, K, M } from "./lib/throughput-run.mjs";
 
 function parseArgs(argv) {
   const opts = { localObservability: false, jobs: 400, latencyMs: 500, cap: 64, timeoutS: 900 };
@@ -114,38 +111,6 @@ function defaultStateDir() {
   } catch {
     return os.tmpdir();
   }
-}
-
-function buildRun(n, baseUrl, secretName) {
-  const questions = Array.from({ length: n }, (_, i) => ({
-    id: `tp-${i}`,
-    question: `What is ${i} plus ${i}?`,
-    // The fake's default structured reply fills a boolean with true: every result passes.
-    template: {
-      fields: [
-        {
-          name: "answer_is_right",
-          type: "bool",
-          description: "True if the response gives the right sum",
-          ground_truth: true,
-          verify_with: { type: "BooleanMatch" },
-        },
-      ],
-    },
-  }));
-  const model = (id, model_name) => ({
-    id,
-    interface: "openai_compatible",
-    model_name,
-    base_url: baseUrl,
-    temperature: 0,
-    ...(secretName ? { api_key_secret: secretName } : {}),
-  });
-  return {
-    run_name: `bench:throughput ${n}`,
-    benchmark: { name: `bench:throughput ${n} jobs`, questions },
-    config: { answering_models: [model("answer", MODEL)], parsing_models: [model("judge", MODEL)], replicate_count: 1 },
-  };
 }
 
 /**
