@@ -301,33 +301,15 @@ async function measureBytes() {
   const { startFakeLlm } = await import("../test/fake-llm/server.mjs");
   const { startLocalStack } = await import("../scripts/lib/local-stack.mjs");
   const { apiClient } = await import("../scripts/lib/runs.mjs");
+  const { buildRun } = await import("./lib/throughput-run.mjs");
   const { DatabaseSync } = await import("node:sqlite");
   const persistTo = fs.mkdtempSync(path.join(fs.existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "edgeval-scale-"));
   const fake = await startFakeLlm({ latencyMs: 0 });
   const stack = await startLocalStack({ persistTo });
   const n = 400;
   try {
-    const questions = Array.from({ length: n }, (_, i) => ({
-      id: `sm-${i}`,
-      question: `What is ${i} plus ${i}?`,
-      template: {
-        fields: [
-          {
-            name: "answer_is_right",
-            type: "bool",
-            description: "True if the response gives the right sum",
-            ground_truth: true,
-            verify_with: { type: "BooleanMatch" },
-          },
-        ],
-      },
-    }));
-    const model = (id) => ({ id, interface: "openai_compatible", model_name: "scale-model", base_url: `${fake.url}/v1` });
     const api = apiClient(stack.url, stack.token);
-    const { run_id } = await api.submit({
-      benchmark: { name: "scale-model", questions },
-      config: { answering_models: [model("a")], parsing_models: [model("j")] },
-    });
+    const { run_id } = await api.submit(buildRun(n, `${fake.url}/v1`));
     await api.waitForRun(run_id, { timeoutMs: 300_000, intervalMs: 500 });
   } finally {
     await stack.stop();
