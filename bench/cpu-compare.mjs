@@ -12,13 +12,14 @@
 // Prints each round, then per tree the mean, median and spread of CPU per result and ratio, and
 // this tree's mean ÷ REV's with a 95 % interval (bootstrap over the rounds as pairs). `--target X` adds
 // whether the mean ratio is ≤ X. The worktree is removed at the end.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { nodeBinary, REPO_ROOT } from "../scripts/lib/local-stack.mjs";
+import { REPO_ROOT } from "../scripts/lib/local-stack.mjs";
 import { runMain } from "./lib/run-main.mjs";
 import { bootstrapRatio, parseThroughput, summary } from "./lib/compare-stats.mjs";
+import { throughputOnce } from "./lib/throughput-run.mjs";
 
 function parseArgs(argv) {
   const o = { rounds: 6, benchArgs: [] };
@@ -60,17 +61,6 @@ function worktreeOf(rev) {
   return { dir, sha, remove };
 }
 
-/** One bench/throughput run in `dir`; its output is kept whole so a failure can be shown. */
-function benchOnce(dir, args) {
-  return new Promise((resolve) => {
-    const child = spawn(nodeBinary(), [path.join(dir, "bench/throughput.mjs"), ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    child.on("close", (code) => resolve({ code, out }));
-  });
-}
-
 const load = () => os.loadavg()[0].toFixed(2);
 const f2 = (x) => x.toFixed(2);
 
@@ -95,7 +85,7 @@ async function main() {
     for (let round = 1; round <= o.rounds; round++) {
       for (const t of trees) {
         const before = load();
-        const { code, out } = await benchOnce(t.dir, o.benchArgs);
+        const { code, out } = await throughputOnce(t.dir, o.benchArgs);
         const fig = parseThroughput(out);
         if (code !== 0 || !fig) {
           console.error(`FAILED: ${t.name}'s bench/throughput exited ${code}${fig ? "" : " without its figures"}:\n${out.slice(-3000)}`);

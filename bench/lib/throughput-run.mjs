@@ -1,6 +1,9 @@
-// The run bench/throughput submits, shared with bench/floor (which grades the same run with the
-// least work a result can take): N questions × one answering model × one parsing model, both
-// openai_compatible on the fake LLM.
+// bench/throughput's run, for the benches that stand beside it: the body it submits (bench/floor
+// grades the same run with the least work a result can take; bench/scale-model measures its bytes),
+// and running a tree's bench/throughput as a child process (bench/cpu-compare, bench/floor).
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { nodeBinary } from "../../scripts/lib/local-stack.mjs";
 
 export const MODEL = "tp-model";
 /** Model calls per job (answer, then parse) … */
@@ -38,4 +41,15 @@ export function buildRun(n, baseUrl, secretName) {
     benchmark: { name: `bench:throughput ${n} jobs`, questions },
     config: { answering_models: [model("answer", MODEL)], parsing_models: [model("judge", MODEL)], replicate_count: 1 },
   };
+}
+
+/** One run of `dir`'s bench/throughput with `args`; its output is kept whole so a failure can be shown. */
+export function throughputOnce(dir, args) {
+  return new Promise((resolve) => {
+    const child = spawn(nodeBinary(), [path.join(dir, "bench/throughput.mjs"), ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => resolve({ code, out }));
+  });
 }
