@@ -39,6 +39,9 @@ export const laneArgs = (lane: (typeof RELIABILITY_LANES)[number], inspectorPort
   "run",
   "--project",
   "workers",
+  // The lanes are the runner's parallelism; within one, files run one at a time, as they were measured.
+  "--maxWorkers",
+  "1",
   ...(lane.inspect && inspectorPort ? [`--inspect=127.0.0.1:${inspectorPort}`] : []),
   ...lane.exclude.flatMap((f) => ["--exclude", f]),
   ...lane.files,
