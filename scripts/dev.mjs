@@ -2,7 +2,11 @@
 // npm run dev — the API on http://127.0.0.1:8787 with local state kept in .wrangler/state, plus the
 // fake LLM on http://127.0.0.1:9797 (unless --no-fake). Ctrl-C stops both.
 //
-//   npm run dev -- [--port 8787] [--fake-port 9797] [--no-fake] [--fake-script F] [--local-observability] [--help]
+//   npm run dev -- [--port 8787] [--fake-port 9797] [--no-fake] [--fake-script F] [--state-dir DIR]
+//                  [--local-observability] [--help]
+//
+// One dev server per state directory (scripts/lib/state-lock.mjs): a second one on the same
+// directory is refused and told to stop the first or pass --state-dir.
 //
 // With the fake, it writes examples/basic as a ready run body whose models point at the fake's
 // real port (.wrangler/dev/port-<port>/example-run.json, and its config as config.json beside it)
@@ -15,12 +19,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT, startLocalStack } from "./lib/local-stack.mjs";
+import { claimStateDir } from "./lib/state-lock.mjs";
 
 const USAGE = `npm run dev -- [options]
   --port N          the API's port (default 8787)
   --fake-port N     the fake LLM's port (default 9797)
   --no-fake         do not start the fake LLM
   --fake-script F   the fake's rules (default examples/basic/fake-script.json)
+  --state-dir DIR   where D1, R2, the queues and the Durable Objects keep their state (default
+                    .wrangler/state); one dev server per directory
   --local-observability  keep wrangler dev's local trace collector on (off by default: it shares
                     the worker's thread; README, "Local and deployed queue settings")
   --help            this text`;
@@ -31,6 +38,7 @@ function parseArgs(argv) {
     fake: true,
     fakePort: 9797,
     fakeScript: path.join(REPO_ROOT, "examples/basic/fake-script.json"),
+    stateDir: path.join(REPO_ROOT, ".wrangler/state"),
     localObservability: false,
     help: false,
   };
@@ -46,7 +54,11 @@ function parseArgs(argv) {
     else if (flag === "--no-fake") opts.fake = false;
     else if (flag === "--fake-port") opts.fakePort = port(flag, value());
     else if (flag === "--fake-script") opts.fakeScript = path.resolve(value());
-    else if (flag === "--local-observability") opts.localObservability = true;
+    else if (flag === "--state-dir") {
+      const dir = value();
+      if (!dir) throw new Error(`--state-dir needs a directory\n${USAGE}`);
+      opts.stateDir = path.resolve(dir);
+    } else if (flag === "--local-observability") opts.localObservability = true;
     else if (flag === "--help" || flag === "-h") opts.help = true;
     else throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
   }
@@ -80,11 +92,20 @@ async function main() {
   const secrets = {};
   for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) if (process.env[k]) secrets[k] = process.env[k];
 
+  let release;
+  try {
+    release = claimStateDir(opts.stateDir);
+  } catch (err) {
+    console.error(`[dev] ${err.message}`);
+    return 1;
+  }
+  process.on("exit", release);
+
   let stack;
   try {
     stack = await startLocalStack({
       port: opts.port,
-      persistTo: path.join(REPO_ROOT, ".wrangler/state"),
+      persistTo: opts.stateDir,
       // wrangler dev rebuilds and restarts the worker when a source file changes (npm start and the
       // benches run the deploy bundle on workerd without its dev proxy: scripts/lib/local-runtime.mjs).
       server: "wrangler-dev",
@@ -102,14 +123,14 @@ async function main() {
     }
     return 1;
   }
-  console.log(readyText(stack, secrets));
+  console.log(readyText(stack, secrets, opts.stateDir));
   const { code, signal } = await stack.exited;
   console.error(`[dev] wrangler dev exited (${code ?? signal})`);
   await stack.stop();
   return code ?? 1;
 }
 
-function readyText(stack, secrets) {
+function readyText(stack, secrets, stateDir) {
   const auth = `-H "Authorization: Bearer ${stack.token}"`;
   const keys = Object.keys(secrets).length ? Object.keys(secrets).join(", ") : "none from the environment";
   const local = stack.localVarNames.length ? stack.localVarNames.join(", ") : "none (.dev.vars.local is absent or empty)";
@@ -129,7 +150,7 @@ function readyText(stack, secrets) {
     bodyNote = `${body.slice(1)} is examples/basic with every base_url set to ${stack.fake.url}/v1 (written for this server; the lines above run from ${process.cwd()}).`;
   }
   return `
-edgeval dev server: ${stack.url}   (state in .wrangler/state, Ctrl-C to stop)
+edgeval dev server: ${stack.url}   (state in ${path.relative(process.cwd(), stateDir) || "."}, Ctrl-C to stop)
 ${fakeLine}
 Keys for the worker: ${keys}; from .dev.vars.local: ${local}
 

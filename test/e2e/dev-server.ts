@@ -4,6 +4,8 @@
  * (SIGINT: dev.mjs stops its own wrangler and fake).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 // @ts-expect-error plain-Node module without types
 import { freePort } from "../../scripts/lib/local-stack.mjs";
@@ -19,14 +21,19 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** `extraArgs` go to dev.mjs after the ports (e.g. `--fake-script F`). */
+/**
+ * `extraArgs` go to dev.mjs after the ports (e.g. `--fake-script F`). Each server keeps its state in
+ * a temporary directory of its own: test files run side by side, and one dev server per state
+ * directory is all dev.mjs allows (two on the same SQLite files fail each other's writes).
+ */
 export async function startDev(extraArgs: readonly string[] = []): Promise<DevServer> {
   const [port, fakePort] = [(await freePort()) as number, (await freePort()) as number];
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-dev-state-"));
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of PROVIDER_VARS) delete env[k];
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, "scripts/dev.mjs"), "--port", String(port), "--fake-port", String(fakePort), ...extraArgs],
+    [path.join(ROOT, "scripts/dev.mjs"), "--port", String(port), "--fake-port", String(fakePort), "--state-dir", stateDir, ...extraArgs],
     {
       cwd: ROOT,
       env,
@@ -49,10 +56,12 @@ export async function startDev(extraArgs: readonly string[] = []): Promise<DevSe
     fakePort,
     printed,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGINT");
-      await exited;
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGINT");
+        await exited;
+      }
+      fs.rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,6 +4,7 @@
 // examples/basic as expected.json says.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
@@ -46,18 +47,22 @@ function startDev(args: string[]): { child: ChildProcess; ready: Promise<string>
 
 describe("npm run dev on non-default ports", () => {
   let dev: ReturnType<typeof startDev> | undefined;
+  // Its own state (other test files run npm run dev side by side; test/e2e/dev-server.ts says why).
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-dev-state-"));
   afterAll(async () => {
-    if (!dev || dev.child.exitCode !== null) return;
-    const exited = new Promise((r) => dev!.child.once("exit", r));
-    dev.child.kill("SIGINT"); // dev.mjs stops its own wrangler and fake
-    await exited;
+    if (dev && dev.child.exitCode === null) {
+      const exited = new Promise((r) => dev!.child.once("exit", r));
+      dev.child.kill("SIGINT"); // dev.mjs stops its own wrangler and fake
+      await exited;
+    }
+    fs.rmSync(stateDir, { recursive: true, force: true });
   });
 
   it("prints curl lines that, run as printed, grade examples/basic against the fake on its real port", async () => {
     const [port, fakePort] = [await freePort(), await freePort()];
     expect([port, fakePort]).not.toContain(8787);
     expect([port, fakePort]).not.toContain(9797);
-    dev = startDev(["--port", String(port), "--fake-port", String(fakePort)]);
+    dev = startDev(["--port", String(port), "--fake-port", String(fakePort), "--state-dir", stateDir]);
     const printed = await dev.ready;
 
     const lines = printed
