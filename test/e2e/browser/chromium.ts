@@ -7,6 +7,10 @@ import fs from "node:fs";
 
 export const CHROMIUM = process.env.EDGEVAL_CHROMIUM ?? "/usr/bin/chromium";
 
+/**
+ * Two browser test files run side by side (vitest.config.ts), so two installs may race for apt's
+ * locks: each waits for the lock, and one that still fails finds the other's Chromium, or tries again.
+ */
 export function ensureChromium(): string {
   if (fs.existsSync(CHROMIUM)) return CHROMIUM;
   const sudo = process.getuid?.() === 0 ? [] : ["sudo", "-n"];
@@ -14,12 +18,18 @@ export function ensureChromium(): string {
     const [cmd, ...rest] = [...sudo, ...args];
     execFileSync(cmd!, rest, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
   };
-  try {
-    run(["apt-get", "update"]);
-    run(["apt-get", "install", "-y", "--no-install-recommends", "chromium"]);
-  } catch (err) {
-    throw new Error(`the browser tests need Chromium at ${CHROMIUM}; installing it with apt-get failed: ${String(err)}`);
+  const wait = ["-o", "DPkg::Lock::Timeout=300"];
+  let failure: unknown;
+  for (let attempt = 0; attempt < 3 && !fs.existsSync(CHROMIUM); attempt++) {
+    try {
+      run(["apt-get", ...wait, "update"]);
+      run(["apt-get", ...wait, "install", "-y", "--no-install-recommends", "chromium"]);
+    } catch (err) {
+      failure = err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5_000); // the other install may finish meanwhile
+    }
   }
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but ${CHROMIUM} is still missing`);
-  return CHROMIUM;
+  if (fs.existsSync(CHROMIUM)) return CHROMIUM;
+  if (failure) throw new Error(`the browser tests need Chromium at ${CHROMIUM}; installing it with apt-get failed: ${String(failure)}`);
+  throw new Error(`apt-get installed chromium, but ${CHROMIUM} is still missing`);
 }
