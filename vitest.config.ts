@@ -7,6 +7,14 @@ import { defineConfig } from "vitest/config";
 // Durable Objects, the SDK adapters over fetch) runs inside workerd ("workers", and a few suites
 // again with every run sharded: "workers-sharded"); "e2e" runs npm start as a subprocess.
 
+/**
+ * Suites that measure workerd's memory: the report sink sums the RSS of every workerd this vitest
+ * run started (test/reliability/report-sink.mjs), so they run alone, after every other file (a
+ * project of one worker runs in vitest's last, sequential group). Beside another file, its workerd
+ * counted too and the soak's memory_flat failed (396 MB in the first half, 580 in the second).
+ */
+const MEMORY_SUITES = ["test/reliability/s8-soak.test.ts", "test/reliability/guards.test.ts"];
+
 /** Integration suites run a second time with every run sharded (the workers-sharded project). */
 const SHARDED_SUITES = [
   "test/integration/budget.test.ts",
@@ -19,7 +27,12 @@ const SHARDED_SUITES = [
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   /** A project running `include` inside workerd, with `bindings` added to the test stack's. */
-  const workersProject = (name: string, include: string[], bindings: Record<string, string> = {}) => ({
+  const workersProject = (
+    name: string,
+    include: string[],
+    bindings: Record<string, string> = {},
+    more: { exclude?: string[]; maxWorkers?: number } = {},
+  ) => ({
     plugins: [
       cloudflareTest(({ inject }) => ({
         wrangler: { configPath: "./wrangler.toml" },
@@ -86,6 +99,7 @@ export default defineConfig(async () => {
     test: {
       name,
       include,
+      ...more,
       setupFiles: ["./test/integration/apply-migrations.ts"],
       testTimeout: 30_000,
       // The plugin inlines every dependency; pre-bundling the big ones halves start-up.
@@ -112,7 +126,13 @@ export default defineConfig(async () => {
             include: ["test/unit/**/*.test.ts", "test/fake-llm/**/*.test.ts"],
           },
         },
-        workersProject("workers", ["test/integration/**/*.test.ts", "test/contracts/**/*.test.ts", "test/reliability/**/*.test.ts"]),
+        workersProject(
+          "workers",
+          ["test/integration/**/*.test.ts", "test/contracts/**/*.test.ts", "test/reliability/**/*.test.ts"],
+          {},
+          { exclude: MEMORY_SUITES },
+        ),
+        workersProject("workers-alone", MEMORY_SUITES, {}, { maxWorkers: 1 }),
         // The suites whose promises sharding must keep (budget and quota, cancel, dead letters, the
         // stall watch), again with every run of more than one job sharded: one coordinator shard per job
         // (src/coordinator/shards.ts). Each run's coordinator name and tables are found through

@@ -39,6 +39,9 @@ export const laneArgs = (lane: (typeof RELIABILITY_LANES)[number], inspectorPort
   "run",
   "--project",
   "workers",
+  // The soak and the guards run in a project of their own (vitest.config.ts MEMORY_SUITES).
+  "--project",
+  "workers-alone",
   // The lanes are the runner's parallelism; within one, files run one at a time, as they were measured.
   "--maxWorkers",
   "1",

@@ -72,7 +72,7 @@ describe("the reliability runner's lanes", () => {
     expect(waits!.files).toEqual(["test/reliability/s5-provider-faults.test.ts", "test/reliability/s6-rate-window.test.ts"]);
     expect(rest!.files).toEqual(RELIABILITY_TESTS);
     const args = laneArgs(rest!);
-    expect(args.slice(0, 6)).toEqual(["vitest", "run", "--project", "workers", "--maxWorkers", "1"]);
+    expect(args.slice(0, 8)).toEqual(["vitest", "run", "--project", "workers", "--project", "workers-alone", "--maxWorkers", "1"]);
     const excluded = args.flatMap((a, i) => (args[i - 1] === "--exclude" ? [a] : []));
     expect(excluded.sort()).toEqual([...soak!.files, ...waits!.files].sort());
     expect(laneArgs(soak!)).not.toContain("--exclude");
