@@ -25,7 +25,9 @@ declare module "vitest" {
 
 /** One fake LLM server for the whole run, scripted per case over its admin API; one SSRF canary. */
 export default async function setup(project: TestProject) {
-  const fake = await startFakeLlm({ port: 0 });
+  // Two test files run side by side (vitest.config.ts), so a test's requests share the log that
+  // /_admin/requests reads with another file's traffic: room for 5,000, not the default 500.
+  const fake = await startFakeLlm({ port: 0, requestLogSize: 5_000 });
   project.provide("fakeLlmPort", fake.port);
   // The counterpart of the webhook tests: verifies deliveries with the standardwebhooks package.
   const receiver = await startWebhookReceiver({ port: 0 });
