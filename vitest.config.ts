@@ -5,7 +5,8 @@ import { defineConfig } from "vitest/config";
 
 // The platform-free core runs in plain Node; everything that touches a binding (D1, R2, Queues,
 // Durable Objects, the SDK adapters over fetch) runs inside workerd ("workers", and a few suites
-// again with every run sharded: "workers-sharded"); "e2e" runs npm start as a subprocess.
+// again with every run sharded: "workers-sharded"; the suites that measure workerd's memory alone,
+// last: "workers-alone"); "e2e" runs npm start as a subprocess.
 
 /**
  * Suites that measure workerd's memory: the report sink sums the RSS of every workerd this vitest
