@@ -13,8 +13,9 @@
 // row) and workerd's resident memory (peak while the run went, and after), then whether memory
 // stayed flat within the largest run (issue 19: "workerd RSS at 20,000 ≤ RSS at 2,000 + 64 MB"):
 // the RSS peak while its last 5 % of results came in ≤ the peak while its results a tenth of the
-// way in did (1,000–2,000 of 20,000) + 64 MB; and, as a second figure, the peaks of the runs
-// against each other. The stack runs the runtime's garbage-collection pacer, as npm start does
+// way in did (1,000–2,000 of 20,000) + 64 MB (RSS sampled every 250 ms, each sample placed on the
+// run's progress between the reads around it: bench/lib/run-rss.mjs); and, as a second figure, the
+// peaks of the runs against each other. The stack runs the runtime's garbage-collection pacer, as npm start does
 // (scripts/lib/workerd-gc.mjs; EDGEVAL_LOCAL_GC_PACER=off to see the stack without it).
 //
 // After each N it also says where workerd's memory is (bench/lib/workerd-memory.mjs): the proxy and
@@ -36,6 +37,7 @@ import { apiClient } from "../scripts/lib/runs.mjs";
 import { keyWithLimits, parseKeyLimits } from "./lib/provider-key.mjs";
 import { allocatorStats, formatAllocator, formatMemory, OUR_TARGET, workerdMemory, workerdProcesses } from "./lib/workerd-memory.mjs";
 import { runMain } from "./lib/run-main.mjs";
+import { rssAt } from "./lib/run-rss.mjs";
 
 const FLAT_MB = 64;
 /** COORDINATOR_SHARD_JOBS when the stack does not set it (src/config.ts). */
@@ -109,15 +111,6 @@ async function exportedResults(stack, token, runId) {
   return { rows: lines.length, distinct: new Set(lines.map((l) => JSON.parse(l).metadata.result_id)).size };
 }
 
-/**
- * The run's RSS when `at` of its `n` results were in: the peak of the samples taken while the
- * results done were within the last 5 % of the run before `at` (at − n/20, at]. null without one.
- */
-function inRunRss(samples, at, n) {
-  const inWindow = samples.filter((x) => x.done > at - n / 20 && x.done <= at).map((x) => x.rss);
-  return inWindow.length ? Math.max(...inWindow) : null;
-}
-
 /** The worker isolate's V8 heap in use plus its ArrayBuffers (MB; null without the runtime's inspector). */
 function ourHeapMb({ isolates }) {
   const ours = Object.entries(isolates ?? {}).filter(([id, v]) => id === OUR_TARGET && !v.error);
@@ -151,23 +144,22 @@ async function main() {
     for (const n of o.jobs) {
       const submitted = await api.submit(buildRun(n, `${fake.url}/v1`, key?.secretName));
       const t0 = Date.now();
-      let peak = workerdRssMb(stack.pid);
-      // Each sample with the results done when it was taken (the last progress read), for the
-      // RSS of the run at a point of its progress (inRunRss).
-      let doneNow = 0;
+      // RSS samples and progress reads, each with its time, for the RSS of the run at a point of
+      // its progress (run-rss.mjs). A sample at each read too: the last one is taken with every
+      // result in.
       const samples = [];
-      const sampler = setInterval(() => {
-        const rss = workerdRssMb(stack.pid);
-        peak = Math.max(peak, rss);
-        samples.push({ done: doneNow, rss });
-      }, 500);
+      const progress = [{ t: t0, done: 0 }];
+      const sample = () => samples.push({ t: Date.now(), rss: workerdRssMb(stack.pid) });
+      sample();
+      const sampler = setInterval(sample, 250);
       let last = 0;
       const run = await api
         .waitForRun(submitted.run_id, {
           timeoutMs: o.timeoutS * 1000,
           intervalMs: 1000,
           onProgress: (r, ms) => {
-            doneNow = r?.progress?.done ?? doneNow;
+            if (typeof r?.progress?.done === "number") progress.push({ t: Date.now(), done: r.progress.done });
+            sample();
             if (ms - last < 10_000) return;
             last = ms;
             console.log(
@@ -176,7 +168,10 @@ async function main() {
           },
         })
         .finally(() => clearInterval(sampler));
-      const wallMs = (Date.parse(run.finished_at ?? "") || Date.now()) - t0;
+      const finishedAt = Date.parse(run.finished_at ?? "") || Date.now();
+      const wallMs = finishedAt - t0;
+      // The read that saw the run over came after it ended: its results were all in at finished_at.
+      progress.splice(-1, 1, { t: Math.min(finishedAt, progress.at(-1).t), done: run.progress.done });
       const exported = await exportedResults(stack, key?.token ?? stack.token, submitted.run_id);
       const pollMs = await statusPollMs(api, submitted.run_id);
       const row = {
@@ -187,10 +182,10 @@ async function main() {
         wallS: wallMs / 1000,
         perS: run.progress.done / (wallMs / 1000),
         ...exported,
-        peakMb: peak,
+        peakMb: Math.max(...samples.map((x) => x.rss)),
         afterMb: workerdRssMb(stack.pid),
-        atTenth: inRunRss(samples, n / 10, n),
-        atEnd: inRunRss(samples, n, n),
+        atTenth: rssAt(samples, progress, n / 10, n),
+        atEnd: rssAt(samples, progress, n, n),
         heapMb: ourHeapMb(await workerdMemory(stack.pid)),
         submitMs: submitted.submit_ms,
         pollMs,
