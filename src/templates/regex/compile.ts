@@ -9,7 +9,7 @@
  * its per-position visited set already stops empty cycles.
  */
 import { caseVariants, isDigitA, isDigitU, isSpaceA, isSpaceU, isWordA, isWordU, lowerCp, upperCp } from "./chars";
-import { type AssertKind, type ClassName, type Node, PatternError, type SetItem, width } from "./parse";
+import { type AssertKind, type ClassName, type Node, PatternError, type SetItem, width } from "./syntax-tree";
 
 export const MAX_PROGRAM = 20_000;
 

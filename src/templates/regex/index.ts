@@ -6,11 +6,13 @@ import { backtrackSearch } from "./backtrack";
 import { type Budget, MAX_SUBJECT_LENGTH, newBudget, RegexBudgetExceeded } from "./budget";
 import { toCodePoints } from "./chars";
 import { compileProgram, type Program } from "./compile";
-import { type Parsed, parsePattern, PatternError } from "./parse";
+import { parsePattern } from "./parse";
 import { pikeSearch } from "./pike";
+import { type Parsed, PatternError } from "./syntax-tree";
 
 export { CHECK_STEP_BUDGET, MAX_BACKTRACK_STACK, MAX_SUBJECT_LENGTH, newBudget, RegexBudgetExceeded, type Budget } from "./budget";
-export { MAX_NESTING, MAX_PATTERN_LENGTH } from "./parse";
+export { MAX_PATTERN_LENGTH } from "./parse";
+export { MAX_NESTING } from "./parse-groups";
 export { MAX_PROGRAM } from "./compile";
 
 /** A text prepared for matching (code points), checked against the length cap once. */
