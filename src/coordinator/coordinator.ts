@@ -13,33 +13,30 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { guardOn } from "../lib/guards";
 import type { Clock } from "../pipeline/types";
-import type { RunStatus } from "../storage/runs-repo";
 import { alarmBy, WATCH_EVERY_MS } from "./alarm";
 import type { CoordinatorOp, CoordinatorOpResult } from "./batch-ops";
-import { budgetSpent } from "./budget";
-import { type CancelOutcome, cancelRun, isCancelled } from "./cancel";
+import { type CancelOutcome, cancelRun } from "./cancel";
 import { COORDINATOR_TABLES, migrateCoordinatorTables } from "./coordinator-tables";
-import { RunTotals } from "./run-totals";
-import { mirrorStatus } from "./d1-mirror";
-import { flushEvents, RESULT_EVENTS_DELAY_MS, ResultOutbox } from "./event-outbox";
+import { coordinatorParts } from "./coordinator-parts";
 import { sendJobs } from "./job-queues";
-import { isFinal, JobTable } from "./job-table";
+import { isFinal, type JobTable } from "./job-table";
 import { LEASE_MS, leaseLeftSeconds } from "./leases";
 import type { PairWindow } from "./progress";
-import { ResultTable } from "./result-table";
+import type { ResultRecorder } from "./result-recorder";
+import type { ResultTable } from "./result-table";
 import type { Claim, DeadMark, InitRun, RecordedResult, RunSnapshot } from "./rpc-types";
-import { DEFAULT_HEARTBEAT_MS, parseLastEventId, RunEvents } from "./run-events";
-import { log } from "../log";
-import { RunMeta } from "./run-meta";
-import { ScenarioTurns } from "./scenario-turns";
-import { runSnapshot, runStatus } from "./snapshot";
+import { DEFAULT_HEARTBEAT_MS, parseLastEventId, type RunEvents } from "./run-events";
+import type { RunLifecycle } from "./run-lifecycle";
+import type { RunMeta } from "./run-meta";
+import type { RunState } from "./run-state";
+import type { RunTotals } from "./run-totals";
+import type { ScenarioTurns } from "./scenario-turns";
 import { ACCEPTED_SQL, type JobSender, resendStalled } from "./stall-watch";
 import type { ShardInit } from "./shards";
-import { type ReportAnswer, type RootFlags, RootOutbox, type ShardReport } from "./shard-report";
+import type { ReportAnswer, RootFlags, ShardReport } from "./shard-report";
 import { ALLOWANCE_WAIT_S, type AllowanceAnswer } from "./shard-allowance";
-import type { JobCounts } from "./job-table";
-import { RootSide } from "./root-side";
-import { ShardSide } from "./shard-side";
+import type { RootSide } from "./root-side";
+import type { ShardSide } from "./shard-side";
 
 export type { Claim, DeadMark, InitRun, RecordedResult, RunSnapshot } from "./rpc-types";
 
@@ -58,67 +55,46 @@ export class RunCoordinator extends DurableObject<Env> {
   private readonly jobs: JobTable;
   private readonly results: ResultTable;
   private readonly totals: RunTotals;
-  private readonly outbox: ResultOutbox;
-  /** A sharded run (shards.ts): in a shard, results its root has not taken; in either, the results refused for good. */
-  private readonly toRoot: RootOutbox;
+  private readonly turns: ScenarioTurns;
+  /** What the run is now: job counts, status, cancelled, budget spent, snapshot (run-state.ts). */
+  private readonly state: RunState;
+  /** The run's watchers (GET /v1/runs/:id/events, run-events.ts). */
+  private readonly events: RunEvents;
+  /** A result's way in: stored once, then the steps that follow a new result (result-recorder.ts). */
+  private readonly recorder: ResultRecorder;
+  /** The run's start and its one end (run-lifecycle.ts). */
+  private readonly lifecycle: RunLifecycle;
   /** A sharded run's two roles (shards.ts): a shard's (shard-side.ts) and its root's (root-side.ts). */
   private readonly shardSide: ShardSide;
   private readonly rootSide: RootSide;
-  private readonly turns: ScenarioTurns;
-  /** The run's watchers (GET /v1/runs/:id/events, run-events.ts). */
-  private readonly events: RunEvents;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(COORDINATOR_TABLES);
     migrateCoordinatorTables(this.sql);
-    this.totals = new RunTotals(this.sql, (fn) => this.transaction(fn));
-    this.totals.ensure();
-    this.meta = new RunMeta(this.sql);
-    this.jobs = new JobTable(this.sql);
-    this.results = new ResultTable(this.sql);
-    this.outbox = new ResultOutbox(this.sql);
-    this.toRoot = new RootOutbox(this.sql);
-    this.turns = new ScenarioTurns(this.sql);
-    // What both sides of a sharded run use; the ports are read when called (a test replaces them).
-    const shared = {
-      sql: this.sql,
+    // The parts call the ports when they need them (coordinator-parts.ts): a test replaces them after construction.
+    ({
       meta: this.meta,
-      toRoot: this.toRoot,
-      coordinator: (name: string) => this.env.RUNS.getByName(name),
-      now: () => this.now(),
-      transaction: (fn: () => void) => this.transaction(fn),
-    };
-    this.shardSide = new ShardSide({
-      ...shared,
-      storage: ctx.storage,
       jobs: this.jobs,
+      results: this.results,
+      totals: this.totals,
+      turns: this.turns,
+      state: this.state,
+      events: this.events,
+      recorder: this.recorder,
+      lifecycle: this.lifecycle,
+      shardSide: this.shardSide,
+      rootSide: this.rootSide,
+    } = coordinatorParts({
+      env,
+      storage: ctx.storage,
+      now: () => this.now(),
       sendJobs: (run, ids, accepted) => this.sendJobs(run, ids, accepted),
-      cancelled: () => this.cancelled(),
-    });
-    this.rootSide = new RootSide({
-      ...shared,
-      budgetSpent: () => this.budgetSpent(),
-      storeRows: (result) => this.storeRows(result),
-      resultRecorded: (fresh) => this.resultRecorded(fresh),
-      runStarted: () => this.runStarted(),
-      finishIfDone: () => this.finishIfDone(),
-    });
-    this.events = new RunEvents(
-      {
-        resultsAfter: (seq, limit) => this.results.after(seq, limit),
-        progress: () => ({
-          done: this.totals.resultCounts().done,
-          total: this.meta.totalResults() + this.turns.count(),
-          cost_usd: this.meta.spentUsd(),
-        }),
-        status: () => this.status(),
-        finishedAt: () => this.meta.finishedAt() ?? null,
-        now: () => this.now(),
-      },
-      { heartbeatMs: () => this.heartbeatMs },
-    );
+      heartbeatMs: () => this.heartbeatMs,
+      transaction: (fn) => this.transaction(fn),
+      snapshot: (pairs) => this.snapshot(pairs),
+    }));
   }
 
   /** Idempotent: a second init of the same run changes nothing. */
@@ -165,9 +141,9 @@ export class RunCoordinator extends DurableObject<Env> {
     const now = this.now();
     // The check every job makes before its first model call: once the budget is spent or the run
     // cancelled, nothing starts.
-    if (this.budgetSpent() || this.cancelled()) {
+    if (this.state.budgetSpent() || this.state.cancelled()) {
       this.jobs.skip(jobId, now);
-      await this.finishIfDone();
+      await this.lifecycle.finishIfDone();
       return { kind: "finished", state: "skipped" };
     }
     const busyFor = guardOn("claim_lease") ? leaseLeftSeconds(job, now) : null;
@@ -185,7 +161,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const recorded = attempts > 1 && skipFinished ? this.results.idsOfJob(jobId) : [];
     if (this.meta.get("started") === "0") {
       this.meta.set("started", "1");
-      await this.runStarted();
+      await this.lifecycle.runStarted();
     }
     // No earlier attempt, no checkpoint: a job's first claim does not look.
     const answer = attempts > 1 ? this.jobs.answer(jobId) : null;
@@ -201,34 +177,14 @@ export class RunCoordinator extends DurableObject<Env> {
    * outbox → budget → send the successor → finish the job.
    */
   async record(result: RecordedResult, opts: { completesJob?: boolean } = {}): Promise<void> {
-    const { seq, nextTurn } = this.storeResult(result, !opts.completesJob);
-    if (seq !== null) await this.resultRecorded([[result, seq]]);
+    const { seq, nextTurn } = this.recorder.storeResult(result, !opts.completesJob);
+    if (seq !== null) await this.recorder.resultRecorded([[result, seq]]);
     // A shard past its allowance tells the root at once: it may be the run reaching its budget.
     if (seq !== null && this.shardSide.outOfAllowance()) await this.shardSide.reportNow();
     // Queued jobs will not start once the budget is spent; jobs running now still finish.
-    if (this.budgetSpent()) this.jobs.skipPending(this.now());
-    if (nextTurn) await this.sendNextTurn(nextTurn);
-    if (opts.completesJob) await this.finishJob(result.job_id, "done");
-  }
-
-  /**
-   * A scenario turn's successor, created with the turn's result: in a cancelled run it is skipped
-   * at once; still pending (the budget may have skipped it), its message goes to the queue. A send
-   * that fails is left to the stall watch, which re-sends jobs the queue never accepted.
-   */
-  private async sendNextTurn(jobId: string): Promise<void> {
-    if (this.cancelled()) {
-      this.jobs.skipOpen(jobId, this.now());
-      return;
-    }
-    if (this.jobs.row(jobId)?.state !== "pending") return;
-    try {
-      await this.sendJobs(this.meta.runRef(), [jobId], (ids) => {
-        for (const id of ids) this.sql.exec(ACCEPTED_SQL, id, this.now());
-      });
-    } catch (err) {
-      log.warn("scenario_turn_send_failed", { run_id: this.meta.runId(), job_id: jobId, error: String(err) });
-    }
+    if (this.state.budgetSpent()) this.jobs.skipPending(this.now());
+    if (nextTurn) await this.recorder.sendNextTurn(nextTurn);
+    if (opts.completesJob) await this.lifecycle.finishJob(result.job_id, "done");
   }
 
   /**
@@ -247,13 +203,13 @@ export class RunCoordinator extends DurableObject<Env> {
     const out: CoordinatorOpResult[] = [];
     for (const op of ops) {
       try {
-        if (op.op === "claim") out.push({ ok: true, claim: await this.claim(op.job_id), ...this.cancelFlag() });
+        if (op.op === "claim") out.push({ ok: true, claim: await this.claim(op.job_id), ...this.state.cancelFlag() });
         else if (op.op === "saveAnswer") {
           await this.saveAnswer(op.job_id, op.answer);
-          out.push({ ok: true, ...this.cancelFlag() });
+          out.push({ ok: true, ...this.state.cancelFlag() });
         } else {
           await this.record(op.result, { completesJob: op.completesJob });
-          out.push({ ok: true, ...this.cancelFlag() });
+          out.push({ ok: true, ...this.state.cancelFlag() });
         }
       } catch (err) {
         out.push({ ok: false, error: err instanceof Error ? err.message : String(err) });
@@ -267,16 +223,16 @@ export class RunCoordinator extends DurableObject<Env> {
    * given back is over: skipped, and the run may be finished.
    */
   async release(jobId: string): Promise<void> {
-    if (this.cancelled()) {
+    if (this.state.cancelled()) {
       this.jobs.skipOpen(jobId, this.now());
-      await this.finishIfDone();
+      await this.lifecycle.finishIfDone();
       return;
     }
     this.jobs.release(jobId, this.now());
   }
 
   async completeJob(jobId: string): Promise<void> {
-    await this.finishJob(jobId, "done");
+    await this.lifecycle.finishJob(jobId, "done");
   }
 
   /** The queue accepted these jobs' messages (the submit's sends): the stall watch leaves them to the queue. */
@@ -295,7 +251,7 @@ export class RunCoordinator extends DurableObject<Env> {
     const job = this.jobs.row(jobId);
     const busyFor = job ? leaseLeftSeconds(job, this.now()) : null;
     if (busyFor !== null) return { kind: "busy", retry_in_seconds: busyFor };
-    await this.finishJob(jobId, "dead");
+    await this.lifecycle.finishJob(jobId, "dead");
     return { kind: "dead", recorded: this.results.idsOfJob(jobId), usage_keys: this.results.usageKeysOfJob(jobId) };
   }
 
@@ -308,8 +264,8 @@ export class RunCoordinator extends DurableObject<Env> {
       // A sharded run's pending jobs are in its shards.
       skipPending: () => (this.meta.shardPlan() ? this.rootSide.pushFlags() : this.jobs.skipPending(this.now())),
       status: async () => (await this.snapshot({ offset: 0, limit: 0 }))!.status,
-      syncD1Status: (status, finishedAt) => this.syncD1Status(status, finishedAt),
-      finishIfDone: () => this.finishIfDone(),
+      syncD1Status: (status, finishedAt) => this.lifecycle.syncD1Status(status, finishedAt),
+      finishIfDone: () => this.lifecycle.finishIfDone(),
     });
     this.events.statusChanged();
     return outcome;
@@ -329,41 +285,19 @@ export class RunCoordinator extends DurableObject<Env> {
 
   /** The run's flag the jobs' cancel gate refreshes (src/jobs/cancel-gate.ts), when no other answer carried it lately. */
   async runState(): Promise<{ cancelled: boolean }> {
-    return { cancelled: this.cancelled() };
+    return { cancelled: this.state.cancelled() };
   }
 
   /** `pairs`: which (answering, parsing) pairs the summary holds (default all; the HTTP view pages them). */
   async snapshot(pairs?: PairWindow): Promise<RunSnapshot | null> {
-    const runId = this.meta.runId();
-    if (!runId) return null;
-    const manifest = this.meta.manifest();
-    const answering = this.meta.answeringIds();
-    const parsing = this.meta.parsingIds();
-    return runSnapshot(
-      {
-        run_id: runId,
-        answering,
-        parsing,
-        results_per_pair: this.meta.resultsPerPair(),
-        turns_per_pair: this.turns.perPair(answering, parsing),
-        started: this.meta.started(),
-        cancelled: this.cancelled(),
-        budget_usd: this.meta.budgetUsd(),
-        finished_at: this.meta.finishedAt(),
-        manifest,
-        jobs: this.jobCounts(),
-        ...this.totals.read({ reported: Boolean(manifest) }),
-        refused: this.toRoot.refusedCount(),
-      },
-      pairs,
-    );
+    return this.state.snapshot(pairs);
   }
 
   /** The stall watch and the webhook outbox (alarm.ts). */
   async alarm(): Promise<void> {
     if (this.shardSide.isShard()) return this.shardSide.alarm();
-    const jobs = this.jobCounts();
-    const eventsDue = await this.flushEvents();
+    const jobs = this.state.jobCounts();
+    const eventsDue = await this.lifecycle.flushEvents();
     if (jobs.done + jobs.dead + jobs.skipped >= jobs.total) {
       // A finished run whose events could not all be handed over yet.
       if (eventsDue !== null) await alarmBy(this.ctx.storage, eventsDue);
@@ -386,61 +320,6 @@ export class RunCoordinator extends DurableObject<Env> {
     this.forgetMirrors();
   }
 
-  /**
-   * The result's rows, once, in one transaction with its outbox entry and the running spend;
-   * `renewLease`: a result that does not finish its job renews the job's lease (finishing stamps
-   * it anyway). The result's sequence number when it is new, null for a repeat.
-   */
-  private storeResult(result: RecordedResult, renewLease: boolean): { seq: number | null; nextTurn: string | null } {
-    let seq: number | null = null;
-    let nextTurn: string | null = null;
-    this.transaction(() => {
-      seq = this.storeRows(result);
-      // Created before the turn's own job is finished, so the run never looks over in between.
-      if (result.next_turn && this.turns.add(result.next_turn, this.jobs, this.now())) nextTurn = result.next_turn.job_id;
-      if (renewLease) this.jobs.renewLease(result.job_id, this.now());
-      // A shard's new result waits for its root to take it (shard-report.ts).
-      if (seq !== null && this.shardSide.isShard()) this.toRoot.add(result);
-    });
-    return { seq, nextTurn };
-  }
-
-  /** Inside a transaction: the result's rows, the running spend, the webhook outbox. */
-  private storeRows(result: RecordedResult): number | null {
-    const inserted = this.results.insert(result);
-    // A running total, so the budget check on every claim and record does not re-sum the run.
-    this.meta.addSpent(inserted.addedUsd);
-    if (inserted.seq !== null && this.meta.resultEvents()) this.outbox.add(result.result_id);
-    return inserted.seq;
-  }
-
-  /**
-   * After new results are stored: the run's watchers see them and the webhook outbox is armed;
-   * a shard instead reports them to its root soon. The place for steps that follow a new result.
-   */
-  private async resultRecorded(fresh: readonly (readonly [RecordedResult, number])[]): Promise<void> {
-    if (this.shardSide.isShard()) return this.shardSide.reportSoon();
-    for (const [result, seq] of fresh) {
-      this.events.result({
-        seq,
-        result_id: result.result_id,
-        question_id: result.question_id ?? null,
-        answering_id: result.answering_id,
-        parsing_id: result.parsing_id,
-        verdict: result.verdict,
-      });
-    }
-    // A new result of a run with result.created receivers is in the outbox, handed over shortly (alarm).
-    if (this.meta.resultEvents()) await alarmBy(this.ctx.storage, this.now() + RESULT_EVENTS_DELAY_MS);
-  }
-
-  /** The run's first claim: watchers and D1 say running (a shard tells its root in its next report). */
-  private async runStarted(): Promise<void> {
-    if (this.shardSide.isShard()) return this.shardSide.reportSoon();
-    this.events.statusChanged();
-    await this.syncD1Status("running", null);
-  }
-
   /** The root of a sharded run takes a shard's report: each result's outcome and the run-wide stops (root-side.ts). */
   async report(r: ShardReport): Promise<ReportAnswer> {
     return this.rootSide.report(r);
@@ -456,53 +335,6 @@ export class RunCoordinator extends DurableObject<Env> {
     return this.shardSide.stop(flags);
   }
 
-  /** The run's job counts: its own rows, or a sharded root's sum of its shards'. */
-  private jobCounts(): JobCounts {
-    const total = this.meta.get("job_total");
-    return total === undefined ? this.jobs.counts() : this.rootSide.jobCounts(Number(total));
-  }
-
-  private openJobs(): number {
-    if (this.meta.get("job_total") === undefined) return this.jobs.open();
-    const c = this.jobCounts();
-    return c.total - c.done - c.dead - c.skipped;
-  }
-
-  /** Callers get nothing back: a snapshot per finished job would re-aggregate the run each time. */
-  private async finishJob(jobId: string, state: "done" | "dead"): Promise<void> {
-    this.jobs.finish(jobId, state, this.now());
-    await this.finishIfDone();
-  }
-
-  /**
-   * When every job is done, dead or skipped: stamps the end once, mirrors the status to D1 and
-   * emits the run's end event. The check and the stamp are synchronous, so of two last jobs
-   * finishing at once only one gets past them: one event per run.
-   */
-  private async finishIfDone(): Promise<void> {
-    if (this.shardSide.isShard()) return this.shardSide.reportSoon();
-    if (this.openJobs() > 0 || this.meta.finishedAt()) return;
-    const finishedAt = new Date(this.now()).toISOString();
-    this.meta.set("finished_at", finishedAt);
-    await this.ctx.storage.deleteAlarm();
-    // Only the status is needed here: no pair summaries (a run may have thousands of pairs).
-    const snap = (await this.snapshot({ offset: 0, limit: 0 }))!;
-    await this.syncD1Status(snap.status, finishedAt);
-    this.events.finished();
-    const eventsDue = await this.flushEvents();
-    if (eventsDue !== null) await alarmBy(this.ctx.storage, eventsDue);
-  }
-
-  private flushEvents(): Promise<number | null> {
-    return flushEvents({
-      env: this.env,
-      meta: this.meta,
-      outbox: this.outbox,
-      snapshot: (pairs) => this.snapshot(pairs),
-      now: () => this.now(),
-    });
-  }
-
   /** A rolled-back transaction may have changed the in-memory mirrors: reload them on next use. */
   private transaction(fn: () => void): void {
     try {
@@ -516,44 +348,6 @@ export class RunCoordinator extends DurableObject<Env> {
   private forgetMirrors(): void {
     this.meta.forget();
     this.jobs.forget();
-  }
-
-  /** The run's status without pair summaries. */
-  private status(): RunStatus {
-    return runStatus(
-      this.jobCounts(),
-      this.meta.started(),
-      this.totals.resultCounts().graded,
-      this.cancelled(),
-      this.toRoot.refusedCount(),
-    );
-  }
-
-  private cancelled(): boolean {
-    return isCancelled((k) => this.meta.get(k));
-  }
-
-  private cancelFlag(): { cancelled?: true } {
-    return this.cancelled() ? { cancelled: true } : {};
-  }
-
-  /**
-   * A root or an unsharded run knows from its own spend. A shard knows it from its root
-   * (`budget_spent`), or sees it coming: the run's spend at the root's last answer plus what the
-   * shard recorded since, so its own jobs stop as an unsharded run's would.
-   */
-  private budgetSpent(): boolean {
-    if (this.meta.get("budget_spent") === "1") return true;
-    // A sharded root also counts what its shards said they spent, before their results reach it.
-    if (this.meta.get("shards") && this.meta.budgetUsd() !== undefined)
-      return budgetSpent(this.meta.budgetUsd(), Math.max(this.meta.spentUsd(), this.rootSide.shardsSpent()));
-    if (!this.shardSide.isShard()) return budgetSpent(this.meta.budgetUsd(), this.meta.spentUsd());
-    const unreported = this.meta.spentUsd() - Number(this.meta.get("reported_spent") ?? "0");
-    return budgetSpent(this.meta.budgetUsd(), Number(this.meta.get("root_spent") ?? "0") + unreported);
-  }
-
-  private syncD1Status(status: RunStatus, finishedAt: string | null): Promise<void> {
-    return mirrorStatus(this.env, this.meta, status, finishedAt);
   }
 
   private now(): number {
