@@ -15,7 +15,7 @@ export type CancelOutcome =
   | { kind: "finished"; status: RunStatus }
   | { kind: "unknown" };
 
-/** What cancelling needs of the coordinator (its private state stays in coordinator.ts). */
+/** What cancelling needs of the coordinator, as callbacks (its state stays in coordinator.ts and the modules it wires up). */
 export interface CancelHost {
   meta(k: string): string | undefined;
   setMeta(k: string, v: string): void;

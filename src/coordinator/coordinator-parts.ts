@@ -15,7 +15,7 @@ import type { RunSnapshot } from "./rpc-types";
 import { RunEvents } from "./run-events";
 import { RunLifecycle } from "./run-lifecycle";
 import { RunMeta } from "./run-meta";
-import { RunState } from "./run-state";
+import { RunView } from "./run-view";
 import { RunTotals } from "./run-totals";
 import { RootSide } from "./root-side";
 import { ScenarioTurns } from "./scenario-turns";
@@ -43,7 +43,7 @@ export interface CoordinatorParts {
   readonly results: ResultTable;
   readonly totals: RunTotals;
   readonly turns: ScenarioTurns;
-  readonly state: RunState;
+  readonly state: RunView;
   readonly events: RunEvents;
   readonly recorder: ResultRecorder;
   readonly lifecycle: RunLifecycle;
@@ -63,7 +63,7 @@ export function coordinatorParts(ports: CoordinatorPorts): CoordinatorParts {
   /** A sharded run (shards.ts): in a shard, results its root has not taken; in either, the results refused for good. */
   const toRoot = new RootOutbox(sql);
   const turns = new ScenarioTurns(sql);
-  const state = new RunState({
+  const state = new RunView({
     meta,
     jobs,
     totals,

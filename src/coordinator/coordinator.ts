@@ -28,7 +28,7 @@ import type { Claim, DeadMark, InitRun, RecordedResult, RunSnapshot } from "./rp
 import { DEFAULT_HEARTBEAT_MS, parseLastEventId, type RunEvents } from "./run-events";
 import type { RunLifecycle } from "./run-lifecycle";
 import type { RunMeta } from "./run-meta";
-import type { RunState } from "./run-state";
+import type { RunView } from "./run-view";
 import type { RunTotals } from "./run-totals";
 import type { ScenarioTurns } from "./scenario-turns";
 import { ACCEPTED_SQL, type JobSender, resendStalled } from "./stall-watch";
@@ -56,8 +56,8 @@ export class RunCoordinator extends DurableObject<Env> {
   private readonly results: ResultTable;
   private readonly totals: RunTotals;
   private readonly turns: ScenarioTurns;
-  /** What the run is now: job counts, status, cancelled, budget spent, snapshot (run-state.ts). */
-  private readonly state: RunState;
+  /** What the run is now: job counts, status, cancelled, budget spent, snapshot (run-view.ts). */
+  private readonly state: RunView;
   /** The run's watchers (GET /v1/runs/:id/events, run-events.ts). */
   private readonly events: RunEvents;
   /** A result's way in: stored once, then the steps that follow a new result (result-recorder.ts). */

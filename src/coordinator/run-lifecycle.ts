@@ -30,7 +30,7 @@ export interface RunLifecycleHost {
   isShard(): boolean;
   /** A shard reports its changes to its root soon (shard-side.ts). */
   reportSoon(): Promise<void>;
-  /** Jobs not yet done, dead or skipped (run-state.ts). */
+  /** Jobs not yet done, dead or skipped (run-view.ts). */
   openJobs(): number;
   /** The coordinator's snapshot (its RPC method). */
   snapshot(pairs?: PairWindow): Promise<RunSnapshot | null>;

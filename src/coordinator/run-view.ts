@@ -36,7 +36,7 @@ export interface RunStateHost {
   shardsSpent(): number;
 }
 
-export class RunState {
+export class RunView {
   constructor(private readonly host: RunStateHost) {}
 
   /** The run's job counts: its own rows, or a sharded root's sum of its shards'. */
