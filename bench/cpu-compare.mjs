@@ -16,7 +16,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REPO_ROOT } from "../scripts/lib/local-stack.mjs";
+import { REPO_ROOT } from "../scripts/lib/repo-root.mjs";
 import { runMain } from "./lib/run-main.mjs";
 import { bootstrapRatio, parseThroughput, summary } from "./lib/compare-stats.mjs";
 import { throughputOnce } from "./lib/throughput-run.mjs";

@@ -17,7 +17,8 @@
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
-import { localAdminToken, startLocalStack } from "../scripts/lib/local-stack.mjs";
+import { localAdminToken } from "../scripts/lib/env-files.mjs";
+import { startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { runMain } from "./lib/run-main.mjs";
 
 function parseArgs(argv) {

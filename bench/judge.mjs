@@ -18,7 +18,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import { startFakeLlm } from "../test/fake-llm/server.mjs";
-import { localAdminToken, startLocalStack } from "../scripts/lib/local-stack.mjs";
+import { localAdminToken } from "../scripts/lib/env-files.mjs";
+import { startLocalStack } from "../scripts/lib/local-stack.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 import { startCpuProfile, summarizeProfile } from "./lib/cpu-profile.mjs";
 import { runMain } from "./lib/run-main.mjs";

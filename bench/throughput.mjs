@@ -15,7 +15,7 @@
 //                             [--timeout S=900] [--dump FILE] [--profile FILE] [--state-dir DIR=/dev/shm]
 //                             [--local-observability]
 // With no flags it measures exactly the stack `npm start` and `npm run dev` run: the local job
-// queue settings LOCAL_JOB_QUEUE (scripts/lib/local-stack.mjs: shards, batch size, batch timeout,
+// queue settings LOCAL_JOB_QUEUE (scripts/lib/job-queue-config.mjs: shards, batch size, batch timeout,
 // JOB_CONCURRENCY) and wrangler dev's local observability collector off. --shards, --batch,
 // --job-concurrency, --batch-timeout and --local-observability change that stack, and the bench
 // says so. --cap is the fake provider's 429 cap. --key-limits puts the models on a provider key

@@ -15,7 +15,7 @@
 // examples/basic/fake-script.json unless --fake-script names another script.
 //
 // Provider keys in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY) are handed to the worker
-// as secrets, and every entry of a git-ignored .dev.vars.local as well (scripts/lib/local-stack.mjs).
+// as secrets, and every entry of a git-ignored .dev.vars.local as well (scripts/lib/env-files.mjs).
 import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT, startLocalStack } from "./lib/local-stack.mjs";

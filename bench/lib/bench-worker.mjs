@@ -11,7 +11,9 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, nodeBinary, REPO_ROOT, RUNTIME_READY_LINE } from "../../scripts/lib/local-stack.mjs";
+import { freePort, RUNTIME_READY_LINE } from "../../scripts/lib/local-stack.mjs";
+import { REPO_ROOT } from "../../scripts/lib/repo-root.mjs";
+import { nodeBinary } from "../../scripts/lib/wrangler-process.mjs";
 
 /**
  * Starts `config` (a path under the repository) and resolves once `readyPath` answers 2xx.

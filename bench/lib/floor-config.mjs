@@ -1,5 +1,5 @@
 // bench/floor's check that its wrangler.toml splits the job queue as npm start splits edgeval's
-// (scripts/lib/local-stack.mjs LOCAL_JOB_QUEUE): shards, batch size, batch timeout.
+// (scripts/lib/job-queue-config.mjs LOCAL_JOB_QUEUE): shards, batch size, batch timeout.
 
 /**
  * What differs between the `[[queues.consumers]]` blocks of `toml` and `want`, or null.

@@ -2,7 +2,7 @@
 // from D1, as a tenant's requests do) holding one secret whose `limits` are set (PUT /v1/secrets/:name).
 // Without it a model's key has its interface's defaults (src/limiter/limiter-state.ts; openai_compatible:
 // 6,000 requests a minute, 64 at once), which bound what a bench measures.
-import { localAdminToken } from "../../scripts/lib/local-stack.mjs";
+import { localAdminToken } from "../../scripts/lib/env-files.mjs";
 
 /** `concurrency=256,rpm=100000` → {concurrency: 256, rpm: 100000} (a tenant secret's `limits`). */
 export function parseKeyLimits(text = "") {

@@ -3,7 +3,7 @@
 // and running a tree's bench/throughput as a child process (bench/cpu-compare, bench/floor).
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { nodeBinary } from "../../scripts/lib/local-stack.mjs";
+import { nodeBinary } from "../../scripts/lib/wrangler-process.mjs";
 
 export const MODEL = "tp-model";
 /** Model calls per job (answer, then parse) … */

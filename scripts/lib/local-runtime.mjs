@@ -46,7 +46,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare, PLUGINS } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from "wrangler";
-import { REPO_ROOT, RUNTIME_READY_LINE, readEnvFile } from "./local-stack.mjs";
+import { readEnvFile } from "./env-files.mjs";
+import { RUNTIME_READY_LINE } from "./local-stack.mjs";
+import { REPO_ROOT } from "./repo-root.mjs";
 import { listenerPid, startGcPacer } from "./workerd-gc.mjs";
 
 const WRANGLER_JS = path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js");

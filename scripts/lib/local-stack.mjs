@@ -15,29 +15,28 @@
 //   any wrangler output we print.
 // - The runtime (or wrangler) runs under `<node22>` in its own process group; stop() signals it by
 //   PID, waits for it to exit, then kills what is left of that group (workerd among it).
-import { spawn } from "node:child_process";
+//
+// Its parts: the worker's env files and tokens (env-files.mjs), the job queue's settings and sharded
+// config (job-queue-config.mjs), the child processes and their masked output (wrangler-process.mjs),
+// the D1 migrations for wrangler dev (d1-migrations.mjs). REPO_ROOT and LOCAL_JOB_QUEUE are
+// re-exported here.
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { applyMigrations } from "./d1-migrations.mjs";
+import { localToken, workerEnvEntries } from "./env-files.mjs";
+import { LOCAL_JOB_QUEUE, writeShardedConfig } from "./job-queue-config.mjs";
+import { REPO_ROOT } from "./repo-root.mjs";
+import { makeMask, runNodeScript, WRANGLER_JS } from "./wrangler-process.mjs";
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const WRANGLER_JS = path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js");
+// For the scripts, benches and e2e tests that import them next to startLocalStack.
+export { LOCAL_JOB_QUEUE } from "./job-queue-config.mjs";
+export { REPO_ROOT } from "./repo-root.mjs";
+
 const LOCAL_RUNTIME_JS = path.join(REPO_ROOT, "scripts/lib/local-runtime.mjs");
 /** What local-runtime.mjs prints once its migrations are applied and the worker answers. */
 export const RUNTIME_READY_LINE = "edgeval local runtime ready on ";
-const LOCAL_NODE = path.join(REPO_ROOT, "node_modules/.bin/node");
-const PROVIDER_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CLOUDFLARE_INCLUDE_PROCESS_ENV"];
-
-/** The Node that runs wrangler: ours if it is ≥22 (npm run puts node_modules/.bin first), else the bundled one. */
-export function nodeBinary() {
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  if (fs.existsSync(LOCAL_NODE)) return LOCAL_NODE;
-  throw new Error(
-    `wrangler needs Node >= 22 but this is ${process.version} and ${path.relative(process.cwd(), LOCAL_NODE)} is missing; run "npm ci" and use "npm run …"`,
-  );
-}
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export function freePort() {
@@ -49,74 +48,6 @@ export function freePort() {
       srv.close(() => resolve(port));
     });
   });
-}
-
-/** Parses a dotenv-style file (KEY=value, # comments, optional quotes). */
-export function readEnvFile(file) {
-  if (!fs.existsSync(file)) return {};
-  const out = {};
-  for (const line of fs.readFileSync(file, "utf8").split(/\r?\n/)) {
-    const m = line.match(/^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/);
-    if (!m) continue;
-    out[m[1]] = m[2].replace(/^(["'])(.*)\1$/, "$2");
-  }
-  return out;
-}
-
-/**
- * The job queue and consumer settings of every local stack (npm start, npm run dev, the e2e tests,
- * and bench/throughput with no flags), chosen by measurement (README, "Local and deployed queue
- * settings"). A local queue delivers one batch at a time and waits for its invocation to end before
- * the next, so the local stack splits the job queue into shards and runs each batch's jobs all side
- * by side: 4 shards × batches of 100 with JOB_CONCURRENCY 100 puts 400 jobs in flight. Measured with
- * bench/throughput (N 400, L 500 ms, C 64), one run each at load ~5: 4 × 100 × J 100 → 1.14,
- * 8 × 50 × J 50 → 1.13, 12 × 10 × J 6 → 1.47, 16 × 6 × J 6 → 1.33, and wrangler.toml's own one queue of
- * 10 with J 4 → ~20 (issue 19). With J ≤ 6 (production's connection limit) each batch waits for its
- * slowest job before the queue delivers the next, so small batches leave slots idle locally.
- * Production runs one queue (wrangler.toml): there a backlog scales consumers out to parallel
- * invocations, each within 6 outgoing connections.
- */
-export const LOCAL_JOB_QUEUE = Object.freeze({ shards: 4, batchSize: 100, batchTimeoutS: 0.1, jobConcurrency: 100 });
-
-/** Names whose values are masked in printed wrangler output when they come from .dev.vars.local. */
-const SECRET_NAME = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PEPPER|KEKS?)$/;
-
-/**
- * What the worker gets besides .dev.vars: every entry of the git-ignored `.dev.vars.local`
- * (EDGEVAL_KEY_ORIGINS, a TAVILY_API_KEY, any var), then the secrets the script passes (keys
- * from the environment), which win. `mask` lists the values to hide in printed output: every
- * script secret, and the .dev.vars.local values whose names look secret (…_KEY, …TOKEN, …).
- *
- * @param {Record<string, string>} secrets
- * @param {string} [file] default: .dev.vars.local in the repo
- */
-export function workerEnvEntries(secrets, file = path.join(REPO_ROOT, ".dev.vars.local")) {
-  const local = readEnvFile(file);
-  const entries = { ...local, ...secrets };
-  const mask = [
-    ...Object.values(secrets),
-    ...Object.entries(local)
-      .filter(([k]) => SECRET_NAME.test(k))
-      .map(([, v]) => v),
-  ];
-  return { entries, mask, localNames: Object.keys(local) };
-}
-
-/** The API token the local worker accepts (from .dev.vars unless overridden). */
-export const localToken = () => readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_API_TOKEN ?? "edgeval-local-dev-token";
-
-/** The operator's token for /v1/admin on the local worker (from .dev.vars). */
-export const localAdminToken = () => readEnvFile(path.join(REPO_ROOT, ".dev.vars")).EDGEVAL_ADMIN_TOKEN ?? "edgeval-local-admin-token";
-
-function childEnv() {
-  const env = { ...process.env };
-  for (const k of PROVIDER_ENV) delete env[k]; // secrets reach the worker only through the env file
-  env.PATH = `${path.dirname(nodeBinary())}${path.delimiter}${path.join(REPO_ROOT, "node_modules/.bin")}${path.delimiter}${env.PATH ?? ""}`;
-  env.WRANGLER_SEND_METRICS = "false";
-  env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
-  env.FORCE_COLOR = "0";
-  env.NO_COLOR = "1";
-  return env;
 }
 
 // ---- process-wide cleanup: every live stack is stopped on exit and on Ctrl-C -------------------
@@ -142,83 +73,9 @@ function installExitHandlers() {
   }
 }
 
-// ---- wrangler subprocesses ---------------------------------------------------------------------
+// ---- the worker process: ready yet, still alive? -----------------------------------------------
 
-/** Keeps the last lines a process printed, secrets masked. */
-function lineSink({ mask, onLine, keep = 2000 }) {
-  const lines = [];
-  let partial = "";
-  const push = (chunk) => {
-    const text = partial + chunk.toString("utf8");
-    const parts = text.split(/\r?\n/);
-    partial = parts.pop() ?? "";
-    for (let line of parts) {
-      line = mask(line);
-      lines.push(line);
-      if (lines.length > keep) lines.shift();
-      onLine?.(line);
-    }
-  };
-  /** The last n lines, leaving out our own status polling. */
-  const tail = (n = 40) =>
-    [...lines, ...(partial ? [mask(partial)] : [])]
-      .filter((l) => !/\] GET \/v1\/runs\/[^/ ]+ 200/.test(l))
-      .slice(-n)
-      .join("\n");
-  return { push, tail };
-}
-
-function makeMask(secretValues) {
-  const values = secretValues.filter((v) => typeof v === "string" && v.length >= 4);
-  return (line) => values.reduce((l, v) => l.split(v).join("***"), line);
-}
-
-/** EDGEVAL_WRANGLER_LOG=<file> appends every (masked) wrangler line to that file, for debugging. */
-function logFileWriter() {
-  const file = process.env.EDGEVAL_WRANGLER_LOG;
-  if (!file) return undefined;
-  return (line) => fs.appendFileSync(file, `${line}\n`);
-}
-
-function runWrangler(args, opts) {
-  return runNodeScript(WRANGLER_JS, args, opts);
-}
-
-function runNodeScript(script, args, { mask, onLine, detached = false, env = {} }) {
-  const toFile = logFileWriter();
-  const sink = lineSink({
-    mask,
-    onLine: (line) => {
-      toFile?.(line);
-      onLine?.(line);
-    },
-  });
-  const child = spawn(nodeBinary(), [script, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...childEnv(), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached,
-  });
-  child.stdout.on("data", sink.push);
-  child.stderr.on("data", sink.push);
-  const exited = new Promise((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-    child.once("error", (err) => resolve({ code: null, signal: null, error: err }));
-  });
-  return { child, exited, tail: sink.tail };
-}
-
-/** Applies the D1 migrations to the local database kept in `persistTo`. */
-export async function applyMigrations({ persistTo, onLine, mask = (l) => l }) {
-  const args = ["d1", "migrations", "apply", "edgeval-db", "--local"];
-  if (persistTo) args.push("--persist-to", persistTo);
-  const run = runWrangler(args, { mask, onLine });
-  const { code, signal, error } = await run.exited;
-  if (code !== 0) {
-    throw new Error(`wrangler d1 migrations apply failed (${error?.message ?? `exit ${code ?? signal}`}):\n${run.tail()}`);
-  }
-}
-
+/** Polls GET /health until it answers; fails as soon as the process exits or reports a failed build. */
 async function waitForHealth(url, { timeoutMs, exited, tail, failed = () => false, ready = () => true, what = "wrangler dev" }) {
   const deadline = Date.now() + timeoutMs;
   let early = null;
@@ -459,32 +316,6 @@ export async function startLocalStack(opts = {}) {
     await stack.stop();
     throw err;
   }
-}
-
-let configFiles = 0;
-
-/**
- * wrangler.toml with the job queue's consumer batch settings replaced and shards JOBS_1… added
- * (same consumer settings, same dead-letter queue). Written next to wrangler.toml, because the
- * config's relative paths (main, migrations) resolve from its own directory; deleted on stop.
- */
-export function writeShardedConfig({ shards = 1, batchSize, batchTimeoutS }) {
-  const base = fs.readFileSync(path.join(REPO_ROOT, "wrangler.toml"), "utf8");
-  const block = /\[\[queues\.consumers\]\]\nqueue = "edgeval-jobs"\n(?:(?!\[)[^\n]*\n)*/;
-  const found = base.match(block);
-  if (!found) throw new Error('wrangler.toml has no [[queues.consumers]] block for "edgeval-jobs"');
-  let consumer = found[0];
-  if (batchSize !== undefined) consumer = consumer.replace(/max_batch_size = \d+/, `max_batch_size = ${batchSize}`);
-  if (batchTimeoutS !== undefined) consumer = consumer.replace(/max_batch_timeout = [\d.]+/, `max_batch_timeout = ${batchTimeoutS}`);
-  let text = base.replace(found[0], consumer);
-  for (let i = 1; i < shards; i++) {
-    text += `\n[[queues.producers]]\nbinding = "JOBS_${i}"\nqueue = "edgeval-jobs-${i}"\n`;
-    text += `\n${consumer.replace('queue = "edgeval-jobs"', `queue = "edgeval-jobs-${i}"`)}`;
-  }
-  // One file per stack: a process may run several (e.g. a test file).
-  const file = path.join(REPO_ROOT, `.wrangler.local-${process.pid}-${++configFiles}.toml`);
-  fs.writeFileSync(file, `# generated by scripts/lib/local-stack.mjs for one local run; deleted when it stops\n${text}`);
-  return file;
 }
 
 /** A hint for failure messages when wrangler restarted the worker during a run. */

@@ -8,7 +8,9 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
-import { applyMigrations, REPO_ROOT, startLocalStack } from "../../scripts/lib/local-stack.mjs";
+import { applyMigrations } from "../../scripts/lib/d1-migrations.mjs";
+// @ts-expect-error plain-Node module without types
+import { REPO_ROOT, startLocalStack } from "../../scripts/lib/local-stack.mjs";
 // @ts-expect-error plain-Node module without types
 import { startFakeLlm } from "../fake-llm/server.mjs";
 

@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, EdgevalApiError, type EdgevalClient } from "../../src/client/index.ts";
 import { documentValidator } from "../support/openapi-validator";
 // @ts-expect-error plain-Node module without types
-import { REPO_ROOT, readEnvFile, startLocalStack } from "../../scripts/lib/local-stack.mjs";
+import { readEnvFile } from "../../scripts/lib/env-files.mjs";
+// @ts-expect-error plain-Node module without types
+import { REPO_ROOT, startLocalStack } from "../../scripts/lib/local-stack.mjs";
 
 type Json = Record<string, any>;
 interface Exchange {

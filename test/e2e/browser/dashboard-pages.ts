@@ -7,7 +7,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 // @ts-expect-error plain-Node module without types
-import { localAdminToken } from "../../../scripts/lib/local-stack.mjs";
+import { localAdminToken } from "../../../scripts/lib/env-files.mjs";
 import { ROOT } from "../dev-server";
 
 export const SHOTS = path.join(ROOT, "test-output", "dashboard");

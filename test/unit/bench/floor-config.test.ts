@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
 import { queueMismatch } from "../../../bench/lib/floor-config.mjs";
 // @ts-expect-error plain-Node module without types
-import { LOCAL_JOB_QUEUE } from "../../../scripts/lib/local-stack.mjs";
+import { LOCAL_JOB_QUEUE } from "../../../scripts/lib/job-queue-config.mjs";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const floorToml = fs.readFileSync(path.join(root, "bench/floor/wrangler.toml"), "utf8");

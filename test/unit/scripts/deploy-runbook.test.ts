@@ -7,7 +7,7 @@ import { experimental_readRawConfig } from "wrangler";
 import { describe, expect, it } from "vitest";
 import { r2Keys } from "../../../src/storage/r2-keys";
 // @ts-expect-error plain-Node module without types
-import { REPO_ROOT } from "../../../scripts/lib/local-stack.mjs";
+import { REPO_ROOT } from "../../../scripts/lib/repo-root.mjs";
 
 /** The README's "Deploy runbook" section, up to the next level-2 heading. */
 function runbook(): string {

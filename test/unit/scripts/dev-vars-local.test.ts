@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
-import { workerEnvEntries } from "../../../scripts/lib/local-stack.mjs";
+import { workerEnvEntries } from "../../../scripts/lib/env-files.mjs";
 import { tempDirs } from "../../support/temp-dirs";
 
 const tempDir = tempDirs();

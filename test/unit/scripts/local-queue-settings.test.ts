@@ -4,7 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error plain-Node module without types
-import { LOCAL_JOB_QUEUE, REPO_ROOT, writeShardedConfig } from "../../../scripts/lib/local-stack.mjs";
+import { LOCAL_JOB_QUEUE, writeShardedConfig } from "../../../scripts/lib/job-queue-config.mjs";
+// @ts-expect-error plain-Node module without types
+import { REPO_ROOT } from "../../../scripts/lib/repo-root.mjs";
 
 /** Each [[queues.consumers]] block of a wrangler.toml for the job queue: its queue and settings (the export queue, src/exports/, is apart). */
 function consumers(toml: string): Record<string, Record<string, string>> {
