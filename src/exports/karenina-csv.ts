@@ -12,7 +12,7 @@
  * any falsy value, so a failed verification (False) reads as empty; here it is `false`.
  */
 import { z } from "zod";
-import type { ModelIdentity } from "../schemas/model-config";
+import type { ModelIdentity } from "../schemas/model-identity";
 import { csvLine, pyCell, pyFloat, pyJson, pySafeJson } from "./py-format";
 
 const HEAD = [

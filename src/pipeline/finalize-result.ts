@@ -9,7 +9,7 @@
  */
 import type { Usage } from "../llm/port";
 import { groundTruthOf } from "../templates";
-import { modelIdentity } from "../schemas/model-config";
+import { modelIdentity } from "../schemas/model-identity";
 import type { ResultDeepJudgment, VerificationResult } from "../schemas/result";
 import { type DeepJudgmentRubricSection, emptySection } from "../rubric/deep-judgment";
 import { emptySection as emptyRubricSection } from "../rubric/evaluate";

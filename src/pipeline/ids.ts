@@ -3,7 +3,7 @@
  * must map to the same id so it overwrites its row instead of adding a second one.
  */
 import type { ModelConfig } from "../schemas/model-config";
-import { canonicalKey } from "../schemas/model-config";
+import { canonicalKey } from "../schemas/model-identity";
 import type { AnswerTemplate } from "../templates/template-schema";
 import { sha256Hex } from "../lib/sha256";
 

@@ -8,7 +8,7 @@
  * from the category (an incoming group is ignored), as in Karenina.
  */
 import { z } from "zod";
-import { ModelIdentity } from "./model-config";
+import { ModelIdentity } from "./model-identity";
 import { MATCH_TYPES } from "../templates/template-schema";
 import { EVALUATION_MODES } from "./verification-config";
 

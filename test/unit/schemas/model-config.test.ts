@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ModelConfig, agentConfig, canonicalKey, displayString, mcpConfig, modelIdentity } from "../../../src/schemas/model-config";
+import { ModelConfig, agentConfig, mcpConfig } from "../../../src/schemas/model-config";
+import { canonicalKey, displayString, modelIdentity } from "../../../src/schemas/model-identity";
 import { expectIssue, parseOk } from "./issues";
 
 describe("ModelConfig normalisation", () => {
