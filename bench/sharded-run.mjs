@@ -15,8 +15,8 @@
 // the RSS peak while its last 5 % of results came in ≤ the peak while its results a tenth of the
 // way in did (1,000–2,000 of 20,000) + 64 MB (RSS sampled every 250 ms, each sample placed on the
 // run's progress between the reads around it: bench/lib/run-rss.mjs); and, as a second figure, the
-// peaks of the runs against each other. The stack runs the runtime's garbage-collection pacer, as npm start does
-// (scripts/lib/workerd-gc.mjs; EDGEVAL_LOCAL_GC_PACER=off to see the stack without it).
+// peaks of the runs against each other. The stack runs the runtime's garbage-collection pacer, as
+// npm start does (scripts/lib/workerd-gc.mjs; EDGEVAL_LOCAL_GC_PACER=off to see the stack without it).
 //
 // After each N it also says where workerd's memory is (bench/lib/workerd-memory.mjs): the proxy and
 // the runtime process (anonymous vs file-backed RSS), the V8 heap of the worker's isolate and of

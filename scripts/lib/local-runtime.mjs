@@ -50,8 +50,7 @@ import { readEnvFile } from "./env-files.mjs";
 import { RUNTIME_READY_LINE } from "./local-stack.mjs";
 import { REPO_ROOT } from "./repo-root.mjs";
 import { listenerPid, startGcPacer } from "./workerd-gc.mjs";
-
-const WRANGLER_JS = path.join(REPO_ROOT, "node_modules/wrangler/bin/wrangler.js");
+import { WRANGLER_JS } from "./wrangler-process.mjs";
 
 function parseArgs(argv) {
   const o = { envFiles: [], vars: {} };
