@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { limitedCall, type LimiterClient, type LimiterGrant } from "../../../src/limiter/limited";
+import { limitedCall, limitedPort, type LimiterClient, type LimiterGrant, sharedTurns } from "../../../src/limiter/limited";
 import type { LlmResult } from "../../../src/llm/port";
 
 function client(grants: LimiterGrant[]) {
@@ -131,5 +131,30 @@ describe("calls through the shared limiter", () => {
     const r = await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), t, opts);
     expect(r).toMatchObject({ ok: false, error: { kind: "rate_limit", deferred: true } });
     expect(t.now()).toBe(40_000); // one wait in place, then the second would pass 60 s
+  });
+
+  it("calls that yield in the same turn share one timer, and the next turn gets a new one", async () => {
+    const fired: Array<() => void> = [];
+    const turn = sharedTurns(() => new Promise<void>((resolve) => fired.push(resolve)));
+    const first = [turn(), turn(), turn()];
+    expect(fired).toHaveLength(1);
+    fired[0]!();
+    await Promise.all(first);
+    void turn();
+    expect(fired).toHaveLength(2);
+  });
+
+  it("a port's calls answered together wait for one yield, not one each", async () => {
+    const sleeps: number[] = [];
+    const c: LimiterClient = { acquire: async () => ({ granted: true, lease_id: "l" }), release: async () => undefined };
+    const inner = {
+      identity: { interface: "openai", model_name: "m" },
+      chat: async () => ({ ok: true as const, value: { text: "x", usage } }),
+    } as unknown as Parameters<typeof limitedPort>[0];
+    const env = { now: () => 0, sleep: (ms: number) => (sleeps.push(ms), new Promise<void>((r) => setTimeout(r, ms))) };
+    const port = limitedPort(inner, c, env);
+    const results = await Promise.all(Array.from({ length: 5 }, () => port.chat({ messages: [{ role: "user", content: "q" }] })));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(sleeps).toEqual([0]);
   });
 });
