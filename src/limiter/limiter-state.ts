@@ -105,6 +105,11 @@ export class LimiterState {
   private refilledAt: number;
   private blockedUntil = 0;
   private leases = new Map<string, Lease>();
+  /**
+   * No lease expires before this (a lower bound: a released lease may have held it). Every acquire
+   * checks for expired leases; below it the check is one comparison, not a walk of every lease.
+   */
+  private noExpiryBefore = Number.POSITIVE_INFINITY;
   private nextLease = 0;
   /** Lease ids of another instance (before a restart) must not release this one's leases. */
   private leasePrefix: string;
@@ -164,6 +169,7 @@ export class LimiterState {
     const expires_at = now + this.tuning.leaseMs;
     this.requests.hold(lease_id, expires_at);
     this.leases.set(lease_id, { expires_at, tokens: need, need, prepaid: 0, generation: this.generation });
+    this.noExpiryBefore = Math.min(this.noExpiryBefore, expires_at);
     return { granted: true, lease_id, expires_at };
   }
 
@@ -265,12 +271,18 @@ export class LimiterState {
   }
 
   private expireLeases(now: number): void {
+    if (now < this.noExpiryBefore) return;
+    let next = Number.POSITIVE_INFINITY;
     for (const [id, l] of this.leases) {
-      if (l.expires_at > now) continue;
+      if (l.expires_at > now) {
+        next = Math.min(next, l.expires_at);
+        continue;
+      }
       this.leases.delete(id);
       // Its holder never said how many calls it made: every prepaid one, until the expiry.
       this.requests.finish(id, l.expires_at, 1 + l.prepaid);
     }
+    this.noExpiryBefore = next;
   }
 
   /** How long until a slot may free up on its own (callers also retry sooner, on their own poll). */

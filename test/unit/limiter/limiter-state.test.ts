@@ -25,6 +25,18 @@ describe("provider limiter state", () => {
     expect(s.acquire(10_000, 10).granted).toBe(true);
   });
 
+  it("expires each lease at its own time, the later ones after an earlier one was swept", () => {
+    const s = new LimiterState({ ...limits, concurrency: 2 }, 0, tuning);
+    grant(s, 0); // expires at 10 s
+    grant(s, 5_000); // at 15 s
+    expect(s.acquire(9_999, 10).granted).toBe(false);
+    grant(s, 10_000); // the first expired; this one expires at 20 s
+    expect(s.acquire(14_999, 10).granted).toBe(false);
+    grant(s, 15_000); // the second's turn, not the third's
+    expect(s.acquire(19_999, 10).granted).toBe(false);
+    expect(s.acquire(20_000, 10).granted).toBe(true);
+  });
+
   it("holds the request after rpm of them until a minute after the first ended (at most rpm in any 60 s)", () => {
     const s = new LimiterState({ rpm: 2, tpm: 1_000_000, concurrency: 10 }, 0, tuning);
     for (const id of [grant(s, 0), grant(s, 0)]) s.release(0, { lease_id: id });
