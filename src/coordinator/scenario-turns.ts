@@ -20,6 +20,12 @@ export interface NextTurn {
 }
 
 const TURN_JOB = /^s\d+\.(\d+)\.(\d+)\.\d+\.\d+$/;
+/**
+ * Turn jobs, and only they, have ids that start with "s" (src/submit/spec.ts jobIds): a range of
+ * the primary key reads just them, where LIKE 's%' (case-insensitive, so no index) read every job
+ * of the run on each status poll.
+ */
+const TURN_JOBS = "job_id >= 's' AND job_id < 't'";
 
 export class ScenarioTurns {
   constructor(private readonly sql: SqlStorage) {}
@@ -40,7 +46,7 @@ export class ScenarioTurns {
   /** Turn jobs per (answering, parsing) pair, keyed `answering\0parsing` (ids from the run's model lists). */
   perPair(answering: readonly string[], parsing: readonly string[]): Map<string, number> {
     const out = new Map<string, number>();
-    for (const { job_id } of this.sql.exec<{ job_id: string }>("SELECT job_id FROM jobs WHERE job_id LIKE 's%'")) {
+    for (const { job_id } of this.sql.exec<{ job_id: string }>(`SELECT job_id FROM jobs WHERE ${TURN_JOBS}`)) {
       const m = TURN_JOB.exec(job_id);
       const a = m && answering[Number(m[1])];
       const p = m && parsing[Number(m[2])];
@@ -53,6 +59,6 @@ export class ScenarioTurns {
 
   /** Every turn job the run has so far. */
   count(): number {
-    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE job_id LIKE 's%'").one().n;
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${TURN_JOBS}`).one().n;
   }
 }
