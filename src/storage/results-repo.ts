@@ -1,5 +1,5 @@
 /** D1 access to `results`: indexed columns for filtering plus the compact result JSON. */
-import { chunk, D1_MAX_BOUND_PARAMS, multiRowInsert } from "./d1-batch";
+import { chunk, D1_MAX_BOUND_PARAMS, jsonRowsInsert } from "./d1-batch";
 
 export interface ResultRowRecord {
   result_id: string;
@@ -80,7 +80,7 @@ export function resultUpsertStatements(db: D1Database, rows: readonly ResultRowR
   const conflict = `ON CONFLICT(result_id) DO UPDATE SET verdict = excluded.verdict,
     verify_result = excluded.verify_result, failure_category = excluded.failure_category,
     r2_key = excluded.r2_key, compact_json = excluded.compact_json, trace_json = excluded.trace_json`;
-  return multiRowInsert(db, "results", COLUMNS, values, conflict);
+  return jsonRowsInsert(db, "results", COLUMNS, values, conflict);
 }
 
 /** Which of a run's results a listing, summary or export reads; every field AND-ed, absent = any. */

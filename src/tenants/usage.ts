@@ -4,7 +4,7 @@
  * coordinator's usage-row key and inserted only once, so redeliveries never count twice.
  */
 import type { UsageRow } from "../coordinator/cost";
-import { multiRowInsert } from "../storage/d1-batch";
+import { jsonRowsInsert } from "../storage/d1-batch";
 
 export interface LedgerRow {
   tenant_id: string;
@@ -61,7 +61,7 @@ export function ledgerInsertStatements(db: D1Database, rows: readonly LedgerRow[
     r.cost_usd,
     r.cached ? 1 : 0,
   ]);
-  return multiRowInsert(db, "usage_ledger", COLUMNS, values, "ON CONFLICT DO NOTHING");
+  return jsonRowsInsert(db, "usage_ledger", COLUMNS, values, "ON CONFLICT DO NOTHING");
 }
 
 export interface ModelUsage {
