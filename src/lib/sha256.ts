@@ -1,6 +1,6 @@
 /** SHA-256 and HMAC-SHA-256 through Web Crypto (in workerd, Node and browsers), and lowercase hex. */
 
-/** "00"…"ff": a digest's hex is one lookup a byte, not a number formatted and padded (ids, nonces and keys take several a result). */
+/** "00"…"ff": a digest's hex is one lookup a byte, not a number formatted and padded (a result takes several digests). */
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
 export function toHex(bytes: Uint8Array): string {

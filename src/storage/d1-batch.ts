@@ -15,12 +15,13 @@ export const JSON_ROWS_MAX_CHARS = 600_000;
 
 /**
  * `INSERT … SELECT … FROM json_each(?) <conflict clause>`: many rows in one bound value (a JSON
- * array of rows), where VALUES (?, …), (?, …) needed a statement per floor(100 / columns) rows. A batch
- * of 20 results and their 40 ledger rows was 8 statements, each parsed and planned on its own (D1,
- * and locally miniflare's D1 in the worker's thread); it is 2. Rows are cut into statements of at
- * most `maxChars` of JSON (a longer row goes alone). Values must be strings, finite numbers or null (no booleans: bind 0/1);
- * SQLite reads each back with `->>`, as the column's affinity would take a bound value.
- * `columns`, `table` and the clause are code constants, never user input.
+ * array of rows), where VALUES (?, …), (?, …) needed a statement per floor(100 / columns) rows.
+ * A batch of 20 results and their 40 ledger rows was 8 statements, each parsed and planned on its
+ * own (D1, and locally miniflare's D1 in the worker's thread); it is 2. Rows are cut into
+ * statements of at most `maxChars` of JSON (a longer row goes alone). Values must be strings,
+ * finite numbers or null (no booleans: bind 0/1); SQLite reads each back with `->>`, as the
+ * column's affinity would take a bound value. `columns`, `table` and the clause are code
+ * constants, never user input.
  */
 export function jsonRowsInsert(
   db: D1Database,
