@@ -153,7 +153,8 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
       if (h && head && h.handOns > 0 && !draining && head.since <= h.grantedAt && opts.now() - h.grantedAt < opts.maxChainMs) {
         h.handOns -= 1;
         waiters.shift();
-        return head.resolve({ granted: true, lease_id: report.lease_id });
+        head.resolve({ granted: true, lease_id: report.lease_id });
+        return "handed_on";
       }
       return giveBack(report.lease_id, h);
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { limitedCall, limitedPort, type LimiterClient, type LimiterGrant, sharedTurns } from "../../../src/limiter/limited";
+import { limitedCall, limitedPort, type LimiterClient, type LimiterGrant, sharedSleeps } from "../../../src/limiter/limited";
 import type { LlmResult } from "../../../src/llm/port";
 
 function client(grants: LimiterGrant[]) {
@@ -51,15 +51,31 @@ describe("calls through the shared limiter", () => {
     expect(r).toMatchObject({ ok: false, error: { kind: "rate_limit", deferred: true, retryAfterMs: 5_001 } });
   });
 
-  it("sends the release, then yields one turn before the caller's follow-up work runs", async () => {
+  it("hands the slot on, then yields one turn before the caller's follow-up work runs", async () => {
     const events: string[] = [];
     const c: LimiterClient = {
       acquire: async () => ({ granted: true, lease_id: "l1" }),
-      release: async () => void events.push("release sent"),
+      release: async () => (events.push("slot handed on"), "handed_on"),
     };
     const env = { now: () => 0, sleep: async (ms: number) => void events.push(`yield ${ms}`) };
     await limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), env, opts).then(() => events.push("follow-up"));
-    expect(events).toEqual(["release sent", "yield 0", "follow-up"]);
+    expect(events).toEqual(["slot handed on", "yield 0", "follow-up"]);
+  });
+
+  it("gives the slot back to the limiter and waits for its answer, with no yield of its own", async () => {
+    const events: string[] = [];
+    let answer!: () => void;
+    const c: LimiterClient = {
+      acquire: async () => ({ granted: true, lease_id: "l1" }),
+      release: () => (events.push("release sent"), new Promise<void>((r) => (answer = r))),
+    };
+    const env = { now: () => 0, sleep: async (ms: number) => void events.push(`yield ${ms}`) };
+    const done = limitedCall(c, 10, async () => ({ ok: true, value: { usage } }), env, opts).then(() => events.push("follow-up"));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(events).toEqual(["release sent"]);
+    answer();
+    await done;
+    expect(events).toEqual(["release sent", "follow-up"]);
   });
 
   it("with settleLater, answers without waiting for the release (or yielding) and hands the release over", async () => {
@@ -135,18 +151,56 @@ describe("calls through the shared limiter", () => {
 
   it("calls that yield in the same turn share one timer, and the next turn gets a new one", async () => {
     const fired: Array<() => void> = [];
-    const turn = sharedTurns(() => new Promise<void>((resolve) => fired.push(resolve)));
-    const first = [turn(), turn(), turn()];
+    const sleep = sharedSleeps(
+      () => new Promise<void>((resolve) => fired.push(resolve)),
+      () => 0,
+    );
+    const first = [sleep(0), sleep(0), sleep(0)];
     expect(fired).toHaveLength(1);
     fired[0]!();
     await Promise.all(first);
-    void turn();
+    void sleep(0);
     expect(fired).toHaveLength(2);
+  });
+
+  it("sleeps share a timer only when they end together, so none wakes early", async () => {
+    const asked: number[] = [];
+    let t = 100;
+    const sleep = sharedSleeps(
+      async (ms) => void asked.push(ms),
+      () => t,
+    );
+    void sleep(5);
+    void sleep(5); // same turn, same deadline (105): shared
+    void sleep(0); // a turn is not a deadline
+    t = 103;
+    void sleep(5); // asked later: its own timer (108), not the one ending at 105
+    void sleep(2); // ends at 105 too: shared
+    expect(asked).toEqual([5, 0, 5]);
+  });
+
+  it("a port's calls refused together (the limiter's hold ended) wait out the refusal on one timer", async () => {
+    const sleeps: number[] = [];
+    let asks = 0;
+    const c: LimiterClient = {
+      // The five calls ask in the same turn and are all refused; each asks again after the wait.
+      acquire: async () => (asks++ < 5 ? { granted: false, wait_ms: 1, reason: "concurrency" } : { granted: true, lease_id: `l${asks}` }),
+      release: async () => undefined,
+    };
+    const inner = {
+      identity: { interface: "openai", model_name: "m" },
+      chat: async () => ({ ok: true as const, value: { text: "x", usage } }),
+    } as unknown as Parameters<typeof limitedPort>[0];
+    const env = { now: () => 0, sleep: (ms: number) => (sleeps.push(ms), new Promise<void>((r) => setTimeout(r, ms))) };
+    const port = limitedPort(inner, c, env);
+    const results = await Promise.all(Array.from({ length: 5 }, () => port.chat({ messages: [{ role: "user", content: "q" }] })));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(sleeps).toEqual([1]);
   });
 
   it("a port's calls answered together wait for one yield, not one each", async () => {
     const sleeps: number[] = [];
-    const c: LimiterClient = { acquire: async () => ({ granted: true, lease_id: "l" }), release: async () => undefined };
+    const c: LimiterClient = { acquire: async () => ({ granted: true, lease_id: "l" }), release: async () => "handed_on" };
     const inner = {
       identity: { interface: "openai", model_name: "m" },
       chat: async () => ({ ok: true as const, value: { text: "x", usage } }),
