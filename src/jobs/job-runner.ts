@@ -259,6 +259,9 @@ export async function handBack(ctx: JobContext, models: JobModels, note: string,
  */
 async function pendingParsers(ctx: JobContext): Promise<ModelConfig[]> {
   const { spec, job, claim } = ctx;
+  // A first delivery with nothing recorded has nothing to skip or find: no result ids to hash
+  // (finalizing each result hashes its id anyway).
+  if (claim.recorded.length === 0 && claim.attempts <= 1) return [...spec.parsing_models];
   const pending: ModelConfig[] = [];
   for (const parsing of spec.parsing_models) {
     const resultId = await jobResultId(spec, job, parsing);
