@@ -3,18 +3,28 @@
  * .reliability/, and which test files the suite runs. Plain TypeScript over report.ts, loaded by
  * Node through type stripping and unit-tested in test/unit/reliability/table.test.ts.
  */
+import fs from "node:fs";
 import { INVARIANTS, ReliabilityReport, reportPasses } from "./report.ts";
 
 /** The suite's own scenarios and the other tests that write their figures (scenario 9). */
 export const RELIABILITY_TESTS = [
   "test/reliability/",
-  "test/integration/dead-letter.test.ts",
-  "test/integration/stall-watch.test.ts",
-  "test/integration/outbound-ssrf.test.ts",
-  "test/integration/tenant-isolation.test.ts",
-  "test/integration/fuzz-write-routes.test.ts",
-  "test/integration/webhooks.test.ts",
+  ...[
+    "test/integration/dead-letter.test.ts",
+    "test/integration/stall-watch.test.ts",
+    "test/integration/outbound-ssrf.test.ts",
+    "test/integration/tenant-isolation.test.ts",
+    "test/integration/fuzz-write-routes.test.ts",
+    "test/integration/webhooks.test.ts",
+  ],
 ];
+
+/** The scenario files of this folder, by path from the repository's root. */
+export const SCENARIO_FILES: readonly string[] = fs
+  .readdirSync(new URL(".", import.meta.url))
+  .filter((f) => f.endsWith(".test.ts"))
+  .sort()
+  .map((f) => `test/reliability/${f}`);
 
 /**
  * The runner's lanes: vitest processes started side by side, each with its own workerd, fake LLM
@@ -26,11 +36,21 @@ export const RELIABILITY_TESTS = [
  */
 const SOAK = "test/reliability/s8-soak.test.ts";
 const WAITS = ["test/reliability/s5-provider-faults.test.ts", "test/reliability/s6-rate-window.test.ts"];
-export const RELIABILITY_LANES: readonly { name: string; files: readonly string[]; exclude: readonly string[]; inspect?: boolean }[] = [
+/*
+ * Each lane names its files. The rest lane once took the folder with `--exclude` for the others,
+ * but vitest does not apply a command line's --exclude to a project with an exclude of its own
+ * (the workers project, vitest.config.ts): scenarios 5 and 6 ran twice, in their lane and in the
+ * rest's at the same time, and 429-hand-back failed in one copy or the other in 2 of 3 full runs
+ * (6-7 Dec: 1 of 62 calls inside a retry-after window; it passes alone).
+ */
+export const RELIABILITY_LANES: readonly { name: string; files: readonly string[]; inspect?: boolean }[] = [
   // The soak's workerd runs with its inspector, so its memory samples come after a full collection (s8-soak.ts).
-  { name: "soak", files: [SOAK], exclude: [], inspect: true },
-  { name: "waits", files: WAITS, exclude: [] },
-  { name: "rest", files: RELIABILITY_TESTS, exclude: [SOAK, ...WAITS] },
+  { name: "soak", files: [SOAK], inspect: true },
+  { name: "waits", files: WAITS },
+  {
+    name: "rest",
+    files: [...SCENARIO_FILES.filter((f) => f !== SOAK && !WAITS.includes(f)), ...RELIABILITY_TESTS.slice(1)],
+  },
 ];
 
 /** A lane's vitest arguments; `inspectorPort` for a lane that `inspect`s (workerd's inspector on it). */
@@ -46,7 +66,6 @@ export const laneArgs = (lane: (typeof RELIABILITY_LANES)[number], inspectorPort
   "--maxWorkers",
   "1",
   ...(lane.inspect && inspectorPort ? [`--inspect=127.0.0.1:${inspectorPort}`] : []),
-  ...lane.exclude.flatMap((f) => ["--exclude", f]),
   ...lane.files,
 ];
 
