@@ -180,35 +180,31 @@ describe("calls through the shared limiter", () => {
   });
 
   it("a port's calls refused together (the limiter's hold ended) wait out the refusal on one timer", async () => {
-    const sleeps: number[] = [];
     let asks = 0;
     const c: LimiterClient = {
       // The five calls ask in the same turn and are all refused; each asks again after the wait.
       acquire: async () => (asks++ < 5 ? { granted: false, wait_ms: 1, reason: "concurrency" } : { granted: true, lease_id: `l${asks}` }),
       release: async () => undefined,
     };
-    const inner = {
-      identity: { interface: "openai", model_name: "m" },
-      chat: async () => ({ ok: true as const, value: { text: "x", usage } }),
-    } as unknown as Parameters<typeof limitedPort>[0];
-    const env = { now: () => 0, sleep: (ms: number) => (sleeps.push(ms), new Promise<void>((r) => setTimeout(r, ms))) };
-    const port = limitedPort(inner, c, env);
-    const results = await Promise.all(Array.from({ length: 5 }, () => port.chat({ messages: [{ role: "user", content: "q" }] })));
-    expect(results.every((r) => r.ok)).toBe(true);
-    expect(sleeps).toEqual([1]);
+    expect(await sleepsOfFiveCalls(c)).toEqual([1]);
   });
 
   it("a port's calls answered together wait for one yield, not one each", async () => {
-    const sleeps: number[] = [];
     const c: LimiterClient = { acquire: async () => ({ granted: true, lease_id: "l" }), release: async () => "handed_on" };
-    const inner = {
-      identity: { interface: "openai", model_name: "m" },
-      chat: async () => ({ ok: true as const, value: { text: "x", usage } }),
-    } as unknown as Parameters<typeof limitedPort>[0];
-    const env = { now: () => 0, sleep: (ms: number) => (sleeps.push(ms), new Promise<void>((r) => setTimeout(r, ms))) };
-    const port = limitedPort(inner, c, env);
-    const results = await Promise.all(Array.from({ length: 5 }, () => port.chat({ messages: [{ role: "user", content: "q" }] })));
-    expect(results.every((r) => r.ok)).toBe(true);
-    expect(sleeps).toEqual([0]);
+    expect(await sleepsOfFiveCalls(c)).toEqual([0]);
   });
 });
+
+/** Five calls of one port through `c`, side by side: the sleeps (ms) the port asked its env for. */
+async function sleepsOfFiveCalls(c: LimiterClient): Promise<number[]> {
+  const sleeps: number[] = [];
+  const inner = {
+    identity: { interface: "openai", model_name: "m" },
+    chat: async () => ({ ok: true as const, value: { text: "x", usage } }),
+  } as unknown as Parameters<typeof limitedPort>[0];
+  const env = { now: () => 0, sleep: (ms: number) => (sleeps.push(ms), new Promise<void>((r) => setTimeout(r, ms))) };
+  const port = limitedPort(inner, c, env);
+  const results = await Promise.all(Array.from({ length: 5 }, () => port.chat({ messages: [{ role: "user", content: "q" }] })));
+  expect(results.every((r) => r.ok)).toBe(true);
+  return sleeps;
+}
