@@ -27,6 +27,7 @@ import { edgeConfig } from "../config";
 import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "../limiter/limiter-client";
+import { portInLine } from "../limiter/limited";
 import type { RunShareOf } from "./job-ports";
 import { handleDeadLetter } from "./dead-letter";
 
@@ -140,16 +141,17 @@ function jobDeps(env: Env, activity: JobActivity): JobDeps {
       }
       loaded.set(id, await ring);
     },
-    portFor: (model: ModelConfig, run: RunShareOf) => {
-      let port = ports.get(model);
-      if (!port) {
-        // Every call of a run's job checks that the run was not cancelled before it asks for a
-        // lease and again once granted, just before it starts (cancel-gate.ts).
-        const gate = (p: ModelPort) => gatedPort(p, cancels, coordinatorName(run));
-        const limited = limitedAdapter(env, ringOf(run.tenant_id), model, { pools, run: { run_id: run.run_id, limits: run.limits }, gate });
-        ports.set(model, (port = gate(limited)));
+    portFor: (model: ModelConfig, run: RunShareOf, lineSince: number) => {
+      // Every call of a run's job checks that the run was not cancelled before it asks for a
+      // lease and again once granted, just before it starts (cancel-gate.ts).
+      const gate = (p: ModelPort) => gatedPort(p, cancels, coordinatorName(run));
+      let limited = ports.get(model);
+      if (!limited) {
+        limited = limitedAdapter(env, ringOf(run.tenant_id), model, { pools, run: { run_id: run.run_id, limits: run.limits }, gate });
+        ports.set(model, limited);
       }
-      return port;
+      // The adapter is the batch's; the job's calls take their place in the limiter's line from its start.
+      return gate(portInLine(limited, lineSince));
     },
     embeddingPlace: embeddingPlace(env),
     nonceFor: (identity: string) => nonceSource(env, identity),

@@ -26,8 +26,11 @@ export interface RunShareOf {
 
 export interface JobPortDeps {
   blobs: R2Bucket;
-  /** The batch's adapter for a model, its calls through the key's shared limiter and, when the run sets `limits` for it, the run's own. */
-  portFor: (model: ModelConfig, run: RunShareOf) => ModelPort;
+  /**
+   * The batch's adapter for a model, its calls through the key's shared limiter and, when the run
+   * sets `limits` for it, the run's own; each call in the limiter's line from `lineSince`.
+   */
+  portFor: (model: ModelConfig, run: RunShareOf, lineSince: number) => ModelPort;
   clock: { now(): number };
   /** The answer-delimiting nonces of one result's calls (src/adapters/edge-models.ts nonceSource). */
   nonceFor: (identity: string) => NonceFor;
@@ -35,7 +38,17 @@ export interface JobPortDeps {
   retryEnv: RetryEnv;
 }
 
-export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: JobPortDeps): (model: ModelConfig) => ModelPort {
+/**
+ * `lineSince`: when the job began. Its calls all take their place in the key's limiter line from
+ * then (src/limiter/limited.ts), so a job's later calls queue behind only the jobs begun before it.
+ */
+export function jobPorts(
+  spec: RunSpec,
+  job: JobRef,
+  ledger: RetryLedger,
+  deps: JobPortDeps,
+  lineSince: number,
+): (model: ModelConfig) => ModelPort {
   const ports = new Map<ModelConfig, ModelPort>();
   const cache = spec.cache;
   const store = cache?.enabled
@@ -45,7 +58,7 @@ export function jobPorts(spec: RunSpec, job: JobRef, ledger: RetryLedger, deps: 
   return (model) => {
     let port = ports.get(model);
     if (port) return port;
-    const limited = deps.portFor(model, { run_id: spec.run_id, tenant_id: spec.tenant_id, limits: spec.limits?.[model.id] });
+    const limited = deps.portFor(model, { run_id: spec.run_id, tenant_id: spec.tenant_id, limits: spec.limits?.[model.id] }, lineSince);
     const cacheSetup = store
       ? { store, model: cacheModelScope(model), job: jobScope, ttlSeconds: cache?.ttl_s ?? DEFAULT_CACHE_TTL_S }
       : undefined;

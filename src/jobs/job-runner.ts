@@ -240,7 +240,7 @@ export async function stopCancelled(ctx: JobContext): Promise<JobOutcome> {
 /** The ports of this delivery; retries used on earlier deliveries count against the same budgets. */
 export async function jobModels(ctx: JobContext): Promise<JobModels> {
   const ledger = await loadLedger(ctx.deps.blobs, ctx.spec, ctx.job.job_id, ctx.claim.attempts);
-  return { ledger, portFor: jobPorts(ctx.spec, ctx.job, ledger, ctx.deps) };
+  return { ledger, portFor: jobPorts(ctx.spec, ctx.job, ledger, ctx.deps, ctx.deps.clock.now()) };
 }
 
 /**

@@ -15,8 +15,10 @@
  *   retry-after blocks the key), and the pool stops handing slots on until the limiter grants it
  *   a new one — the slots it holds drain back to the limiter, which decides how many may run.
  * - A lease is handed on only to a call that asked before the limiter granted the lease, so the
- *   calls of other consumers that have waited longer in the limiter's line are not passed over
- *   (a consumer's later calls, e.g. the judge calls after its answers, queue behind them).
+ *   calls of other consumers that have waited longer in the limiter's line are not passed over.
+ *   "Asked" is the call's place in line: a queue job's calls all ask from the job's start
+ *   (limited.ts `inLineFrom`), so a job's judge call after its answer queues behind the calls of
+ *   jobs begun before it, not behind every call asked since.
  * - A lease is handed on only while younger than `maxChainMs` (the limiter's 150 s lease expiry
  *   minus the longest call), so the limiter never reclaims a slot that is still in use.
  * - Slots the limiter grants when no call waits any more (the waiters got handed-on slots) are

@@ -79,16 +79,26 @@ export function estimateTokens(messages: readonly Message[] | undefined, inputs:
   return Math.ceil(chars / 4) + maxTokens;
 }
 
+/**
+ * `lineSince`: the place in the limiter's line the call asks for (default: when it first asked).
+ * A queue job's calls all ask from the job's start (`inLineFrom`), so the judge call that follows
+ * a job's answer keeps the place the job took instead of queuing behind every call asked since:
+ * jobs already begun finish first, and a slot a finished call hands on can go to it, where it
+ * would otherwise go back to the limiter and be asked for again (lease-pool.ts hands a slot only
+ * to calls that asked before its grant). The wait's bound still counts from this call's own start.
+ */
 export async function limitedCall<T>(
   client: LimiterClient,
   estimated: number,
   call: () => Promise<LlmResult<T>>,
   env: LimitedEnv,
   opts: LimitedOptions,
+  lineSince?: number,
 ): Promise<LlmResult<T>> {
   const started = env.now();
+  const since = Math.min(lineSince ?? started, started);
   for (;;) {
-    const grant = await client.acquire(estimated, started);
+    const grant = await client.acquire(estimated, since);
     if (grant.granted) return runLeased(client, grant.lease_id, call, env);
     const tooLong = grant.reason !== "concurrency" && grant.wait_ms > opts.maxWaitMs;
     if (tooLong || env.now() - started + grant.wait_ms > opts.maxQueueMs) {
@@ -163,7 +173,17 @@ export function sharedSleeps(sleep: (ms: number) => Promise<void>, now: () => nu
   };
 }
 
-export function limitedPort(inner: ModelPort, client: LimiterClient, env: LimitedEnv, opts = DEFAULT_LIMITED_OPTIONS): ModelPort {
+/** A limited port whose calls can also ask from an earlier place in the limiter's line (a queue job's start). */
+export interface LinedPort extends ModelPort {
+  inLineFrom(since: number): ModelPort;
+}
+
+/** The port's calls in the line from `since` when it is a limited one; any other port as it is. */
+export function portInLine(port: ModelPort, since: number): ModelPort {
+  return "inLineFrom" in port ? (port as LinedPort).inLineFrom(since) : port;
+}
+
+export function limitedPort(inner: ModelPort, client: LimiterClient, env: LimitedEnv, opts = DEFAULT_LIMITED_OPTIONS): LinedPort {
   // Output is estimated at most `defaultOutputTokens`: max_tokens is a ceiling (Karenina's default is
   // 16,384) and charging it up front would starve the tokens-per-minute bucket; release charges
   // what the call really used.
@@ -174,13 +194,16 @@ export function limitedPort(inner: ModelPort, client: LimiterClient, env: Limite
     const sleep = sharedSleeps(env.sleep, env.now);
     callEnv = { ...env, sleep, nextTurn: () => sleep(0) };
   }
-  const run = <T>(est: number, call: () => Promise<LlmResult<T>>) => limitedCall(client, est, call, callEnv, opts);
-  return {
-    identity: inner.identity,
-    chat: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.chat(req)),
-    structured: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.structured(req)),
-    embed: (req) => run(estimateTokens(undefined, req.inputs, 0), () => inner.embed(req)),
-    toolTurn: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.toolTurn(req)),
-    logprobs: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.logprobs(req)),
+  const portFrom = (lineSince?: number): ModelPort => {
+    const run = <T>(est: number, call: () => Promise<LlmResult<T>>) => limitedCall(client, est, call, callEnv, opts, lineSince);
+    return {
+      identity: inner.identity,
+      chat: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.chat(req)),
+      structured: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.structured(req)),
+      embed: (req) => run(estimateTokens(undefined, req.inputs, 0), () => inner.embed(req)),
+      toolTurn: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.toolTurn(req)),
+      logprobs: (req) => run(estimateTokens(req.messages, undefined, cap(req.max_tokens)), () => inner.logprobs(req)),
+    };
   };
+  return { ...portFrom(), inLineFrom: portFrom };
 }

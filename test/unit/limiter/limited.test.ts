@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { limitedCall, limitedPort, type LimiterClient, type LimiterGrant, sharedSleeps } from "../../../src/limiter/limited";
-import type { LlmResult } from "../../../src/llm/port";
+import { leasePool, type PooledRelease, type SlotSource } from "../../../src/limiter/lease-pool";
+import {
+  type LimiterClient,
+  type LimiterGrant,
+  type LinedPort,
+  limitedCall,
+  limitedPort,
+  portInLine,
+  sharedSleeps,
+} from "../../../src/limiter/limited";
+import type { LlmResult, ModelPort } from "../../../src/llm/port";
 
 function client(grants: LimiterGrant[]) {
   const released: unknown[] = [];
@@ -194,6 +203,88 @@ describe("calls through the shared limiter", () => {
     expect(await sleepsOfFiveCalls(c)).toEqual([0]);
   });
 });
+
+describe("a queue job's calls in the limiter's line from the job's start", () => {
+  it("every ask carries the job's start, not the call's", async () => {
+    const { c, since } = client([
+      { granted: false, wait_ms: 100, reason: "concurrency" },
+      { granted: true, lease_id: "l1" },
+    ]);
+    const t = clock();
+    await t.sleep(500); // the job began at 0; its call asks at 500
+    const port = limitedPort(echoPort(), c, t);
+    expect((await portInLine(port, 0).chat(ask)).ok).toBe(true);
+    expect((await port.chat(ask)).ok).toBe(true);
+    expect(since).toEqual([0, 0, 600]);
+  });
+
+  it("a begun job's next call takes the slot its neighbour hands on, instead of the slot going back to the limiter", async () => {
+    // Job A's answer holds the only lease (granted at 10); job B, begun at 0, asks for its judge
+    // call at 20, while the pool's ask for it waits in the limiter's line.
+    // A hands L1 on: B calls under it without the limiter answering, and L1 goes back once, for both calls.
+    expect(await secondCallOfBegunJob((port) => portInLine(port, 0))).toEqual({
+      bCalled: true,
+      released: [{ lease_id: "L1", calls: 2, tokens_used: 6 }],
+    });
+    // Asking from its own start (20, after the grant), B's call waits for the limiter; the slot goes back.
+    expect(await secondCallOfBegunJob((port) => port)).toEqual({
+      bCalled: false,
+      released: [{ lease_id: "L1", calls: 1, tokens_used: 3 }],
+    });
+  });
+
+  it("a port that is not a limited one is used as it is", () => {
+    const inner = echoPort();
+    expect(portInLine(inner, 0)).toBe(inner);
+  });
+});
+
+const ask = { messages: [{ role: "user" as const, content: "q" }] };
+
+function echoPort(onCall: () => Promise<void> = async () => undefined) {
+  return {
+    identity: { interface: "openai", model_name: "m" },
+    chat: async () => (await onCall(), { ok: true as const, value: { text: "x", usage } }),
+  } as unknown as Parameters<typeof limitedPort>[0];
+}
+
+/** Two jobs' calls through one lease pool (4 calls prepaid a lease), B's port as `inLine` makes it. */
+async function secondCallOfBegunJob(inLine: (port: LinedPort) => ModelPort) {
+  let t = 0;
+  const pending: ((r: Awaited<ReturnType<SlotSource["acquire"]>>) => void)[] = [];
+  const released: PooledRelease[] = [];
+  const source: SlotSource = {
+    acquire: () => new Promise((resolve) => pending.push(resolve)),
+    release: async (r) => void released.push(r),
+  };
+  const pool = leasePool(source, { now: () => t, maxChainMs: 60_000, prepay: 4 });
+  let finishA!: () => void;
+  const aRunning = new Promise<void>((resolve) => (finishA = resolve));
+  const env = { now: () => t, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+  const turn = () => new Promise((r) => setTimeout(r, 0));
+  let calls = 0;
+  const port = limitedPort(
+    echoPort(() => (++calls === 1 ? aRunning : Promise.resolve())),
+    pool,
+    env,
+  );
+  t = 10;
+  const a = portInLine(port, 0).chat(ask);
+  await turn();
+  pending.shift()!({ granted: true, lease_ids: ["L1"], prepaid_calls: [4] });
+  await turn();
+  t = 20;
+  let bCalled = false;
+  void inLine(port)
+    .chat(ask)
+    .then(() => (bCalled = true));
+  await turn();
+  finishA();
+  await a;
+  await turn();
+  await turn();
+  return { bCalled, released };
+}
 
 /** Five calls of one port through `c`, side by side: the sleeps (ms) the port asked its env for. */
 async function sleepsOfFiveCalls(c: LimiterClient): Promise<number[]> {
