@@ -12,8 +12,11 @@
  *   there is nothing prepaid, and every call asks the limiter. The release that returns a lease
  *   reports its calls and tokens: unused prepaid calls are refunded, tokens corrected to use.
  * - A 429 is never handed on: its release goes to the limiter at once (the allowance shrinks, a
- *   retry-after blocks the key), and the pool stops handing slots on until the limiter grants it
- *   a new one — the slots it holds drain back to the limiter, which decides how many may run.
+ *   retry-after blocks the key), and no lease granted before it is handed on any more — the slots
+ *   held drain back to the limiter, which decides how many may run; leases it grants afterwards
+ *   are handed on again. The other pools of the isolate on the same key count the 429 too
+ *   (`rateLimits`), so their calls stop without waiting for their next word with the limiter
+ *   (reliability scenario 5: calls inside a retry-after window).
  * - A lease is handed on only to a call that asked before the limiter granted the lease, so the
  *   calls of other consumers that have waited longer in the limiter's line are not passed over.
  *   "Asked" is the call's place in line: a queue job's calls all ask from the job's start
@@ -58,6 +61,17 @@ export interface LeasePoolOptions {
   prepay: number;
   /** Hand a lease on only while it is younger than this (the limiter's lease expiry minus the longest call). */
   maxChainMs: number;
+  /**
+   * The 429s the key's calls got, counted across the pools of one isolate on the key (default:
+   * this pool's own count). A plain number, never a promise: workerd settles a promise only in
+   * the request that made it.
+   */
+  rateLimits?: RateLimitCount;
+}
+
+/** How many 429s the calls of this isolate to one key have got. */
+export interface RateLimitCount {
+  seen: number;
 }
 
 interface Waiter {
@@ -72,14 +86,15 @@ interface Held {
   tokens: number;
   /** Prepaid calls left: how many more times the lease may be handed on. */
   handOns: number;
+  /** The key's 429 count when the lease was granted: a 429 since, and it is no longer handed on. */
+  rateLimitsSeen: number;
 }
 
 export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterClient {
   const waiters: Waiter[] = [];
   const held = new Map<string, Held>();
   let asking = false;
-  /** Set by a 429: slots go back to the limiter until it grants one again. */
-  let draining = false;
+  const rateLimits = opts.rateLimits ?? { seen: 0 };
 
   const giveBack = (lease_id: string, h: Held | undefined, extra: Omit<PooledRelease, "lease_id" | "calls" | "tokens_used"> = {}) => {
     held.delete(lease_id);
@@ -100,14 +115,19 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
       (r) => {
         asking = false;
         if (r.granted) {
-          draining = false;
           for (const [i, lease_id] of r.lease_ids.entries()) {
             const w = waiters.shift();
             if (!w) {
               void giveBack(lease_id, undefined);
               continue;
             }
-            held.set(lease_id, { grantedAt: opts.now(), calls: 0, tokens: 0, handOns: r.prepaid_calls[i] ?? 0 });
+            held.set(lease_id, {
+              grantedAt: opts.now(),
+              calls: 0,
+              tokens: 0,
+              handOns: r.prepaid_calls[i] ?? 0,
+              rateLimitsSeen: rateLimits.seen,
+            });
             w.resolve({ granted: true, lease_id });
           }
         } else {
@@ -143,7 +163,7 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
         h.tokens += report.tokens_used ?? 0;
       }
       if (report.rate_limited) {
-        draining = true;
+        rateLimits.seen += 1;
         const extra: Omit<PooledRelease, "lease_id"> = { rate_limited: true };
         if (report.retry_after_ms !== undefined) extra.retry_after_ms = report.retry_after_ms;
         return giveBack(report.lease_id, h, extra);
@@ -152,7 +172,14 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
       // asked later may have been overtaken by older calls of other consumers waiting in the
       // limiter's line, which gets the slot instead (first asked, first served across the key).
       const head = waiters[0];
-      if (h && head && h.handOns > 0 && !draining && head.since <= h.grantedAt && opts.now() - h.grantedAt < opts.maxChainMs) {
+      if (
+        h &&
+        head &&
+        h.handOns > 0 &&
+        h.rateLimitsSeen === rateLimits.seen &&
+        head.since <= h.grantedAt &&
+        opts.now() - h.grantedAt < opts.maxChainMs
+      ) {
         h.handOns -= 1;
         waiters.shift();
         head.resolve({ granted: true, lease_id: report.lease_id });

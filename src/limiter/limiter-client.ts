@@ -4,7 +4,7 @@
  * providers limit per key and per model, and the name must never reveal the key.
  */
 import type { LimiterClient } from "./limited";
-import { leasePool, type SlotSource } from "./lease-pool";
+import { leasePool, type RateLimitCount, type SlotSource } from "./lease-pool";
 import { ParkedLeases, parkingClient } from "./parked-lease";
 import type { ResolvedModel } from "../llm/factory";
 import { sha256Hex } from "../lib/sha256";
@@ -148,6 +148,9 @@ export function behindInFlight<T>(send: (items: T[]) => Promise<void>): (item: T
 /** How many times a pooled lease may be handed on (each one prepaid from the rate buckets). */
 const HAND_ONS_PER_LEASE = 4;
 
+/** The 429s each key's calls in this isolate got, by pool id: every invocation's pool on the key hears of one at once. */
+const rateLimitCounts = new Map<string, RateLimitCount>();
+
 export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: { modelTimeoutMs: number }) {
   const pools = new Map<string, LimiterClient>();
   return (
@@ -162,7 +165,12 @@ export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: 
     const pool = limiterName(model, key).then((name) => {
       const id = `${name}#${timeoutMs}`;
       let p = pools.get(id);
-      if (!p) pools.set(id, (p = leasePool(slotSource(ns, model, key, limits), { now: Date.now, maxChainMs, prepay: HAND_ONS_PER_LEASE })));
+      if (!p) {
+        let rateLimits = rateLimitCounts.get(id);
+        if (!rateLimits) rateLimitCounts.set(id, (rateLimits = { seen: 0 }));
+        const source = slotSource(ns, model, key, limits);
+        pools.set(id, (p = leasePool(source, { now: Date.now, maxChainMs, prepay: HAND_ONS_PER_LEASE, rateLimits })));
+      }
       return p;
     });
     return {

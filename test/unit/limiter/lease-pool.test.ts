@@ -128,6 +128,33 @@ describe("leasePool", () => {
     expect(s.released[1]).toEqual({ lease_id: "rich", calls: 2 });
   });
 
+  it("a 429 in one pool stops the isolate's other pools on the key from handing on leases granted before it", async () => {
+    const rateLimits = { seen: 0 };
+    const clock = { now: 0 };
+    const one = scriptedSource();
+    const two = scriptedSource();
+    const poolOne = leasePool(one.source, { now: () => clock.now, maxChainMs: 60_000, prepay: 4, rateLimits });
+    const poolTwo = leasePool(two.source, { now: () => clock.now, maxChainMs: 60_000, prepay: 4, rateLimits });
+    track(poolOne.acquire(10, 0));
+    track(poolTwo.acquire(10, 0));
+    clock.now = 10;
+    await one.answer(granted("a1"));
+    await two.answer(granted("b1"));
+    const waiting = track(poolTwo.acquire(10, 5)); // asked before b1's grant: it would take b1
+    clock.now = 20;
+    await poolOne.release({ lease_id: "a1", rate_limited: true, retry_after_ms: 8_000 });
+    clock.now = 30;
+    await poolTwo.release({ lease_id: "b1" });
+    expect(waiting.grant).toBeUndefined(); // b1 went back: the limiter, which knows of the 429, decides
+    expect(two.released).toEqual([{ lease_id: "b1", calls: 1 }]);
+    clock.now = 40;
+    await two.answer(granted("b2")); // granted after the 429
+    expect(waiting.grant).toEqual({ granted: true, lease_id: "b2" });
+    const next = track(poolTwo.acquire(10, 35));
+    await poolTwo.release({ lease_id: "b2" });
+    expect(next.grant).toEqual({ granted: true, lease_id: "b2" }); // handing on resumed
+  });
+
   it("every waiting call hears a refusal and can ask again", async () => {
     const { s, pool } = pooled();
     const a = track(pool.acquire(10, 0));
