@@ -86,6 +86,9 @@ export function estimateTokens(messages: readonly Message[] | undefined, inputs:
  * jobs already begun finish first, and a slot a finished call hands on can go to it, where it
  * would otherwise go back to the limiter and be asked for again (lease-pool.ts hands a slot only
  * to calls that asked before its grant). The wait's bound still counts from this call's own start.
+ * A place is never more than `maxQueueMs` older than the call: a long job (an agent's many turns)
+ * does not go ahead of every newer caller on the key, a /v1/judge request's among them, for longer
+ * than any call may wait in place.
  */
 export async function limitedCall<T>(
   client: LimiterClient,
@@ -96,7 +99,7 @@ export async function limitedCall<T>(
   lineSince?: number,
 ): Promise<LlmResult<T>> {
   const started = env.now();
-  const since = Math.min(lineSince ?? started, started);
+  const since = Math.min(Math.max(lineSince ?? started, started - opts.maxQueueMs), started);
   for (;;) {
     const grant = await client.acquire(estimated, since);
     if (grant.granted) return runLeased(client, grant.lease_id, call, env);

@@ -233,6 +233,14 @@ describe("a queue job's calls in the limiter's line from the job's start", () =>
     });
   });
 
+  it("a job's place is never older than the longest wait in place (maxQueueMs) before the call", async () => {
+    const { c, since } = client([{ granted: true, lease_id: "l1" }]);
+    const t = clock();
+    await t.sleep(90_000); // an agent's job began at 0; this call asks 90 s later
+    expect((await portInLine(limitedPort(echoPort(), c, t, opts), 0).chat(ask)).ok).toBe(true);
+    expect(since).toEqual([90_000 - opts.maxQueueMs]);
+  });
+
   it("a port that is not a limited one is used as it is", () => {
     const inner = echoPort();
     expect(portInLine(inner, 0)).toBe(inner);
