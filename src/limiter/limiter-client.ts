@@ -148,7 +148,11 @@ export function behindInFlight<T>(send: (items: T[]) => Promise<void>): (item: T
 /** How many times a pooled lease may be handed on (each one prepaid from the rate buckets). */
 const HAND_ONS_PER_LEASE = 4;
 
-/** The 429s each key's calls in this isolate got, by pool id: every invocation's pool on the key hears of one at once. */
+/**
+ * The 429s each key's calls in this isolate got, by limiter object name: every invocation's pool
+ * on the key hears of one at once, whatever its calls' timeout. A few bytes a key the isolate has
+ * called, kept for its life.
+ */
 const rateLimitCounts = new Map<string, RateLimitCount>();
 
 export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: { modelTimeoutMs: number }) {
@@ -166,8 +170,8 @@ export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: 
       const id = `${name}#${timeoutMs}`;
       let p = pools.get(id);
       if (!p) {
-        let rateLimits = rateLimitCounts.get(id);
-        if (!rateLimits) rateLimitCounts.set(id, (rateLimits = { seen: 0 }));
+        let rateLimits = rateLimitCounts.get(name);
+        if (!rateLimits) rateLimitCounts.set(name, (rateLimits = { seen: 0 }));
         const source = slotSource(ns, model, key, limits);
         pools.set(id, (p = leasePool(source, { now: Date.now, maxChainMs, prepay: HAND_ONS_PER_LEASE, rateLimits })));
       }
