@@ -297,13 +297,9 @@ async function secondCallOfBegunJob(inLine: (port: LinedPort) => ModelPort) {
 /** Five calls of one port through `c`, side by side: the sleeps (ms) the port asked its env for. */
 async function sleepsOfFiveCalls(c: LimiterClient): Promise<number[]> {
   const sleeps: number[] = [];
-  const inner = {
-    identity: { interface: "openai", model_name: "m" },
-    chat: async () => ({ ok: true as const, value: { text: "x", usage } }),
-  } as unknown as Parameters<typeof limitedPort>[0];
   const env = { now: () => 0, sleep: (ms: number) => (sleeps.push(ms), new Promise<void>((r) => setTimeout(r, ms))) };
-  const port = limitedPort(inner, c, env);
-  const results = await Promise.all(Array.from({ length: 5 }, () => port.chat({ messages: [{ role: "user", content: "q" }] })));
+  const port = limitedPort(echoPort(), c, env);
+  const results = await Promise.all(Array.from({ length: 5 }, () => port.chat(ask)));
   expect(results.every((r) => r.ok)).toBe(true);
   return sleeps;
 }
