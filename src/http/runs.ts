@@ -13,6 +13,8 @@ import { runGroupSummaries } from "../summaries/run-summary";
 import { resultFilter } from "./result-filter";
 import { getRun, getRunWithChildren, listRuns, type RunRecord } from "../storage/runs-repo";
 import { cancelRun } from "./run-cancel";
+import { dropRunRow, isLive, keepRunRow, keptRunRow } from "./live-run-rows";
+import type { RunSnapshot } from "../coordinator/rpc-types";
 import { httpHost, submitRun } from "./submit-run";
 import { readJson, validateQuery } from "./body";
 import { runEvents } from "./run-events";
@@ -62,9 +64,20 @@ runs.get("/", requireScope("runs:read"), async (c) => {
   });
 });
 
+/** A live run's row comes from this isolate's memory, not D1, between polls (live-run-rows.ts says why that is exact). */
 runs.get("/:id", requireScope("runs:read"), async (c) => {
-  const { run, children } = await requireRunWithChildren(c, c.req.param("id"));
-  return reply(c, RunStatus, await runView(c, run, children));
+  const runId = c.req.param("id");
+  const tenantId = tenantOf(c).tenant_id;
+  const kept = keptRunRow(tenantId, runId);
+  // No snapshot (a run deleted since, its state purged) falls through to D1, which answers 404.
+  const snap = kept && (await coordinatorSnapshot(c, kept.run));
+  if (kept && snap && isLive(snap.status)) return reply(c, RunStatus, statusView(kept.run, kept.children, snap));
+  dropRunRow(tenantId, runId);
+  const row = await requireRunWithChildren(c, runId);
+  // A snapshot taken with the kept row is the same coordinator's, and newer than the row read after it.
+  const now = snap || (await requireSnapshot(c, row.run));
+  if (isLive(now.status)) keepRunRow(tenantId, row);
+  return reply(c, RunStatus, statusView(row.run, row.children, now));
 });
 
 /** POST /v1/runs/:id/cancel (run-cancel.ts): the run's view as GET /v1/runs/:id gives it, status cancelled. */
@@ -82,9 +95,22 @@ runs.get("/:id/events", requireScope("runs:read"), async (c) => runEvents(c, awa
  * `children`: the runs re-scored from it, read with the run (getRunWithChildren).
  */
 export async function runView(c: Context<AppEnv>, run: RunRecord, children: string[]): Promise<RunStatusView> {
+  return statusView(run, children, await requireSnapshot(c, run));
+}
+
+/** The coordinator's snapshot with the first EMBEDDED_PAIRS pairs; null when it holds no run. */
+function coordinatorSnapshot(c: Context<AppEnv>, run: RunRecord): Promise<RunSnapshot | null> {
   // The coordinator is reached only by the name on the tenant-checked row.
-  const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: EMBEDDED_PAIRS });
+  return c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: EMBEDDED_PAIRS });
+}
+
+async function requireSnapshot(c: Context<AppEnv>, run: RunRecord): Promise<RunSnapshot> {
+  const snap = await coordinatorSnapshot(c, run);
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
+  return snap;
+}
+
+function statusView(run: RunRecord, children: string[], snap: RunSnapshot): RunStatusView {
   const more = snap.pairs_total > snap.summary.length;
   return {
     run_id: run.run_id,
