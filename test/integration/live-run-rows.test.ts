@@ -14,17 +14,7 @@ const LIVE = ["queued", "running"];
 
 describe("a live run's row between polls", () => {
   it("answers from the kept row while the run is live, and from D1 once it has finished", async () => {
-    const [answerer, judge] = [uniqueModel("lr-ans"), uniqueModel("lr-judge")];
-    // Slow enough answers that the run is still live for the polls below.
-    await addFakeRules([
-      { match: { model: answerer }, reply: { text: "ANSWER<TP53>", latency_ms: 1500 } },
-      { match: { model: judge }, reply: { json: { answer: "TP53" } } },
-    ]);
-    const runId = await submitRun({
-      run_name: "as submitted",
-      benchmark: { name: "live-rows", questions: [{ id: "q1", question: "Which gene encodes p53?", template: exactTemplate("TP53") }] },
-      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
-    });
+    const runId = await submitSlowRun({ run_name: "as submitted" });
     const first = (await (await api(`/v1/runs/${runId}`)).json()) as { status: string; run_name: string };
     expect(LIVE).toContain(first.status);
     expect(first.run_name).toBe("as submitted");
@@ -62,15 +52,7 @@ describe("a live run's row between polls", () => {
   });
 
   it("answers 404 for a kept run deleted since: the missing snapshot falls through to D1", async () => {
-    const [answerer, judge] = [uniqueModel("lr-ans2"), uniqueModel("lr-judge2")];
-    await addFakeRules([
-      { match: { model: answerer }, reply: { text: "ANSWER<TP53>", latency_ms: 1500 } },
-      { match: { model: judge }, reply: { json: { answer: "TP53" } } },
-    ]);
-    const runId = await submitRun({
-      benchmark: { name: "live-rows", questions: [{ id: "q1", question: "Which gene encodes p53?", template: exactTemplate("TP53") }] },
-      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
-    });
+    const runId = await submitSlowRun({});
     expect(LIVE).toContain(((await (await api(`/v1/runs/${runId}`)).json()) as { status: string }).status);
     // Another isolate sees the run finish and deletes it (its row and its coordinator's state), behind this isolate's back.
     const row = (await getRun(env.DB, DEFAULT_TENANT, runId))!;
@@ -80,6 +62,20 @@ describe("a live run's row between polls", () => {
     expect(res.status).toBe(404);
   });
 });
+
+/** A one-question run whose answer takes 1.5 s: still live for the polls a test makes right after submitting it. */
+async function submitSlowRun(extra: Record<string, unknown>): Promise<string> {
+  const [answerer, judge] = [uniqueModel("lr-ans"), uniqueModel("lr-judge")];
+  await addFakeRules([
+    { match: { model: answerer }, reply: { text: "ANSWER<TP53>", latency_ms: 1500 } },
+    { match: { model: judge }, reply: { json: { answer: "TP53" } } },
+  ]);
+  return submitRun({
+    ...extra,
+    benchmark: { name: "live-rows", questions: [{ id: "q1", question: "Which gene encodes p53?", template: exactTemplate("TP53") }] },
+    config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", judge)] },
+  });
+}
 
 /** Waits for the run's end without GET /v1/runs/:id (which would drop the kept row): the coordinator's own status. */
 async function waitForRunEnd(coordinator: string): Promise<void> {
