@@ -17,6 +17,13 @@
  *   are handed on again. The other pools of the isolate on the same key count the 429 too
  *   (`rateLimits`), so their calls stop without waiting for their next word with the limiter
  *   (reliability scenario 5: calls inside a retry-after window).
+ * - Until the limiter has heard of every 429 the isolate's calls to the key got, what it grants
+ *   may have been decided without it: the pools do not ask it meanwhile (each waiting call hears a
+ *   short refusal and asks again), and a grant to an ask made before the latest 429 goes back
+ *   unused. A lease granted before a 429 is not used for a call that has yet to start (`usable`,
+ *   which limited.ts asks before each call). Under load the turns between a grant and the request
+ *   it lets out stretch, and such calls reached the provider inside its retry-after window (scenario
+ *   5, 1–2 of 62 calls in about one full reliability run in three).
  * - A lease is handed on only to a call that asked before the limiter granted the lease, so the
  *   calls of other consumers that have waited longer in the limiter's line are not passed over.
  *   "Asked" is the call's place in line: a queue job's calls all ask from the job's start
@@ -69,10 +76,15 @@ export interface LeasePoolOptions {
   rateLimits?: RateLimitCount;
 }
 
-/** How many 429s the calls of this isolate to one key have got. */
+/** How many 429s the calls of this isolate to one key have got, and how many of them the limiter has heard of. */
 export interface RateLimitCount {
   seen: number;
+  /** 429 releases the limiter has answered (or that failed to reach it: waiting for those would wait forever). */
+  told: number;
 }
+
+/** A waiting call's pause while the limiter has yet to hear of a 429 (about one round trip to it). */
+export const UNTOLD_429_WAIT_MS = 25;
 
 interface Waiter {
   estimatedTokens: number;
@@ -94,7 +106,10 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
   const waiters: Waiter[] = [];
   const held = new Map<string, Held>();
   let asking = false;
-  const rateLimits = opts.rateLimits ?? { seen: 0 };
+  const rateLimits = opts.rateLimits ?? { seen: 0, told: 0 };
+  const refuseWaiters = (r: LimiterRefusal) => {
+    for (const w of waiters.splice(0)) w.resolve(r);
+  };
 
   const giveBack = (lease_id: string, h: Held | undefined, extra: Omit<PooledRelease, "lease_id" | "calls" | "tokens_used"> = {}) => {
     held.delete(lease_id);
@@ -109,12 +124,21 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
 
   const ask = () => {
     if (asking || waiters.length === 0) return;
+    if (rateLimits.told < rateLimits.seen) {
+      refuseWaiters({ granted: false, wait_ms: UNTOLD_429_WAIT_MS, reason: "blocked" });
+      return;
+    }
     asking = true;
     const head = waiters[0]!;
+    const seenAtAsk = rateLimits.seen;
     source.acquire({ count: waiters.length, estimatedTokens: head.estimatedTokens, since: head.since, prepay: opts.prepay }).then(
       (r) => {
         asking = false;
-        if (r.granted) {
+        if (r.granted && rateLimits.seen !== seenAtAsk) {
+          // Decided, maybe, before the limiter heard of the 429: unused, back (its prepaid calls refunded).
+          for (const lease_id of r.lease_ids) void giveBack(lease_id, undefined);
+          refuseWaiters({ granted: false, wait_ms: UNTOLD_429_WAIT_MS, reason: "blocked" });
+        } else if (r.granted) {
           for (const [i, lease_id] of r.lease_ids.entries()) {
             const w = waiters.shift();
             if (!w) {
@@ -132,14 +156,14 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
           }
         } else {
           // Every waiter hears the refusal and decides for itself (wait in place or hand the job back).
-          for (const w of waiters.splice(0)) w.resolve(r);
+          refuseWaiters(r);
         }
         ask();
       },
       () => {
         asking = false;
         // An unreachable limiter: each caller waits a moment and asks again, as after a full line.
-        for (const w of waiters.splice(0)) w.resolve({ granted: false, wait_ms: 50, reason: "concurrency" });
+        refuseWaiters({ granted: false, wait_ms: 50, reason: "concurrency" });
       },
     );
   };
@@ -156,9 +180,14 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
       });
     },
 
+    usable(lease_id) {
+      const h = held.get(lease_id);
+      return !h || h.rateLimitsSeen === rateLimits.seen;
+    },
+
     async release(report) {
       const h = held.get(report.lease_id);
-      if (h) {
+      if (h && !report.unused) {
         h.calls += 1;
         h.tokens += report.tokens_used ?? 0;
       }
@@ -166,7 +195,7 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
         rateLimits.seen += 1;
         const extra: Omit<PooledRelease, "lease_id"> = { rate_limited: true };
         if (report.retry_after_ms !== undefined) extra.retry_after_ms = report.retry_after_ms;
-        return giveBack(report.lease_id, h, extra);
+        return giveBack(report.lease_id, h, extra).then(() => void (rateLimits.told += 1));
       }
       // Handed on only to a call that asked before the limiter granted this lease: a call that
       // asked later may have been overtaken by older calls of other consumers waiting in the

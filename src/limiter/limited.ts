@@ -26,11 +26,18 @@ export interface LimiterClient {
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: a client that only ever gives slots back resolves with nothing
   release(report: CallReport): Promise<ReleaseOutcome | void>;
+  /**
+   * Whether a granted lease may still be used for a call not yet made: false once the key has had
+   * a 429 since the lease's grant (lease-pool.ts). A client without it: always.
+   */
+  usable?(lease_id: string): boolean;
 }
 
 /** What a call under a lease reports when it gives the lease up. */
 export interface CallReport {
   lease_id: string;
+  /** No call was made under the lease this time (it was granted before a 429 and not used). */
+  unused?: true;
   rate_limited?: boolean;
   retry_after_ms?: number;
   tokens_used?: number;
@@ -102,6 +109,11 @@ export async function limitedCall<T>(
   const since = Math.min(Math.max(lineSince ?? started, started - opts.maxQueueMs), started);
   for (;;) {
     const grant = await client.acquire(estimated, since);
+    // A lease granted before a 429 the key has had since goes back unused: the limiter decides again.
+    if (grant.granted && client.usable?.(grant.lease_id) === false) {
+      await client.release({ lease_id: grant.lease_id, unused: true }).catch(() => undefined);
+      continue;
+    }
     if (grant.granted) return runLeased(client, grant.lease_id, call, env);
     const tooLong = grant.reason !== "concurrency" && grant.wait_ms > opts.maxWaitMs;
     if (tooLong || env.now() - started + grant.wait_ms > opts.maxQueueMs) {

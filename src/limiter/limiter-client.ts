@@ -87,7 +87,8 @@ export function slotSource(
 ): SlotSource {
   let stub: DurableObjectStub<ProviderLimiter> | undefined;
   const get = async () => (stub ??= ns.getByName(await limiterName(model, key, scope)));
-  const releases = behindInFlight<ReleaseReport>(async (reports) => void (await (await get()).releaseAll(reports)));
+  const send = async (reports: ReleaseReport[]) => void (await (await get()).releaseAll(reports));
+  const releases = behindInFlight<ReleaseReport>(send);
   return {
     acquire: async ({ count, estimatedTokens, since, prepay, park }) => {
       const r = await (await get()).acquire({
@@ -103,7 +104,9 @@ export function slotSource(
         ? { granted: true, lease_ids: r.lease_ids, prepaid_calls: r.prepaid_calls }
         : { granted: false, wait_ms: r.wait_ms, reason: r.reason };
     },
-    release: releases,
+    // A 429 does not wait behind a release in flight: until the limiter hears of it, it may grant
+    // slots for calls inside the provider's retry-after window (lease-pool.ts).
+    release: (report) => (report.rate_limited ? send([report]) : releases(report)),
   };
 }
 
@@ -171,15 +174,19 @@ export function poolRegistry(ns: DurableObjectNamespace<ProviderLimiter>, opts: 
       let p = pools.get(id);
       if (!p) {
         let rateLimits = rateLimitCounts.get(name);
-        if (!rateLimits) rateLimitCounts.set(name, (rateLimits = { seen: 0 }));
+        if (!rateLimits) rateLimitCounts.set(name, (rateLimits = { seen: 0, told: 0 }));
         const source = slotSource(ns, model, key, limits);
         pools.set(id, (p = leasePool(source, { now: Date.now, maxChainMs, prepay: HAND_ONS_PER_LEASE, rateLimits })));
       }
       return p;
     });
+    // Asked synchronously (limited.ts, right after a grant, which came through the pool).
+    let ready: LimiterClient | undefined;
+    void pool.then((p) => (ready = p));
     return {
       acquire: async (tokens, since) => (await pool).acquire(tokens, since),
       release: async (report) => (await pool).release(report),
+      usable: (lease_id) => ready?.usable?.(lease_id) ?? true,
     };
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leasePool, type PooledRelease, type SlotSource } from "../../../src/limiter/lease-pool";
+import { leasePool, type PooledRelease, type SlotSource, UNTOLD_429_WAIT_MS } from "../../../src/limiter/lease-pool";
 import type { LimiterGrant } from "../../../src/limiter/limited";
 
 type SourceReply = Awaited<ReturnType<SlotSource["acquire"]>>;
@@ -31,6 +31,8 @@ function pooled(maxChainMs = 60_000, start = 0) {
   return { s, pool, clock };
 }
 
+/** What a waiting call hears while the limiter may not know of a 429 the key's calls got. */
+const untold: LimiterGrant = { granted: false, wait_ms: UNTOLD_429_WAIT_MS, reason: "blocked" };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 /** Leases with 4 prepaid calls each (the limiter's buckets had room), unless `prepaid_calls` says otherwise. */
 const granted = (...lease_ids: string[]): SourceReply => ({ granted: true, lease_ids, prepaid_calls: lease_ids.map(() => 4) });
@@ -88,11 +90,16 @@ describe("leasePool", () => {
     await pool.release({ lease_id: "l2", tokens_used: 5 });
     expect(s.released[1]).toEqual({ lease_id: "l2", calls: 1, tokens_used: 5 }); // returned, not handed on
     expect(waiting.grant).toBeUndefined();
+    // The ask still out was made before the 429: what it brings may not know of it, so back unused.
     await s.answer(granted("l3"));
-    expect(waiting.grant).toEqual({ granted: true, lease_id: "l3" });
+    expect(waiting.grant).toEqual(untold);
+    expect(s.released[2]).toEqual({ lease_id: "l3" });
+    const again = track(pool.acquire(10, 5));
+    await s.answer(granted("l4")); // asked once the limiter had heard of the 429
+    expect(again.grant).toEqual({ granted: true, lease_id: "l4" });
     const next = track(pool.acquire(10, 6));
-    await pool.release({ lease_id: "l3" });
-    expect(next.grant).toEqual({ granted: true, lease_id: "l3" }); // handing on resumed
+    await pool.release({ lease_id: "l4" });
+    expect(next.grant).toEqual({ granted: true, lease_id: "l4" }); // handing on resumed
   });
 
   it("does not hand a lease to a call that asked after the limiter granted it: older calls elsewhere come first", async () => {
@@ -129,7 +136,7 @@ describe("leasePool", () => {
   });
 
   it("a 429 in one pool stops the isolate's other pools on the key from handing on leases granted before it", async () => {
-    const rateLimits = { seen: 0 };
+    const rateLimits = { seen: 0, told: 0 };
     const clock = { now: 0 };
     const one = scriptedSource();
     const two = scriptedSource();
@@ -148,11 +155,60 @@ describe("leasePool", () => {
     expect(waiting.grant).toBeUndefined(); // b1 went back: the limiter, which knows of the 429, decides
     expect(two.released).toEqual([{ lease_id: "b1", calls: 1 }]);
     clock.now = 40;
-    await two.answer(granted("b2")); // granted after the 429
-    expect(waiting.grant).toEqual({ granted: true, lease_id: "b2" });
+    await two.answer(granted("b2")); // asked before the 429: back unused
+    expect(waiting.grant).toEqual(untold);
+    const again = track(poolTwo.acquire(10, 5));
+    await two.answer(granted("b3")); // asked after it
+    expect(again.grant).toEqual({ granted: true, lease_id: "b3" });
     const next = track(poolTwo.acquire(10, 35));
-    await poolTwo.release({ lease_id: "b2" });
-    expect(next.grant).toEqual({ granted: true, lease_id: "b2" }); // handing on resumed
+    await poolTwo.release({ lease_id: "b3" });
+    expect(next.grant).toEqual({ granted: true, lease_id: "b3" }); // handing on resumed
+  });
+
+  it("does not ask the limiter while it has yet to hear of the key's 429: waiting calls pause briefly", async () => {
+    const rateLimits = { seen: 0, told: 0 };
+    const clock = { now: 0 };
+    const one = scriptedSource();
+    const held: (() => void)[] = [];
+    // This pool's releases reach the limiter only when the test lets them.
+    one.source.release = (r) => new Promise<void>((resolve) => (one.released.push(r), held.push(resolve)));
+    const two = scriptedSource();
+    const poolOne = leasePool(one.source, { now: () => clock.now, maxChainMs: 60_000, prepay: 4, rateLimits });
+    const poolTwo = leasePool(two.source, { now: () => clock.now, maxChainMs: 60_000, prepay: 4, rateLimits });
+    track(poolOne.acquire(10, 0));
+    await one.answer(granted("a1"));
+    const told = poolOne.release({ lease_id: "a1", rate_limited: true, retry_after_ms: 8_000 });
+    const mine = track(poolOne.acquire(10, 1));
+    const theirs = track(poolTwo.acquire(10, 1));
+    await settle();
+    expect(mine.grant).toEqual(untold);
+    expect(theirs.grant).toEqual(untold);
+    expect([one.asks.length, two.asks.length]).toEqual([1, 0]);
+    held.shift()!();
+    await told;
+    track(poolTwo.acquire(10, 2));
+    expect(two.asks).toHaveLength(1); // heard: the limiter decides, knowing of the 429
+  });
+
+  it("a lease granted before the key's latest 429 is not usable for a call yet to start; one granted after is", async () => {
+    const rateLimits = { seen: 0, told: 0 };
+    const one = scriptedSource();
+    const two = scriptedSource();
+    const poolOne = leasePool(one.source, { now: () => 0, maxChainMs: 60_000, prepay: 4, rateLimits });
+    const poolTwo = leasePool(two.source, { now: () => 0, maxChainMs: 60_000, prepay: 4, rateLimits });
+    track(poolOne.acquire(10, 0));
+    await one.answer(granted("a1"));
+    track(poolTwo.acquire(10, 0));
+    await two.answer(granted("b1"));
+    expect(poolTwo.usable?.("b1")).toBe(true);
+    await poolOne.release({ lease_id: "a1", rate_limited: true });
+    expect(poolTwo.usable?.("b1")).toBe(false);
+    // Given back unused: the call it was for was not made, so none is reported.
+    await poolTwo.release({ lease_id: "b1", unused: true });
+    expect(two.released).toEqual([{ lease_id: "b1" }]);
+    track(poolTwo.acquire(10, 1));
+    await two.answer(granted("b2"));
+    expect(poolTwo.usable?.("b2")).toBe(true);
   });
 
   it("every waiting call hears a refusal and can ask again", async () => {

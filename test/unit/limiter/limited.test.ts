@@ -41,6 +41,20 @@ describe("calls through the shared limiter", () => {
     expect(released).toEqual([{ lease_id: "l1", tokens_used: 3 }]);
   });
 
+  it("does not call under a lease the client says is no longer usable: it goes back unused and the call asks again", async () => {
+    const { c, released } = client([
+      { granted: true, lease_id: "stale" },
+      { granted: true, lease_id: "fresh" },
+    ]);
+    c.usable = (id) => id !== "stale";
+    const r = await limitedCall(c, 10, async () => ({ ok: true, value: { text: "x", usage } }), clock(), opts);
+    expect(r.ok).toBe(true);
+    expect(released).toEqual([
+      { lease_id: "stale", unused: true },
+      { lease_id: "fresh", tokens_used: 3 },
+    ]);
+  });
+
   it("reports a 429 and its retry-after at release, so the key is blocked for everyone", async () => {
     const { c, released } = client([{ granted: true, lease_id: "l1" }]);
     const r: LlmResult<never> = { ok: false, error: { kind: "rate_limit", message: "429", status: 429, retryAfterMs: 2_000 } };

@@ -75,6 +75,17 @@ describe("slotSource releases", () => {
     expect(calls).toHaveLength(3);
   });
 
+  it("sends a 429 at once even while a release is in flight: until the limiter hears of it, it may grant calls inside the retry-after", async () => {
+    const fake = fakeLimiter();
+    const { calls } = fake;
+    const source = await warmSource(fake);
+    void source.release({ lease_id: "a" });
+    await settle();
+    void source.release({ lease_id: "b", rate_limited: true, retry_after_ms: 8_000 });
+    await settle();
+    expect(calls).toEqual([[{ lease_id: "a" }], [{ lease_id: "b", rate_limited: true, retry_after_ms: 8_000 }]]);
+  });
+
   it("fails every release of a call that failed", async () => {
     const fake = fakeLimiter(true);
     const { answer } = fake;

@@ -35,4 +35,16 @@ describe("poolRegistry", () => {
     expect(waiting).toBeUndefined();
     expect(released).toEqual([a.lease_id, b.lease_id]);
   });
+
+  it("a lease another invocation's pool got before the key's 429 is not usable for a call yet to start", async () => {
+    const { ns } = limiterNamespace(2);
+    const key = `key-${Math.random()}`;
+    const one = poolRegistry(ns, { modelTimeoutMs: 1_000 })(model, key);
+    const two = poolRegistry(ns, { modelTimeoutMs: 1_000 })(model, key);
+    const a = (await one.acquire(10, 0)) as Extract<LimiterGrant, { granted: true }>;
+    const b = (await two.acquire(10, 0)) as Extract<LimiterGrant, { granted: true }>;
+    expect(two.usable?.(b.lease_id)).toBe(true);
+    await one.release({ lease_id: a.lease_id, rate_limited: true, retry_after_ms: 8_000 });
+    expect(two.usable?.(b.lease_id)).toBe(false);
+  });
 });
