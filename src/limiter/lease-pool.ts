@@ -81,10 +81,17 @@ export interface RateLimitCount {
   seen: number;
   /** 429 releases the limiter has answered (or that failed to reach it: waiting for those would wait forever). */
   told: number;
+  /** When the latest was seen (`now()`). */
+  seenAt?: number;
 }
 
 /** A waiting call's pause while the limiter has yet to hear of a 429 (about one round trip to it). */
 export const UNTOLD_429_WAIT_MS = 25;
+/**
+ * The longest the pools wait for the limiter to hear of a 429: a release whose invocation was cut
+ * off never settles, and the key's calls in this isolate must not wait for it for ever.
+ */
+export const UNTOLD_429_MAX_MS = 2_000;
 
 interface Waiter {
   estimatedTokens: number;
@@ -124,7 +131,7 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
 
   const ask = () => {
     if (asking || waiters.length === 0) return;
-    if (rateLimits.told < rateLimits.seen) {
+    if (rateLimits.told < rateLimits.seen && opts.now() - (rateLimits.seenAt ?? 0) < UNTOLD_429_MAX_MS) {
       refuseWaiters({ granted: false, wait_ms: UNTOLD_429_WAIT_MS, reason: "blocked" });
       return;
     }
@@ -193,6 +200,7 @@ export function leasePool(source: SlotSource, opts: LeasePoolOptions): LimiterCl
       }
       if (report.rate_limited) {
         rateLimits.seen += 1;
+        rateLimits.seenAt = opts.now();
         const extra: Omit<PooledRelease, "lease_id"> = { rate_limited: true };
         if (report.retry_after_ms !== undefined) extra.retry_after_ms = report.retry_after_ms;
         return giveBack(report.lease_id, h, extra).then(() => void (rateLimits.told += 1));

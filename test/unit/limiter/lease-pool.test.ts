@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leasePool, type PooledRelease, type SlotSource, UNTOLD_429_WAIT_MS } from "../../../src/limiter/lease-pool";
+import { leasePool, type PooledRelease, type SlotSource, UNTOLD_429_MAX_MS, UNTOLD_429_WAIT_MS } from "../../../src/limiter/lease-pool";
 import type { LimiterGrant } from "../../../src/limiter/limited";
 
 type SourceReply = Awaited<ReturnType<SlotSource["acquire"]>>;
@@ -188,6 +188,23 @@ describe("leasePool", () => {
     await told;
     track(poolTwo.acquire(10, 2));
     expect(two.asks).toHaveLength(1); // heard: the limiter decides, knowing of the 429
+  });
+
+  it("asks the limiter again after UNTOLD_429_MAX_MS even if a 429's release never settles (its invocation cut off)", async () => {
+    const clock = { now: 0 };
+    const s = scriptedSource();
+    s.source.release = (r) => new Promise<void>(() => void s.released.push(r)); // never answered
+    const pool = leasePool(s.source, { now: () => clock.now, maxChainMs: 60_000, prepay: 4 });
+    track(pool.acquire(10, 0));
+    await s.answer(granted("l1"));
+    void pool.release({ lease_id: "l1", rate_limited: true, retry_after_ms: 1_000 });
+    clock.now = UNTOLD_429_MAX_MS - 1;
+    expect(track(pool.acquire(10, 1))).toBeDefined();
+    await settle();
+    expect(s.asks).toHaveLength(1);
+    clock.now = UNTOLD_429_MAX_MS;
+    track(pool.acquire(10, 2));
+    expect(s.asks).toHaveLength(2);
   });
 
   it("a lease granted before the key's latest 429 is not usable for a call yet to start; one granted after is", async () => {
