@@ -44,7 +44,10 @@ const WAITS = ["test/reliability/s5-provider-faults.test.ts", "test/reliability/
  * (6-7 Dec: 1 of 62 calls inside a retry-after window; it passes alone). With one copy it failed
  * once more (2 of 62), when a begun job's judge call began taking handed-on slots: other
  * invocations' pools kept handing slots on after a 429 until they next heard from the limiter.
- * The pools of an isolate now count 429s together (src/limiter/lease-pool.ts).
+ * The pools of an isolate now count 429s together (src/limiter/lease-pool.ts). It failed once
+ * more after that (7 Dec, 2 of 62): grants the limiter made before it heard of the 429 reached
+ * calls that went out past the 150 ms grace; the pools no longer use those, nor ask the limiter
+ * until it has heard.
  */
 export const RELIABILITY_LANES: readonly { name: string; files: readonly string[]; inspect?: boolean }[] = [
   // The soak's workerd runs with its inspector, so its memory samples come after a full collection (s8-soak.ts).
