@@ -24,7 +24,11 @@
  * - Only one lease per key is asked prepaid at a time: calls running beside it ask plain leases.
  * - A lease is taken only while younger than `maxChainMs` (the lease expiry minus the call's
  *   timeout and a margin), so the limiter never reclaims a slot still in use.
- * - A 429 is never parked: its release goes to the limiter at once (AIMD, retry-after).
+ * - A 429 is never parked: its release goes to the limiter at once (AIMD, retry-after). It also
+ *   sends the isolate's parked lease of the key back, and a lease granted before it is neither
+ *   taken nor parked again: a parked lease does not ask the limiter, so without this the isolate's
+ *   next requests would call the provider inside its retry-after window, up to the lease's prepaid
+ *   calls (the lease pool's rule for the same case: lease-pool.ts).
  *
  * What it gives up: the lease pool hands a lease on only to a call that asked before the grant
  * (first asked, first served across the key); a parked lease goes to the isolate's next request,
@@ -88,6 +92,8 @@ export class ParkedLeases {
    * ask for plain leases.
    */
   private wasted = new Map<string, number>();
+  /** Per name, when a call last got a 429: no lease granted before it is taken or parked again. */
+  private limitedAt = new Map<string, number>();
   /** Names kept at most (the oldest parked go back first). */
   constructor(private readonly maxNames = 256) {}
 
@@ -108,6 +114,22 @@ export class ParkedLeases {
     if (mark && this.chains.get(name) === mark) this.chains.delete(name);
   }
 
+  /** A call to `name` got a 429 at `now`: the lease parked for it, if any, to give back. */
+  rateLimited(name: string, now: number): Parked | undefined {
+    this.limitedAt.delete(name);
+    this.limitedAt.set(name, now);
+    if (this.limitedAt.size > this.maxNames) this.limitedAt.delete(this.limitedAt.keys().next().value!);
+    const p = this.byName.get(name);
+    if (p) this.byName.delete(name);
+    return p;
+  }
+
+  /** Granted before the key's latest 429 (at the same instant counts as before). */
+  private grantedBeforeRateLimit(name: string, p: Parked): boolean {
+    const at = this.limitedAt.get(name);
+    return at !== undefined && p.grantedAt <= at;
+  }
+
   /** The parked lease of `name`, taken out for one call, if it may still be used. */
   take(name: string, now: number, maxChainMs: number): Parked | undefined {
     const p = this.byName.get(name);
@@ -119,7 +141,7 @@ export class ParkedLeases {
 
   /** Parks `p` unless `name` has one parked already; false when it was not parked. Returns the lease pushed out to stay within maxNames, if any. */
   park(name: string, p: Parked): { parked: boolean; evicted?: Parked } {
-    if (this.byName.has(name)) return { parked: false };
+    if (this.byName.has(name) || this.grantedBeforeRateLimit(name, p)) return { parked: false };
     p.parks += 1;
     this.byName.set(name, p);
     if (this.byName.size <= this.maxNames) return { parked: true };
@@ -194,12 +216,14 @@ export function parkingClient(source: SlotSource, name: Promise<string>, leases:
       inUse.delete(report.lease_id);
       p.calls += 1;
       p.tokens += report.tokens_used ?? 0;
+      const key = await name;
       if (report.rate_limited) {
         const extra: Omit<PooledRelease, "lease_id"> = { rate_limited: true };
         if (report.retry_after_ms !== undefined) extra.retry_after_ms = report.retry_after_ms;
+        const parkedBefore = leases.rateLimited(key, opts.now());
+        if (parkedBefore) opts.settleLater(giveBack(parkedBefore));
         return void (await giveBack(p, extra));
       }
-      const key = await name;
       if (p.handOns <= 0 || opts.now() - p.grantedAt >= opts.maxChainMs) return void (await giveBack(p));
       const { parked, evicted } = leases.park(key, p);
       if (evicted) opts.settleLater(giveBack(evicted));

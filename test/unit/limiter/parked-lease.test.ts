@@ -200,6 +200,45 @@ describe("parked leases (an isolate keeps its lease between /v1/judge requests)"
     expect(l.released).toMatchObject([{ rate_limited: true, retry_after_ms: 500, calls: 1 }]);
   });
 
+  it("a 429 sends the isolate's parked lease back, and the next request asks the limiter, which holds the key", async () => {
+    const clock = { now: 1_000 };
+    const l = limiter(generous, clock);
+    const iso = isolate(l.source, clock);
+    const [one, two] = [iso.client(), iso.client()];
+    const toPark = (await one.acquire(10)) as { lease_id: string };
+    const plain = (await two.acquire(10)) as { lease_id: string }; // beside the lease to park: a plain one
+    expect(l.asks).toEqual([{ prepay: PREPAY, park: true }, { prepay: 0 }]);
+    await one.release({ lease_id: toPark.lease_id, tokens_used: 5 });
+    clock.now += 1;
+    await two.release({ lease_id: plain.lease_id, rate_limited: true, retry_after_ms: 8_000 });
+    await settle();
+    // The parked lease went back with the call it served; its prepaid calls are refunded.
+    expect(l.released.map((r) => [r.lease_id, r.calls ?? 1, r.rate_limited ?? false])).toEqual([
+      [toPark.lease_id, 1, false],
+      [plain.lease_id, 1, true],
+    ]);
+    const next = await iso.client().acquire(10);
+    expect(l.asks).toHaveLength(3);
+    expect(next).toMatchObject({ granted: false, reason: "blocked" });
+  });
+
+  it("a lease in use when the key got a 429 is not parked again after its call", async () => {
+    const clock = { now: 1_000 };
+    const l = limiter(generous, clock);
+    const iso = isolate(l.source, clock);
+    const [one, two] = [iso.client(), iso.client()];
+    const toPark = (await one.acquire(10)) as { lease_id: string };
+    const plain = (await two.acquire(10)) as { lease_id: string };
+    clock.now += 1;
+    await two.release({ lease_id: plain.lease_id, rate_limited: true, retry_after_ms: 100 });
+    clock.now += 200; // the retry-after is over: the limiter grants again
+    await one.release({ lease_id: toPark.lease_id, tokens_used: 5 });
+    expect(l.released.map((r) => r.lease_id)).toEqual([plain.lease_id, toPark.lease_id]);
+    const next = (await iso.client().acquire(10)) as { lease_id: string };
+    expect(next.lease_id).not.toBe(toPark.lease_id);
+    expect(l.asks).toHaveLength(3);
+  });
+
   it("a key near its limits gets nothing prepaid to park: every request asks the limiter", async () => {
     for (const limits of [
       { ...generous, concurrency: 1 },
