@@ -25,8 +25,8 @@
  * - A lease is taken only while younger than `maxChainMs` (the lease expiry minus the call's
  *   timeout and a margin), so the limiter never reclaims a slot still in use.
  * - A 429 is never parked: its release goes to the limiter at once (AIMD, retry-after). It also
- *   sends the isolate's parked lease of the key back, and a lease granted before it is neither
- *   taken nor parked again: a parked lease does not ask the limiter, so without this the isolate's
+ *   sends the isolate's parked lease of the key back, and a lease granted before it (in use at the
+ *   429) is not parked again: a parked lease does not ask the limiter, so without this the isolate's
  *   next requests would call the provider inside its retry-after window, up to the lease's prepaid
  *   calls (the lease pool's rule for the same case: lease-pool.ts).
  *
@@ -92,7 +92,7 @@ export class ParkedLeases {
    * ask for plain leases.
    */
   private wasted = new Map<string, number>();
-  /** Per name, when a call last got a 429: no lease granted before it is taken or parked again. */
+  /** Per name, when a call last got a 429: no lease granted before it is parked again. */
   private limitedAt = new Map<string, number>();
   /** Names kept at most (the oldest parked go back first). */
   constructor(private readonly maxNames = 256) {}

@@ -94,6 +94,17 @@ async function call(iso: ReturnType<typeof isolate>, clock: { now: number }, inF
   );
 }
 
+/** Two requests of one isolate side by side: the first holds the lease to park, the second a plain one beside it. */
+async function twoRequests() {
+  const clock = { now: 1_000 };
+  const l = limiter(generous, clock);
+  const iso = isolate(l.source, clock);
+  const [one, two] = [iso.client(), iso.client()];
+  const toPark = (await one.acquire(10)) as { lease_id: string };
+  const plain = (await two.acquire(10)) as { lease_id: string };
+  return { clock, l, iso, one, two, toPark, plain };
+}
+
 describe("parked leases (an isolate keeps its lease between /v1/judge requests)", () => {
   it("takes the parked lease for the isolate's next requests: one acquire and one release per prepaid chain", async () => {
     const clock = { now: 1_000 };
@@ -201,12 +212,7 @@ describe("parked leases (an isolate keeps its lease between /v1/judge requests)"
   });
 
   it("a 429 sends the isolate's parked lease back, and the next request asks the limiter, which holds the key", async () => {
-    const clock = { now: 1_000 };
-    const l = limiter(generous, clock);
-    const iso = isolate(l.source, clock);
-    const [one, two] = [iso.client(), iso.client()];
-    const toPark = (await one.acquire(10)) as { lease_id: string };
-    const plain = (await two.acquire(10)) as { lease_id: string }; // beside the lease to park: a plain one
+    const { clock, l, iso, one, two, toPark, plain } = await twoRequests();
     expect(l.asks).toEqual([{ prepay: PREPAY, park: true }, { prepay: 0 }]);
     await one.release({ lease_id: toPark.lease_id, tokens_used: 5 });
     clock.now += 1;
@@ -223,12 +229,7 @@ describe("parked leases (an isolate keeps its lease between /v1/judge requests)"
   });
 
   it("a lease in use when the key got a 429 is not parked again after its call", async () => {
-    const clock = { now: 1_000 };
-    const l = limiter(generous, clock);
-    const iso = isolate(l.source, clock);
-    const [one, two] = [iso.client(), iso.client()];
-    const toPark = (await one.acquire(10)) as { lease_id: string };
-    const plain = (await two.acquire(10)) as { lease_id: string };
+    const { clock, l, iso, one, two, toPark, plain } = await twoRequests();
     clock.now += 1;
     await two.release({ lease_id: plain.lease_id, rate_limited: true, retry_after_ms: 100 });
     clock.now += 200; // the retry-after is over: the limiter grants again
