@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { WIRE_PARSE, wireIssues } from "../lib/wire-issues";
+import { issueMessage, WIRE_PARSE, wireIssues } from "../lib/wire-issues";
 import type { FieldIssue } from "../schemas/field-issue";
 import type { BodyLimit } from "../schemas/body-limits";
 import { ApiFailure, formatPath, invalidBody, invalidQuery } from "./errors";
@@ -87,9 +87,20 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.outp
 
 /** A query string: the same wording, under code `invalid_query` and paths like `query limit`. */
 export function validateQuery<S extends z.ZodType>(schema: S, query: Record<string, string>): z.output<S> {
-  const parsed = schema.safeParse(query, WIRE_PARSE);
+  const parsed = schema.safeParse(query, { ...WIRE_PARSE, error: (iss) => issueMessage(asSent(iss, query)) });
   if (parsed.success) return parsed.data;
   throw invalidQuery(fieldIssues(parsed.error.issues).map((i) => ({ ...i, path: `query ${i.path}` })));
+}
+
+/**
+ * A coerced parameter's issue carries what coercing made of the text (`limit=abc` is NaN, `limit=`
+ * is 0): it is worded with what the caller sent instead, whenever the two read differently.
+ */
+function asSent<I extends { path?: PropertyKey[]; input?: unknown }>(iss: I, query: Record<string, string>): I {
+  const key = iss.path?.length === 1 ? iss.path[0] : undefined;
+  const sent = typeof key === "string" && Object.hasOwn(query, key) ? query[key] : undefined;
+  if (sent === undefined || typeof iss.input === "string" || String(iss.input) === sent) return iss;
+  return { ...iss, input: sent };
 }
 
 /** Every issue as the wire lists it (src/lib/wire-issues.ts), with its path in the body. */

@@ -157,6 +157,9 @@ describe("zod issues on the wire (one shared error map)", () => {
     for (const [query, path, message] of [
       [{ limt: "5" }, "query limt", /unknown field/],
       [{ limit: "0" }, "query limit", /^expected a number ≥ 1, got 0$/],
+      // what was sent, not what coercing made of it (NaN, 0)
+      [{ limit: "abc" }, "query limit", /^expected a number, got "abc"$/],
+      [{ limit: "" }, "query limit", /^expected a number ≥ 1, got ""$/],
     ] as const) {
       try {
         validateQuery(ListQuery, query);
