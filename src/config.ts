@@ -1,7 +1,9 @@
 /**
  * The worker's vars, parsed once per `env` object into a typed config (the edge reads these fields,
  * never the raw strings). A var that is absent or not a valid value takes its default, as before:
- * a misspelt value must not stop the worker, and the defaults are the production behaviour.
+ * a misspelt value must not stop the worker, and the defaults are the production behaviour. A value
+ * that is set but cannot be used is not passed over in silence: the isolate logs a warning naming
+ * the var and what was wrong, once (`config_var_unusable`; the value itself is not logged).
  */
 import { z } from "zod";
 import { type Env, isLocalMode } from "./env";
@@ -10,6 +12,8 @@ import { PROVIDER_ORIGINS, TAVILY_ORIGIN } from "./outbound/provider-origins";
 import type { OutboundPolicy } from "./outbound/url-policy";
 import type { PartialLimits } from "./limiter/limiter-state";
 import { ModelLimits } from "./schemas/api";
+import { INTERFACES } from "./schemas/model-config";
+import { log } from "./log";
 
 /** An integer ≥ `min` from a var's string, or `fallback`. */
 const int = (min: number, fallback: number) => z.coerce.number().int().min(min).catch(fallback);
@@ -77,6 +81,12 @@ export function edgeConfig(env: Env): EdgeConfig {
     // An absent var stays undefined, so it takes its default (coercing undefined would give NaN or "undefined").
     const raw = Object.fromEntries(Object.keys(Vars.shape).map((k) => [k, (env as unknown as Record<string, unknown>)[k] ?? undefined]));
     const v = Vars.parse(raw);
+    const unusable = new Unusable();
+    for (const [name, schema] of Object.entries(Vars.shape)) {
+      if (raw[name] !== undefined && !schema.unwrap().safeParse(raw[name]).success) {
+        unusable.add(name, `not a valid value: its default ${String(v[name as keyof typeof v])} applies`);
+      }
+    }
     config = {
       jobMaxAttempts: v.JOB_MAX_ATTEMPTS,
       jobRetryBaseDelaySeconds: v.JOB_RETRY_BASE_DELAY_SECONDS,
@@ -88,37 +98,90 @@ export function edgeConfig(env: Env): EdgeConfig {
       tavilyBaseUrl: v.TAVILY_BASE_URL,
       embeddingBaseUrl: v.EDGEVAL_EMBEDDING_BASE_URL,
       webhookRetryScale: v.WEBHOOK_RETRY_SCALE,
-      outbound: outboundPolicy(isLocalMode(env), v.EDGEVAL_PRIVATE_ORIGINS, v.EDGEVAL_KEY_ORIGINS),
-      providerLimits: providerLimits(v.EDGEVAL_PROVIDER_LIMITS),
+      outbound: outboundPolicy(isLocalMode(env), v.EDGEVAL_PRIVATE_ORIGINS, v.EDGEVAL_KEY_ORIGINS, unusable),
+      providerLimits: providerLimits(v.EDGEVAL_PROVIDER_LIMITS, unusable),
     };
+    unusable.report();
     parsed.set(env, config);
   }
   return config;
 }
 
-function outboundPolicy(local: boolean, privateList: string | undefined, keyList: string | undefined): OutboundPolicy {
-  const privateOrigins = parseOrigins(privateList);
+/**
+ * What the operator set and edgeval could not use, by var. Each problem is logged once per isolate
+ * (a config is parsed once per `env` object, and the runtime may pass a new one per request).
+ */
+class Unusable {
+  private readonly found: { name: string; why: string }[] = [];
+  private static readonly reported = new Set<string>();
+  add(name: string, why: string) {
+    this.found.push({ name, why });
+  }
+  report() {
+    for (const { name, why } of this.found) {
+      const key = `${name}\n${why}`;
+      if (Unusable.reported.has(key)) continue;
+      Unusable.reported.add(key);
+      log.warn("config_var_unusable", { var: name, why });
+    }
+  }
+}
+
+function outboundPolicy(local: boolean, privateList: string | undefined, keyList: string | undefined, unusable: Unusable): OutboundPolicy {
+  const privateOrigins = originsOf("EDGEVAL_PRIVATE_ORIGINS", privateList, unusable);
   // The operator's lists name servers it runs or trusts: their error text is as good as a provider's.
-  const providerOrigins = new Set([...Object.values(PROVIDER_ORIGINS), TAVILY_ORIGIN, ...parseOrigins(keyList), ...privateOrigins]);
+  const keyOrigins = originsOf("EDGEVAL_KEY_ORIGINS", keyList, unusable);
+  const providerOrigins = new Set([...Object.values(PROVIDER_ORIGINS), TAVILY_ORIGIN, ...keyOrigins, ...privateOrigins]);
   return { local, privateOrigins, providerOrigins };
 }
 
-function providerLimits(raw: string | undefined): Map<string, PartialLimits> {
+/** An origin list's entries that are not URLs allow nothing (parseOrigins); each is reported by its place. */
+function originsOf(name: string, raw: string | undefined, unusable: Unusable): Set<string> {
+  const entries = (raw ?? "").split(/[\s,]+/).filter(Boolean);
+  entries.forEach((entry, i) => {
+    if (parseOrigins(entry).size === 0) unusable.add(name, `entry ${i + 1} of ${entries.length} is not a URL: it allows nothing`);
+  });
+  return parseOrigins(raw);
+}
+
+function providerLimits(raw: string | undefined, unusable: Unusable): Map<string, PartialLimits> {
   const out = new Map<string, PartialLimits>();
-  let parsed: z.output<typeof ProviderLimitsVar>;
+  const name = "EDGEVAL_PROVIDER_LIMITS";
+  let json: unknown;
   try {
-    parsed = ProviderLimitsVar.parse(raw === undefined ? {} : JSON.parse(raw));
+    json = raw === undefined ? {} : JSON.parse(raw);
   } catch {
-    return out; // not JSON, or not an object: no operator limits (the defaults hold)
+    unusable.add(name, "not JSON: no operator limits apply");
+    return out;
   }
-  for (const [k, limits] of Object.entries(parsed)) {
-    let key = k;
-    try {
-      if (k.includes("://")) key = new URL(k).origin;
-    } catch {
+  const parsed = ProviderLimitsVar.safeParse(json);
+  if (!parsed.success) {
+    unusable.add(name, 'not an object of {"<interface or origin>": {rpm?, tpm?, concurrency?}}: no operator limits apply');
+    return out;
+  }
+  for (const [k, limits] of Object.entries(parsed.data)) {
+    if (!ModelLimits.safeParse((json as Record<string, unknown>)[k]).success) {
+      unusable.add(
+        name,
+        `the entry for ${JSON.stringify(k)} is not {rpm?, tpm?, concurrency?} with positive values (concurrency whole): it sets no limit`,
+      );
+    }
+    const key = k.includes("://") ? originOf(k) : (INTERFACES as readonly string[]).includes(k) ? k : null;
+    if (key === null) {
+      unusable.add(name, `the key ${JSON.stringify(k)} is neither an interface (${INTERFACES.join(", ")}) nor a URL: it matches no model`);
       continue;
     }
     out.set(key, limits);
   }
   return out;
+}
+
+/** A URL's origin, or null for text that is not a URL or has no origin (`bad://`). */
+function originOf(url: string): string | null {
+  try {
+    const origin = new URL(url).origin;
+    return origin === "null" ? null : origin;
+  } catch {
+    return null;
+  }
 }

@@ -1,6 +1,6 @@
 // The worker's vars are parsed once into a typed config (src/config.ts); absent or invalid values
 // take the defaults the edge used before, where each var was read with its own helper.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { edgeConfig } from "../../../src/config";
 import type { Env } from "../../../src/env";
 
@@ -117,6 +117,56 @@ describe("edgeConfig", () => {
     expect(c.providerLimits.get("http://10.0.0.5:8000")).toEqual({ concurrency: 4 });
     expect(c.providerLimits.get("anthropic")).toEqual({});
     expect(edgeConfig(env({ EDGEVAL_PROVIDER_LIMITS: "not json" })).providerLimits.size).toBe(0);
+  });
+
+  describe("a var set to what edgeval cannot use", () => {
+    afterEach(() => vi.restoreAllMocks());
+    // Each test is a fresh isolate: the module, and what it has already reported, loaded anew.
+    const fresh = async () => {
+      vi.resetModules();
+      const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+      const logged = () => warn.mock.calls.map(([line]) => JSON.parse(String(line)) as { event: string; var: string; why: string });
+      return { edgeConfig: (await import("../../../src/config")).edgeConfig, logged };
+    };
+
+    it("is named in one warning per isolate, with what was wrong and never the value", async () => {
+      const { edgeConfig, logged } = await fresh();
+      const vars = {
+        JOB_CONCURRENCY: "six-secret-looking",
+        EDGEVAL_KEY_ORIGINS: "https://llm.example.com/v1, llm.internal",
+        EDGEVAL_PROVIDER_LIMITS: JSON.stringify({ openia: { rpm: 10 }, anthropic: { rpm: -1 }, "bad://": {}, openai: { rpm: 5 } }),
+      };
+      const c = edgeConfig(env(vars));
+      expect(c.jobConcurrency).toBe(4);
+      expect(c.providerLimits).toEqual(
+        new Map([
+          ["anthropic", {}],
+          ["openai", { rpm: 5 }],
+        ]),
+      );
+      expect(logged()).toEqual([
+        { level: "warn", event: "config_var_unusable", var: "JOB_CONCURRENCY", why: "not a valid value: its default 4 applies" },
+        { level: "warn", event: "config_var_unusable", var: "EDGEVAL_KEY_ORIGINS", why: "entry 2 of 2 is not a URL: it allows nothing" },
+        expect.objectContaining({
+          var: "EDGEVAL_PROVIDER_LIMITS",
+          why: expect.stringMatching(/^the key "openia" is neither an interface \(openai, /),
+        }),
+        expect.objectContaining({ var: "EDGEVAL_PROVIDER_LIMITS", why: expect.stringMatching(/^the entry for "anthropic" is not/) }),
+        expect.objectContaining({ var: "EDGEVAL_PROVIDER_LIMITS", why: expect.stringMatching(/^the key "bad:\/\/" is neither/) }),
+      ]);
+      expect(JSON.stringify(logged())).not.toContain("six-secret-looking");
+      // The runtime may hand each request a new env object: the isolate has said it already.
+      edgeConfig(env({ ...vars }));
+      expect(logged()).toHaveLength(5);
+    });
+
+    it("covers EDGEVAL_PROVIDER_LIMITS that is not JSON, and says nothing of vars that are fine or absent", async () => {
+      const { edgeConfig, logged } = await fresh();
+      edgeConfig(env({ EDGEVAL_PROVIDER_LIMITS: "rpm=10", JOB_MAX_ATTEMPTS: "3", EDGEVAL_PRIVATE_ORIGINS: "http://10.0.0.5:8000" }));
+      expect(logged()).toEqual([
+        { level: "warn", event: "config_var_unusable", var: "EDGEVAL_PROVIDER_LIMITS", why: "not JSON: no operator limits apply" },
+      ]);
+    });
   });
 
   it("parses an env object once", () => {
