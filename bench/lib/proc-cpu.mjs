@@ -49,6 +49,20 @@ export function workerdRssMb(pgid) {
   return kb / 1024;
 }
 
+/** The workerd processes of process group `pgid` (local stacks run one: every isolate is a thread's work in it). */
+export function workerdPids(pgid) {
+  const pids = [];
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const { comm, fields } = parseStat(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+      if (comm === "workerd" && Number(fields[2]) === pgid) pids.push(Number(pid));
+    } catch {
+      // ended while we looked
+    }
+  }
+  return pids;
+}
+
 /** /proc stat line: the command (in parentheses, may hold spaces) and the fields after it (state first). */
 function parseStat(line) {
   const close = line.lastIndexOf(")");
