@@ -24,6 +24,7 @@ import {
 } from "../judges";
 import { calibrate } from "../judges/calibrate";
 import { modelKeyIssues } from "../llm/model-keys";
+import { temperatureIssues } from "../llm/temperature-range";
 import { emptyLedger } from "../llm/retrying";
 import { type Deadline, deadlinePort } from "../llm/deadline";
 import { modelPortChain } from "../adapters/model-chain";
@@ -199,7 +200,7 @@ function edgePorts(
   for (const { model: m, path } of graphModels(graph)) {
     // A judge's issues sit at its provider, the base_url's included; a model shared by units is reported once.
     const { unset, misdirected } = modelKeyIssues(m, { model: path, base_url: path }, ring, (name) => secretAdvice(name, env));
-    for (const issue of [...unset, ...misdirected]) {
+    for (const issue of [...temperatureIssues(m, path), ...unset, ...misdirected]) {
       if (!issues.some((x) => x.path === issue.path && x.message === issue.message)) issues.push(issue);
     }
   }

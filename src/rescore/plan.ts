@@ -7,6 +7,7 @@
  */
 import type { FieldIssue } from "../schemas/field-issue";
 import { modelKeyIssues } from "../llm/model-keys";
+import { temperatureIssues } from "../llm/temperature-range";
 import type { RescoreRequest } from "../schemas/rescore";
 import { RUBRIC_LISTS, type Rubric, traitNames } from "../schemas/rubric";
 import { DEFAULT_ANSWERING_SYSTEM_PROMPT } from "../schemas/verification-config";
@@ -37,7 +38,7 @@ export function planRescore(
         });
       taken.add(m.id);
       const keys = modelKeyIssues(m, { model: `${list}[${i}]`, base_url: `${list}[${i}].base_url` }, ring, advice);
-      issues.push(...keys.misdirected, ...keys.unset);
+      issues.push(...temperatureIssues(m, `${list}[${i}]`), ...keys.misdirected, ...keys.unset);
     });
   }
   added.parsing_models.forEach((m, i) => {
@@ -77,7 +78,7 @@ export function planRescore(
     : [];
   for (const { model, path } of rubricModels) {
     const keys = modelKeyIssues(model, { model: path, base_url: `${path}.base_url` }, ring, advice);
-    issues.push(...keys.misdirected, ...keys.unset);
+    issues.push(...temperatureIssues(model, path), ...keys.misdirected, ...keys.unset);
   }
 
   const answering = [

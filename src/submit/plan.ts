@@ -8,6 +8,7 @@
 import { secretAdvice } from "../env";
 import type { FieldIssue } from "../schemas/field-issue";
 import { mcpServerIssues, modelKeyIssues } from "../llm/model-keys";
+import { temperatureIssues } from "../llm/temperature-range";
 import { embeddingModel } from "../llm/embedding-model";
 import type { KeyRing } from "../tenants/key-ring";
 import type { CreateRunBody } from "../schemas/api";
@@ -80,6 +81,7 @@ export function planRun(
   if (config.embedding_check_enabled) issues.push(...embeddingIssues(config));
   config.answering_models.forEach((model, i) => issues.push(...mcpServerIssues(model, `config.answering_models[${i}]`, ring)));
   for (const { path, model } of models) {
+    issues.push(...temperatureIssues(model, path));
     const keyIssues = modelKeyIssues(model, { model: path, base_url: `${path}.base_url` }, ring, advice);
     issues.push(...keyIssues.misdirected);
     unsetSecrets.push(...keyIssues.unset);

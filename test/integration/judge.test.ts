@@ -80,6 +80,16 @@ describe("POST /v1/judge", () => {
     expect(body.error.issues[0].message).toContain("FAKE_PROVIDER_KEY to https://collector.example");
   });
 
+  it("a provider temperature its API refuses is a 400 at the model's temperature", async () => {
+    const provider = { id: "j", interface: "anthropic", model_name: uniqueModel("judge-temp"), temperature: 1.7 };
+    const { status, body } = await post("/v1/judge", { ...sample, config: { provider, type: "likert" } });
+    expect(status).toBe(400);
+    expect(body.error.issues).toContainEqual({
+      path: "config.provider.temperature",
+      message: 'interface "anthropic" takes a temperature from 0 to 1 (got 1.7); the provider would refuse every call',
+    });
+  });
+
   it("a model that keeps failing gives pass: null with the failing unit, never pass: false", async () => {
     const model = uniqueModel("judge-down");
     await addFakeRules([{ match: { model }, reply: { fault: "500" } }]);

@@ -142,6 +142,12 @@ describe("re-scoring a finished run", () => {
     expect(fewer.status).toBe(400);
     const nothing = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: {} });
     expect(nothing.status).toBe(400);
+    const hot = await api(`/v1/runs/${parent}/rescore`, {
+      method: "POST",
+      json: { parsing_models: [{ id: "hot", interface: "openai", model_name: "gpt-4.1-mini", temperature: 3 }] },
+    });
+    expect(hot.status).toBe(400);
+    expect(((await hot.json()) as any).error.issues.map((i: { path: string }) => i.path)).toContain("parsing_models[0].temperature");
     const other = await createTenant({ name: "rescore-other" });
     expect(
       (await apiAs(other.key, `/v1/runs/${parent}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j9", j2)] } })).status,

@@ -180,6 +180,16 @@ const CASES: Case[] = [
     "config.answering_models[0]",
   ],
   ["empty run_name", (b) => (b.run_name = ""), "run_name"],
+  [
+    "an Anthropic temperature above 1 (every call would be refused)",
+    (b) => (b.config.answering_models = [{ id: "c", interface: "anthropic", model_name: "claude-sonnet-4-5", temperature: 1.5 }]),
+    "config.answering_models[0].temperature",
+  ],
+  [
+    "an OpenAI temperature above 2",
+    (b) => (b.config.parsing_models = [{ id: "o", interface: "openai", model_name: "gpt-4.1-mini", temperature: 2.5 }]),
+    "config.parsing_models[0].temperature",
+  ],
 ];
 
 describe("POST /v1/runs rejects malformed bodies, naming the field, and writes nothing", () => {
