@@ -159,21 +159,31 @@ function providerLimits(raw: string | undefined, unusable: Unusable): Map<string
     unusable.add(name, 'not an object of {"<interface or origin>": {rpm?, tpm?, concurrency?}}: no operator limits apply');
     return out;
   }
-  for (const [k, limits] of Object.entries(parsed.data)) {
+  const entries = Object.entries(parsed.data);
+  entries.forEach(([k, limits], i) => {
+    const which = keyWords(k, i, entries.length);
     if (!ModelLimits.safeParse((json as Record<string, unknown>)[k]).success) {
       unusable.add(
         name,
-        `the entry for ${JSON.stringify(k)} is not {rpm?, tpm?, concurrency?} with positive values (concurrency whole): it sets no limit`,
+        `the limits under ${which} are not {rpm?, tpm?, concurrency?} with positive values (concurrency whole): none apply`,
       );
     }
     const key = k.includes("://") ? originOf(k) : (INTERFACES as readonly string[]).includes(k) ? k : null;
     if (key === null) {
-      unusable.add(name, `the key ${JSON.stringify(k)} is neither an interface (${INTERFACES.join(", ")}) nor a URL: it matches no model`);
-      continue;
+      unusable.add(name, `${which} is neither an interface (${INTERFACES.join(", ")}) nor a URL: it matches no model`);
+      return;
     }
     out.set(key, limits);
-  }
+  });
   return out;
+}
+
+/**
+ * A key of EDGEVAL_PROVIDER_LIMITS as a warning names it: a word (a misspelt interface) as written,
+ * anything else by its place, since a URL may carry credentials (`https://user:token@host`).
+ */
+function keyWords(key: string, i: number, n: number): string {
+  return /^[A-Za-z0-9_.-]{1,40}$/.test(key) ? JSON.stringify(key) : `key ${i + 1} of ${n}`;
 }
 
 /** A URL's origin, or null for text that is not a URL or has no origin (`bad://`). */

@@ -134,7 +134,14 @@ describe("edgeConfig", () => {
       const vars = {
         JOB_CONCURRENCY: "six-secret-looking",
         EDGEVAL_KEY_ORIGINS: "https://llm.example.com/v1, llm.internal",
-        EDGEVAL_PROVIDER_LIMITS: JSON.stringify({ openia: { rpm: 10 }, anthropic: { rpm: -1 }, "bad://": {}, openai: { rpm: 5 } }),
+        EDGEVAL_PROVIDER_LIMITS: JSON.stringify({
+          openia: { rpm: 10 },
+          anthropic: { rpm: -1 },
+          "bad://": {},
+          // a URL's credentials are not logged, wherever they are
+          "not a url https://user:tok3n@llm.internal": {},
+          openai: { rpm: 5 },
+        }),
       };
       const c = edgeConfig(env(vars));
       expect(c.jobConcurrency).toBe(4);
@@ -149,15 +156,17 @@ describe("edgeConfig", () => {
         { level: "warn", event: "config_var_unusable", var: "EDGEVAL_KEY_ORIGINS", why: "entry 2 of 2 is not a URL: it allows nothing" },
         expect.objectContaining({
           var: "EDGEVAL_PROVIDER_LIMITS",
-          why: expect.stringMatching(/^the key "openia" is neither an interface \(openai, /),
+          why: expect.stringMatching(/^"openia" is neither an interface \(openai, /),
         }),
-        expect.objectContaining({ var: "EDGEVAL_PROVIDER_LIMITS", why: expect.stringMatching(/^the entry for "anthropic" is not/) }),
-        expect.objectContaining({ var: "EDGEVAL_PROVIDER_LIMITS", why: expect.stringMatching(/^the key "bad:\/\/" is neither/) }),
+        expect.objectContaining({ var: "EDGEVAL_PROVIDER_LIMITS", why: expect.stringMatching(/^the limits under "anthropic" are not/) }),
+        expect.objectContaining({ var: "EDGEVAL_PROVIDER_LIMITS", why: expect.stringMatching(/^key 3 of 5 is neither/) }),
+        expect.objectContaining({ var: "EDGEVAL_PROVIDER_LIMITS", why: expect.stringMatching(/^key 4 of 5 is neither/) }),
       ]);
       expect(JSON.stringify(logged())).not.toContain("six-secret-looking");
+      expect(JSON.stringify(logged())).not.toContain("tok3n");
       // The runtime may hand each request a new env object: the isolate has said it already.
       edgeConfig(env({ ...vars }));
-      expect(logged()).toHaveLength(5);
+      expect(logged()).toHaveLength(6);
     });
 
     it("covers EDGEVAL_PROVIDER_LIMITS that is not JSON, and says nothing of vars that are fine or absent", async () => {
