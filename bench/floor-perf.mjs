@@ -25,6 +25,7 @@ import { apiClient } from "../scripts/lib/runs.mjs";
 import { runMain } from "./lib/run-main.mjs";
 import { buildRun } from "./lib/throughput-run.mjs";
 import { startBenchWorker } from "./lib/bench-worker.mjs";
+import { gradeOnFloor } from "./lib/floor-run.mjs";
 import { cpuBetween, workerdPids, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 import { groupReport, PERF_GROUPS } from "./lib/perf-groups.mjs";
 
@@ -51,19 +52,10 @@ function checkPerf() {
   }
 }
 
-/** The floor's stack: POST /runs, then its tally counted until every result is in. */
+/** The floor's stack, graded as bench/floor grades it (bench/lib/floor-run.mjs). */
 async function floorSide(fakeUrl, o, stateRoot) {
   const stack = await startBenchWorker("bench/floor/wrangler.toml", { stateRoot });
-  const grade = async () => {
-    const res = await fetch(`${stack.base}/runs`, { method: "POST", body: JSON.stringify(buildRun(o.jobs, `${fakeUrl}/v1`)) });
-    if (res.status !== 202) throw new Error(`floor POST /runs: HTTP ${res.status} ${await res.text()}`);
-    const { run_id } = await res.json();
-    for (const t0 = Date.now(); ; await new Promise((r) => setTimeout(r, 500))) {
-      const st = await (await fetch(`${stack.base}/runs/${run_id}`)).json();
-      if (st.done >= o.jobs) return;
-      if (Date.now() - t0 > 600_000) throw new Error(`the floor run did not finish in 600 s (${st.done}/${o.jobs})`);
-    }
-  };
+  const grade = () => gradeOnFloor(stack.base, fakeUrl, o.jobs, stack.log);
   return { pgid: stack.pid, grade, stop: async () => stack.stop() };
 }
 

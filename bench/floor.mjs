@@ -24,7 +24,8 @@ import { REPO_ROOT } from "../scripts/lib/repo-root.mjs";
 import { bootstrapRatio, parseThroughput, summary } from "./lib/compare-stats.mjs";
 import { cpuBetween, workerdThreadCpu } from "./lib/proc-cpu.mjs";
 import { runMain } from "./lib/run-main.mjs";
-import { buildRun, K, M, throughputOnce } from "./lib/throughput-run.mjs";
+import { K, M, throughputOnce } from "./lib/throughput-run.mjs";
+import { gradeOnFloor } from "./lib/floor-run.mjs";
 import { startBenchWorker } from "./lib/bench-worker.mjs";
 import { queueMismatch } from "./lib/floor-config.mjs";
 
@@ -64,17 +65,7 @@ async function floorOnce(o) {
   try {
     const cpu0 = workerdThreadCpu(stack.pid);
     const t0 = Date.now();
-    const res = await fetch(`${stack.base}/runs`, { method: "POST", body: JSON.stringify(buildRun(o.jobs, `${fake.url}/v1`)) });
-    if (res.status !== 202) throw new Error(`floor POST /runs: HTTP ${res.status} ${await res.text()}`);
-    const { run_id } = await res.json();
-    // Polled as bench/throughput polls edgeval's status (every 500 ms), so both pay for the polls.
-    for (;;) {
-      const st = await (await fetch(`${stack.base}/runs/${run_id}`)).json();
-      if (st.done >= o.jobs) break;
-      if (Date.now() - t0 > 600_000)
-        throw new Error(`the floor run did not finish in 600 s (${st.done}/${o.jobs}):\n${stack.log().slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const run_id = await gradeOnFloor(stack.base, fake.url, o.jobs, stack.log);
     const wallMs = Date.now() - t0;
     const cpu = cpuBetween(cpu0, workerdThreadCpu(stack.pid));
     if (!cpu) throw new Error("no /proc: the floor's CPU cannot be read on this system");
