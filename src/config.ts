@@ -138,10 +138,13 @@ function outboundPolicy(local: boolean, privateList: string | undefined, keyList
 /** An origin list's entries that are not URLs allow nothing (parseOrigins); each is reported by its place. */
 function originsOf(name: string, raw: string | undefined, unusable: Unusable): Set<string> {
   const entries = (raw ?? "").split(/[\s,]+/).filter(Boolean);
+  const origins = new Set<string>();
   entries.forEach((entry, i) => {
-    if (parseOrigins(entry).size === 0) unusable.add(name, `entry ${i + 1} of ${entries.length} is not a URL: it allows nothing`);
+    const parsed = parseOrigins(entry);
+    if (parsed.size === 0) unusable.add(name, `entry ${i + 1} of ${entries.length} is not a URL: it allows nothing`);
+    for (const origin of parsed) origins.add(origin);
   });
-  return parseOrigins(raw);
+  return origins;
 }
 
 function providerLimits(raw: string | undefined, unusable: Unusable): Map<string, PartialLimits> {
