@@ -11,7 +11,7 @@ import { AuditPage } from "../schemas/tenant-views";
 export const audit = new Hono<AppEnv>();
 
 audit.get("/", requireScope("keys:admin"), async (c) => {
-  const q = validateQuery(ListQuery, c.req.query());
+  const q = validateQuery(ListQuery, c.req.queries());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["at", "audit_id"]) : null;
   const rows = await listAudit(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { at: cursor[0]!, audit_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;

@@ -78,7 +78,7 @@ benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
 });
 
 benchmarks.get("/", requireScope("benchmarks:read"), async (c) => {
-  const q = validateQuery(ListQuery, c.req.query());
+  const q = validateQuery(ListQuery, c.req.queries());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "benchmark_id"]) : null;
   const rows = await listBenchmarks(
     c.env.DB,

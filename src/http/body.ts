@@ -85,11 +85,24 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.outp
   throw invalidBody(fieldIssues(parsed.error.issues));
 }
 
-/** A query string: the same wording, under code `invalid_query` and paths like `query limit`. */
-export function validateQuery<S extends z.ZodType>(schema: S, query: Record<string, string>): z.output<S> {
+/**
+ * A query string, every value of each parameter as sent (hono's `c.req.queries()`): the same
+ * wording as a body, under code `invalid_query` and paths like `query limit`. A parameter given
+ * more than once is refused: every parameter takes one value, and keeping the first
+ * (`?verdict=pass&verdict=fail` read as pass alone) would ignore what the caller asked for.
+ */
+export function validateQuery<S extends z.ZodType>(schema: S, sent: Readonly<Record<string, readonly string[]>>): z.output<S> {
+  const query: Record<string, string> = {};
+  const repeated: FieldIssue[] = [];
+  for (const [key, values] of Object.entries(sent)) {
+    query[key] = values[0] ?? "";
+    if (values.length > 1)
+      repeated.push({ path: `query ${key}`, message: `given ${values.length} times: give it once (each parameter takes one value)` });
+  }
   const parsed = schema.safeParse(query, { ...WIRE_PARSE, error: (iss) => issueMessage(asSent(iss, query)) });
-  if (parsed.success) return parsed.data;
-  throw invalidQuery(fieldIssues(parsed.error.issues).map((i) => ({ ...i, path: `query ${i.path}` })));
+  if (parsed.success && repeated.length === 0) return parsed.data;
+  const invalid = parsed.success ? [] : fieldIssues(parsed.error.issues).map((i) => ({ ...i, path: `query ${i.path}` }));
+  throw invalidQuery([...repeated, ...invalid.filter((i) => !repeated.some((r) => r.path === i.path))]);
 }
 
 /**

@@ -18,7 +18,7 @@ import { requireRun } from "./runs";
 export const runCompare = new Hono<AppEnv>();
 
 runCompare.get("/compare", requireScope("runs:read"), async (c) =>
-  c.json(await compareRuns(c, validateQuery(CompareQuery, c.req.query()))),
+  c.json(await compareRuns(c, validateQuery(CompareQuery, c.req.queries()))),
 );
 
 /**

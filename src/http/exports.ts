@@ -33,7 +33,7 @@ export const runExports = new Hono<AppEnv>();
 
 runExports.get("/:id/export", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  const q = validateQuery(ExportQuery, c.req.query());
+  const q = validateQuery(ExportQuery, c.req.queries());
   if (q.format === "karenina") {
     throw invalidQuery([
       {

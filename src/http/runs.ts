@@ -45,7 +45,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
 });
 
 runs.get("/", requireScope("runs:read"), async (c) => {
-  const q = validateQuery(ListQuery, c.req.query());
+  const q = validateQuery(ListQuery, c.req.queries());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "run_id"]) : null;
   const rows = await listRuns(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
@@ -138,7 +138,7 @@ function statusView(run: RunRecord, children: string[], snap: RunSnapshot): RunS
  */
 runs.get("/:id/summary", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  const q = validateQuery(SummaryQuery, c.req.query());
+  const q = validateQuery(SummaryQuery, c.req.queries());
   const offset = q.cursor ? pairOffset(q.cursor) : 0;
   if (q.group_by) {
     const spec = await requireSpec(c.env.BLOBS, run);
@@ -162,7 +162,7 @@ runs.get("/:id/summary", requireScope("runs:read"), async (c) => {
 /** Results in result_id order, filtered by answering/parsing model, question, verdict and failure group. */
 runs.get("/:id/results", requireScope("runs:read"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  const q = validateQuery(ResultsQuery, c.req.query());
+  const q = validateQuery(ResultsQuery, c.req.queries());
   const filter = await resultFilter(q, () => requireSpec(c.env.BLOBS, run));
   const after = q.cursor ? decodeCursor(q.cursor, ["result_id"])[0]! : null;
   const rows = await listResultJson(c.env.DB, run.tenant_id, run.run_id, q.limit, after, filter);

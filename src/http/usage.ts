@@ -11,7 +11,7 @@ import { MonthUsage } from "../schemas/tenant-views";
 export const usage = new Hono<AppEnv>();
 
 usage.get("/", requireScope("runs:read"), async (c) => {
-  const q = validateQuery(UsageQuery, c.req.query());
+  const q = validateQuery(UsageQuery, c.req.queries());
   const tenant = tenantOf(c);
   const month = q.month ?? monthOf(Date.now());
   const models = await monthUsage(c.env.DB, tenant.tenant_id, month);

@@ -111,7 +111,7 @@ webhooks.post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) =>
 
 webhooks.get("/:id/deliveries", requireScope("webhooks:read"), async (c) => {
   const endpoint = await requireEndpoint(c);
-  const q = validateQuery(ListQuery, c.req.query());
+  const q = validateQuery(ListQuery, c.req.queries());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "delivery_id"]) : null;
   const rows = await listDeliveries(
     c.env.DB,

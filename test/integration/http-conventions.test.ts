@@ -42,6 +42,9 @@ describe("HTTP conventions", () => {
     ["/v1/runs?limit=0", "query limit"],
     ["/v1/benchmarks?limit=abc", "query limit"],
     ["/v1/runs?cursor=not-a-cursor", "query cursor"],
+    // a repeated parameter: its first value alone would not be what was asked
+    ["/v1/runs?limit=5&limit=10", "query limit"],
+    ["/v1/benchmarks?limit=5&limt=1&limit=5", "query limit"],
   ])("GET %s is a 400 invalid_query at %s", async (path, at) => {
     const res = await api(path);
     expect(res.status).toBe(400);

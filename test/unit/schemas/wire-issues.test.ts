@@ -155,11 +155,13 @@ describe("zod issues on the wire (one shared error map)", () => {
 
   it("reports a bad query parameter as invalid_query, at its path in the query", () => {
     for (const [query, path, message] of [
-      [{ limt: "5" }, "query limt", /unknown field/],
-      [{ limit: "0" }, "query limit", /^expected a number ≥ 1, got 0$/],
+      [{ limt: ["5"] }, "query limt", /unknown field/],
+      [{ limit: ["0"] }, "query limit", /^expected a number ≥ 1, got 0$/],
       // what was sent, not what coercing made of it (NaN, 0)
-      [{ limit: "abc" }, "query limit", /^expected a number, got "abc"$/],
-      [{ limit: "" }, "query limit", /^expected a number ≥ 1, got ""$/],
+      [{ limit: ["abc"] }, "query limit", /^expected a number, got "abc"$/],
+      [{ limit: [""] }, "query limit", /^expected a number ≥ 1, got ""$/],
+      // a second value is refused, not dropped: the first alone is not what was asked
+      [{ limit: ["5", "10"] }, "query limit", /^given 2 times: give it once/],
     ] as const) {
       try {
         validateQuery(ListQuery, query);
