@@ -127,7 +127,14 @@ export function ratingToTrait(r: Rating): TraitImport {
   const parsed = SCHEMAS[kind].safeParse(trait);
   const unsupportedCallable = `trait "${name}": callable traits are pickled Python (cloudpickle), which edgeval never runs`;
   if (!parsed.success) {
-    const why = parsed.error.issues.map((i) => `${i.path.join(".") || name}: ${i.message}`).join("; ");
+    // A message that already names its field is not prefixed with it again ("callable_code:
+    // callable_code is required…" read as a stutter in every import of a code-less callable trait).
+    const why = parsed.error.issues
+      .map((i) => {
+        const at = i.path.join(".") || name;
+        return i.message.startsWith(`${at} `) ? i.message : `${at}: ${i.message}`;
+      })
+      .join("; ");
     return {
       ok: false,
       message:
