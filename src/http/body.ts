@@ -55,7 +55,7 @@ export function unstorable(value: unknown): { path: (string | number)[]; message
   const stack: Entry[] = [{ v: value, depth: 0, parent: null, key: "" }];
   const pathOf = (e: Entry) => {
     const path: (string | number)[] = [];
-    for (let p: Entry | null = e; p && p.parent; p = p.parent) path.unshift(p.key);
+    for (let p: Entry | null = e; p?.parent; p = p.parent) path.unshift(p.key);
     return path;
   };
   while (stack.length > 0) {
