@@ -5,7 +5,7 @@
  */
 import type { ModelConfig } from "../schemas/model-config";
 import type { FewShotConfig } from "./few-shot";
-import type { Confidence, Excerpt, HallucinationRisk } from "../core-shared/evidence";
+import type { Excerpt, HallucinationRisk } from "../core-shared/evidence";
 import type { PromptConfig } from "../core-shared/instructions";
 
 /** Abstention or sufficiency check, as recorded in the result's template section. */

@@ -2,7 +2,6 @@
 import { z } from "zod";
 import { EXPORT_FORMATS, GROUP_BYS } from "./api";
 import { SummaryPage } from "./run-views";
-import { VerificationConfig } from "./verification-config";
 
 const ByK = z.record(z.string(), z.number().nullable());
 

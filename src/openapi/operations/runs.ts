@@ -1,16 +1,7 @@
 /** /v1/runs: submit, list, status, events, cancel, summary pages, results, delete. */
 import { ListQuery, ResultsQuery, RunSubmission, SummaryQuery } from "../../schemas/api";
 import { SummaryResponse } from "../../schemas/results-out-views";
-import {
-  DeletedRun,
-  DryRunEstimate,
-  ResultPage,
-  RunEventStream,
-  RunList,
-  RunStatus,
-  SubmittedRun,
-  SummaryPage,
-} from "../../schemas/run-views";
+import { DeletedRun, DryRunEstimate, ResultPage, RunEventStream, RunList, RunStatus, SubmittedRun } from "../../schemas/run-views";
 import { VerificationResult } from "../../schemas/result";
 import { RunEvent } from "../../schemas/run-events";
 import { RUN_BODY_LIMIT } from "../../schemas/body-limits";

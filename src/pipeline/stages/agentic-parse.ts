@@ -19,7 +19,7 @@
 import { isRetryable } from "../../llm/port";
 import { z } from "zod";
 import { buildJudgeSchema } from "../../templates";
-import { runInvestigation, workspaceToolbox } from "../../rubric/agentic/agent";
+import { runInvestigation } from "../../rubric/agentic/agent";
 import type { WorkspacePort } from "../../rubric/agentic/types";
 import { type AgenticParsingSettings, emptyAgenticParse } from "../artifacts";
 import { stageErrorFromLlm, truncate } from "../llm-failure";
