@@ -5,9 +5,12 @@
  * the run through submitRun, exactly as POST /v1/runs does. A delivery id repeats the first answer.
  */
 import { Hono } from "hono";
+import { z } from "zod";
 import { sha256Hex } from "../lib/sha256";
 import { mapPayload } from "../triggers/mapping";
-import { findTrigger, type TriggerRecord, unsealTriggerSecret } from "../triggers/triggers-repo";
+import { findTrigger, type TriggerRecord, type TriggerSpec, unsealTriggerSecret } from "../triggers/triggers-repo";
+import { applyPreset } from "../presets/apply";
+import { getPreset } from "../presets/presets-repo";
 import { verifyDelivery } from "../triggers/verify";
 import { KekMissing } from "../lib/secret-crypto";
 import { getTenant } from "../tenants/tenants-repo";
@@ -44,7 +47,7 @@ hooks.post("/:trigger_id", async (c) => {
     return reply(c, HookPing, { ping: true, trigger_id: trigger.trigger_id });
 
   const text = new TextDecoder().decode(bytes);
-  const mapped = mapPayload(trigger.spec, parsePayload(text));
+  const mapped = mapPayload(await withPreset(c.env.DB, trigger), parsePayload(text));
   if (!mapped.ok) throw invalidBody(mapped.issues);
   const deliveryId = verdict.delivery_id;
   if (deliveryId !== null && (deliveryId.length === 0 || deliveryId.length > 200)) {
@@ -60,6 +63,22 @@ hooks.post("/:trigger_id", async (c) => {
   if (outcome.kind === "estimate") throw new ApiFailure({ code: "internal", message: "a trigger never asks for a dry run" });
   return reply(c, SubmittedRun, { run_id: outcome.run_id, status_url: statusUrl(outcome.run_id) }, 202);
 });
+
+/**
+ * The trigger's spec with its preset's config merged in (its own config overriding), read now as
+ * every delivery reads it: the mapping places answers into the answering models the run will have,
+ * and a preset's manual answering model is one of them.
+ */
+async function withPreset(db: D1Database, trigger: TriggerRecord): Promise<TriggerSpec> {
+  const { preset_id, ...spec } = trigger.spec;
+  if (!preset_id) return trigger.spec;
+  const applied = await applyPreset({ preset_id, config: spec.config }, (id) => getPreset(db, trigger.tenant_id, id));
+  if (!applied.ok) throw invalidBody(applied.issues);
+  const merged = MergedConfig.parse(applied.body);
+  return { ...spec, config: merged.config };
+}
+
+const MergedConfig = z.object({ config: z.record(z.string(), z.unknown()) });
 
 async function secretOf(kek: unknown, trigger: TriggerRecord): Promise<string> {
   try {

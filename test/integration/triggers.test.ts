@@ -196,6 +196,28 @@ describe("signed inbound triggers", () => {
     expect(((await bad.res.json()) as any).error.issues).toEqual([expect.objectContaining({ path: "payload /answers" })]);
   });
 
+  it("a trigger naming a preset whose manual answering model takes the mapped answers: the delivery starts a run graded on them", async () => {
+    const own = await createTenant({ name: "preset manual" });
+    const preset = await apiAs(own.key, "/v1/presets", { method: "POST", json: { name: "manual", config: config() } });
+    expect(preset.status, await preset.clone().text()).toBe(201);
+    const trig = await createTrigger(own.key, {
+      name: "preset answers",
+      benchmark_id: await storeCapitals(own.key),
+      preset_id: ((await preset.json()) as { preset_id: string }).preset_id,
+      signing: { scheme: "github" },
+      mapping: { manual_answers: { pointer: "/answers" } },
+    });
+    const body = JSON.stringify({ answers: ALL_ANSWERS });
+    const got = await deliver(trig.trigger_id, body, {
+      "x-hub-signature-256": await sign(trig.secret, body),
+      "x-github-event": "push",
+      "x-github-delivery": crypto.randomUUID(),
+    });
+    expect(got.res.status, await got.res.clone().text()).toBe(202);
+    const done = await waitAs(own.key, ((await got.res.json()) as { run_id: string }).run_id);
+    expect(done.summary).toEqual([expect.objectContaining({ answering_model: "ci", passed: 1, total: 3 })]);
+  });
+
   it("model overrides from the payload are validated as POST /v1/runs validates them; the secret is shown once", async () => {
     const trig = await createTrigger(t.key, {
       name: "models",
