@@ -13,7 +13,7 @@ import { planRun } from "../submit/plan";
 import { startRun } from "../submit/submit";
 import { auditStatement } from "../tenants/audit";
 import { estimateRun } from "../submit/estimate";
-import { loadBenchmark } from "../storage/benchmarks-repo";
+import { getBenchmarkRecord, loadBenchmark } from "../storage/benchmarks-repo";
 import { releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
 import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
@@ -123,7 +123,7 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
  * Runs may name only endpoints their tenant registered (so every delivery is signed with a secret
  * the receiver holds); says whether the run's results go to a result.created receiver.
  */
-async function requireEndpoints(env: Env, tenantId: string, ids: readonly string[]): Promise<{ result_events: boolean }> {
+export async function requireEndpoints(env: Env, tenantId: string, ids: readonly string[]): Promise<{ result_events: boolean }> {
   const { unknown, result_events } = await webhooksOfRun(env.DB, tenantId, ids);
   const issues = unknown.map((i) => ({
     path: `webhook_endpoint_ids[${i}]`,
@@ -138,13 +138,17 @@ async function withBenchmark(env: Env, tenantId: string, req: Omit<CreateRunRequ
   const { benchmark_id, benchmark, ...rest } = req;
   if (benchmark) return { ...rest, benchmark };
   const stored = await loadBenchmark(env.DB, env.BLOBS, tenantId, benchmark_id!);
-  if (!stored) {
-    throw invalidBody([
-      { path: "benchmark_id", message: `no stored benchmark ${JSON.stringify(benchmark_id)}; list them with GET /v1/benchmarks` },
-    ]);
-  }
+  if (!stored) throw unknownBenchmark(benchmark_id!);
   return { ...rest, benchmark: stored.benchmark };
 }
+
+/** A stored benchmark of the tenant is named (a trigger's, checked at creation), else the 400 a run gets. */
+export async function requireBenchmarkId(env: Env, tenantId: string, benchmarkId: string): Promise<void> {
+  if (!(await getBenchmarkRecord(env.DB, tenantId, benchmarkId))) throw unknownBenchmark(benchmarkId);
+}
+
+const unknownBenchmark = (benchmarkId: string) =>
+  invalidBody([{ path: "benchmark_id", message: `no stored benchmark ${JSON.stringify(benchmarkId)}; list them with GET /v1/benchmarks` }]);
 
 /** Keeps the named questions, in the benchmark's order; an id the benchmark lacks is a 400. */
 function onlyQuestions(body: CreateRunBody, ids: readonly string[] | null | undefined): CreateRunBody {

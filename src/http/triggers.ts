@@ -25,6 +25,7 @@ import { reply } from "./reply";
 import { TRIGGER_BODY_LIMIT } from "../schemas/body-limits";
 import { DeletedTrigger, TriggerList, TriggerView, TriggerWithSecret } from "../schemas/trigger-views";
 import { ApiFailure, invalidBody } from "./errors";
+import { requireBenchmarkId, requireEndpoints } from "./submit-run";
 import { applyPreset } from "../presets/apply";
 import { getPreset } from "../presets/presets-repo";
 
@@ -43,6 +44,10 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
   const applied = await applyPreset(base, (id) => getPreset(c.env.DB, tenantId, id));
   if (!applied.ok) throw invalidBody(applied.issues);
   validate(CreateRunRequest, applied.body);
+  // As POST /v1/runs would refuse them, so a trigger cannot be stored that every delivery would fail.
+  // Not a whole dry run: what a run plans (manual answers, the questions) may come from the payload.
+  await requireBenchmarkId(c.env, tenantId, body.benchmark_id);
+  await requireEndpoints(c.env, tenantId, body.webhook_endpoint_ids ?? []);
   const triggerId = mintTriggerId();
   const secret = mintSigningSecret();
   let sealed: TriggerRecord["sealed"];

@@ -83,7 +83,12 @@ describe("signed inbound triggers", () => {
 
   it("GitHub ping: 200, nothing started", async () => {
     const own = await createTenant({ name: "ping" });
-    const trig = await createTrigger(own.key, { name: "ping", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" } });
+    const trig = await createTrigger(own.key, {
+      name: "ping",
+      benchmark_id: await storeCapitals(own.key),
+      config: config(),
+      signing: { scheme: "github" },
+    });
     const before = await tenantRows(own.tenant_id);
     const body = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
     const got = await deliver(trig.trigger_id, body, {
@@ -216,6 +221,31 @@ describe("signed inbound triggers", () => {
     expect(got.res.status, await got.res.clone().text()).toBe(202);
     const done = await waitAs(own.key, ((await got.res.json()) as { run_id: string }).run_id);
     expect(done.summary).toEqual([expect.objectContaining({ answering_model: "ci", passed: 1, total: 3 })]);
+  });
+
+  it("creating a trigger on an unknown benchmark or naming an unknown webhook endpoint is a 400 at that field, nothing written", async () => {
+    const own = await createTenant({ name: "trigger refs" });
+    const before = await tenantRows(own.tenant_id);
+    const noBench = await apiAs(own.key, "/v1/triggers", {
+      method: "POST",
+      json: { name: "x", benchmark_id: "no-such-benchmark", config: config(), signing: { scheme: "github" } },
+    });
+    expect(noBench.status).toBe(400);
+    expect(((await noBench.json()) as any).error.issues).toEqual([expect.objectContaining({ path: "benchmark_id" })]);
+    const noEndpoint = await apiAs(own.key, "/v1/triggers", {
+      method: "POST",
+      json: {
+        name: "x",
+        benchmark_id: await storeCapitals(own.key),
+        config: config(),
+        webhook_endpoint_ids: ["whe_nope"],
+        signing: { scheme: "github" },
+      },
+    });
+    expect(noEndpoint.status).toBe(400);
+    expect(((await noEndpoint.json()) as any).error.issues).toEqual([expect.objectContaining({ path: "webhook_endpoint_ids[0]" })]);
+    const after = await tenantRows(own.tenant_id);
+    expect(after.triggers).toBe(before.triggers);
   });
 
   it("model overrides from the payload are validated as POST /v1/runs validates them; the secret is shown once", async () => {
