@@ -110,12 +110,16 @@ export async function recordStart(
     .run();
 }
 
-/** Started scheduled runs not compared yet, with their run's status (oldest first). */
+/**
+ * Started scheduled runs that have ended and are not compared yet, with their run's status (oldest
+ * first). Runs still queued or running are left out here, not skipped by the caller: otherwise the
+ * oldest `limit` running runs (of any tenant) would fill every tick and no ended run would be compared.
+ */
 export async function uncompared(db: D1Database, limit: number): Promise<(ScheduleRunRecord & { status: string })[]> {
   const { results } = await db
     .prepare(
       `SELECT s.*, r.status FROM schedule_runs s JOIN runs r ON r.tenant_id = s.tenant_id AND r.run_id = s.run_id
-       WHERE s.compared_at IS NULL AND s.run_id IS NOT NULL ORDER BY s.created_at LIMIT ?`,
+       WHERE s.compared_at IS NULL AND s.run_id IS NOT NULL AND r.status NOT IN ('queued', 'running') ORDER BY s.created_at LIMIT ?`,
     )
     .bind(limit)
     .all<ScheduleRunRecord & { status: string }>();

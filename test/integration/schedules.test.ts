@@ -12,6 +12,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { COMPARISONS_PER_TICK } from "../../src/schedules/tick";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
 import { apiAs, createTenant, type TestTenant, waitAs } from "./tenant-helpers";
 import { createEndpoint, deliveriesOf, receivedBy, waitForReceived } from "./webhook-helpers";
@@ -193,5 +194,38 @@ describe("scheduled runs", () => {
     expect(s.recent_runs).toHaveLength(1);
     expect(s.recent_runs[0].run_id).toBeNull();
     expect(s.recent_runs[0].skipped).toMatch(/^invalid_body: preset_id: no preset/);
+  });
+  it("an ended scheduled run is compared even while more than a tick's worth of older scheduled runs (any tenant's) are still running", async () => {
+    // Another tenant's COMPARISONS_PER_TICK scheduled runs, older than ours and still running.
+    const busy = Array.from({ length: COMPARISONS_PER_TICK }, (_, i) => ({ run_id: `busy-run-${i}`, minute: `2026-11-20T00:0${i}` }));
+    const rows = busy.flatMap((b) => [
+      env.DB.prepare(
+        "INSERT INTO runs (run_id, tenant_id, benchmark_name, status, total_results, total_jobs, spec_key, created_at) VALUES (?, 'busy-tenant', 'b', 'running', 1, 1, 'k', ?)",
+      ).bind(b.run_id, `${b.minute}:00.000Z`),
+      env.DB.prepare(
+        "INSERT INTO schedule_runs (tenant_id, schedule_id, minute, run_id, created_at) VALUES ('busy-tenant', 'sch_busy', ?, ?, ?)",
+      ).bind(b.minute, b.run_id, `${b.minute}:00.000Z`),
+    ]);
+    await env.DB.batch(rows);
+    try {
+      const created = await apiAs(t.key, "/v1/schedules", {
+        method: "POST",
+        json: { name: "late", cron: "0 23 * * *", benchmark_id: benchmarkId, preset_id: presetId, config: { answering_models: MANUAL } },
+      });
+      expect(created.status).toBe(201);
+      const late = ((await created.json()) as any).schedule_id;
+      const view = async () => (await (await apiAs(t.key, `/v1/schedules/${late}`)).json()) as any;
+      await tick(Date.parse("2026-11-24T23:00:00Z"));
+      const run = (await view()).recent_runs[0];
+      expect((await waitAs(t.key, run.run_id)).status).toBe("completed");
+      await tick(Date.parse("2026-11-24T23:01:00Z"));
+      expect((await view()).recent_runs[0]).toMatchObject({ run_id: run.run_id, compared_with: null, regression: false });
+      expect((await view()).recent_runs[0].compared_at).not.toBeNull();
+    } finally {
+      await env.DB.batch([
+        env.DB.prepare("DELETE FROM schedule_runs WHERE tenant_id = 'busy-tenant'"),
+        env.DB.prepare("DELETE FROM runs WHERE tenant_id = 'busy-tenant'"),
+      ]);
+    }
   });
 });
