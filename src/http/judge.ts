@@ -186,6 +186,32 @@ async function ringFor(env: Env, tenant: TenantRecord, graph: JudgeGraph): Promi
   return keyRing(env, tenant.use_deployment_keys, new Map());
 }
 
+/**
+ * What keeps the graph's models from being called: a base_url or key destination the policy
+ * refuses, a temperature the model does not take and, with `unset`, a key secret not set.
+ */
+function modelIssues(env: Env, ring: KeyRing, graph: JudgeGraph, include: { unset: boolean }): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const { model: m, path } of graphModels(graph)) {
+    // A judge's issues sit at its provider, the base_url's included; a model shared by units is reported once.
+    const { unset, misdirected } = modelKeyIssues(m, { model: path, base_url: path }, ring, (name) => secretAdvice(name, env));
+    for (const issue of [...temperatureIssues(m, path), ...(include.unset ? unset : []), ...misdirected]) {
+      if (!issues.some((x) => x.path === issue.path && x.message === issue.message)) issues.push(issue);
+    }
+  }
+  return issues;
+}
+
+/**
+ * A stored judge's models, checked when it is stored (POST/PUT /v1/judges) as POST /v1/judge checks
+ * them, so a judge that no promptfoo call could run is a 400 now; a key secret not set yet is not
+ * refused (it may be set before the first call), as a run's dry run only warns of one.
+ */
+export async function refuseUncallableModels(env: Env, tenant: TenantRecord, graph: JudgeGraph): Promise<void> {
+  const issues = modelIssues(env, await ringFor(env, tenant, graph), graph, { unset: false });
+  if (issues.length) throw invalidBody(issues);
+}
+
 /** One port per distinct model config; a model whose key secret is missing is a 400 up front. */
 function edgePorts(
   env: Env,
@@ -196,14 +222,7 @@ function edgePorts(
   settleLater?: (release: Promise<unknown>) => void,
 ): JudgePorts {
   const table = priceTable(prices);
-  const issues: FieldIssue[] = [];
-  for (const { model: m, path } of graphModels(graph)) {
-    // A judge's issues sit at its provider, the base_url's included; a model shared by units is reported once.
-    const { unset, misdirected } = modelKeyIssues(m, { model: path, base_url: path }, ring, (name) => secretAdvice(name, env));
-    for (const issue of [...temperatureIssues(m, path), ...unset, ...misdirected]) {
-      if (!issues.some((x) => x.path === issue.path && x.message === issue.message)) issues.push(issue);
-    }
-  }
+  const issues = modelIssues(env, ring, graph, { unset: true });
   if (issues.length) throw invalidBody(issues);
   const ports = new Map<string, ModelPort>();
   // A request has no job to hand back to the queue: its retry ledger lives for the request.

@@ -39,7 +39,7 @@ import { actorOf, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
 import { readJson, validate } from "./body";
 import { ApiFailure } from "./errors";
-import { judgeGraph } from "./judge";
+import { judgeGraph, refuseUncallableModels } from "./judge";
 import { reply } from "./reply";
 
 export const storedJudges = new Hono<AppEnv>();
@@ -48,7 +48,7 @@ export const storedJudges = new Hono<AppEnv>();
 async function readJudge(c: Context<AppEnv>): Promise<{ body: StoredJudgeRequest; spec: StoredJudgeRecord["spec"] }> {
   const raw = (await readJson(c, JUDGE_BODY_LIMIT)).value as Record<string, Record<string, unknown>>;
   const body = validate(StoredJudgeRequest, raw);
-  judgeGraph(body.config, promisedSample(body.mapping));
+  await refuseUncallableModels(c.env, tenantOf(c), judgeGraph(body.config, promisedSample(body.mapping)));
   return {
     body,
     spec: { config: raw.config!, mapping: raw.mapping ?? {}, deadline_ms: body.deadline_ms, ...(raw.prices ? { prices: raw.prices } : {}) },

@@ -116,6 +116,34 @@ describe("/v1/judges", () => {
     expect((await fakeStats(model)).total).toBe(0);
   });
 
+  it("refuses at store time a model base_url POST /v1/judge would refuse (a private address), nothing written; a key not set yet is no reason to refuse", async () => {
+    const model = uniqueModel("sj-base-url");
+    const before = await rowCount("stored_judges");
+    const judge = capitalJudge(model);
+    const privateUrl = { ...judge, config: { ...judge.config, provider: { ...judge.config.provider, base_url: "http://10.1.2.3/v1" } } };
+    const direct = await json(
+      await api("/v1/judge", {
+        method: "POST",
+        json: { config: privateUrl.config, output: "Paris", reference: "Paris", vars: { topic: "capitals" } },
+      }),
+    );
+    expect(direct.status).toBe(400);
+    const stored = await json(await api("/v1/judges", { method: "POST", json: privateUrl }));
+    expect(stored.status).toBe(400);
+    expect(stored.body.error.issues).toEqual(direct.body.error.issues);
+    expect(await rowCount("stored_judges")).toBe(before);
+    // A key the tenant has not set yet may be set before promptfoo calls: stored, as a dry run would warn, not refuse.
+    const keyLater = {
+      ...judge,
+      config: {
+        ...judge.config,
+        provider: { id: "j", interface: "openai", model_name: "gpt-4.1-mini", api_key_secret: "LATER_OPENAI_KEY" },
+      },
+    };
+    const later = await json(await api("/v1/judges", { method: "POST", json: keyLater }));
+    expect(later.status, JSON.stringify(later.body)).toBe(201);
+  });
+
   it("needs judges:write to store or mint a token and judges:read to look", async () => {
     const t = await createTenant();
     const reader = await createKey(t.key, { scopes: ["judges:read"] });
