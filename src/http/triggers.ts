@@ -26,6 +26,9 @@ import { TRIGGER_BODY_LIMIT } from "../schemas/body-limits";
 import { DeletedTrigger, TriggerList, TriggerView, TriggerWithSecret } from "../schemas/trigger-views";
 import { ApiFailure, invalidBody } from "./errors";
 import { requireBenchmarkId, requireEndpoints } from "./submit-run";
+import { configModelIssues } from "../submit/plan";
+import { loadKeyRing } from "../tenants/key-ring";
+import { secretAdvice } from "../env";
 import { applyPreset } from "../presets/apply";
 import { getPreset } from "../presets/presets-repo";
 
@@ -43,11 +46,14 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
   };
   const applied = await applyPreset(base, (id) => getPreset(c.env.DB, tenantId, id));
   if (!applied.ok) throw invalidBody(applied.issues);
-  validate(CreateRunRequest, applied.body);
+  const run = validate(CreateRunRequest, applied.body);
   // As POST /v1/runs would refuse them, so a trigger cannot be stored that every delivery would fail.
   // Not a whole dry run: what a run plans (manual answers, the questions) may come from the payload.
   await requireBenchmarkId(c.env, tenantId, body.benchmark_id);
   await requireEndpoints(c.env, tenantId, body.webhook_endpoint_ids ?? []);
+  // Its models too (a base_url or key destination refused); a key not set yet may be set before a delivery.
+  const models = configModelIssues(run.config, [], await loadKeyRing(c.env, tenantOf(c)), (name) => secretAdvice(name, c.env));
+  if (models.issues.length) throw invalidBody(models.issues);
   const triggerId = mintTriggerId();
   const secret = mintSigningSecret();
   let sealed: TriggerRecord["sealed"];

@@ -70,22 +70,14 @@ export function planRun(
       });
     }
   });
-  const models = [
-    ...config.answering_models.map((model, i) => ({ path: `config.answering_models[${i}]`, model })),
-    ...config.parsing_models.map((model, i) => ({ path: `config.parsing_models[${i}]`, model })),
-    ...modelsInRubrics(benchmark, (id) => !wanted || wanted.has(id)),
-    ...(config.embedding_check_enabled && config.embedding_check_provider
-      ? [{ path: "config.embedding_check_provider", model: config.embedding_check_provider }]
-      : []),
-  ];
-  if (config.embedding_check_enabled) issues.push(...embeddingIssues(config));
-  config.answering_models.forEach((model, i) => issues.push(...mcpServerIssues(model, `config.answering_models[${i}]`, ring)));
-  for (const { path, model } of models) {
-    issues.push(...temperatureIssues(model, path));
-    const keyIssues = modelKeyIssues(model, { model: path, base_url: `${path}.base_url` }, ring, advice);
-    issues.push(...keyIssues.misdirected);
-    unsetSecrets.push(...keyIssues.unset);
-  }
+  const models = configModelIssues(
+    config,
+    modelsInRubrics(benchmark, (id) => !wanted || wanted.has(id)),
+    ring,
+    advice,
+  );
+  issues.push(...models.issues);
+  unsetSecrets.push(...models.unset);
 
   if (config.deep_judgment_search_enabled && !ring.secret(TAVILY_SECRET)) {
     unsetSecrets.push({
@@ -134,6 +126,39 @@ export function planRun(
     ...(scenarios.length ? { scenarios, scenario_turn_limit: config.scenario_turn_limit } : {}),
   };
   return { ok: true, spec, jobIds: jobIds(spec), warnings };
+}
+
+/**
+ * What stops the config's models (answering, parsing, embedding, and `more`: the rubric traits'
+ * models) from being called: a temperature, a key destination or an MCP server refused (`issues`),
+ * and key secrets not set (`unset`: a refusal for a run, a warning for a dry run). A trigger checks
+ * its stored config's models with it when it is created.
+ */
+export function configModelIssues(
+  config: VerificationConfig,
+  more: readonly { path: string; model: ModelConfig }[],
+  ring: KeyRing,
+  advice: (name: string) => string,
+): { issues: FieldIssue[]; unset: FieldIssue[] } {
+  const issues: FieldIssue[] = [];
+  const unset: FieldIssue[] = [];
+  const models = [
+    ...config.answering_models.map((model, i) => ({ path: `config.answering_models[${i}]`, model })),
+    ...config.parsing_models.map((model, i) => ({ path: `config.parsing_models[${i}]`, model })),
+    ...more,
+    ...(config.embedding_check_enabled && config.embedding_check_provider
+      ? [{ path: "config.embedding_check_provider", model: config.embedding_check_provider }]
+      : []),
+  ];
+  if (config.embedding_check_enabled) issues.push(...embeddingIssues(config));
+  config.answering_models.forEach((model, i) => issues.push(...mcpServerIssues(model, `config.answering_models[${i}]`, ring)));
+  for (const { path, model } of models) {
+    issues.push(...temperatureIssues(model, path));
+    const keyIssues = modelKeyIssues(model, { model: path, base_url: `${path}.base_url` }, ring, advice);
+    issues.push(...keyIssues.misdirected);
+    unset.push(...keyIssues.unset);
+  }
+  return { issues, unset };
 }
 
 /** Every scenario node's question: their rubrics count for the run's evaluation mode too. */

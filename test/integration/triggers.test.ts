@@ -248,6 +248,31 @@ describe("signed inbound triggers", () => {
     expect(after.triggers).toBe(before.triggers);
   });
 
+  it("creating a trigger whose config names a model no delivery could call (a private base_url) is the 400 POST /v1/runs gives, nothing written", async () => {
+    const own = await createTenant({ name: "trigger models" });
+    const benchmark_id = await storeCapitals(own.key);
+    const refused = { ...config(), parsing_models: [{ ...fakeModel("j", judge), base_url: "http://10.1.2.3/v1" }] };
+    const run = await apiAs(own.key, "/v1/runs", { method: "POST", json: { benchmark_id, config: refused } });
+    expect(run.status).toBe(400);
+    const runIssues = ((await run.json()) as { error: { issues: { path: string }[] } }).error.issues;
+    expect(runIssues.map((i) => i.path)).toContain("config.parsing_models[0].base_url");
+    const before = await tenantRows(own.tenant_id);
+    const res = await apiAs(own.key, "/v1/triggers", {
+      method: "POST",
+      json: {
+        name: "x",
+        benchmark_id,
+        config: refused,
+        signing: { scheme: "github" },
+        mapping: { manual_answers: { pointer: "/answers" } },
+      },
+    });
+    expect(res.status).toBe(400);
+    const issues = ((await res.json()) as { error: { issues: { path: string }[] } }).error.issues;
+    expect(issues).toEqual(runIssues.filter((i) => i.path === "config.parsing_models[0].base_url"));
+    expect((await tenantRows(own.tenant_id)).triggers).toBe(before.triggers);
+  });
+
   it("model overrides from the payload are validated as POST /v1/runs validates them; the secret is shown once", async () => {
     const trig = await createTrigger(t.key, {
       name: "models",
