@@ -47,7 +47,7 @@ hooks.post("/:trigger_id", async (c) => {
     return reply(c, HookPing, { ping: true, trigger_id: trigger.trigger_id });
 
   const text = new TextDecoder().decode(bytes);
-  const mapped = mapPayload(await withPreset(c.env.DB, trigger), parsePayload(text));
+  const mapped = mapPayload(await withPreset(c.env.DB, trigger), parsePayload(text, c.req.header("content-type")));
   if (!mapped.ok) throw invalidBody(mapped.issues);
   const deliveryId = verdict.delivery_id;
   if (deliveryId !== null && (deliveryId.length === 0 || deliveryId.length > 200)) {
@@ -90,12 +90,16 @@ async function secretOf(kek: unknown, trigger: TriggerRecord): Promise<string> {
   }
 }
 
-function parsePayload(text: string): unknown {
+function parsePayload(text: string, contentType: string | undefined): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ApiFailure({ code: "invalid_json", message: `the payload is not valid JSON: ${(err as Error).message}` });
+    // GitHub's webhooks default to a form-encoded body (payload=…): say which setting to change.
+    const form = contentType?.toLowerCase().startsWith("application/x-www-form-urlencoded")
+      ? " The delivery is application/x-www-form-urlencoded: set the webhook's Content type to application/json (on GitHub: the repository's Settings → Webhooks → Edit)."
+      : "";
+    throw new ApiFailure({ code: "invalid_json", message: `the payload is not valid JSON: ${(err as Error).message}.${form}` });
   }
   const bad = unstorable(value);
   if (bad) throw invalidBody([{ path: `payload ${formatPath(bad.path)}`, message: bad.message }]);

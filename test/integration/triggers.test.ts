@@ -102,6 +102,23 @@ describe("signed inbound triggers", () => {
     expect(await tenantRows(own.tenant_id)).toEqual(before);
   });
 
+  it("GitHub's default form-encoded delivery (payload=…) is a 400 that says to set the webhook's content type to application/json", async () => {
+    const trig = await createTrigger(t.key, { name: "form", benchmark_id: benchmarkId, config: config(), signing: { scheme: "github" } });
+    const body = `payload=${encodeURIComponent(JSON.stringify({ answers: ALL_ANSWERS }))}`;
+    const got = await deliver(trig.trigger_id, body, {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-hub-signature-256": await sign(trig.secret, body),
+      "x-github-event": "push",
+      "x-github-delivery": crypto.randomUUID(),
+    });
+    expect(got.res.status).toBe(400);
+    expect(got.queueSends).toBe(0);
+    const error = ((await got.res.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe("invalid_json");
+    expect(error.message).toContain("application/x-www-form-urlencoded");
+    expect(error.message).toContain("Content type to application/json");
+  });
+
   it("a bad or missing GitHub signature is 401 with zero writes (rows and queue sends)", async () => {
     const trig = await createTrigger(t.key, {
       name: "bad sig",
