@@ -14,7 +14,7 @@ import { startRun } from "../submit/submit";
 import { auditStatement } from "../tenants/audit";
 import { estimateRun } from "../submit/estimate";
 import { getBenchmarkRecord, loadBenchmark } from "../storage/benchmarks-repo";
-import { releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
+import { getRun, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
 import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
 import type { TenantRecord } from "../tenants/tenants-repo";
@@ -90,16 +90,8 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
   if (body.dry_run) return { kind: "estimate", body: { estimate: estimateRun(plan.spec, body.prices), warnings: plan.warnings } };
 
   if (idempotency && guardOn("idempotency_key")) {
-    const holder = await reserveIdempotencyKey(env.DB, tenant.tenant_id, { ...idempotency, run_id: runId }, createdAt);
-    if (holder.run_id !== runId) {
-      if (holder.body_hash !== idempotency.body_hash) {
-        throw new ApiFailure({
-          code: "idempotency_conflict",
-          message: "this Idempotency-Key was already used with a different body; use a new key for a new run",
-        });
-      }
-      return { kind: "repeated", run_id: holder.run_id };
-    }
+    const repeated = await takeIdempotencyKey(env.DB, tenant.tenant_id, { ...idempotency, run_id: runId }, createdAt);
+    if (repeated) return { kind: "repeated", run_id: repeated };
   }
   try {
     await admitRun(host, tenant.tenant_id, limits, allowance);
@@ -117,6 +109,43 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
     detail: { jobs: plan.jobIds.length },
   }).run();
   return { kind: "started", run_id: runId };
+}
+
+/** How often, and how long, a repeat waits for the first request under its key to start its run. */
+const HOLDER_POLL_MS = 250;
+const HOLDER_POLLS = 40;
+
+/**
+ * Takes the key for this request (null: go on and start the run), or answers the run of the first
+ * request under it. A first request still submitting is waited for: its run_id is answered only
+ * once its run exists, and if it is refused (a quota) and lets the key go, this request takes the
+ * key and starts the run itself. So no caller is told of a run that never starts (a webhook sender
+ * would not deliver again), and copies sent at once still get one run and one answer.
+ */
+async function takeIdempotencyKey(
+  db: D1Database,
+  tenantId: string,
+  mine: { key: string; body_hash: string; run_id: string },
+  createdAt: string,
+): Promise<string | null> {
+  for (let poll = 0; ; poll++) {
+    const holder = await reserveIdempotencyKey(db, tenantId, mine, createdAt);
+    if (holder.run_id === mine.run_id) return null;
+    if (holder.body_hash !== mine.body_hash) {
+      throw new ApiFailure({
+        code: "idempotency_conflict",
+        message: "this Idempotency-Key was already used with a different body; use a new key for a new run",
+      });
+    }
+    if (await getRun(db, tenantId, holder.run_id)) return holder.run_id;
+    if (poll >= HOLDER_POLLS) {
+      throw new ApiFailure({
+        code: "idempotency_in_progress",
+        message: "a request with this Idempotency-Key (or delivery id) is still being submitted; retry in a few seconds",
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, HOLDER_POLL_MS));
+  }
 }
 
 /**

@@ -5,7 +5,9 @@
  */
 import { sign } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/lib/sha256";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
 import { apiAs, createTenant, type TestTenant, waitAs } from "./tenant-helpers";
 import { createTrigger, deliver, tenantRows } from "./trigger-helpers";
@@ -118,6 +120,41 @@ describe("signed inbound triggers", () => {
     expect(error.message).toContain("application/x-www-form-urlencoded");
     expect(error.message).toContain("Content type to application/json");
   });
+
+  it("a repeated delivery id whose first delivery has not started its run is a 409 to retry, never a 202 for a run that does not exist; once the key is let go it starts the run", async () => {
+    const trig = await createTrigger(t.key, {
+      name: "in flight",
+      benchmark_id: benchmarkId,
+      config: config(),
+      signing: { scheme: "github" },
+      mapping: { manual_answers: { pointer: "/answers" } },
+    });
+    const body = JSON.stringify({ answers: ALL_ANSWERS });
+    const delivery = crypto.randomUUID();
+    const headers = async () => ({
+      "x-hub-signature-256": await sign(trig.secret, body),
+      "x-github-event": "push",
+      "x-github-delivery": delivery,
+    });
+    // What a first delivery holds between taking the key and writing its run (or while it is
+    // refused, before it lets the key go): the key, and no run.
+    const pending = crypto.randomUUID();
+    await env.DB.prepare("INSERT INTO idempotency_keys (tenant_id, key, body_hash, run_id, created_at) VALUES (?, ?, ?, ?, ?)")
+      .bind(t.tenant_id, `hook:${trig.trigger_id}:${delivery}`, await sha256Hex(body), pending, new Date().toISOString())
+      .run();
+    const repeat = await deliver(trig.trigger_id, body, await headers());
+    expect(repeat.res.status).toBe(409);
+    expect(((await repeat.res.json()) as { error: { code: string } }).error.code).toBe("idempotency_in_progress");
+    expect(repeat.queueSends).toBe(0);
+    // The first one was refused and let the key go: the delivery, retried, starts the run.
+    await env.DB.prepare("DELETE FROM idempotency_keys WHERE tenant_id = ? AND run_id = ?").bind(t.tenant_id, pending).run();
+    const retried = await deliver(trig.trigger_id, body, await headers());
+    expect(retried.res.status).toBe(202);
+    const { run_id } = (await retried.res.json()) as { run_id: string };
+    expect((await waitAs(t.key, run_id)).status).toBe("completed");
+    const again = await deliver(trig.trigger_id, body, await headers());
+    expect(((await again.res.json()) as { run_id: string }).run_id).toBe(run_id);
+  }, 60_000);
 
   it("a bad or missing GitHub signature is 401 with zero writes (rows and queue sends)", async () => {
     const trig = await createTrigger(t.key, {

@@ -25,7 +25,7 @@ export const RUN_OPERATIONS: Operation[] = [
       {
         name: "Idempotency-Key",
         description:
-          "1-255 characters. The same key with the same body (compared canonicalised per RFC 8785) returns the same run_id; with another body it is a 409 idempotency_conflict.",
+          "1-255 characters. The same key with the same body (compared canonicalised per RFC 8785) returns the same run_id (a 409 idempotency_in_progress, to retry, while the first request's run is not started yet); with another body it is a 409 idempotency_conflict.",
       },
     ],
     body: { schema: RunSubmission, maxBytes: RUN_BODY_LIMIT.bytes, example: EXAMPLE_RUN_REQUEST },
@@ -37,7 +37,7 @@ export const RUN_OPERATIONS: Operation[] = [
       },
       200: { description: "A dry run's estimate (`dry_run: true`).", schema: DryRunEstimate },
     },
-    errors: ["idempotency_conflict", "quota_exceeded"],
+    errors: ["idempotency_conflict", "idempotency_in_progress", "quota_exceeded"],
   },
   {
     method: "get",
