@@ -1,5 +1,5 @@
-/** The run's summary table and the CI gates (--fail-under, --max-errors), as pure functions. */
-import type { PairSummary } from "../src/client/index.ts";
+/** The run's summary table and the CI gates (--fail-under, --max-errors, and how the run ended), as pure functions. */
+import type { PairSummary, RunStatus, RunStatusName } from "../src/client/index.ts";
 
 export interface Gates {
   /** Every pair's pass rate must be ≥ this (a null rate fails too). */
@@ -32,4 +32,22 @@ export function gateFailures(rows: readonly Row[], gates: Gates): string[] {
   const errored = rows.reduce((n, r) => n + r.errored, 0);
   if (errored > gates.maxErrors) out.push(`${errored} errored result(s) (a judge or transport failure), more than --max-errors ${gates.maxErrors}`);
   return out;
+}
+
+/**
+ * Why a run that ended otherwise than `completed` fails CI. The gates above see only the results
+ * the run has: a cancelled or budget-stopped run's unreached jobs, and a partial run's
+ * dead-lettered ones, left none, so its pass rates and error count can look fine. Null: completed.
+ */
+const ENDINGS: Partial<Record<RunStatusName, string>> = {
+  cancelled: "it was cancelled before every job ran",
+  budget_exceeded: "its budget_usd was spent before every job ran",
+  failed: "not one result has a verdict (every job errored or was dead-lettered)",
+  partial: "some jobs were dead-lettered and left no result",
+};
+
+export function endFailure(run: Pick<RunStatus, "run_id" | "status" | "progress">): string | null {
+  if (run.status === "completed") return null;
+  const why = ENDINGS[run.status] ?? "it has not finished";
+  return `run ${run.run_id} ended ${run.status} with ${run.progress.done}/${run.progress.total} results: ${why}`;
 }

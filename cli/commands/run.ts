@@ -7,7 +7,7 @@ import path from "node:path";
 import type { CreateRunRequest, EdgevalClient, RunStatus, RunSubmission } from "../../src/client/index.ts";
 import { CliError, type Out, readData } from "../io.ts";
 import { progressReporter } from "../progress.ts";
-import { gateFailures, summaryTable } from "../summary.ts";
+import { endFailure, gateFailures, summaryTable } from "../summary.ts";
 import { resultsCommand } from "./results.ts";
 
 export interface RunOptions {
@@ -83,7 +83,8 @@ export async function followRun(client: EdgevalClient, runId: string, opts: Foll
   out.line(`\nrun ${run.run_id}: ${run.status}, ${run.progress.done}/${run.progress.total} results, cost ${cost === null ? "unknown (unpriced models)" : `$${cost.toFixed(4)}`}\n`);
   out.line(summaryTable(rows));
   if (opts.saveResults) await resultsCommand(client, run.run_id, { format: "ndjson", output: opts.saveResults }, out);
-  const failures = gateFailures(rows, { failUnder: opts.failUnder, maxErrors: opts.maxErrors });
+  const ended = endFailure(run);
+  const failures = [...(ended ? [ended] : []), ...gateFailures(rows, { failUnder: opts.failUnder, maxErrors: opts.maxErrors })];
   for (const f of failures) out.err(`FAIL ${f}`);
   if (failures.length) return 1;
   out.err(`ok: every gate passed${opts.failUnder !== undefined ? ` (--fail-under ${opts.failUnder}` : " ("}${opts.failUnder !== undefined ? ", " : ""}--max-errors ${opts.maxErrors})`);

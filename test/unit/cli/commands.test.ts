@@ -246,6 +246,50 @@ describe("edgeval run --preset", () => {
   });
 });
 
+describe("edgeval run: how the run ended is a gate", () => {
+  /** A server with no event stream whose run r1 has ended with `status` after 4 of 48 results, every one a pass. */
+  const ended = (status: string) =>
+    (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const where = `${req.method} ${new URL(req.url).pathname}`;
+      if (where === "POST /v1/runs") return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
+      if (where === "GET /v1/runs/r1")
+        return json({
+          run_id: "r1",
+          status,
+          progress: { total: 48, done: 4 },
+          summary: [{ answering_model: "a", parsing_model: "j", total: 24, passed: 4, failed: 0, errored: 0, pass_rate: 1 }],
+          summary_total: 1,
+          usage: { total: { cost_usd: 0 } },
+        });
+      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
+    }) as typeof globalThis.fetch;
+  const run = async (status: string) => {
+    const dir = tempDir("cli-ended-");
+    const benchmark = path.join(dir, "bench.json");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    const out = capture();
+    const client = createClient({ url: "http://x", token: "t", fetch: ended(status) });
+    const code = await runCommand(client, benchmark, { config, failUnder: 0.5, maxErrors: 0, timeout: 10, pollMs: 100 }, out);
+    return { code, lines: out.lines };
+  };
+
+  it("exits 1 when the run was cancelled, though every result it has passed", async () => {
+    const { code, lines } = await run("cancelled");
+    expect(lines).toContain("FAIL run r1 ended cancelled with 4/48 results: it was cancelled before every job ran");
+    expect(lines.some((l) => l.startsWith("ok:"))).toBe(false);
+    expect(code).toBe(1);
+  });
+
+  it("exits 0 for the same results when the run completed", async () => {
+    const { code, lines } = await run("completed");
+    expect(lines).toContain("ok: every gate passed (--fail-under 0.5, --max-errors 0)");
+    expect(code).toBe(0);
+  });
+});
+
 describe("edgeval judges", () => {
   it("stores a judge from a file and prints a token once on stdout, the promptfoo URL naming the env var on stderr", async () => {
     const seen: string[] = [];

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { Out } from "../../../cli/io.ts";
 import { progressReporter } from "../../../cli/progress.ts";
-import { gateFailures, summaryTable } from "../../../cli/summary.ts";
+import { endFailure, gateFailures, summaryTable } from "../../../cli/summary.ts";
 
 const row = (answering: string, passed: number, failed: number, errored: number) => ({
   answering_model: answering,
@@ -35,6 +35,23 @@ describe("CI gates", () => {
       "2 errored result(s) (a judge or transport failure), more than --max-errors 0",
     ]);
     expect(gateFailures(example, { maxErrors: 2 })).toEqual([]);
+  });
+
+  it("fails a run that did not end completed: its missing results are in no pass rate or error count", () => {
+    const run = (status: "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded") => ({
+      run_id: "r1",
+      status,
+      progress: { done: 4, total: 48 },
+    });
+    expect(endFailure(run("completed"))).toBeNull();
+    expect(endFailure(run("cancelled"))).toBe("run r1 ended cancelled with 4/48 results: it was cancelled before every job ran");
+    expect(endFailure(run("budget_exceeded"))).toBe(
+      "run r1 ended budget_exceeded with 4/48 results: its budget_usd was spent before every job ran",
+    );
+    expect(endFailure(run("failed"))).toBe(
+      "run r1 ended failed with 4/48 results: not one result has a verdict (every job errored or was dead-lettered)",
+    );
+    expect(endFailure(run("partial"))).toBe("run r1 ended partial with 4/48 results: some jobs were dead-lettered and left no result");
   });
 
   it("prints the summary as an aligned table", () => {
