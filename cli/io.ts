@@ -59,6 +59,34 @@ export function stdio(): Out {
   };
 }
 
+/** Why FILE could not be written, in words, from a Node fs error. */
+function cannotWrite(file: string, err: unknown): CliError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why: Record<string, string> = {
+    ENOENT: `there is no directory ${path.dirname(file)}`,
+    EISDIR: "it is a directory",
+    EACCES: "permission denied",
+    EPERM: "permission denied",
+    EROFS: "the file system is read-only",
+    ENOSPC: "the disk is full",
+  };
+  return new CliError(`cannot write ${file}: ${(code && why[code]) ?? (err as Error).message}`);
+}
+
+/**
+ * Refuses an output FILE that cannot be written where it is (no such directory, or FILE is a
+ * directory), naming FILE, so that a command checks it before its requests (a whole run, an
+ * export built on the server) rather than after them.
+ */
+export function checkWritable(file: string, flag?: string): void {
+  if (file === "-") return;
+  const prefix = flag ? `${flag}: ` : "";
+  if (!fs.statSync(path.dirname(path.resolve(file)), { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CliError(`${prefix}cannot write ${file}: there is no directory ${path.dirname(file)}`);
+  }
+  if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`${prefix}cannot write ${file}: it is a directory`);
+}
+
 /** Writes to FILE (atomically, through a temp file) or to stdout for "-". */
 export async function writeOutput(file: string, body: (emit: (s: string) => void) => Promise<void>): Promise<void> {
   if (file === "-") {
@@ -66,13 +94,25 @@ export async function writeOutput(file: string, body: (emit: (s: string) => void
     return;
   }
   const tmp = `${file}.tmp-${process.pid}`;
-  const fd = fs.openSync(tmp, "w");
+  let fd: number | undefined;
   try {
-    await body((s) => void fs.writeSync(fd, s));
-    fs.closeSync(fd);
-    fs.renameSync(tmp, file);
+    fd = fs.openSync(tmp, "w");
   } catch (err) {
+    // The temp file's name is ours, not the user's: name the file they asked for.
+    throw cannotWrite(file, err);
+  }
+  try {
+    await body((s) => void fs.writeSync(fd!, s));
     fs.closeSync(fd);
+    fd = undefined;
+    try {
+      fs.renameSync(tmp, file);
+    } catch (err) {
+      throw cannotWrite(file, err);
+    }
+  } catch (err) {
+    // Closed once only: closing twice would throw EBADF over the real error and leave the temp file.
+    if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
     throw err;
   }

@@ -5,7 +5,7 @@
  * built by POST /v1/runs/:id/exports, waited for, then downloaded. The filters narrow any format.
  */
 import { EdgevalApiError, type EdgevalClient } from "../../src/client/index.ts";
-import { CliError, type Out, writeOutput } from "../io.ts";
+import { CliError, checkWritable, type Out, writeOutput } from "../io.ts";
 
 export const FORMATS = ["ndjson", "csv", "karenina"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -27,6 +27,7 @@ export async function resultsCommand(client: EdgevalClient, runId: string, opts:
     verdict: opts.verdict,
     failure_group: opts.failureGroup as never,
   };
+  checkWritable(opts.output);
   if (opts.format === "karenina") out.err(`building the karenina export of run ${runId} on the server (every result's trace)…`);
   let res: Response;
   try {

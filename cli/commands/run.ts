@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import type { CreateRunRequest, EdgevalClient, RunStatus, RunSubmission } from "../../src/client/index.ts";
-import { CliError, type Out, readData } from "../io.ts";
+import { CliError, checkWritable, type Out, readData } from "../io.ts";
 import { progressReporter } from "../progress.ts";
 import { endFailure, gateFailures, summaryTable } from "../summary.ts";
 import { resultsCommand } from "./results.ts";
@@ -44,6 +44,7 @@ function runBody(opts: RunOptions, file: string): RunSubmission {
 }
 
 export async function runCommand(client: EdgevalClient, file: string, opts: RunOptions, out: Out): Promise<number> {
+  if (opts.saveResults) checkWritable(opts.saveResults, "--save-results");
   const body = runBody(opts, file);
   const data = readData(file);
   if (isCheckpoint(file, data)) {

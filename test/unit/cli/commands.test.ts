@@ -7,7 +7,7 @@ import { rescoreCommand } from "../../../cli/commands/rescore.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
 import { runCommand } from "../../../cli/commands/run.ts";
 import { judgesCommand } from "../../../cli/commands/judges.ts";
-import type { Out } from "../../../cli/io.ts";
+import { type Out, writeOutput } from "../../../cli/io.ts";
 import { createClient } from "../../../src/client/index.ts";
 import { tempDirs } from "../../support/temp-dirs.ts";
 
@@ -120,6 +120,68 @@ describe("edgeval results", () => {
     expect(err.message).toContain("this server has no results export");
     expect(err.exitCode).toBe(2);
     expect(fs.existsSync(file)).toBe(false);
+  });
+});
+
+describe("an output file that cannot be written", () => {
+  const noRequest = (async () => {
+    throw new Error("no request expected");
+  }) as typeof globalThis.fetch;
+
+  it("results names the file, before any request", async () => {
+    const file = path.join(tempDir("cli-out-"), "missing-dir", "r.ndjson");
+    const err = await resultsCommand(
+      createClient({ url: "http://x", token: "t", fetch: noRequest }),
+      "r1",
+      { format: "ndjson", output: file },
+      capture(),
+    ).catch((e) => e);
+    expect(err.message).toBe(`cannot write ${file}: there is no directory ${path.dirname(file)}`);
+    expect(err.exitCode).toBe(2);
+  });
+
+  it("results refuses a directory as its output, before any request", async () => {
+    const dir = tempDir("cli-out-");
+    const err = await resultsCommand(
+      createClient({ url: "http://x", token: "t", fetch: noRequest }),
+      "r1",
+      { format: "ndjson", output: dir },
+      capture(),
+    ).catch((e) => e);
+    expect(err.message).toBe(`cannot write ${dir}: it is a directory`);
+  });
+
+  it("a file that cannot take the output's place is named, and the temp file is removed", async () => {
+    const parent = tempDir("cli-out-");
+    const target = path.join(parent, "taken");
+    fs.mkdirSync(target);
+    const err = await writeOutput(target, async (emit) => emit("x\n")).catch((e) => e);
+    expect(err.message).toBe(`cannot write ${target}: it is a directory`);
+    expect(fs.readdirSync(parent)).toEqual(["taken"]);
+  });
+
+  it("run --save-results is refused before the run is submitted, not once it has ended", async () => {
+    const dir = tempDir("cli-out-");
+    const benchmark = path.join(dir, "bench.json");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    const saved = path.join(dir, "nope", "results.ndjson");
+    const client = createClient({ url: "http://x", token: "t", fetch: noRequest });
+    const err = await runCommand(
+      client,
+      benchmark,
+      { config, maxErrors: 0, timeout: 10, pollMs: 100, saveResults: saved },
+      capture(),
+    ).catch((e) => e);
+    expect(err.message).toBe(`--save-results: cannot write ${saved}: there is no directory ${path.dirname(saved)}`);
+    const rescored = await rescoreCommand(
+      client,
+      "r1",
+      { replicates: 3, maxErrors: 0, timeout: 10, pollMs: 100, saveResults: saved },
+      capture(),
+    ).catch((e) => e);
+    expect(rescored.message).toBe(`--save-results: cannot write ${saved}: there is no directory ${path.dirname(saved)}`);
   });
 });
 
