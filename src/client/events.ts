@@ -148,6 +148,8 @@ export async function* pollRun(t: Transport, runId: string, opts: WatchOptions =
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
+    // A signal that aborted during the request before this sleep fires no "abort" event any more.
+    if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });

@@ -176,6 +176,20 @@ describe("edgeval/client", () => {
     ]);
   });
 
+  it("stops polling when the signal aborts while a GET is in flight (a --timeout or Ctrl-C then)", async () => {
+    const stop = new AbortController();
+    let gets = 0;
+    const { client } = scripted({
+      "GET /v1/runs/r": () => {
+        if (++gets === 2) stop.abort(new Error("stopped"));
+        return json(run("running", 1));
+      },
+    });
+    const err = await client.runs.wait("r", { pollMs: 1, signal: stop.signal }).catch((e) => e);
+    expect(String(err)).toContain("stopped");
+    expect(gets).toBe(2);
+  });
+
   it("parses CRLF line ends, multi-line data and comments as the SSE spec says", async () => {
     const out = [];
     for await (const e of parseSse(sse("event: a\r\ndata: x\r\ndata: y\r\n\r\n: c\r\n\r\ndata: z\n\n").body!)) out.push(e);
