@@ -65,18 +65,27 @@ export type FollowOptions = Pick<RunOptions, "failUnder" | "maxErrors" | "timeou
 /** Progress until the run ends, the summary table, the saved results, then the CI gates' exit code. */
 export async function followRun(client: EdgevalClient, runId: string, opts: FollowOptions, out: Out): Promise<number> {
   const progress = progressReporter(out);
-  const signal = AbortSignal.timeout(opts.timeout * 1000);
+  const timeout = AbortSignal.timeout(opts.timeout * 1000);
+  // Ctrl-C (or a CI runner's SIGTERM) stops the watching, not the run: say so, and how to stop it.
+  const interrupt = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => interrupt.abort(name);
+  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
   let run: RunStatus;
   try {
     run = await client.runs.wait(runId, {
       pollMs: opts.pollMs,
-      signal,
+      signal: AbortSignal.any([timeout, interrupt.signal]),
       onFallback: (why) => out.err(`(${why})`),
       onEvent: (e) => progress.onEvent(e),
     });
   } catch (err) {
-    if (signal.aborted) throw new CliError(`run ${runId} did not finish within ${opts.timeout} s (--timeout); it goes on on the server: edgeval cancel ${runId}`);
+    if (interrupt.signal.aborted) {
+      throw new CliError(`interrupted: run ${runId} goes on on the server; stop it with: edgeval cancel ${runId}`, interrupt.signal.reason === "SIGTERM" ? 143 : 130);
+    }
+    if (timeout.aborted) throw new CliError(`run ${runId} did not finish within ${opts.timeout} s (--timeout); it goes on on the server: edgeval cancel ${runId}`);
     throw err;
+  } finally {
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
   }
 
   const rows = run.summary_total > run.summary.length ? await client.runs.allPairs(run.run_id) : run.summary;

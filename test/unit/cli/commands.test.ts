@@ -352,6 +352,40 @@ describe("edgeval run: how the run ended is a gate", () => {
   });
 });
 
+describe("edgeval run interrupted (Ctrl-C)", () => {
+  it("says the run goes on on the server and how to cancel it, exit 130", async () => {
+    const dir = tempDir("cli-sigint-");
+    const benchmark = path.join(dir, "bench.json");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    let polls = 0;
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const where = `${req.method} ${new URL(req.url).pathname}`;
+      if (where === "POST /v1/runs") return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
+      if (where === "GET /v1/runs/r1") {
+        // The user presses Ctrl-C while the run is still running.
+        if (++polls === 2) process.emit("SIGINT");
+        return json({
+          run_id: "r1",
+          status: "running",
+          progress: { total: 48, done: 1 },
+          summary: [],
+          summary_total: 0,
+          usage: { total: { cost_usd: 0 } },
+        });
+      }
+      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
+    }) as typeof globalThis.fetch;
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    const err = await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 30, pollMs: 100 }, capture()).catch((e) => e);
+    expect(err.message).toBe("interrupted: run r1 goes on on the server; stop it with: edgeval cancel r1");
+    expect(err.exitCode).toBe(130);
+    expect(process.listenerCount("SIGINT")).toBe(0);
+  });
+});
+
 describe("edgeval judges", () => {
   it("stores a judge from a file and prints a token once on stdout, the promptfoo URL naming the env var on stderr", async () => {
     const seen: string[] = [];
