@@ -29,8 +29,17 @@ export function readData(file: string): unknown {
   }
 }
 
-/** `@file` reads a file's text; anything else is the text itself. */
-export const textArg = (value: string): string => (value.startsWith("@") ? fs.readFileSync(value.slice(1), "utf8") : value);
+/** `@file` reads a file's text; anything else is the text itself. `flag` names the option in an error. */
+export function textArg(value: string, flag: string): string {
+  if (!value.startsWith("@")) return value;
+  const file = value.slice(1);
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError(`${flag} ${value}: cannot read ${file}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`);
+  }
+}
 
 export interface Out {
   line(s: string): void;

@@ -18,14 +18,17 @@ export async function judgeCommand(
   opts: { config: string; output: string; reference?: string; input?: string },
   out: Out,
 ): Promise<number> {
-  const file = readData(opts.config) as Record<string, unknown>;
+  const file = readData(opts.config);
+  if (typeof file !== "object" || file === null) {
+    throw new CliError(`${opts.config} must hold the judge config, an object ({type: …} or {pipeline: […]}), or {config, prices?, vars?}`);
+  }
   // The file is the judge config itself, or a request without the sample ({config, prices?, vars?}).
   const request = ("config" in file ? file : { config: file }) as Omit<JudgeRequest, "output">;
   const body = {
     ...request,
-    output: textArg(opts.output),
-    ...(opts.reference !== undefined ? { reference: textArg(opts.reference) } : {}),
-    ...(opts.input !== undefined ? { input: textArg(opts.input) } : {}),
+    output: textArg(opts.output, "--output"),
+    ...(opts.reference !== undefined ? { reference: textArg(opts.reference, "--reference") } : {}),
+    ...(opts.input !== undefined ? { input: textArg(opts.input, "--input") } : {}),
   } as JudgeRequest;
   const r = await client.judges.judge(body);
   const cost = r.usage.cost_usd === null ? "unknown" : `$${r.usage.cost_usd.toFixed(6)}`;

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cancelCommand } from "../../../cli/commands/misc.ts";
+import { cancelCommand, judgeCommand } from "../../../cli/commands/misc.ts";
 import { rescoreCommand } from "../../../cli/commands/rescore.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
 import { runCommand } from "../../../cli/commands/run.ts";
@@ -383,6 +383,37 @@ describe("edgeval run interrupted (Ctrl-C)", () => {
     expect(err.message).toBe("interrupted: run r1 goes on on the server; stop it with: edgeval cancel r1");
     expect(err.exitCode).toBe(130);
     expect(process.listenerCount("SIGINT")).toBe(0);
+  });
+});
+
+describe("edgeval judge: files that are not what it needs", () => {
+  const noRequest = (async () => {
+    throw new Error("no request expected");
+  }) as typeof globalThis.fetch;
+  const client = () => createClient({ url: "http://x", token: "t", fetch: noRequest });
+
+  it("a --config file holding no object (empty YAML, a string) is named, before any request", async () => {
+    const dir = tempDir("cli-judge-");
+    for (const [name, text] of [
+      ["empty.yaml", ""],
+      ["word.json", '"likert"'],
+    ] as const) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text);
+      const err = await judgeCommand(client(), { config: file, output: "x" }, capture()).catch((e) => e);
+      expect(err.message).toBe(`${file} must hold the judge config, an object ({type: …} or {pipeline: […]}), or {config, prices?, vars?}`);
+      expect(err.exitCode).toBe(2);
+    }
+  });
+
+  it("an @file that cannot be read is named with its flag", async () => {
+    const dir = tempDir("cli-judge-");
+    const config = path.join(dir, "judge.json");
+    fs.writeFileSync(config, JSON.stringify({ type: "likert" }));
+    const missing = path.join(dir, "answer.txt");
+    const err = await judgeCommand(client(), { config, output: `@${missing}` }, capture()).catch((e) => e);
+    expect(err.message).toBe(`--output @${missing}: cannot read ${missing}: no such file`);
+    expect(err.exitCode).toBe(2);
   });
 });
 
