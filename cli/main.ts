@@ -14,6 +14,13 @@ import { CliError, type Out, stdio } from "./io.ts";
 
 const DEFAULT_URL = "http://127.0.0.1:8787";
 
+/** A pass rate, as the server reports it (0 to 1): 90 meant as 90 % would be a gate nothing passes. */
+const rate = (flag: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${flag} takes a pass rate from 0 to 1, e.g. 0.9 for 90 % (got ${JSON.stringify(v)})`);
+  return n;
+};
+
 const number = (flag: string, min: number, integer = false) => (v: string) => {
   const n = Number(v);
   if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new InvalidArgumentError(`${flag} takes ${integer ? "a whole number" : "a number"} ≥ ${min} (got ${JSON.stringify(v)})`);
@@ -40,7 +47,7 @@ function program(out: Out, exit: { code: number }): Command {
     .description("submit a benchmark (benchmark.json, or a Karenina checkpoint.jsonld), show progress and the summary; gates for CI")
     .option("--config <file>", "the run's VerificationConfig (JSON or YAML)")
     .option("--preset <id>", "a stored preset (POST /v1/presets) instead of --config; with both, --config overrides the preset's top-level keys")
-    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate is below this, or has none", number("--fail-under", 0))
+    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
     .option("--max-errors <n>", "exit 1 if more results than this errored (judge or transport failures)", number("--max-errors", 0, true), 0)
     .option("--name <name>", "the run's name (default: the file's name)")
     .option("--idempotency-key <key>", "re-sending the same run with the same key returns the first run")
@@ -55,7 +62,7 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--add <file>", "what to add (JSON or YAML): {parsing_models?, answering_models?, replicate_count?, rubric?}")
     .option("--replicates <n>", "the child's replicate count (at least the run's)", number("--replicates", 1, true))
     .option("--name <name>", "the child run's name")
-    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate is below this, or has none", number("--fail-under", 0))
+    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
     .option("--max-errors <n>", "exit 1 if more results than this errored", number("--max-errors", 0, true), 0)
     .option("--timeout <seconds>", "give up waiting after this long", number("--timeout", 1), 3600)
     .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true), 1000)

@@ -1,13 +1,14 @@
 /** `edgeval cancel` (issue 24) and `results` over the export routes (issue 21) against a scripted server (the e2e runs them against npm run dev). */
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { cancelCommand, judgeCommand } from "../../../cli/commands/misc.ts";
 import { rescoreCommand } from "../../../cli/commands/rescore.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
 import { runCommand } from "../../../cli/commands/run.ts";
 import { judgesCommand } from "../../../cli/commands/judges.ts";
 import { type Out, writeOutput } from "../../../cli/io.ts";
+import { main } from "../../../cli/main.ts";
 import { createClient } from "../../../src/client/index.ts";
 import { tempDirs } from "../../support/temp-dirs.ts";
 
@@ -414,6 +415,23 @@ describe("edgeval judge: files that are not what it needs", () => {
     const err = await judgeCommand(client(), { config, output: `@${missing}` }, capture()).catch((e) => e);
     expect(err.message).toBe(`--output @${missing}: cannot read ${missing}: no such file`);
     expect(err.exitCode).toBe(2);
+  });
+});
+
+describe("edgeval's options", () => {
+  it("--fail-under is a pass rate between 0 and 1: 90 (meant as 90 %) is refused, not a gate nothing can pass", async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
+    try {
+      for (const command of ["run b.json --config c.json", "rescore r1 --replicates 3"]) {
+        written.length = 0;
+        const argv = ["node", "edgeval", ...command.split(" "), "--fail-under", "90", "--token", "t", "--url", "http://127.0.0.1:9"];
+        expect(await main(argv, capture())).toBe(2);
+        expect(written.join("")).toContain('--fail-under takes a pass rate from 0 to 1, e.g. 0.9 for 90 % (got "90")');
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
