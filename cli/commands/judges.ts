@@ -13,8 +13,11 @@ export interface JudgesArgs {
 }
 
 const ACTIONS = "list | store --config F | replace ID --config F | delete ID | token ID [--name N] | tokens ID | revoke ID --token-id T";
+const KNOWN = ["list", "store", "replace", "delete", "token", "tokens", "revoke"];
 
 export async function judgesCommand(client: EdgevalClient, action: string, args: JudgesArgs, out: Out): Promise<number> {
+  // An unknown action first: "judges lsit" is a typo, not a missing id.
+  if (!KNOWN.includes(action)) throw new CliError(`unknown judges action ${action}: ${ACTIONS}`);
   const ev = client.storedJudges;
   if (action === "list") {
     for (const j of (await ev.list()).judges) out.line(`${j.judge_id}  ${j.name}  deadline ${j.deadline_ms} ms  ${j.promptfoo_url}`);
@@ -46,13 +49,10 @@ export async function judgesCommand(client: EdgevalClient, action: string, args:
     for (const t of (await ev.tokens(args.id)).tokens) out.line(`${t.token_id}  ${t.name}  ${t.revoked_at ? `revoked ${t.revoked_at}` : "active"}  last used ${t.last_used_at ?? "never"}`);
     return 0;
   }
-  if (action === "revoke") {
-    if (!args.tokenId) throw new CliError("judges revoke needs --token-id T (edgeval judges tokens ID)");
-    const t = await ev.revokeToken(args.id, args.tokenId);
-    out.line(`token ${t.token_id} revoked at ${t.revoked_at}`);
-    return 0;
-  }
-  throw new CliError(`unknown judges action ${action}: ${ACTIONS}`);
+  if (!args.tokenId) throw new CliError("judges revoke needs --token-id T (edgeval judges tokens ID)");
+  const t = await ev.revokeToken(args.id, args.tokenId);
+  out.line(`token ${t.token_id} revoked at ${t.revoked_at}`);
+  return 0;
 }
 
 function judgeFile(args: JudgesArgs): StoredJudgeRequest {

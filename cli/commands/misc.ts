@@ -52,6 +52,8 @@ export async function cancelCommand(client: EdgevalClient, runId: string, out: O
 }
 
 export async function keysCommand(client: EdgevalClient, action: string, args: { id?: string; name?: string; scopes?: string; expiresAt?: string }, out: Out): Promise<number> {
+  // An unknown action first: "keys lst" is a typo, not a missing id.
+  if (!["list", "create", "rotate", "revoke"].includes(action)) throw new CliError(`unknown keys action ${action}: list, create, rotate or revoke`);
   if (action === "list") {
     const { keys } = await client.keys.list();
     for (const k of keys) out.line(`${k.key_id}  ${k.name}  ${k.scopes.join(",")}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : "active"}`);
@@ -71,10 +73,7 @@ export async function keysCommand(client: EdgevalClient, action: string, args: {
     out.err(`key ${k.key_id} replaces ${args.id}, which stays valid until revoked: edgeval keys revoke ${args.id}`);
     return 0;
   }
-  if (action === "revoke") {
-    const k = await client.keys.revoke(args.id);
-    out.line(`key ${k.key_id} revoked at ${k.revoked_at}`);
-    return 0;
-  }
-  throw new CliError(`unknown keys action ${action}: list, create, rotate or revoke`);
+  const k = await client.keys.revoke(args.id);
+  out.line(`key ${k.key_id} revoked at ${k.revoked_at}`);
+  return 0;
 }

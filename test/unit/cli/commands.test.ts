@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { cancelCommand, judgeCommand } from "../../../cli/commands/misc.ts";
+import { cancelCommand, judgeCommand, keysCommand } from "../../../cli/commands/misc.ts";
 import { rescoreCommand } from "../../../cli/commands/rescore.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
 import { runCommand } from "../../../cli/commands/run.ts";
@@ -415,6 +415,18 @@ describe("edgeval judge: files that are not what it needs", () => {
     const err = await judgeCommand(client(), { config, output: `@${missing}` }, capture()).catch((e) => e);
     expect(err.message).toBe(`--output @${missing}: cannot read ${missing}: no such file`);
     expect(err.exitCode).toBe(2);
+  });
+});
+
+describe("keys and judges: an unknown action", () => {
+  it("is named as unknown, with the actions there are, even without an id", async () => {
+    const client = createClient({ url: "http://x", token: "t", fetch: (async () => json({})) as typeof globalThis.fetch });
+    const keys = await keysCommand(client, "lst", {}, capture()).catch((e) => e);
+    expect(keys.message).toBe("unknown keys action lst: list, create, rotate or revoke");
+    const judges = await judgesCommand(client, "lsit", {}, capture()).catch((e) => e);
+    expect(judges.message).toBe(
+      "unknown judges action lsit: list | store --config F | replace ID --config F | delete ID | token ID [--name N] | tokens ID | revoke ID --token-id T",
+    );
   });
 });
 
