@@ -84,11 +84,13 @@ export function transport(opts: ClientOptions): Transport {
     const text = await res.text();
     let detail: Partial<ErrorDetail> | undefined;
     try {
-      detail = (JSON.parse(text) as ApiErrorBody).error;
+      // edgeval's errors always carry a code and a message; an OpenAI-style {error: {message, type}} is another server's.
+      const error = (JSON.parse(text) as ApiErrorBody).error;
+      detail = typeof error?.code === "string" && typeof error.message === "string" ? error : undefined;
     } catch {
       detail = undefined;
     }
-    throw new EdgevalApiError(method, path, res.status, detail, text.slice(0, 300) || res.statusText);
+    throw new EdgevalApiError(method, path, res.status, detail, detail ? res.statusText : notEdgeval(res, text, base));
   }
 
   return {
@@ -110,6 +112,19 @@ export function transport(opts: ClientOptions): Transport {
       return { text: await res.text(), headers: res.headers };
     },
   };
+}
+
+/**
+ * The message for an error answer without edgeval's `{error: {code, message}}`: a proxy's or a
+ * gateway's page, or another server at --url. Its gist (an HTML page's title, or the text's
+ * start on one line) rather than the page itself, and what to check.
+ */
+function notEdgeval(res: Response, text: string, base: string): string {
+  const type = res.headers.get("content-type")?.split(";")[0]?.trim();
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const gist = (title ?? text).replace(/\s+/g, " ").trim().slice(0, 160) || res.statusText;
+  const said = gist ? `${type ? `${type}: ` : ""}"${gist}"` : (type ?? "an empty body");
+  return `not an edgeval answer (${said}); is ${base} the edgeval server (--url, EDGEVAL_URL), with no proxy failing in between?`;
 }
 
 export const enc = encodeURIComponent;

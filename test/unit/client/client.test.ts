@@ -87,6 +87,29 @@ describe("edgeval/client", () => {
     expect(err.routeMissing).toBe(false);
   });
 
+  it("says an answer that is not edgeval's error (a proxy's page, another server) is not, and where it came from", async () => {
+    const page =
+      "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body><h1>502 Bad Gateway</h1>\n<hr>nginx</body>\n</html>\n";
+    const { client } = scripted({
+      "POST /v1/runs": () => new Response(page, { status: 502, headers: { "content-type": "text/html" } }),
+      "GET /v1/runs/r": () => new Response("no route for GET /v1/runs/r", { status: 404 }),
+      // An OpenAI-style server (the fake LLM's port, say) answers JSON errors without edgeval's code.
+      "POST /v1/runs/r/cancel": () => json({ error: { message: "no route for POST /v1/runs/r/cancel", type: "not_found" } }, 404),
+    });
+    const html = await client.runs.create({} as never).catch((e) => e);
+    expect(html).toBeInstanceOf(EdgevalApiError);
+    expect(html.message).toBe(
+      'POST /v1/runs → 502 error: not an edgeval answer (text/html: "502 Bad Gateway"); is http://edgeval.test the edgeval server (--url, EDGEVAL_URL), with no proxy failing in between?',
+    );
+    const text = await client.runs.get("r").catch((e) => e);
+    expect(text.message).toBe(
+      'GET /v1/runs/r → 404 error: not an edgeval answer (text/plain: "no route for GET /v1/runs/r"); is http://edgeval.test the edgeval server (--url, EDGEVAL_URL), with no proxy failing in between?',
+    );
+    const openai = await client.runs.cancel("r").catch((e) => e);
+    expect(openai.message).toContain("POST /v1/runs/r/cancel → 404 error: not an edgeval answer (application/json: ");
+    expect(openai.routeMissing).toBe(false);
+  });
+
   it("knows a missing route (a feature the server lacks) from a missing resource", async () => {
     const { client } = scripted({
       "GET /v1/runs/gone": () => json({ error: { code: "not_found", message: "no run gone; list runs with GET /v1/runs" } }, 404),
