@@ -58,6 +58,12 @@ export function transport(opts: ClientOptions): Transport {
   const base = opts.url.replace(/\/+$/, "").replace(/\/v1$/, "");
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 120_000;
+  // "localhost:8787" parses as a URL of scheme "localhost:", and fetch would fail as if no server ran there.
+  const scheme = URL.canParse(base) ? new URL(base).protocol : null;
+  const badUrl =
+    scheme === "http:" || scheme === "https:"
+      ? null
+      : `${base} is not an http:// or https:// URL: give the server as e.g. http://${base} (--url, EDGEVAL_URL)`;
 
   async function raw(
     method: string,
@@ -66,6 +72,7 @@ export function transport(opts: ClientOptions): Transport {
     signal?: AbortSignal,
     body?: string,
   ): Promise<Response> {
+    if (badUrl) throw new Error(badUrl);
     let res: Response;
     try {
       res = await doFetch(`${base}${path}`, {

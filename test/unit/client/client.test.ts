@@ -110,6 +110,18 @@ describe("edgeval/client", () => {
     expect(openai.routeMissing).toBe(false);
   });
 
+  it("says a url without http:// or https:// is not a server's address, before any request", async () => {
+    for (const url of ["localhost:8787", "127.0.0.1:8787", "edgeval.example.com"]) {
+      let asked = 0;
+      const fetch = (async () => (asked++, json({}))) as typeof globalThis.fetch;
+      const err = await createClient({ url, token: "t", fetch })
+        .runs.get("r")
+        .catch((e) => e);
+      expect(err.message).toBe(`${url} is not an http:// or https:// URL: give the server as e.g. http://${url} (--url, EDGEVAL_URL)`);
+      expect(asked).toBe(0);
+    }
+  });
+
   it("knows a missing route (a feature the server lacks) from a missing resource", async () => {
     const { client } = scripted({
       "GET /v1/runs/gone": () => json({ error: { code: "not_found", message: "no run gone; list runs with GET /v1/runs" } }, 404),
