@@ -82,7 +82,9 @@ export function transport(opts: ClientOptions): Transport {
         signal: signal ?? AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code;
+      // The code of a socket error (ECONNREFUSED), else the reason fetch refused before connecting ("bad port").
+      const reason = (err as { cause?: { code?: string; message?: string } }).cause;
+      const cause = reason?.code ?? reason?.message;
       throw new Error(
         `${method} ${base}${path}: ${(err as Error).message}${cause ? ` (${cause})` : ""} — is the server running at ${base}? (set --url or EDGEVAL_URL)`,
       );

@@ -122,6 +122,16 @@ describe("edgeval/client", () => {
     }
   });
 
+  it("names the reason fetch gives for refusing an address, e.g. a port fetch blocks", async () => {
+    // Node's fetch refuses the ports the Fetch standard blocks (6000, 10080, …) as "fetch failed", cause "bad port".
+    const err = await createClient({ url: "http://127.0.0.1:6000", token: "t" })
+      .runs.get("r")
+      .catch((e) => e);
+    expect(err.message).toBe(
+      "GET http://127.0.0.1:6000/v1/runs/r: fetch failed (bad port) — is the server running at http://127.0.0.1:6000? (set --url or EDGEVAL_URL)",
+    );
+  });
+
   it("knows a missing route (a feature the server lacks) from a missing resource", async () => {
     const { client } = scripted({
       "GET /v1/runs/gone": () => json({ error: { code: "not_found", message: "no run gone; list runs with GET /v1/runs" } }, 404),
