@@ -10,11 +10,13 @@ output with a compound judge in Verdict's shapes.
 
 The server and token come from --url/--token or EDGEVAL_URL/EDGEVAL_TOKEN (under `npm run dev`:
 http://127.0.0.1:8787 and edgeval-local-dev-token). Exit codes: 0 done, 1 the run ended failed (or
-the judge failed the output), 2 a request was refused (the server's message says what to fix).
+the judge failed the output), 2 a request was refused (the server's message says what to fix) or
+the input is unusable (a missing or invalid file, an --out that cannot be written, a bad --url).
 """
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import urllib.error
@@ -25,13 +27,16 @@ TERMINAL = {"completed", "partial", "failed", "cancelled", "budget_exceeded"}
 
 
 class ApiError(Exception):
-    pass
+    """A refused request, or input the script cannot use: one line on stderr, exit 2."""
 
 
 class Client:
     def __init__(self, url, token):
         self.url = url.rstrip("/").removesuffix("/v1")
         self.token = token
+        # "localhost:8787" has no scheme: urllib would fail with a traceback, not a hint.
+        if not self.url.startswith(("http://", "https://")):
+            raise ApiError("%s is not an http:// or https:// URL: give the server as e.g. http://%s (--url, EDGEVAL_URL)" % (self.url, self.url))
 
     def call(self, method, path, body=None, content_type="application/json"):
         data = None if body is None else json.dumps(body).encode("utf-8")
@@ -43,10 +48,18 @@ class Client:
             with urllib.request.urlopen(req, timeout=120) as res:
                 return json.loads(res.read().decode("utf-8"))
         except urllib.error.HTTPError as e:
-            # Every error is {"error": {"code", "message", "issues"?, "request_id"}}.
-            detail = json.loads(e.read().decode("utf-8") or "{}").get("error", {})
-            issues = "".join("\n  %s: %s" % (i["path"], i["message"]) for i in detail.get("issues", []))
-            raise ApiError("%s %s -> %s %s: %s%s" % (method, path, e.code, detail.get("code"), detail.get("message"), issues))
+            # Every edgeval error is {"error": {"code", "message", "issues"?, "request_id"}}.
+            text = e.read().decode("utf-8", "replace")
+            try:
+                detail = json.loads(text).get("error")
+            except (ValueError, AttributeError):
+                detail = None
+            if not isinstance(detail, dict) or not isinstance(detail.get("code"), str):
+                raise ApiError("%s %s -> %s: %s" % (method, path, e.code, not_edgeval(e.headers.get("content-type"), text, self.url)))
+            # The message names the first issue already; list them all only when there are more.
+            issues = detail.get("issues") or []
+            listed = "".join("\n  %s: %s" % (i["path"], i["message"]) for i in issues) if len(issues) > 1 else ""
+            raise ApiError("%s %s -> %s %s: %s%s" % (method, path, e.code, detail["code"], detail.get("message"), listed))
         except urllib.error.URLError as e:
             raise ApiError("%s %s: %s (is the server running at %s?)" % (method, path, e.reason, self.url))
 
@@ -62,9 +75,32 @@ class Client:
                 return
 
 
+def not_edgeval(content_type, text, url):
+    """An error answer that is not edgeval's (a proxy's page, another server): its gist, and what to check."""
+    title = re.search(r"<title[^>]*>([^<]*)</title>", text, re.I)
+    gist = " ".join((title.group(1) if title else text).split())[:160]
+    kind = (content_type or "").split(";")[0].strip()
+    said = '%s"%s"' % (kind + ": " if kind else "", gist) if gist else (kind or "an empty body")
+    return "not an edgeval answer (%s); is %s the edgeval server (--url, EDGEVAL_URL), with no proxy failing in between?" % (said, url)
+
+
 def read_json(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise ApiError("cannot read %s: no such file" % path)
+    except OSError as e:
+        raise ApiError("cannot read %s: %s" % (path, e.strerror or e))
+    except ValueError as e:
+        raise ApiError("%s is not valid JSON: %s" % (path, e))
+
+
+def check_writable(path):
+    """Refuses an output file whose directory does not exist before the run, not after it."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ApiError("cannot write %s: there is no directory %s" % (path, os.path.dirname(path)))
 
 
 def submit(client, benchmark_file, config):
@@ -108,6 +144,7 @@ def export(client, run_id, out_file):
 
 
 def cmd_run(client, args):
+    check_writable(args.out)
     run_id = submit(client, args.benchmark, read_json(args.config))
     print("run", run_id, file=sys.stderr)
     run = wait(client, run_id, args.poll)
@@ -148,8 +185,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.token:
         parser.error("no token: pass --token or set EDGEVAL_TOKEN (under npm run dev: edgeval-local-dev-token)")
-    client = Client(args.url, args.token)
     try:
+        client = Client(args.url, args.token)
         return cmd_run(client, args) if args.command == "run" else cmd_judge(client, args)
     except ApiError as e:
         print("edgeval: %s" % e, file=sys.stderr)

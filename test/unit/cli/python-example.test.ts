@@ -1,0 +1,113 @@
+/**
+ * examples/python/edgeval_example.py on bad input, as a script author meets it: a file that is
+ * missing or not JSON, an --out that cannot be written, a --url without a scheme, and an error
+ * page that is not edgeval's. Each is one line on stderr and exit 2 (a request refused or a usage
+ * error), never a Python traceback with exit 1, which the example documents as "the run failed".
+ * No edgeval server is needed (the e2e runs the example against npm run dev).
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDirs } from "../../support/temp-dirs.ts";
+
+const SCRIPT = path.resolve(import.meta.dirname, "../../../examples/python/edgeval_example.py");
+const tempDir = tempDirs();
+
+function python(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile("python3", [SCRIPT, "--token", "t", ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 99) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("the Python example on bad input", () => {
+  let dir: string;
+  let benchmark: string;
+  let config: string;
+  /** A server that answers POST /v1/judge as edgeval refuses a body, and anything else with a gateway's HTML error page. */
+  let gateway: http.Server;
+  let gatewayUrl: string;
+
+  beforeAll(async () => {
+    dir = tempDir("py-example-");
+    benchmark = path.join(dir, "bench.json");
+    config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    gateway = http.createServer((req, res) => {
+      if (req.url === "/v1/judge") {
+        // An edgeval-shaped refusal with one issue, which its message already names.
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            error: {
+              code: "invalid_body",
+              message: "config.scael: unknown key",
+              issues: [{ path: "config.scael", message: "unknown key" }],
+            },
+          }),
+        );
+        return;
+      }
+      res.writeHead(502, { "content-type": "text/html" });
+      res.end("<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>");
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, "127.0.0.1", resolve));
+    gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => gateway.close(() => resolve())));
+
+  const expectOneLine = (r: { code: number; stderr: string }, message: string) => {
+    expect(r.stderr).not.toContain("Traceback");
+    expect(r.stderr.trim()).toBe(`edgeval: ${message}`);
+    expect(r.code).toBe(2);
+  };
+
+  it("a missing or invalid file is named, exit 2", async () => {
+    const missing = path.join(dir, "missing.json");
+    expectOneLine(await python(["run", missing, "--config", config]), `cannot read ${missing}: no such file`);
+    const bad = path.join(dir, "bad.json");
+    fs.writeFileSync(bad, "{bad");
+    const r = await python(["run", benchmark, "--config", bad]);
+    expect(r.stderr).toContain(`edgeval: ${bad} is not valid JSON: `);
+    expect(r.stderr).not.toContain("Traceback");
+    expect(r.code).toBe(2);
+    expectOneLine(await python(["judge", "--config", missing, "--output", "x"]), `cannot read ${missing}: no such file`);
+  });
+
+  it("an --out in a directory that does not exist is refused before the run is submitted", async () => {
+    const out = path.join(dir, "nope", "results.ndjson");
+    // The gateway would answer any request with 502: the refusal must come first.
+    expectOneLine(
+      await python(["--url", gatewayUrl, "run", benchmark, "--config", config, "--out", out]),
+      `cannot write ${out}: there is no directory ${path.dirname(out)}`,
+    );
+  });
+
+  it("a --url without http:// or https:// says so", async () => {
+    expectOneLine(
+      await python(["--url", "localhost:8787", "run", benchmark, "--config", config]),
+      "localhost:8787 is not an http:// or https:// URL: give the server as e.g. http://localhost:8787 (--url, EDGEVAL_URL)",
+    );
+  });
+
+  it("an edgeval refusal with one issue prints it once", async () => {
+    const judge = path.join(dir, "judge.json");
+    fs.writeFileSync(judge, JSON.stringify({ type: "likert", scael: [1, 5] }));
+    expectOneLine(
+      await python(["--url", gatewayUrl, "judge", "--config", judge, "--output", "x"]),
+      "POST /v1/judge -> 400 invalid_body: config.scael: unknown key",
+    );
+  });
+
+  it("an error page that is not edgeval's says what answered, exit 2", async () => {
+    expectOneLine(
+      await python(["--url", gatewayUrl, "run", benchmark, "--config", config]),
+      `POST /v1/runs -> 502: not an edgeval answer (text/html: "502 Bad Gateway"); is ${gatewayUrl} the edgeval server (--url, EDGEVAL_URL), with no proxy failing in between?`,
+    );
+  });
+});
