@@ -9,5 +9,11 @@ if (major < 22 || (major === 22 && minor < 18)) {
   );
   process.exit(2);
 }
+// `edgeval results RUN -o - | head`: once the reader has closed the pipe, a write fails with
+// EPIPE, emitted as an unhandled 'error' event (a stack trace). The reader has what it wanted: stop quietly.
+process.stdout.on("error", (err) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
 const { main } = await import("./main.ts");
 process.exitCode = await main(process.argv);
