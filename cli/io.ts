@@ -22,6 +22,8 @@ export function readData(file: string): unknown {
     throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`);
   }
   const ext = path.extname(file).toLowerCase();
+  // A byte order mark (Windows editors, PowerShell's Out-File) is no part of the JSON; JSON.parse refuses it.
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
   try {
     return ext === ".yaml" || ext === ".yml" ? parseYaml(text) : JSON.parse(text);
   } catch (err) {

@@ -86,7 +86,8 @@ def not_edgeval(content_type, text, url):
 
 def read_json(path):
     try:
-        with open(path, encoding="utf-8") as f:
+        # utf-8-sig: a byte order mark (as Windows editors write) is skipped; json.load refuses it.
+        with open(path, encoding="utf-8-sig") as f:
             return json.load(f)
     except FileNotFoundError:
         raise ApiError("cannot read %s: no such file" % path)

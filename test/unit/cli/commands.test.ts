@@ -7,7 +7,7 @@ import { rescoreCommand } from "../../../cli/commands/rescore.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
 import { runCommand } from "../../../cli/commands/run.ts";
 import { judgesCommand } from "../../../cli/commands/judges.ts";
-import { type Out, writeOutput } from "../../../cli/io.ts";
+import { type Out, readData, writeOutput } from "../../../cli/io.ts";
 import { main } from "../../../cli/main.ts";
 import { createClient } from "../../../src/client/index.ts";
 import { tempDirs } from "../../support/temp-dirs.ts";
@@ -415,6 +415,14 @@ describe("edgeval judge: files that are not what it needs", () => {
     const err = await judgeCommand(client(), { config, output: `@${missing}` }, capture()).catch((e) => e);
     expect(err.message).toBe(`--output @${missing}: cannot read ${missing}: no such file`);
     expect(err.exitCode).toBe(2);
+  });
+});
+
+describe("reading the files given", () => {
+  it("reads a JSON file that starts with a byte order mark, as Windows editors write them", () => {
+    const file = path.join(tempDir("cli-bom-"), "config.json");
+    fs.writeFileSync(file, `\uFEFF${JSON.stringify({ replicate_count: 2 })}`);
+    expect(readData(file)).toEqual({ replicate_count: 2 });
   });
 });
 

@@ -79,6 +79,14 @@ describe("the Python example on bad input", () => {
     expectOneLine(await python(["judge", "--config", missing, "--output", "x"]), `cannot read ${missing}: no such file`);
   });
 
+  it("reads a JSON file that starts with a byte order mark", async () => {
+    const bom = path.join(dir, "bom.json");
+    fs.writeFileSync(bom, `\uFEFF${JSON.stringify({ answering_models: [] })}`);
+    // Read, then posted: the gateway's 502 is the first thing that goes wrong.
+    const r = await python(["--url", gatewayUrl, "run", benchmark, "--config", bom]);
+    expect(r.stderr).toContain("POST /v1/runs -> 502");
+  });
+
   it("an --out in a directory that does not exist is refused before the run is submitted", async () => {
     const out = path.join(dir, "nope", "results.ndjson");
     // The gateway would answer any request with 502: the refusal must come first.
