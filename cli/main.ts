@@ -31,7 +31,7 @@ function program(out: Out, exit: { code: number }): Command {
   const cli = new Command("edgeval")
     .description("Grade LLM answers with an edgeval server: runs, results, judges, stored judges, keys")
     .addOption(new Option("--url <url>", "the edgeval server").env("EDGEVAL_URL").default(DEFAULT_URL))
-    .addOption(new Option("--token <token>", "an API key (or EDGEVAL_API_TOKEN); locally edgeval-local-dev-token").env("EDGEVAL_TOKEN"))
+    .addOption(new Option("--token <token>", "an API key, or the deployment's EDGEVAL_API_TOKEN value; locally edgeval-local-dev-token").env("EDGEVAL_TOKEN"))
     .showHelpAfterError()
     .exitOverride();
 
@@ -133,7 +133,7 @@ export async function main(argv: string[], out: Out = stdio()): Promise<number> 
     }
     if (err instanceof EdgevalApiError) {
       out.err(`edgeval: ${err.message}`);
-      if (err.status === 401) out.err("edgeval: the server refused the token: check --token / EDGEVAL_TOKEN (a key from POST /v1/keys, or EDGEVAL_API_TOKEN)");
+      if (err.status === 401) out.err("edgeval: the server refused the token: check --token / EDGEVAL_TOKEN (a key from POST /v1/keys, or the value of the deployment's EDGEVAL_API_TOKEN)");
       if (err.requestId) out.err(`edgeval: request_id ${err.requestId}`);
       return 2;
     }
