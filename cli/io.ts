@@ -112,6 +112,14 @@ export async function writeOutput(file: string, body: (emit: (s: string) => void
     // The temp file's name is ours, not the user's: name the file they asked for.
     throw cannotWrite(file, err);
   }
+  // Ctrl-C (or SIGTERM) mid-download would leave FILE.tmp-PID behind: remove it, then stop as the signal would.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (fd !== undefined) fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    process.stderr.write(`\nedgeval: interrupted: nothing written to ${file}\n`);
+    process.exit(signal === "SIGTERM" ? 143 : 130);
+  };
+  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
   try {
     await body((s) => void fs.writeSync(fd!, s));
     fs.closeSync(fd);
@@ -126,5 +134,7 @@ export async function writeOutput(file: string, body: (emit: (s: string) => void
     if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
     throw err;
+  } finally {
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
   }
 }
