@@ -11,7 +11,8 @@ output with a compound judge in Verdict's shapes.
 The server and token come from --url/--token or EDGEVAL_URL/EDGEVAL_TOKEN (under `npm run dev`:
 http://127.0.0.1:8787 and edgeval-local-dev-token). Exit codes: 0 done, 1 the run ended failed (or
 the judge failed the output), 2 a request was refused (the server's message says what to fix) or
-the input is unusable (a missing or invalid file, an --out that cannot be written, a bad --url).
+the input is unusable (a missing or invalid file, an --out that cannot be written, a bad --url),
+130 Ctrl-C while waiting (the run goes on on the server).
 """
 import argparse
 import json
@@ -148,7 +149,12 @@ def cmd_run(client, args):
     check_writable(args.out)
     run_id = submit(client, args.benchmark, read_json(args.config))
     print("run", run_id, file=sys.stderr)
-    run = wait(client, run_id, args.poll)
+    try:
+        run = wait(client, run_id, args.poll)
+    except KeyboardInterrupt:
+        # Ctrl-C stops the waiting, not the run: say so, and how to stop it.
+        print("edgeval: interrupted: run %s goes on on the server; stop it with POST /v1/runs/%s/cancel" % (run_id, run_id), file=sys.stderr)
+        return 130
     for pair in run["summary"]:
         rate = "-" if pair["pass_rate"] is None else "%.1f %%" % (pair["pass_rate"] * 100)
         print("%-12s %-12s passed %3d  failed %3d  errored %3d  pass rate %s" % (

@@ -5,7 +5,7 @@
  * error), never a Python traceback with exit 1, which the example documents as "the run failed".
  * No edgeval server is needed (the e2e runs the example against npm run dev).
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -110,6 +110,42 @@ describe("the Python example on bad input", () => {
       await python(["--url", gatewayUrl, "judge", "--config", judge, "--output", "x"]),
       "POST /v1/judge -> 400 invalid_body: config.scael: unknown key",
     );
+  });
+
+  it("Ctrl-C while it waits says the run goes on and how to cancel it, exit 130, no traceback", async () => {
+    // A server whose run r1 never ends.
+    const server = http.createServer((req, res) => {
+      res.writeHead(req.method === "POST" ? 202 : 200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify(
+          req.method === "POST"
+            ? { run_id: "r1", status_url: "/v1/runs/r1" }
+            : { run_id: "r1", status: "running", progress: { done: 1, total: 4 } },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const child = spawn("python3", [SCRIPT, "--token", "t", "--url", url, "run", benchmark, "--config", config, "--poll", "0.05"], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      const closed = new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+      // Interrupt once it is waiting for the run.
+      await new Promise<void>((resolve) =>
+        child.stderr.on("data", (d) => {
+          stderr += d;
+          if (stderr.includes("running: 1/4 results")) resolve();
+        }),
+      );
+      child.kill("SIGINT");
+      expect(await closed).toBe(130);
+      expect(stderr).not.toContain("Traceback");
+      expect(stderr).toContain("edgeval: interrupted: run r1 goes on on the server; stop it with POST /v1/runs/r1/cancel");
+    } finally {
+      server.close();
+    }
   });
 
   it("an error page that is not edgeval's says what answered, exit 2", async () => {
