@@ -114,7 +114,13 @@ export function transport(opts: ClientOptions): Transport {
       const body = hasBody ? (typeof init.body === "string" ? init.body : JSON.stringify(init.body)) : undefined;
       const headers = { ...(hasBody ? { "content-type": init.contentType ?? "application/json" } : {}), ...init.headers };
       const res = await raw(method, path, headers, undefined, body);
-      return (await res.json()) as T;
+      const text = await res.text();
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        // A 2xx that is not JSON is not edgeval's (a sign-in page, a web server at --url): say where it came from.
+        throw new Error(`${method} ${path} → ${res.status}: ${notEdgeval(res, text, base)}`);
+      }
     },
     async text(method, path, headers) {
       const res = await raw(method, path, headers);

@@ -110,6 +110,19 @@ describe("edgeval/client", () => {
     expect(openai.routeMissing).toBe(false);
   });
 
+  it("says a success answer that is not JSON (a sign-in page, a web server at the url) is not edgeval's", async () => {
+    const { client } = scripted({
+      "GET /v1/keys": () =>
+        new Response("<!doctype html><html><head><title>Sign in</title></head><body>…</body></html>", {
+          headers: { "content-type": "text/html" },
+        }),
+    });
+    const err = await client.keys.list().catch((e) => e);
+    expect(err.message).toBe(
+      'GET /v1/keys → 200: not an edgeval answer (text/html: "Sign in"); is http://edgeval.test the edgeval server (--url, EDGEVAL_URL), with no proxy failing in between?',
+    );
+  });
+
   it("says a url without http:// or https:// is not a server's address, before any request", async () => {
     for (const url of ["localhost:8787", "127.0.0.1:8787", "edgeval.example.com"]) {
       let asked = 0;
