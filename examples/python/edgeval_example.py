@@ -47,7 +47,12 @@ class Client:
             req.add_header("Content-Type", content_type)
         try:
             with urllib.request.urlopen(req, timeout=120) as res:
-                return json.loads(res.read().decode("utf-8"))
+                text = res.read().decode("utf-8", "replace")
+                try:
+                    return json.loads(text)
+                except ValueError:
+                    # A 2xx that is not JSON is not edgeval's (a sign-in page, a web server at --url).
+                    raise ApiError("%s %s -> %s: %s" % (method, path, res.status, not_edgeval(res.headers.get("content-type"), text, self.url)))
         except urllib.error.HTTPError as e:
             # Every edgeval error is {"error": {"code", "message", "issues"?, "request_id"}}.
             text = e.read().decode("utf-8", "replace")

@@ -148,6 +148,23 @@ describe("the Python example on bad input", () => {
     }
   });
 
+  it("a success answer that is not JSON (a sign-in page) says what answered, exit 2", async () => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<!doctype html><html><head><title>Sign in</title></head><body>…</body></html>");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expectOneLine(
+        await python(["--url", url, "run", benchmark, "--config", config]),
+        `POST /v1/runs -> 200: not an edgeval answer (text/html: "Sign in"); is ${url} the edgeval server (--url, EDGEVAL_URL), with no proxy failing in between?`,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
   it("an error page that is not edgeval's says what answered, exit 2", async () => {
     expectOneLine(
       await python(["--url", gatewayUrl, "run", benchmark, "--config", config]),
