@@ -81,8 +81,10 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
   let lastId: string | undefined;
   let reconnects = 0;
   let retryMs = 1000;
+  let connected = false;
   for (;;) {
-    let res: Response;
+    let res: Response | undefined;
+    let dropped: unknown;
     try {
       res = await t.raw(
         "GET",
@@ -96,22 +98,29 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
         yield* pollRun(t, runId, opts);
         return;
       }
-      throw err;
-    }
-    if (!res.body) throw new Error(`GET /v1/runs/${runId}/events answered no body`);
-    let dropped: unknown;
-    try {
-      for await (const e of parseSse(res.body, (ms) => (retryMs = ms))) {
-        if (e.id !== undefined) lastId = e.id;
-        const event = { type: e.event, id: e.id, data: parseData(e.data) } as RunEvent;
-        yield event;
-        if (event.type === "done") return;
-        reconnects = 0;
-      }
-    } catch (err) {
-      // The connection broke (network, or the server cut off a watcher that fell behind).
-      if (opts.signal?.aborted) throw err;
+      // A reconnect that fails on the network or with a 5xx (a gateway's 502/503) counts as one more
+      // drop: the blip that broke the stream may not be over. A first connection failing (no server
+      // there), a refusal (4xx), or an abort ends the watch here.
+      const refused = err instanceof EdgevalApiError && err.status < 500;
+      if (!connected || refused || opts.signal?.aborted) throw err;
       dropped = err;
+    }
+    if (res) {
+      connected = true;
+      if (!res.body) throw new Error(`GET /v1/runs/${runId}/events answered no body`);
+      try {
+        for await (const e of parseSse(res.body, (ms) => (retryMs = ms))) {
+          if (e.id !== undefined) lastId = e.id;
+          const event = { type: e.event, id: e.id, data: parseData(e.data) } as RunEvent;
+          yield event;
+          if (event.type === "done") return;
+          reconnects = 0;
+        }
+      } catch (err) {
+        // The connection broke (network, or the server cut off a watcher that fell behind).
+        if (opts.signal?.aborted) throw err;
+        dropped = err;
+      }
     }
     // The stream ended without `done`: resume after the last result seen, once the server's retry delay has passed.
     if (++reconnects > (opts.maxReconnects ?? 5)) {

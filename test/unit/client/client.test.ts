@@ -207,6 +207,41 @@ describe("edgeval/client", () => {
     expect(seen[1]!.headers.get("last-event-id")).toBe("7");
   });
 
+  it("keeps reconnecting when a reconnect itself fails on the network or with a 5xx (the blip that dropped the stream)", async () => {
+    let calls = 0;
+    const { client } = scripted({
+      "GET /v1/runs/r/events": () => {
+        calls++;
+        if (calls === 1) return sse('retry: 1\n\nid: 7\nevent: result\ndata: {"result_id":"a"}\n\n'); // ends before done
+        if (calls === 2) throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
+        if (calls === 3) return new Response("<html><title>503 Service Unavailable</title></html>", { status: 503 });
+        return sse('id: 8\nevent: result\ndata: {"result_id":"b"}\n\nevent: done\ndata: {"status":"completed"}\n\n');
+      },
+    });
+    const events: RunEvent[] = [];
+    for await (const e of client.runs.events("r")) events.push(e);
+    expect(events.map((e) => [e.type, e.id])).toEqual([
+      ["result", "7"],
+      ["result", "8"],
+      ["done", "8"],
+    ]);
+  });
+
+  it("still fails at once when the first connection fails: the server is not there", async () => {
+    let calls = 0;
+    const { client } = scripted({
+      "GET /v1/runs/r/events": () => {
+        calls++;
+        throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+      },
+    });
+    const err = await (async () => {
+      for await (const _ of client.runs.events("r"));
+    })().catch((e) => e);
+    expect(String(err)).toContain("ECONNREFUSED");
+    expect(calls).toBe(1);
+  });
+
   it("gives up after maxReconnects streams that end before done, naming why", async () => {
     const { client } = scripted({ "GET /v1/runs/r/events": () => sse("retry: 1\n\n") });
     const err = await (async () => {
