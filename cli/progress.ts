@@ -15,6 +15,7 @@ export function progressReporter(out: Out, now: () => number = Date.now) {
   let costUsd: number | null | undefined;
   let etaS: number | null | undefined;
   const verdicts: Record<string, number> = {};
+  let lastStatus = "";
 
   const text = () => {
     const pct = total ? Math.floor((done / total) * 100) : 0;
@@ -53,7 +54,12 @@ export function progressReporter(out: Out, now: () => number = Date.now) {
         }
         return;
       }
-      if (e.type === "status") out.err(`status ${(e.data as { status: string }).status}`);
+      if (e.type === "status") {
+        // The stream sends the status on every (re)connect and again at the end: print it when it changes.
+        const status = (e.data as { status: string }).status;
+        if (status !== lastStatus) out.err(`status ${status}`);
+        lastStatus = status;
+      }
     },
   };
 }

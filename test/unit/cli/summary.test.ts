@@ -90,6 +90,12 @@ describe("progress", () => {
     expect(bars).toEqual([`[${"#".repeat(15)}${"-".repeat(15)}] 1/2 results (50 %), pass 1, 3 s`]);
   });
 
+  it("prints a status once, though the stream sends it again at the end (cancelled, then cancelled at done)", () => {
+    const { lines, reporter } = capture(false);
+    for (const status of ["queued", "running", "cancelled", "cancelled"]) reporter.onEvent({ type: "status", data: { status } });
+    expect(lines).toEqual(["status queued", "status running", "status cancelled"]);
+  });
+
   it("shows the cost so far and the ETA the event stream's progress carries", () => {
     const { bars, reporter, tick } = capture(true);
     tick(2000);
