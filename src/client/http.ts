@@ -54,16 +54,26 @@ export interface Transport {
   readonly base: string;
 }
 
+/** Why `base` cannot be the server's address (said before any request), or null. */
+function badBase(base: string): string | null {
+  const url = URL.canParse(base) ? new URL(base) : null;
+  // "localhost:8787" parses as a URL of scheme "localhost:", and fetch would fail as if no server ran there.
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    return `${base} is not an http:// or https:// URL: give the server as e.g. http://${base} (--url, EDGEVAL_URL)`;
+  }
+  // fetch refuses a URL with credentials, and its error would print them: name the URL without them.
+  if (url.username || url.password) {
+    const path = url.pathname.replace(/\/+$/, "");
+    return `${url.protocol}//***:***@${url.host}${path} holds a user name and password, which fetch refuses to send: give the server as ${url.protocol}//${url.host}${path} and the API key as the token (--token, EDGEVAL_TOKEN)`;
+  }
+  return null;
+}
+
 export function transport(opts: ClientOptions): Transport {
   const base = opts.url.replace(/\/+$/, "").replace(/\/v1$/, "");
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 120_000;
-  // "localhost:8787" parses as a URL of scheme "localhost:", and fetch would fail as if no server ran there.
-  const scheme = URL.canParse(base) ? new URL(base).protocol : null;
-  const badUrl =
-    scheme === "http:" || scheme === "https:"
-      ? null
-      : `${base} is not an http:// or https:// URL: give the server as e.g. http://${base} (--url, EDGEVAL_URL)`;
+  const badUrl = badBase(base);
 
   async function raw(
     method: string,

@@ -135,6 +135,19 @@ describe("edgeval/client", () => {
     }
   });
 
+  it("refuses a url with a user name and password without printing the password", async () => {
+    let asked = 0;
+    const fetch = (async () => (asked++, json({}))) as typeof globalThis.fetch;
+    const err = await createClient({ url: "http://admin:s3cret@edgeval.test", token: "t", fetch })
+      .runs.get("r")
+      .catch((e) => e);
+    expect(err.message).toBe(
+      "http://***:***@edgeval.test holds a user name and password, which fetch refuses to send: give the server as http://edgeval.test and the API key as the token (--token, EDGEVAL_TOKEN)",
+    );
+    expect(err.message).not.toContain("s3cret");
+    expect(asked).toBe(0);
+  });
+
   it("names the reason fetch gives for refusing an address, e.g. a port fetch blocks", async () => {
     // Node's fetch refuses the ports the Fetch standard blocks (6000, 10080, …) as "fetch failed", cause "bad port".
     const err = await createClient({ url: "http://127.0.0.1:6000", token: "t" })
