@@ -38,6 +38,12 @@ class Client:
         # "localhost:8787" has no scheme: urllib would fail with a traceback, not a hint.
         if not self.url.startswith(("http://", "https://")):
             raise ApiError("%s is not an http:// or https:// URL: give the server as e.g. http://%s (--url, EDGEVAL_URL)" % (self.url, self.url))
+        # urllib would take "user:password@host" for a host name, and every message would print the password.
+        parts = urllib.parse.urlsplit(self.url)
+        if parts.username is not None or parts.password is not None:
+            host = parts.netloc.rpartition("@")[2]
+            raise ApiError("%s://***:***@%s%s holds a user name and password: give the server as %s://%s%s and the API key as the token (--token, EDGEVAL_TOKEN)" % (
+                parts.scheme, host, parts.path, parts.scheme, host, parts.path))
 
     def call(self, method, path, body=None, content_type="application/json"):
         data = None if body is None else json.dumps(body).encode("utf-8")

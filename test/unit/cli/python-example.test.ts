@@ -103,6 +103,15 @@ describe("the Python example on bad input", () => {
     );
   });
 
+  it("a --url with a user name and password is refused without printing the password", async () => {
+    const r = await python(["--url", "http://admin:s3cret@127.0.0.1:8787", "run", benchmark, "--config", config]);
+    expectOneLine(
+      r,
+      "http://***:***@127.0.0.1:8787 holds a user name and password: give the server as http://127.0.0.1:8787 and the API key as the token (--token, EDGEVAL_TOKEN)",
+    );
+    expect(r.stderr).not.toContain("s3cret");
+  });
+
   it("an edgeval refusal with one issue prints it once", async () => {
     const judge = path.join(dir, "judge.json");
     fs.writeFileSync(judge, JSON.stringify({ type: "likert", scael: [1, 5] }));
