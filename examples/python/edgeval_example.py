@@ -110,10 +110,12 @@ def read_json(path):
 
 
 def check_writable(path):
-    """Refuses an output file whose directory does not exist before the run, not after it."""
+    """Refuses an output file that cannot be written (no such directory, or a directory) before the run, not after it."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ApiError("cannot write %s: there is no directory %s" % (path, os.path.dirname(path)))
+    if os.path.isdir(path):
+        raise ApiError("cannot write %s: it is a directory" % path)
 
 
 def submit(client, benchmark_file, config):

@@ -94,6 +94,10 @@ describe("the Python example on bad input", () => {
       await python(["--url", gatewayUrl, "run", benchmark, "--config", config, "--out", out]),
       `cannot write ${out}: there is no directory ${path.dirname(out)}`,
     );
+    expectOneLine(
+      await python(["--url", gatewayUrl, "run", benchmark, "--config", config, "--out", dir]),
+      `cannot write ${dir}: it is a directory`,
+    );
   });
 
   it("a --url without http:// or https:// says so", async () => {
