@@ -21,6 +21,14 @@ const rate = (flag: string) => (v: string) => {
   return n;
 };
 
+/** Node fires a timer of more than 2^31 - 1 ms at once (with a warning): a longer --timeout would end the wait immediately. */
+const MAX_TIMEOUT_S = Math.floor(2_147_483_647 / 1000);
+const seconds = (flag: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < 1 || n > MAX_TIMEOUT_S) throw new InvalidArgumentError(`${flag} takes a number from 1 to ${MAX_TIMEOUT_S} (24 days) (got ${JSON.stringify(v)})`);
+  return n;
+};
+
 const number = (flag: string, min: number, integer = false) => (v: string) => {
   const n = Number(v);
   if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new InvalidArgumentError(`${flag} takes ${integer ? "a whole number" : "a number"} ≥ ${min} (got ${JSON.stringify(v)})`);
@@ -51,7 +59,7 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--max-errors <n>", "exit 1 if more results than this errored (judge or transport failures)", number("--max-errors", 0, true), 0)
     .option("--name <name>", "the run's name (default: the file's name)")
     .option("--idempotency-key <key>", "re-sending the same run with the same key returns the first run")
-    .option("--timeout <seconds>", "give up waiting after this long", number("--timeout", 1), 3600)
+    .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
     .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true), 1000)
     .option("--save-results <file>", "write every result (ndjson) there once the run ends, gates or not")
     .action(act((file: string, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
@@ -64,7 +72,7 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--name <name>", "the child run's name")
     .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
     .option("--max-errors <n>", "exit 1 if more results than this errored", number("--max-errors", 0, true), 0)
-    .option("--timeout <seconds>", "give up waiting after this long", number("--timeout", 1), 3600)
+    .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
     .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true), 1000)
     .option("--save-results <file>", "write every result (ndjson) there once the child ends")
     .action(act((run: string, opts, cmd: Command) => rescoreCommand(client(cmd), run, opts, out)));

@@ -439,6 +439,31 @@ describe("keys and judges: an unknown action", () => {
 });
 
 describe("edgeval's options", () => {
+  it("--timeout longer than a timer can wait (24 days) is refused, not turned into an immediate timeout", async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
+    try {
+      const argv = [
+        "node",
+        "edgeval",
+        "run",
+        "b.json",
+        "--config",
+        "c.json",
+        "--timeout",
+        "3000000",
+        "--token",
+        "t",
+        "--url",
+        "http://127.0.0.1:9",
+      ];
+      expect(await main(argv, capture())).toBe(2);
+      expect(written.join("")).toContain('--timeout takes a number from 1 to 2147483 (24 days) (got "3000000")');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("--fail-under is a pass rate between 0 and 1: 90 (meant as 90 %) is refused, not a gate nothing can pass", async () => {
     const written: string[] = [];
     const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
