@@ -1,13 +1,18 @@
 /** `edgeval import`, `judge`, `cancel` and `keys`: one request each, printed for a person. */
-import type { EdgevalClient, JudgeRequest } from "../../src/client/index.ts";
+import type { EdgevalClient, ImportedCheckpoint, JudgeRequest } from "../../src/client/index.ts";
 import { EdgevalApiError } from "../../src/client/index.ts";
 import { CliError, type Out, readData, textArg } from "../io.ts";
+
+/** A checkpoint import's warnings and errors, one line each (`import`, and `run` of a checkpoint). */
+export function printImportIssues(r: Pick<ImportedCheckpoint, "warnings" | "errors">, out: Out): void {
+  for (const w of r.warnings) out.err(`warning ${w.path}: ${w.message}`);
+  for (const e of r.errors) out.err(`error ${e.path}: ${e.message} (its question fails with template_validation)`);
+}
 
 export async function importCommand(client: EdgevalClient, file: string, out: Out): Promise<number> {
   const r = await client.benchmarks.import(readData(file));
   out.line(`benchmark ${r.benchmark_id}: ${r.imported} questions imported from ${file}`);
-  for (const w of r.warnings) out.err(`warning ${w.path}: ${w.message}`);
-  for (const e of r.errors) out.err(`error ${e.path}: ${e.message} (its question fails with template_validation)`);
+  printImportIssues(r, out);
   out.line(`run it: edgeval run ${file} --config FILE   (or POST /v1/runs with "benchmark_id": "${r.benchmark_id}")`);
   return 0;
 }

@@ -8,6 +8,7 @@ import type { CreateRunRequest, EdgevalClient, RunStatus, RunSubmission } from "
 import { CliError, checkWritable, type Out, readData } from "../io.ts";
 import { progressReporter } from "../progress.ts";
 import { endFailure, gateFailures, summaryTable } from "../summary.ts";
+import { printImportIssues } from "./misc.ts";
 import { resultsCommand } from "./results.ts";
 
 export interface RunOptions {
@@ -50,6 +51,7 @@ export async function runCommand(client: EdgevalClient, file: string, opts: RunO
   if (isCheckpoint(file, data)) {
     const imported = await client.benchmarks.import(data);
     out.err(`imported ${file} as benchmark ${imported.benchmark_id} (${imported.imported} questions, ${imported.warnings.length} warnings, ${imported.errors.length} errors)`);
+    printImportIssues(imported, out);
     body.benchmark_id = imported.benchmark_id;
   } else {
     body.benchmark = data as CreateRunRequest["benchmark"];

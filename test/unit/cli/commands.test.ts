@@ -309,6 +309,47 @@ describe("edgeval run --preset", () => {
   });
 });
 
+describe("edgeval run of a Karenina checkpoint", () => {
+  it("lists the import's warnings and errors, as import does, not only their count", async () => {
+    const dir = tempDir("cli-checkpoint-");
+    const checkpoint = path.join(dir, "bench.jsonld");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(checkpoint, JSON.stringify({ "@context": {}, "@type": "DataFeed", name: "b", dataFeedElement: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const where = `${req.method} ${new URL(req.url).pathname}`;
+      if (where === "POST /v1/benchmarks/import")
+        return json({
+          benchmark_id: "b1",
+          imported: 2,
+          warnings: [{ path: "rating[0]", message: 'trait "Completeness": not imported' }],
+          errors: [{ path: "dataFeedElement[1].item", message: "template does not compile" }],
+        });
+      if (where === "POST /v1/runs") return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
+      if (where === "GET /v1/runs/r1")
+        return json({
+          run_id: "r1",
+          status: "completed",
+          progress: { total: 0, done: 0 },
+          summary: [],
+          summary_total: 0,
+          usage: { total: { cost_usd: 0 } },
+        });
+      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
+    }) as typeof globalThis.fetch;
+    const out = capture();
+    await runCommand(
+      createClient({ url: "http://x", token: "t", fetch }),
+      checkpoint,
+      { config, maxErrors: 0, timeout: 10, pollMs: 100 },
+      out,
+    );
+    expect(out.lines).toContain('warning rating[0]: trait "Completeness": not imported');
+    expect(out.lines).toContain("error dataFeedElement[1].item: template does not compile (its question fails with template_validation)");
+  });
+});
+
 describe("edgeval run: how the run ended is a gate", () => {
   /** A server with no event stream whose run r1 has ended with `status` after 4 of 48 results, every one a pass. */
   const ended = (status: string) =>
