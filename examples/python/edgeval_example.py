@@ -125,6 +125,11 @@ def submit(client, benchmark_file, config):
     if benchmark_file.endswith(".jsonld") or "@context" in data:
         imported = client.call("POST", "/v1/benchmarks/import", data, "application/ld+json")
         print("imported %d questions as benchmark %s" % (imported["imported"], imported["benchmark_id"]), file=sys.stderr)
+        # What the import dropped or could not use: the run will not evaluate it.
+        for w in imported.get("warnings", []):
+            print("warning %s: %s" % (w["path"], w["message"]), file=sys.stderr)
+        for e in imported.get("errors", []):
+            print("error %s: %s (its question fails with template_validation)" % (e["path"], e["message"]), file=sys.stderr)
         body["benchmark_id"] = imported["benchmark_id"]
     else:
         body["benchmark"] = data

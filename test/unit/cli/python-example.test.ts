@@ -116,6 +116,35 @@ describe("the Python example on bad input", () => {
     expect(r.stderr).not.toContain("s3cret");
   });
 
+  it("a checkpoint's import warnings and errors are listed, not dropped", async () => {
+    const server = http.createServer((req, res) => {
+      res.writeHead(req.url === "/v1/benchmarks/import" ? 200 : 400, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify(
+          req.url === "/v1/benchmarks/import"
+            ? {
+                benchmark_id: "b1",
+                imported: 2,
+                warnings: [{ path: "rating[0]", message: "trait not imported" }],
+                errors: [{ path: "dataFeedElement[1]", message: "bad template" }],
+              }
+            : { error: { code: "invalid_body", message: "stop here" } },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const checkpoint = path.join(dir, "bench.jsonld");
+      fs.writeFileSync(checkpoint, JSON.stringify({ "@context": {}, name: "b" }));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await python(["--url", url, "run", checkpoint, "--config", config]);
+      expect(r.stderr).toContain("warning rating[0]: trait not imported");
+      expect(r.stderr).toContain("error dataFeedElement[1]: bad template (its question fails with template_validation)");
+    } finally {
+      server.close();
+    }
+  });
+
   it("an edgeval refusal with one issue prints it once", async () => {
     const judge = path.join(dir, "judge.json");
     fs.writeFileSync(judge, JSON.stringify({ type: "likert", scael: [1, 5] }));
