@@ -173,7 +173,11 @@ def cmd_run(client, args):
         # Ctrl-C stops the waiting, not the run: say so, and how to stop it.
         print("edgeval: interrupted: run %s goes on on the server; stop it with POST /v1/runs/%s/cancel" % (run_id, run_id), file=sys.stderr)
         return 130
-    for pair in run["summary"]:
+    # GET /v1/runs/:id embeds at most 100 pairs; summary_total counts them all, the summary route pages the rest.
+    pairs = run["summary"]
+    if run.get("summary_total", len(pairs)) > len(pairs):
+        pairs = list(client.pages("/v1/runs/%s/summary" % run_id, "summary"))
+    for pair in pairs:
         rate = "-" if pair["pass_rate"] is None else "%.1f %%" % (pair["pass_rate"] * 100)
         print("%-12s %-12s passed %3d  failed %3d  errored %3d  pass rate %s" % (
             pair["answering_model"], pair["parsing_model"], pair["passed"], pair["failed"], pair["errored"], rate))

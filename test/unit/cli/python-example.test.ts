@@ -145,6 +145,51 @@ describe("the Python example on bad input", () => {
     }
   });
 
+  it("prints every pair of a run with more pairs than GET /v1/runs/:id embeds (100)", async () => {
+    const pair = (n: number) => ({
+      answering_model: `m${n}`,
+      parsing_model: "j",
+      total: 1,
+      passed: 1,
+      failed: 0,
+      errored: 0,
+      pass_rate: 1,
+    });
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      res.writeHead(req.method === "POST" ? 202 : 200, { "content-type": "application/json" });
+      if (req.method === "POST") return res.end(JSON.stringify({ run_id: "r1", status_url: "/v1/runs/r1" }));
+      if (url.pathname === "/v1/runs/r1")
+        return res.end(
+          JSON.stringify({
+            run_id: "r1",
+            status: "completed",
+            progress: { done: 2, total: 2 },
+            summary: [pair(1)],
+            summary_total: 2,
+            summary_next_url: "/v1/runs/r1/summary?cursor=c1",
+          }),
+        );
+      if (url.pathname === "/v1/runs/r1/summary")
+        return res.end(
+          JSON.stringify(
+            url.searchParams.get("cursor") ? { summary: [pair(2)], next_cursor: null } : { summary: [pair(1)], next_cursor: "c1" },
+          ),
+        );
+      return res.end(JSON.stringify({ results: [], next_cursor: null }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await python(["--url", url, "run", benchmark, "--config", config, "--out", path.join(dir, "pairs.ndjson")]);
+      expect(r.stdout).toMatch(/^m1 /m);
+      expect(r.stdout).toMatch(/^m2 /m);
+      expect(r.code).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
   it("an edgeval refusal with one issue prints it once", async () => {
     const judge = path.join(dir, "judge.json");
     fs.writeFileSync(judge, JSON.stringify({ type: "likert", scael: [1, 5] }));
