@@ -20,7 +20,8 @@ import {
 import { actorOf, type AuditAction, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { type BodyLimit, readJson, validate } from "./body";
-import { ApiFailure } from "./errors";
+import type { FieldIssue } from "../schemas/field-issue";
+import { ApiFailure, invalidBody } from "./errors";
 import { httpHost, submitRun } from "./submit-run";
 
 /** A config may carry manual answers for a large benchmark. */
@@ -79,13 +80,40 @@ schedules.get("/:id", requireScope("runs:read"), async (c) => {
 
 schedules.patch("/:id", requireScope("runs:write"), async (c) => {
   const s = await requireSchedule(c);
-  const body = validate(UpdateScheduleRequest, (await readJson(c, SCHEDULE_BODY_LIMIT)).value);
+  const body = validatePatch((await readJson(c, SCHEDULE_BODY_LIMIT)).value);
   const next: ScheduleRecord = { ...s, ...body, updated_at: new Date().toISOString() };
   if (body.config !== undefined || body.preset_id !== undefined) await checkRunBody(c, next);
   await updateSchedule(c.env.DB, next);
   await audit(c, "schedule.updated", s.schedule_id, { changed: Object.keys(body) });
   return c.json(view(next));
 });
+
+/**
+ * Fields a schedule has that a PATCH cannot change, with why: the strict schema alone would call
+ * them unknown ("check the spelling") though they are the schedule's own.
+ */
+const FIXED_FIELDS: Record<string, string> = {
+  benchmark_id:
+    "a schedule's benchmark cannot be changed: each of its runs is compared with the one before, question by question; create a new schedule for another benchmark",
+};
+
+function validatePatch(value: unknown) {
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  const fixed = isObject ? Object.keys(FIXED_FIELDS).filter((k) => Object.hasOwn(value, k)) : [];
+  if (fixed.length === 0) return validate(UpdateScheduleRequest, value);
+  const issues: FieldIssue[] = fixed.map((k) => ({ path: k, message: FIXED_FIELDS[k]! }));
+  const rest = Object.fromEntries(Object.entries(value as object).filter(([k]) => !fixed.includes(k)));
+  // The other fields' issues too (every failing field in one answer), unless nothing else was sent.
+  if (Object.keys(rest).length > 0) {
+    try {
+      validate(UpdateScheduleRequest, rest);
+    } catch (err) {
+      if (!(err instanceof ApiFailure) || err.error.code !== "invalid_body") throw err;
+      issues.push(...err.error.issues);
+    }
+  }
+  throw invalidBody(issues);
+}
 
 schedules.delete("/:id", requireScope("runs:write"), async (c) => {
   const s = await requireSchedule(c);

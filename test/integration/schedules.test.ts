@@ -166,6 +166,23 @@ describe("scheduled runs", () => {
     expect(((await (await apiAs(other.key, "/v1/schedules")).json()) as any).schedules).toEqual([]);
   });
 
+  it("PATCH of benchmark_id is a 400 saying it cannot be changed (not an unknown field), with the other fields' issues, and writes nothing", async () => {
+    const before = await schedule();
+    const alone = await apiAs(t.key, `/v1/schedules/${scheduleId}`, { method: "PATCH", json: { benchmark_id: "another" } });
+    expect(alone.status).toBe(400);
+    expect(((await alone.json()) as any).error.issues).toEqual([
+      { path: "benchmark_id", message: expect.stringMatching(/cannot be changed.*create a new schedule/) },
+    ]);
+    const both = await apiAs(t.key, `/v1/schedules/${scheduleId}`, {
+      method: "PATCH",
+      json: { benchmark_id: "another", cron: "61 * * * *", name: "renamed" },
+    });
+    expect(both.status).toBe(400);
+    const paths = ((await both.json()) as any).error.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(["benchmark_id", expect.stringMatching(/^cron/)]);
+    expect(await schedule()).toEqual(before);
+  });
+
   it("PATCH disables a schedule: its minute no longer starts a run; DELETE removes it", async () => {
     const off = await apiAs(t.key, `/v1/schedules/${scheduleId}`, { method: "PATCH", json: { enabled: false } });
     expect(off.status).toBe(200);
