@@ -78,7 +78,7 @@ export async function startExport(
   body: z.output<typeof CreateExportRequest>,
 ): Promise<ExportRecord> {
   const spec = await requireSpec(env.BLOBS, run);
-  const filter = await resultFilter(body, async () => spec);
+  const filter = await resultFilter(body, async () => spec, "body");
   const exportId = crypto.randomUUID();
   const counts = await countResults(env.DB, run, filter);
   await insertExport(env.DB, {

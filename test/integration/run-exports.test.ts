@@ -168,6 +168,13 @@ describe("CSV and NDJSON", () => {
     expect(((await q.json()) as any).error.issues[0].path).toBe("query format");
     const b = await api(`/v1/runs/${runId}/exports`, { method: "POST", json: { format: "karenina", colour: "red" } });
     expect(b.status).toBe(400);
+    // a filter naming a model the run lacks is the body's field, as sent (not "query …")
+    const unknown = await api(`/v1/runs/${runId}/exports`, { method: "POST", json: { format: "ndjson", answering_model: "gamma" } });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as any).error).toMatchObject({
+      code: "invalid_body",
+      issues: [{ path: "answering_model", message: expect.stringMatching(/no answering model "gamma"/) }],
+    });
     const missing = await api(`/v1/runs/${runId}/exports/00000000-0000-0000-0000-000000000000`);
     expect(missing.status).toBe(404);
   });
