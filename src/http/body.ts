@@ -40,6 +40,16 @@ export async function readJson(c: Context, limit: BodyLimit): Promise<RawJsonBod
 }
 
 /**
+ * For a route whose every field has a default: a request with no body at all (a bare `curl -X
+ * POST`, a client that sends none) reads as `{}` instead of a 415 asking for JSON. A body that is
+ * there is read and checked as readJson reads any.
+ */
+export async function readOptionalJson(c: Context, limit: BodyLimit): Promise<RawJsonBody> {
+  if (c.req.raw.body === null || c.req.header("content-length") === "0") return { text: "", value: {} };
+  return readJson(c, limit);
+}
+
+/**
  * One nesting limit for every body, checked before anything is validated or stored: deeper JSON
  * overflowed the stack in validation (500) or was stored and then could never be read back.
  */

@@ -12,7 +12,7 @@ import { forgetKey } from "../tenants/auth-cache";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import type { Scope } from "../schemas/scopes";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { readJson, validate } from "./body";
+import { readJson, readOptionalJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
 import { reply } from "./reply";
 import { KeyList, KeyView, MintedKey } from "../schemas/tenant-views";
@@ -51,7 +51,7 @@ keys.get("/", async (c) => reply(c, KeyList, { keys: (await listKeys(c.env.DB, t
 
 keys.post("/:id/rotate", async (c) => {
   const old = await requireKey(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
-  const body = validate(RotateKeyRequest, (await readJson(c, KEY_BODY_LIMIT)).value);
+  const body = validate(RotateKeyRequest, (await readOptionalJson(c, KEY_BODY_LIMIT)).value);
   if (old.revoked_at !== null)
     throw new ApiFailure({ code: "not_found", message: `key ${old.key_id} is revoked; create a new key instead` });
   grantable(c.get("principal").scopes, old.scopes);

@@ -37,7 +37,7 @@ import {
 } from "../stored-judges/tokens-repo";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
-import { readJson, validate } from "./body";
+import { readJson, readOptionalJson, validate } from "./body";
 import { ApiFailure } from "./errors";
 import { judgeGraph, refuseUncallableModels } from "./judge";
 import { reply } from "./reply";
@@ -101,7 +101,7 @@ storedJudges.delete("/:id", requireScope("judges:write"), async (c) => {
 
 storedJudges.post("/:id/tokens", requireScope("judges:write"), async (c) => {
   const j = await requireJudge(c);
-  const body = validate(CreateJudgeTokenRequest, (await readJson(c, JUDGE_TOKEN_BODY_LIMIT)).value);
+  const body = validate(CreateJudgeTokenRequest, (await readOptionalJson(c, JUDGE_TOKEN_BODY_LIMIT)).value);
   const pepper = stringVar(c.env.EDGEVAL_KEY_PEPPER);
   if (!pepper)
     throw new ApiFailure({

@@ -26,7 +26,7 @@ import { edgeConfig } from "../config";
 import { outboundUrlIssue } from "../outbound/url-policy";
 import { ListQuery } from "../schemas/api";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { readJson, validate, validateQuery } from "./body";
+import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { ENDPOINT_BODY_LIMIT } from "../schemas/body-limits";
 import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../schemas/webhook-views";
 import { reply } from "./reply";
@@ -94,7 +94,7 @@ webhooks.delete("/:id", requireScope("webhooks:write"), async (c) => {
 /** A new secret, shown once; the old one keeps signing beside it for overlap_seconds. */
 webhooks.post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) => {
   const endpoint = await requireEndpoint(c);
-  const body = validate(RotateSecretRequest, (await readJson(c, ENDPOINT_BODY_LIMIT)).value);
+  const body = validate(RotateSecretRequest, (await readOptionalJson(c, ENDPOINT_BODY_LIMIT)).value);
   const secret = mintSigningSecret();
   const now = new Date();
   const prevExpiresAt = new Date(now.getTime() + body.overlap_seconds * 1000).toISOString();

@@ -117,7 +117,7 @@ function operationObject(op: Operation): Json {
   const params = parameters(op);
   if (params.length) o.parameters = params;
   if (op.body) {
-    o.requestBody = { required: true, content: content(op.body, where) };
+    o.requestBody = { required: !op.body.optional, content: content(op.body, where) };
     o["x-max-body-bytes"] = op.body.maxBytes;
   }
   const responses: Record<string, Json> = {};

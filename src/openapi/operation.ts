@@ -43,7 +43,8 @@ export interface Operation {
   pathParams?: Record<string, string>;
   query?: z.ZodObject;
   headers?: { name: string; description: string }[];
-  body?: Payload & { maxBytes: number };
+  /** `optional`: every field has a default, so the body may be left out (read as `{}`: src/http/body.ts readOptionalJson). */
+  body?: Payload & { maxBytes: number; optional?: boolean };
   /** By status; a 2xx without a schema has no JSON body. */
   responses: Record<number, Payload & { description: string }>;
   /** Codes particular to this operation; auth, body, query and path errors are added from the rest. */

@@ -91,7 +91,7 @@ export const STORED_JUDGE_OPERATIONS: Operation[] = [
       "D1 keeps only the token's HMAC. The token grades with this judge only; revoke it with DELETE /v1/judges/:id/tokens/:token_id.",
     auth: write,
     pathParams: judgeId,
-    body: { schema: CreateJudgeTokenRequest, maxBytes: JUDGE_TOKEN_BODY_LIMIT.bytes, example: { name: "ci" } },
+    body: { schema: CreateJudgeTokenRequest, maxBytes: JUDGE_TOKEN_BODY_LIMIT.bytes, example: { name: "ci" }, optional: true },
     responses: { 201: { description: "The token, in this answer only, and the URL promptfoo posts to.", schema: MintedJudgeToken } },
   },
   {

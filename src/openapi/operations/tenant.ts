@@ -59,7 +59,7 @@ export const TENANT_OPERATIONS: Operation[] = [
     description: "The old key stays valid until it is revoked (DELETE), so clients can switch over without downtime.",
     auth: keysAdmin,
     pathParams: keyId,
-    body: { schema: RotateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: {} },
+    body: { schema: RotateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: {}, optional: true },
     responses: { 201: { description: "The new key, shown once.", schema: MintedKey } },
   },
   {

@@ -83,7 +83,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     description: "The old secret keeps signing beside the new one for overlap_seconds (default 24 h), so receivers can switch over.",
     auth: write,
     pathParams: endpointId,
-    body: { schema: RotateSecretRequest, maxBytes: ENDPOINT_BODY_LIMIT.bytes, example: { overlap_seconds: 3600 } },
+    body: { schema: RotateSecretRequest, maxBytes: ENDPOINT_BODY_LIMIT.bytes, example: { overlap_seconds: 3600 }, optional: true },
     responses: { 201: { description: "The endpoint and its new secret (shown once).", schema: EndpointWithSecret } },
   },
   {
