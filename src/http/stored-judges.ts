@@ -144,14 +144,17 @@ storedJudges.delete("/:id/tokens/:token_id", requireScope("judges:write"), async
       message: `judge ${j.judge_id} has no token ${c.req.param("token_id")}; list them with GET /v1/judges/${j.judge_id}/tokens`,
     });
   const revoked = await revokeJudgeToken(c.env.DB, t, new Date().toISOString());
-  await auditStatement(c.env.DB, {
-    tenant_id: j.tenant_id,
-    actor: actorOf(c.get("principal")),
-    action: "judge_token.revoked",
-    target: t.token_id,
-    detail: { judge_id: j.judge_id },
-  }).run();
-  return reply(c, JudgeTokenView, judgeTokenView(revoked));
+  // Revoking again answers the same 200 and audits nothing: one revocation, one audit entry (as API keys).
+  if (revoked.changed) {
+    await auditStatement(c.env.DB, {
+      tenant_id: j.tenant_id,
+      actor: actorOf(c.get("principal")),
+      action: "judge_token.revoked",
+      target: t.token_id,
+      detail: { judge_id: j.judge_id },
+    }).run();
+  }
+  return reply(c, JudgeTokenView, judgeTokenView(revoked.token));
 });
 
 async function requireJudge(c: Context<AppEnv>): Promise<StoredJudgeRecord> {

@@ -229,6 +229,11 @@ describe("POST /v1/judges/:id/promptfoo", () => {
     expect(await status(tokenOne.promptfoo_url)).toBe(200);
     const revoked = await json(await api(`/v1/judges/${one.judge_id}/tokens/${tokenOne.token_id}`, { method: "DELETE" }));
     expect(revoked.body).toMatchObject({ token_id: tokenOne.token_id, revoked_at: expect.any(String) });
+    // Revoking again: the same answer, the first revocation's time, and no second audit entry.
+    const again = await json(await api(`/v1/judges/${one.judge_id}/tokens/${tokenOne.token_id}`, { method: "DELETE" }));
+    expect(again).toEqual({ status: 200, body: revoked.body });
+    const audit = (await json(await api("/v1/audit?limit=100"))).body.entries as { action: string; target: string }[];
+    expect(audit.filter((e) => e.action === "judge_token.revoked" && e.target === tokenOne.token_id)).toHaveLength(1);
     const refused = await promptfooCall(tokenOne.promptfoo_url, "Paris", vars);
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as any).error.message).toContain("revoked");
