@@ -3,6 +3,7 @@
  * the environment, generated help, no dependencies). Exit codes: 0 ok, 1 a CI gate (or the judge)
  * failed, 2 a usage or server error (the message says what to do), 3 the judge itself failed.
  */
+import fs from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { createClient, EdgevalApiError } from "../src/client/index.ts";
 import { cancelCommand, importCommand, judgeCommand, keysCommand } from "./commands/misc.ts";
@@ -29,17 +30,28 @@ const seconds = (flag: string) => (v: string) => {
   return n;
 };
 
-const number = (flag: string, min: number, integer = false) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new InvalidArgumentError(`${flag} takes ${integer ? "a whole number" : "a number"} ≥ ${min} (got ${JSON.stringify(v)})`);
-  return n;
-};
+const number =
+  (flag: string, min: number, integer = false, max = Number.POSITIVE_INFINITY) =>
+  (v: string) => {
+    const n = Number(v);
+    const kind = integer ? "a whole number" : "a number";
+    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
+      throw new InvalidArgumentError(`${flag} takes ${kind} ${max === Number.POSITIVE_INFINITY ? `≥ ${min}` : `from ${min} to ${max}`} (got ${JSON.stringify(v)})`);
+    return n;
+  };
+
+/** A poll interval is a timer too: above 2^31 - 1 ms Node fires it at once, and the poll would spin. */
+const MAX_POLL_MS = 2_147_483_647;
+
+/** edgeval's version, as package.json (and the server's /openapi.json info.version) says it. */
+const VERSION = (JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 function program(out: Out, exit: { code: number }): Command {
   const cli = new Command("edgeval")
     .description("Grade LLM answers with an edgeval server: runs, results, judges, stored judges, keys")
     .addOption(new Option("--url <url>", "the edgeval server").env("EDGEVAL_URL").default(DEFAULT_URL))
     .addOption(new Option("--token <token>", "an API key, or the deployment's EDGEVAL_API_TOKEN value; locally edgeval-local-dev-token").env("EDGEVAL_TOKEN"))
+    .version(VERSION, "-V, --version", "print edgeval's version")
     .showHelpAfterError()
     .exitOverride();
 
@@ -60,7 +72,7 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--name <name>", "the run's name (default: the file's name)")
     .option("--idempotency-key <key>", "re-sending the same run with the same key returns the first run")
     .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
-    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true), 1000)
+    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
     .option("--save-results <file>", "write every result (ndjson) there once the run ends, gates or not")
     .action(act((file: string, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
 
@@ -73,7 +85,7 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
     .option("--max-errors <n>", "exit 1 if more results than this errored", number("--max-errors", 0, true), 0)
     .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
-    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true), 1000)
+    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
     .option("--save-results <file>", "write every result (ndjson) there once the child ends")
     .action(act((run: string, opts, cmd: Command) => rescoreCommand(client(cmd), run, opts, out)));
 

@@ -480,6 +480,33 @@ describe("keys and judges: an unknown action", () => {
 });
 
 describe("edgeval's options", () => {
+  it("--poll-ms longer than a timer can wait is refused, not a poll every millisecond", async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
+    try {
+      for (const command of ["run b.json --config c.json", "rescore r1 --replicates 3"]) {
+        written.length = 0;
+        const argv = ["node", "edgeval", ...command.split(" "), "--poll-ms", "3000000000", "--token", "t", "--url", "http://127.0.0.1:9"];
+        expect(await main(argv, capture())).toBe(2);
+        expect(written.join("")).toContain('--poll-ms takes a whole number from 100 to 2147483647 (got "3000000000")');
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("--version prints the version package.json holds and exits 0", async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((s) => (written.push(String(s)), true));
+    try {
+      expect(await main(["node", "edgeval", "--version"], capture())).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const { version } = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../../package.json"), "utf8"));
+    expect(written.join("").trim()).toBe(version);
+  });
+
   it("--timeout longer than a timer can wait (24 days) is refused, not turned into an immediate timeout", async () => {
     const written: string[] = [];
     const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
