@@ -14,7 +14,7 @@ import { startRun } from "../submit/submit";
 import { auditStatement } from "../tenants/audit";
 import { estimateRun } from "../submit/estimate";
 import { getBenchmarkRecord, loadBenchmark } from "../storage/benchmarks-repo";
-import { getRun, releaseIdempotencyKey, reserveIdempotencyKey } from "../storage/runs-repo";
+import { getRun, releaseIdempotencyKey, reserveIdempotencyKey, takeOverIdempotencyKey } from "../storage/runs-repo";
 import { effectiveLimits } from "../tenants/limits";
 import { loadKeyRing } from "../tenants/key-ring";
 import type { TenantRecord } from "../tenants/tenants-repo";
@@ -114,13 +114,20 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
 /** How often, and how long, a repeat waits for the first request under its key to start its run. */
 const HOLDER_POLL_MS = 250;
 const HOLDER_POLLS = 40;
+/**
+ * A holder this old with no run has died between taking the key and writing its run (an isolate
+ * evicted mid-submit: a refused or failed submit lets its key go): a submit writes its run within
+ * seconds, so after this long the key is taken over rather than answered 409 for ever.
+ */
+export const STALE_HOLDER_MS = 10 * 60_000;
 
 /**
  * Takes the key for this request (null: go on and start the run), or answers the run of the first
  * request under it. A first request still submitting is waited for: its run_id is answered only
  * once its run exists, and if it is refused (a quota) and lets the key go, this request takes the
- * key and starts the run itself. So no caller is told of a run that never starts (a webhook sender
- * would not deliver again), and copies sent at once still get one run and one answer.
+ * key and starts the run itself, as it does when the holder took the key more than STALE_HOLDER_MS
+ * ago and never wrote its run. So no caller is told of a run that never starts (a webhook sender
+ * would not deliver again), no key is stuck for ever, and copies sent at once get one run and one answer.
  */
 async function takeIdempotencyKey(
   db: D1Database,
@@ -138,6 +145,11 @@ async function takeIdempotencyKey(
       });
     }
     if (await getRun(db, tenantId, holder.run_id)) return holder.run_id;
+    if (Date.parse(createdAt) - Date.parse(holder.created_at) > STALE_HOLDER_MS) {
+      // Taken over, or another repeat took it over first: either way the next round reads who holds it.
+      await takeOverIdempotencyKey(db, tenantId, holder, mine.run_id, createdAt);
+      continue;
+    }
     if (poll >= HOLDER_POLLS) {
       throw new ApiFailure({
         code: "idempotency_in_progress",

@@ -127,6 +127,11 @@ export interface IdempotencyRecord {
   run_id: string;
 }
 
+/** The key as stored, with when its holder took it. */
+export interface HeldIdempotencyKey extends IdempotencyRecord {
+  created_at: string;
+}
+
 /**
  * Reserves `key` for `run_id`. Returns the record that holds the key afterwards: ours if the
  * key was free, the earlier one otherwise (same body → same run; other body → the caller's 409).
@@ -136,7 +141,7 @@ export async function reserveIdempotencyKey(
   tenantId: string,
   rec: IdempotencyRecord,
   now: string,
-): Promise<IdempotencyRecord> {
+): Promise<HeldIdempotencyKey> {
   await db
     .prepare(
       "INSERT INTO idempotency_keys (tenant_id, key, body_hash, run_id, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(tenant_id, key) DO NOTHING",
@@ -144,11 +149,29 @@ export async function reserveIdempotencyKey(
     .bind(tenantId, rec.key, rec.body_hash, rec.run_id, now)
     .run();
   const row = await db
-    .prepare("SELECT key, body_hash, run_id FROM idempotency_keys WHERE tenant_id = ? AND key = ?")
+    .prepare("SELECT key, body_hash, run_id, created_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?")
     .bind(tenantId, rec.key)
-    .first<IdempotencyRecord>();
+    .first<HeldIdempotencyKey>();
   if (!row) throw new Error("idempotency key vanished right after insert");
   return row;
+}
+
+/**
+ * Moves a key from a holder that never wrote its run to `runId`, only if that holder still has it
+ * (two repeats taking over at once: one wins). True if this call took it.
+ */
+export async function takeOverIdempotencyKey(
+  db: D1Database,
+  tenantId: string,
+  held: HeldIdempotencyKey,
+  runId: string,
+  now: string,
+): Promise<boolean> {
+  const res = await db
+    .prepare("UPDATE idempotency_keys SET run_id = ?, created_at = ? WHERE tenant_id = ? AND key = ? AND run_id = ?")
+    .bind(runId, now, tenantId, held.key, held.run_id)
+    .run();
+  return res.meta.changes > 0;
 }
 
 export async function releaseIdempotencyKey(db: D1Database, tenantId: string, key: string, runId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
+import { STALE_HOLDER_MS } from "../../src/http/submit-run";
 import { fakeModel, TOKEN } from "./helpers";
 
 const app = buildApp();
@@ -260,6 +261,24 @@ describe("Idempotency-Key", () => {
     expect(c.status).toBe(409);
     const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM runs WHERE run_id = ?").bind(runA).first<{ n: number }>();
     expect(rows!.n).toBe(1);
+  });
+
+  it("takes over a key whose holder died before writing its run (older than STALE_HOLDER_MS), instead of a 409 for ever", async () => {
+    const key = `k-${crypto.randomUUID()}`;
+    const body = JSON.stringify(validBody());
+    expect((await post(body, { "idempotency-key": key })).status).toBe(202);
+    // What an isolate evicted between taking the key and writing its run leaves: the key, no run.
+    const takenAt = new Date(Date.now() - STALE_HOLDER_MS - 60_000).toISOString();
+    await env.DB.prepare("UPDATE idempotency_keys SET run_id = 'died-mid-submit', created_at = ? WHERE tenant_id = 'default' AND key = ?")
+      .bind(takenAt, key)
+      .run();
+    const retried = await post(body, { "idempotency-key": key });
+    expect(retried.status).toBe(202);
+    const runId = ((await retried.json()) as any).run_id;
+    expect(runId).not.toBe("died-mid-submit");
+    expect(await env.DB.prepare("SELECT run_id FROM runs WHERE run_id = ?").bind(runId).first()).not.toBeNull();
+    // The key is the new run's now: a repeat answers it.
+    expect(((await (await post(body, { "idempotency-key": key })).json()) as any).run_id).toBe(runId);
   });
 
   it("compares bodies canonicalised per RFC 8785: pretty-printed, reordered or re-escaped is the same body", async () => {
