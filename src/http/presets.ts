@@ -6,12 +6,14 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { deletePreset, getPreset, listPresets, mintPresetId, type PresetRecord, presetView, putPreset } from "../presets/presets-repo";
+import { ListQuery } from "../schemas/api";
 import { PRESET_BODY_LIMIT } from "../schemas/body-limits";
 import { PresetRequest } from "../schemas/presets";
 import { DeletedPreset, PresetList, PresetView } from "../schemas/preset-views";
 import { VerificationConfig } from "../schemas/verification-config";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { readJson, validate } from "./body";
+import { readJson, validate, validateQuery } from "./body";
+import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure } from "./errors";
 import { reply } from "./reply";
 
@@ -43,9 +45,11 @@ presets.post("/", requireScope("runs:write"), async (c) => {
   return reply(c, PresetView, presetView(record), 201);
 });
 
-presets.get("/", requireScope("runs:read"), async (c) =>
-  reply(c, PresetList, { presets: (await listPresets(c.env.DB, tenantOf(c).tenant_id)).map(presetView) }),
-);
+presets.get("/", requireScope("runs:read"), async (c) => {
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listPresets(c.env.DB, tenantOf(c).tenant_id, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, PresetList, { presets: rows.map(presetView), next_cursor: nextCreatedCursor(rows, q.limit, (p) => p.preset_id) });
+});
 
 presets.get("/:id", requireScope("runs:read"), async (c) => reply(c, PresetView, presetView(await requirePreset(c))));
 

@@ -7,6 +7,8 @@
 import { type Context, Hono } from "hono";
 import { prefixedId } from "../lib/ids";
 import { scheduledRunBody } from "../schedules/run-body";
+import { ListQuery } from "../schemas/api";
+import { ScheduleList } from "../schemas/results-out-views";
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
 import {
   deleteSchedule,
@@ -19,7 +21,9 @@ import {
 } from "../schedules/schedules-repo";
 import { actorOf, type AuditAction, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { type BodyLimit, readJson, validate } from "./body";
+import { type BodyLimit, readJson, validate, validateQuery } from "./body";
+import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
+import { reply } from "./reply";
 import type { FieldIssue } from "../schemas/field-issue";
 import { ApiFailure, invalidBody } from "./errors";
 import { httpHost, submitRun } from "./submit-run";
@@ -57,9 +61,11 @@ schedules.post("/", requireScope("runs:write"), async (c) => {
   return c.json(view(record), 201);
 });
 
-schedules.get("/", requireScope("runs:read"), async (c) =>
-  c.json({ schedules: (await listSchedules(c.env.DB, tenantOf(c).tenant_id)).map(view) }),
-);
+schedules.get("/", requireScope("runs:read"), async (c) => {
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listSchedules(c.env.DB, tenantOf(c).tenant_id, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, ScheduleList, { schedules: rows.map(view), next_cursor: nextCreatedCursor(rows, q.limit, (s) => s.schedule_id) });
+});
 
 schedules.get("/:id", requireScope("runs:read"), async (c) => {
   const s = await requireSchedule(c);

@@ -6,6 +6,7 @@
  * judges:read to look. The token is in the answer that mints it and nowhere else.
  */
 import { type Context, Hono } from "hono";
+import { ListQuery } from "../schemas/api";
 import { JUDGE_BODY_LIMIT, JUDGE_TOKEN_BODY_LIMIT } from "../schemas/body-limits";
 import { CreateJudgeTokenRequest, StoredJudgeRequest } from "../schemas/stored-judges";
 import {
@@ -37,7 +38,8 @@ import {
 } from "../stored-judges/tokens-repo";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
-import { readJson, readOptionalJson, validate } from "./body";
+import { readJson, readOptionalJson, validate, validateQuery } from "./body";
+import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure } from "./errors";
 import { judgeGraph, refuseUncallableModels } from "./judge";
 import { reply } from "./reply";
@@ -71,9 +73,11 @@ storedJudges.post("/", requireScope("judges:write"), async (c) => {
   return reply(c, StoredJudgeView, storedJudgeView(record), 201);
 });
 
-storedJudges.get("/", requireScope("judges:read"), async (c) =>
-  reply(c, StoredJudgeList, { judges: (await listStoredJudges(c.env.DB, tenantOf(c).tenant_id)).map(storedJudgeView) }),
-);
+storedJudges.get("/", requireScope("judges:read"), async (c) => {
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listStoredJudges(c.env.DB, tenantOf(c).tenant_id, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, StoredJudgeList, { judges: rows.map(storedJudgeView), next_cursor: nextCreatedCursor(rows, q.limit, (j) => j.judge_id) });
+});
 
 storedJudges.get("/:id", requireScope("judges:read"), async (c) => reply(c, StoredJudgeView, storedJudgeView(await requireJudge(c))));
 

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { KekMissing } from "../lib/secret-crypto";
-import { CreateRunRequest } from "../schemas/api";
+import { CreateRunRequest, ListQuery } from "../schemas/api";
 import { CreateTriggerRequest } from "../schemas/triggers";
 import { actorOf, auditStatement } from "../tenants/audit";
 import {
@@ -20,7 +20,8 @@ import {
 } from "../triggers/triggers-repo";
 import { mintSigningSecret } from "../webhooks/signing";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { readJson, validate } from "./body";
+import { readJson, validate, validateQuery } from "./body";
+import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { reply } from "./reply";
 import { TRIGGER_BODY_LIMIT } from "../schemas/body-limits";
 import { DeletedTrigger, TriggerList, TriggerView, TriggerWithSecret } from "../schemas/trigger-views";
@@ -93,9 +94,11 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
   return reply(c, TriggerWithSecret, { ...triggerView(record), secret }, 201);
 });
 
-triggers.get("/", requireScope("triggers:read"), async (c) =>
-  reply(c, TriggerList, { triggers: (await listTriggers(c.env.DB, tenantOf(c).tenant_id)).map(triggerView) }),
-);
+triggers.get("/", requireScope("triggers:read"), async (c) => {
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listTriggers(c.env.DB, tenantOf(c).tenant_id, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, TriggerList, { triggers: rows.map(triggerView), next_cursor: nextCreatedCursor(rows, q.limit, (t) => t.trigger_id) });
+});
 
 triggers.get("/:id", requireScope("triggers:read"), async (c) => {
   const t = await getTrigger(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));

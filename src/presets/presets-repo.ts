@@ -29,10 +29,22 @@ export async function getPreset(db: D1Database, tenantId: string, presetId: stri
   return row ? fromRow(row) : null;
 }
 
-export async function listPresets(db: D1Database, tenantId: string): Promise<PresetRecord[]> {
+/**
+ * A page of the tenant's rows, newest first with the id breaking ties (keyset: stable while rows
+ * are added or deleted between pages); `after` is the last row of the page before.
+ */
+export async function listPresets(
+  db: D1Database,
+  tenantId: string,
+  limit: number,
+  after: { created_at: string; id: string } | null,
+): Promise<PresetRecord[]> {
   const { results } = await db
-    .prepare("SELECT * FROM presets WHERE tenant_id = ? ORDER BY created_at, preset_id")
-    .bind(tenantId)
+    .prepare(
+      `SELECT * FROM presets WHERE tenant_id = ? ${after ? "AND (created_at, preset_id) < (?, ?)" : ""}
+       ORDER BY created_at DESC, preset_id DESC LIMIT ?`,
+    )
+    .bind(tenantId, ...(after ? [after.created_at, after.id] : []), limit)
     .all<Row>();
   return results.map(fromRow);
 }

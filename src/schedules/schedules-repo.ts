@@ -57,8 +57,23 @@ export async function getSchedule(db: D1Database, tenantId: string, scheduleId: 
   return raw ? toRecord(raw) : null;
 }
 
-export async function listSchedules(db: D1Database, tenantId: string): Promise<ScheduleRecord[]> {
-  const { results } = await db.prepare("SELECT * FROM schedules WHERE tenant_id = ? ORDER BY created_at, schedule_id").bind(tenantId).all();
+/**
+ * A page of the tenant's rows, newest first with the id breaking ties (keyset: stable while rows
+ * are added or deleted between pages); `after` is the last row of the page before.
+ */
+export async function listSchedules(
+  db: D1Database,
+  tenantId: string,
+  limit: number,
+  after: { created_at: string; id: string } | null,
+): Promise<ScheduleRecord[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT * FROM schedules WHERE tenant_id = ? ${after ? "AND (created_at, schedule_id) < (?, ?)" : ""}
+       ORDER BY created_at DESC, schedule_id DESC LIMIT ?`,
+    )
+    .bind(tenantId, ...(after ? [after.created_at, after.id] : []), limit)
+    .all();
   return results.map(toRecord);
 }
 

@@ -10,5 +10,5 @@ export const PresetView = z.strictObject({
   created_at: z.string(),
   updated_at: z.string(),
 });
-export const PresetList = z.strictObject({ presets: z.array(PresetView) });
+export const PresetList = z.strictObject({ presets: z.array(PresetView), next_cursor: z.string().nullable() });
 export const DeletedPreset = z.strictObject({ preset_id: z.string(), deleted: z.literal(true) });

@@ -133,5 +133,5 @@ export const ScheduleDetail = ScheduleView.extend({
   ),
 });
 
-export const ScheduleList = z.strictObject({ schedules: z.array(ScheduleView) });
+export const ScheduleList = z.strictObject({ schedules: z.array(ScheduleView), next_cursor: z.string().nullable() });
 export const DeletedSchedule = z.strictObject({ schedule_id: z.string(), deleted: z.literal(true) });

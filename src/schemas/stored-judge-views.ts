@@ -17,7 +17,7 @@ export const StoredJudgeView = z.strictObject({
   created_at: z.string(),
   updated_at: z.string(),
 });
-export const StoredJudgeList = z.strictObject({ judges: z.array(StoredJudgeView) });
+export const StoredJudgeList = z.strictObject({ judges: z.array(StoredJudgeView), next_cursor: z.string().nullable() });
 export const DeletedStoredJudge = z.strictObject({ judge_id: z.string(), deleted: z.literal(true) });
 
 export const JudgeTokenView = z.strictObject({

@@ -18,7 +18,7 @@ export const TriggerView = z.strictObject({
 
 /** Created: `secret` (whsec_…) is shown here only, never again. */
 export const TriggerWithSecret = TriggerView.extend({ secret: z.string() });
-export const TriggerList = z.strictObject({ triggers: z.array(TriggerView) });
+export const TriggerList = z.strictObject({ triggers: z.array(TriggerView), next_cursor: z.string().nullable() });
 export const DeletedTrigger = z.strictObject({ trigger_id: z.string(), deleted: z.literal(true) });
 /** A GitHub `ping` (sent when a hook is created): verified, nothing started. */
 export const HookPing = z.strictObject({ ping: z.literal(true), trigger_id: z.string() });

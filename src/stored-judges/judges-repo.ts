@@ -53,10 +53,22 @@ export async function getStoredJudge(db: D1Database, tenantId: string, judgeId: 
   return row ? fromRow(row) : null;
 }
 
-export async function listStoredJudges(db: D1Database, tenantId: string): Promise<StoredJudgeRecord[]> {
+/**
+ * A page of the tenant's rows, newest first with the id breaking ties (keyset: stable while rows
+ * are added or deleted between pages); `after` is the last row of the page before.
+ */
+export async function listStoredJudges(
+  db: D1Database,
+  tenantId: string,
+  limit: number,
+  after: { created_at: string; id: string } | null,
+): Promise<StoredJudgeRecord[]> {
   const { results } = await db
-    .prepare("SELECT * FROM stored_judges WHERE tenant_id = ? ORDER BY created_at, judge_id")
-    .bind(tenantId)
+    .prepare(
+      `SELECT * FROM stored_judges WHERE tenant_id = ? ${after ? "AND (created_at, judge_id) < (?, ?)" : ""}
+       ORDER BY created_at DESC, judge_id DESC LIMIT ?`,
+    )
+    .bind(tenantId, ...(after ? [after.created_at, after.id] : []), limit)
     .all<Row>();
   return results.map(fromRow);
 }

@@ -63,10 +63,22 @@ export async function getTrigger(db: D1Database, tenantId: string, triggerId: st
   return row ? fromRow(row) : null;
 }
 
-export async function listTriggers(db: D1Database, tenantId: string): Promise<TriggerRecord[]> {
+/**
+ * A page of the tenant's rows, newest first with the id breaking ties (keyset: stable while rows
+ * are added or deleted between pages); `after` is the last row of the page before.
+ */
+export async function listTriggers(
+  db: D1Database,
+  tenantId: string,
+  limit: number,
+  after: { created_at: string; id: string } | null,
+): Promise<TriggerRecord[]> {
   const { results } = await db
-    .prepare("SELECT * FROM triggers WHERE tenant_id = ? ORDER BY created_at, trigger_id")
-    .bind(tenantId)
+    .prepare(
+      `SELECT * FROM triggers WHERE tenant_id = ? ${after ? "AND (created_at, trigger_id) < (?, ?)" : ""}
+       ORDER BY created_at DESC, trigger_id DESC LIMIT ?`,
+    )
+    .bind(tenantId, ...(after ? [after.created_at, after.id] : []), limit)
     .all<Row>();
   return results.map(fromRow);
 }

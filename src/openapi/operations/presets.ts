@@ -1,4 +1,5 @@
 /** /v1/presets: stored verification configs (Karenina preset files accepted as is; src/presets/README.md). */
+import { ListQuery } from "../../schemas/api";
 import { PRESET_BODY_LIMIT } from "../../schemas/body-limits";
 import { DeletedPreset, PresetList, PresetView } from "../../schemas/preset-views";
 import { PresetRequest } from "../../schemas/presets";
@@ -34,9 +35,10 @@ export const PRESET_OPERATIONS: Operation[] = [
     path: "/v1/presets",
     operationId: "listPresets",
     tag: "presets",
-    summary: "The tenant's presets",
+    summary: "The tenant's presets, newest first",
     auth: read,
-    responses: { 200: { description: "Every preset.", schema: PresetList } },
+    query: ListQuery,
+    responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: PresetList } },
   },
   {
     method: "get",

@@ -1,5 +1,5 @@
 /** Results out (issue 21): exports, run comparison, scheduled runs. Grouped summaries and result filters are on runs.ts's routes. */
-import { CompareQuery, CreateExportRequest, ExportQuery } from "../../schemas/api";
+import { CompareQuery, CreateExportRequest, ExportQuery, ListQuery } from "../../schemas/api";
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../../schemas/schedules";
 import {
   DeletedSchedule,
@@ -113,9 +113,10 @@ export const RESULTS_OUT_OPERATIONS: Operation[] = [
     path: "/v1/schedules",
     operationId: "listSchedules",
     tag: "schedules",
-    summary: "The tenant's schedules",
+    summary: "The tenant's schedules, newest first",
     auth: read,
-    responses: { 200: { description: "All of them.", schema: ScheduleList } },
+    query: ListQuery,
+    responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: ScheduleList } },
   },
   {
     method: "get",

@@ -1,4 +1,5 @@
 /** /v1/judges: stored compound judges, their promptfoo tokens, and promptfoo's webhook route (src/stored-judges/README.md). */
+import { ListQuery } from "../../schemas/api";
 import { JUDGE_BODY_LIMIT, JUDGE_TOKEN_BODY_LIMIT } from "../../schemas/body-limits";
 import {
   DeletedStoredJudge,
@@ -45,9 +46,10 @@ export const STORED_JUDGE_OPERATIONS: Operation[] = [
     path: "/v1/judges",
     operationId: "listStoredJudges",
     tag: "judges",
-    summary: "The tenant's stored judges",
+    summary: "The tenant's stored judges, newest first",
     auth: read,
-    responses: { 200: { description: "Every stored judge.", schema: StoredJudgeList } },
+    query: ListQuery,
+    responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: StoredJudgeList } },
   },
   {
     method: "get",

@@ -1,4 +1,5 @@
 /** /v1/triggers and /v1/hooks: signed inbound webhooks that start runs (src/triggers/README.md). */
+import { ListQuery } from "../../schemas/api";
 import { TRIGGER_BODY_LIMIT, RUN_BODY_LIMIT } from "../../schemas/body-limits";
 import { SubmittedRun } from "../../schemas/run-views";
 import { DeletedTrigger, HookPayload, HookPing, TriggerList, TriggerView, TriggerWithSecret } from "../../schemas/trigger-views";
@@ -40,9 +41,10 @@ export const TRIGGER_OPERATIONS: Operation[] = [
     path: "/v1/triggers",
     operationId: "listTriggers",
     tag: "triggers",
-    summary: "The tenant's triggers",
+    summary: "The tenant's triggers, newest first",
     auth: read,
-    responses: { 200: { description: "Every trigger (no secrets).", schema: TriggerList } },
+    query: ListQuery,
+    responses: { 200: { description: "One page (no secrets); follow next_cursor until it is null.", schema: TriggerList } },
   },
   {
     method: "get",
