@@ -20,7 +20,8 @@ export async function judgesCommand(client: EdgevalClient, action: string, args:
   if (!KNOWN.includes(action)) throw new CliError(`unknown judges action ${action}: ${ACTIONS}`);
   const ev = client.storedJudges;
   if (action === "list") {
-    for (const j of (await ev.list()).judges) out.line(`${j.judge_id}  ${j.name}  deadline ${j.deadline_ms} ms  ${j.promptfoo_url}`);
+    // Every judge, page by page: the list answers at most 100 a request.
+    for await (const j of ev.iterate()) out.line(`${j.judge_id}  ${j.name}  deadline ${j.deadline_ms} ms  ${j.promptfoo_url}`);
     return 0;
   }
   if (action === "store") {

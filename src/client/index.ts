@@ -109,7 +109,11 @@ export function createClient(opts: ClientOptions) {
   /** Stored compound judges and their promptfoo tokens (src/stored-judges/README.md). */
   const storedJudges = {
     create: (body: W.StoredJudgeRequest) => t.json<W.StoredJudgeView>("POST", "/v1/judges", { body }),
-    list: () => t.json<W.StoredJudgeList>("GET", "/v1/judges"),
+    /** One page, newest first; `iterate` follows next_cursor through every page. */
+    list: (q: PageQuery = {}) => t.json<W.StoredJudgeList>("GET", `/v1/judges${qs({ ...q })}`),
+    iterate: async function* (q: { limit?: number } = {}) {
+      for await (const p of pages((cursor) => storedJudges.list({ ...q, cursor }))) yield* p.judges;
+    },
     get: (id: string) => t.json<W.StoredJudgeView>("GET", judge(id)),
     replace: (id: string, body: W.StoredJudgeRequest) => t.json<W.StoredJudgeView>("PUT", judge(id), { body }),
     delete: (id: string) => t.json<W.DeletedStoredJudge>("DELETE", judge(id)),
@@ -166,7 +170,11 @@ export function createClient(opts: ClientOptions) {
 
   const schedules = {
     create: (body: W.CreateScheduleRequest) => t.json<W.ScheduleView>("POST", "/v1/schedules", { body }),
-    list: () => t.json<W.ScheduleList>("GET", "/v1/schedules"),
+    /** One page, newest first; `iterate` follows next_cursor through every page. */
+    list: (q: PageQuery = {}) => t.json<W.ScheduleList>("GET", `/v1/schedules${qs({ ...q })}`),
+    iterate: async function* (q: { limit?: number } = {}) {
+      for await (const p of pages((cursor) => schedules.list({ ...q, cursor }))) yield* p.schedules;
+    },
     get: (id: string) => t.json<W.ScheduleDetail>("GET", `/v1/schedules/${enc(id)}`),
     update: (id: string, body: W.UpdateScheduleRequest) => t.json<W.ScheduleView>("PATCH", `/v1/schedules/${enc(id)}`, { body }),
     delete: (id: string) => t.json<W.DeletedSchedule>("DELETE", `/v1/schedules/${enc(id)}`),

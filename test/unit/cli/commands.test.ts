@@ -467,6 +467,28 @@ describe("reading the files given", () => {
   });
 });
 
+describe("edgeval judges list", () => {
+  it("prints every stored judge, following next_cursor past the first page", async () => {
+    const judge = (id: string) => ({ judge_id: id, name: `n ${id}`, deadline_ms: 4000, promptfoo_url: `/v1/judges/${id}/promptfoo` });
+    const asked: string[] = [];
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(new Request(input, init).url);
+      asked.push(`${url.pathname}${url.search}`);
+      return url.searchParams.get("cursor") === "c1"
+        ? json({ judges: [judge("jdg_1")], next_cursor: null })
+        : json({ judges: [judge("jdg_3"), judge("jdg_2")], next_cursor: "c1" });
+    }) as typeof globalThis.fetch;
+    const out = capture();
+    expect(await judgesCommand(createClient({ url: "http://x", token: "t", fetch }), "list", {}, out)).toBe(0);
+    expect(asked).toEqual(["/v1/judges", "/v1/judges?cursor=c1"]);
+    expect(out.lines).toEqual([
+      "jdg_3  n jdg_3  deadline 4000 ms  /v1/judges/jdg_3/promptfoo",
+      "jdg_2  n jdg_2  deadline 4000 ms  /v1/judges/jdg_2/promptfoo",
+      "jdg_1  n jdg_1  deadline 4000 ms  /v1/judges/jdg_1/promptfoo",
+    ]);
+  });
+});
+
 describe("keys and judges: an unknown action", () => {
   it("is named as unknown, with the actions there are, even without an id", async () => {
     const client = createClient({ url: "http://x", token: "t", fetch: (async () => json({})) as typeof globalThis.fetch });

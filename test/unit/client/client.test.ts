@@ -62,6 +62,24 @@ describe("edgeval/client", () => {
     expect(seen[0]!.headers.get("authorization")).toBe("Bearer t0k");
   });
 
+  it("pages stored judges and schedules as it pages runs: list takes limit and cursor, iterate follows next_cursor to the end", async () => {
+    const { client, seen } = scripted({
+      "GET /v1/judges?limit=1": () => json({ judges: [{ judge_id: "j2" }], next_cursor: "cj" }),
+      "GET /v1/judges?limit=1&cursor=cj": () => json({ judges: [{ judge_id: "j1" }], next_cursor: null }),
+      "GET /v1/schedules": () => json({ schedules: [{ schedule_id: "s2" }], next_cursor: "cs" }),
+      "GET /v1/schedules?cursor=cs": () => json({ schedules: [{ schedule_id: "s1" }], next_cursor: null }),
+      "GET /v1/schedules?limit=1&cursor=cs": () => json({ schedules: [{ schedule_id: "s1" }], next_cursor: null }),
+    });
+    const judges: unknown[] = [];
+    for await (const j of client.storedJudges.iterate({ limit: 1 })) judges.push(j.judge_id);
+    const schedules: unknown[] = [];
+    for await (const s of client.schedules.iterate()) schedules.push(s.schedule_id);
+    expect(judges).toEqual(["j2", "j1"]);
+    expect(schedules).toEqual(["s2", "s1"]);
+    expect((await client.schedules.list({ limit: 1, cursor: "cs" })).schedules).toEqual([{ schedule_id: "s1" }]);
+    expect(seen.at(-1)!.url).toBe("http://edgeval.test/v1/schedules?limit=1&cursor=cs");
+  });
+
   it("turns an error answer into EdgevalApiError with its code, field issues and request id", async () => {
     const { client } = scripted({
       "POST /v1/runs": () =>
