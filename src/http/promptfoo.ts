@@ -8,6 +8,7 @@
  * error, never a fail of the output.
  */
 import { Hono } from "hono";
+import { JUDGE_TOKEN_QUERY } from "../openapi/operation";
 import { JUDGE_BODY_LIMIT } from "../schemas/body-limits";
 import { PromptfooVerdict } from "../schemas/stored-judge-views";
 import { PromptfooRequest } from "../schemas/stored-judges";
@@ -34,7 +35,7 @@ const REFUSED: Record<Exclude<TokenCheck, { ok: true }>["reason"], string> = {
 promptfoo.post(
   "/:id/promptfoo",
   async (c, next) => {
-    const sent = c.req.query("token");
+    const sent = c.req.query(JUDGE_TOKEN_QUERY);
     if (!sent)
       throw new ApiFailure({
         code: "unauthorized",

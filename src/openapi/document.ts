@@ -9,7 +9,7 @@ import pkg from "../../package.json";
 import { ERROR_STATUS, ErrorCode, type ErrorCode as Code } from "../schemas/api-error";
 import { COMPONENTS } from "./components";
 import { ERROR_CATALOGUE } from "./error-catalogue";
-import type { Operation, Payload } from "./operation";
+import { JUDGE_TOKEN_QUERY, type Operation, type Payload } from "./operation";
 import { OPERATIONS } from "./operations";
 import { VERSIONING_POLICY } from "./policy";
 
@@ -171,7 +171,7 @@ function build(): Json {
         judgeToken: {
           type: "apiKey",
           in: "query",
-          name: "token",
+          name: JUDGE_TOKEN_QUERY,
           description:
             "Only for POST /v1/judges/:id/promptfoo: a token of that judge (jt_…, POST /v1/judges/:id/tokens), in the URL because promptfoo's webhook assertion sends no header but Content-Type. Revocable; it grades with its one judge and nothing else.",
         },

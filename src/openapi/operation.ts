@@ -50,3 +50,20 @@ export interface Operation {
   /** Codes particular to this operation; auth, body, query and path errors are added from the rest. */
   errors?: ErrorCode[];
 }
+
+/**
+ * The query parameter a judge token comes in: promptfoo's webhook assertion sends no header but
+ * Content-Type, so the credential is in the URL (src/stored-judges/README.md).
+ */
+export const JUDGE_TOKEN_QUERY = "token";
+
+/**
+ * The query parameters each auth kind carries itself (a judge token's `?token=`). A Record, so a
+ * new auth kind has to say.
+ */
+export const AUTH_QUERY: Record<Operation["auth"]["kind"], readonly string[]> = {
+  tenant: [],
+  admin: [],
+  signature: [],
+  judgeToken: [JUDGE_TOKEN_QUERY],
+};
