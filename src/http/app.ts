@@ -1,4 +1,4 @@
-/** The Hono app: request ids, auth on /v1, one error handler that speaks the API's error shape. */
+/** The Hono app: request ids, auth on /v1, undeclared query parameters refused, one error handler that speaks the API's error shape. */
 import { Hono } from "hono";
 import { except } from "hono/combine";
 import { HTTPException } from "hono/http-exception";
@@ -21,7 +21,9 @@ import { runCompare } from "./compare";
 import { runExports } from "./exports";
 import { runRescore } from "./rescore";
 import { runs } from "./runs";
+import { OPERATIONS } from "../openapi/operations";
 import { apiDocs } from "../openapi/routes";
+import { undeclaredQuery } from "./undeclared-query";
 import { hooks } from "./hooks";
 import { triggers } from "./triggers";
 import { presets } from "./presets";
@@ -47,6 +49,9 @@ export function buildApp(mounted: readonly MountedApp[] = []) {
   const keyless = ["/v1/admin/*", "/v1/hooks/*", "/v1/judges/:id/promptfoo"];
   app.use("/v1/*", except(keyless, tenantAuth));
   app.use("/v1/*", except(keyless, requestRate));
+  // After the key check, so a caller without one learns nothing but a 401; before every router,
+  // keyless ones included, so a parameter a route does not declare is refused with nothing written.
+  app.use("/v1/*", undeclaredQuery(OPERATIONS));
   app.route("/v1/admin", admin);
   app.route("/v1/keys", keys);
   app.route("/v1/audit", audit);

@@ -106,13 +106,17 @@ export function validateQuery<S extends z.ZodType>(schema: S, sent: Readonly<Rec
   const repeated: FieldIssue[] = [];
   for (const [key, values] of Object.entries(sent)) {
     query[key] = values[0] ?? "";
-    if (values.length > 1)
-      repeated.push({ path: `query ${key}`, message: `given ${values.length} times: give it once (each parameter takes one value)` });
+    if (values.length > 1) repeated.push(repeatedParameter(key, values.length));
   }
   const parsed = schema.safeParse(query, { ...WIRE_PARSE, error: (iss) => issueMessage(asSent(iss, query)) });
   if (parsed.success && repeated.length === 0) return parsed.data;
   const invalid = parsed.success ? [] : fieldIssues(parsed.error.issues).map((i) => ({ ...i, path: `query ${i.path}` }));
   throw invalidQuery([...repeated, ...invalid.filter((i) => !repeated.some((r) => r.path === i.path))]);
+}
+
+/** A parameter sent `count` (> 1) times: every parameter takes one value. */
+export function repeatedParameter(key: string, count: number): FieldIssue {
+  return { path: `query ${key}`, message: `given ${count} times: give it once (each parameter takes one value)` };
 }
 
 /**

@@ -41,6 +41,11 @@ export interface Operation {
   auth: { kind: "tenant"; scope: Scope } | { kind: "admin" } | { kind: "signature" } | { kind: "judgeToken" };
   /** Parameter descriptions by name (each `:name` of the path is a required string). */
   pathParams?: Record<string, string>;
+  /**
+   * What the query may hold, checked by the route's handler (src/http/body.ts validateQuery).
+   * Without it the route takes no query parameter but its auth kind's (AUTH_QUERY): any other is a
+   * 400 before the handler runs (src/http/undeclared-query.ts).
+   */
   query?: z.ZodObject;
   headers?: { name: string; description: string }[];
   /** `optional`: every field has a default, so the body may be left out (read as `{}`: src/http/body.ts readOptionalJson). */
@@ -58,8 +63,8 @@ export interface Operation {
 export const JUDGE_TOKEN_QUERY = "token";
 
 /**
- * The query parameters each auth kind carries itself (a judge token's `?token=`). A Record, so a
- * new auth kind has to say.
+ * The query parameters each auth kind carries itself: an operation without a `query` schema takes
+ * these and no other. A Record, so a new auth kind has to say.
  */
 export const AUTH_QUERY: Record<Operation["auth"]["kind"], readonly string[]> = {
   tenant: [],
