@@ -81,7 +81,8 @@ export function errorCodes(op: Operation): Code[] {
   // A judge token spends its tenant's request bucket, and a disabled tenant's token is refused.
   if (op.auth.kind === "judgeToken") ["forbidden", "rate_limited"].forEach((c) => codes.add(c as Code));
   if (op.body) ["invalid_body", "invalid_json", "body_too_large", "unsupported_media_type"].forEach((c) => codes.add(c as Code));
-  if (op.query) codes.add("invalid_query");
+  // Every /v1 route answers a query parameter it does not take with invalid_query (src/http/undeclared-query.ts).
+  if (op.query || op.path.startsWith("/v1/")) codes.add("invalid_query");
   if (op.path.includes(":")) codes.add("not_found");
   return ErrorCode.options.filter((c) => codes.has(c));
 }

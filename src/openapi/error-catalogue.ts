@@ -18,7 +18,7 @@ const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
     fix: "Correct the fields named; nothing was written.",
   },
   invalid_query: {
-    when: "A query parameter is unknown or malformed (path `query <name>`), e.g. a cursor this API did not return.",
+    when: "A query parameter is unknown, malformed or given twice (path `query <name>`), e.g. a cursor this API did not return, or any parameter on a route that takes none.",
     fix: "Send only the documented parameters; restart paging without a cursor.",
   },
   invalid_json: { when: "The body is not valid JSON.", fix: "Send one JSON value, UTF-8 encoded." },
