@@ -1,6 +1,7 @@
 /** D1 `presets`: a tenant's stored verification configs. */
 import { z } from "zod";
 import { prefixedId } from "../lib/ids";
+import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 
 export interface PresetRecord {
   tenant_id: string;
@@ -29,24 +30,9 @@ export async function getPreset(db: D1Database, tenantId: string, presetId: stri
   return row ? fromRow(row) : null;
 }
 
-/**
- * A page of the tenant's rows, newest first with the id breaking ties (keyset: stable while rows
- * are added or deleted between pages); `after` is the last row of the page before.
- */
-export async function listPresets(
-  db: D1Database,
-  tenantId: string,
-  limit: number,
-  after: { created_at: string; id: string } | null,
-): Promise<PresetRecord[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT * FROM presets WHERE tenant_id = ? ${after ? "AND (created_at, preset_id) < (?, ?)" : ""}
-       ORDER BY created_at DESC, preset_id DESC LIMIT ?`,
-    )
-    .bind(tenantId, ...(after ? [after.created_at, after.id] : []), limit)
-    .all<Row>();
-  return results.map(fromRow);
+/** A page of the tenant's presets, newest first (src/storage/newest-first.ts). */
+export async function listPresets(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<PresetRecord[]> {
+  return (await newestFirstPage<Row>(db, "presets", "preset_id", tenantId, limit, after)).map(fromRow);
 }
 
 export async function deletePreset(db: D1Database, tenantId: string, presetId: string): Promise<void> {

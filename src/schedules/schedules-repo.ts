@@ -1,5 +1,6 @@
 /** D1 `schedules` and `schedule_runs` (migrations/0015_schedules.sql), parsed on read. */
 import { z } from "zod";
+import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 
 const ScheduleRow = z.object({
   tenant_id: z.string(),
@@ -57,24 +58,9 @@ export async function getSchedule(db: D1Database, tenantId: string, scheduleId: 
   return raw ? toRecord(raw) : null;
 }
 
-/**
- * A page of the tenant's rows, newest first with the id breaking ties (keyset: stable while rows
- * are added or deleted between pages); `after` is the last row of the page before.
- */
-export async function listSchedules(
-  db: D1Database,
-  tenantId: string,
-  limit: number,
-  after: { created_at: string; id: string } | null,
-): Promise<ScheduleRecord[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT * FROM schedules WHERE tenant_id = ? ${after ? "AND (created_at, schedule_id) < (?, ?)" : ""}
-       ORDER BY created_at DESC, schedule_id DESC LIMIT ?`,
-    )
-    .bind(tenantId, ...(after ? [after.created_at, after.id] : []), limit)
-    .all();
-  return results.map(toRecord);
+/** A page of the tenant's schedules, newest first (src/storage/newest-first.ts). */
+export async function listSchedules(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<ScheduleRecord[]> {
+  return (await newestFirstPage<Record<string, unknown>>(db, "schedules", "schedule_id", tenantId, limit, after)).map(toRecord);
 }
 
 /** Every tenant's enabled schedules (the cron handler). */

@@ -4,6 +4,7 @@ import { prefixedId } from "../lib/ids";
 import { PriceOverrides } from "../schemas/prices";
 import { JudgeConfig } from "../schemas/judge";
 import { PromptfooMapping } from "../schemas/stored-judges";
+import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 
 const Json = z.record(z.string(), z.unknown());
 
@@ -53,24 +54,9 @@ export async function getStoredJudge(db: D1Database, tenantId: string, judgeId: 
   return row ? fromRow(row) : null;
 }
 
-/**
- * A page of the tenant's rows, newest first with the id breaking ties (keyset: stable while rows
- * are added or deleted between pages); `after` is the last row of the page before.
- */
-export async function listStoredJudges(
-  db: D1Database,
-  tenantId: string,
-  limit: number,
-  after: { created_at: string; id: string } | null,
-): Promise<StoredJudgeRecord[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT * FROM stored_judges WHERE tenant_id = ? ${after ? "AND (created_at, judge_id) < (?, ?)" : ""}
-       ORDER BY created_at DESC, judge_id DESC LIMIT ?`,
-    )
-    .bind(tenantId, ...(after ? [after.created_at, after.id] : []), limit)
-    .all<Row>();
-  return results.map(fromRow);
+/** A page of the tenant's stored judges, newest first (src/storage/newest-first.ts). */
+export async function listStoredJudges(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<StoredJudgeRecord[]> {
+  return (await newestFirstPage<Row>(db, "stored_judges", "judge_id", tenantId, limit, after)).map(fromRow);
 }
 
 /** The judge and its tokens, in one batch: a deleted judge leaves no token that could name it. */

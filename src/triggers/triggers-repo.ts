@@ -3,6 +3,7 @@ import { z } from "zod";
 import { prefixedId } from "../lib/ids";
 import { parseKek, seal, secretAad, type Sealed, unseal } from "../lib/secret-crypto";
 import { TriggerMapping, TriggerSigning } from "../schemas/triggers";
+import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 
 /** What a delivery turns into a run body: stored as the creator sent it. */
 export const TriggerSpec = z.object({
@@ -63,24 +64,9 @@ export async function getTrigger(db: D1Database, tenantId: string, triggerId: st
   return row ? fromRow(row) : null;
 }
 
-/**
- * A page of the tenant's rows, newest first with the id breaking ties (keyset: stable while rows
- * are added or deleted between pages); `after` is the last row of the page before.
- */
-export async function listTriggers(
-  db: D1Database,
-  tenantId: string,
-  limit: number,
-  after: { created_at: string; id: string } | null,
-): Promise<TriggerRecord[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT * FROM triggers WHERE tenant_id = ? ${after ? "AND (created_at, trigger_id) < (?, ?)" : ""}
-       ORDER BY created_at DESC, trigger_id DESC LIMIT ?`,
-    )
-    .bind(tenantId, ...(after ? [after.created_at, after.id] : []), limit)
-    .all<Row>();
-  return results.map(fromRow);
+/** A page of the tenant's triggers, newest first (src/storage/newest-first.ts). */
+export async function listTriggers(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<TriggerRecord[]> {
+  return (await newestFirstPage<Row>(db, "triggers", "trigger_id", tenantId, limit, after)).map(fromRow);
 }
 
 export async function deleteTrigger(db: D1Database, tenantId: string, triggerId: string): Promise<void> {
