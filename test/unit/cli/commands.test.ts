@@ -501,19 +501,34 @@ describe("keys and judges: an unknown action", () => {
   });
 });
 
+/** main() on argv, with what commander writes to stderr (its usage errors): [exit code, text]. */
+async function mainWithStderr(argv: string[]): Promise<[number, string]> {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
+  try {
+    return [await main(argv, capture()), written.join("")];
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+const RUN = "run b.json --config c.json";
+const RESCORE = "rescore r1 --replicates 3";
+
 describe("edgeval's options", () => {
-  it("--poll-ms longer than a timer can wait is refused, not a poll every millisecond", async () => {
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
-    try {
-      for (const command of ["run b.json --config c.json", "rescore r1 --replicates 3"]) {
-        written.length = 0;
-        const argv = ["node", "edgeval", ...command.split(" "), "--poll-ms", "3000000000", "--token", "t", "--url", "http://127.0.0.1:9"];
-        expect(await main(argv, capture())).toBe(2);
-        expect(written.join("")).toContain('--poll-ms takes a whole number from 100 to 2147483647 (got "3000000000")');
-      }
-    } finally {
-      spy.mockRestore();
+  it.each([
+    // longer than a timer can wait: Node would fire it at once, polling every millisecond
+    ["--poll-ms", "3000000000", [RUN, RESCORE], '--poll-ms takes a whole number from 100 to 2147483647 (got "3000000000")'],
+    // longer than a timer can wait (24 days): an immediate timeout
+    ["--timeout", "3000000", [RUN], '--timeout takes a number from 1 to 2147483 (24 days) (got "3000000")'],
+    // a pass rate is 0 to 1: 90 (meant as 90 %) would be a gate nothing can pass
+    ["--fail-under", "90", [RUN, RESCORE], '--fail-under takes a pass rate from 0 to 1, e.g. 0.9 for 90 % (got "90")'],
+  ])("%s %s is refused, naming the range", async (flag, value, commands, message) => {
+    for (const command of commands) {
+      const argv = ["node", "edgeval", ...command.split(" "), flag, value, "--token", "t", "--url", "http://127.0.0.1:9"];
+      const [code, stderr] = await mainWithStderr(argv);
+      expect(code, command).toBe(2);
+      expect(stderr).toContain(message);
     }
   });
 
@@ -527,46 +542,6 @@ describe("edgeval's options", () => {
     }
     const { version } = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../../package.json"), "utf8"));
     expect(written.join("").trim()).toBe(version);
-  });
-
-  it("--timeout longer than a timer can wait (24 days) is refused, not turned into an immediate timeout", async () => {
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
-    try {
-      const argv = [
-        "node",
-        "edgeval",
-        "run",
-        "b.json",
-        "--config",
-        "c.json",
-        "--timeout",
-        "3000000",
-        "--token",
-        "t",
-        "--url",
-        "http://127.0.0.1:9",
-      ];
-      expect(await main(argv, capture())).toBe(2);
-      expect(written.join("")).toContain('--timeout takes a number from 1 to 2147483 (24 days) (got "3000000")');
-    } finally {
-      spy.mockRestore();
-    }
-  });
-
-  it("--fail-under is a pass rate between 0 and 1: 90 (meant as 90 %) is refused, not a gate nothing can pass", async () => {
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => (written.push(String(s)), true));
-    try {
-      for (const command of ["run b.json --config c.json", "rescore r1 --replicates 3"]) {
-        written.length = 0;
-        const argv = ["node", "edgeval", ...command.split(" "), "--fail-under", "90", "--token", "t", "--url", "http://127.0.0.1:9"];
-        expect(await main(argv, capture())).toBe(2);
-        expect(written.join("")).toContain('--fail-under takes a pass rate from 0 to 1, e.g. 0.9 for 90 % (got "90")');
-      }
-    } finally {
-      spy.mockRestore();
-    }
   });
 });
 
