@@ -17,6 +17,23 @@ const tempDir = tempDirs();
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
+/** A fetch answering "METHOD /path" from `routes`; any other request is edgeval's 404 (no event stream, say). */
+function routesFetch(routes: Record<string, (req: Request) => Response | Promise<Response>>): typeof globalThis.fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    const where = `${req.method} ${new URL(req.url).pathname}`;
+    const route = routes[where];
+    return route ? route(req) : json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
+  }) as typeof globalThis.fetch;
+}
+
+/** POST /v1/runs taking the run as r1. */
+const acceptedR1 = () => json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
+
+/** GET /v1/runs/r1: the run with `status`, nothing priced; by default no results and no pairs. */
+const runR1 = (status: string, progress = { total: 0, done: 0 }, summary: unknown[] = []) =>
+  json({ run_id: "r1", status, progress, summary, summary_total: summary.length, usage: { total: { cost_usd: 0 } } });
+
 function capture(): Out & { lines: string[] } {
   const lines: string[] = [];
   return { lines, isTTY: false, line: (s) => lines.push(s), err: (s) => lines.push(s), status: () => {} };
@@ -252,24 +269,13 @@ describe("edgeval rescore", () => {
 describe("edgeval run --preset", () => {
   /** A server that takes the run, has no event stream, and answers the run as completed with no pairs. */
   function scripted(bodies: unknown[]) {
-    return (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const req = new Request(input, init);
-      const where = `${req.method} ${new URL(req.url).pathname}`;
-      if (where === "POST /v1/runs") {
+    return routesFetch({
+      "POST /v1/runs": async (req) => {
         bodies.push(await req.json());
-        return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
-      }
-      if (where === "GET /v1/runs/r1")
-        return json({
-          run_id: "r1",
-          status: "completed",
-          progress: { total: 0, done: 0 },
-          summary: [],
-          summary_total: 0,
-          usage: { total: { cost_usd: 0 } },
-        });
-      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
-    }) as typeof globalThis.fetch;
+        return acceptedR1();
+      },
+      "GET /v1/runs/r1": () => runR1("completed"),
+    });
   }
   const files = () => {
     const dir = tempDir("cli-preset-");
@@ -316,28 +322,17 @@ describe("edgeval run of a Karenina checkpoint", () => {
     const config = path.join(dir, "config.json");
     fs.writeFileSync(checkpoint, JSON.stringify({ "@context": {}, "@type": "DataFeed", name: "b", dataFeedElement: [] }));
     fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
-    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const req = new Request(input, init);
-      const where = `${req.method} ${new URL(req.url).pathname}`;
-      if (where === "POST /v1/benchmarks/import")
-        return json({
+    const fetch = routesFetch({
+      "POST /v1/benchmarks/import": () =>
+        json({
           benchmark_id: "b1",
           imported: 2,
           warnings: [{ path: "rating[0]", message: 'trait "Completeness": not imported' }],
           errors: [{ path: "dataFeedElement[1].item", message: "template does not compile" }],
-        });
-      if (where === "POST /v1/runs") return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
-      if (where === "GET /v1/runs/r1")
-        return json({
-          run_id: "r1",
-          status: "completed",
-          progress: { total: 0, done: 0 },
-          summary: [],
-          summary_total: 0,
-          usage: { total: { cost_usd: 0 } },
-        });
-      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
-    }) as typeof globalThis.fetch;
+        }),
+      "POST /v1/runs": acceptedR1,
+      "GET /v1/runs/r1": () => runR1("completed"),
+    });
     const out = capture();
     await runCommand(
       createClient({ url: "http://x", token: "t", fetch }),
@@ -353,21 +348,13 @@ describe("edgeval run of a Karenina checkpoint", () => {
 describe("edgeval run: how the run ended is a gate", () => {
   /** A server with no event stream whose run r1 has ended with `status` after 4 of 48 results, every one a pass. */
   const ended = (status: string) =>
-    (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const req = new Request(input, init);
-      const where = `${req.method} ${new URL(req.url).pathname}`;
-      if (where === "POST /v1/runs") return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
-      if (where === "GET /v1/runs/r1")
-        return json({
-          run_id: "r1",
-          status,
-          progress: { total: 48, done: 4 },
-          summary: [{ answering_model: "a", parsing_model: "j", total: 24, passed: 4, failed: 0, errored: 0, pass_rate: 1 }],
-          summary_total: 1,
-          usage: { total: { cost_usd: 0 } },
-        });
-      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
-    }) as typeof globalThis.fetch;
+    routesFetch({
+      "POST /v1/runs": acceptedR1,
+      "GET /v1/runs/r1": () =>
+        runR1(status, { total: 48, done: 4 }, [
+          { answering_model: "a", parsing_model: "j", total: 24, passed: 4, failed: 0, errored: 0, pass_rate: 1 },
+        ]),
+    });
   const run = async (status: string) => {
     const dir = tempDir("cli-ended-");
     const benchmark = path.join(dir, "bench.json");
@@ -402,24 +389,14 @@ describe("edgeval run interrupted (Ctrl-C)", () => {
     fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
     fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
     let polls = 0;
-    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const req = new Request(input, init);
-      const where = `${req.method} ${new URL(req.url).pathname}`;
-      if (where === "POST /v1/runs") return json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
-      if (where === "GET /v1/runs/r1") {
+    const fetch = routesFetch({
+      "POST /v1/runs": acceptedR1,
+      "GET /v1/runs/r1": () => {
         // The user presses Ctrl-C while the run is still running.
         if (++polls === 2) process.emit("SIGINT");
-        return json({
-          run_id: "r1",
-          status: "running",
-          progress: { total: 48, done: 1 },
-          summary: [],
-          summary_total: 0,
-          usage: { total: { cost_usd: 0 } },
-        });
-      }
-      return json({ error: { code: "not_found", message: `no route ${where}` } }, 404);
-    }) as typeof globalThis.fetch;
+        return runR1("running", { total: 48, done: 1 });
+      },
+    });
     const client = createClient({ url: "http://x", token: "t", fetch });
     const err = await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 30, pollMs: 100 }, capture()).catch((e) => e);
     expect(err.message).toBe("interrupted: run r1 goes on on the server; stop it with: edgeval cancel r1");
