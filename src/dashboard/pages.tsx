@@ -145,8 +145,15 @@ export function RunPage(props: {
       {props.canWrite && (
         <>
           <h2>Export</h2>
-          <p>Every result, traces included, built into a file you can download (a large run takes a while).</p>
-          <ExportButtons runId={v.run_id} />
+          {terminal ? (
+            <>
+              <p>Every result, traces included, built into a file you can download (a large run takes a while).</p>
+              <ExportButtons runId={v.run_id} />
+            </>
+          ) : (
+            // The export would be a subset of results still landing (POST …/exports answers 409 run_active).
+            <p id="export-later">Export is available once the run has finished (reload the page then).</p>
+          )}
         </>
       )}
       <script src={`${DASHBOARD}/assets/progress.js`} defer />

@@ -71,12 +71,22 @@ runExports.get("/:id/exports/:export_id/download", requireScope("runs:read"), as
   return exportDownload(c.env, run, await requireExport(c.env.DB, run, c.req.param("export_id")));
 });
 
-/** Records an export of `run` and queues its first builder step (the API's POST and the dashboard's Export buttons). */
+/**
+ * Records an export of `run` and queues its first builder step (the API's POST and the dashboard's Export buttons).
+ * A run still queued or running is refused: the builder pages results by id while new ones land between
+ * its pages, so the file would hold an arbitrary subset under a header counted before them.
+ */
 export async function startExport(
   env: Pick<Env, "DB" | "BLOBS" | "EXPORTS">,
   run: RunRecord,
   body: z.output<typeof CreateExportRequest>,
 ): Promise<ExportRecord> {
+  if (run.status === "queued" || run.status === "running") {
+    throw new ApiFailure({
+      code: "run_active",
+      message: `run ${run.run_id} is ${run.status}; export it once it has finished (or cancel it to export what it has; GET /v1/runs/${run.run_id}/export?format=csv|ndjson streams the results recorded so far)`,
+    });
+  }
   const spec = await requireSpec(env.BLOBS, run);
   const filter = await resultFilter(body, async () => spec, "body");
   const exportId = crypto.randomUUID();

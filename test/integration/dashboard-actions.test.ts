@@ -72,3 +72,28 @@ describe("dashboard cancel button", () => {
     expect(page).toContain("already ended completed");
   });
 });
+
+describe("dashboard export buttons on a run still going", () => {
+  it("are replaced by a note, and a POST anyway is a 409 page: no header-only file of a run whose results are still landing", async () => {
+    const t = await createTenant();
+    const runId = await slowRun(t.key, 4000);
+    const session = await dashboardSession(t.key);
+    const runPage = await (await dashboardFetch(`/dashboard/runs/${runId}`, { cookie: session })).text();
+    expect(runPage).not.toContain(`action="/dashboard/runs/${runId}/exports"`);
+    expect(runPage).toContain("Export is available once the run has finished");
+
+    const res = await dashboardFetch(`/dashboard/runs/${runId}/exports`, {
+      method: "POST",
+      cookie: session,
+      headers: { origin: ORIGIN },
+      body: new URLSearchParams({ format: "csv" }),
+    });
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain("export it once it has finished");
+
+    await waitAs(t.key, runId);
+    expect(await (await dashboardFetch(`/dashboard/runs/${runId}`, { cookie: session })).text()).toContain(
+      `action="/dashboard/runs/${runId}/exports"`,
+    );
+  }, 30_000);
+});

@@ -12,7 +12,7 @@ import config from "../../examples/basic/config.json";
 import script from "../../examples/basic/fake-script.json";
 import schema from "../../src/exports/karenina-result.schema.json";
 import fixture from "../fixtures/karenina/results_export_v2.2_full.json";
-import { addFakeRules, api, requestExport, submitRun, waitForRun } from "./helpers";
+import { addFakeRules, api, exactTemplate, fakeModel, requestExport, submitRun, uniqueModel, waitForRun } from "./helpers";
 
 const TOTAL = 12 * 2 * 2; // questions × answering models × replicates
 
@@ -178,4 +178,28 @@ describe("CSV and NDJSON", () => {
     const missing = await api(`/v1/runs/${runId}/exports/00000000-0000-0000-0000-000000000000`);
     expect(missing.status).toBe(404);
   });
+
+  it("a run still going is refused with 409 run_active and writes nothing, not built as a header-only file", async () => {
+    const judge = uniqueModel("export-running");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" }, latency_ms: 4000 } }]);
+    const questions = Array.from({ length: 3 }, (_, i) => ({ id: `q${i}`, question: `Q${i}?`, template: exactTemplate("x") }));
+    const running = await submitRun({
+      benchmark: { name: "export-running", questions },
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: Object.fromEntries(questions.map((q) => [q.id, "x"])) }],
+        parsing_models: [fakeModel("j", judge)],
+      },
+    });
+    for (const format of ["karenina", "csv", "ndjson"]) {
+      const res = await api(`/v1/runs/${running}/exports`, { method: "POST", json: { format } });
+      expect(res.status).toBe(409);
+      const error = ((await res.json()) as any).error;
+      expect(error.code).toBe("run_active");
+      expect(error.message).toMatch(/once it has finished/);
+    }
+    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM exports WHERE run_id = ?").bind(running).first<{ n: number }>();
+    expect(rows?.n).toBe(0);
+    await waitForRun(running, ["completed", "partial", "failed"], 30_000);
+    expect((await api(`/v1/runs/${running}/exports`, { method: "POST", json: { format: "csv" } })).status).toBe(202);
+  }, 45_000);
 });

@@ -60,11 +60,13 @@ export const RESULTS_OUT_OPERATIONS: Operation[] = [
     operationId: "createExport",
     tag: "runs",
     summary: "Build an export (Karenina's results export v2.2, CSV or NDJSON) with every result's trace",
-    description: "Built into R2 by the export queue, 500 results a step; poll status_url and download when `ready`.",
+    description:
+      "Built into R2 by the export queue, 500 results a step; poll status_url and download when `ready`. The run must have finished (409 `run_active`: its results are still landing); GET …/export streams CSV or NDJSON of what is recorded so far.",
     auth: write,
     pathParams: runId,
     body: { schema: CreateExportRequest, maxBytes: SMALL_BODY, example: { format: "karenina", answering_model: "alpha" } },
     responses: { 202: { description: "Building.", schema: ExportView } },
+    errors: ["run_active"],
   },
   {
     method: "get",
