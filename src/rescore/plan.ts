@@ -72,6 +72,18 @@ export function planRescore(
   newTraits.forEach((name) => {
     if (known.has(name)) issues.push({ path: "rubric", message: `the run already has a trait "${name}"; added traits need new names` });
   });
+  // Fields that add nothing (the parent's replicate count, a rubric without traits) would start a
+  // child that copies the parent whole: refused at the field sent, as an empty body is.
+  const addsNothing =
+    added.answering_models.length === 0 &&
+    added.parsing_models.length === 0 &&
+    replicates === parent.replicate_count &&
+    newTraits.length === 0;
+  if (addsNothing)
+    issues.push({
+      path: req.replicate_count !== undefined ? "replicate_count" : req.rubric ? "rubric" : "(body)",
+      message: `this re-score adds nothing: the run already has ${parent.replicate_count} replicate(s)${req.rubric ? " and the rubric sent has no traits" : ""}; send a replicate_count above ${parent.replicate_count}, new answering_models or parsing_models, or rubric traits`,
+    });
   // Models inside the added traits (compound judges' providers, agentic overrides), as planRun checks a rubric's.
   const rubricModels = req.rubric
     ? modelsInRubrics({ rubric: req.rubric, questions: [] }).map((m) => ({ ...m, path: m.path.replace(/^benchmark\.rubric/, "rubric") }))

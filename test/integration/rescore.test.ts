@@ -142,6 +142,21 @@ describe("re-scoring a finished run", () => {
     expect(fewer.status).toBe(400);
     const nothing = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: {} });
     expect(nothing.status).toBe(400);
+    // Fields that add nothing (the parent's own replicate count, a rubric without traits) are not a
+    // re-score: no child that copies the parent whole, counted against the run quotas.
+    const children = async () => ((await (await api(`/v1/runs/${parent}`)).json()) as any).lineage.children;
+    const childrenBefore = await children();
+    for (const [body, path] of [
+      [{ replicate_count: 1 }, "replicate_count"],
+      [{ rubric: {} }, "rubric"],
+    ] as const) {
+      const same = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: body });
+      expect(same.status).toBe(400);
+      const issue = ((await same.json()) as any).error.issues[0];
+      expect(issue.path).toBe(path);
+      expect(issue.message).toMatch(/adds nothing/);
+    }
+    expect(await children()).toEqual(childrenBefore);
     const hot = await api(`/v1/runs/${parent}/rescore`, {
       method: "POST",
       json: { parsing_models: [{ id: "hot", interface: "openai", model_name: "gpt-4.1-mini", temperature: 3 }] },

@@ -11,7 +11,7 @@ export const RESCORE_OPERATIONS: Operation[] = [
     tag: "runs",
     summary: "Re-score a finished run: new judges, answering models, replicates or rubric traits, without paying for its answers again",
     description:
-      "Starts a child run (`lineage.parent_run_id`; the parent lists it in `lineage.children`) holding copies of the parent's results under new result ids plus the new ones. New parsing models judge the parent's stored answers (no answering call); new answering models and replicates make new answering calls; added traits (`rubric`, merged into the global rubric) are evaluated alone on the parent's answers, the template verdicts kept. Model ids and trait names must be new; `replicate_count` is at least the parent's. The run must have finished (409 `run_active`). The run quotas apply as to POST /v1/runs.",
+      "Starts a child run (`lineage.parent_run_id`; the parent lists it in `lineage.children`) holding copies of the parent's results under new result ids plus the new ones. New parsing models judge the parent's stored answers (no answering call); new answering models and replicates make new answering calls; added traits (`rubric`, merged into the global rubric) are evaluated alone on the parent's answers, the template verdicts kept. Model ids and trait names must be new; `replicate_count` is at least the parent's, and the request must add something (the parent's own replicate count alone, or a rubric without traits, is a 400). The run must have finished (409 `run_active`). The run quotas apply as to POST /v1/runs.",
     auth: { kind: "tenant", scope: "runs:write" },
     pathParams: { id: "The run_id of the finished run to re-score." },
     body: {
