@@ -29,6 +29,8 @@ export interface CoordinatorPorts {
   readonly storage: DurableObjectStorage;
   now(): number;
   sendJobs: JobSender;
+  /** When the job queue began, if it forgets its messages on a restart; else 0 (volatile-queue.ts). */
+  queueSince(): number;
   /** Between two heartbeats of an idle event stream. */
   heartbeatMs(): number;
   /** The coordinator's transaction (a rolled-back one reloads its in-memory mirrors). */
@@ -121,7 +123,14 @@ export function coordinatorParts(ports: CoordinatorPorts): CoordinatorParts {
   // A sharded run's two roles (shards.ts): a shard's (shard-side.ts) and its root's (root-side.ts).
   // What both sides of a sharded run use; the ports are read when called (a test replaces them).
   const shared = { sql, meta, toRoot, coordinator: (name: string) => env.RUNS.getByName(name), now, transaction };
-  const shardSide = new ShardSide({ ...shared, storage, jobs, sendJobs: ports.sendJobs, cancelled: () => state.cancelled() });
+  const shardSide = new ShardSide({
+    ...shared,
+    storage,
+    jobs,
+    sendJobs: ports.sendJobs,
+    queueSince: ports.queueSince,
+    cancelled: () => state.cancelled(),
+  });
   const rootSide = new RootSide({
     ...shared,
     budgetSpent: () => state.budgetSpent(),

@@ -33,6 +33,7 @@ import type { RunTotals } from "./run-totals";
 import type { ScenarioTurns } from "./scenario-turns";
 import { ACCEPTED_SQL, type JobSender, resendStalled } from "./stall-watch";
 import type { ShardInit } from "./shards";
+import { hasLostJobs, queueSince } from "./volatile-queue";
 import type { ReportAnswer, RootFlags, ShardReport } from "./shard-report";
 import { ALLOWANCE_WAIT_S, type AllowanceAnswer } from "./shard-allowance";
 import type { RootSide } from "./root-side";
@@ -50,6 +51,11 @@ export class RunCoordinator extends DurableObject<Env> {
   sendJobs: JobSender = (run, ids, accepted) => sendJobs(this.env, run, ids, accepted);
   /** Between two heartbeats of an idle event stream (a field, so a test can shorten it). */
   heartbeatMs = DEFAULT_HEARTBEAT_MS;
+  /**
+   * When the job queue began, if it forgets its messages on a restart (the local runtime's); 0
+   * deployed (volatile-queue.ts). A field, so a test can play a restart.
+   */
+  queueSince: number;
   private readonly sql: SqlStorage;
   private readonly meta: RunMeta;
   private readonly jobs: JobTable;
@@ -73,6 +79,7 @@ export class RunCoordinator extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.sql.exec(COORDINATOR_TABLES);
     migrateCoordinatorTables(this.sql);
+    this.queueSince = queueSince(env, this.now());
     // The parts call the ports when they need them (coordinator-parts.ts): a test replaces them after construction.
     ({
       meta: this.meta,
@@ -91,10 +98,14 @@ export class RunCoordinator extends DurableObject<Env> {
       storage: ctx.storage,
       now: () => this.now(),
       sendJobs: (run, ids, accepted) => this.sendJobs(run, ids, accepted),
+      queueSince: () => this.queueSince,
       heartbeatMs: () => this.heartbeatMs,
       transaction: (fn) => this.transaction(fn),
       snapshot: (pairs) => this.snapshot(pairs),
     }));
+    // A restarted local runtime lost the queue's messages for this run's open jobs: whoever wakes
+    // the coordinator first (a status poll, the event stream) has them re-sent now, not at the alarm.
+    if (hasLostJobs(this.sql, this.queueSince)) void ctx.blockConcurrencyWhile(() => alarmBy(ctx.storage, this.now()));
   }
 
   /** Idempotent: a second init of the same run changes nothing. */
@@ -303,7 +314,7 @@ export class RunCoordinator extends DurableObject<Env> {
       if (eventsDue !== null) await alarmBy(this.ctx.storage, eventsDue);
       return;
     }
-    await resendStalled(this.sql, this.meta.runRef(), this.sendJobs, () => this.now(), LEASE_MS);
+    await resendStalled(this.sql, this.meta.runRef(), this.sendJobs, () => this.now(), LEASE_MS, this.queueSince);
     await alarmBy(this.ctx.storage, Math.min(this.now() + WATCH_EVERY_MS, eventsDue ?? Number.POSITIVE_INFINITY));
   }
 

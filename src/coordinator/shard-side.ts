@@ -30,6 +30,8 @@ export interface ShardHost {
   coordinator(name: string): DurableObjectStub<RunCoordinator>;
   now(): number;
   sendJobs: JobSender;
+  /** When the job queue began, if it forgets its messages on a restart; else 0 (volatile-queue.ts). */
+  queueSince(): number;
   /** The coordinator's transaction (a rolled-back one reloads its in-memory mirrors). */
   transaction(fn: () => void): void;
   cancelled(): boolean;
@@ -106,7 +108,7 @@ export class ShardSide {
       await alarmBy(this.storage, this.now() + 1_000);
       return;
     }
-    if (!unsentLeft) await resendStalled(this.sql, route, this.host.sendJobs, () => this.now(), LEASE_MS);
+    if (!unsentLeft) await resendStalled(this.sql, route, this.host.sendJobs, () => this.now(), LEASE_MS, this.host.queueSince());
     if (unsentLeft || reportLeft) await alarmBy(this.storage, this.now());
     else if (this.jobs.open() > 0) await alarmBy(this.storage, this.now() + WATCH_EVERY_MS);
   }

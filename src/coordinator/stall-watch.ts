@@ -1,6 +1,6 @@
 /**
  * Which jobs the coordinator's watch alarm sends to the queue again. A job message can be lost in
- * three ways, and only those jobs are re-sent:
+ * three ways, and only those jobs are re-sent (locally a fourth: volatile-queue.ts):
  *
  * - never accepted: the submit (or an earlier alarm) stopped before the queue took its message
  *   (no `job_sends` row), and it is older than a grace that lets the submit finish sending;
@@ -13,6 +13,7 @@
  * twice, or is retried after failing half-way, re-sends each job once.
  */
 import type { JobRoute } from "./job-queues";
+import { LOST_SINCE_SQL } from "./volatile-queue";
 
 /** A submit sends its messages right after the coordinator's init; this long is plenty to finish. */
 export const SEND_GRACE_MS = 5 * 60_000;
@@ -26,15 +27,25 @@ export const RESEND_PER_ALARM = 1_000;
 /** Sends job messages, calling `accepted` with each group of ids once the queue has taken them. */
 export type JobSender = (run: JobRoute, jobIds: readonly string[], accepted: (ids: string[]) => void) => Promise<void>;
 
-/** The stalled jobs at `now` (lease: how long a claim holds a job without news). */
-export function stalledJobsSql(now: number, leaseMs: number): { sql: string; params: number[] } {
+/**
+ * The stalled jobs at `now` (lease: how long a claim holds a job without news; queueSince: when a
+ * queue that forgets its messages on a restart began, 0 for a durable one, volatile-queue.ts).
+ */
+export function stalledJobsSql(now: number, leaseMs: number, queueSince = 0): { sql: string; params: number[] } {
+  const restarted = queueSince > 0 ? `OR ${LOST_SINCE_SQL}` : "";
   return {
     sql: `SELECT j.job_id FROM jobs j LEFT JOIN job_sends s ON s.job_id = j.job_id
           WHERE (j.state = 'pending' AND s.job_id IS NULL AND j.updated_at < ?)
              OR (j.state = 'running' AND j.updated_at < ?)
              OR (j.state = 'pending' AND s.accepted_at < ?)
+             ${restarted}
           LIMIT ${RESEND_PER_ALARM}`,
-    params: [now - SEND_GRACE_MS, now - leaseMs, now - (QUEUE_RETENTION_MS - RETENTION_MARGIN_MS)],
+    params: [
+      now - SEND_GRACE_MS,
+      now - leaseMs,
+      now - (QUEUE_RETENTION_MS - RETENTION_MARGIN_MS),
+      ...(queueSince > 0 ? [queueSince, queueSince] : []),
+    ],
   };
 }
 
@@ -52,8 +63,15 @@ export const RESENT_SQL = "UPDATE jobs SET state = 'pending', updated_at = ? WHE
  * Re-sends the jobs stalled at `now()`. Stamped per send as the queue takes it: an alarm retried
  * after failing half-way re-sends only the rest.
  */
-export async function resendStalled(sql: SqlStorage, run: JobRoute, send: JobSender, now: () => number, leaseMs: number): Promise<void> {
-  const stalled = stalledJobsSql(now(), leaseMs);
+export async function resendStalled(
+  sql: SqlStorage,
+  run: JobRoute,
+  send: JobSender,
+  now: () => number,
+  leaseMs: number,
+  queueSince = 0,
+): Promise<void> {
+  const stalled = stalledJobsSql(now(), leaseMs, queueSince);
   const ids = sql
     .exec<{ job_id: string }>(stalled.sql, ...stalled.params)
     .toArray()

@@ -85,6 +85,24 @@ describe("the stall watch", () => {
     expect((await stub.claim("j")).kind).toBe("run");
   });
 
+  it("after the local queue restarted, re-sends the jobs it lost once, and leaves those sent since to it", async () => {
+    const { stub, clock, sends, alarm } = await watchedRun(["queued", "claimed", "unsent", "sent-since", "done"]);
+    await stub.accepted(["queued", "claimed", "done"]);
+    expect((await stub.claim("claimed")).kind).toBe("run");
+    expect((await stub.claim("done")).kind).toBe("run");
+    await stub.completeJob("done");
+    // The runtime restarts a minute later: a queue that keeps its messages in memory begins again.
+    clock.now += MINUTE;
+    await runInDurableObject(stub, async (instance: RunCoordinator) => {
+      instance.queueSince = clock.now;
+    });
+    clock.now += 1;
+    await stub.accepted(["sent-since"]);
+    await alarm();
+    await alarm();
+    expect(sends).toEqual([["queued", "claimed", "unsent"]]);
+  });
+
   it("a submit stamps every job the queue accepted, so its backlog is left to the queue", async () => {
     const runId = await submitRun({
       benchmark: { name: "stamped", questions: ["a", "b", "c"].map((id) => ({ id, question: `${id}?`, template: exactTemplate("x") })) },

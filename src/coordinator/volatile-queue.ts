@@ -1,0 +1,44 @@
+/**
+ * Jobs a restarted local runtime lost. The local job queue (miniflare's queue broker) keeps its
+ * messages in memory: stopping `npm start` or `npm run dev` mid-run, or a live reload of `npm run
+ * dev`, drops every message the queue had taken and not yet delivered, and ends every consumer
+ * invocation mid-job. The coordinators' state is on disk and comes back; their jobs' messages do
+ * not. Deployed, a queue keeps an accepted message until it is delivered or its retention ends, so
+ * the stall watch leaves accepted jobs to the queue (stall-watch.ts), and locally such a run stayed
+ * `running` for the queue's 4-day retention.
+ *
+ * The queue broker and the worker's isolate live and die with the same workerd process, so the
+ * first coordinator of an isolate marks when the queue it sends to began (`queueSince`). In local
+ * mode (src/env.ts isLocalMode) a job the queue took before that mark, or took never and was
+ * created before it, or ran under a claim made before it, has no message and no consumer: the
+ * stall watch re-sends it (`lostJobsClause`), and a coordinator constructed in the new process —
+ * by a status poll, the event stream, a job of the run, or its alarm — runs its watch at once.
+ * A workerd that restarted an isolate but kept its queue would only re-send jobs still queued,
+ * which their claims run once. Deployed the mark is 0, and nothing changes.
+ */
+import { isLocalMode } from "../env";
+
+/** When this isolate's first coordinator was constructed (its clock's time). */
+let isolateSince: number | undefined;
+
+/** The start of the queue this isolate sends to, when it forgets its messages on a restart; else 0. */
+export function queueSince(env: { EDGEVAL_ENV?: unknown }, now: number): number {
+  if (!isLocalMode(env)) return 0;
+  isolateSince ??= now;
+  return isolateSince;
+}
+
+/**
+ * Jobs (`j`, with their `job_sends` row `s`) no message or consumer holds since the queue began at
+ * `?`: open, last changed before it, and not taken by the queue since.
+ */
+export const LOST_SINCE_SQL = "(j.state IN ('pending', 'running') AND j.updated_at < ? AND (s.accepted_at IS NULL OR s.accepted_at < ?))";
+
+/** Whether the run has jobs a restart lost (the constructor's cue to run the watch now). */
+export function hasLostJobs(sql: SqlStorage, since: number): boolean {
+  if (since <= 0) return false;
+  return (
+    sql.exec(`SELECT 1 FROM jobs j LEFT JOIN job_sends s ON s.job_id = j.job_id WHERE ${LOST_SINCE_SQL} LIMIT 1`, since, since).toArray()
+      .length > 0
+  );
+}
