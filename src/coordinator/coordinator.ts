@@ -12,6 +12,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { guardOn } from "../lib/guards";
+import { log } from "../log";
 import type { Clock } from "../pipeline/types";
 import { alarmBy, WATCH_EVERY_MS } from "./alarm";
 import type { CoordinatorOp, CoordinatorOpResult } from "./batch-ops";
@@ -103,9 +104,25 @@ export class RunCoordinator extends DurableObject<Env> {
       transaction: (fn) => this.transaction(fn),
       snapshot: (pairs) => this.snapshot(pairs),
     }));
-    // A restarted local runtime lost the queue's messages for this run's open jobs: whoever wakes
-    // the coordinator first (a status poll, the event stream) has them re-sent now, not at the alarm.
-    if (hasLostJobs(this.sql, this.queueSince)) void ctx.blockConcurrencyWhile(() => alarmBy(ctx.storage, this.now()));
+    this.resumeAfterRestart();
+  }
+
+  /**
+   * A restarted local runtime lost the queue's messages for this run's open jobs (volatile-queue.ts):
+   * whoever wakes the coordinator first (a status poll, the event stream) has them re-sent now, not
+   * at the alarm. A sharded run's jobs are in its shards: its root wakes them, and each looks at its own.
+   */
+  private resumeAfterRestart(): void {
+    if (this.queueSince <= 0) return;
+    if (hasLostJobs(this.sql, this.queueSince)) {
+      void this.ctx.blockConcurrencyWhile(() => alarmBy(this.ctx.storage, this.now()));
+      return;
+    }
+    const shardsSince = Number(this.meta.get("shards_started_at") ?? Number.POSITIVE_INFINITY);
+    if (shardsSince < this.queueSince && !this.meta.finishedAt())
+      void this.rootSide
+        .initShards()
+        .catch((err: unknown) => log.warn("shard_wake_failed", { run_id: this.meta.runId(), error: String(err) }));
   }
 
   /** Idempotent: a second init of the same run changes nothing. */
@@ -127,6 +144,7 @@ export class RunCoordinator extends DurableObject<Env> {
       if (run.shards) {
         meta.set("shards", JSON.stringify(run.shards));
         meta.set("job_total", String(run.shards.dims.questions * run.shards.dims.answering * run.shards.dims.replicates));
+        meta.set("shards_started_at", String(now));
       }
       this.jobs.insertPending(run.job_ids, now);
     });

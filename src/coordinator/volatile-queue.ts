@@ -12,7 +12,8 @@
  * mode (src/env.ts isLocalMode) a job the queue took before that mark, or took never and was
  * created before it, or ran under a claim made before it, has no message and no consumer: the
  * stall watch re-sends it (`lostJobsClause`), and a coordinator constructed in the new process —
- * by a status poll, the event stream, a job of the run, or its alarm — runs its watch at once.
+ * by a status poll, the event stream, a job of the run, or its alarm — runs its watch at once (a
+ * sharded run's root, which holds no jobs, wakes its shards).
  * A workerd that restarted an isolate but kept its queue would only re-send jobs still queued,
  * which their claims run once. Deployed the mark is 0, and nothing changes.
  */

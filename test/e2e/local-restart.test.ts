@@ -18,7 +18,11 @@ const BATCH = 4;
 
 type Stack = { url: string; token: string; stop: () => Promise<void> };
 
-describe("a local runtime restarted mid-run", () => {
+// Unsharded, and split over coordinator shards of 10 jobs (whose root wakes them).
+describe.each([
+  ["unsharded", {}],
+  ["sharded", { COORDINATOR_SHARD_JOBS: "10" }],
+])("a local runtime restarted mid-run (%s)", (_name, shardVars: Record<string, string>) => {
   const persistTo = fs.mkdtempSync(path.join(os.tmpdir(), "edgeval-restart-"));
   const token = `ev_local_restart_${crypto.randomUUID().replaceAll("-", "")}`;
   let fake: { url: string; close: () => Promise<void> } | undefined;
@@ -29,7 +33,7 @@ describe("a local runtime restarted mid-run", () => {
     startLocalStack({
       persistTo,
       secrets: { EDGEVAL_API_TOKEN: token },
-      vars: { JOB_CONCURRENCY: String(BATCH) },
+      vars: { JOB_CONCURRENCY: String(BATCH), ...shardVars },
       jobQueue: { shards: 1, batchSize: BATCH, batchTimeoutS: 0.1 },
     });
   afterAll(async () => {
