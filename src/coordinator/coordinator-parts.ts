@@ -82,7 +82,8 @@ export function coordinatorParts(ports: CoordinatorPorts): CoordinatorParts {
       progress: () => ({
         done: totals.resultCounts().done,
         total: meta.totalResults() + turns.count(),
-        cost_usd: meta.spentUsd(),
+        // Unknown once an unpriced call is in, as GET /v1/runs/:id's usage.total.cost_usd.
+        cost_usd: meta.hasUnpriced() ? null : meta.spentUsd(),
       }),
       status: () => state.status(),
       finishedAt: () => meta.finishedAt() ?? null,

@@ -74,6 +74,7 @@ export class ResultRecorder {
     const inserted = host.results.insert(result);
     // A running total, so the budget check on every claim and record does not re-sum the run.
     host.meta.addSpent(inserted.addedUsd);
+    if (inserted.addedUnpriced > 0) host.meta.markUnpriced();
     if (inserted.seq !== null && host.meta.resultEvents()) host.outbox.add(result.result_id);
     return inserted.seq;
   }

@@ -12,6 +12,8 @@ export interface Inserted {
   seq: number | null;
   /** The cost of the usage rows that were new (a repeat adds nothing to the running spend). */
   addedUsd: number;
+  /** New usage rows of a model without a price (their cost is unknown, not zero). */
+  addedUnpriced: number;
 }
 
 export class ResultTable {
@@ -32,6 +34,7 @@ export class ResultTable {
         )
         .toArray()[0]?.seq ?? null;
     let addedUsd = 0;
+    let addedUnpriced = 0;
     for (const u of result.usage ?? []) {
       // RETURNING yields a row only when the row is new.
       const inserted = this.sql
@@ -49,7 +52,10 @@ export class ResultTable {
           u.cost_usd,
         )
         .toArray();
-      for (const row of inserted) addedUsd += row.cost_usd ?? 0;
+      for (const row of inserted) {
+        if (row.cost_usd === null) addedUnpriced++;
+        else addedUsd += row.cost_usd;
+      }
     }
     for (const t of result.traits ?? []) {
       this.sql.exec(
@@ -64,7 +70,7 @@ export class ResultTable {
         Number(t.errored),
       );
     }
-    return { seq, addedUsd };
+    return { seq, addedUsd, addedUnpriced };
   }
 
   /** The ids of a job's recorded results (a redelivery skips them). */

@@ -6,7 +6,7 @@
  *   result, its `id` the result's sequence number in the coordinator (the rowid of its row: ids
  *   only grow). A watcher reconnecting with `Last-Event-ID: n` gets every result after n, then the
  *   live ones: each result exactly once across its connections.
- * - `progress` {done, total, cost_usd, eta_s}: on connect, then at most every PROGRESS_EVERY_MS
+ * - `progress` {done, total, cost_usd (null once an unpriced call is recorded), eta_s}: on connect, then at most every PROGRESS_EVERY_MS
  *   while results arrive, and at the end. `eta_s` from the rate of the last RATE_WINDOW_MS (null
  *   until there is one).
  * - `status` {status}: on connect and when it changes (running, cancelled, the end).
@@ -48,7 +48,8 @@ export type ResultEventRow = {
 export interface Progress {
   done: number;
   total: number;
-  cost_usd: number;
+  /** Null once a call of a model without a price was recorded. */
+  cost_usd: number | null;
 }
 
 /** What the hub reads from its coordinator, synchronously (SQL and in-memory state only). */

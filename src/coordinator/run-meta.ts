@@ -1,6 +1,6 @@
 /**
  * The run's `meta` rows: what init stored about the run (ids, budget, manifest, webhook endpoints)
- * and the flags the run collects (started, cancelled_at, finished_at, spent_usd, run_event). Only
+ * and the flags the run collects (started, cancelled_at, finished_at, spent_usd, unpriced, run_event). Only
  * the coordinator writes them, so they are mirrored in memory on first read (every claim and record
  * reads the budget and the run's flags; as SQL that was most of a record's cost). A rolled-back
  * transaction drops the mirror (`forget`). JSON values are parsed with zod on read, never cast.
@@ -93,6 +93,15 @@ export class RunMeta {
 
   addSpent(usd: number): void {
     if (usd > 0) this.set("spent_usd", String(this.spentUsd() + usd));
+  }
+
+  /** A call of a model without a price was recorded: the run's cost is unknown (null), as its usage totals say. */
+  hasUnpriced(): boolean {
+    return this.get("unpriced") === "1";
+  }
+
+  markUnpriced(): void {
+    if (!this.hasUnpriced()) this.set("unpriced", "1");
   }
 
   manifest(): RunManifest | null {

@@ -54,7 +54,7 @@ export const PROGRESS_SCRIPT = `
     var p = JSON.parse(e.data);
     bar.max = Math.max(p.total, 1); bar.value = p.done;
     text.textContent = p.done + " of " + p.total + " results recorded";
-    cost.textContent = "$" + p.cost_usd.toFixed(4);
+    cost.textContent = p.cost_usd === null ? "not priced" : "$" + p.cost_usd.toFixed(4);
     eta.textContent = p.done >= p.total ? "none left" : p.eta_s === null ? "not known yet" : seconds(p.eta_s);
   });
   source.addEventListener("status", function (e) {

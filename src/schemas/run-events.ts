@@ -19,8 +19,11 @@ export const RunResultEventData = z.strictObject({
 export const RunProgressEventData = z.strictObject({
   done: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
-  /** What the run's model calls have cost so far (priced models only). */
-  cost_usd: z.number().nonnegative(),
+  /**
+   * What the run's model calls have cost so far; null once a call of a model without a price was
+   * recorded (its cost is unknown, not zero), as GET /v1/runs/:id's usage.total.cost_usd.
+   */
+  cost_usd: z.number().nonnegative().nullable(),
   /** Seconds to the end at the rate of the last minute; null until there is a rate. */
   eta_s: z.number().int().nonnegative().nullable(),
 });

@@ -129,4 +129,31 @@ describe("run events (SSE)", () => {
     const bad = await events(runId, "not-an-id");
     expect(bad.status).toBe(400);
   });
+
+  it("progress cost_usd is what GET /v1/runs/:id says: null once a model without a price was called, never $0 for it", async () => {
+    const price = (usd: number) => ({ input_per_mtok: usd * 1_000_000, output_per_mtok: usd * 1_000_000 });
+    const costs = async (prices?: Record<string, unknown>) => {
+      const judge = uniqueModel("sse-cost");
+      await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
+      const runId = await submitRun({
+        benchmark: { name: "sse-cost", questions: [{ id: "a", question: "A?", template: exactTemplate("x") }] },
+        config: {
+          answering_models: [{ id: "m", interface: "manual", manual_answers: { a: "x" } }],
+          parsing_models: [fakeModel("j", judge)],
+        },
+        ...(prices ? { prices: { [judge]: prices } } : {}),
+      });
+      await waitForRun(runId);
+      const frames = await readEvents(await events(runId), () => false);
+      const progress = frames.find((f) => f.event === "progress")!;
+      expect(RunEvent.safeParse(progress).success).toBe(true);
+      const view = (await (await api(`/v1/runs/${runId}`)).json()) as any;
+      return { stream: progress.data.cost_usd, view: view.usage.total.cost_usd };
+    };
+    const unpriced = await costs();
+    expect(unpriced).toEqual({ stream: null, view: null });
+    const priced = await costs(price(0.001));
+    expect(priced.view).toBeGreaterThan(0);
+    expect(priced.stream).toBeCloseTo(priced.view, 9);
+  });
 });
