@@ -9,6 +9,8 @@ import { type AppEnv, requireScope, tenantOf } from "../http/auth";
 import { requireRun, requireRunWithChildren, runView } from "../http/runs";
 import { runEvents } from "../http/run-events";
 import { cancelRun } from "../http/run-cancel";
+import { resultFilter } from "../http/result-filter";
+import { requireSpec } from "../storage/spec-store";
 import { compareRuns } from "../http/compare";
 import { exportDownload, requireExport, startExport } from "../http/exports";
 import { CompareQuery, CreateExportRequest } from "../schemas/api";
@@ -158,12 +160,16 @@ signedIn.get("/runs/:id/results", async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   const q = parsed(ResultsQuery, c.req.query());
   if (!q.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={q.message} />, 400);
-  const filter = {
-    verdict: q.data.verdict || undefined,
-    answering_model: q.data.answering_model || undefined,
-    parsing_model: q.data.parsing_model || undefined,
-    question_id: q.data.question_id || undefined,
-  };
+  // Checked against the run as the API's filter is: an id it lacks is a 400 page listing what it has, not an empty table.
+  const filter = await resultFilter(
+    {
+      verdict: q.data.verdict || undefined,
+      answering_model: q.data.answering_model || undefined,
+      parsing_model: q.data.parsing_model || undefined,
+      question_id: q.data.question_id || undefined,
+    },
+    () => requireSpec(c.env.BLOBS, run),
+  );
   const columns = "result_id, question_id, answering_model, parsing_model, replicate, verdict, failure_category";
   const rows = await pageResultRows<ResultListRow>(c.env.DB, columns, run, { limit: PAGE_SIZE, after: q.data.after ?? null }, filter);
   const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
