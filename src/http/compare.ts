@@ -30,16 +30,20 @@ export async function compareRuns(c: Context<AppEnv>, q: z.output<typeof Compare
   let models: { a: string; b: string } | undefined;
   if (q.a_model !== undefined || q.b_model !== undefined) {
     models = { a: q.a_model ?? q.b_model!, b: q.b_model ?? q.a_model! };
-    for (const [param, run, id] of [
-      ["a_model", a, models.a],
-      ["b_model", b, models.b],
+    for (const [side, run, id] of [
+      ["a", a, models.a],
+      ["b", b, models.b],
     ] as const) {
       const ids = (await requireSpec(c.env.BLOBS, run)).answering_models.map((m) => m.id);
       if (!ids.includes(id)) {
+        // One of the two sent alone names both runs' model: report the field that was sent.
+        const other = side === "a" ? "b" : "a";
+        const sent = q[`${side}_model`] !== undefined;
+        const advice = sent ? "" : ` (${other}_model alone names both runs' model; send ${side}_model to name run ${side.toUpperCase()}'s)`;
         throw invalidQuery([
           {
-            path: `query ${param}`,
-            message: `run ${run.run_id} has no answering model ${JSON.stringify(id)}; it has ${ids.map((i) => JSON.stringify(i)).join(", ")}`,
+            path: `query ${sent ? side : other}_model`,
+            message: `run ${side.toUpperCase()} (${run.run_id}) has no answering model ${JSON.stringify(id)}; it has ${ids.map((i) => JSON.stringify(i)).join(", ")}${advice}`,
           },
         ]);
       }

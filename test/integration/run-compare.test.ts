@@ -116,6 +116,12 @@ describe("run comparison", () => {
     expect(model.status).toBe(400);
     expect(model.body.error.issues[0]).toMatchObject({ path: "query b_model" });
     expect(model.body.error.issues[0].message).toContain('"other"');
+    // a_model alone names both runs' model: when run B lacks it, the 400 names the field that was
+    // sent (not b_model, which was not) and says how to name B's own model.
+    const alone = await compare(`a=${a}&b=${c}&a_model=ans`);
+    expect(alone.status).toBe(400);
+    expect(alone.body.error.issues[0]).toMatchObject({ path: "query a_model" });
+    expect(alone.body.error.issues[0].message).toMatch(/run B .*has no answering model "ans"; it has "other".*send b_model/);
     const unknown = await compare(`a=${a}&b=00000000-0000-0000-0000-000000000000`);
     expect(unknown.status).toBe(404);
   });
