@@ -9,7 +9,16 @@ import { DASHBOARD } from "./guard";
 import { Layout } from "./layout";
 import { ColumnHeads } from "./ui";
 import { type HeatCell, Heatmap, PassRateChart } from "./charts";
-import { FailureReason, FieldVerdicts, type GraphUnit, HighlightedAnswer, JudgeGraphSvg, RubricScores } from "./result-view";
+import {
+  FailureReason,
+  FieldVerdicts,
+  type GraphUnit,
+  HighlightedAnswer,
+  JudgeGraphSvg,
+  RubricScores,
+  resultVerdict,
+  VerdictLine,
+} from "./result-view";
 import type { VerificationResultInput } from "../schemas/result";
 import { CompareForm, ExportButtons } from "./run-tools";
 
@@ -221,15 +230,17 @@ export function ResultPage(props: { tenant: string; runId: string; resultId: str
   const { template: _t, ...rest } = r;
   const trace: TraceMessage[] = template?.trace_messages ?? [];
   const excerpts = { ...(r.deep_judgment?.extracted_excerpts ?? {}), ...(r.deep_judgment_rubric?.extracted_rubric_excerpts ?? {}) };
+  const verdict = resultVerdict(r);
   const graphs = Object.entries(r.rubric?.compound_trait_traces ?? {}) as [string, { units?: GraphUnit[]; pass?: boolean | null; score?: number | null }][];
   return (
     <Layout title={`Result ${metadata.question_id ?? props.resultId}`} signedIn={{ tenant: props.tenant }}>
       <p>
         <a href={`${DASHBOARD}/runs/${props.runId}/results`}>Back to the results</a>
       </p>
+      <VerdictLine verdict={verdict} />
       {metadata.failure ? (
         <section aria-labelledby="failure-heading">
-          <h2 id="failure-heading">Failure</h2>
+          <h2 id="failure-heading">{verdict === "error" ? "Why grading failed" : "Why the answer failed"}</h2>
           {/* The graded answer's failure: data about the answer, not an error of this page. */}
           <FailureReason failure={metadata.failure} />
           <details>

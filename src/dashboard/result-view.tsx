@@ -4,7 +4,8 @@
  * rubric's scores, each compound trait's judge graph as SVG, and the failure in words. A judge that
  * failed shows as "judge failed", never as a "no".
  */
-import type { VerificationResultInput } from "../schemas/result";
+import { type Verdict, verdictOf } from "../pipeline/verdict";
+import { FAILURE_GROUP, type FailureCategory, type VerificationResult, type VerificationResultInput } from "../schemas/result";
 import { ColumnHeads } from "./ui";
 
 type Excerpt = { text: string; confidence?: string };
@@ -244,6 +245,30 @@ export function FailureReason(props: { failure: { category: string; stage: strin
     <p id="failure-reason">
       <strong>{f.category}</strong>
       {f.group ? ` (${f.group})` : ""} at stage <code>{f.stage}</code>: {f.reason}
+    </p>
+  );
+}
+
+/** What each verdict says about the answer, written under the result's heading. */
+const VERDICT_MEANINGS: Record<Verdict, string> = {
+  pass: "the answer was graded and passed.",
+  fail: "the answer was graded and did not pass.",
+  error: "the judge or a model call failed, so the answer was not graded; this says nothing about the answer.",
+  no_verdict: "a rubric-only result: its trait scores are the outcome.",
+};
+
+/** The verdict the run's counts use (verdictOf), with the failure's group from its category when a stored result lacks it. */
+export function resultVerdict(r: VerificationResultInput): Verdict {
+  const f = r.metadata.failure;
+  const failure = f ? { ...f, group: f.group ?? FAILURE_GROUP[f.category as FailureCategory] } : f;
+  return verdictOf({ ...r, metadata: { ...r.metadata, failure } } as VerificationResult);
+}
+
+/** The page's first line: the verdict the run's counts use, and what it says about the answer. */
+export function VerdictLine(props: { verdict: Verdict }) {
+  return (
+    <p id="verdict">
+      Verdict: <strong class={`verdict-${props.verdict}`}>{props.verdict}</strong>: {VERDICT_MEANINGS[props.verdict]}
     </p>
   );
 }

@@ -93,4 +93,43 @@ describe("dashboard result page", () => {
     expect(html).toMatch(/<p id="failure-reason"><strong>content<\/strong> \(content\) at stage <code>verify_template<\/code>: [^<]+<\/p>/);
     expect(html).toMatch(/<td class="verdict-fail">fail<\/td>/);
   });
+
+  it("heads the page with the verdict, and a failed judge reads as grading that failed, never as a wrong answer", async () => {
+    const t = await createTenant();
+    const judge = uniqueModel("dash-verdict");
+    await addFakeRules([
+      { match: { model: judge, contains: "Broken?" }, reply: { fault: "malformed" } },
+      { match: { model: judge }, reply: { json: { answer: "Lyon" } } },
+    ]);
+    const runId = await submitAs(t.key, {
+      benchmark: {
+        name: "dash-verdict",
+        questions: [
+          { id: "wrong", question: "Capital of France?", template: exactTemplate("Paris") },
+          { id: "broken", question: "Broken?", template: exactTemplate("Paris") },
+        ],
+      },
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { wrong: "Lyon.", broken: "Paris." } }],
+        parsing_models: [fakeModel("j", judge)],
+      },
+    });
+    await waitAs(t.key, runId);
+    const { results } = (await (await apiAs(t.key, `/v1/runs/${runId}/results`)).json()) as {
+      results: { metadata: { result_id: string; question_id: string } }[];
+    };
+    const cookie = await dashboardSession(t.key);
+    const pageOf = async (q: string) => {
+      const id = results.find((r) => r.metadata.question_id === q)!.metadata.result_id;
+      return (await dashboardFetch(`/dashboard/runs/${runId}/results/${id}`, { cookie })).text();
+    };
+    const wrong = await pageOf("wrong");
+    expect(wrong).toMatch(/<p id="verdict">Verdict: <strong class="verdict-fail">fail<\/strong>/);
+    expect(wrong).toContain("Why the answer failed");
+    const broken = await pageOf("broken");
+    expect(broken).toMatch(/<p id="verdict">Verdict: <strong class="verdict-error">error<\/strong>/);
+    expect(broken).toContain("says nothing about the answer");
+    expect(broken).toContain("Why grading failed");
+    expect(broken).not.toContain("Why the answer failed");
+  });
 });
