@@ -66,16 +66,23 @@ export interface HeatCell {
 /** The shade class of a pass rate: five steps, and one for cells without graded results. */
 export const heatClass = (rate: number | null) => (rate === null ? "heat-none" : `heat-${Math.min(4, Math.floor(rate * 5))}`);
 
-/** Questions down, answering models across; a cell is the pass rate over its parsing models and replicates. */
+/**
+ * Questions down, answering models across; a cell is the pass rate over its parsing models and replicates.
+ * `truncated`: the cell limit cut the page, maybe inside the last question, whose unread models would
+ * read "no results": that question's row is left out.
+ */
 export function Heatmap(props: { cells: readonly HeatCell[]; truncated: boolean }) {
-  const models = [...new Set(props.cells.map((c) => c.answering_model))].sort();
-  const questions = [...new Set(props.cells.map((c) => c.question_id))];
-  const at = new Map(props.cells.map((c) => [`${c.question_id}\u0000${c.answering_model}`, c]));
+  const read = [...new Set(props.cells.map((c) => c.question_id))];
+  const partial = props.truncated && read.length > 1 ? read[read.length - 1] : undefined;
+  const cells = partial === undefined ? props.cells : props.cells.filter((c) => c.question_id !== partial);
+  const models = [...new Set(cells.map((c) => c.answering_model))].sort();
+  const questions = partial === undefined ? read : read.slice(0, -1);
+  const at = new Map(cells.map((c) => [`${c.question_id}\u0000${c.answering_model}`, c]));
   return (
     <table id="heatmap" class="heatmap">
       <caption>
         Pass rate per question and answering model (over parsing models and replicates; errors are not counted as tries)
-        {props.truncated ? ", first questions only" : ""}
+        {props.truncated ? `, first ${questions.length} questions only` : ""}
       </caption>
       <thead>
         <tr>
