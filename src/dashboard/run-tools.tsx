@@ -50,8 +50,19 @@ export function ExportButtons(props: { runId: string }) {
   );
 }
 
+/** "Run A (name) is running and run B (name) is queued", for the runs of a comparison that have not ended; null when both have. */
+function stillGoing(runs: { a: RunRecord; b: RunRecord }): string | null {
+  const going = (["a", "b"] as const)
+    .filter((side) => runs[side].status === "queued" || runs[side].status === "running")
+    .map((side) => `run ${side.toUpperCase()} (${runs[side].run_name ?? runs[side].run_id}) is ${runs[side].status}`);
+  if (going.length === 0) return null;
+  const text = going.join(" and ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function ComparePage(props: { tenant: string; cmp: Comparison; runs: { a: RunRecord; b: RunRecord }; nextUrl: string | null }) {
   const { cmp, runs } = props;
+  const going = stillGoing(runs);
   return (
     <Layout title={`Run ${runs.b.run_name ?? runs.b.run_id} compared with ${runs.a.run_name ?? runs.a.run_id}`} signedIn={{ tenant: props.tenant }}>
       <p>
@@ -63,6 +74,12 @@ export function ComparePage(props: { tenant: string; cmp: Comparison; runs: { a:
         when both verdicts are pass or fail (an error on either side is excluded, never a flip). The p-value is McNemar's exact two-sided
         test over the flips; significant means p &lt; {cmp.alpha}.
       </p>
+      {going && (
+        // A comparison of a run still going pairs only what has landed: its figures and p will change.
+        <p id="compare-incomplete" class="error" role="status">
+          {going}: this compares the results recorded so far, and the figures will change until it ends.
+        </p>
+      )}
       <table id="compare-pairs">
         <caption>Pass rate per model pair</caption>
         <ColumnHeads names={["Answering (A)", "Answering (B)", "Parsing", "Paired", "Excluded", "A", "B", "Change", "Pass → fail", "Fail → pass", "p", "Significant"]} />

@@ -78,6 +78,26 @@ describe("dashboard compare page", () => {
     expect(cells).toEqual(["ans", "ans", "judge", "10", "0", "90.0 %", "40.0 %", "-50.0 points", "6", "1", "0.125", "no"]);
   });
 
+  it("says when a run is still going: the comparison covers only the results recorded so far", async () => {
+    expect((await page(`/dashboard/runs/${b}/compare?a=${a}`, session)).html).not.toContain("still");
+    const judge = uniqueModel("dcmp-slow");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" }, latency_ms: 2500 } }]);
+    const going = await submitAs(t.key, {
+      run_name: "going",
+      benchmark: { name: "dash-compare", questions: QUESTIONS },
+      config: {
+        answering_models: [{ id: "ans", interface: "manual", manual_answers: Object.fromEntries(QUESTIONS.map((q) => [q.id, "Paris"])) }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
+    });
+    const cmp = await page(`/dashboard/runs/${going}/compare?a=${a}`, session);
+    expect(cmp.status).toBe(200);
+    expect(cmp.html).toMatch(
+      /<p id="compare-incomplete"[^>]*>Run B \(going\) is (queued|running): this compares the results recorded so far/,
+    );
+    await waitAs(t.key, going);
+  }, 30_000);
+
   it("pages the flipped questions with the API's cursor", async () => {
     const first = await page(`/dashboard/runs/${b}/compare?a=${a}&limit=4`, session);
     const next = /href="(\/dashboard\/runs\/[^"]+compare\?[^"]+)">More flipped questions/.exec(first.html)?.[1]?.replaceAll("&amp;", "&");
