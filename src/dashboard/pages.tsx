@@ -20,7 +20,7 @@ import {
   VerdictLine,
 } from "./result-view";
 import type { VerificationResultInput } from "../schemas/result";
-import { CompareForm, ExportButtons } from "./run-tools";
+import { CompareForm, ExportButtons, Lineage } from "./run-tools";
 
 const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
 export const isTerminal = (status: string) => status !== "queued" && status !== "running";
@@ -89,6 +89,8 @@ export function RunPage(props: {
   canWrite: boolean;
   /** The tenant's other recent runs, to compare this one with. */
   others: readonly RunRecord[];
+  /** The run's re-score parent has been deleted: named, not linked. */
+  parentGone?: boolean;
 }) {
   const v = props.view;
   const terminal = isTerminal(v.status);
@@ -97,6 +99,7 @@ export function RunPage(props: {
       <p>
         Benchmark {v.benchmark_name}; created {v.created_at}.
       </p>
+      <Lineage lineage={v.lineage} parentGone={props.parentGone ?? false} />
       <section
         id="progress"
         aria-labelledby="progress-heading"
@@ -150,7 +153,7 @@ export function RunPage(props: {
         <a href={`${DASHBOARD}/runs/${v.run_id}/results`}>Results</a>
       </p>
       <h2>Compare</h2>
-      <CompareForm runId={v.run_id} others={props.others} />
+      <CompareForm runId={v.run_id} others={props.others} preferred={v.lineage.parent_run_id} />
       {props.canWrite && (
         <>
           <h2>Export</h2>

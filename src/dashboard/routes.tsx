@@ -19,7 +19,7 @@ import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
 import type { VerificationResultInput } from "../schemas/result";
 import { getStoredResult, pageResultRows, questionModelCounts, type ResultListRow } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
-import { listRuns } from "../storage/runs-repo";
+import { getRun, listRuns } from "../storage/runs-repo";
 import { EXPORT_SCRIPT, ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
 import { clearSessionCookie, DASHBOARD, dashboardHeaders, requireSession, sameOriginPosts, setSessionCookie } from "./guard";
 import { ErrorPage, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
@@ -92,8 +92,24 @@ signedIn.get("/runs/:id", async (c) => {
     listRuns(c.env.DB, run.tenant_id, COMPARE_CHOICES + 1, null),
   ]);
   const heat = { cells, truncated: cells.length === HEATMAP_CELLS };
-  const others = recent.filter((r) => r.run_id !== run.run_id).slice(0, COMPARE_CHOICES);
-  return c.html(<RunPage tenant={tenantOf(c).tenant_id} view={view} heat={heat} canWrite={c.get("principal").scopes.has("runs:write")} others={others} />);
+  let others = recent.filter((r) => r.run_id !== run.run_id).slice(0, COMPARE_CHOICES);
+  // A re-scored run's parent is offered (and picked) even when it is older than the newest runs.
+  const parentId = view.lineage.parent_run_id;
+  if (parentId && !others.some((r) => r.run_id === parentId)) {
+    const parent = await getRun(c.env.DB, run.tenant_id, parentId);
+    if (parent) others = [parent, ...others];
+  }
+  const parentGone = parentId !== null && !others.some((r) => r.run_id === parentId);
+  return c.html(
+    <RunPage
+      tenant={tenantOf(c).tenant_id}
+      view={view}
+      heat={heat}
+      canWrite={c.get("principal").scopes.has("runs:write")}
+      others={others}
+      parentGone={parentGone}
+    />,
+  );
 });
 
 /**

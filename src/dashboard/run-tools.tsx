@@ -1,5 +1,5 @@
 /**
- * The run page's tools and the pages they lead to: comparing the run with another one (the object
+ * The run page's tools and the pages they lead to: its re-score lineage, comparing the run with another one (the object
  * GET /v1/runs/compare answers, rendered), and exports (built by the same builder as
  * POST /v1/runs/:id/exports, followed on a status page, downloaded with the session cookie).
  */
@@ -7,6 +7,7 @@ import type { ExportRecord } from "../exports/exports-repo";
 import { EXTENSIONS } from "../exports/formats";
 import type { compareRuns } from "../http/compare";
 import { EXPORT_FORMATS, type ExportFormat } from "../schemas/api";
+import type { RunStatusView } from "../schemas/run-views";
 import type { RunRecord } from "../storage/runs-repo";
 import { DASHBOARD } from "./guard";
 import { Layout } from "./layout";
@@ -19,15 +20,44 @@ const pct = (rate: number | null) => (rate === null ? "—" : `${(rate * 100).to
 const signedPct = (delta: number | null) => (delta === null ? "—" : `${delta > 0 ? "+" : ""}${(delta * 100).toFixed(1)} points`);
 const runLabel = (r: Pick<RunRecord, "run_id" | "run_name" | "created_at">) => `${r.run_name ?? r.run_id} (${r.created_at})`;
 
-/** On the run page: pick another run of the tenant to compare this one with (this run is B, the pick A). */
-export function CompareForm(props: { runId: string; others: readonly RunRecord[] }) {
+/** A re-scored run's parent and a run's re-scored children, linked (src/rescore/). */
+export function Lineage(props: { lineage: RunStatusView["lineage"]; parentGone: boolean }) {
+  const { parent_run_id: parent, children } = props.lineage;
+  if (!parent && children.length === 0) return null;
+  const link = (id: string) => <a href={`${DASHBOARD}/runs/${id}`}>{id}</a>;
+  return (
+    <p id="lineage">
+      {parent && <>Re-scored from run {props.parentGone ? `${parent} (since deleted)` : link(parent)}. </>}
+      {children.length > 0 && (
+        <>
+          Re-scored as{" "}
+          {children.map((id, i) => (
+            <>
+              {i > 0 ? ", " : ""}
+              {link(id)}
+            </>
+          ))}
+          .
+        </>
+      )}
+    </p>
+  );
+}
+
+/**
+ * On the run page: pick another run of the tenant to compare this one with (this run is B, the pick A).
+ * `preferred` (a re-scored run's parent) is picked at first: the comparison a re-score is made for.
+ */
+export function CompareForm(props: { runId: string; others: readonly RunRecord[]; preferred?: string | null }) {
   if (props.others.length === 0) return <p>No other run to compare with yet.</p>;
   return (
     <form id="compare-form" method="get" action={`${DASHBOARD}/runs/${props.runId}/compare`}>
       <label for="compare-a">Compare with run</label>{" "}
       <select id="compare-a" name="a">
         {props.others.map((r) => (
-          <option value={r.run_id}>{runLabel(r)}</option>
+          <option value={r.run_id} selected={r.run_id === props.preferred}>
+            {runLabel(r)}
+          </option>
         ))}
       </select>{" "}
       <button type="submit">Compare</button>

@@ -8,7 +8,8 @@
  *   - lineage in both runs' GET; summaries, exports and comparison work on the child; another tenant's run is a 404 (tenant-isolation.test.ts lists the route too).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { addFakeRules, allResults, api, exactTemplate, fakeModel, fakeStats, submitRun, uniqueModel, waitForRun } from "./helpers";
+import { dashboardFetch, dashboardSession } from "./dashboard-helpers";
+import { addFakeRules, allResults, api, exactTemplate, fakeModel, fakeStats, submitRun, TOKEN, uniqueModel, waitForRun } from "./helpers";
 import { apiAs, createTenant } from "./tenant-helpers";
 
 const QUESTIONS = Array.from({ length: 4 }, (_, i) => ({
@@ -103,6 +104,15 @@ describe("re-scoring a finished run", () => {
     const compared = (await (await api(`/v1/runs/compare?a=${parent}&b=${child}`)).json()) as any;
     expect(compared.model_pairs).toEqual([expect.objectContaining({ parsing_model: "j1", paired: 4, pass_to_fail: 0, fail_to_pass: 0 })]);
     expect(compared.unmatched).toEqual({ only_in_a: 0, only_in_b: 4 });
+
+    // The dashboard links the two runs both ways, and the child's Compare form picks its parent.
+    const cookie = await dashboardSession(TOKEN);
+    const childPage = await (await dashboardFetch(`/dashboard/runs/${child}`, { cookie })).text();
+    expect(childPage).toContain(`Re-scored from run <a href="/dashboard/runs/${parent}">`);
+    expect(childPage).toMatch(new RegExp(`<option value="${parent}" selected="">`));
+    const parentPage = await (await dashboardFetch(`/dashboard/runs/${parent}`, { cookie })).text();
+    expect(parentPage).toContain("Re-scored as ");
+    expect(parentPage).toContain(`<a href="/dashboard/runs/${child}">`);
   }, 60_000);
 
   it("an added rubric trait: only the trait's calls, template verdicts unchanged", async () => {
@@ -132,6 +142,19 @@ describe("re-scoring a finished run", () => {
     const results = await allResults(child);
     expect(results).toHaveLength(8);
     expect(results.map((r) => r.metadata.replicate).sort()).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
+  }, 60_000);
+
+  it("the dashboard names a deleted parent without a link to its 404", async () => {
+    const gone = await submitRun({
+      benchmark: { name: "rescore", questions: QUESTIONS.slice(0, 1) },
+      config: { answering_models: [fakeModel("ans", answerer)], parsing_models: [fakeModel("j1", j1)] },
+    });
+    await waitForRun(gone);
+    const child = await rescore(gone, { replicate_count: 2 });
+    expect((await api(`/v1/runs/${gone}`, { method: "DELETE" })).status).toBe(200);
+    const page = await (await dashboardFetch(`/dashboard/runs/${child}`, { cookie: await dashboardSession(TOKEN) })).text();
+    expect(page).toContain(`Re-scored from run ${gone} (since deleted).`);
+    expect(page).not.toContain(`href="/dashboard/runs/${gone}"`);
   }, 60_000);
 
   it("refuses what it cannot do, naming the field, and another tenant's run is a 404", async () => {
