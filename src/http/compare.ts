@@ -55,9 +55,14 @@ export async function compareRuns(c: Context<AppEnv>, q: z.output<typeof Compare
   const start = after === null ? 0 : all.findIndex((x) => x.question_id > after);
   const page = start < 0 ? [] : all.slice(start, start + q.limit);
   const more = start >= 0 && start + q.limit < all.length;
+  const going = (status: string) => status === "queued" || status === "running";
   return {
     a: a.run_id,
     b: b.run_id,
+    a_status: a.status,
+    b_status: b.status,
+    // A run still going is compared on what has landed: its figures will change.
+    complete: !going(a.status) && !going(b.status),
     alpha: ALPHA,
     model_pairs: comparer.modelPairs(),
     unmatched: comparer.unmatched(),

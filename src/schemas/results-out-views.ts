@@ -1,7 +1,7 @@
 /** Response shapes of the results-out routes (issue 21): grouped summaries, exports, run comparison, schedules. */
 import { z } from "zod";
 import { EXPORT_FORMATS, GROUP_BYS } from "./api";
-import { SummaryPage } from "./run-views";
+import { RunStatusName, SummaryPage } from "./run-views";
 
 const ByK = z.record(z.string(), z.number().nullable());
 
@@ -82,6 +82,11 @@ const ModelPairComparison = z.strictObject({
 export const RunComparison = z.strictObject({
   a: z.string(),
   b: z.string(),
+  /** Each run's status when compared. */
+  a_status: RunStatusName,
+  b_status: RunStatusName,
+  /** Both runs have ended; false while either is queued or running: the figures cover the results recorded so far. */
+  complete: z.boolean(),
   alpha: z.number(),
   model_pairs: z.array(ModelPairComparison),
   unmatched: z.strictObject({ only_in_a: z.number().int(), only_in_b: z.number().int() }),

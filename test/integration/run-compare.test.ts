@@ -94,6 +94,24 @@ describe("run comparison", () => {
     expect(rest.body.next_cursor).toBeNull();
   });
 
+  it("says whether both runs have ended: a run still going is compared on the results recorded so far", async () => {
+    expect((await compare(`a=${a}&b=${b}`)).body).toMatchObject({ a_status: "completed", b_status: "completed", complete: true });
+    const judge = uniqueModel("cmp-slow");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" }, latency_ms: 2500 } }]);
+    const going = await submitRun({
+      benchmark: { name: "compare", questions: QUESTIONS },
+      config: {
+        answering_models: [{ id: "ans", interface: "manual", manual_answers: Object.fromEntries(QUESTIONS.map((q) => [q.id, "Paris"])) }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
+    });
+    const { status, body } = await compare(`a=${a}&b=${going}`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ a_status: "completed", b_status: expect.stringMatching(/^(queued|running)$/), complete: false });
+    await waitForRun(going);
+    expect((await compare(`a=${a}&b=${going}`)).body).toMatchObject({ b_status: "completed", complete: true });
+  }, 30_000);
+
   it("compares different answering model ids with a_model / b_model", async () => {
     const unnamed = await compare(`a=${a}&b=${c}`);
     expect(unnamed.body.model_pairs).toEqual([]); // "ans" and "other" never pair by themselves

@@ -29,7 +29,7 @@ export const RESULTS_OUT_OPERATIONS: Operation[] = [
     tag: "runs",
     summary: "Run B against run A, result by result, with McNemar's exact test per model pair",
     description:
-      "Results pair on question, answering model id, parsing model id and replicate (`a_model`/`b_model`: two answering model ids pair instead). Per model pair: pass rates, delta B − A, flips each way, McNemar's exact two-sided p and `significant` (p < alpha = 0.05). An error or no_verdict on either side is excluded, never a flip. Questions with flips are paged.",
+      "Results pair on question, answering model id, parsing model id and replicate (`a_model`/`b_model`: two answering model ids pair instead). Per model pair: pass rates, delta B − A, flips each way, McNemar's exact two-sided p and `significant` (p < alpha = 0.05). An error or no_verdict on either side is excluded, never a flip. Questions with flips are paged. `a_status` / `b_status` are the runs' statuses and `complete` is false while either is queued or running: the figures then cover the results recorded so far and will change.",
     auth: read,
     query: CompareQuery,
     responses: { 200: { description: "The comparison.", schema: RunComparison } },
