@@ -93,6 +93,7 @@ function stillGoing(runs: { a: RunRecord; b: RunRecord }): string | null {
 export function ComparePage(props: { tenant: string; cmp: Comparison; runs: { a: RunRecord; b: RunRecord }; nextUrl: string | null }) {
   const { cmp, runs } = props;
   const going = stillGoing(runs);
+  const graded = cmp.model_pairs.reduce((n, p) => n + p.paired, 0);
   return (
     <Layout title={`Run ${runs.b.run_name ?? runs.b.run_id} compared with ${runs.a.run_name ?? runs.a.run_id}`} signedIn={{ tenant: props.tenant }}>
       <p>
@@ -110,62 +111,85 @@ export function ComparePage(props: { tenant: string; cmp: Comparison; runs: { a:
           {going}: this compares the results recorded so far, and the figures will change until it ends.
         </p>
       )}
-      <table id="compare-pairs">
-        <caption>Pass rate per model pair</caption>
-        <ColumnHeads names={["Answering (A)", "Answering (B)", "Parsing", "Paired", "Excluded", "A", "B", "Change", "Pass → fail", "Fail → pass", "p", "Significant"]} />
-        <tbody>
-          {cmp.model_pairs.map((p) => (
-            <tr>
-              <td>{p.a_answering_model}</td>
-              <td>{p.b_answering_model}</td>
-              <td>{p.parsing_model}</td>
-              <td>{p.paired}</td>
-              <td>{p.excluded}</td>
-              <td>{pct(p.a_pass_rate)}</td>
-              <td>{pct(p.b_pass_rate)}</td>
-              <td>{signedPct(p.delta)}</td>
-              <td>{p.pass_to_fail}</td>
-              <td>{p.fail_to_pass}</td>
-              <td>{p.p_value.toPrecision(3)}</td>
-              <td>{p.significant ? "yes" : "no"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {cmp.model_pairs.length === 0 ? (
+        // Nothing paired is not "nothing changed": other questions, models or replicates.
+        <p id="compare-nothing-paired" class="error" role="status">
+          No result of run A pairs with one of run B (results pair on question, answering model, parsing model and replicate), so
+          nothing is compared. Two different answering models compare with <code>a_model</code> and <code>b_model</code> in this
+          page's address.
+        </p>
+      ) : (
+        <PairsTable pairs={cmp.model_pairs} />
+      )}
       <p>
         Without a partner: {cmp.unmatched.only_in_a} results only in A, {cmp.unmatched.only_in_b} only in B.
       </p>
       <h2 id="flips-heading">Questions whose verdict flipped ({cmp.questions_with_flips})</h2>
       {cmp.questions.length === 0 ? (
-        <p>No verdict flipped.</p>
+        <p>{graded === 0 ? "No pair of results was graded pass or fail on both sides, so no verdict could flip." : "No verdict flipped."}</p>
       ) : (
-        <table id="compare-flips" aria-labelledby="flips-heading">
-          <ColumnHeads names={["Question", "Pass → fail", "Fail → pass", "Flipped results"]} />
-          <tbody>
-            {cmp.questions.map((q) => (
-              <tr>
-                <td>
-                  <a href={`${DASHBOARD}/runs/${runs.b.run_id}/results?question_id=${encodeURIComponent(q.question_id)}`}>{q.question_id}</a>
-                </td>
-                <td>{q.pass_to_fail}</td>
-                <td>{q.fail_to_pass}</td>
-                <td>
-                  <ul>
-                    {q.flips.map((f) => (
-                      <li>
-                        {f.a_answering_model === f.b_answering_model ? f.a_answering_model : `${f.a_answering_model} → ${f.b_answering_model}`} /{" "}
-                        {f.parsing_model}, replicate {f.replicate}: {f.a} → {f.b}
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FlipsTable questions={cmp.questions} runB={runs.b.run_id} />
       )}
       {props.nextUrl && <a href={props.nextUrl}>More flipped questions</a>}
     </Layout>
+  );
+}
+
+/** The comparison per model pair: pass rates, change, flips each way, McNemar's p. */
+function PairsTable(props: { pairs: Comparison["model_pairs"] }) {
+  return (
+    <table id="compare-pairs">
+      <caption>Pass rate per model pair</caption>
+      <ColumnHeads names={["Answering (A)", "Answering (B)", "Parsing", "Paired", "Excluded", "A", "B", "Change", "Pass → fail", "Fail → pass", "p", "Significant"]} />
+      <tbody>
+        {props.pairs.map((p) => (
+          <tr>
+            <td>{p.a_answering_model}</td>
+            <td>{p.b_answering_model}</td>
+            <td>{p.parsing_model}</td>
+            <td>{p.paired}</td>
+            <td>{p.excluded}</td>
+            <td>{pct(p.a_pass_rate)}</td>
+            <td>{pct(p.b_pass_rate)}</td>
+            <td>{signedPct(p.delta)}</td>
+            <td>{p.pass_to_fail}</td>
+            <td>{p.fail_to_pass}</td>
+            <td>{p.p_value.toPrecision(3)}</td>
+            <td>{p.significant ? "yes" : "no"}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The questions whose verdict flipped, each linked to its results in run B. */
+function FlipsTable(props: { questions: Comparison["questions"]; runB: string }) {
+  return (
+    <table id="compare-flips" aria-labelledby="flips-heading">
+      <ColumnHeads names={["Question", "Pass → fail", "Fail → pass", "Flipped results"]} />
+      <tbody>
+        {props.questions.map((q) => (
+          <tr>
+            <td>
+              <a href={`${DASHBOARD}/runs/${props.runB}/results?question_id=${encodeURIComponent(q.question_id)}`}>{q.question_id}</a>
+            </td>
+            <td>{q.pass_to_fail}</td>
+            <td>{q.fail_to_pass}</td>
+            <td>
+              <ul>
+                {q.flips.map((f) => (
+                  <li>
+                    {f.a_answering_model === f.b_answering_model ? f.a_answering_model : `${f.a_answering_model} → ${f.b_answering_model}`} /{" "}
+                    {f.parsing_model}, replicate {f.replicate}: {f.a} → {f.b}
+                  </li>
+                ))}
+              </ul>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

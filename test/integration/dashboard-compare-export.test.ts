@@ -98,6 +98,40 @@ describe("dashboard compare page", () => {
     await waitAs(t.key, going);
   }, 30_000);
 
+  it("says when nothing pairs (other questions or models) instead of 'No verdict flipped'", async () => {
+    const other = await submitAs(t.key, {
+      run_name: "elsewhere",
+      benchmark: { name: "other-benchmark", questions: [{ id: "z0", question: "Z0?", template: exactTemplate("x") }] },
+      config: {
+        answering_models: [{ id: "ans", interface: "manual", manual_answers: { z0: "x" } }],
+        parsing_models: [fakeModel("judge", uniqueModel("dcmp-z"))],
+      },
+    });
+    await waitAs(t.key, other);
+    const cmp = await page(`/dashboard/runs/${other}/compare?a=${a}`, session);
+    expect(cmp.status).toBe(200);
+    expect(cmp.html).not.toContain("No verdict flipped");
+    expect(cmp.html).toContain('id="compare-nothing-paired"');
+    expect(cmp.html).toContain("No result of run A pairs with one of run B");
+    expect(cmp.html).toContain("10 results only in A, 1 only in B");
+
+    // Paired, but every pair has an error on a side: nothing could flip, which is not "no change".
+    const brokenJudge = uniqueModel("dcmp-broken");
+    await addFakeRules([{ match: { model: brokenJudge }, reply: { fault: "malformed" } }]);
+    const broken = await submitAs(t.key, {
+      benchmark: { name: "other-benchmark", questions: [{ id: "z0", question: "Z0?", template: exactTemplate("x") }] },
+      config: {
+        answering_models: [{ id: "ans", interface: "manual", manual_answers: { z0: "x" } }],
+        parsing_models: [fakeModel("judge", brokenJudge)],
+      },
+    });
+    await waitAs(t.key, broken);
+    const errored = await page(`/dashboard/runs/${broken}/compare?a=${other}`, session);
+    expect(errored.html).toContain('id="compare-pairs"');
+    expect(errored.html).toContain("No pair of results was graded pass or fail on both sides");
+    expect(errored.html).not.toContain("No verdict flipped");
+  });
+
   it("pages the flipped questions with the API's cursor", async () => {
     const first = await page(`/dashboard/runs/${b}/compare?a=${a}&limit=4`, session);
     const next = /href="(\/dashboard\/runs\/[^"]+compare\?[^"]+)">More flipped questions/.exec(first.html)?.[1]?.replaceAll("&amp;", "&");
