@@ -137,7 +137,7 @@ signedIn.post("/runs/:id/exports", requireScope("runs:write"), async (c) => {
   const form = await c.req.parseBody();
   const body = parsed(CreateExportRequest, { format: form.format });
   if (!body.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={body.message.replace("query ", "form ")} />, 400);
-  const e = await startExport(c.env, run, body.data);
+  const e = await startExport(c, run, body.data);
   return c.redirect(`${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`, 303);
 });
 

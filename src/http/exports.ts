@@ -6,7 +6,7 @@
  *   GET  /v1/runs/:id/exports/:export_id/download          the finished object, streamed
  * Scopes: runs:read, except POST (runs:write: it writes an object, and every write route takes a write scope).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { z } from "zod";
 import { exportWriter } from "../exports/export-writer";
 import type { Env } from "../env";
@@ -24,7 +24,7 @@ import { readJson, validate, validateQuery } from "./body";
 import { ApiFailure, invalidQuery } from "./errors";
 import { reply } from "./reply";
 import { resultFilter } from "./result-filter";
-import { requireRun } from "./runs";
+import { requireEnded, requireRun } from "./runs";
 
 /** An export request is a format and a few ids. */
 const EXPORT_BODY_LIMIT = { bytes: 16_000, advice: "send the format and the filters only" };
@@ -56,7 +56,7 @@ runExports.get("/:id/export", requireScope("runs:read"), async (c) => {
 runExports.post("/:id/exports", requireScope("runs:write"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   const body = validate(CreateExportRequest, (await readJson(c, EXPORT_BODY_LIMIT)).value);
-  const e = await startExport(c.env, run, body);
+  const e = await startExport(c, run, body);
   c.header("Location", exportView(e).status_url);
   return reply(c, ExportView, exportView(e), 202);
 });
@@ -76,17 +76,13 @@ runExports.get("/:id/exports/:export_id/download", requireScope("runs:read"), as
  * A run still queued or running is refused: the builder pages results by id while new ones land between
  * its pages, so the file would hold an arbitrary subset under a header counted before them.
  */
-export async function startExport(
-  env: Pick<Env, "DB" | "BLOBS" | "EXPORTS">,
-  run: RunRecord,
-  body: z.output<typeof CreateExportRequest>,
-): Promise<ExportRecord> {
-  if (run.status === "queued" || run.status === "running") {
-    throw new ApiFailure({
-      code: "run_active",
-      message: `run ${run.run_id} is ${run.status}; export it once it has finished (or cancel it to export what it has; GET /v1/runs/${run.run_id}/export?format=csv|ndjson streams the results recorded so far)`,
-    });
-  }
+export async function startExport(c: Context<AppEnv>, run: RunRecord, body: z.output<typeof CreateExportRequest>): Promise<ExportRecord> {
+  await requireEnded(
+    c,
+    run,
+    `export it once it has finished (or cancel it to export what it has; GET /v1/runs/${run.run_id}/export?format=csv|ndjson streams the results recorded so far)`,
+  );
+  const env = c.env;
   const spec = await requireSpec(env.BLOBS, run);
   const filter = await resultFilter(body, async () => spec, "body");
   const exportId = crypto.randomUUID();

@@ -17,10 +17,10 @@ import { loadKeyRing } from "../tenants/key-ring";
 import { effectiveLimits } from "../tenants/limits";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { type BodyLimit, readJson, validate } from "./body";
-import { ApiFailure, invalidBody } from "./errors";
+import { invalidBody } from "./errors";
 import { reply } from "./reply";
 import { admitRun, spendAllowance } from "./run-quotas";
-import { requireRun, statusUrl } from "./runs";
+import { requireEnded, requireRun, statusUrl } from "./runs";
 import { httpHost } from "./submit-run";
 
 /** New models and traits, not a benchmark. */
@@ -28,7 +28,6 @@ const RESCORE_BODY_LIMIT: BodyLimit = {
   bytes: 1_000_000,
   advice: "a re-score adds models, replicates or traits; the questions are the parent run's",
 };
-const ACTIVE = new Set(["queued", "running"]);
 
 export const runRescore = new Hono<AppEnv>();
 
@@ -36,8 +35,7 @@ runRescore.post("/:id/rescore", requireScope("runs:write"), async (c) => {
   const tenant = tenantOf(c);
   const parent = await requireRun(c, c.req.param("id"));
   const body = validate(RescoreRequest, (await readJson(c, RESCORE_BODY_LIMIT)).value);
-  if (ACTIVE.has(parent.status))
-    throw new ApiFailure({ code: "run_active", message: `run ${parent.run_id} is ${parent.status}; re-score it once it has finished` });
+  await requireEnded(c, parent, "re-score it once it has finished");
   const parentSpec = await requireSpec(c.env.BLOBS, parent);
   const runId = crypto.randomUUID();
   const ring = await loadKeyRing(c.env, tenant);

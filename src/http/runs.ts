@@ -104,6 +104,19 @@ function coordinatorSnapshot(c: Context<AppEnv>, run: RunRecord): Promise<RunSna
   return c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: EMBEDDED_PAIRS });
 }
 
+/**
+ * 409 run_active for a run still queued or running, saying what to do (`advice`, e.g. "delete it once it
+ * has finished"). D1's row mirrors the coordinator's status a moment after the run ends, so a row still
+ * saying live is checked with the coordinator, the source of truth: a client that saw the end in
+ * GET /v1/runs/:id is never refused in between. One check for every action that needs a finished run.
+ */
+export async function requireEnded(c: Context<AppEnv>, run: RunRecord, advice: string): Promise<void> {
+  if (!isLive(run.status)) return;
+  const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: 0 });
+  if (snap && !isLive(snap.status)) return;
+  throw new ApiFailure({ code: "run_active", message: `run ${run.run_id} is ${snap?.status ?? run.status}; ${advice}` });
+}
+
 async function requireSnapshot(c: Context<AppEnv>, run: RunRecord): Promise<RunSnapshot> {
   const snap = await coordinatorSnapshot(c, run);
   if (!snap) throw new ApiFailure({ code: "internal", message: "run state is missing; contact the operator" });
@@ -183,9 +196,7 @@ runs.get("/:id/results/:result_id", requireScope("runs:read"), async (c) => {
 
 runs.delete("/:id", requireScope("runs:write"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
-  if (run.status === "queued" || run.status === "running") {
-    throw new ApiFailure({ code: "run_active", message: `run ${run.run_id} is ${run.status}; delete it once it has finished` });
-  }
+  await requireEnded(c, run, "delete it once it has finished");
   const removed = await deleteRun(c.env, run);
   const principal = c.get("principal");
   await auditStatement(c.env.DB, {

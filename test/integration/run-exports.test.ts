@@ -202,4 +202,19 @@ describe("CSV and NDJSON", () => {
     await waitForRun(running, ["completed", "partial", "failed"], 30_000);
     expect((await api(`/v1/runs/${running}/exports`, { method: "POST", json: { format: "csv" } })).status).toBe(202);
   }, 45_000);
+
+  it("a run whose end D1 has not mirrored yet is not refused: the coordinator says it has ended", async () => {
+    // GET /v1/runs/:id reads the coordinator, which ends the run a moment before it mirrors the status
+    // to D1's row: a client that saw the end there must not get 409 run_active in between.
+    await env.DB.prepare("UPDATE runs SET status = 'running' WHERE run_id = ?").bind(runId).run();
+    try {
+      const res = await api(`/v1/runs/${runId}/exports`, {
+        method: "POST",
+        json: { format: "ndjson", question_id: "q01-venetoclax-target" },
+      });
+      expect(res.status).toBe(202);
+    } finally {
+      await env.DB.prepare("UPDATE runs SET status = 'completed' WHERE run_id = ?").bind(runId).run();
+    }
+  });
 });
