@@ -148,7 +148,11 @@ export function RunPage(props: {
         </tbody>
       </table>
       <h2>Questions × answering models</h2>
-      {props.heat.cells.length === 0 ? <p>No results yet (reload to see them as they arrive).</p> : <Heatmap cells={props.heat.cells} truncated={props.heat.truncated} />}
+      {props.heat.cells.length === 0 ? (
+        <p>{terminal ? `No results were recorded (the run ended ${v.status}).` : "No results yet (reload to see them as they arrive)."}</p>
+      ) : (
+        <Heatmap cells={props.heat.cells} truncated={props.heat.truncated} />
+      )}
       <p>
         <a href={`${DASHBOARD}/runs/${v.run_id}/results`}>Results</a>
       </p>
