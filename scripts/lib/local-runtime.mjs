@@ -38,6 +38,9 @@
 // ~0.4 ms of workerd CPU a request (1.3–1.6 against 0.6 ms, load 3–4, 29 Nov). Miniflare's own
 // socket stays (on a free port) for its bindings API, which applyMigrations uses.
 //
+// It fires the worker's Cron Triggers, which no local workerd fires by itself (local-cron.mjs: each
+// minute's matching crons, through miniflare's trigger route; EDGEVAL_LOCAL_CRONS=off turns it off).
+//
 // It applies the D1 migrations not yet applied, then prints "edgeval local runtime ready on <url>"
 // (local-stack.mjs waits for that line), passes the worker's console output through, and disposes
 // of workerd on SIGTERM/SIGINT.
@@ -47,6 +50,7 @@ import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare, PLUGINS } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from "wrangler";
 import { readEnvFile } from "./env-files.mjs";
+import { configCrons, fireScheduled, startLocalCron } from "./local-cron.mjs";
 import { RUNTIME_READY_LINE } from "./local-stack.mjs";
 import { REPO_ROOT } from "./repo-root.mjs";
 import { listenerPid, startGcPacer } from "./workerd-gc.mjs";
@@ -226,9 +230,11 @@ async function main() {
         cf: false,
         // Warnings and errors only: one line per request costs the worker's thread and tells nothing.
         log: new Log(LogLevel.WARN),
+        // /cdn-cgi/local/scheduled on miniflare's own socket: how local-cron.mjs fires the crons.
+        unsafeTriggerHandlers: true,
       }),
     );
-    await mf.ready;
+    const entry = await mf.ready;
     if (!interceptorBypassed())
       console.warn(
         "edgeval local runtime: miniflare's outbound interceptor could not be bypassed (miniflare no longer builds its services as this script expects); model calls still work, each with an extra hop",
@@ -246,6 +252,13 @@ async function main() {
           : undefined;
       if (pid) startGcPacer({ port: o.inspectorPort, pid, onCollect });
       else console.warn("edgeval local runtime: workerd's process not found; no garbage-collection pacer");
+    }
+    if (process.env.EDGEVAL_LOCAL_CRONS !== "off") {
+      startLocalCron({
+        crons: await configCrons(o.config),
+        fire: (cron, minute) => fireScheduled(entry.origin, cron, minute),
+        onError: (cron, err) => console.warn(`edgeval local runtime: cron "${cron}" failed: ${err?.message ?? err}`),
+      });
     }
     console.log(`${RUNTIME_READY_LINE}${(await mf.unsafeGetDirectURL("edgeval")).origin}`);
   } catch (err) {

@@ -27,6 +27,7 @@ import path from "node:path";
 import { applyMigrations } from "./d1-migrations.mjs";
 import { localToken, workerEnvEntries } from "./env-files.mjs";
 import { LOCAL_JOB_QUEUE, writeShardedConfig } from "./job-queue-config.mjs";
+import { configCrons, fireScheduled, startLocalCron } from "./local-cron.mjs";
 import { REPO_ROOT } from "./repo-root.mjs";
 import { makeMask, runNodeScript, WRANGLER_JS } from "./wrangler-process.mjs";
 
@@ -151,7 +152,7 @@ export async function startLocalStack(opts = {}) {
   const persistTo = opts.persistTo ?? fs.mkdtempSync(path.join(opts.stateRoot ?? os.tmpdir(), "edgeval-state-"));
   const token = secrets.EDGEVAL_API_TOKEN ?? localToken();
 
-  /** @type {{ child?: import("node:child_process").ChildProcess, exited?: Promise<unknown>, secretsDir?: string, configFile?: string, bundleDir?: string, stopped?: Promise<void> }} */
+  /** @type {{ child?: import("node:child_process").ChildProcess, exited?: Promise<unknown>, secretsDir?: string, configFile?: string, bundleDir?: string, stopped?: Promise<void>, stopCron?: () => void }} */
   const st = {};
   const stack = {
     url: "",
@@ -175,6 +176,7 @@ export async function startLocalStack(opts = {}) {
     /** The last lines of its output (replaced by the running process's once it starts). */
     tail: (_n = 40) => "",
     stopSync() {
+      st.stopCron?.();
       if (st.child?.pid && alive(st.child.pid)) {
         try {
           process.kill(-st.child.pid, "SIGKILL");
@@ -187,6 +189,7 @@ export async function startLocalStack(opts = {}) {
     },
     /** Stops wrangler (SIGTERM by PID, then SIGKILL to its group), the fake, and deletes temp files. */
     stop() {
+      st.stopCron?.();
       st.stopped ??= (async () => {
         const child = st.child;
         if (child?.pid && child.exitCode === null && child.signalCode === null) {
@@ -308,6 +311,14 @@ export async function startLocalStack(opts = {}) {
       what: devServer ? "wrangler dev" : "the local runtime",
     });
     stack.readyMs = Date.now() - t1;
+    // wrangler dev does not fire the crons either; local-runtime.mjs fires its own.
+    if (devServer && process.env.EDGEVAL_LOCAL_CRONS !== "off") {
+      st.stopCron = startLocalCron({
+        crons: await configCrons(st.configFile ?? path.join(REPO_ROOT, "wrangler.toml")),
+        fire: (cron, minute) => fireScheduled(stack.url, cron, minute),
+        onError: (cron, err) => say(`cron "${cron}" failed: ${err?.message ?? err}`),
+      });
+    }
     say(
       `${devServer ? "wrangler dev" : "local runtime"} ready on ${stack.url} in ${(stack.readyMs / 1000).toFixed(1)} s (pid ${run.child.pid})`,
     );
