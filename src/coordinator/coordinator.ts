@@ -12,7 +12,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { guardOn } from "../lib/guards";
-import { log } from "../log";
 import type { Clock } from "../pipeline/types";
 import { alarmBy, WATCH_EVERY_MS } from "./alarm";
 import type { CoordinatorOp, CoordinatorOpResult } from "./batch-ops";
@@ -34,7 +33,7 @@ import type { RunTotals } from "./run-totals";
 import type { ScenarioTurns } from "./scenario-turns";
 import { ACCEPTED_SQL, type JobSender, resendStalled } from "./stall-watch";
 import type { ShardInit } from "./shards";
-import { hasLostJobs, queueSince } from "./volatile-queue";
+import { queueSince, resumeAfterRestart } from "./volatile-queue";
 import type { ReportAnswer, RootFlags, ShardReport } from "./shard-report";
 import { ALLOWANCE_WAIT_S, type AllowanceAnswer } from "./shard-allowance";
 import type { RootSide } from "./root-side";
@@ -104,25 +103,10 @@ export class RunCoordinator extends DurableObject<Env> {
       transaction: (fn) => this.transaction(fn),
       snapshot: (pairs) => this.snapshot(pairs),
     }));
-    this.resumeAfterRestart();
-  }
-
-  /**
-   * A restarted local runtime lost the queue's messages for this run's open jobs (volatile-queue.ts):
-   * whoever wakes the coordinator first (a status poll, the event stream) has them re-sent now, not
-   * at the alarm. A sharded run's jobs are in its shards: its root wakes them, and each looks at its own.
-   */
-  private resumeAfterRestart(): void {
-    if (this.queueSince <= 0) return;
-    if (hasLostJobs(this.sql, this.queueSince)) {
-      void this.ctx.blockConcurrencyWhile(() => alarmBy(this.ctx.storage, this.now()));
-      return;
-    }
-    const shardsSince = Number(this.meta.get("shards_started_at") ?? Number.POSITIVE_INFINITY);
-    if (shardsSince < this.queueSince && !this.meta.finishedAt())
-      void this.rootSide
-        .initShards()
-        .catch((err: unknown) => log.warn("shard_wake_failed", { run_id: this.meta.runId(), error: String(err) }));
+    resumeAfterRestart(this.sql, this.meta, this.queueSince, {
+      watchNow: () => void ctx.blockConcurrencyWhile(() => alarmBy(ctx.storage, this.now())),
+      wakeShards: () => this.rootSide.initShards(),
+    });
   }
 
   /** Idempotent: a second init of the same run changes nothing. */

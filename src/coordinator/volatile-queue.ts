@@ -18,6 +18,8 @@
  * which their claims run once. Deployed the mark is 0, and nothing changes.
  */
 import { isLocalMode } from "../env";
+import { log } from "../log";
+import type { RunMeta } from "./run-meta";
 
 /** When this isolate's first coordinator was constructed (its clock's time). */
 let isolateSince: number | undefined;
@@ -36,10 +38,29 @@ export function queueSince(env: { EDGEVAL_ENV?: unknown }, now: number): number 
 export const LOST_SINCE_SQL = "(j.state IN ('pending', 'running') AND j.updated_at < ? AND (s.accepted_at IS NULL OR s.accepted_at < ?))";
 
 /** Whether the run has jobs a restart lost (the constructor's cue to run the watch now). */
-export function hasLostJobs(sql: SqlStorage, since: number): boolean {
+function hasLostJobs(sql: SqlStorage, since: number): boolean {
   if (since <= 0) return false;
   return (
     sql.exec(`SELECT 1 FROM jobs j LEFT JOIN job_sends s ON s.job_id = j.job_id WHERE ${LOST_SINCE_SQL} LIMIT 1`, since, since).toArray()
       .length > 0
   );
+}
+
+/**
+ * A coordinator constructed after a restart of the local runtime: whoever wakes it first (a status
+ * poll, the event stream) has its lost jobs re-sent now (`watchNow`: its alarm at once), not at its
+ * next alarm. A sharded run's jobs are in its shards: its root, which notes when it started them,
+ * starts them again (idempotent), and each shard's constructor looks at its own.
+ */
+export function resumeAfterRestart(
+  sql: SqlStorage,
+  meta: RunMeta,
+  since: number,
+  wake: { watchNow(): void; wakeShards(): Promise<void> },
+): void {
+  if (since <= 0) return;
+  if (hasLostJobs(sql, since)) return wake.watchNow();
+  const shardsStartedAt = Number(meta.get("shards_started_at") ?? Number.POSITIVE_INFINITY);
+  if (shardsStartedAt >= since || meta.finishedAt()) return;
+  wake.wakeShards().catch((err: unknown) => log.warn("shard_wake_failed", { run_id: meta.runId(), error: String(err) }));
 }
