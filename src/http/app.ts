@@ -49,8 +49,9 @@ export function buildApp(mounted: readonly MountedApp[] = []) {
   const keyless = ["/v1/admin/*", "/v1/hooks/*", "/v1/judges/:id/promptfoo"];
   app.use("/v1/*", except(keyless, tenantAuth));
   app.use("/v1/*", except(keyless, requestRate));
-  // After the key check, so a caller without one learns nothing but a 401; before every router,
-  // keyless ones included, so a parameter a route does not declare is refused with nothing written.
+  // Finds the matched route's query rule for every router, keyless ones included; each auth kind
+  // refuses a parameter the route does not declare once it has accepted the caller, so a caller
+  // without credentials gets its 401 (or 403) first, and nothing is written either way.
   app.use("/v1/*", undeclaredQuery(OPERATIONS));
   app.route("/v1/admin", admin);
   app.route("/v1/keys", keys);

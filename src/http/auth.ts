@@ -2,6 +2,7 @@
  * Auth for /v1 (src/tenants/README.md): Hono's bearer middleware parses the header; the token is
  * resolved to a tenant and scopes by src/tenants/authenticate.ts and stored as `principal`.
  * `requireScope` guards each route. /v1/admin takes the operator's EDGEVAL_ADMIN_TOKEN instead.
+ * Both refuse a query parameter the route does not take once they accept the caller (undeclared-query.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
@@ -12,6 +13,7 @@ import { touchKey } from "../tenants/keys-repo";
 import type { QuotaState } from "../tenants/ratelimit-headers";
 import type { Scope } from "../schemas/scopes";
 import { ApiFailure, errorResponse } from "./errors";
+import { refuseUndeclaredQuery, type UndeclaredQuery } from "./undeclared-query";
 
 export type AppEnv = {
   Bindings: Env;
@@ -19,6 +21,8 @@ export type AppEnv = {
     principal: Principal;
     authFailure?: AuthFailure /** The tenant's quota states for the RateLimit headers. */;
     quotaStates?: QuotaState[];
+    /** The matched route takes no query of its own: refused once the caller is authorised (undeclared-query.ts). */
+    undeclaredQuery?: UndeclaredQuery;
   };
 };
 
@@ -68,7 +72,10 @@ export const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!expected) {
     throw new ApiFailure({ code: "not_configured", message: "the admin routes are off: set the EDGEVAL_ADMIN_TOKEN secret to use them" });
   }
-  return bearerAuth<AppEnv>({ ...bearerMessages, verifyToken: (token) => sameSecret(token, expected) })(c, next);
+  return bearerAuth<AppEnv>({ ...bearerMessages, verifyToken: (token) => sameSecret(token, expected) })(c, async () => {
+    refuseUndeclaredQuery(c);
+    await next();
+  });
 };
 
 export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
@@ -79,6 +86,8 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
         message: `this API key lacks the scope ${scope}; create a key that has it (POST /v1/keys)`,
       });
     }
+    // Every tenant route passes here: the key and its scope are the whole of its auth.
+    refuseUndeclaredQuery(c);
     await next();
   };
 }

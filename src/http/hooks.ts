@@ -23,6 +23,7 @@ import { httpHost, submitRun } from "./submit-run";
 import { reply } from "./reply";
 import { SubmittedRun } from "../schemas/run-views";
 import { HookPing } from "../schemas/trigger-views";
+import { refuseUndeclaredQuery } from "./undeclared-query";
 
 export const hooks = new Hono<AppEnv>();
 
@@ -42,6 +43,8 @@ hooks.post("/:trigger_id", async (c) => {
   const tenant = await getTenant(c.env.DB, trigger.tenant_id);
   if (!tenant || tenant.disabled)
     throw new ApiFailure({ code: "forbidden", message: "this trigger's tenant is disabled; ask the operator" });
+  // The signature is the credential: only a verified delivery learns that a parameter is refused.
+  refuseUndeclaredQuery(c);
   // GitHub sends `ping` when a hook is created: a signed hello, not a reason to run anything.
   if (trigger.signing.scheme === "github" && c.req.header("x-github-event") === "ping")
     return reply(c, HookPing, { ping: true, trigger_id: trigger.trigger_id });

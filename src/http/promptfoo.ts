@@ -22,6 +22,7 @@ import { ApiFailure, invalidBody } from "./errors";
 import { judgeOne } from "./judge";
 import { reply } from "./reply";
 import { requestRate } from "./request-rate";
+import { refuseUndeclaredQuery } from "./undeclared-query";
 
 export const promptfoo = new Hono<AppEnv>();
 
@@ -49,6 +50,8 @@ promptfoo.post(
     const tenant = await getTenant(c.env.DB, check.token.tenant_id);
     if (!tenant || tenant.disabled)
       throw new ApiFailure({ code: "forbidden", message: "this judge's tenant is disabled; ask the operator" });
+    // Authorised: now a parameter besides the token is refused, before the token counts as used.
+    refuseUndeclaredQuery(c);
     // A principal with no scope: enough for the tenant's request bucket, nothing else.
     c.set("principal", { tenant, keyId: null, scopes: new Set() });
     afterResponse(c, touchJudgeToken(c.env.DB, check.token, new Date()));

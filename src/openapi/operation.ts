@@ -44,7 +44,7 @@ export interface Operation {
   /**
    * What the query may hold, checked by the route's handler (src/http/body.ts validateQuery).
    * Without it the route takes no query parameter but its auth kind's (AUTH_QUERY): any other is a
-   * 400 before the handler runs (src/http/undeclared-query.ts).
+   * 400 before the handler runs, once the caller is authorised (src/http/undeclared-query.ts).
    */
   query?: z.ZodObject;
   headers?: { name: string; description: string }[];

@@ -22,8 +22,8 @@ export interface Counted {
   queueSends: number;
 }
 
-/** POSTs a delivery to /v1/hooks/:id straight into the worker with a JOBS binding that counts sends. */
-export async function deliver(triggerId: string, body: string, headers: Record<string, string>): Promise<Counted> {
+/** POSTs a delivery to /v1/hooks/:id (with `query`, if any) straight into the worker with a JOBS binding that counts sends. */
+export async function deliver(triggerId: string, body: string, headers: Record<string, string>, query = ""): Promise<Counted> {
   let queueSends = 0;
   const jobs = env.JOBS;
   const counting = {
@@ -31,7 +31,7 @@ export async function deliver(triggerId: string, body: string, headers: Record<s
     sendBatch: (m: Iterable<MessageSendRequest<unknown>>, o?: QueueSendBatchOptions) => ((queueSends += 1), jobs.sendBatch(m, o)),
   } as unknown as Queue<unknown>;
   const ctx = createExecutionContext();
-  const req = new Request(`http://edgeval.test/v1/hooks/${triggerId}`, {
+  const req = new Request(`http://edgeval.test/v1/hooks/${triggerId}${query ? `?${query}` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body,
