@@ -47,7 +47,8 @@ export async function judgesCommand(client: EdgevalClient, action: string, args:
     return 0;
   }
   if (action === "tokens") {
-    for (const t of (await ev.tokens(args.id)).tokens) out.line(`${t.token_id}  ${t.name}  ${t.revoked_at ? `revoked ${t.revoked_at}` : "active"}  last used ${t.last_used_at ?? "never"}`);
+    // Every token, page by page, as list does.
+    for await (const t of ev.iterateTokens(args.id)) out.line(`${t.token_id}  ${t.name}  ${t.revoked_at ? `revoked ${t.revoked_at}` : "active"}  last used ${t.last_used_at ?? "never"}`);
     return 0;
   }
   if (!args.tokenId) throw new CliError("judges revoke needs --token-id T (edgeval judges tokens ID)");

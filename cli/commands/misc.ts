@@ -60,8 +60,8 @@ export async function keysCommand(client: EdgevalClient, action: string, args: {
   // An unknown action first: "keys lst" is a typo, not a missing id.
   if (!["list", "create", "rotate", "revoke"].includes(action)) throw new CliError(`unknown keys action ${action}: list, create, rotate or revoke`);
   if (action === "list") {
-    const { keys } = await client.keys.list();
-    for (const k of keys) out.line(`${k.key_id}  ${k.name}  ${k.scopes.join(",")}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : "active"}`);
+    // Every key, page by page: the list answers at most 100 a request.
+    for await (const k of client.keys.iterate()) out.line(`${k.key_id}  ${k.name}  ${k.scopes.join(",")}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : "active"}`);
     return 0;
   }
   if (action === "create") {

@@ -119,21 +119,33 @@ export function createClient(opts: ClientOptions) {
     delete: (id: string) => t.json<W.DeletedStoredJudge>("DELETE", judge(id)),
     /** The token is in this answer only; `promptfoo_url` is the path promptfoo's webhook assertion posts to. */
     mintToken: (id: string, body: W.CreateJudgeTokenRequest = {}) => t.json<W.MintedJudgeToken>("POST", `${judge(id)}/tokens`, { body }),
-    tokens: (id: string) => t.json<W.JudgeTokenList>("GET", `${judge(id)}/tokens`),
+    /** One page of the judge's tokens, newest first; `iterateTokens` follows next_cursor through every page. */
+    tokens: (id: string, q: PageQuery = {}) => t.json<W.JudgeTokenList>("GET", `${judge(id)}/tokens${qs({ ...q })}`),
+    iterateTokens: async function* (id: string, q: { limit?: number } = {}) {
+      for await (const p of pages((cursor) => storedJudges.tokens(id, { ...q, cursor }))) yield* p.tokens;
+    },
     revokeToken: (id: string, tokenId: string) => t.json<W.JudgeTokenView>("DELETE", `${judge(id)}/tokens/${enc(tokenId)}`),
   };
 
   const keys = {
     create: (body: W.CreateKeyRequest) => t.json<W.MintedKey>("POST", "/v1/keys", { body }),
-    list: () => t.json<W.KeyList>("GET", "/v1/keys"),
+    /** One page, newest first, revoked keys included; `iterate` follows next_cursor through every page. */
+    list: (q: PageQuery = {}) => t.json<W.KeyList>("GET", `/v1/keys${qs({ ...q })}`),
+    iterate: async function* (q: { limit?: number } = {}) {
+      for await (const p of pages((cursor) => keys.list({ ...q, cursor }))) yield* p.keys;
+    },
     rotate: (id: string, body: { expires_at?: string | null } = {}) => t.json<W.MintedKey>("POST", `/v1/keys/${enc(id)}/rotate`, { body }),
     revoke: (id: string) => t.json<W.KeyView>("DELETE", `/v1/keys/${enc(id)}`),
   };
 
   const secrets = {
     put: (name: string, body: W.PutSecretRequest) => t.json<W.SecretView>("PUT", `/v1/secrets/${enc(name)}`, { body }),
-    list: () => t.json<{ secrets: W.SecretView[] }>("GET", "/v1/secrets"),
-    delete: (name: string) => t.json<{ name: string; deleted: true }>("DELETE", `/v1/secrets/${enc(name)}`),
+    /** One page, newest first (by when each name was first set); `iterate` follows next_cursor through every page. */
+    list: (q: PageQuery = {}) => t.json<W.SecretList>("GET", `/v1/secrets${qs({ ...q })}`),
+    iterate: async function* (q: { limit?: number } = {}) {
+      for await (const p of pages((cursor) => secrets.list({ ...q, cursor }))) yield* p.secrets;
+    },
+    delete: (name: string) => t.json<W.DeletedSecret>("DELETE", `/v1/secrets/${enc(name)}`),
   };
 
   const usage = { month: (month?: string) => t.json<W.MonthUsage>("GET", `/v1/usage${qs({ month })}`) };

@@ -95,6 +95,8 @@ export type KeyView = Wire<typeof T.KeyView>;
 export type MintedKey = Wire<typeof T.MintedKey>;
 export type KeyList = Wire<typeof T.KeyList>;
 export type SecretView = Wire<typeof T.SecretView>;
+export type SecretList = Wire<typeof T.SecretList>;
+export type DeletedSecret = Wire<typeof T.DeletedSecret>;
 export type MonthUsage = Wire<typeof T.MonthUsage>;
 
 /** Statuses after which a run changes no more. */

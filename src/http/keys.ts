@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import type { Env } from "../env";
+import { ListQuery } from "../schemas/api";
 import { CreateKeyRequest, RotateKeyRequest } from "../schemas/tenants";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
@@ -12,7 +13,8 @@ import { forgetKey } from "../tenants/auth-cache";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import type { Scope } from "../schemas/scopes";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { readJson, readOptionalJson, validate } from "./body";
+import { readJson, readOptionalJson, validate, validateQuery } from "./body";
+import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
 import { reply } from "./reply";
 import { KeyList, KeyView, MintedKey } from "../schemas/tenant-views";
@@ -47,7 +49,11 @@ keys.post("/", async (c) => {
   return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);
 });
 
-keys.get("/", async (c) => reply(c, KeyList, { keys: (await listKeys(c.env.DB, tenantOf(c).tenant_id)).map(keyView) }));
+keys.get("/", async (c) => {
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listKeys(c.env.DB, tenantOf(c).tenant_id, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, KeyList, { keys: rows.map(keyView), next_cursor: nextCreatedCursor(rows, q.limit, (k) => k.key_id) });
+});
 
 keys.post("/:id/rotate", async (c) => {
   const old = await requireKey(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));

@@ -5,12 +5,14 @@
  */
 import { Hono } from "hono";
 import { isLocalMode } from "../env";
+import { ListQuery } from "../schemas/api";
 import { PutSecretRequest, SecretName } from "../schemas/tenants";
 import { actorOf, auditStatement } from "../tenants/audit";
 import { KekMissing, parseKek, seal, secretAad } from "../lib/secret-crypto";
 import { deleteSecret, getSecret, listSecrets, type SecretRecord, secretView, upsertSecret } from "../tenants/secrets-repo";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { readJson, validate } from "./body";
+import { readJson, validate, validateQuery } from "./body";
+import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
 import { reply } from "./reply";
 import { DeletedSecret, SecretList, SecretView } from "../schemas/tenant-views";
@@ -19,7 +21,11 @@ import { SECRET_BODY_LIMIT } from "../schemas/body-limits";
 export const secrets = new Hono<AppEnv>();
 secrets.use(requireScope("secrets:write"));
 
-secrets.get("/", async (c) => reply(c, SecretList, { secrets: (await listSecrets(c.env.DB, tenantOf(c).tenant_id)).map(secretView) }));
+secrets.get("/", async (c) => {
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listSecrets(c.env.DB, tenantOf(c).tenant_id, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, SecretList, { secrets: rows.map(secretView), next_cursor: nextCreatedCursor(rows, q.limit, (s) => s.name) });
+});
 
 secrets.put("/:name", async (c) => {
   const name = secretName(c.req.param("name"));

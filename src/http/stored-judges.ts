@@ -134,8 +134,10 @@ storedJudges.post("/:id/tokens", requireScope("judges:write"), async (c) => {
 });
 
 storedJudges.get("/:id/tokens", requireScope("judges:read"), async (c) => {
+  const q = validateQuery(ListQuery, c.req.queries());
   const j = await requireJudge(c);
-  return reply(c, JudgeTokenList, { tokens: (await listJudgeTokens(c.env.DB, j.tenant_id, j.judge_id)).map(judgeTokenView) });
+  const rows = await listJudgeTokens(c.env.DB, j.tenant_id, j.judge_id, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, JudgeTokenList, { tokens: rows.map(judgeTokenView), next_cursor: nextCreatedCursor(rows, q.limit, (t) => t.token_id) });
 });
 
 /** Revokes the token: its next call is a 401 (the row stays, with revoked_at). */

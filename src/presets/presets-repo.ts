@@ -32,7 +32,9 @@ export async function getPreset(db: D1Database, tenantId: string, presetId: stri
 
 /** A page of the tenant's presets, newest first (src/storage/newest-first.ts). */
 export async function listPresets(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<PresetRecord[]> {
-  return (await newestFirstPage<Row>(db, "presets", "preset_id", tenantId, limit, after)).map(fromRow);
+  return (await newestFirstPage<Row>(db, { table: "presets", idColumn: "preset_id", owner: { tenant_id: tenantId } }, limit, after)).map(
+    fromRow,
+  );
 }
 
 export async function deletePreset(db: D1Database, tenantId: string, presetId: string): Promise<void> {

@@ -60,7 +60,14 @@ export async function getSchedule(db: D1Database, tenantId: string, scheduleId: 
 
 /** A page of the tenant's schedules, newest first (src/storage/newest-first.ts). */
 export async function listSchedules(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<ScheduleRecord[]> {
-  return (await newestFirstPage<Record<string, unknown>>(db, "schedules", "schedule_id", tenantId, limit, after)).map(toRecord);
+  return (
+    await newestFirstPage<Record<string, unknown>>(
+      db,
+      { table: "schedules", idColumn: "schedule_id", owner: { tenant_id: tenantId } },
+      limit,
+      after,
+    )
+  ).map(toRecord);
 }
 
 /** Every tenant's enabled schedules (the cron handler). */

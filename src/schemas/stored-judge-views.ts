@@ -28,7 +28,7 @@ export const JudgeTokenView = z.strictObject({
   revoked_at: z.string().nullable(),
   last_used_at: z.string().nullable(),
 });
-export const JudgeTokenList = z.strictObject({ tokens: z.array(JudgeTokenView) });
+export const JudgeTokenList = z.strictObject({ tokens: z.array(JudgeTokenView), next_cursor: z.string().nullable() });
 /** The token in clear, in this answer only (D1 keeps its HMAC). */
 export const MintedJudgeToken = JudgeTokenView.extend({ token: z.string(), promptfoo_url: z.string() });
 

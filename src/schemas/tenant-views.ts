@@ -20,7 +20,7 @@ export const KeyView = z.strictObject({
 
 /** A key as minted (create, rotate, a tenant's first key): `key` is shown here only, never again. */
 export const MintedKey = KeyView.extend({ key: z.string() });
-export const KeyList = z.strictObject({ keys: z.array(KeyView) });
+export const KeyList = z.strictObject({ keys: z.array(KeyView), next_cursor: z.string().nullable() });
 
 export const SecretView = z.strictObject({
   name: z.string(),
@@ -31,7 +31,7 @@ export const SecretView = z.strictObject({
   created_at: z.string(),
   updated_at: z.string(),
 });
-export const SecretList = z.strictObject({ secrets: z.array(SecretView) });
+export const SecretList = z.strictObject({ secrets: z.array(SecretView), next_cursor: z.string().nullable() });
 export const DeletedSecret = z.strictObject({ name: z.string(), deleted: z.literal(true) });
 
 export const ModelMonthUsage = z.strictObject({

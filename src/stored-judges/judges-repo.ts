@@ -56,7 +56,9 @@ export async function getStoredJudge(db: D1Database, tenantId: string, judgeId: 
 
 /** A page of the tenant's stored judges, newest first (src/storage/newest-first.ts). */
 export async function listStoredJudges(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<StoredJudgeRecord[]> {
-  return (await newestFirstPage<Row>(db, "stored_judges", "judge_id", tenantId, limit, after)).map(fromRow);
+  return (
+    await newestFirstPage<Row>(db, { table: "stored_judges", idColumn: "judge_id", owner: { tenant_id: tenantId } }, limit, after)
+  ).map(fromRow);
 }
 
 /** The judge and its tokens, in one batch: a deleted judge leaves no token that could name it. */

@@ -3,6 +3,7 @@
  * D1 `judge_tokens` keeps HMAC-SHA-256(EDGEVAL_KEY_PEPPER, token) and the judge it grades with;
  * the clear token exists only in the answer that mints it.
  */
+import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 import { generateToken, hashKey, parseToken, sameHash } from "../tenants/api-key";
 
 export const TOKEN_PREFIX = "jt";
@@ -60,12 +61,16 @@ export async function checkJudgeToken(db: D1Database, pepper: string, sent: stri
   return { ok: true, token: row };
 }
 
-export async function listJudgeTokens(db: D1Database, tenantId: string, judgeId: string): Promise<JudgeTokenRecord[]> {
-  const { results } = await db
-    .prepare("SELECT * FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? ORDER BY created_at, token_id")
-    .bind(tenantId, judgeId)
-    .all<JudgeTokenRecord>();
-  return results;
+/** A page of the judge's tokens, revoked ones included, newest first (src/storage/newest-first.ts). */
+export async function listJudgeTokens(
+  db: D1Database,
+  tenantId: string,
+  judgeId: string,
+  limit: number,
+  after: PageAfter,
+): Promise<JudgeTokenRecord[]> {
+  const source = { table: "judge_tokens", idColumn: "token_id", owner: { tenant_id: tenantId, judge_id: judgeId } };
+  return newestFirstPage<JudgeTokenRecord>(db, source, limit, after);
 }
 
 export async function getJudgeToken(db: D1Database, tenantId: string, judgeId: string, tokenId: string): Promise<JudgeTokenRecord | null> {

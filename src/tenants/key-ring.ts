@@ -12,7 +12,7 @@ import { edgeConfig } from "../config";
 import { log } from "../log";
 import { parseKek, secretAad, unseal } from "../lib/secret-crypto";
 import { outboundUrlIssue } from "../outbound/url-policy";
-import { listSecrets, sealedOf, type SecretLimits } from "./secrets-repo";
+import { allSecrets, sealedOf, type SecretLimits } from "./secrets-repo";
 import type { TenantRecord } from "./tenants-repo";
 
 export interface TenantKey {
@@ -105,7 +105,7 @@ export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: Readon
  * missing or rotated away) is left out and logged by name, so its models fail as "not set".
  */
 export async function loadKeyRing(env: Env, tenant: TenantRecord): Promise<KeyRing> {
-  const rows = await listSecrets(env.DB, tenant.tenant_id);
+  const rows = await allSecrets(env.DB, tenant.tenant_id);
   const keks = parseKek(env.EDGEVAL_SECRETS_KEK);
   const keys = new Map<string, TenantKey>();
   await Promise.all(

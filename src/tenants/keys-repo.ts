@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { Scope } from "../schemas/scopes";
+import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 import { TENANT_COLUMNS, type TenantRecord, tenantFromRow } from "./tenants-repo";
 
 const KeyRow = z.object({
@@ -62,12 +63,10 @@ export async function getKey(db: D1Database, tenantId: string, keyId: string): P
   return row ? KeyRow.parse(row) : null;
 }
 
-export async function listKeys(db: D1Database, tenantId: string): Promise<KeyRecord[]> {
-  const { results } = await db
-    .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at DESC, key_id DESC`)
-    .bind(tenantId)
-    .all();
-  return results.map((r) => KeyRow.parse(r));
+/** A page of the tenant's keys, revoked ones included, newest first (src/storage/newest-first.ts). */
+export async function listKeys(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<KeyRecord[]> {
+  const rows = await newestFirstPage<unknown>(db, { table: "api_keys", idColumn: "key_id", owner: { tenant_id: tenantId } }, limit, after);
+  return rows.map((r) => KeyRow.parse(r));
 }
 
 /** True if this call revoked the key (false: unknown to the tenant, or revoked already). */

@@ -1,6 +1,7 @@
 /** D1 access to `tenant_secrets`: sealed values in, metadata out; every query names the tenant. */
 import { z } from "zod";
 import type { Sealed } from "../lib/secret-crypto";
+import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 
 const Limits = z.object({ rpm: z.number().optional(), tpm: z.number().optional(), concurrency: z.number().optional() });
 
@@ -46,9 +47,16 @@ export async function upsertSecret(db: D1Database, r: SecretRecord): Promise<voi
     .run();
 }
 
-export async function listSecrets(db: D1Database, tenantId: string): Promise<SecretRecord[]> {
+/** Every secret of the tenant: the key ring (key-ring.ts) decrypts them all. */
+export async function allSecrets(db: D1Database, tenantId: string): Promise<SecretRecord[]> {
   const { results } = await db.prepare("SELECT * FROM tenant_secrets WHERE tenant_id = ? ORDER BY name").bind(tenantId).all();
   return results.map((r) => SecretRow.parse(r));
+}
+
+/** A page of GET /v1/secrets, newest first by when the name was first set (replacing keeps it); the name breaks ties. */
+export async function listSecrets(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<SecretRecord[]> {
+  const source = { table: "tenant_secrets", idColumn: "name", owner: { tenant_id: tenantId } };
+  return (await newestFirstPage<unknown>(db, source, limit, after)).map((r) => SecretRow.parse(r));
 }
 
 export async function getSecret(db: D1Database, tenantId: string, name: string): Promise<SecretRecord | null> {

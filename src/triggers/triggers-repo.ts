@@ -66,7 +66,9 @@ export async function getTrigger(db: D1Database, tenantId: string, triggerId: st
 
 /** A page of the tenant's triggers, newest first (src/storage/newest-first.ts). */
 export async function listTriggers(db: D1Database, tenantId: string, limit: number, after: PageAfter): Promise<TriggerRecord[]> {
-  return (await newestFirstPage<Row>(db, "triggers", "trigger_id", tenantId, limit, after)).map(fromRow);
+  return (await newestFirstPage<Row>(db, { table: "triggers", idColumn: "trigger_id", owner: { tenant_id: tenantId } }, limit, after)).map(
+    fromRow,
+  );
 }
 
 export async function deleteTrigger(db: D1Database, tenantId: string, triggerId: string): Promise<void> {

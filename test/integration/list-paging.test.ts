@@ -1,8 +1,8 @@
 /**
  * The tenant-scoped lists that used to answer every row at once (GET /v1/judges, /v1/presets,
- * /v1/triggers, /v1/schedules) page as GET /v1/runs and /v1/benchmarks do: `?limit=&cursor=`,
- * newest first with the id breaking ties, `next_cursor` null on the last page. One contract, run
- * against each list; each tenant sees only its own rows.
+ * /v1/triggers, /v1/schedules, /v1/keys, /v1/secrets, /v1/judges/:id/tokens) page as GET /v1/runs
+ * and /v1/benchmarks do: `?limit=&cursor=`, newest first with the id breaking ties, `next_cursor`
+ * null on the last page. One contract, run against each list; each tenant sees only its own rows.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { exactTemplate, fakeModel, uniqueModel } from "./helpers";
@@ -14,11 +14,14 @@ interface Listed {
 }
 
 interface ListCase {
+  /** `:id` is the parent `setup` made (a judge, for its tokens). */
   path: string;
   /** The array's name in the answer. */
   field: string;
   idField: string;
-  create: (key: string, benchmarkId: string, n: number) => Promise<Listed>;
+  /** What each tenant's rows need (by default a stored benchmark); its id goes to `create` and the path. */
+  setup?: (key: string) => Promise<string>;
+  create: (key: string, parentId: string, n: number) => Promise<Listed>;
 }
 
 const judgeModel = uniqueModel("paging-judge");
@@ -33,24 +36,28 @@ async function created(res: Response, idField: string): Promise<Listed> {
   return { id: body[idField]!, created_at: body.created_at! };
 }
 
+async function storeJudge(key: string, n = 0): Promise<Listed> {
+  const judge = {
+    name: `judge ${n}`,
+    config: {
+      type: "judge",
+      prompt: "Does the answer name the reference city?",
+      scale: { type: "continuous", min: 0, max: 1 },
+      threshold: 0.5,
+      provider: fakeModel("j", judgeModel),
+    },
+  };
+  return created(await apiAs(key, "/v1/judges", { method: "POST", json: judge }), "judge_id");
+}
+
+let secretSeq = 0;
+
 const CASES: ListCase[] = [
   {
     path: "/v1/judges",
     field: "judges",
     idField: "judge_id",
-    create: async (key, _b, n) => {
-      const judge = {
-        name: `judge ${n}`,
-        config: {
-          type: "judge",
-          prompt: "Does the answer name the reference city?",
-          scale: { type: "continuous", min: 0, max: 1 },
-          threshold: 0.5,
-          provider: fakeModel("j", judgeModel),
-        },
-      };
-      return created(await apiAs(key, "/v1/judges", { method: "POST", json: judge }), "judge_id");
-    },
+    create: (key, _b, n) => storeJudge(key, n),
   },
   {
     path: "/v1/presets",
@@ -85,10 +92,42 @@ const CASES: ListCase[] = [
         "schedule_id",
       ),
   },
+  {
+    path: "/v1/keys",
+    field: "keys",
+    idField: "key_id",
+    create: async (key, _b, n) =>
+      created(await apiAs(key, "/v1/keys", { method: "POST", json: { name: `key ${n}`, scopes: ["runs:read"] } }), "key_id"),
+  },
+  {
+    path: "/v1/secrets",
+    field: "secrets",
+    idField: "name",
+    // Names unique across tenants, so one tenant's rows cannot pass for the other's.
+    create: async (key, _b, n) =>
+      created(
+        await apiAs(key, `/v1/secrets/PAGED_KEY_${secretSeq++}`, { method: "PUT", json: { value: `sk-${n}`, interface: "openai" } }),
+        "name",
+      ),
+  },
+  {
+    path: "/v1/judges/:id/tokens",
+    field: "tokens",
+    idField: "token_id",
+    setup: async (key) => (await storeJudge(key)).id,
+    create: async (key, judgeId, n) =>
+      created(await apiAs(key, `/v1/judges/${judgeId}/tokens`, { method: "POST", json: { name: `token ${n}` } }), "token_id"),
+  },
 ];
 
 const OWN = 5;
 const LIMIT = 2;
+
+/** The page sizes listing `total` rows by `limit` gives: a full last page is followed by an empty one. */
+const pageSizes = (total: number, limit: number) => [
+  ...Array.from({ length: Math.ceil(total / limit) }, (_, i) => Math.min(limit, total - i * limit)),
+  ...(total % limit === 0 ? [0] : []),
+];
 
 async function storeBenchmark(key: string): Promise<string> {
   const res = await apiAs(key, "/v1/benchmarks", {
@@ -108,16 +147,28 @@ describe.each(CASES)("GET $path pages", (list) => {
   let other: TestTenant;
   let ownRows: Listed[];
   let otherRows: Listed[];
+  let ownPath: string;
+  let otherPath: string;
+
+  /** The rows the list holds already (a tenant's first API key). */
+  async function existing(key: string, path: string): Promise<Listed[]> {
+    const res = await apiAs(key, `${path}?limit=500`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const rows = (await res.json()) as Record<string, Record<string, string>[]>;
+    return rows[list.field]!.map((r) => ({ id: r[list.idField]!, created_at: r.created_at! }));
+  }
 
   beforeAll(async () => {
     [own, other] = [await createTenant({ name: `paging ${list.field}` }), await createTenant({ name: `paging other ${list.field}` })];
-    const [ownBench, otherBench] = [await storeBenchmark(own.key), await storeBenchmark(other.key)];
-    ownRows = [];
-    otherRows = [];
+    const setup = list.setup ?? storeBenchmark;
+    const [ownParent, otherParent] = [await setup(own.key), await setup(other.key)];
+    [ownPath, otherPath] = [list.path.replace(":id", ownParent), list.path.replace(":id", otherParent)];
+    ownRows = await existing(own.key, ownPath);
+    otherRows = await existing(other.key, otherPath);
     // Interleaved, so the other tenant's rows sit between this tenant's in the table's order.
     for (let n = 0; n < OWN; n++) {
-      ownRows.push(await list.create(own.key, ownBench, n));
-      if (n < 2) otherRows.push(await list.create(other.key, otherBench, n));
+      ownRows.push(await list.create(own.key, ownParent, n));
+      if (n < 2) otherRows.push(await list.create(other.key, otherParent, n));
     }
   });
 
@@ -125,20 +176,20 @@ describe.each(CASES)("GET $path pages", (list) => {
     const pages: { ids: string[]; next_cursor: string | null }[] = [];
     let cursor: string | null = null;
     do {
-      const res = await apiAs(own.key, `${list.path}?limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const res = await apiAs(own.key, `${ownPath}?limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
       expect(res.status).toBe(200);
       const body = (await res.json()) as Record<string, unknown> & { next_cursor: string | null };
       const ids = (body[list.field] as Record<string, string>[]).map((r) => r[list.idField]!);
       pages.push({ ids, next_cursor: body.next_cursor });
       cursor = body.next_cursor;
-    } while (cursor && pages.length <= OWN);
-    expect(pages.map((p) => p.ids.length)).toEqual([2, 2, 1]);
+    } while (cursor && pages.length <= ownRows.length);
+    expect(pages.map((p) => p.ids.length)).toEqual(pageSizes(ownRows.length, LIMIT));
     expect(pages.flatMap((p) => p.ids)).toEqual([...ownRows].sort(newestFirst).map((r) => r.id));
     expect(pages.at(-1)!.next_cursor).toBeNull();
   });
 
   it("answers up to 100 items and next_cursor null without ?limit= (an existing client sees every item)", async () => {
-    const body = (await (await apiAs(own.key, list.path)).json()) as Record<string, unknown>;
+    const body = (await (await apiAs(own.key, ownPath)).json()) as Record<string, unknown>;
     expect((body[list.field] as Record<string, string>[]).map((r) => r[list.idField])).toEqual(
       [...ownRows].sort(newestFirst).map((r) => r.id),
     );
@@ -146,10 +197,10 @@ describe.each(CASES)("GET $path pages", (list) => {
   });
 
   it("never shows another tenant's items, and another tenant's cursor only pages its own", async () => {
-    const first = (await (await apiAs(other.key, `${list.path}?limit=1`)).json()) as Record<string, unknown> & { next_cursor: string };
+    const first = (await (await apiAs(other.key, `${otherPath}?limit=1`)).json()) as Record<string, unknown> & { next_cursor: string };
     const ids = (body: Record<string, unknown>) => (body[list.field] as Record<string, string>[]).map((r) => r[list.idField]);
     expect(ids(first)).toEqual([[...otherRows].sort(newestFirst)[0]!.id]);
-    const ownPage = (await (await apiAs(own.key, `${list.path}?cursor=${encodeURIComponent(first.next_cursor)}`)).json()) as Record<
+    const ownPage = (await (await apiAs(own.key, `${ownPath}?cursor=${encodeURIComponent(first.next_cursor)}`)).json()) as Record<
       string,
       unknown
     >;
@@ -165,10 +216,36 @@ describe.each(CASES)("GET $path pages", (list) => {
     ["cursor=", "query cursor"],
     ["page=2", "query page"],
   ])("refuses ?%s with 400 invalid_query at %s", async (query, path) => {
-    const res = await apiAs(own.key, `${list.path}?${query}`);
+    const res = await apiAs(own.key, `${ownPath}?${query}`);
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; issues: { path: string }[] } };
     expect(body.error.code).toBe("invalid_query");
     expect(body.error.issues.map((i) => i.path)).toContain(path);
+  });
+});
+
+describe("lists within a tenant", () => {
+  it("GET /v1/judges/:id/tokens lists that judge's tokens only, not the tenant's other judges'", async () => {
+    const t = await createTenant({ name: "tokens of one judge" });
+    const [a, b] = [await storeJudge(t.key), await storeJudge(t.key)];
+    const mint = async (judgeId: string) =>
+      created(await apiAs(t.key, `/v1/judges/${judgeId}/tokens`, { method: "POST", json: {} }), "token_id");
+    const aTokens = [await mint(a.id), await mint(a.id)];
+    await mint(b.id);
+    const body = (await (await apiAs(t.key, `/v1/judges/${a.id}/tokens`)).json()) as { tokens: { token_id: string }[] };
+    expect(body.tokens.map((k) => k.token_id)).toEqual(aTokens.sort(newestFirst).map((k) => k.id));
+  });
+
+  it("GET /v1/secrets keeps a replaced secret where it was: the order is when its name was first set", async () => {
+    const t = await createTenant({ name: "secret order" });
+    const put = (name: string, value: string) =>
+      apiAs(t.key, `/v1/secrets/${name}`, { method: "PUT", json: { value, interface: "openai" } });
+    for (const name of ["FIRST_KEY", "SECOND_KEY", "THIRD_KEY"]) expect((await put(name, "sk-1")).status).toBe(201);
+    const names = async () =>
+      ((await (await apiAs(t.key, "/v1/secrets")).json()) as { secrets: { name: string }[] }).secrets.map((s) => s.name);
+    const before = await names();
+    expect((await put("FIRST_KEY", "sk-2")).status).toBe(200);
+    expect(await names()).toEqual(before);
+    expect(new Set(before)).toEqual(new Set(["FIRST_KEY", "SECOND_KEY", "THIRD_KEY"]));
   });
 });

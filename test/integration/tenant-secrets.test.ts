@@ -148,7 +148,7 @@ describe("tenant secrets", () => {
 
     // Another tenant does not see the secret, and cannot delete it.
     const other = await createTenant();
-    expect((await (await apiAs(other.key, "/v1/secrets")).json()) as any).toEqual({ secrets: [] });
+    expect((await (await apiAs(other.key, "/v1/secrets")).json()) as any).toEqual({ secrets: [], next_cursor: null });
     expect((await apiAs(other.key, "/v1/secrets/BOUND_KEY", { method: "DELETE" })).status).toBe(404);
     expect(await unset(await submit(other.key, openaiAtFake("m", "gpt-x", "BOUND_KEY")))).toMatch(
       /needs the secret BOUND_KEY, which is not set/,

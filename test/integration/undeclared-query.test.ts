@@ -26,12 +26,12 @@ const keyIds = async (key: string) =>
   ((await (await apiAs(key, "/v1/keys")).json()) as { keys: { key_id: string }[] }).keys.map((k) => k.key_id);
 
 describe("a /v1 route without a declared query", () => {
-  it("refuses a parameter on a read, naming it and the route (GET /v1/runs/:id, GET /v1/secrets, GET /v1/keys)", async () => {
+  it("refuses a parameter on a read, naming it and the route (GET /v1/runs/:id, GET /v1/webhook-endpoints, GET /v1/presets/:id)", async () => {
     const t = await createTenant();
     for (const [path, name, route] of [
       ["/v1/runs/some-run?include=results", "include", "GET /v1/runs/:id"],
-      ["/v1/secrets?name=OPENAI_API_KEY", "name", "GET /v1/secrets"],
-      ["/v1/keys?limit=5", "limit", "GET /v1/keys"],
+      ["/v1/webhook-endpoints?enabled=true", "enabled", "GET /v1/webhook-endpoints"],
+      ["/v1/presets/some-preset?version=2", "version", "GET /v1/presets/:id"],
     ] as const) {
       expect(await refusal(await apiAs(t.key, path)), path).toEqual({
         status: 400,
@@ -42,12 +42,12 @@ describe("a /v1 route without a declared query", () => {
 
   it("names every parameter sent, each once", async () => {
     const t = await createTenant();
-    const { error } = await refusal(await apiAs(t.key, "/v1/secrets?name=a&name=b&expand="));
+    const { error } = await refusal(await apiAs(t.key, "/v1/webhook-endpoints?name=a&name=b&expand="));
     expect(error.issues).toEqual([
-      { path: "query name", message: none("GET /v1/secrets") },
-      { path: "query expand", message: none("GET /v1/secrets") },
+      { path: "query name", message: none("GET /v1/webhook-endpoints") },
+      { path: "query expand", message: none("GET /v1/webhook-endpoints") },
     ]);
-    expect(error.message).toBe(`query name: ${none("GET /v1/secrets")} (and 1 more)`);
+    expect(error.message).toBe(`query name: ${none("GET /v1/webhook-endpoints")} (and 1 more)`);
   });
 
   it("writes nothing when a PUT, a POST or a DELETE carries a parameter", async () => {
@@ -86,8 +86,8 @@ describe("a /v1 route without a declared query", () => {
 
   it("answers HEAD as GET: 200 without a parameter, 400 with one", async () => {
     const t = await createTenant();
-    expect((await apiAs(t.key, "/v1/secrets", { method: "HEAD" })).status).toBe(200);
-    expect((await apiAs(t.key, "/v1/secrets?name=x", { method: "HEAD" })).status).toBe(400);
+    expect((await apiAs(t.key, "/v1/webhook-endpoints", { method: "HEAD" })).status).toBe(200);
+    expect((await apiAs(t.key, "/v1/webhook-endpoints?name=x", { method: "HEAD" })).status).toBe(400);
   });
 
   it("keeps 401 before it (no key), 404 for an unknown path and 405 for a method the path does not take", async () => {

@@ -101,10 +101,16 @@ export const STORED_JUDGE_OPERATIONS: Operation[] = [
     path: "/v1/judges/:id/tokens",
     operationId: "listJudgeTokens",
     tag: "judges",
-    summary: "The judge's tokens (never the token itself)",
+    summary: "The judge's tokens (never the token itself), newest first",
     auth: read,
     pathParams: judgeId,
-    responses: { 200: { description: "Every token, revoked ones with revoked_at.", schema: JudgeTokenList } },
+    query: ListQuery,
+    responses: {
+      200: {
+        description: "One page of tokens, revoked ones with revoked_at; follow next_cursor until it is null.",
+        schema: JudgeTokenList,
+      },
+    },
   },
   {
     method: "delete",

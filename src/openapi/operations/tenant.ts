@@ -46,9 +46,12 @@ export const TENANT_OPERATIONS: Operation[] = [
     path: "/v1/keys",
     operationId: "listKeys",
     tag: "keys",
-    summary: "The tenant's API keys",
+    summary: "The tenant's API keys, newest first",
     auth: keysAdmin,
-    responses: { 200: { description: "Every key, revoked ones included.", schema: KeyList } },
+    query: ListQuery,
+    responses: {
+      200: { description: "One page of keys, revoked ones included; follow next_cursor until it is null.", schema: KeyList },
+    },
   },
   {
     method: "post",
@@ -77,9 +80,11 @@ export const TENANT_OPERATIONS: Operation[] = [
     path: "/v1/secrets",
     operationId: "listSecrets",
     tag: "secrets",
-    summary: "The tenant's provider keys (names and metadata, never values)",
+    summary: "The tenant's provider keys (names and metadata, never values), newest first",
+    description: "Ordered by when each name was first set (replacing a secret keeps its place), the name breaking ties.",
     auth: secretsWrite,
-    responses: { 200: { description: "Every secret.", schema: SecretList } },
+    query: ListQuery,
+    responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: SecretList } },
   },
   {
     method: "put",

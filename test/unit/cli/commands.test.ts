@@ -466,6 +466,49 @@ describe("edgeval judges list", () => {
   });
 });
 
+describe("edgeval keys list and judges tokens", () => {
+  /** A server answering each list in two pages: the first without a cursor, the second at cursor c1. */
+  function twoPages(field: string, first: unknown[], second: unknown[]) {
+    const asked: string[] = [];
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(new Request(input, init).url);
+      asked.push(`${url.pathname}${url.search}`);
+      return url.searchParams.get("cursor") === "c1"
+        ? json({ [field]: second, next_cursor: null })
+        : json({ [field]: first, next_cursor: "c1" });
+    }) as typeof globalThis.fetch;
+    return { client: createClient({ url: "http://x", token: "t", fetch }), asked };
+  }
+
+  it("keys list prints every key, following next_cursor past the first page", async () => {
+    const key = (id: string, revoked: string | null) => ({
+      key_id: id,
+      name: `n ${id}`,
+      scopes: ["runs:read"],
+      revoked_at: revoked,
+      expires_at: null,
+    });
+    const { client, asked } = twoPages("keys", [key("k3", null), key("k2", "2026-12-01T00:00:00.000Z")], [key("k1", null)]);
+    const out = capture();
+    expect(await keysCommand(client, "list", {}, out)).toBe(0);
+    expect(asked).toEqual(["/v1/keys", "/v1/keys?cursor=c1"]);
+    expect(out.lines).toEqual([
+      "k3  n k3  runs:read  active",
+      "k2  n k2  runs:read  revoked 2026-12-01T00:00:00.000Z",
+      "k1  n k1  runs:read  active",
+    ]);
+  });
+
+  it("judges tokens prints every token of the judge, following next_cursor past the first page", async () => {
+    const token = (id: string) => ({ token_id: id, name: `n ${id}`, revoked_at: null, last_used_at: null });
+    const { client, asked } = twoPages("tokens", [token("t2")], [token("t1")]);
+    const out = capture();
+    expect(await judgesCommand(client, "tokens", { id: "jdg_1" }, out)).toBe(0);
+    expect(asked).toEqual(["/v1/judges/jdg_1/tokens", "/v1/judges/jdg_1/tokens?cursor=c1"]);
+    expect(out.lines).toEqual(["t2  n t2  active  last used never", "t1  n t1  active  last used never"]);
+  });
+});
+
 describe("keys and judges: an unknown action", () => {
   it("is named as unknown, with the actions there are, even without an id", async () => {
     const client = createClient({ url: "http://x", token: "t", fetch: (async () => json({})) as typeof globalThis.fetch });

@@ -80,6 +80,30 @@ describe("edgeval/client", () => {
     expect(seen.at(-1)!.url).toBe("http://edgeval.test/v1/schedules?limit=1&cursor=cs");
   });
 
+  it("pages keys, secrets and a judge's tokens: list takes limit and cursor, iterate follows next_cursor to the end", async () => {
+    const { client, seen } = scripted({
+      "GET /v1/keys?limit=1": () => json({ keys: [{ key_id: "k2" }], next_cursor: "ck" }),
+      "GET /v1/keys?limit=1&cursor=ck": () => json({ keys: [{ key_id: "k1" }], next_cursor: null }),
+      "GET /v1/secrets": () => json({ secrets: [{ name: "B_KEY" }], next_cursor: "cs" }),
+      "GET /v1/secrets?cursor=cs": () => json({ secrets: [{ name: "A_KEY" }], next_cursor: null }),
+      "GET /v1/judges/j%201/tokens?limit=2": () => json({ tokens: [{ token_id: "t3" }, { token_id: "t2" }], next_cursor: "ct" }),
+      "GET /v1/judges/j%201/tokens?limit=2&cursor=ct": () => json({ tokens: [{ token_id: "t1" }], next_cursor: null }),
+    });
+    const keys: unknown[] = [];
+    for await (const k of client.keys.iterate({ limit: 1 })) keys.push(k.key_id);
+    const secrets: unknown[] = [];
+    for await (const s of client.secrets.iterate()) secrets.push(s.name);
+    const tokens: unknown[] = [];
+    for await (const t of client.storedJudges.iterateTokens("j 1", { limit: 2 })) tokens.push(t.token_id);
+    expect([keys, secrets, tokens]).toEqual([
+      ["k2", "k1"],
+      ["B_KEY", "A_KEY"],
+      ["t3", "t2", "t1"],
+    ]);
+    expect((await client.secrets.list({ cursor: "cs" })).secrets).toEqual([{ name: "A_KEY" }]);
+    expect(seen.at(-1)!.url).toBe("http://edgeval.test/v1/secrets?cursor=cs");
+  });
+
   it("turns an error answer into EdgevalApiError with its code, field issues and request id", async () => {
     const { client } = scripted({
       "POST /v1/runs": () =>
