@@ -12,6 +12,8 @@
  *   type then gets the generated `expected a string, got 5`, not "name is required".
  * - `onWrongType(msg)` scopes a type message ("must be a number") to the type check, so a range
  *   check on the same schema words its own issue (`expected a number ≥ 0, got -1`).
+ * - `mayHoldKey(msg)` words the issues of a field a key may be in (a secret's value, a key pasted
+ *   where a secret's name goes): what came is described, never quoted.
  * - `wireIssues` flattens one issue into what the wire lists: one entry per unknown key, and a
  *   union's closest alternative instead of "matches none of the shapes".
  */
@@ -172,6 +174,19 @@ export const whenMissing = (message: string) => (iss: RawIssue) => (iss.input ==
 
 /** A schema's type message, for its type check only (its range checks word their own issues). */
 export const onWrongType = (message: string) => (iss: RawIssue) => (iss.code === "invalid_type" ? message : undefined);
+
+/**
+ * The message of a field that may hold a key: `(got …)` says how long the value was, never what it
+ * was. A 400's message is printed by the CLI and kept in CI logs and in a webhook sender's delivery
+ * log, so quoting the value (even cut to 57 characters) would put the key there.
+ */
+export const mayHoldKey = (message: string) => (iss: RawIssue) => `${message} (got ${unquoted(iss.input)})`;
+
+function unquoted(v: unknown): string {
+  if (typeof v === "string") return `${v.length} character${v.length === 1 ? "" : "s"}, not shown: this field may hold a key`;
+  if (typeof v === "number" || typeof v === "bigint") return "a number";
+  return describeValue(v);
+}
 
 const SCALAR = new Set(["string", "number", "boolean", "bigint"]);
 

@@ -20,7 +20,7 @@
  * max_tokens 16384; a manual model is id "manual", model_name "manual" unless given).
  */
 import { z } from "zod";
-import { WIRE_PARSE, wireIssues } from "../lib/wire-issues";
+import { mayHoldKey, WIRE_PARSE, wireIssues } from "../lib/wire-issues";
 import { RequestTimeout, RetryPolicyConfig } from "./retry-policy";
 import { TraceMessage } from "./trace-message";
 import type { Message as TraceMessageOut } from "./message";
@@ -71,11 +71,11 @@ const UNSUPPORTED_KARENINA_FIELDS = [
 ] as const;
 
 function nullOnly(field: string) {
-  const why =
-    field === "endpoint_api_key" || field === "anthropic_api_key"
-      ? "API keys are never accepted in a config; store the key as a worker secret and name it in api_key_secret"
-      : "edgeval does not support it yet";
-  return z.null({ error: `${field} is not supported: ${why}; leave it null or omit it` }).optional();
+  if (field === "endpoint_api_key" || field === "anthropic_api_key") {
+    const message = `${field} is not supported: API keys are never accepted in a config; store the key as a secret (PUT /v1/secrets/NAME) and name it in api_key_secret; leave it null or omit it`;
+    return z.null({ error: mayHoldKey(message) }).optional();
+  }
+  return z.null({ error: `${field} is not supported: edgeval does not support it yet; leave it null or omit it` }).optional();
 }
 
 type UnsupportedField = (typeof UNSUPPORTED_KARENINA_FIELDS)[number];
@@ -86,7 +86,12 @@ const unsupportedShape = Object.fromEntries(UNSUPPORTED_KARENINA_FIELDS.map((f) 
 const SECRET_NAME = /^[A-Z][A-Z0-9_]*$/;
 const ApiKeySecret = z
   .string()
-  .regex(SECRET_NAME, { error: "api_key_secret must be the name of a worker secret, like OPENAI_API_KEY (A-Z, 0-9, _)" })
+  // The key itself is a common mistake here: the message names what to do and never quotes it.
+  .regex(SECRET_NAME, {
+    error: mayHoldKey(
+      "api_key_secret must be the name of a worker secret, like OPENAI_API_KEY (A-Z, 0-9, _); a key itself goes in PUT /v1/secrets/NAME, and NAME here",
+    ),
+  })
   .refine((s) => s !== "EDGEVAL_API_TOKEN", {
     error: "api_key_secret must not be EDGEVAL_API_TOKEN: that secret guards edgeval's own API",
   });
@@ -179,7 +184,14 @@ const ModelConfigInput = z.strictObject({
   mcp_sse_read_timeout: seconds("mcp_sse_read_timeout").nullish(),
   /** edgeval's own: MCP server name → tenant secret name, sent as a bearer token. */
   mcp_auth_secrets: z
-    .record(z.string(), z.string().regex(SECRET_NAME, { error: "must be the name of a secret, like MCP_TOKEN (A-Z, 0-9, _)" }))
+    .record(
+      z.string(),
+      z.string().regex(SECRET_NAME, {
+        error: mayHoldKey(
+          "must be the name of a secret, like MCP_TOKEN (A-Z, 0-9, _); a token itself goes in PUT /v1/secrets/NAME, and NAME here",
+        ),
+      }),
+    )
     .nullish(),
   agent_timeout: seconds("agent_timeout").nullish(),
   agent_middleware: AgentMiddleware.nullish(),

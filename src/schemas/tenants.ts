@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ModelLimits } from "./api";
 import { ScopeList, SCOPES } from "./scopes";
+import { mayHoldKey } from "../lib/wire-issues";
 
 const PositiveInt = z.number().int().positive();
 
@@ -72,7 +73,10 @@ export const SecretName = z
   .refine((s) => !s.startsWith("EDGEVAL_"), { error: "names starting with EDGEVAL_ are reserved for edgeval's own secrets" });
 
 export const PutSecretRequest = z.strictObject({
-  value: z.string().min(1, { error: "value must not be empty" }).max(8_192),
+  value: z
+    .string({ error: mayHoldKey("value must be the key, as a string") })
+    .min(1, { error: "value must not be empty" })
+    .max(8_192, { error: mayHoldKey("value must be at most 8,192 characters") }),
   /** The only interface whose models may use this key; "mcp": a bearer token for MCP servers at `origins` only (mcp_auth_secrets). */
   interface: z.enum(["openai", "anthropic", "openai_compatible", "mcp"]),
   /** Origins besides the interface's provider origin that may receive the key. */

@@ -180,4 +180,45 @@ describe("tenant secrets", () => {
     expect(((await production.json()) as any).error.issues[0].path).toBe("origins[0]");
     expect((await put({})).status).toBe(201);
   });
+
+  it("never quotes a key in a 400: a secret's value, or a key sent where a config names a secret", async () => {
+    const t = await createTenant();
+    const key = (n: number) => `sk-proj-${n}${crypto.randomUUID().replaceAll("-", "")}`;
+    const [long, asName, inline, anthropic, mcp] = [`${key(0)}${"x".repeat(9000)}`, key(1), key(2), key(3), key(4)];
+    const refusals = [
+      await apiAs(t.key, "/v1/secrets/LONG_KEY", { method: "PUT", json: { value: long, interface: "openai" } }),
+      await apiAs(t.key, "/v1/runs", {
+        method: "POST",
+        json: {
+          dry_run: true,
+          benchmark: { name: "b", questions: [{ id: "q", question: "Capital of France?", template: exactTemplate("Paris") }] },
+          config: {
+            answering_models: [{ id: "a", interface: "openai", model_name: "m", api_key_secret: asName, endpoint_api_key: inline }],
+            parsing_models: [
+              { id: "j", interface: "anthropic", model_name: "m", anthropic_api_key: anthropic, mcp_auth_secrets: { srv: mcp } },
+            ],
+          },
+        },
+      }),
+    ];
+    const [secret, run] = await Promise.all(refusals.map(async (r) => ({ status: r.status, text: await r.text() })));
+    expect(secret!.status).toBe(400);
+    expect(JSON.parse(secret!.text).error.issues).toEqual([
+      { path: "value", message: "value must be at most 8,192 characters (got 9041 characters, not shown: this field may hold a key)" },
+    ]);
+    expect(run!.status).toBe(400);
+    const paths = JSON.parse(run!.text).error.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "config.answering_models[0].api_key_secret",
+        "config.answering_models[0].endpoint_api_key",
+        "config.parsing_models[0].anthropic_api_key",
+        "config.parsing_models[0].mcp_auth_secrets.srv",
+      ]),
+    );
+    // Not the key, nor the first part of it that a message cut to length would show.
+    for (const k of [long, asName, inline, anthropic, mcp]) {
+      expect(secret!.text + run!.text).not.toContain(k.slice(0, 16));
+    }
+  });
 });
