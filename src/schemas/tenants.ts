@@ -76,7 +76,18 @@ export const PutSecretRequest = z.strictObject({
   value: z
     .string({ error: mayHoldKey("value must be the key, as a string") })
     .min(1, { error: "value must not be empty" })
-    .max(8_192, { error: mayHoldKey("value must be at most 8,192 characters") }),
+    .max(8_192, { error: mayHoldKey("value must be at most 8,192 characters") })
+    // A request sends the key with its ends trimmed (a header value is), while scrubbing looks for
+    // it as stored: a trailing newline would let an echoed key into results. A character a header
+    // cannot carry would fail every call.
+    .refine((v) => v.trim() === v, {
+      error: mayHoldKey("value starts or ends with a space or line break (read from a file?); send the key without it"),
+    })
+    .refine((v) => /^[\x20-\x7e]*$/.test(v.trim()), {
+      error: mayHoldKey(
+        "value may hold only printable ASCII characters, as keys do: a line break or control character inside it makes it unusable",
+      ),
+    }),
   /** The only interface whose models may use this key; "mcp": a bearer token for MCP servers at `origins` only (mcp_auth_secrets). */
   interface: z.enum(["openai", "anthropic", "openai_compatible", "mcp"]),
   /** Origins besides the interface's provider origin that may receive the key. */

@@ -58,10 +58,19 @@ const DEPLOYMENT_PROVIDER_SECRETS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TAV
 /** Secrets that guard edgeval itself: never a provider key, whatever a config names. */
 const RESERVED_PREFIX = "EDGEVAL_";
 
+/**
+ * A key as a request carries it: fetch trims a header value's leading and trailing HTTP whitespace,
+ * so a key stored or deployed with a trailing newline goes out without it, and that is the form a
+ * provider can echo and scrubbing must look for (PUT /v1/secrets refuses such values now; rows and
+ * deployment secrets from before may still have one).
+ */
+const asSent = (value: string) => value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+
 export function keyRing(env: Env, useDeploymentKeys: boolean, tenantKeys: ReadonlyMap<string, TenantKey>): KeyRing {
   const deployment = (name: string) => {
     const value = useDeploymentKeys && !name.startsWith(RESERVED_PREFIX) ? bindingByName(env, name) : undefined;
-    return typeof value === "string" && value !== "" ? value : undefined;
+    const sent = typeof value === "string" ? asSent(value) : "";
+    return sent !== "" ? sent : undefined;
   };
   const deploymentOrigins = allowedKeyOrigins(env[KEY_ORIGINS_VAR]);
   return {
@@ -111,7 +120,7 @@ export async function loadKeyRing(env: Env, tenant: TenantRecord): Promise<KeyRi
   await Promise.all(
     rows.map(async (r) => {
       try {
-        const value = await unseal(keks, secretAad(r.tenant_id, r.name), sealedOf(r));
+        const value = asSent(await unseal(keks, secretAad(r.tenant_id, r.name), sealedOf(r)));
         keys.set(r.name, { value, interface: r.interface, origins: new Set(r.origins_json), limits: r.limits_json });
       } catch (err) {
         log.warn("tenant_secret_unreadable", {

@@ -151,7 +151,8 @@ const READBACK: Record<string, Readback> = {
   "PUT /v1/secrets/:name": {
     // The value is write-only by design (never read back); everything else about the secret is.
     body: fc.record({
-      value: text,
+      // A key as issued: printable ASCII, no space at either end (PUT refuses anything else).
+      value: fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,40}[\x21-\x7e])?$/),
       interface: fc.constantFrom("openai", "anthropic", "openai_compatible"),
       origins: fc.uniqueArray(
         fc.stringMatching(/^[a-z]{1,12}$/).map((h) => `https://${h}.example.com`),

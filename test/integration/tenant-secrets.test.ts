@@ -181,6 +181,30 @@ describe("tenant secrets", () => {
     expect((await put({})).status).toBe(201);
   });
 
+  it("refuses a value with a space or line break at an end, or a character no key has, and stores nothing", async () => {
+    const t = await createTenant();
+    const key = `sk-${crypto.randomUUID()}`;
+    const edges = "value starts or ends with a space or line break (read from a file?); send the key without it";
+    const inside =
+      "value may hold only printable ASCII characters, as keys do: a line break or control character inside it makes it unusable";
+    const cases: [string, string][] = [
+      [`${key}\n`, edges],
+      [` ${key}`, edges],
+      [`${key}\r\n${key}`, inside],
+      [`${key}é`, inside],
+    ];
+    for (const [value, message] of cases) {
+      const res = await apiAs(t.key, "/v1/secrets/PASTED_KEY", { method: "PUT", json: { value, interface: "openai" } });
+      expect(res.status, JSON.stringify(value)).toBe(400);
+      const { error } = (await res.json()) as { error: { issues: { path: string; message: string }[] } };
+      expect(error.issues).toEqual([
+        { path: "value", message: `${message} (got ${value.length} characters, not shown: this field may hold a key)` },
+      ]);
+    }
+    expect(await (await apiAs(t.key, "/v1/secrets")).json()).toEqual({ secrets: [], next_cursor: null });
+    expect((await apiAs(t.key, "/v1/secrets/PASTED_KEY", { method: "PUT", json: { value: key, interface: "openai" } })).status).toBe(201);
+  });
+
   it("never quotes a key in a 400: a secret's value, or a key sent where a config names a secret", async () => {
     const t = await createTenant();
     const key = (n: number) => `sk-proj-${n}${crypto.randomUUID().replaceAll("-", "")}`;

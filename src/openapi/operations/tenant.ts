@@ -96,7 +96,7 @@ export const TENANT_OPERATIONS: Operation[] = [
       "Sealed with AES-256-GCM before it is stored; the value never comes back. Sent only to its interface's provider origin or the `origins` listed.",
     auth: secretsWrite,
     pathParams: secretName,
-    body: { schema: PutSecretRequest, maxBytes: SECRET_BODY_LIMIT.bytes, example: { value: "sk-…", interface: "openai" } },
+    body: { schema: PutSecretRequest, maxBytes: SECRET_BODY_LIMIT.bytes, example: { value: "sk-your-provider-key", interface: "openai" } },
     responses: { 201: { description: "Created.", schema: SecretView }, 200: { description: "Replaced.", schema: SecretView } },
   },
   {
