@@ -33,6 +33,7 @@ import {
   insertJudgeToken,
   judgeTokenView,
   listJudgeTokens,
+  liveJudgeTokens,
   mintJudgeToken,
   revokeJudgeToken,
 } from "../stored-judges/tokens-repo";
@@ -96,10 +97,17 @@ storedJudges.put("/:id", requireScope("judges:write"), async (c) => {
   return reply(c, StoredJudgeView, storedJudgeView(record));
 });
 
-/** Deletes the judge and its tokens. */
+/** Deletes the judge and its tokens; audited, since the tokens it ends are credentials a caller may still hold. */
 storedJudges.delete("/:id", requireScope("judges:write"), async (c) => {
   const j = await requireJudge(c);
-  await deleteStoredJudge(c.env.DB, j.tenant_id, j.judge_id);
+  const audit = auditStatement(c.env.DB, {
+    tenant_id: j.tenant_id,
+    actor: actorOf(c.get("principal")),
+    action: "judge.deleted",
+    target: j.judge_id,
+    detail: { name: j.name, live_tokens: await liveJudgeTokens(c.env.DB, j.tenant_id, j.judge_id) },
+  });
+  await c.env.DB.batch([...deleteStoredJudge(c.env.DB, j.tenant_id, j.judge_id), audit]);
   return reply(c, DeletedStoredJudge, { judge_id: j.judge_id, deleted: true });
 });
 

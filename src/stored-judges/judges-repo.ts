@@ -62,11 +62,12 @@ export async function listStoredJudges(db: D1Database, tenantId: string, limit: 
 }
 
 /** The judge and its tokens, in one batch: a deleted judge leaves no token that could name it. */
-export async function deleteStoredJudge(db: D1Database, tenantId: string, judgeId: string): Promise<void> {
-  await db.batch([
+/** Deleting the judge and its tokens: statements for one batch, which the route's audit entry joins. */
+export function deleteStoredJudge(db: D1Database, tenantId: string, judgeId: string): D1PreparedStatement[] {
+  return [
     db.prepare("DELETE FROM judge_tokens WHERE tenant_id = ? AND judge_id = ?").bind(tenantId, judgeId),
     db.prepare("DELETE FROM stored_judges WHERE tenant_id = ? AND judge_id = ?").bind(tenantId, judgeId),
-  ]);
+  ];
 }
 
 export const promptfooPath = (judgeId: string) => `/v1/judges/${judgeId}/promptfoo`;

@@ -73,6 +73,15 @@ export async function listJudgeTokens(
   return newestFirstPage<JudgeTokenRecord>(db, source, limit, after);
 }
 
+/** How many of the judge's tokens still grade (not revoked): what deleting the judge ends. */
+export async function liveJudgeTokens(db: D1Database, tenantId: string, judgeId: string): Promise<number> {
+  const row = await db
+    .prepare("SELECT COUNT(*) AS n FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? AND revoked_at IS NULL")
+    .bind(tenantId, judgeId)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
 export async function getJudgeToken(db: D1Database, tenantId: string, judgeId: string, tokenId: string): Promise<JudgeTokenRecord | null> {
   return db
     .prepare("SELECT * FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? AND token_id = ?")

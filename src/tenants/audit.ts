@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   "webhook.secret_rotated",
   "trigger.created",
   "trigger.deleted",
+  "judge.deleted",
   "judge_token.created",
   "judge_token.revoked",
 ] as const;

@@ -205,6 +205,21 @@ describe("POST /v1/judges/:id/promptfoo", () => {
     expect(text).not.toContain(minted.token.split("_")[2]);
   });
 
+  it("audits deleting a judge, which ends its tokens: judge.deleted with how many were live", async () => {
+    const t = await createTenant({ name: "judge deletion audit" });
+    const model = uniqueModel("sj-delete");
+    await addFakeRules([{ match: { model }, reply: { json: { answer: 1 } } }]);
+    const judge = await storeJudge(capitalJudge(model), t.key);
+    const [live, revoked] = [await mintToken(judge.judge_id, t.key), await mintToken(judge.judge_id, t.key)];
+    expect((await apiAs(t.key, `/v1/judges/${judge.judge_id}/tokens/${revoked.token_id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await apiAs(t.key, `/v1/judges/${judge.judge_id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await promptfooCall(live.promptfoo_url, "Paris", { expected: "Paris", subject: "geography" })).status).toBe(401);
+    const { body } = await json(await apiAs(t.key, "/v1/audit?limit=1"));
+    expect(body.entries).toEqual([
+      expect.objectContaining({ action: "judge.deleted", target: judge.judge_id, detail: { name: "capitals", live_tokens: 1 } }),
+    ]);
+  });
+
   it("refuses with 401 and no model call: no token, a wrong secret, another judge's token, a revoked token", async () => {
     const model = uniqueModel("sj-401");
     await addFakeRules([{ match: { model }, reply: { json: { answer: 1 } } }]);
