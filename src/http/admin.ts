@@ -25,11 +25,7 @@ admin.post("/tenants", async (c) => {
   const body = validate(CreateTenantRequest, (await readJson(c, ADMIN_BODY_LIMIT)).value);
   const now = new Date().toISOString();
   const tenantId = body.tenant_id ?? prefixedId("t-", 16);
-  if (await getTenant(c.env.DB, tenantId)) {
-    throw invalidBody([
-      { path: "tenant_id", message: `tenant ${tenantId} exists already; change it with PATCH /v1/admin/tenants/${tenantId}` },
-    ]);
-  }
+  if (await getTenant(c.env.DB, tenantId)) throw tenantExists(tenantId);
   const tenant: TenantRecord = {
     tenant_id: tenantId,
     name: body.name,
@@ -53,7 +49,7 @@ admin.post("/tenants", async (c) => {
     now,
   );
   // One batch: a tenant never exists without its first key.
-  await c.env.DB.batch([
+  const statements = [
     insertTenant(c.env.DB, tenant),
     insertKey(c.env.DB, minted.record),
     auditStatement(c.env.DB, {
@@ -70,7 +66,16 @@ admin.post("/tenants", async (c) => {
       target: minted.record.key_id,
       detail: { name: first.name, scopes: first.scopes },
     }),
-  ]);
+  ];
+  try {
+    await c.env.DB.batch(statements);
+  } catch (err) {
+    // A create of the same tenant_id that ran side by side (a provisioning script retrying on a
+    // timeout) inserted it first: the batch rolled back whole, and the answer is the same 400 as
+    // when the tenant existed before this request began.
+    if (await getTenant(c.env.DB, tenantId)) throw tenantExists(tenantId);
+    throw err;
+  }
   return reply(c, CreatedTenant, { tenant: tenantView(tenant), key: { ...keyView(minted.record), key: minted.key } }, 201);
 });
 
@@ -105,3 +110,6 @@ async function requireTenant(db: D1Database, id: string): Promise<TenantRecord> 
   if (!tenant) throw new ApiFailure({ code: "not_found", message: `no tenant ${id}` });
   return tenant;
 }
+
+const tenantExists = (tenantId: string) =>
+  invalidBody([{ path: "tenant_id", message: `tenant ${tenantId} exists already; change it with PATCH /v1/admin/tenants/${tenantId}` }]);

@@ -28,6 +28,18 @@ function writeRoutes(): { method: string; path: string }[] {
 }
 
 describe("tenants and API keys", () => {
+  it("answers creates of one tenant_id sent side by side (a provisioning retry) with one 201 and 400s naming tenant_id, never a 500", async () => {
+    const tenantId = `race-${crypto.randomUUID().slice(0, 8)}`;
+    const create = () => apiAs(ADMIN_TOKEN, "/v1/admin/tenants", { method: "POST", json: { name: "race", tenant_id: tenantId } });
+    const answers = await Promise.all([create(), create(), create(), create()]);
+    const outcomes = await Promise.all(
+      answers.map(async (r) => (r.status === 201 ? "201" : `${r.status} ${((await r.json()) as any).error.issues?.[0]?.path}`)),
+    );
+    expect(outcomes.sort()).toEqual(["201", "400 tenant_id", "400 tenant_id", "400 tenant_id"]);
+    const keys = await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = ?").bind(tenantId).first<{ n: number }>();
+    expect(keys!.n).toBe(1);
+  });
+
   it("lets only the operator token create tenants, and shows the first key once in the ev_<id>_<secret> format", async () => {
     expect((await api("/v1/admin/tenants", { method: "POST", json: { name: "x" } })).status).toBe(401);
     expect((await apiAs("wrong-admin", "/v1/admin/tenants", { method: "POST", json: { name: "x" } })).status).toBe(401);
