@@ -22,8 +22,11 @@ usage.get("/", requireScope("runs:read"), async (c) => {
       input_tokens: t.input_tokens + m.input_tokens,
       output_tokens: t.output_tokens + m.output_tokens,
       cost_usd: t.cost_usd + m.cost_usd,
+      unpriced_calls: t.unpriced_calls + m.unpriced_calls,
     }),
-    { calls: 0, cached_calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    // cost_usd sums the priced calls only: without unpriced_calls beside it, a month of unpriced
+    // models would read as free.
+    { calls: 0, cached_calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0, unpriced_calls: 0 },
   );
   return reply(c, MonthUsage, { month, models, total, monthly_spend_usd: effectiveLimits(tenant.limits_json).monthly_spend_usd });
 });

@@ -40,19 +40,14 @@ export const ModelMonthUsage = z.strictObject({
   cached_calls: z.number(),
   input_tokens: z.number(),
   output_tokens: z.number(),
+  /** The priced calls' cost; the cost of `unpriced_calls` is unknown, not in it. */
   cost_usd: z.number(),
   unpriced_calls: z.number(),
 });
 export const MonthUsage = z.strictObject({
   month: z.string(),
   models: z.array(ModelMonthUsage),
-  total: z.strictObject({
-    calls: z.number(),
-    cached_calls: z.number(),
-    input_tokens: z.number(),
-    output_tokens: z.number(),
-    cost_usd: z.number(),
-  }),
+  total: ModelMonthUsage.omit({ model: true }),
   monthly_spend_usd: z.number().nullable(),
 });
 

@@ -53,6 +53,21 @@ describe("GET /v1/usage", () => {
   });
 });
 
+describe("GET /v1/usage of unpriced models", () => {
+  it("says in the total, too, how many calls have no price: their cost is unknown, not part of cost_usd", async () => {
+    const t = await createTenant();
+    const [ans, judge] = [uniqueModel("unpriced-ans"), uniqueModel("unpriced-judge")];
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
+    const priced = await runAndWait(t, spec(ans, judge, 2, { [ans]: price(0.001) }));
+    expect(priced.status).toBe("completed");
+    const usage = (await (await apiAs(t.key, "/v1/usage")).json()) as any;
+    const byModel = Object.fromEntries(usage.models.map((m: any) => [m.model, m]));
+    expect(byModel[`openai_compatible:${ans}`]).toMatchObject({ calls: 2, unpriced_calls: 0 });
+    expect(byModel[`openai_compatible:${judge}`]).toMatchObject({ calls: 2, unpriced_calls: 2, cost_usd: 0 });
+    expect(usage.total).toMatchObject({ calls: 4, unpriced_calls: 2, cost_usd: byModel[`openai_compatible:${ans}`].cost_usd });
+  });
+});
+
 describe("monthly spend quota", () => {
   it("needs priced models, ends a run that reaches it budget_exceeded, then refuses new runs with 429 until next month", async () => {
     const t = await createTenant({ limits: { monthly_spend_usd: 0.05 } });
