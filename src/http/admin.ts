@@ -95,12 +95,16 @@ admin.patch("/tenants/:id", async (c) => {
   };
   await updateTenant(c.env.DB, next);
   forgetTenant(next.tenant_id);
+  // Each field sent, as it was and as it is: "changed: [disabled]" alone cannot tell disabling
+  // from enabling, nor which quota a tenant now has.
+  const changed = Object.keys(body) as (keyof typeof body)[];
+  const fields = (view: ReturnType<typeof tenantView>) => Object.fromEntries(changed.map((k) => [k, view[k]]));
   await auditStatement(c.env.DB, {
     tenant_id: next.tenant_id,
     actor: OPERATOR,
     action: "tenant.updated",
     target: next.tenant_id,
-    detail: { changed: Object.keys(body) },
+    detail: { changed, from: fields(tenantView(tenant)), to: fields(tenantView(next)) },
   }).run();
   return reply(c, TenantResponse, { tenant: tenantView(next) });
 });

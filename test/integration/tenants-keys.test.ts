@@ -195,6 +195,24 @@ describe("audit log", () => {
   });
 });
 
+describe("audit log of the operator's changes", () => {
+  it("records what a PATCH of the tenant changed, from what to what: disabling and enabling, quotas", async () => {
+    const t = await createTenant({ limits: { concurrent_runs: 5 } });
+    const patch = (json: unknown) => apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json });
+    expect((await patch({ disabled: true })).status).toBe(200);
+    expect((await patch({ disabled: false, limits: { requests_per_minute: 60 } })).status).toBe(200);
+    const { entries } = (await (await apiAs(t.key, "/v1/audit?limit=2")).json()) as any;
+    expect(entries.map((e: any) => e.detail)).toEqual([
+      {
+        changed: ["limits", "disabled"],
+        from: { disabled: true, limits: { concurrent_runs: 5 } },
+        to: { disabled: false, limits: { requests_per_minute: 60 } },
+      },
+      { changed: ["disabled"], from: { disabled: false }, to: { disabled: true } },
+    ]);
+  });
+});
+
 describe("request rate per tenant", () => {
   it("sends RateLimit headers on 2xx, and past the quota a 429 with Retry-After; another tenant is unaffected", async () => {
     const t = await createTenant({ limits: { requests_per_minute: 3 } });
