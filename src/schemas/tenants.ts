@@ -72,32 +72,54 @@ export const SecretName = z
   })
   .refine((s) => !s.startsWith("EDGEVAL_"), { error: "names starting with EDGEVAL_ are reserved for edgeval's own secrets" });
 
-export const PutSecretRequest = z.strictObject({
-  value: z
-    .string({ error: mayHoldKey("value must be the key, as a string") })
-    .min(1, { error: "value must not be empty" })
-    .max(8_192, { error: mayHoldKey("value must be at most 8,192 characters") })
-    // A request sends the key with its ends trimmed (a header value is), while scrubbing looks for
-    // it as stored: a trailing newline would let an echoed key into results. A character a header
-    // cannot carry would fail every call.
-    .refine((v) => v.trim() === v, {
-      error: mayHoldKey("value starts or ends with a space or line break (read from a file?); send the key without it"),
-    })
-    .refine((v) => /^[\x20-\x7e]*$/.test(v.trim()), {
-      error: mayHoldKey(
-        "value may hold only printable ASCII characters, as keys do: a line break or control character inside it makes it unusable",
-      ),
-    }),
-  /** The only interface whose models may use this key; "mcp": a bearer token for MCP servers at `origins` only (mcp_auth_secrets). */
-  interface: z.enum(["openai", "anthropic", "openai_compatible", "mcp"]),
-  /** Origins besides the interface's provider origin that may receive the key. */
-  origins: z
-    .array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" }))
-    .max(20)
-    .default([]),
-  /** Sets the shared ProviderLimiter for this key (a run's own limits only ever lower that run's share). */
-  limits: ModelLimits.optional(),
-});
+export const PutSecretRequest = z
+  .strictObject({
+    value: z
+      .string({ error: mayHoldKey("value must be the key, as a string") })
+      .min(1, { error: "value must not be empty" })
+      .max(8_192, { error: mayHoldKey("value must be at most 8,192 characters") })
+      // A request sends the key with its ends trimmed (a header value is), while scrubbing looks for
+      // it as stored: a trailing newline would let an echoed key into results. A character a header
+      // cannot carry would fail every call.
+      .refine((v) => v.trim() === v, {
+        error: mayHoldKey("value starts or ends with a space or line break (read from a file?); send the key without it"),
+      })
+      .refine((v) => /^[\x20-\x7e]*$/.test(v.trim()), {
+        error: mayHoldKey(
+          "value may hold only printable ASCII characters, as keys do: a line break or control character inside it makes it unusable",
+        ),
+      }),
+    /** The only interface whose models may use this key; "mcp": a bearer token for MCP servers at `origins` only (mcp_auth_secrets). */
+    interface: z.enum(["openai", "anthropic", "openai_compatible", "mcp"]),
+    /** Origins besides the interface's provider origin that may receive the key. */
+    origins: z
+      .array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" }))
+      .max(20)
+      .default([]),
+    /** Sets the shared ProviderLimiter for this key (a run's own limits only ever lower that run's share). */
+    limits: ModelLimits.optional(),
+  })
+  .superRefine((b, ctx) => {
+    // An mcp token goes only to its origins and paces nothing: without origins it could never be
+    // sent, and limits on it would be ignored; both are refused here rather than found at run time.
+    if (b.interface !== "mcp") return;
+    if (b.origins.length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["origins"],
+        input: b.origins,
+        message: "an mcp token is sent only to MCP servers at its origins: list them (e.g. https://mcp.example.com)",
+      });
+    }
+    if (b.limits !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["limits"],
+        input: b.limits,
+        message: "limits pace a provider key's model calls; an mcp token has none, so remove them",
+      });
+    }
+  });
 
 export const UsageQuery = z.strictObject({
   month: z

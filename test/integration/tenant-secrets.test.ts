@@ -205,6 +205,29 @@ describe("tenant secrets", () => {
     expect((await apiAs(t.key, "/v1/secrets/PASTED_KEY", { method: "PUT", json: { value: key, interface: "openai" } })).status).toBe(201);
   });
 
+  it("refuses an mcp token it could never send (no origins) or with limits it would not apply, storing nothing", async () => {
+    const t = await createTenant();
+    const put = (json: unknown) => apiAs(t.key, "/v1/secrets/MCP_TOKEN", { method: "PUT", json });
+    const issues = async (res: Response) => ({ status: res.status, issues: ((await res.json()) as any).error?.issues });
+    expect(await issues(await put({ value: "tok-abcdefgh", interface: "mcp" }))).toEqual({
+      status: 400,
+      issues: [
+        {
+          path: "origins",
+          message: "an mcp token is sent only to MCP servers at its origins: list them (e.g. https://mcp.example.com)",
+        },
+      ],
+    });
+    expect(
+      await issues(await put({ value: "tok-abcdefgh", interface: "mcp", origins: ["https://mcp.example.com"], limits: { rpm: 5 } })),
+    ).toEqual({
+      status: 400,
+      issues: [{ path: "limits", message: "limits pace a provider key's model calls; an mcp token has none, so remove them" }],
+    });
+    expect(await (await apiAs(t.key, "/v1/secrets")).json()).toEqual({ secrets: [], next_cursor: null });
+    expect((await put({ value: "tok-abcdefgh", interface: "mcp", origins: ["https://mcp.example.com"] })).status).toBe(201);
+  });
+
   it("never quotes a key in a 400: a secret's value, or a key sent where a config names a secret", async () => {
     const t = await createTenant();
     const key = (n: number) => `sk-proj-${n}${crypto.randomUUID().replaceAll("-", "")}`;
