@@ -4,18 +4,18 @@
  */
 import { Hono } from "hono";
 import { prefixedId } from "../lib/ids";
-import { CreateTenantRequest, TenantId, UpdateTenantRequest } from "../schemas/tenants";
+import { CreateTenantRequest, IssueTenantKeyRequest, TenantId, UpdateTenantRequest } from "../schemas/tenants";
 import { auditStatement, OPERATOR } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
 import { forgetTenant } from "../tenants/auth-cache";
 import { insertKey, keyView } from "../tenants/keys-repo";
 import { getTenant, insertTenant, type TenantRecord, tenantView, updateTenant } from "../tenants/tenants-repo";
 import { type AppEnv, adminAuth } from "./auth";
-import { readJson, validate } from "./body";
+import { readJson, readOptionalJson, validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
 import { futureExpiry, keyPepper } from "./keys";
 import { reply } from "./reply";
-import { CreatedTenant, TenantResponse } from "../schemas/tenant-views";
+import { CreatedTenant, MintedKey, TenantResponse } from "../schemas/tenant-views";
 import { ADMIN_BODY_LIMIT } from "../schemas/body-limits";
 
 export const admin = new Hono<AppEnv>();
@@ -77,6 +77,37 @@ admin.post("/tenants", async (c) => {
     throw err;
   }
   return reply(c, CreatedTenant, { tenant: tenantView(tenant), key: { ...keyView(minted.record), key: minted.key } }, 201);
+});
+
+/**
+ * A key for an existing tenant: the way back for a tenant whose keys that could create one have
+ * all expired or been revoked (POST /v1/keys needs such a key).
+ */
+admin.post("/tenants/:id/keys", async (c) => {
+  const tenant = await requireTenant(c.env.DB, c.req.param("id"));
+  const body = validate(IssueTenantKeyRequest, (await readOptionalJson(c, ADMIN_BODY_LIMIT)).value);
+  const minted = await mintKey(
+    keyPepper(c.env),
+    {
+      tenant_id: tenant.tenant_id,
+      name: body.name,
+      scopes: body.scopes,
+      expires_at: futureExpiry(body.expires_at, "expires_at"),
+      rotated_from: null,
+    },
+    new Date().toISOString(),
+  );
+  await c.env.DB.batch([
+    insertKey(c.env.DB, minted.record),
+    auditStatement(c.env.DB, {
+      tenant_id: tenant.tenant_id,
+      actor: OPERATOR,
+      action: "key.created",
+      target: minted.record.key_id,
+      detail: { name: body.name, scopes: body.scopes },
+    }),
+  ]);
+  return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);
 });
 
 admin.get("/tenants/:id", async (c) => reply(c, TenantResponse, { tenant: tenantView(await requireTenant(c.env.DB, c.req.param("id"))) }));

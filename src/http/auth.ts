@@ -28,8 +28,9 @@ export type AppEnv = {
 
 const FAILURE_MESSAGES: Record<AuthFailure, string> = {
   unknown: 'send "Authorization: Bearer <key>" with an API key of your tenant (or the deployment\'s EDGEVAL_API_TOKEN)',
-  revoked: "this API key was revoked; use another key of your tenant",
-  expired: "this API key has expired; create a new one with POST /v1/keys",
+  revoked: "this API key was revoked; use another key of your tenant, or ask the operator for one (POST /v1/admin/tenants/:id/keys)",
+  expired:
+    "this API key has expired; create a new one with POST /v1/keys (a key with keys:admin), or ask the operator (POST /v1/admin/tenants/:id/keys)",
   disabled: "this tenant is disabled; ask the operator",
   no_pepper: "the server cannot check API keys: set the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)",
 };

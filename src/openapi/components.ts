@@ -71,7 +71,14 @@ import {
   SecretView,
   TenantResponse,
 } from "../schemas/tenant-views";
-import { CreateKeyRequest, CreateTenantRequest, PutSecretRequest, RotateKeyRequest, UpdateTenantRequest } from "../schemas/tenants";
+import {
+  CreateKeyRequest,
+  CreateTenantRequest,
+  IssueTenantKeyRequest,
+  PutSecretRequest,
+  RotateKeyRequest,
+  UpdateTenantRequest,
+} from "../schemas/tenants";
 import { VerificationConfig } from "../schemas/verification-config";
 import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../schemas/webhook-views";
 import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
@@ -129,6 +136,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   RotateKeyRequest,
   PutSecretRequest,
   CreateTenantRequest,
+  IssueTenantKeyRequest,
   UpdateTenantRequest,
   CreateEndpointRequest,
   UpdateEndpointRequest,

@@ -43,17 +43,22 @@ export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
 
 export const RotateKeyRequest = z.strictObject({ expires_at: ExpiresAt });
 
+/** A key the operator issues to a tenant (its first, or one later): by default it holds every scope. */
+const operatorKey = (name: string) =>
+  z.strictObject({ name: KeyName.default(name), scopes: ScopeList.default([...SCOPES]), expires_at: ExpiresAt });
+
 export const CreateTenantRequest = z.strictObject({
   tenant_id: TenantId.optional(),
   name: z.string().min(1, { error: "name must not be empty" }).max(200),
   use_deployment_keys: z.boolean().default(false),
   limits: LimitOverrides.default({}),
   retention_days: RetentionDays.default(null),
-  /** The tenant's first key; by default it holds every scope. */
-  first_key: z
-    .strictObject({ name: KeyName.default("first key"), scopes: ScopeList.default([...SCOPES]), expires_at: ExpiresAt })
-    .default({ name: "first key", scopes: [...SCOPES] }),
+  /** The tenant's first key. */
+  first_key: operatorKey("first key").default({ name: "first key", scopes: [...SCOPES] }),
 });
+
+/** POST /v1/admin/tenants/:id/keys: a key for a tenant that has none left able to create one (all expired or revoked). */
+export const IssueTenantKeyRequest = operatorKey("issued by the operator");
 
 export const UpdateTenantRequest = z.strictObject({
   name: z.string().min(1).max(200).optional(),

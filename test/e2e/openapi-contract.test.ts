@@ -296,6 +296,7 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await raw("POST", "/v1/admin/tenants", { body: '{"name": "Contract", "tenant_id": "contract"}', headers: admin });
     await raw("GET", "/v1/admin/tenants/contract", { headers: admin });
     await raw("PATCH", "/v1/admin/tenants/contract", { body: '{"retention_days": 30}', headers: admin });
+    await raw("POST", "/v1/admin/tenants/contract/keys", { body: '{"name": "recovery", "scopes": ["keys:admin"]}', headers: admin });
 
     // Refusals: each must be a documented status with the ErrorResponse shape.
     await ev.runs.create({ config } as never).catch((e) => expect(e).toBeInstanceOf(EdgevalApiError));

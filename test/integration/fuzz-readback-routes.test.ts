@@ -148,6 +148,22 @@ const READBACK: Record<string, Readback> = {
       return keys.find((k: { key_id: string }) => k.key_id === created.key_id);
     },
   },
+  "POST /v1/admin/tenants/:id/keys": {
+    body: fc.record({
+      name: text,
+      scopes: fc.uniqueArray(fc.constantFrom("runs:read", "keys:admin", "benchmarks:read", "judge", "webhooks:read"), { minLength: 1 }),
+      expires_at: isoFuture,
+    }),
+    storeAndRead: async (b) => {
+      const created = await ok(
+        await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}/keys`, { method: "POST", json: b }),
+        201,
+        "issue key",
+      );
+      const { keys } = await ok(await as("/v1/keys"), 200, "list keys");
+      return keys.find((k: { key_id: string }) => k.key_id === created.key_id);
+    },
+  },
   "PUT /v1/secrets/:name": {
     // The value is write-only by design (never read back); everything else about the secret is.
     body: fc.record({

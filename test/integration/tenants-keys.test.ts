@@ -195,6 +195,45 @@ describe("audit log", () => {
   });
 });
 
+describe("a tenant whose keys all expired or were revoked", () => {
+  it("gets a key from the operator (POST /v1/admin/tenants/:id/keys), audited", async () => {
+    const t = await createTenant();
+    // Revoking its only key leaves the tenant no key that could create another.
+    expect((await apiAs(t.key, `/v1/keys/${t.key_id}`, { method: "DELETE" })).status).toBe(200);
+    forgetAllAuth();
+    const refused = await apiAs(t.key, "/v1/keys");
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as any).error.message).toContain("ask the operator for one (POST /v1/admin/tenants/:id/keys)");
+
+    const path = `/v1/admin/tenants/${t.tenant_id}/keys`;
+    expect((await apiAs(t.key, path, { method: "POST", json: { name: "recovery" } })).status).toBe(401);
+    const res = await apiAs(ADMIN_TOKEN, path, { method: "POST", json: { name: "recovery", scopes: ["keys:admin", "runs:read"] } });
+    expect(res.status).toBe(201);
+    const minted = (await res.json()) as any;
+    expect(minted).toMatchObject({ name: "recovery", scopes: ["keys:admin", "runs:read"], expires_at: null, revoked_at: null });
+    expect(minted.key).toMatch(KEY_FORMAT);
+    const listed = (await (await apiAs(minted.key, "/v1/keys")).json()) as any;
+    expect(listed.keys.map((k: any) => k.key_id)).toEqual([minted.key_id, t.key_id]);
+    const { entries } = (await (await apiAs(minted.key, "/v1/audit?limit=1")).json()) as any;
+    expect(entries[0]).toMatchObject({ action: "key.created", target: minted.key_id, actor: "operator" });
+
+    // Without a body: every scope, as a tenant's first key. An unknown tenant is a 404.
+    expect(((await (await apiAs(ADMIN_TOKEN, path, { method: "POST" })).json()) as any).scopes).toEqual([...SCOPES]);
+    expect((await apiAs(ADMIN_TOKEN, "/v1/admin/tenants/no-such-tenant/keys", { method: "POST", json: {} })).status).toBe(404);
+  });
+
+  it("tells the holder of an expired key who can issue another", async () => {
+    const t = await createTenant();
+    const k = await createKey(t.key, { scopes: ["runs:read"], expires_at: new Date(Date.now() + 1500).toISOString() });
+    await new Promise((r) => setTimeout(r, 1600));
+    const res = await apiAs(k.key, "/v1/usage");
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error.message).toBe(
+      "this API key has expired; create a new one with POST /v1/keys (a key with keys:admin), or ask the operator (POST /v1/admin/tenants/:id/keys)",
+    );
+  });
+});
+
 describe("audit log of the operator's changes", () => {
   it("records what a PATCH of the tenant changed, from what to what: disabling and enabling, quotas", async () => {
     const t = await createTenant({ limits: { concurrent_runs: 5 } });

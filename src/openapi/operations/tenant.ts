@@ -3,6 +3,7 @@ import { ListQuery } from "../../schemas/api";
 import {
   CreateKeyRequest,
   CreateTenantRequest,
+  IssueTenantKeyRequest,
   PutSecretRequest,
   RotateKeyRequest,
   UpdateTenantRequest,
@@ -138,6 +139,24 @@ export const TENANT_OPERATIONS: Operation[] = [
     auth: { kind: "admin" },
     body: { schema: CreateTenantRequest, maxBytes: ADMIN_BODY_LIMIT.bytes, example: { name: "Acme", tenant_id: "acme" } },
     responses: { 201: { description: "The tenant and its first key (shown once).", schema: CreatedTenant } },
+  },
+  {
+    method: "post",
+    path: "/v1/admin/tenants/:id/keys",
+    operationId: "issueTenantKey",
+    tag: "admin",
+    summary: "Issue a key to a tenant (operator)",
+    description:
+      "For a tenant with no key left that could create one (every keys:admin key expired or revoked). By default the key holds every scope. Audited as key.created by the operator.",
+    auth: { kind: "admin" },
+    pathParams: tenantId,
+    body: {
+      schema: IssueTenantKeyRequest,
+      maxBytes: ADMIN_BODY_LIMIT.bytes,
+      example: { name: "recovery", scopes: ["keys:admin"] },
+      optional: true,
+    },
+    responses: { 201: { description: "The key, shown only here.", schema: MintedKey } },
   },
   {
     method: "get",
