@@ -63,7 +63,8 @@ secrets.put("/:name", async (c) => {
     updated_at: now,
   };
   await upsertSecret(c.env.DB, record);
-  const detail = { interface: body.interface, origins: record.origins_json };
+  // `replaced` tells a rotation from a first set; limits change how hard the key may be used.
+  const detail = { interface: body.interface, origins: record.origins_json, limits: record.limits_json, replaced: existing !== null };
   await auditStatement(c.env.DB, {
     tenant_id: tenantId,
     actor: actorOf(c.get("principal")),

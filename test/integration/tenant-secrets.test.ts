@@ -228,6 +228,19 @@ describe("tenant secrets", () => {
     expect((await put({ value: "tok-abcdefgh", interface: "mcp", origins: ["https://mcp.example.com"] })).status).toBe(201);
   });
 
+  it("audits setting a secret as a first set or a replacement (a rotation), with its limits; never its value", async () => {
+    const t = await createTenant();
+    const put = (json: unknown) => apiAs(t.key, "/v1/secrets/AUDITED_KEY", { method: "PUT", json });
+    expect((await put({ value: "sk-first-value", interface: "openai" })).status).toBe(201);
+    expect((await put({ value: "sk-second-value", interface: "openai", limits: { rpm: 5 } })).status).toBe(200);
+    const { entries } = (await (await apiAs(t.key, "/v1/audit?limit=2")).json()) as any;
+    expect(entries.map((e: any) => [e.action, e.target, e.detail])).toEqual([
+      ["secret.set", "AUDITED_KEY", { interface: "openai", origins: [], limits: { rpm: 5 }, replaced: true }],
+      ["secret.set", "AUDITED_KEY", { interface: "openai", origins: [], limits: null, replaced: false }],
+    ]);
+    expect(JSON.stringify(entries)).not.toMatch(/sk-(first|second)-value/);
+  });
+
   it("never quotes a key in a 400: a secret's value, or a key sent where a config names a secret", async () => {
     const t = await createTenant();
     const key = (n: number) => `sk-proj-${n}${crypto.randomUUID().replaceAll("-", "")}`;
