@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import type { Env } from "../env";
 import { ListQuery } from "../schemas/api";
 import { CreateKeyRequest, RotateKeyRequest } from "../schemas/tenants";
-import { actorOf, auditStatement } from "../tenants/audit";
+import { actorOf, auditIfChanged, auditStatement } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
 import { forgetKey } from "../tenants/auth-cache";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
@@ -87,18 +87,12 @@ keys.post("/:id/rotate", async (c) => {
 keys.delete("/:id", async (c) => {
   const tenantId = tenantOf(c).tenant_id;
   const id = c.req.param("id");
-  if (await revokeKey(c.env.DB, tenantId, id, new Date().toISOString())) {
-    forgetKey(id);
-    await auditStatement(c.env.DB, {
-      tenant_id: tenantId,
-      actor: actorOf(c.get("principal")),
-      action: "key.revoked",
-      target: id,
-      detail: {},
-    }).run();
-  } else {
-    await requireKey(c.env.DB, tenantId, id);
-  }
+  const [revoked] = await c.env.DB.batch([
+    revokeKey(c.env.DB, tenantId, id, new Date().toISOString()),
+    auditIfChanged(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "key.revoked", target: id, detail: {} }),
+  ]);
+  if (revoked!.meta.changes > 0) forgetKey(id);
+  else await requireKey(c.env.DB, tenantId, id);
   return reply(c, KeyView, keyView((await getKey(c.env.DB, tenantId, id))!));
 });
 

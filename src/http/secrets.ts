@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { isLocalMode } from "../env";
 import { ListQuery } from "../schemas/api";
 import { PutSecretRequest, SecretName } from "../schemas/tenants";
-import { actorOf, auditStatement } from "../tenants/audit";
+import { actorOf, auditIfChanged, auditStatement } from "../tenants/audit";
 import { KekMissing, parseKek, seal, secretAad } from "../lib/secret-crypto";
 import { deleteSecret, getSecret, listSecrets, type SecretRecord, secretView, upsertSecret } from "../tenants/secrets-repo";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
@@ -78,16 +78,19 @@ secrets.put("/:name", async (c) => {
 secrets.delete("/:name", async (c) => {
   const name = c.req.param("name");
   const tenantId = tenantOf(c).tenant_id;
-  if (!SecretName.safeParse(name).success || !(await deleteSecret(c.env.DB, tenantId, name))) {
-    throw new ApiFailure({ code: "not_found", message: `no secret ${name}; list them with GET /v1/secrets` });
-  }
-  await auditStatement(c.env.DB, {
-    tenant_id: tenantId,
-    actor: actorOf(c.get("principal")),
-    action: "secret.deleted",
-    target: name,
-    detail: {},
-  }).run();
+  const notFound = () => new ApiFailure({ code: "not_found", message: `no secret ${name}; list them with GET /v1/secrets` });
+  if (!SecretName.safeParse(name).success) throw notFound();
+  const [deleted] = await c.env.DB.batch([
+    deleteSecret(c.env.DB, tenantId, name),
+    auditIfChanged(c.env.DB, {
+      tenant_id: tenantId,
+      actor: actorOf(c.get("principal")),
+      action: "secret.deleted",
+      target: name,
+      detail: {},
+    }),
+  ]);
+  if (deleted!.meta.changes === 0) throw notFound();
   return reply(c, DeletedSecret, { name, deleted: true });
 });
 

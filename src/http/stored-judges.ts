@@ -37,7 +37,7 @@ import {
   mintJudgeToken,
   revokeJudgeToken,
 } from "../stored-judges/tokens-repo";
-import { actorOf, auditStatement } from "../tenants/audit";
+import { actorOf, auditIfChanged, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
 import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
@@ -157,18 +157,20 @@ storedJudges.delete("/:id/tokens/:token_id", requireScope("judges:write"), async
       code: "not_found",
       message: `judge ${j.judge_id} has no token ${c.req.param("token_id")}; list them with GET /v1/judges/${j.judge_id}/tokens`,
     });
-  const revoked = await revokeJudgeToken(c.env.DB, t, new Date().toISOString());
+  const now = new Date().toISOString();
   // Revoking again answers the same 200 and audits nothing: one revocation, one audit entry (as API keys).
-  if (revoked.changed) {
-    await auditStatement(c.env.DB, {
+  await c.env.DB.batch([
+    revokeJudgeToken(c.env.DB, t, now),
+    auditIfChanged(c.env.DB, {
       tenant_id: j.tenant_id,
       actor: actorOf(c.get("principal")),
       action: "judge_token.revoked",
       target: t.token_id,
       detail: { judge_id: j.judge_id },
-    }).run();
-  }
-  return reply(c, JudgeTokenView, judgeTokenView(revoked.token));
+    }),
+  ]);
+  // Revoked already: its first time stands (or, for a request racing this one, about now).
+  return reply(c, JudgeTokenView, judgeTokenView({ ...t, revoked_at: t.revoked_at ?? now }));
 });
 
 async function requireJudge(c: Context<AppEnv>): Promise<StoredJudgeRecord> {

@@ -89,19 +89,12 @@ export async function getJudgeToken(db: D1Database, tenantId: string, judgeId: s
     .first<JudgeTokenRecord>();
 }
 
-/** Revoking keeps the row (its listing shows when); a revoked token is refused on its next call. */
-/** The token as revoked, and whether this call revoked it (false: it already was). */
-export async function revokeJudgeToken(
-  db: D1Database,
-  t: JudgeTokenRecord,
-  now: string,
-): Promise<{ token: JudgeTokenRecord; changed: boolean }> {
-  const res = await db
-    .prepare("UPDATE judge_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL")
-    .bind(now, t.token_id)
-    .run();
-  // Not changed: revoked already (its first time stands), or by a request racing this one (about now).
-  return { token: { ...t, revoked_at: t.revoked_at ?? now }, changed: res.meta.changes > 0 };
+/**
+ * Revoking keeps the row (its listing shows when); a revoked token is refused on its next call.
+ * The statement changes a row only if the token was not revoked already (its first time stands).
+ */
+export function revokeJudgeToken(db: D1Database, t: JudgeTokenRecord, now: string): D1PreparedStatement {
+  return db.prepare("UPDATE judge_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL").bind(now, t.token_id);
 }
 
 /** Written after the answer, at most once a minute per token (as API keys' last_used_at). */

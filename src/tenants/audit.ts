@@ -63,10 +63,30 @@ export const OPERATOR = "operator";
 let sequence = 0;
 const nextAuditId = () => `${(sequence++).toString(36).padStart(8, "0")}-${crypto.randomUUID().slice(0, 8)}`;
 
-export function auditStatement(db: D1Database, e: Omit<AuditEntry, "audit_id" | "at"> & { at?: string }): D1PreparedStatement {
+type NewEntry = Omit<AuditEntry, "audit_id" | "at"> & { at?: string };
+
+const entryValues = (e: NewEntry) =>
+  [e.tenant_id, nextAuditId(), e.at ?? new Date().toISOString(), e.actor, e.action, e.target, JSON.stringify(e.detail)] as const;
+
+export function auditStatement(db: D1Database, e: NewEntry): D1PreparedStatement {
   return db
     .prepare("INSERT INTO audit_log (tenant_id, audit_id, at, actor, action, target, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    .bind(e.tenant_id, nextAuditId(), e.at ?? new Date().toISOString(), e.actor, e.action, e.target, JSON.stringify(e.detail));
+    .bind(...entryValues(e));
+}
+
+/**
+ * The entry of a change that may find nothing to change (revoking a key revoked already, deleting
+ * a secret that is gone), for the batch right after that change's statement: written only if that
+ * statement changed a row (SQLite's changes()), so the change and its entry commit or fail
+ * together. Written apart, a failed audit insert left the change done and unaudited, and the
+ * caller's retry, finding nothing to change, audited nothing either.
+ */
+export function auditIfChanged(db: D1Database, e: NewEntry): D1PreparedStatement {
+  return db
+    .prepare(
+      "INSERT INTO audit_log (tenant_id, audit_id, at, actor, action, target, detail_json) SELECT ?, ?, ?, ?, ?, ?, ? WHERE changes() > 0",
+    )
+    .bind(...entryValues(e));
 }
 
 /** Newest first; the cursor is the last entry's `at|audit_id`. */

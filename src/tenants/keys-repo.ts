@@ -69,13 +69,11 @@ export async function listKeys(db: D1Database, tenantId: string, limit: number, 
   return rows.map((r) => KeyRow.parse(r));
 }
 
-/** True if this call revoked the key (false: unknown to the tenant, or revoked already). */
-export async function revokeKey(db: D1Database, tenantId: string, keyId: string, now: string): Promise<boolean> {
-  const res = await db
+/** Revokes the key: it changes a row only if the key is the tenant's and not revoked already. */
+export function revokeKey(db: D1Database, tenantId: string, keyId: string, now: string): D1PreparedStatement {
+  return db
     .prepare("UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND key_id = ? AND revoked_at IS NULL")
-    .bind(now, tenantId, keyId)
-    .run();
-  return res.meta.changes > 0;
+    .bind(now, tenantId, keyId);
 }
 
 export async function touchKey(db: D1Database, keyId: string, now: string): Promise<void> {

@@ -64,9 +64,9 @@ export async function getSecret(db: D1Database, tenantId: string, name: string):
   return row ? SecretRow.parse(row) : null;
 }
 
-export async function deleteSecret(db: D1Database, tenantId: string, name: string): Promise<boolean> {
-  const res = await db.prepare("DELETE FROM tenant_secrets WHERE tenant_id = ? AND name = ?").bind(tenantId, name).run();
-  return res.meta.changes > 0;
+/** Deletes the secret: it changes a row only if the tenant has one of that name. */
+export function deleteSecret(db: D1Database, tenantId: string, name: string): D1PreparedStatement {
+  return db.prepare("DELETE FROM tenant_secrets WHERE tenant_id = ? AND name = ?").bind(tenantId, name);
 }
 
 export const sealedOf = (r: SecretRecord): Sealed => ({ ciphertext: r.ciphertext, iv: r.iv, kek_version: r.kek_version });

@@ -1,0 +1,86 @@
+/**
+ * A revocation or deletion and its audit entry are written together or not at all. When the audit
+ * write failed after the change had landed, the caller got a 500, retried, and the retry found
+ * nothing left to revoke or delete: the change was never audited. Here every audit insert fails
+ * (as a D1 write can), then the same request is sent again with the audit log working.
+ */
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { buildApp } from "../../src/http/app";
+import { forgetAllAuth } from "../../src/tenants/auth-cache";
+import { fakeModel, uniqueModel } from "./helpers";
+import { apiAs, createKey, createTenant, type TestTenant } from "./tenant-helpers";
+
+/** The env's D1, except that every insert into the audit log fails. */
+function failingAudit(db: D1Database): D1Database {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "prepare")
+        return (sql: string) => target.prepare(sql.replace(/INSERT INTO audit_log\b/, "INSERT INTO audit_log_unavailable"));
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The request, against the app whose audit inserts fail. */
+async function withAuditDown(key: string, path: string, method: string): Promise<number> {
+  forgetAllAuth();
+  const res = await buildApp().fetch(
+    new Request(`http://edgeval.test${path}`, { method, headers: { authorization: `Bearer ${key}` } }),
+    { ...env, DB: failingAudit(env.DB) },
+    createExecutionContext(),
+  );
+  return res.status;
+}
+
+async function audited(t: TestTenant, action: string, target: string): Promise<number> {
+  const { entries } = (await (await apiAs(t.key, "/v1/audit?limit=100")).json()) as { entries: { action: string; target: string }[] };
+  return entries.filter((e) => e.action === action && e.target === target).length;
+}
+
+describe("a revocation or deletion whose audit entry cannot be written", () => {
+  it("revokes no key, and the retry revokes it with its key.revoked entry", async () => {
+    const t = await createTenant();
+    const k = await createKey(t.key, { scopes: ["runs:read"] });
+    expect(await withAuditDown(t.key, `/v1/keys/${k.key_id}`, "DELETE")).toBe(500);
+    forgetAllAuth();
+    expect((await apiAs(k.key, "/v1/usage")).status).toBe(200);
+    expect((await apiAs(t.key, `/v1/keys/${k.key_id}`, { method: "DELETE" })).status).toBe(200);
+    expect(await audited(t, "key.revoked", k.key_id)).toBe(1);
+  });
+
+  it("deletes no secret, and the retry deletes it with its secret.deleted entry", async () => {
+    const t = await createTenant();
+    expect(
+      (await apiAs(t.key, "/v1/secrets/GONE_KEY", { method: "PUT", json: { value: "sk-gone-key", interface: "openai" } })).status,
+    ).toBe(201);
+    expect(await withAuditDown(t.key, "/v1/secrets/GONE_KEY", "DELETE")).toBe(500);
+    expect((await (await apiAs(t.key, "/v1/secrets")).json()) as any).toMatchObject({ secrets: [{ name: "GONE_KEY" }] });
+    expect((await apiAs(t.key, "/v1/secrets/GONE_KEY", { method: "DELETE" })).status).toBe(200);
+    expect(await audited(t, "secret.deleted", "GONE_KEY")).toBe(1);
+  });
+
+  it("revokes no judge token, and the retry revokes it with its judge_token.revoked entry", async () => {
+    const t = await createTenant();
+    const judge = {
+      name: "j",
+      config: {
+        type: "judge",
+        prompt: "Is it Paris?",
+        scale: { type: "continuous", min: 0, max: 1 },
+        threshold: 0.5,
+        provider: fakeModel("j", uniqueModel("audit-atomic")),
+      },
+    };
+    const { judge_id } = (await (await apiAs(t.key, "/v1/judges", { method: "POST", json: judge })).json()) as any;
+    const { token_id } = (await (await apiAs(t.key, `/v1/judges/${judge_id}/tokens`, { method: "POST", json: {} })).json()) as any;
+    const path = `/v1/judges/${judge_id}/tokens/${token_id}`;
+    expect(await withAuditDown(t.key, path, "DELETE")).toBe(500);
+    const listed = (await (await apiAs(t.key, `/v1/judges/${judge_id}/tokens`)).json()) as any;
+    expect(listed.tokens[0].revoked_at).toBeNull();
+    expect((await apiAs(t.key, path, { method: "DELETE" })).status).toBe(200);
+    expect(await audited(t, "judge_token.revoked", token_id)).toBe(1);
+  });
+});
