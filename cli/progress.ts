@@ -2,7 +2,7 @@
  * Run progress for people and for CI logs: a bar redrawn in place on a terminal; on anything else
  * (a pipe, a CI log) plain lines, at most one per 10 % step or 5 s, so a long run does not flood it.
  */
-import type { RunEvent } from "../src/client/index.ts";
+import type { RetryNotice, RunEvent } from "../src/client/index.ts";
 import type { Out } from "./io.ts";
 
 export function progressReporter(out: Out, now: () => number = Date.now) {
@@ -62,4 +62,9 @@ export function progressReporter(out: Out, now: () => number = Date.now) {
       }
     },
   };
+}
+
+/** One line per retried request, so a CI log shows the blip it outlasted (or the one it did not). */
+export function retryLine(out: Out) {
+  return (n: RetryNotice) => out.err(`(retrying in ${Math.round(n.delayMs / 100) / 10} s, failure ${n.failures} in a row: ${n.error.message})`);
 }

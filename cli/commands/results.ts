@@ -6,6 +6,7 @@
  */
 import { EdgevalApiError, type EdgevalClient } from "../../src/client/index.ts";
 import { CliError, checkWritable, type Out, writeOutput } from "../io.ts";
+import { retryLine } from "../progress.ts";
 
 export const FORMATS = ["ndjson", "csv", "karenina"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -31,7 +32,7 @@ export async function resultsCommand(client: EdgevalClient, runId: string, opts:
   if (opts.format === "karenina") out.err(`building the karenina export of run ${runId} on the server (every result's trace)…`);
   let res: Response;
   try {
-    res = await client.exports.file(runId, request, { pollMs: opts.pollMs ?? 1000 });
+    res = await client.exports.file(runId, request, { pollMs: opts.pollMs ?? 1000, onRetry: retryLine(out) });
   } catch (err) {
     if (err instanceof EdgevalApiError && err.routeMissing) throw new CliError(`this server has no results export (it is older than GET /v1/runs/:id/export); nothing was written`);
     throw err;

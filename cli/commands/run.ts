@@ -6,7 +6,7 @@
 import path from "node:path";
 import type { CreateRunRequest, EdgevalClient, RunStatus, RunSubmission } from "../../src/client/index.ts";
 import { CliError, checkWritable, type Out, readData } from "../io.ts";
-import { progressReporter } from "../progress.ts";
+import { progressReporter, retryLine } from "../progress.ts";
 import { endFailure, gateFailures, summaryTable } from "../summary.ts";
 import { printImportIssues } from "./misc.ts";
 import { resultsCommand } from "./results.ts";
@@ -79,6 +79,7 @@ export async function followRun(client: EdgevalClient, runId: string, opts: Foll
       signal: AbortSignal.any([timeout, interrupt.signal]),
       onFallback: (why) => out.err(`(${why})`),
       onEvent: (e) => progress.onEvent(e),
+      onRetry: retryLine(out),
     });
   } catch (err) {
     if (interrupt.signal.aborted) {

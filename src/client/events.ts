@@ -5,8 +5,11 @@
  * instead, and the same kinds of events are made from the snapshots (`result` events only come
  * from SSE). A stream that breaks or ends before `done` is reopened with Last-Event-ID after the
  * server's `retry:` delay, so each `result` is yielded once. The iterator ends after `done`.
+ * Reconnects and polls retry as retry.ts says, one policy for both: a blip (a reset, a gateway's
+ * 502/503/504, a 429) is waited out with backoff, a refusal that will not change fails at once.
  */
-import { EdgevalApiError, enc, type Transport } from "./http.ts";
+import { EdgevalApiError, EdgevalConnectionError, enc, type Transport } from "./http.ts";
+import { DEFAULT_MAX_RETRIES, gaveUp, isTransient, type RetryNotice, retryDelayMs, sleep, withRetries } from "./retry.ts";
 import { TERMINAL_STATUSES, type RunStatus } from "./types.ts";
 
 export type RunEvent =
@@ -21,9 +24,15 @@ export interface WatchOptions {
   pollMs?: number;
   /** Told once, when the client falls back to polling. */
   onFallback?: (reason: string) => void;
+  /** The caller's overall bound (a timeout, Ctrl-C): it ends the watch, retries and waits included. */
   signal?: AbortSignal;
-  /** Reconnects of a dropped stream before giving up; default 5. */
+  /**
+   * Retries in a row before giving up, default 5: of a stream dropped before `done` or a
+   * reconnect that failed, and of a failed status GET when polling, alike (retry.ts).
+   */
   maxReconnects?: number;
+  /** Told before each retry of a failed request (what failed, how many in a row, the wait). */
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 /**
@@ -78,8 +87,9 @@ function parseData(text: string): unknown {
 }
 
 export async function* watchRun(t: Transport, runId: string, opts: WatchOptions = {}): AsyncGenerator<RunEvent> {
+  const maxRetries = opts.maxReconnects ?? DEFAULT_MAX_RETRIES;
   let lastId: string | undefined;
-  let reconnects = 0;
+  let failures = 0;
   let retryMs = 1000;
   let connected = false;
   for (;;) {
@@ -98,11 +108,11 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
         yield* pollRun(t, runId, opts);
         return;
       }
-      // A reconnect that fails on the network or with a 5xx (a gateway's 502/503) counts as one more
-      // drop: the blip that broke the stream may not be over. A first connection failing (no server
-      // there), a refusal (4xx), or an abort ends the watch here.
-      const refused = err instanceof EdgevalApiError && err.status < 500;
-      if (!connected || refused || opts.signal?.aborted) throw err;
+      // No answer at the first connection means no server there: say so now. After one, it is
+      // the blip that may have dropped the stream. A refusal that will not change, or the
+      // caller's abort, ends the watch here.
+      const noServer = !connected && err instanceof EdgevalConnectionError;
+      if (noServer || !isTransient(err) || opts.signal?.aborted) throw err;
       dropped = err;
     }
     if (res) {
@@ -114,7 +124,7 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
           const event = { type: e.event, id: e.id, data: parseData(e.data) } as RunEvent;
           yield event;
           if (event.type === "done") return;
-          reconnects = 0;
+          failures = 0;
         }
       } catch (err) {
         // The connection broke (network, or the server cut off a watcher that fell behind).
@@ -123,21 +133,26 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
       }
     }
     // The stream ended without `done`: resume after the last result seen, once the server's retry delay has passed.
-    if (++reconnects > (opts.maxReconnects ?? 5)) {
-      throw new Error(
-        `the event stream of run ${runId} kept ending before its done event${dropped ? ` (${(dropped as Error).message})` : ""}`,
-      );
+    if (++failures > maxRetries) {
+      const why = `the event stream of run ${runId} kept ending before its done event`;
+      throw dropped ? gaveUp(failures, new Error(`${why} (${(dropped as Error).message})`)) : new Error(why);
     }
-    await sleep(Math.min(retryMs, 10_000), opts.signal);
+    const delayMs = retryDelayMs(dropped, failures, Math.min(retryMs, 10_000));
+    if (dropped instanceof Error) opts.onRetry?.({ error: dropped, failures, delayMs });
+    await sleep(delayMs, opts.signal);
   }
 }
 
-/** Events made from snapshots: progress when done/total change, status when it changes, done at a terminal status. */
+/**
+ * Events made from snapshots: progress when done/total change, status when it changes, done at a
+ * terminal status. A failed GET is retried (retry.ts) within the caller's signal.
+ */
 export async function* pollRun(t: Transport, runId: string, opts: WatchOptions = {}): AsyncGenerator<RunEvent> {
   let last = "";
   let lastStatus = "";
+  const retry = { maxRetries: opts.maxReconnects, signal: opts.signal, onRetry: opts.onRetry };
   for (;;) {
-    const run = await t.json<RunStatus>("GET", `/v1/runs/${enc(runId)}`);
+    const run = await withRetries(() => t.json<RunStatus>("GET", `/v1/runs/${enc(runId)}`, { signal: opts.signal }), retry);
     const progress = `${run.progress.done}/${run.progress.total}`;
     if (progress !== last) {
       last = progress;
@@ -154,11 +169,3 @@ export async function* pollRun(t: Transport, runId: string, opts: WatchOptions =
     await sleep(opts.pollMs ?? 1000, opts.signal);
   }
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    // A signal that aborted during the request before this sleep fires no "abort" event any more.
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });

@@ -27,7 +27,9 @@ export class EdgevalApiError extends Error {
   // Declared fields, not parameter properties: Node's type stripping runs only erasable syntax.
   readonly method: string;
   readonly path: string;
-  constructor(method: string, path: string, status: number, detail: Partial<ErrorDetail> | undefined, fallback: string) {
+  /** The server's Retry-After (a 429, a 503), in milliseconds; undefined when it sent none. */
+  readonly retryAfterMs: number | undefined;
+  constructor(method: string, path: string, status: number, detail: Partial<ErrorDetail> | undefined, fallback: string, headers?: Headers) {
     const issues = detail?.issues ?? [];
     const listed = issues.length > 1 ? `\n${issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}` : "";
     super(`${method} ${path} → ${status} ${detail?.code ?? "error"}: ${detail?.message ?? fallback}${listed}`);
@@ -39,6 +41,7 @@ export class EdgevalApiError extends Error {
     this.issues = issues;
     this.requestId = detail?.request_id;
     this.serverMessage = detail?.message ?? fallback;
+    this.retryAfterMs = retryAfterMs(headers?.get("retry-after"), Date.now());
   }
 
   /** The server has no such route (as opposed to no such resource): a feature it does not have yet. */
@@ -47,8 +50,39 @@ export class EdgevalApiError extends Error {
   }
 }
 
+/**
+ * A request that got no answer: the connection was refused or reset, or the request's own timeout
+ * passed. The message names the URL and asks whether the server runs there.
+ */
+export class EdgevalConnectionError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "EdgevalConnectionError";
+  }
+}
+
+/**
+ * Retry-After in milliseconds: delay-seconds, or an HTTP date relative to `now`. Written here, not
+ * imported from src/llm/errors.ts, because the client loads nothing of the server at run time.
+ */
+function retryAfterMs(value: string | null | undefined, now: number): number | undefined {
+  if (!value?.trim()) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.round(seconds * 1000) : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+interface JsonInit {
+  body?: unknown;
+  headers?: Record<string, string>;
+  contentType?: string;
+  /** The caller's overall bound; the request's own timeout (timeoutMs) still applies within it. */
+  signal?: AbortSignal;
+}
+
 export interface Transport {
-  json<T>(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; contentType?: string }): Promise<T>;
+  json<T>(method: string, path: string, init?: JsonInit): Promise<T>;
   text(method: string, path: string, headers?: Record<string, string>): Promise<{ text: string; headers: Headers }>;
   raw(method: string, path: string, headers?: Record<string, string>, signal?: AbortSignal): Promise<Response>;
   readonly base: string;
@@ -75,32 +109,32 @@ export function transport(opts: ClientOptions): Transport {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const badUrl = badBase(base);
 
+  /**
+   * One request. `signal` is the caller's; the request's own timeout (timeoutMs) applies without
+   * one, and within one too when `bounded` (a JSON request; a stream is read as long as it lasts).
+   */
   async function raw(
     method: string,
     path: string,
-    headers: Record<string, string> = {},
-    signal?: AbortSignal,
-    body?: string,
+    o: { headers?: Record<string, string>; body?: string; signal?: AbortSignal; bounded?: boolean } = {},
   ): Promise<Response> {
     if (badUrl) throw new Error(badUrl);
+    const own = AbortSignal.timeout(timeoutMs);
+    const signal = !o.signal ? own : o.bounded ? AbortSignal.any([o.signal, own]) : o.signal;
     let res: Response;
+    let text: string;
     try {
       res = await doFetch(`${base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${opts.token}`, ...headers },
-        body,
-        signal: signal ?? AbortSignal.timeout(timeoutMs),
+        headers: { authorization: `Bearer ${opts.token}`, ...o.headers },
+        body: o.body,
+        signal,
       });
+      if (res.ok) return res;
+      text = await res.text();
     } catch (err) {
-      // The code of a socket error (ECONNREFUSED), else the reason fetch refused before connecting ("bad port").
-      const reason = (err as { cause?: { code?: string; message?: string } }).cause;
-      const cause = reason?.code ?? reason?.message;
-      throw new Error(
-        `${method} ${base}${path}: ${(err as Error).message}${cause ? ` (${cause})` : ""} — is the server running at ${base}? (set --url or EDGEVAL_URL)`,
-      );
+      throw noAnswer(method, path, err, o.signal);
     }
-    if (res.ok) return res;
-    const text = await res.text();
     let detail: Partial<ErrorDetail> | undefined;
     try {
       // edgeval's errors always carry a code and a message; an OpenAI-style {error: {message, type}} is another server's.
@@ -109,22 +143,36 @@ export function transport(opts: ClientOptions): Transport {
     } catch {
       detail = undefined;
     }
-    throw new EdgevalApiError(method, path, res.status, detail, detail ? res.statusText : notEdgeval(res, text, base));
+    throw new EdgevalApiError(method, path, res.status, detail, detail ? res.statusText : notEdgeval(res, text, base), res.headers);
+  }
+
+  /** Why a request got no answer; the caller's own abort is rethrown as its reason, not as a server problem. */
+  function noAnswer(method: string, path: string, err: unknown, signal?: AbortSignal): unknown {
+    if (signal?.aborted) return signal.reason;
+    // The code of a socket error (ECONNREFUSED), else the reason fetch refused before connecting ("bad port").
+    const reason = (err as { cause?: { code?: string; message?: string } }).cause;
+    const cause = reason?.code ?? reason?.message;
+    return new EdgevalConnectionError(
+      `${method} ${base}${path}: ${(err as Error).message}${cause ? ` (${cause})` : ""} — is the server running at ${base}? (set --url or EDGEVAL_URL)`,
+      err,
+    );
   }
 
   return {
     base,
-    raw: (method, path, headers, signal) => raw(method, path, headers, signal),
-    async json<T>(
-      method: string,
-      path: string,
-      init: { body?: unknown; headers?: Record<string, string>; contentType?: string } = {},
-    ): Promise<T> {
+    raw: (method, path, headers, signal) => raw(method, path, { headers, signal }),
+    async json<T>(method: string, path: string, init: JsonInit = {}): Promise<T> {
       const hasBody = init.body !== undefined;
       const body = hasBody ? (typeof init.body === "string" ? init.body : JSON.stringify(init.body)) : undefined;
       const headers = { ...(hasBody ? { "content-type": init.contentType ?? "application/json" } : {}), ...init.headers };
-      const res = await raw(method, path, headers, undefined, body);
-      const text = await res.text();
+      const res = await raw(method, path, { headers, body, signal: init.signal, bounded: true });
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (err) {
+        // The connection broke (or the timeout passed) mid-body: no answer either.
+        throw noAnswer(method, path, err, init.signal);
+      }
       try {
         return JSON.parse(text) as T;
       } catch {
@@ -133,7 +181,7 @@ export function transport(opts: ClientOptions): Transport {
       }
     },
     async text(method, path, headers) {
-      const res = await raw(method, path, headers);
+      const res = await raw(method, path, { headers });
       return { text: await res.text(), headers: res.headers };
     },
   };

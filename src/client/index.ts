@@ -8,13 +8,23 @@
  *   for await (const r of ev.results.iterate(run_id)) …       // every result, page by page
  *   const file = await ev.exports.file(run_id, { format: "karenina" }) // a Response to stream to disk
  */
-import { watchRun, type WatchOptions } from "./events.ts";
+import { type RunEvent, watchRun, type WatchOptions } from "./events.ts";
 import { type ClientOptions, enc, transport } from "./http.ts";
+import { type RetryNotice, sleep, withRetries } from "./retry.ts";
 import type * as W from "./types.ts";
 
-export { EdgevalApiError, type ClientOptions } from "./http.ts";
+export { EdgevalApiError, EdgevalConnectionError, type ClientOptions } from "./http.ts";
 export { parseSse, pollRun, type RunEvent, type WatchOptions } from "./events.ts";
+export { isTransient, type RetryNotice } from "./retry.ts";
 export * from "./types.ts";
+
+export interface ExportWaitOptions {
+  pollMs?: number;
+  /** How long an export may build; default 10 minutes. */
+  timeoutMs?: number;
+  /** Told before each retry of a failed poll. */
+  onRetry?: (notice: RetryNotice) => void;
+}
 
 export interface PageQuery {
   limit?: number;
@@ -68,10 +78,11 @@ export function createClient(opts: ClientOptions) {
     cancel: (id: string) => t.json<W.RunStatus>("POST", `${run(id)}/cancel`),
     /** Live events (SSE), or events made by polling where the server has no stream. */
     events: (id: string, o?: WatchOptions) => watchRun(t, id, o),
-    /** Resolves with the final run once its status is terminal. */
-    wait: async (id: string, o: WatchOptions & { onEvent?: (e: import("./events.ts").RunEvent) => void } = {}) => {
+    /** Resolves with the final run once its status is terminal; a failed request is retried as `events` retries. */
+    wait: async (id: string, o: WatchOptions & { onEvent?: (e: RunEvent) => void } = {}) => {
       for await (const e of watchRun(t, id, o)) o.onEvent?.(e);
-      return runs.get(id);
+      const retry = { maxRetries: o.maxReconnects, signal: o.signal, onRetry: o.onRetry };
+      return withRetries(() => t.json<W.RunStatus>("GET", run(id), { signal: o.signal }), retry);
     },
   };
 
@@ -157,22 +168,22 @@ export function createClient(opts: ClientOptions) {
     /** Starts building an export with every trace (karenina needs this); poll it with get or wait. */
     create: (runId: string, body: W.CreateExportRequest) => t.json<W.ExportView>("POST", exportsOf(runId), { body }),
     get: (runId: string, exportId: string) => t.json<W.ExportView>("GET", `${exportsOf(runId)}/${enc(exportId)}`),
-    /** Resolves with the export once ready; a failed export throws with its error. */
-    wait: async (runId: string, exportId: string, o: { pollMs?: number; timeoutMs?: number } = {}) => {
+    /** Resolves with the export once ready; a failed export throws with its error. A failed GET is retried (retry.ts). */
+    wait: async (runId: string, exportId: string, o: ExportWaitOptions = {}) => {
       const deadline = Date.now() + (o.timeoutMs ?? 600_000);
       for (;;) {
-        const e = await exports.get(runId, exportId);
+        const e = await withRetries(() => exports.get(runId, exportId), { onRetry: o.onRetry });
         if (e.status === "ready") return e;
         if (e.status === "failed") throw new Error(`export ${exportId} of run ${runId} failed: ${e.error ?? "no reason given"}`);
         if (Date.now() > deadline)
           throw new Error(`export ${exportId} of run ${runId} is still building (${e.results_done} of ${e.results_total} results)`);
-        await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
+        await sleep(o.pollMs ?? 1000);
       }
     },
     /** A ready export's file; the Response's body streams it. */
     download: (runId: string, exportId: string) => t.raw("GET", `${exportsOf(runId)}/${enc(exportId)}/download`),
     /** Any format as one Response: csv and ndjson streamed directly, karenina built, waited for, then downloaded. */
-    file: async (runId: string, q: W.CreateExportRequest, o: { pollMs?: number; timeoutMs?: number } = {}) => {
+    file: async (runId: string, q: W.CreateExportRequest, o: ExportWaitOptions = {}) => {
       if (q.format !== "karenina") return exports.stream(runId, { ...q, format: q.format });
       const e = await exports.create(runId, q);
       await exports.wait(runId, e.export_id, o);

@@ -381,6 +381,33 @@ describe("edgeval run: how the run ended is a gate", () => {
   });
 });
 
+describe("edgeval run through a gateway's blip", () => {
+  it("retries a status GET that failed with a 503 and ends with the run's own verdict, saying it retried", async () => {
+    const dir = tempDir("cli-blip-");
+    const benchmark = path.join(dir, "bench.json");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    let polls = 0;
+    const fetch = routesFetch({
+      "POST /v1/runs": acceptedR1,
+      "GET /v1/runs/r1": () =>
+        ++polls === 2
+          ? new Response("<html><title>503 Service Temporarily Unavailable</title></html>", {
+              status: 503,
+              headers: { "content-type": "text/html", "retry-after": "0" },
+            })
+          : runR1(polls === 1 ? "running" : "completed", { total: 1, done: polls === 1 ? 0 : 1 }),
+    });
+    const out = capture();
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    expect(await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 30, pollMs: 100 }, out)).toBe(0);
+    expect(out.lines.filter((l) => l.includes("503"))).toEqual([
+      '(retrying in 0 s, failure 1 in a row: GET /v1/runs/r1 → 503 error: not an edgeval answer (text/html: "503 Service Temporarily Unavailable"); is http://x the edgeval server (--url, EDGEVAL_URL), with no proxy failing in between?)',
+    ]);
+  });
+});
+
 describe("edgeval run interrupted (Ctrl-C)", () => {
   it("says the run goes on on the server and how to cancel it, exit 130", async () => {
     const dir = tempDir("cli-sigint-");
