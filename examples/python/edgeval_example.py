@@ -9,8 +9,9 @@ output with a compound judge in Verdict's shapes.
   python3 edgeval_example.py judge --config JUDGE.json --output "text to grade" [--reference "..."]
 
 The server and token come from --url/--token or EDGEVAL_URL/EDGEVAL_TOKEN (under `npm run dev`:
-http://127.0.0.1:8787 and edgeval-local-dev-token). Exit codes: 0 done, 1 the run ended failed (or
-the judge failed the output), 2 a request was refused (the server's message says what to fix) or
+http://127.0.0.1:8787 and edgeval-local-dev-token). Exit codes: 0 the run completed, 1 it ended
+otherwise (cancelled, budget_exceeded, failed, partial: its results are exported all the same), or
+the judge failed the output, 2 a request was refused (the server's message says what to fix) or
 the input is unusable (a missing or invalid file, an --out that cannot be written, a bad --url),
 130 Ctrl-C while waiting (the run goes on on the server).
 """
@@ -25,6 +26,15 @@ import urllib.parse
 import urllib.request
 
 TERMINAL = {"completed", "partial", "failed", "cancelled", "budget_exceeded"}
+
+# Why a run that ended other than completed fails (exit 1), as the CLI says it (cli/summary.ts):
+# its pass rates count only the results it has, and the jobs it never graded left none.
+ENDINGS = {
+    "cancelled": "it was cancelled before every job ran",
+    "budget_exceeded": "its budget_usd was spent before every job ran",
+    "failed": "not one result has a verdict (every job errored or was dead-lettered)",
+    "partial": "some jobs were dead-lettered and left no result",
+}
 
 
 class ApiError(Exception):
@@ -183,7 +193,11 @@ def cmd_run(client, args):
             pair["answering_model"], pair["parsing_model"], pair["passed"], pair["failed"], pair["errored"], rate))
     n = export(client, run_id, args.out)
     print("%s: %d results written to %s" % (run["status"], n, args.out))
-    return 1 if run["status"] == "failed" else 0
+    if run["status"] != "completed":
+        why = ENDINGS.get(run["status"], "it has not finished")
+        print("FAIL run %s ended %s with %d/%d results: %s" % (run_id, run["status"], run["progress"]["done"], run["progress"]["total"], why), file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_judge(client, args):

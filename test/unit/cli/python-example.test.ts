@@ -3,7 +3,8 @@
  * missing or not JSON, an --out that cannot be written, a --url without a scheme, and an error
  * page that is not edgeval's. Each is one line on stderr and exit 2 (a request refused or a usage
  * error), never a Python traceback with exit 1, which the example documents as "the run failed".
- * No edgeval server is needed (the e2e runs the example against npm run dev).
+ * A run that ended other than completed exits 1, as the CLI does. No edgeval server is needed
+ * (the e2e runs the example against npm run dev).
  */
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -185,6 +186,34 @@ describe("the Python example on bad input", () => {
       expect(r.stdout).toMatch(/^m1 /m);
       expect(r.stdout).toMatch(/^m2 /m);
       expect(r.code).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it.each([
+    ["cancelled", "it was cancelled before every job ran"],
+    ["budget_exceeded", "its budget_usd was spent before every job ran"],
+    ["failed", "not one result has a verdict (every job errored or was dead-lettered)"],
+    ["partial", "some jobs were dead-lettered and left no result"],
+  ])("a run that ended %s exits 1 as the CLI does, saying why, its results written all the same", async (status, why) => {
+    const pair = { answering_model: "m", parsing_model: "j", total: 4, passed: 1, failed: 0, errored: 0, pass_rate: 1 };
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      res.writeHead(req.method === "POST" ? 202 : 200, { "content-type": "application/json" });
+      if (req.method === "POST") return res.end(JSON.stringify({ run_id: "r1", status_url: "/v1/runs/r1" }));
+      if (url.pathname === "/v1/runs/r1")
+        return res.end(JSON.stringify({ run_id: "r1", status, progress: { done: 1, total: 4 }, summary: [pair], summary_total: 1 }));
+      return res.end(JSON.stringify({ results: [{ result_id: "x" }], next_cursor: null }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const out = path.join(dir, `${status}.ndjson`);
+      const r = await python(["--url", url, "run", benchmark, "--config", config, "--out", out]);
+      expect(r.stderr).toContain(`FAIL run r1 ended ${status} with 1/4 results: ${why}`);
+      expect(r.code).toBe(1);
+      expect(fs.readFileSync(out, "utf8")).toBe('{"result_id": "x"}\n');
     } finally {
       server.close();
     }
