@@ -22,6 +22,13 @@ const rate = (flag: string) => (v: string) => {
   return n;
 };
 
+/** An amount of money: a cap of 0 (or a typo) would stop the run before its first job. */
+const usd = (flag: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} takes an amount in USD above 0, e.g. 2.50 (got ${JSON.stringify(v)})`);
+  return n;
+};
+
 /** Node fires a timer of more than 2^31 - 1 ms at once (with a warning): a longer --timeout would end the wait immediately. */
 const MAX_TIMEOUT_S = Math.floor(2_147_483_647 / 1000);
 const seconds = (flag: string) => (v: string) => {
@@ -63,10 +70,13 @@ function program(out: Out, exit: { code: number }): Command {
   const act = (fn: (...a: any[]) => Promise<number>) => async (...a: any[]) => void (exit.code = await fn(...a));
 
   cli
-    .command("run <benchmark>")
-    .description("submit a benchmark (benchmark.json, or a Karenina checkpoint.jsonld), show progress and the summary; gates for CI")
+    .command("run [benchmark]")
+    .description("submit a benchmark (benchmark.json, a Karenina checkpoint.jsonld, or --benchmark-id), show progress and the summary; gates for CI")
     .option("--config <file>", "the run's VerificationConfig (JSON or YAML)")
     .option("--preset <id>", "a stored preset (POST /v1/presets) instead of --config; with both, --config overrides the preset's top-level keys")
+    .option("--benchmark-id <id>", "a stored benchmark (POST /v1/benchmarks, edgeval import) instead of a file")
+    .option("--budget-usd <usd>", "stop starting jobs once the run's cost reaches this (it ends budget_exceeded, exit 1); every model needs a price", usd("--budget-usd"))
+    .option("--prices <file>", 'per-model prices over the server\'s table (JSON or YAML): {"MODEL": {"input_per_mtok": N, "output_per_mtok": N}}')
     .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
     .option("--max-errors <n>", "exit 1 if more results than this errored (judge or transport failures)", number("--max-errors", 0, true), 0)
     .option("--name <name>", "the run's name (default: the file's name)")
@@ -74,7 +84,7 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
     .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
     .option("--save-results <file>", "write every result (ndjson) there once the run ends, gates or not")
-    .action(act((file: string, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
+    .action(act((file: string | undefined, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
 
   cli
     .command("rescore <run>")

@@ -13,7 +13,8 @@ export async function importCommand(client: EdgevalClient, file: string, out: Ou
   const r = await client.benchmarks.import(readData(file));
   out.line(`benchmark ${r.benchmark_id}: ${r.imported} questions imported from ${file}`);
   printImportIssues(r, out);
-  out.line(`run it: edgeval run ${file} --config FILE   (or POST /v1/runs with "benchmark_id": "${r.benchmark_id}")`);
+  // Run by id: `edgeval run FILE` would import the checkpoint a second time.
+  out.line(`run it: edgeval run --benchmark-id ${r.benchmark_id} --config FILE   (or POST /v1/runs with "benchmark_id": "${r.benchmark_id}")`);
   return 0;
 }
 

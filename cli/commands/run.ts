@@ -1,5 +1,6 @@
 /**
- * `edgeval run <benchmark.json | checkpoint.jsonld> --config FILE`: submits a run, shows its
+ * `edgeval run <benchmark.json | checkpoint.jsonld | --benchmark-id ID> --config FILE`: submits a run
+ * (with --budget-usd and --prices when given), shows its
  * progress (SSE, or polling where the server has no stream), prints the summary table, and exits
  * non-zero when a CI gate fails (--fail-under, --max-errors).
  */
@@ -14,6 +15,12 @@ import { resultsCommand } from "./results.ts";
 export interface RunOptions {
   config?: string;
   preset?: string;
+  /** A stored benchmark (POST /v1/benchmarks, or `edgeval import`) instead of a file. */
+  benchmarkId?: string;
+  /** The run's spending cap: no job starts once the recorded cost reaches it (it ends budget_exceeded). */
+  budgetUsd?: number;
+  /** A file of per-model prices (USD per million tokens) over the server's table. */
+  prices?: string;
   failUnder?: number;
   maxErrors: number;
   name?: string;
@@ -29,10 +36,15 @@ const isCheckpoint = (file: string, data: unknown) =>
 
 /**
  * The run body but its benchmark: `--config FILE` spelled out, or `--preset ID` naming a stored
- * preset (POST /v1/presets), with `--config` then holding overrides of the preset's top-level keys.
+ * preset (POST /v1/presets), with `--config` then holding overrides of the preset's top-level keys;
+ * and the cost options.
  */
-function runBody(opts: RunOptions, file: string): RunSubmission {
-  const run_name = opts.name ?? path.basename(file);
+function runBody(opts: RunOptions, file: string | undefined): RunSubmission {
+  const run_name = opts.name ?? (file ? path.basename(file) : undefined);
+  return { ...configPart(opts, run_name), ...costPart(opts) } as RunSubmission;
+}
+
+function configPart(opts: RunOptions, run_name: string | undefined): RunSubmission {
   if (opts.preset) {
     const overrides = opts.config ? readData(opts.config) : undefined;
     if (overrides !== undefined && (overrides === null || typeof overrides !== "object" || Array.isArray(overrides))) {
@@ -44,9 +56,42 @@ function runBody(opts: RunOptions, file: string): RunSubmission {
   return { config: readData(opts.config) as CreateRunRequest["config"], run_name };
 }
 
-export async function runCommand(client: EdgevalClient, file: string, opts: RunOptions, out: Out): Promise<number> {
+/** `budget_usd` and `prices`, when given (the server's table prices the rest). */
+function costPart(opts: RunOptions): Pick<CreateRunRequest, "budget_usd" | "prices"> {
+  return {
+    ...(opts.budgetUsd !== undefined ? { budget_usd: opts.budgetUsd } : {}),
+    ...(opts.prices ? { prices: readPrices(opts.prices) } : {}),
+  };
+}
+
+/**
+ * Reads `--prices FILE`: `{"<interface>:<model_name>" or "<model_name>": {input_per_mtok, output_per_mtok}}`
+ * in USD per million tokens, checked here so a typo is one line naming the model, before any request.
+ */
+export function readPrices(file: string): NonNullable<CreateRunRequest["prices"]> {
+  const data = readData(file);
+  const shape = `{"MODEL": {"input_per_mtok": 0.15, "output_per_mtok": 0.6}} (USD per million tokens)`;
+  if (data === null || typeof data !== "object" || Array.isArray(data)) throw new CliError(`--prices ${file}: it must hold an object, ${shape}`);
+  for (const [model, price] of Object.entries(data)) {
+    const keys = price !== null && typeof price === "object" && !Array.isArray(price) ? Object.keys(price) : [];
+    const bad = keys.find((k) => k !== "input_per_mtok" && k !== "output_per_mtok");
+    if (bad) throw new CliError(`--prices ${file}: ${JSON.stringify(model)}.${bad} is not a price field; each model takes input_per_mtok and output_per_mtok`);
+    for (const field of ["input_per_mtok", "output_per_mtok"]) {
+      const n = (price as Record<string, unknown> | null)?.[field];
+      if (typeof n !== "number" || !Number.isFinite(n) || n < 0) {
+        throw new CliError(`--prices ${file}: ${JSON.stringify(model)}.${field} must be a number ≥ 0 (USD per million tokens), as in ${shape}`);
+      }
+    }
+  }
+  return data as NonNullable<CreateRunRequest["prices"]>;
+}
+
+export async function runCommand(client: EdgevalClient, file: string | undefined, opts: RunOptions, out: Out): Promise<number> {
+  if (file && opts.benchmarkId) throw new CliError(`give the benchmark once: a FILE (${file}) or --benchmark-id ${opts.benchmarkId}, not both`);
+  if (!file && !opts.benchmarkId) throw new CliError("give the benchmark: a FILE (benchmark.json, or a Karenina checkpoint.jsonld), or --benchmark-id ID naming a stored one (edgeval import prints it)");
   if (opts.saveResults) checkWritable(opts.saveResults, "--save-results");
   const body = runBody(opts, file);
+  if (!file) return submitAndFollow(client, { ...body, benchmark_id: opts.benchmarkId }, opts, out);
   const data = readData(file);
   if (isCheckpoint(file, data)) {
     const imported = await client.benchmarks.import(data);
@@ -56,7 +101,10 @@ export async function runCommand(client: EdgevalClient, file: string, opts: RunO
   } else {
     body.benchmark = data as CreateRunRequest["benchmark"];
   }
+  return submitAndFollow(client, body, opts, out);
+}
 
+async function submitAndFollow(client: EdgevalClient, body: RunSubmission, opts: RunOptions, out: Out): Promise<number> {
   const submitted = await client.runs.create(body, { idempotencyKey: opts.idempotencyKey });
   out.err(`run ${submitted.run_id} submitted: ${client.url}${submitted.status_url}`);
   return followRun(client, submitted.run_id, opts, out);

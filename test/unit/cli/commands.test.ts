@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { cancelCommand, judgeCommand, keysCommand } from "../../../cli/commands/misc.ts";
+import { cancelCommand, importCommand, judgeCommand, keysCommand } from "../../../cli/commands/misc.ts";
 import { rescoreCommand } from "../../../cli/commands/rescore.ts";
 import { resultsCommand } from "../../../cli/commands/results.ts";
 import { runCommand } from "../../../cli/commands/run.ts";
@@ -315,6 +315,83 @@ describe("edgeval run --preset", () => {
   });
 });
 
+describe("edgeval run: the benchmark by id, a budget, prices", () => {
+  /** A server that takes the run, has no event stream, and answers the run as completed with no pairs. */
+  function scripted(bodies: unknown[]) {
+    return routesFetch({
+      "POST /v1/runs": async (req) => (bodies.push(await req.json()), acceptedR1()),
+      "GET /v1/runs/r1": () => runR1("completed"),
+    });
+  }
+  const opts = { maxErrors: 0, timeout: 10, pollMs: 100 };
+  const file = (name: string, data: unknown) => {
+    const f = path.join(tempDir("cli-run-body-"), name);
+    fs.writeFileSync(f, typeof data === "string" ? data : JSON.stringify(data));
+    return f;
+  };
+
+  it("--benchmark-id runs a stored benchmark; --budget-usd and --prices (JSON or YAML) go into the run's body", async () => {
+    const bodies: unknown[] = [];
+    const config = file("config.json", { answering_models: [] });
+    const prices = file("prices.yaml", "gpt-x:\n  input_per_mtok: 0.15\n  output_per_mtok: 0.6\n");
+    const client = createClient({ url: "http://x", token: "t", fetch: scripted(bodies) });
+    expect(await runCommand(client, undefined, { ...opts, config, benchmarkId: "bm_1", budgetUsd: 2.5, prices }, capture())).toBe(0);
+    expect(bodies).toEqual([
+      {
+        config: { answering_models: [] },
+        budget_usd: 2.5,
+        prices: { "gpt-x": { input_per_mtok: 0.15, output_per_mtok: 0.6 } },
+        benchmark_id: "bm_1",
+      },
+    ]);
+  });
+
+  it("edgeval import says to run the stored benchmark by --benchmark-id, not by the file (which would import it again)", async () => {
+    const checkpoint = file("c.jsonld", { "@context": {}, name: "b" });
+    const fetch = routesFetch({
+      "POST /v1/benchmarks/import": () => json({ benchmark_id: "bm_9", imported: 3, warnings: [], errors: [] }, 201),
+    });
+    const out = capture();
+    expect(await importCommand(createClient({ url: "http://x", token: "t", fetch }), checkpoint, out)).toBe(0);
+    expect(out.lines.at(-1)).toBe('run it: edgeval run --benchmark-id bm_9 --config FILE   (or POST /v1/runs with "benchmark_id": "bm_9")');
+  });
+
+  it.each([
+    [
+      "neither a file nor --benchmark-id",
+      undefined,
+      undefined,
+      "give the benchmark: a FILE (benchmark.json, or a Karenina checkpoint.jsonld), or --benchmark-id ID naming a stored one (edgeval import prints it)",
+    ],
+    ["both a file and --benchmark-id", "b.json", "bm_1", "give the benchmark once: a FILE (b.json) or --benchmark-id bm_1, not both"],
+  ])("%s is refused before any request", async (_case, benchmark, benchmarkId, message) => {
+    const bodies: unknown[] = [];
+    const client = createClient({ url: "http://x", token: "t", fetch: scripted(bodies) });
+    const err = await runCommand(client, benchmark, { ...opts, config: "c.json", benchmarkId }, capture()).catch((e) => e);
+    expect(err.message).toBe(message);
+    expect(bodies).toEqual([]);
+  });
+
+  it.each([
+    [["gpt-x"], 'it must hold an object, {"MODEL": {"input_per_mtok": 0.15, "output_per_mtok": 0.6}} (USD per million tokens)'],
+    [{ "gpt-x": { input_per_mtok: "0.15", output_per_mtok: 0.6 } }, '"gpt-x".input_per_mtok must be a number ≥ 0 (USD per million tokens)'],
+    [{ "gpt-x": { input_per_mtok: 0.15 } }, '"gpt-x".output_per_mtok must be a number ≥ 0 (USD per million tokens)'],
+    [
+      { "gpt-x": { input: 0.15, output_per_mtok: 0.6 } },
+      '"gpt-x".input is not a price field; each model takes input_per_mtok and output_per_mtok',
+    ],
+  ])("a --prices file holding %j is refused naming the model and field, before any request", async (data, message) => {
+    const bodies: unknown[] = [];
+    const prices = file("prices.json", data);
+    const client = createClient({ url: "http://x", token: "t", fetch: scripted(bodies) });
+    const err = await runCommand(client, undefined, { ...opts, config: file("c.json", {}), benchmarkId: "bm_1", prices }, capture()).catch(
+      (e) => e,
+    );
+    expect(err.message).toContain(`--prices ${prices}: ${message}`);
+    expect(bodies).toEqual([]);
+  });
+});
+
 describe("edgeval run of a Karenina checkpoint", () => {
   it("lists the import's warnings and errors, as import does, not only their count", async () => {
     const dir = tempDir("cli-checkpoint-");
@@ -570,6 +647,9 @@ describe("edgeval's options", () => {
     ["--timeout", "3000000", [RUN], '--timeout takes a number from 1 to 2147483 (24 days) (got "3000000")'],
     // a pass rate is 0 to 1: 90 (meant as 90 %) would be a gate nothing can pass
     ["--fail-under", "90", [RUN, RESCORE], '--fail-under takes a pass rate from 0 to 1, e.g. 0.9 for 90 % (got "90")'],
+    // a cap of 0 would stop the run before its first job; "$5" is not a number
+    ["--budget-usd", "0", [RUN], '--budget-usd takes an amount in USD above 0, e.g. 2.50 (got "0")'],
+    ["--budget-usd", "$5", [RUN], '--budget-usd takes an amount in USD above 0, e.g. 2.50 (got "$5")'],
   ])("%s %s is refused, naming the range", async (flag, value, commands, message) => {
     for (const command of commands) {
       const argv = ["node", "edgeval", ...command.split(" "), flag, value, "--token", "t", "--url", "http://127.0.0.1:9"];
