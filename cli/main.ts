@@ -84,6 +84,7 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
     .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
     .option("--save-results <file>", "write every result (ndjson) there once the run ends, gates or not")
+    .option("--json", "print the end as one JSON document on stdout (status, cost, every pair, the gates and what failed them) instead of the table")
     .action(act((file: string | undefined, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
 
   cli
@@ -97,6 +98,7 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
     .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
     .option("--save-results <file>", "write every result (ndjson) there once the child ends")
+    .option("--json", "print the end as one JSON document on stdout instead of the table, as run --json")
     .action(act((run: string, opts, cmd: Command) => rescoreCommand(client(cmd), run, opts, out)));
 
   cli

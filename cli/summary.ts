@@ -1,4 +1,4 @@
-/** The run's summary table and the CI gates (--fail-under, --max-errors, and how the run ended), as pure functions. */
+/** The run's summary table, the CI gates (--fail-under, --max-errors, and how the run ended) and the --json report, as pure functions. */
 import type { PairSummary, RunStatus, RunStatusName } from "../src/client/index.ts";
 
 export interface Gates {
@@ -50,4 +50,23 @@ export function endFailure(run: Pick<RunStatus, "run_id" | "status" | "progress"
   if (run.status === "completed") return null;
   const why = ENDINGS[run.status] ?? "it has not finished";
   return `run ${run.run_id} ended ${run.status} with ${run.progress.done}/${run.progress.total} results: ${why}`;
+}
+
+/**
+ * `--json`: the one document stdout holds, for jq and CI scripts: the run as it ended, every
+ * pair (not only the 100 GET /v1/runs/:id embeds), the gates asked for, and what failed them.
+ * `passed` is what the exit code says (true: 0, false: 1).
+ */
+export function jsonReport(run: Pick<RunStatus, "run_id" | "status" | "progress" | "usage">, rows: readonly Row[], gates: Gates, failures: readonly string[]) {
+  return {
+    run_id: run.run_id,
+    status: run.status,
+    progress: run.progress,
+    cost_usd: run.usage.total.cost_usd,
+    usage: run.usage.total,
+    summary: rows,
+    gates: { fail_under: gates.failUnder ?? null, max_errors: gates.maxErrors },
+    failures,
+    passed: failures.length === 0,
+  };
 }

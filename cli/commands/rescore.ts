@@ -4,8 +4,8 @@
  * follows the child run as `run` does: progress, the summary table (both old and new pairs), gates.
  */
 import type { EdgevalClient, RescoreRequest } from "../../src/client/index.ts";
-import { CliError, checkWritable, type Out, readData } from "../io.ts";
-import { type FollowOptions, followRun } from "./run.ts";
+import { CliError, type Out, readData } from "../io.ts";
+import { checkFollowOptions, type FollowOptions, followRun } from "./run.ts";
 
 export interface RescoreOptions extends FollowOptions {
   add?: string;
@@ -14,7 +14,7 @@ export interface RescoreOptions extends FollowOptions {
 }
 
 export async function rescoreCommand(client: EdgevalClient, runId: string, opts: RescoreOptions, out: Out): Promise<number> {
-  if (opts.saveResults) checkWritable(opts.saveResults, "--save-results");
+  checkFollowOptions(opts);
   const added = opts.add ? readData(opts.add) : {};
   if (typeof added !== "object" || added === null || Array.isArray(added)) throw new CliError(`${opts.add} must hold an object: {parsing_models?, answering_models?, replicate_count?, rubric?}`);
   const body = { ...(added as RescoreRequest), ...(opts.replicates !== undefined ? { replicate_count: opts.replicates } : {}), ...(opts.name ? { run_name: opts.name } : {}) };

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { CreateRunRequest, EdgevalClient, RunStatus, RunSubmission } from "../../src/client/index.ts";
 import { CliError, checkWritable, type Out, readData } from "../io.ts";
 import { progressReporter, retryLine } from "../progress.ts";
-import { endFailure, gateFailures, summaryTable } from "../summary.ts";
+import { endFailure, gateFailures, jsonReport, summaryTable } from "../summary.ts";
 import { printImportIssues } from "./misc.ts";
 import { resultsCommand } from "./results.ts";
 
@@ -29,6 +29,8 @@ export interface RunOptions {
   pollMs: number;
   /** Write every result (ndjson) here once the run ends, before the gates are judged (a CI artifact). */
   saveResults?: string;
+  /** Print the end as one JSON document on stdout (jsonReport) instead of the table. */
+  json?: boolean;
 }
 
 const isCheckpoint = (file: string, data: unknown) =>
@@ -89,7 +91,7 @@ export function readPrices(file: string): NonNullable<CreateRunRequest["prices"]
 export async function runCommand(client: EdgevalClient, file: string | undefined, opts: RunOptions, out: Out): Promise<number> {
   if (file && opts.benchmarkId) throw new CliError(`give the benchmark once: a FILE (${file}) or --benchmark-id ${opts.benchmarkId}, not both`);
   if (!file && !opts.benchmarkId) throw new CliError("give the benchmark: a FILE (benchmark.json, or a Karenina checkpoint.jsonld), or --benchmark-id ID naming a stored one (edgeval import prints it)");
-  if (opts.saveResults) checkWritable(opts.saveResults, "--save-results");
+  checkFollowOptions(opts);
   const body = runBody(opts, file);
   if (!file) return submitAndFollow(client, { ...body, benchmark_id: opts.benchmarkId }, opts, out);
   const data = readData(file);
@@ -110,9 +112,15 @@ async function submitAndFollow(client: EdgevalClient, body: RunSubmission, opts:
   return followRun(client, submitted.run_id, opts, out);
 }
 
-export type FollowOptions = Pick<RunOptions, "failUnder" | "maxErrors" | "timeout" | "pollMs" | "saveResults">;
+export type FollowOptions = Pick<RunOptions, "failUnder" | "maxErrors" | "timeout" | "pollMs" | "saveResults" | "json">;
 
-/** Progress until the run ends, the summary table, the saved results, then the CI gates' exit code. */
+/** Refuses options of `run` and `rescore` that cannot go together, before any request. */
+export function checkFollowOptions(opts: FollowOptions): void {
+  if (opts.json && opts.saveResults === "-") throw new CliError("--json and --save-results - would both write to stdout: save the results to a file (--save-results results.ndjson)");
+  if (opts.saveResults) checkWritable(opts.saveResults, "--save-results");
+}
+
+/** Progress until the run ends, the summary table (or --json's report), the saved results, then the CI gates' exit code. */
 export async function followRun(client: EdgevalClient, runId: string, opts: FollowOptions, out: Out): Promise<number> {
   const progress = progressReporter(out);
   const timeout = AbortSignal.timeout(opts.timeout * 1000);
@@ -141,11 +149,15 @@ export async function followRun(client: EdgevalClient, runId: string, opts: Foll
 
   const rows = run.summary_total > run.summary.length ? await client.runs.allPairs(run.run_id) : run.summary;
   const cost = run.usage.total.cost_usd;
-  out.line(`\nrun ${run.run_id}: ${run.status}, ${run.progress.done}/${run.progress.total} results, cost ${cost === null ? "unknown (unpriced models)" : `$${cost.toFixed(4)}`}\n`);
-  out.line(summaryTable(rows));
+  if (!opts.json) {
+    out.line(`\nrun ${run.run_id}: ${run.status}, ${run.progress.done}/${run.progress.total} results, cost ${cost === null ? "unknown (unpriced models)" : `$${cost.toFixed(4)}`}\n`);
+    out.line(summaryTable(rows));
+  }
   if (opts.saveResults) await resultsCommand(client, run.run_id, { format: "ndjson", output: opts.saveResults }, out);
+  const gates = { failUnder: opts.failUnder, maxErrors: opts.maxErrors };
   const ended = endFailure(run);
-  const failures = [...(ended ? [ended] : []), ...gateFailures(rows, { failUnder: opts.failUnder, maxErrors: opts.maxErrors })];
+  const failures = [...(ended ? [ended] : []), ...gateFailures(rows, gates)];
+  if (opts.json) out.line(JSON.stringify(jsonReport(run, rows, gates, failures)));
   for (const f of failures) out.err(`FAIL ${f}`);
   if (failures.length) return 1;
   out.err(`ok: every gate passed${opts.failUnder !== undefined ? ` (--fail-under ${opts.failUnder}` : " ("}${opts.failUnder !== undefined ? ", " : ""}--max-errors ${opts.maxErrors})`);

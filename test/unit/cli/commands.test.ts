@@ -485,6 +485,85 @@ describe("edgeval run through a gateway's blip", () => {
   });
 });
 
+describe("edgeval run --json", () => {
+  const pair = (answering: string, passed: number, failed: number) => ({
+    answering_model: answering,
+    parsing_model: "j",
+    total: passed + failed,
+    passed,
+    failed,
+    errored: 0,
+    pass_rate: passed / (passed + failed),
+  });
+  const server = (status: string) =>
+    routesFetch({
+      "POST /v1/runs": acceptedR1,
+      "GET /v1/runs/r1": () => runR1(status, { total: 4, done: 4 }, [pair("a", 2, 0), pair("b", 1, 1)]),
+    });
+  const files = () => {
+    const dir = tempDir("cli-json-");
+    const benchmark = path.join(dir, "bench.json");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    return { benchmark, config };
+  };
+  /** stdout and stderr apart: stdout must hold the one JSON document and nothing else. */
+  const split = () => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    return {
+      stdout,
+      stderr,
+      out: { isTTY: false, line: (s: string) => stdout.push(s), err: (s: string) => stderr.push(s), status: () => {} },
+    };
+  };
+
+  it("prints one JSON document on stdout: the status, cost, every pair, the gates and what failed them; the exit code agrees", async () => {
+    const { benchmark, config } = files();
+    const io = split();
+    const client = createClient({ url: "http://x", token: "t", fetch: server("completed") });
+    const code = await runCommand(
+      client,
+      benchmark,
+      { config, failUnder: 0.75, maxErrors: 0, timeout: 10, pollMs: 100, json: true },
+      io.out,
+    );
+    expect(code).toBe(1);
+    expect(io.stdout).toHaveLength(1);
+    expect(JSON.parse(io.stdout[0]!)).toEqual({
+      run_id: "r1",
+      status: "completed",
+      progress: { total: 4, done: 4 },
+      cost_usd: 0,
+      usage: { cost_usd: 0 },
+      summary: [pair("a", 2, 0), pair("b", 1, 1)],
+      gates: { fail_under: 0.75, max_errors: 0 },
+      failures: ["b / j: pass rate 50.0 % is below --fail-under 0.75 (1/2)"],
+      passed: false,
+    });
+    expect(io.stderr).toContain("FAIL b / j: pass rate 50.0 % is below --fail-under 0.75 (1/2)");
+  });
+
+  it("says passed: true and exits 0 when every gate passes", async () => {
+    const { benchmark, config } = files();
+    const io = split();
+    const client = createClient({ url: "http://x", token: "t", fetch: server("completed") });
+    expect(await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 10, pollMs: 100, json: true }, io.out)).toBe(0);
+    expect(JSON.parse(io.stdout[0]!)).toMatchObject({ passed: true, failures: [], gates: { fail_under: null, max_errors: 0 } });
+  });
+
+  it("refuses --save-results - with it, which would put the results into the same stdout, before any request", async () => {
+    const { benchmark, config } = files();
+    const client = createClient({ url: "http://x", token: "t", fetch: server("completed") });
+    const opts = { config, maxErrors: 0, timeout: 10, pollMs: 100, json: true, saveResults: "-" };
+    const err = await runCommand(client, benchmark, opts, split().out).catch((e) => e);
+    expect(err.message).toBe(
+      "--json and --save-results - would both write to stdout: save the results to a file (--save-results results.ndjson)",
+    );
+  });
+});
+
 describe("edgeval run interrupted (Ctrl-C)", () => {
   it("says the run goes on on the server and how to cancel it, exit 130", async () => {
     const dir = tempDir("cli-sigint-");
