@@ -10,7 +10,7 @@ import { cancelCommand, importCommand, judgeCommand, keysCommand } from "./comma
 import { judgesCommand } from "./commands/judges.ts";
 import { FORMATS, type Format, resultsCommand } from "./commands/results.ts";
 import { rescoreCommand } from "./commands/rescore.ts";
-import { runCommand } from "./commands/run.ts";
+import { checkFollowOptions, followRun, runCommand } from "./commands/run.ts";
 import { CliError, type Out, stdio } from "./io.ts";
 
 const DEFAULT_URL = "http://127.0.0.1:8787";
@@ -53,6 +53,17 @@ const MAX_POLL_MS = 2_147_483_647;
 /** edgeval's version, as package.json (and the server's /openapi.json info.version) says it. */
 const VERSION = (JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
+/** The options of every command that follows a run to its end (run, rescore, watch): the gates, the wait, the output. */
+function followOptions(cmd: Command): Command {
+  return cmd
+    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
+    .option("--max-errors <n>", "exit 1 if more results than this errored (judge or transport failures)", number("--max-errors", 0, true), 0)
+    .option("--timeout <seconds>", "give up waiting after this long (the run goes on)", seconds("--timeout"), 3600)
+    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
+    .option("--save-results <file>", "write every result (ndjson) there once the run ends, gates or not")
+    .option("--json", "print the end as one JSON document on stdout (status, cost, every pair, the gates and what failed them) instead of the table");
+}
+
 function program(out: Out, exit: { code: number }): Command {
   const cli = new Command("edgeval")
     .description("Grade LLM answers with an edgeval server: runs, results, judges, stored judges, keys")
@@ -69,7 +80,7 @@ function program(out: Out, exit: { code: number }): Command {
   };
   const act = (fn: (...a: any[]) => Promise<number>) => async (...a: any[]) => void (exit.code = await fn(...a));
 
-  cli
+  const runCmd = cli
     .command("run [benchmark]")
     .description("submit a benchmark (benchmark.json, a Karenina checkpoint.jsonld, or --benchmark-id), show progress and the summary; gates for CI")
     .option("--config <file>", "the run's VerificationConfig (JSON or YAML)")
@@ -77,29 +88,22 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--benchmark-id <id>", "a stored benchmark (POST /v1/benchmarks, edgeval import) instead of a file")
     .option("--budget-usd <usd>", "stop starting jobs once the run's cost reaches this (it ends budget_exceeded, exit 1); every model needs a price", usd("--budget-usd"))
     .option("--prices <file>", 'per-model prices over the server\'s table (JSON or YAML): {"MODEL": {"input_per_mtok": N, "output_per_mtok": N}}')
-    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
-    .option("--max-errors <n>", "exit 1 if more results than this errored (judge or transport failures)", number("--max-errors", 0, true), 0)
     .option("--name <name>", "the run's name (default: the file's name)")
-    .option("--idempotency-key <key>", "re-sending the same run with the same key returns the first run")
-    .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
-    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
-    .option("--save-results <file>", "write every result (ndjson) there once the run ends, gates or not")
-    .option("--json", "print the end as one JSON document on stdout (status, cost, every pair, the gates and what failed them) instead of the table")
-    .action(act((file: string | undefined, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
+    .option("--idempotency-key <key>", "re-sending the same run with the same key returns the first run");
+  followOptions(runCmd).action(act((file: string | undefined, opts, cmd: Command) => runCommand(client(cmd), file, opts, out)));
 
-  cli
+  const rescoreCmd = cli
     .command("rescore <run>")
     .description("re-score a finished run with new judges, answering models, replicates or rubric traits, reusing its answers; then as run: progress, summary, gates")
     .option("--add <file>", "what to add (JSON or YAML): {parsing_models?, answering_models?, replicate_count?, rubric?}")
     .option("--replicates <n>", "the child's replicate count (at least the run's)", number("--replicates", 1, true))
-    .option("--name <name>", "the child run's name")
-    .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
-    .option("--max-errors <n>", "exit 1 if more results than this errored", number("--max-errors", 0, true), 0)
-    .option("--timeout <seconds>", "give up waiting after this long", seconds("--timeout"), 3600)
-    .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
-    .option("--save-results <file>", "write every result (ndjson) there once the child ends")
-    .option("--json", "print the end as one JSON document on stdout instead of the table, as run --json")
-    .action(act((run: string, opts, cmd: Command) => rescoreCommand(client(cmd), run, opts, out)));
+    .option("--name <name>", "the child run's name");
+  followOptions(rescoreCmd).action(act((run: string, opts, cmd: Command) => rescoreCommand(client(cmd), run, opts, out)));
+
+  const watchCmd = cli
+    .command("watch <run>")
+    .description("follow a run already submitted (after a --timeout, Ctrl-C, or from another CI step), as run follows one: progress, summary, gates");
+  followOptions(watchCmd).action(act((run: string, opts, cmd: Command) => (checkFollowOptions(opts), followRun(client(cmd), run, opts, out))));
 
   cli
     .command("results <run>")

@@ -1,5 +1,7 @@
 /** `edgeval cancel` (issue 24) and `results` over the export routes (issue 21) against a scripted server (the e2e runs them against npm run dev). */
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { cancelCommand, importCommand, judgeCommand, keysCommand } from "../../../cli/commands/misc.ts";
@@ -561,6 +563,39 @@ describe("edgeval run --json", () => {
     expect(err.message).toBe(
       "--json and --save-results - would both write to stdout: save the results to a file (--save-results results.ndjson)",
     );
+  });
+});
+
+describe("edgeval watch", () => {
+  it("follows a run already submitted to its end, with the gates and --json as run has them", async () => {
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      const body =
+        req.url === "/v1/runs/r1"
+          ? {
+              run_id: "r1",
+              status: "completed",
+              progress: { total: 1, done: 1 },
+              summary: [],
+              summary_total: 0,
+              usage: { total: { cost_usd: 0 } },
+            }
+          : { error: { code: "not_found", message: `no route ${req.method} ${req.url}` } };
+      res.writeHead(req.url === "/v1/runs/r1" ? 200 : 404, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const stdout: string[] = [];
+      const out = { isTTY: false, line: (s: string) => stdout.push(s), err: () => {}, status: () => {} };
+      expect(await main(["node", "edgeval", "watch", "r1", "--json", "--max-errors", "0", "--url", url, "--token", "t"], out)).toBe(0);
+      expect(JSON.parse(stdout.join(""))).toMatchObject({ run_id: "r1", status: "completed", passed: true });
+      expect(asked.filter((a) => a.startsWith("POST"))).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 });
 
