@@ -5,7 +5,7 @@
  * non-zero when a CI gate fails (--fail-under, --max-errors).
  */
 import path from "node:path";
-import type { CreateRunRequest, EdgevalClient, RunStatus, RunSubmission } from "../../src/client/index.ts";
+import { type CreateRunRequest, type EdgevalClient, isTransient, type RunStatus, type RunSubmission } from "../../src/client/index.ts";
 import { CliError, checkWritable, type Out, readData } from "../io.ts";
 import { progressReporter, retryLine } from "../progress.ts";
 import { endFailure, gateFailures, jsonReport, summaryTable } from "../summary.ts";
@@ -138,10 +138,11 @@ export async function followRun(client: EdgevalClient, runId: string, opts: Foll
       onRetry: retryLine(out),
     });
   } catch (err) {
-    if (interrupt.signal.aborted) {
-      throw new CliError(`interrupted: run ${runId} goes on on the server; stop it with: edgeval cancel ${runId}`, interrupt.signal.reason === "SIGTERM" ? 143 : 130);
-    }
-    if (timeout.aborted) throw new CliError(`run ${runId} did not finish within ${opts.timeout} s (--timeout); it goes on on the server: edgeval cancel ${runId}`);
+    const again = `follow it again with: edgeval watch ${runId}, or stop it with: edgeval cancel ${runId}`;
+    if (interrupt.signal.aborted) throw new CliError(`interrupted: run ${runId} goes on on the server; ${again}`, interrupt.signal.reason === "SIGTERM" ? 143 : 130);
+    if (timeout.aborted) throw new CliError(`run ${runId} did not finish within ${opts.timeout} s (--timeout); it goes on on the server: ${again}`);
+    // The server stopped answering (retries spent): the watch ended, the run may well not have.
+    if (isTransient(err) || isTransient((err as Error).cause)) throw new CliError(`${(err as Error).message}\nrun ${runId} may go on on the server: ${again}`);
     throw err;
   } finally {
     process.off("SIGINT", onSignal).off("SIGTERM", onSignal);

@@ -566,6 +566,54 @@ describe("edgeval run --json", () => {
   });
 });
 
+describe("edgeval run: a watch that ends before the run", () => {
+  const files = () => {
+    const dir = tempDir("cli-watch-ends-");
+    const benchmark = path.join(dir, "bench.json");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    return { benchmark, config };
+  };
+
+  it("when the server stops answering (retries spent), says the run may go on and how to follow or stop it", async () => {
+    const { benchmark, config } = files();
+    const fetch = routesFetch({
+      "POST /v1/runs": acceptedR1,
+      "GET /v1/runs/r1": () => new Response("<title>503 Service Unavailable</title>", { status: 503, headers: { "retry-after": "0" } }),
+    });
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    const err = await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 30, pollMs: 100 }, capture()).catch((e) => e);
+    expect(err.message).toContain("GET /v1/runs/r1 → 503");
+    expect(err.message).toContain("(failed 6 times in a row; gave up)");
+    expect(err.message).toContain(
+      "\nrun r1 may go on on the server: follow it again with: edgeval watch r1, or stop it with: edgeval cancel r1",
+    );
+    expect(err.exitCode).toBe(2);
+  });
+
+  it("after --timeout, names edgeval watch to follow it again", async () => {
+    const { benchmark, config } = files();
+    const fetch = routesFetch({ "POST /v1/runs": acceptedR1, "GET /v1/runs/r1": () => runR1("running", { total: 4, done: 1 }) });
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    const err = await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 1, pollMs: 100 }, capture()).catch((e) => e);
+    expect(err.message).toBe(
+      "run r1 did not finish within 1 s (--timeout); it goes on on the server: follow it again with: edgeval watch r1, or stop it with: edgeval cancel r1",
+    );
+  });
+
+  it("a refusal that is no blip (the run was deleted: 404) is passed on as it is", async () => {
+    const { benchmark, config } = files();
+    const fetch = routesFetch({
+      "POST /v1/runs": acceptedR1,
+      "GET /v1/runs/r1": () => json({ error: { code: "not_found", message: "no run r1; list runs with GET /v1/runs" } }, 404),
+    });
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    const err = await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 30, pollMs: 100 }, capture()).catch((e) => e);
+    expect(err.message).toBe("GET /v1/runs/r1 → 404 not_found: no run r1; list runs with GET /v1/runs");
+  });
+});
+
 describe("edgeval watch", () => {
   it("follows a run already submitted to its end, with the gates and --json as run has them", async () => {
     const asked: string[] = [];
@@ -617,7 +665,9 @@ describe("edgeval run interrupted (Ctrl-C)", () => {
     });
     const client = createClient({ url: "http://x", token: "t", fetch });
     const err = await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 30, pollMs: 100 }, capture()).catch((e) => e);
-    expect(err.message).toBe("interrupted: run r1 goes on on the server; stop it with: edgeval cancel r1");
+    expect(err.message).toBe(
+      "interrupted: run r1 goes on on the server; follow it again with: edgeval watch r1, or stop it with: edgeval cancel r1",
+    );
     expect(err.exitCode).toBe(130);
     expect(process.listenerCount("SIGINT")).toBe(0);
   });
