@@ -38,7 +38,28 @@ ENDINGS = {
 
 
 class ApiError(Exception):
-    """A refused request, or input the script cannot use: one line on stderr, exit 2."""
+    """A refused request, or input the script cannot use: one line on stderr, exit 2.
+
+    `transient` marks what may answer otherwise later (no answer, 408, 429, 5xx), and
+    `retry_after` is the server's Retry-After in seconds when it sent one."""
+
+    def __init__(self, message, transient=False, retry_after=None):
+        super().__init__(message)
+        self.transient = transient
+        self.retry_after = retry_after
+
+
+def transient_status(status):
+    return status in (408, 429) or status >= 500
+
+
+def retry_after_seconds(headers):
+    """Retry-After as delay-seconds (what edgeval sends); an HTTP date or anything else: None."""
+    value = (headers.get("retry-after") or "").strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
 
 
 class Client:
@@ -76,14 +97,32 @@ class Client:
                 detail = json.loads(text).get("error")
             except (ValueError, AttributeError):
                 detail = None
+            again = {"transient": transient_status(e.code), "retry_after": retry_after_seconds(e.headers)}
             if not isinstance(detail, dict) or not isinstance(detail.get("code"), str):
-                raise ApiError("%s %s -> %s: %s" % (method, path, e.code, not_edgeval(e.headers.get("content-type"), text, self.url)))
+                raise ApiError("%s %s -> %s: %s" % (method, path, e.code, not_edgeval(e.headers.get("content-type"), text, self.url)), **again)
             # The message names the first issue already; list them all only when there are more.
             issues = detail.get("issues") or []
             listed = "".join("\n  %s: %s" % (i["path"], i["message"]) for i in issues) if len(issues) > 1 else ""
-            raise ApiError("%s %s -> %s %s: %s%s" % (method, path, e.code, detail["code"], detail.get("message"), listed))
-        except urllib.error.URLError as e:
-            raise ApiError("%s %s: %s (is the server running at %s?)" % (method, path, e.reason, self.url))
+            raise ApiError("%s %s -> %s %s: %s%s" % (method, path, e.code, detail["code"], detail.get("message"), listed), **again)
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
+            # No answer (refused, reset, timed out): transient once the server has answered before.
+            raise ApiError("%s %s: %s (is the server running at %s?)" % (method, path, getattr(e, "reason", e), self.url), transient=True)
+
+    def call_retrying(self, method, path, max_retries=5):
+        """call(), tried again after a blip (no answer, 408, 429, 5xx): after the server's Retry-After,
+        else 1 s doubling to 30 s, at most max_retries times in a row, as the CLI does (src/client/retry.ts).
+        A refusal that will not change (401, 403, 404) fails at once."""
+        for failures in range(1, max_retries + 2):
+            try:
+                return self.call(method, path)
+            except ApiError as e:
+                if not e.transient:
+                    raise
+                if failures > max_retries:
+                    raise ApiError("%s (failed %d times in a row; gave up)" % (e, failures))
+                delay = e.retry_after if e.retry_after is not None else min(2.0 ** (failures - 1), 30.0)
+                print("(retrying in %g s, failure %d in a row: %s)" % (delay, failures, e), file=sys.stderr)
+                time.sleep(delay)
 
     def pages(self, path, key, limit=500):
         """Every item of a paged list, following next_cursor."""
@@ -147,11 +186,12 @@ def submit(client, benchmark_file, config):
 
 
 def wait(client, run_id, poll_seconds=1.0, timeout_seconds=3600):
-    """Polls GET /v1/runs/:id until the status is terminal; prints progress as it changes."""
+    """Polls GET /v1/runs/:id until the status is terminal; prints progress as it changes. A blip
+    (a gateway's 502/503/504, a 429, a reset) is retried; the run goes on meanwhile."""
     deadline = time.monotonic() + timeout_seconds
     seen = None
     while True:
-        run = client.call("GET", "/v1/runs/" + run_id)
+        run = client.call_retrying("GET", "/v1/runs/" + run_id)
         progress = (run["status"], run["progress"]["done"], run["progress"]["total"])
         if progress != seen:
             print("%s: %d/%d results" % progress, file=sys.stderr)

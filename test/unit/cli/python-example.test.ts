@@ -219,6 +219,53 @@ describe("the Python example on bad input", () => {
     }
   });
 
+  it("waits out a gateway's 503 and a reset while polling, as the CLI does, and fails at once on a 401", async () => {
+    let polls = 0;
+    let revoked = false;
+    const server = http.createServer((req, res) => {
+      if (req.method === "POST") {
+        res.writeHead(202, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ run_id: "r1", status_url: "/v1/runs/r1" }));
+      }
+      if (req.url === "/v1/runs/r1") {
+        if (revoked) {
+          res.writeHead(401, { "content-type": "application/json" });
+          return res.end(JSON.stringify({ error: { code: "unauthorized", message: "the key was revoked" } }));
+        }
+        polls++;
+        if (polls === 2) {
+          res.writeHead(503, { "content-type": "text/html", "retry-after": "0" });
+          return res.end("<title>503 Service Unavailable</title>");
+        }
+        if (polls === 3) return req.socket.destroy(); // a reset: no answer at all
+        res.writeHead(200, { "content-type": "application/json" });
+        const status = polls === 1 ? "running" : "completed";
+        return res.end(
+          JSON.stringify({ run_id: "r1", status, progress: { done: polls === 1 ? 0 : 1, total: 1 }, summary: [], summary_total: 0 }),
+        );
+      }
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ results: [], next_cursor: null }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const out = path.join(dir, "blip.ndjson");
+      const r = await python(["--url", url, "run", benchmark, "--config", config, "--out", out, "--poll", "0.01"]);
+      expect(r.stderr).not.toContain("Traceback");
+      expect(r.stderr).toContain("(retrying in 0 s, failure 1 in a row: GET /v1/runs/r1 -> 503: not an edgeval answer");
+      expect(r.stderr).toContain("(retrying in 2 s, failure 2 in a row: GET /v1/runs/r1: ");
+      expect(r.code).toBe(0);
+      revoked = true;
+      const refused = await python(["--url", url, "run", benchmark, "--config", config, "--out", out]);
+      expect(refused.stderr).toContain("edgeval: GET /v1/runs/r1 -> 401 unauthorized: the key was revoked");
+      expect(refused.stderr).not.toContain("retrying");
+      expect(refused.code).toBe(2);
+    } finally {
+      server.close();
+    }
+  }, 20_000);
+
   it("an edgeval refusal with one issue prints it once", async () => {
     const judge = path.join(dir, "judge.json");
     fs.writeFileSync(judge, JSON.stringify({ type: "likert", scael: [1, 5] }));
