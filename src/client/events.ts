@@ -127,9 +127,10 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
           failures = 0;
         }
       } catch (err) {
-        // The connection broke (network, or the server cut off a watcher that fell behind).
+        // The connection broke (network, or the server cut off a watcher that fell behind); fetch
+        // says only "terminated": name what broke.
         if (opts.signal?.aborted) throw err;
-        dropped = err;
+        dropped = new Error(`GET /v1/runs/${runId}/events: the stream broke (${(err as Error).message})`, { cause: err });
       }
     }
     // The stream ended without `done`: resume after the last result seen, once the server's retry delay has passed.

@@ -253,13 +253,16 @@ describe("edgeval/client", () => {
         ++calls === 1 ? broken() : sse('id: 8\nevent: result\ndata: {"result_id":"b"}\n\nevent: done\ndata: {"status":"completed"}\n\n'),
     });
     const events: RunEvent[] = [];
-    for await (const e of client.runs.events("r")) events.push(e);
+    const retries: string[] = [];
+    for await (const e of client.runs.events("r", { onRetry: (n) => retries.push(`${n.delayMs} ${n.error.message}`) })) events.push(e);
     expect(events.map((e) => [e.type, e.id])).toEqual([
       ["result", "7"],
       ["result", "8"],
       ["done", "8"],
     ]);
     expect(seen[1]!.headers.get("last-event-id")).toBe("7");
+    // fetch says only "terminated": the notice names the stream that broke.
+    expect(retries).toEqual(["5 GET /v1/runs/r/events: the stream broke (terminated)"]);
   });
 
   it("keeps reconnecting when a reconnect itself fails on the network or with a 5xx (the blip that dropped the stream)", async () => {
