@@ -5,7 +5,7 @@
  */
 import type { EdgevalClient, RescoreRequest } from "../../src/client/index.ts";
 import { CliError, type Out, readData } from "../io.ts";
-import { checkFollowOptions, type FollowOptions, followRun } from "./run.ts";
+import { beforeDeadline, checkFollowOptions, type FollowOptions, followRun } from "./run.ts";
 
 export interface RescoreOptions extends FollowOptions {
   add?: string;
@@ -19,7 +19,10 @@ export async function rescoreCommand(client: EdgevalClient, runId: string, opts:
   if (typeof added !== "object" || added === null || Array.isArray(added)) throw new CliError(`${opts.add} must hold an object: {parsing_models?, answering_models?, replicate_count?, rubric?}`);
   const body = { ...(added as RescoreRequest), ...(opts.replicates !== undefined ? { replicate_count: opts.replicates } : {}), ...(opts.name ? { run_name: opts.name } : {}) };
   if (Object.keys(body).every((k) => k === "run_name")) throw new CliError("nothing to add: give --add FILE (new parsing_models, answering_models or rubric traits) or --replicates N");
-  const child = await client.runs.rescore(runId, body);
+  // --timeout bounds the whole command, the request that makes the child included (run.ts says why).
+  const deadline = AbortSignal.timeout(opts.timeout * 1000);
+  const rescoring = client.runs.rescore(runId, body, { signal: deadline });
+  const child = await beforeDeadline(rescoring, deadline, `POST /v1/runs/${runId}/rescore`, `${opts.timeout} s`, `the server may have made the child run or not: list the runs (GET /v1/runs) before re-sending`);
   out.err(`run ${child.run_id} re-scores ${runId}: ${client.url}${child.status_url}`);
-  return followRun(client, child.run_id, opts, out);
+  return followRun(client, child.run_id, opts, out, deadline);
 }

@@ -93,23 +93,41 @@ export async function runCommand(client: EdgevalClient, file: string | undefined
   if (!file && !opts.benchmarkId) throw new CliError("give the benchmark: a FILE (benchmark.json, or a Karenina checkpoint.jsonld), or --benchmark-id ID naming a stored one (edgeval import prints it)");
   checkFollowOptions(opts);
   const body = runBody(opts, file);
-  if (!file) return submitAndFollow(client, { ...body, benchmark_id: opts.benchmarkId }, opts, out);
+  // --timeout bounds the whole command: a server that takes a request and never answers would
+  // otherwise hold a CI job for the request's own timeout (2 minutes) before the wait began.
+  const deadline = AbortSignal.timeout(opts.timeout * 1000);
+  if (!file) return submitAndFollow(client, { ...body, benchmark_id: opts.benchmarkId }, opts, out, deadline);
   const data = readData(file);
   if (isCheckpoint(file, data)) {
-    const imported = await client.benchmarks.import(data);
+    const importing = client.benchmarks.import(data, { signal: deadline });
+    const imported = await beforeDeadline(importing, deadline, "POST /v1/benchmarks/import", `${opts.timeout} s`, "nothing was run");
     out.err(`imported ${file} as benchmark ${imported.benchmark_id} (${imported.imported} questions, ${imported.warnings.length} warnings, ${imported.errors.length} errors)`);
     printImportIssues(imported, out);
     body.benchmark_id = imported.benchmark_id;
   } else {
     body.benchmark = data as CreateRunRequest["benchmark"];
   }
-  return submitAndFollow(client, body, opts, out);
+  return submitAndFollow(client, body, opts, out, deadline);
 }
 
-async function submitAndFollow(client: EdgevalClient, body: RunSubmission, opts: RunOptions, out: Out): Promise<number> {
-  const submitted = await client.runs.create(body, { idempotencyKey: opts.idempotencyKey });
+async function submitAndFollow(client: EdgevalClient, body: RunSubmission, opts: RunOptions, out: Out, deadline: AbortSignal): Promise<number> {
+  const creating = client.runs.create(body, { idempotencyKey: opts.idempotencyKey, signal: deadline });
+  const resend = opts.idempotencyKey
+    ? `re-send it with --idempotency-key ${opts.idempotencyKey}: that returns the run if it was taken`
+    : "give --idempotency-key KEY when you re-send it, so that a run taken twice is one run";
+  const submitted = await beforeDeadline(creating, deadline, "POST /v1/runs", `${opts.timeout} s`, `the server may have taken the run or not; ${resend}`);
   out.err(`run ${submitted.run_id} submitted: ${client.url}${submitted.status_url}`);
-  return followRun(client, submitted.run_id, opts, out);
+  return followRun(client, submitted.run_id, opts, out, deadline);
+}
+
+/** A request before there is a run to follow; `deadline` (--timeout) ending it is said as such, with what it left behind. */
+export async function beforeDeadline<T>(request: Promise<T>, deadline: AbortSignal, what: string, within: string, left: string): Promise<T> {
+  try {
+    return await request;
+  } catch (err) {
+    if (deadline.aborted) throw new CliError(`no answer to ${what} within ${within} (--timeout): ${left}`);
+    throw err;
+  }
 }
 
 export type FollowOptions = Pick<RunOptions, "failUnder" | "maxErrors" | "timeout" | "pollMs" | "saveResults" | "json">;
@@ -121,9 +139,14 @@ export function checkFollowOptions(opts: FollowOptions): void {
 }
 
 /** Progress until the run ends, the summary table (or --json's report), the saved results, then the CI gates' exit code. */
-export async function followRun(client: EdgevalClient, runId: string, opts: FollowOptions, out: Out): Promise<number> {
+export async function followRun(
+  client: EdgevalClient,
+  runId: string,
+  opts: FollowOptions,
+  out: Out,
+  timeout = AbortSignal.timeout(opts.timeout * 1000),
+): Promise<number> {
   const progress = progressReporter(out);
-  const timeout = AbortSignal.timeout(opts.timeout * 1000);
   // Ctrl-C (or a CI runner's SIGTERM) stops the watching, not the run: say so, and how to stop it.
   const interrupt = new AbortController();
   const onSignal = (name: NodeJS.Signals) => interrupt.abort(name);

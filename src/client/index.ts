@@ -53,8 +53,13 @@ export function createClient(opts: ClientOptions) {
   const run = (id: string) => `/v1/runs/${enc(id)}`;
 
   const runs = {
-    create: (body: W.RunSubmission, o: { idempotencyKey?: string } = {}) =>
-      t.json<W.SubmittedRun>("POST", "/v1/runs", { body, headers: o.idempotencyKey ? { "idempotency-key": o.idempotencyKey } : {} }),
+    /** `signal` bounds the request (a caller's deadline), besides the client's own timeoutMs. */
+    create: (body: W.RunSubmission, o: { idempotencyKey?: string; signal?: AbortSignal } = {}) =>
+      t.json<W.SubmittedRun>("POST", "/v1/runs", {
+        body,
+        headers: o.idempotencyKey ? { "idempotency-key": o.idempotencyKey } : {},
+        signal: o.signal,
+      }),
     dryRun: (body: W.RunSubmission) => t.json<W.DryRunEstimate>("POST", "/v1/runs", { body: { ...body, dry_run: true } }),
     get: (id: string) => t.json<W.RunStatus>("GET", run(id)),
     list: (q: PageQuery = {}) => t.json<W.RunList>("GET", `/v1/runs${qs({ ...q })}`),
@@ -73,7 +78,8 @@ export function createClient(opts: ClientOptions) {
     compare: (q: { a: string; b: string; a_model?: string; b_model?: string } & PageQuery) =>
       t.json<W.RunComparison>("GET", `/v1/runs/compare${qs({ ...q })}`),
     /** Re-scores a finished run: a child run with new judges, answering models, replicates or traits, reusing its answers. */
-    rescore: (id: string, body: W.RescoreRequest) => t.json<W.SubmittedRun>("POST", `${run(id)}/rescore`, { body }),
+    rescore: (id: string, body: W.RescoreRequest, o: { signal?: AbortSignal } = {}) =>
+      t.json<W.SubmittedRun>("POST", `${run(id)}/rescore`, { body, signal: o.signal }),
     /** Stops a queued or running run; the run as GET gives it. An ended run: EdgevalApiError run_finished (409). */
     cancel: (id: string) => t.json<W.RunStatus>("POST", `${run(id)}/cancel`),
     /** Live events (SSE), or events made by polling where the server has no stream. */
@@ -99,8 +105,8 @@ export function createClient(opts: ClientOptions) {
   const benchmarks = {
     create: (body: W.BenchmarkBody) => t.json<W.BenchmarkListing>("POST", "/v1/benchmarks", { body }),
     /** A Karenina JSON-LD checkpoint, as an object or as its text. */
-    import: (checkpoint: unknown) =>
-      t.json<W.ImportedCheckpoint>("POST", "/v1/benchmarks/import", { body: checkpoint, contentType: "application/ld+json" }),
+    import: (checkpoint: unknown, o: { signal?: AbortSignal } = {}) =>
+      t.json<W.ImportedCheckpoint>("POST", "/v1/benchmarks/import", { body: checkpoint, contentType: "application/ld+json", signal: o.signal }),
     list: (q: PageQuery = {}) => t.json<W.BenchmarkList>("GET", `/v1/benchmarks${qs({ ...q })}`),
     iterate: async function* (q: { limit?: number } = {}) {
       for await (const p of pages((cursor) => benchmarks.list({ ...q, cursor }))) yield* p.benchmarks;

@@ -614,6 +614,48 @@ describe("edgeval run: a watch that ends before the run", () => {
   });
 });
 
+describe("--timeout bounds the whole command, the submit included", () => {
+  /** A server that takes every request and never answers (until the request is aborted). */
+  const hung = (async (_input: RequestInfo | URL, init?: RequestInit) =>
+    new Promise<Response>((_resolve, reject) =>
+      init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)),
+    )) as typeof globalThis.fetch;
+  const files = () => {
+    const dir = tempDir("cli-hung-");
+    const benchmark = path.join(dir, "bench.json");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    return { benchmark, config };
+  };
+
+  it("run: a POST /v1/runs that never answers ends at --timeout, saying the run may exist and how to re-send safely", async () => {
+    const { benchmark, config } = files();
+    const client = createClient({ url: "http://x", token: "t", fetch: hung });
+    const started = Date.now();
+    const err = await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 1, pollMs: 100 }, capture()).catch((e) => e);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(err.message).toBe(
+      "no answer to POST /v1/runs within 1 s (--timeout): the server may have taken the run or not; give --idempotency-key KEY when you re-send it, so that a run taken twice is one run",
+    );
+    const keyed = await runCommand(
+      client,
+      benchmark,
+      { config, maxErrors: 0, timeout: 1, pollMs: 100, idempotencyKey: "ci-42" },
+      capture(),
+    ).catch((e) => e);
+    expect(keyed.message).toContain("re-send it with --idempotency-key ci-42: that returns the run if it was taken");
+  });
+
+  it("rescore: a POST …/rescore that never answers ends at --timeout too", async () => {
+    const client = createClient({ url: "http://x", token: "t", fetch: hung });
+    const err = await rescoreCommand(client, "r0", { replicates: 2, maxErrors: 0, timeout: 1, pollMs: 100 }, capture()).catch((e) => e);
+    expect(err.message).toBe(
+      "no answer to POST /v1/runs/r0/rescore within 1 s (--timeout): the server may have made the child run or not: list the runs (GET /v1/runs) before re-sending",
+    );
+  });
+});
+
 describe("edgeval watch", () => {
   it("follows a run already submitted to its end, with the gates and --json as run has them", async () => {
     const asked: string[] = [];
