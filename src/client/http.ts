@@ -149,6 +149,13 @@ export function transport(opts: ClientOptions): Transport {
   /** Why a request got no answer; the caller's own abort is rethrown as its reason, not as a server problem. */
   function noAnswer(method: string, path: string, err: unknown, signal?: AbortSignal): unknown {
     if (signal?.aborted) return signal.reason;
+    // The request's own timeout: the server is there but slow or stuck; fetch says only "aborted due to timeout".
+    if ((err as Error).name === "TimeoutError") {
+      return new EdgevalConnectionError(
+        `${method} ${base}${path}: no answer within ${timeoutMs / 1000} s (the client's timeoutMs) — is the server at ${base} overloaded or stuck?`,
+        err,
+      );
+    }
     // The code of a socket error (ECONNREFUSED), else the reason fetch refused before connecting ("bad port").
     const reason = (err as { cause?: { code?: string; message?: string } }).cause;
     const cause = reason?.code ?? reason?.message;

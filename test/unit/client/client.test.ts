@@ -4,7 +4,7 @@
  * event stream (GET /v1/runs/:id/events answering 404 "no route", as today's server does).
  */
 import { describe, expect, it } from "vitest";
-import { createClient, EdgevalApiError, parseSse, type RunEvent } from "edgeval/client";
+import { createClient, EdgevalApiError, EdgevalConnectionError, parseSse, type RunEvent } from "edgeval/client";
 
 type Handler = (req: Request) => Response | Promise<Response>;
 const json = (body: unknown, status = 200) =>
@@ -198,6 +198,20 @@ describe("edgeval/client", () => {
     expect(err.message).toBe(
       "GET http://127.0.0.1:6000/v1/runs/r: fetch failed (bad port) — is the server running at http://127.0.0.1:6000? (set --url or EDGEVAL_URL)",
     );
+  });
+
+  it("says a request that got no answer within timeoutMs timed out, not that no server may be there", async () => {
+    const hung = (async (_input: RequestInfo | URL, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)),
+      )) as typeof globalThis.fetch;
+    const err = await createClient({ url: "http://edgeval.test", token: "t", fetch: hung, timeoutMs: 50 })
+      .runs.get("r")
+      .catch((e) => e);
+    expect(err.message).toBe(
+      "GET http://edgeval.test/v1/runs/r: no answer within 0.05 s (the client's timeoutMs) — is the server at http://edgeval.test overloaded or stuck?",
+    );
+    expect(err).toBeInstanceOf(EdgevalConnectionError);
   });
 
   it("knows a missing route (a feature the server lacks) from a missing resource", async () => {
