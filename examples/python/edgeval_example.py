@@ -251,6 +251,18 @@ def cmd_judge(client, args):
     return 0 if outcome["pass"] else 1
 
 
+def poll_interval(value):
+    """--poll: seconds between status GETs. Below 0.1 (0 or a negative number) it would hammer the
+    server or fail in time.sleep after the run was submitted; refused first, as the CLI's --poll-ms."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds >= 0.1 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError("takes seconds >= 0.1 between status checks, e.g. 1 (got %r)" % value)
+    return seconds
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", default=os.environ.get("EDGEVAL_URL", "http://127.0.0.1:8787"))
@@ -260,7 +272,7 @@ def main(argv=None):
     run.add_argument("benchmark")
     run.add_argument("--config", required=True)
     run.add_argument("--out", default="results.ndjson")
-    run.add_argument("--poll", type=float, default=1.0)
+    run.add_argument("--poll", type=poll_interval, default=1.0, help="seconds between status checks (default 1)")
     judge = sub.add_parser("judge", help="grade one output with a compound judge")
     judge.add_argument("--config", required=True)
     judge.add_argument("--output", required=True)

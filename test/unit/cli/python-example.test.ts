@@ -101,6 +101,15 @@ describe("the Python example on bad input", () => {
     );
   });
 
+  it.each(["-1", "0", "abc", "inf"])("--poll %s is refused naming the option, before the run is submitted", async (value) => {
+    // The gateway would answer a submit with 502: the refusal must come first.
+    const r = await python(["--url", gatewayUrl, "run", benchmark, "--config", config, "--poll", value]);
+    expect(r.stderr).toContain(`argument --poll: takes seconds >= 0.1 between status checks, e.g. 1 (got '${value}')`);
+    expect(r.stderr).not.toContain("Traceback");
+    expect(r.stderr).not.toContain("POST /v1/runs");
+    expect(r.code).toBe(2);
+  });
+
   it("a --url without http:// or https:// says so", async () => {
     expectOneLine(
       await python(["--url", "localhost:8787", "run", benchmark, "--config", config]),
@@ -251,7 +260,7 @@ describe("the Python example on bad input", () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const out = path.join(dir, "blip.ndjson");
-      const r = await python(["--url", url, "run", benchmark, "--config", config, "--out", out, "--poll", "0.01"]);
+      const r = await python(["--url", url, "run", benchmark, "--config", config, "--out", out, "--poll", "0.1"]);
       expect(r.stderr).not.toContain("Traceback");
       expect(r.stderr).toContain("(retrying in 0 s, failure 1 in a row: GET /v1/runs/r1 -> 503: not an edgeval answer");
       expect(r.stderr).toContain("(retrying in 2 s, failure 2 in a row: GET /v1/runs/r1: ");
@@ -290,7 +299,7 @@ describe("the Python example on bad input", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const child = spawn("python3", [SCRIPT, "--token", "t", "--url", url, "run", benchmark, "--config", config, "--poll", "0.05"], {
+      const child = spawn("python3", [SCRIPT, "--token", "t", "--url", url, "run", benchmark, "--config", config, "--poll", "0.1"], {
         stdio: ["ignore", "pipe", "pipe"],
       });
       let stderr = "";
