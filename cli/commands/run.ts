@@ -95,12 +95,12 @@ export async function runCommand(client: EdgevalClient, file: string | undefined
   const body = runBody(opts, file);
   // --timeout bounds the whole command: a server that takes a request and never answers would
   // otherwise hold a CI job for the request's own timeout (2 minutes) before the wait began.
-  const deadline = AbortSignal.timeout(opts.timeout * 1000);
+  const deadline = { signal: AbortSignal.timeout(opts.timeout * 1000), endsAt: Date.now() + opts.timeout * 1000 };
   if (!file) return submitAndFollow(client, { ...body, benchmark_id: opts.benchmarkId }, opts, out, deadline);
   const data = readData(file);
   if (isCheckpoint(file, data)) {
-    const importing = client.benchmarks.import(data, { signal: deadline });
-    const imported = await beforeDeadline(importing, deadline, "POST /v1/benchmarks/import", `${opts.timeout} s`, "nothing was run");
+    const importing = client.benchmarks.import(data, { signal: deadline.signal });
+    const imported = await beforeDeadline(importing, deadline.signal, "POST /v1/benchmarks/import", `${opts.timeout} s`, "nothing was run");
     out.err(`imported ${file} as benchmark ${imported.benchmark_id} (${imported.imported} questions, ${imported.warnings.length} warnings, ${imported.errors.length} errors)`);
     printImportIssues(imported, out);
     body.benchmark_id = imported.benchmark_id;
@@ -110,14 +110,27 @@ export async function runCommand(client: EdgevalClient, file: string | undefined
   return submitAndFollow(client, body, opts, out, deadline);
 }
 
-async function submitAndFollow(client: EdgevalClient, body: RunSubmission, opts: RunOptions, out: Out, deadline: AbortSignal): Promise<number> {
-  const creating = client.runs.create(body, { idempotencyKey: opts.idempotencyKey, signal: deadline });
+async function submitAndFollow(client: EdgevalClient, body: RunSubmission, opts: RunOptions, out: Out, deadline: Deadline): Promise<number> {
+  const { signal: deadlineSignal, endsAt } = deadline;
+  // A 429 (a quota: nothing taken) is waited out, and with a key any blip, within what is left of --timeout.
+  const creating = client.runs.create(body, {
+    idempotencyKey: opts.idempotencyKey,
+    signal: deadlineSignal,
+    onRetry: retryLine(out),
+    maxDelayMs: endsAt - Date.now(),
+  });
   const resend = opts.idempotencyKey
     ? `re-send it with --idempotency-key ${opts.idempotencyKey}: that returns the run if it was taken`
     : "give --idempotency-key KEY when you re-send it, so that a run taken twice is one run";
-  const submitted = await beforeDeadline(creating, deadline, "POST /v1/runs", `${opts.timeout} s`, `the server may have taken the run or not; ${resend}`);
+  const submitted = await beforeDeadline(creating, deadlineSignal, "POST /v1/runs", `${opts.timeout} s`, `the server may have taken the run or not; ${resend}`);
   out.err(`run ${submitted.run_id} submitted: ${client.url}${submitted.status_url}`);
-  return followRun(client, submitted.run_id, opts, out, deadline);
+  return followRun(client, submitted.run_id, opts, out, deadlineSignal);
+}
+
+/** --timeout as a signal, and when it fires (a wait the server asks for beyond it is not waited). */
+interface Deadline {
+  signal: AbortSignal;
+  endsAt: number;
 }
 
 /** A request before there is a run to follow; `deadline` (--timeout) ending it is said as such, with what it left behind. */

@@ -10,12 +10,12 @@
  */
 import { type RunEvent, watchRun, type WatchOptions } from "./events.ts";
 import { type ClientOptions, enc, transport } from "./http.ts";
-import { type RetryNotice, sleep, withRetries } from "./retry.ts";
+import { type RetryNotice, type RetryOptions, refusedUntaken, resendable, sleep, withRetries } from "./retry.ts";
 import type * as W from "./types.ts";
 
 export { EdgevalApiError, EdgevalConnectionError, type ClientOptions } from "./http.ts";
 export { parseSse, pollRun, type RunEvent, type WatchOptions } from "./events.ts";
-export { isTransient, type RetryNotice } from "./retry.ts";
+export { isTransient, type RetryNotice, type RetryOptions } from "./retry.ts";
 export * from "./types.ts";
 
 export interface ExportWaitOptions {
@@ -53,13 +53,20 @@ export function createClient(opts: ClientOptions) {
   const run = (id: string) => `/v1/runs/${enc(id)}`;
 
   const runs = {
-    /** `signal` bounds the request (a caller's deadline), besides the client's own timeoutMs. */
-    create: (body: W.RunSubmission, o: { idempotencyKey?: string; signal?: AbortSignal } = {}) =>
-      t.json<W.SubmittedRun>("POST", "/v1/runs", {
-        body,
-        headers: o.idempotencyKey ? { "idempotency-key": o.idempotencyKey } : {},
-        signal: o.signal,
-      }),
+    /**
+     * Submits a run. A 429 (a quota: the run was not taken) is retried after its Retry-After, and
+     * with an idempotencyKey any blip too (retry.ts); `signal` bounds it all, besides timeoutMs.
+     */
+    create: (body: W.RunSubmission, o: { idempotencyKey?: string } & Omit<RetryOptions, "retryable"> = {}) =>
+      withRetries(
+        () =>
+          t.json<W.SubmittedRun>("POST", "/v1/runs", {
+            body,
+            headers: o.idempotencyKey ? { "idempotency-key": o.idempotencyKey } : {},
+            signal: o.signal,
+          }),
+        { ...o, retryable: o.idempotencyKey ? resendable : refusedUntaken },
+      ),
     dryRun: (body: W.RunSubmission) => t.json<W.DryRunEstimate>("POST", "/v1/runs", { body: { ...body, dry_run: true } }),
     get: (id: string) => t.json<W.RunStatus>("GET", run(id)),
     list: (q: PageQuery = {}) => t.json<W.RunList>("GET", `/v1/runs${qs({ ...q })}`),
@@ -106,7 +113,11 @@ export function createClient(opts: ClientOptions) {
     create: (body: W.BenchmarkBody) => t.json<W.BenchmarkListing>("POST", "/v1/benchmarks", { body }),
     /** A Karenina JSON-LD checkpoint, as an object or as its text. */
     import: (checkpoint: unknown, o: { signal?: AbortSignal } = {}) =>
-      t.json<W.ImportedCheckpoint>("POST", "/v1/benchmarks/import", { body: checkpoint, contentType: "application/ld+json", signal: o.signal }),
+      t.json<W.ImportedCheckpoint>("POST", "/v1/benchmarks/import", {
+        body: checkpoint,
+        contentType: "application/ld+json",
+        signal: o.signal,
+      }),
     list: (q: PageQuery = {}) => t.json<W.BenchmarkList>("GET", `/v1/benchmarks${qs({ ...q })}`),
     iterate: async function* (q: { limit?: number } = {}) {
       for await (const p of pages((cursor) => benchmarks.list({ ...q, cursor }))) yield* p.benchmarks;

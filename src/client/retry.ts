@@ -15,7 +15,11 @@
  * base × 2^(n-1) capped at 30 s, where base is 1 s, or the event stream's `retry:` field.
  * No jitter: each client already polls on its own schedule, and tests stay exact.
  * After `maxRetries` retries in a row (default 5: about 30 s of outage) the next failure gives
- * up, saying how many tries failed and the last error.
+ * up, saying how many tries failed and the last error. A wait longer than `maxDelayMs` (a
+ * Retry-After of days) is not waited: that error is thrown as it is.
+ *
+ * A POST is retried only where a re-send cannot make a second one: a 429 (the server took
+ * nothing, `refusedUntaken`), and with an Idempotency-Key any blip (`resendable`).
  */
 import { EdgevalApiError, EdgevalConnectionError } from "./http.ts";
 
@@ -37,12 +41,34 @@ export interface RetryOptions {
   /** The caller's overall bound (a timeout, Ctrl-C): it stops a wait between tries at once. */
   signal?: AbortSignal;
   onRetry?: (notice: RetryNotice) => void;
+  /**
+   * A wait longer than this is not waited: the error is thrown at once (default 5 minutes). A
+   * month's spent quota answers with a Retry-After of days; a caller with a deadline passes what is left of it.
+   */
+  maxDelayMs?: number;
+  /** Which failures to try again; default isTransient. A POST narrows it (runs.create). */
+  retryable?: (err: unknown) => boolean;
 }
+
+const DEFAULT_MAX_DELAY_MS = 5 * 60_000;
 
 /** Whether trying again later may answer differently. */
 export function isTransient(err: unknown): boolean {
   if (err instanceof EdgevalConnectionError) return true;
   return err instanceof EdgevalApiError && (err.status === 408 || err.status === 429 || err.status >= 500);
+}
+
+/** A refusal that took nothing (429: a quota, the request rate): the same request may be sent again as it is. */
+export function refusedUntaken(err: unknown): boolean {
+  return err instanceof EdgevalApiError && err.status === 429;
+}
+
+/**
+ * With an Idempotency-Key a re-sent POST returns the first one's result, so any blip may be
+ * retried too, and the server's 409 idempotency_in_progress (the first is still starting).
+ */
+export function resendable(err: unknown): boolean {
+  return isTransient(err) || (err instanceof EdgevalApiError && err.code === "idempotency_in_progress");
 }
 
 /** How long to wait after `failures` failures in a row, the last being `err` (none: a stream that just ended). */
@@ -65,9 +91,10 @@ export async function withRetries<T>(attempt: () => Promise<T>, o: RetryOptions 
       return await attempt();
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason;
-      if (!isTransient(err)) throw err;
+      if (!(o.retryable ?? isTransient)(err)) throw err;
       if (failures > max) throw gaveUp(failures, err);
       const delayMs = retryDelayMs(err, failures);
+      if (delayMs > (o.maxDelayMs ?? DEFAULT_MAX_DELAY_MS)) throw err;
       o.onRetry?.({ error: err as Error, failures, delayMs });
       await sleep(delayMs, o.signal);
     }

@@ -16,8 +16,8 @@ import { tempDirs } from "../../support/temp-dirs.ts";
 
 const tempDir = tempDirs();
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 
 /** A fetch answering "METHOD /path" from `routes`; any other request is edgeval's 404 (no event stream, say). */
 function routesFetch(routes: Record<string, (req: Request) => Response | Promise<Response>>): typeof globalThis.fetch {
@@ -653,6 +653,33 @@ describe("--timeout bounds the whole command, the submit included", () => {
     expect(err.message).toBe(
       "no answer to POST /v1/runs/r0/rescore within 1 s (--timeout): the server may have made the child run or not: list the runs (GET /v1/runs) before re-sending",
     );
+  });
+});
+
+describe("edgeval run submitting against a quota", () => {
+  it("waits out a 429 on POST /v1/runs (the tenant's concurrent runs), saying so, then follows the run", async () => {
+    const dir = tempDir("cli-429-");
+    const benchmark = path.join(dir, "bench.json");
+    const config = path.join(dir, "config.json");
+    fs.writeFileSync(benchmark, JSON.stringify({ name: "b", questions: [] }));
+    fs.writeFileSync(config, JSON.stringify({ answering_models: [] }));
+    let submits = 0;
+    const fetch = routesFetch({
+      "POST /v1/runs": () =>
+        ++submits === 1
+          ? json({ error: { code: "quota_exceeded", message: "this tenant has 5 runs queued or running, its limit" } }, 429, {
+              "retry-after": "0",
+            })
+          : acceptedR1(),
+      "GET /v1/runs/r1": () => runR1("completed"),
+    });
+    const out = capture();
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    expect(await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 30, pollMs: 100 }, out)).toBe(0);
+    expect(out.lines).toContain(
+      "(retrying in 0 s, failure 1 in a row: POST /v1/runs → 429 quota_exceeded: this tenant has 5 runs queued or running, its limit)",
+    );
+    expect(submits).toBe(2);
   });
 });
 

@@ -140,7 +140,7 @@ describe("polling a run (no event stream)", () => {
 
   it("stops at once when the caller's signal aborts during a retry's wait", async () => {
     const stop = new AbortController();
-    const s = server({ "/v1/runs/r": [gateway(503, { "retry-after": "3600" })] });
+    const s = server({ "/v1/runs/r": [gateway(503, { "retry-after": "120" })] });
     const waiting = s.client.runs.wait("r", { signal: stop.signal, onRetry: () => stop.abort(new Error("--timeout passed")) });
     expect(String(await waiting.catch((e) => e))).toContain("--timeout passed");
   });
@@ -188,5 +188,48 @@ describe("the other waits share the policy", () => {
     const s = server({ "/v1/runs/r/exports/e": [json(view("building")), gateway(503, now), json(view("ready"))] });
     expect((await s.client.exports.wait("r", "e", { pollMs: 1, onRetry: s.onRetry })).status).toBe("ready");
     expect(s.notices).toHaveLength(1);
+  });
+});
+
+describe("submitting a run (a POST) is retried only where a re-send cannot make a second run", () => {
+  /** A server recording each POST /v1/runs's Idempotency-Key and answering from its queue. */
+  function posts(queue: Answer[]) {
+    const keys: (string | null)[] = [];
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      keys.push(req.headers.get("idempotency-key"));
+      const answer = (queue.length > 1 ? queue.shift()! : queue[0]!)();
+      if (answer instanceof Error) throw answer;
+      return answer;
+    }) as typeof globalThis.fetch;
+    return { client: createClient({ url: "http://edgeval.test", token: "t", fetch }), keys };
+  }
+  const taken = json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
+  const body = { benchmark_id: "b", config: {} } as never;
+
+  it("a 429 (a quota: nothing was taken) is sent again after its Retry-After", async () => {
+    const s = posts([edgevalError(429, "quota_exceeded", "this tenant has 5 runs queued or running, its limit", now), taken]);
+    expect((await s.client.runs.create(body)).run_id).toBe("r1");
+    expect(s.keys).toHaveLength(2);
+  });
+
+  it("without an Idempotency-Key a blip is not retried: the first POST may have taken the run", async () => {
+    const s = posts([gateway(503, now), taken]);
+    expect(await s.client.runs.create(body).catch((e) => e.status)).toBe(503);
+    expect(s.keys).toHaveLength(1);
+  });
+
+  it("with an Idempotency-Key a blip and the server's 409 idempotency_in_progress are retried, with the same key", async () => {
+    const s = posts([gateway(502, now), reset, edgevalError(409, "idempotency_in_progress", "the first is starting", now), taken]);
+    expect((await s.client.runs.create(body, { idempotencyKey: "ci-7" })).run_id).toBe("r1");
+    expect(s.keys).toEqual(["ci-7", "ci-7", "ci-7", "ci-7"]);
+  }, 10_000);
+
+  it("a Retry-After longer than maxDelayMs (a month's spent quota) is not waited: the refusal is thrown at once", async () => {
+    const spent = edgevalError(429, "quota_exceeded", "this tenant has spent its 10 USD for 2026-12", { "retry-after": "2000000" });
+    const s = posts([spent, taken]);
+    const err = await s.client.runs.create(body, { maxDelayMs: 60_000 }).catch((e) => e);
+    expect(err).toMatchObject({ status: 429, code: "quota_exceeded" });
+    expect(s.keys).toHaveLength(1);
   });
 });
