@@ -110,17 +110,20 @@ export function transport(opts: ClientOptions): Transport {
   const badUrl = badBase(base);
 
   /**
-   * One request. `signal` is the caller's; the request's own timeout (timeoutMs) applies without
-   * one, and within one too when `bounded` (a JSON request; a stream is read as long as it lasts).
+   * One request, within the caller's `signal` if any and the request's own timeout (timeoutMs).
+   * That timeout bounds a `bounded` request (JSON) to its end, but a stream (an export, the event
+   * stream) only until its answer begins: a file of a huge run may take longer than it to arrive,
+   * and a body that stalls is fetch's own bodyTimeout's.
    */
   async function raw(
     method: string,
     path: string,
     o: { headers?: Record<string, string>; body?: string; signal?: AbortSignal; bounded?: boolean } = {},
-  ): Promise<Response> {
+  ): Promise<{ res: Response; done: () => void }> {
     if (badUrl) throw new Error(badUrl);
-    const own = AbortSignal.timeout(timeoutMs);
-    const signal = !o.signal ? own : o.bounded ? AbortSignal.any([o.signal, own]) : o.signal;
+    const own = new AbortController();
+    const timer = setTimeout(() => own.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError")), timeoutMs);
+    const signal = o.signal ? AbortSignal.any([o.signal, own.signal]) : own.signal;
     let res: Response;
     let text: string;
     try {
@@ -130,9 +133,13 @@ export function transport(opts: ClientOptions): Transport {
         body: o.body,
         signal,
       });
-      if (res.ok) return res;
+      if (!o.bounded) clearTimeout(timer);
+      // A bounded request's caller reads the body, then calls done.
+      if (res.ok) return { res, done: () => clearTimeout(timer) };
       text = await res.text();
+      clearTimeout(timer);
     } catch (err) {
+      clearTimeout(timer);
       throw noAnswer(method, path, err, o.signal);
     }
     let detail: Partial<ErrorDetail> | undefined;
@@ -167,18 +174,20 @@ export function transport(opts: ClientOptions): Transport {
 
   return {
     base,
-    raw: (method, path, headers, signal) => raw(method, path, { headers, signal }),
+    raw: async (method, path, headers, signal) => (await raw(method, path, { headers, signal })).res,
     async json<T>(method: string, path: string, init: JsonInit = {}): Promise<T> {
       const hasBody = init.body !== undefined;
       const body = hasBody ? (typeof init.body === "string" ? init.body : JSON.stringify(init.body)) : undefined;
       const headers = { ...(hasBody ? { "content-type": init.contentType ?? "application/json" } : {}), ...init.headers };
-      const res = await raw(method, path, { headers, body, signal: init.signal, bounded: true });
+      const { res, done } = await raw(method, path, { headers, body, signal: init.signal, bounded: true });
       let text: string;
       try {
         text = await res.text();
       } catch (err) {
         // The connection broke (or the timeout passed) mid-body: no answer either.
         throw noAnswer(method, path, err, init.signal);
+      } finally {
+        done();
       }
       try {
         return JSON.parse(text) as T;
@@ -188,8 +197,12 @@ export function transport(opts: ClientOptions): Transport {
       }
     },
     async text(method, path, headers) {
-      const res = await raw(method, path, { headers });
-      return { text: await res.text(), headers: res.headers };
+      const { res, done } = await raw(method, path, { headers, bounded: true });
+      try {
+        return { text: await res.text(), headers: res.headers };
+      } finally {
+        done();
+      }
     },
   };
 }

@@ -214,6 +214,26 @@ describe("edgeval/client", () => {
     expect(err).toBeInstanceOf(EdgevalConnectionError);
   });
 
+  it("streams an export for longer than timeoutMs: the timeout bounds the wait for the answer, not the file's download", async () => {
+    // As undici does, the body errors once the request's signal aborts.
+    const slowFile = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+      let line = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(c) {
+          await new Promise((r) => setTimeout(r, 40));
+          if (init?.signal?.aborted) return c.error(init.signal.reason);
+          if (++line <= 5) c.enqueue(new TextEncoder().encode(`{"n":${line}}\n`));
+          else c.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "application/x-ndjson" } });
+    }) as typeof globalThis.fetch;
+    const res = await createClient({ url: "http://edgeval.test", token: "t", fetch: slowFile, timeoutMs: 100 }).exports.stream("r", {
+      format: "ndjson",
+    });
+    expect((await res.text()).split("\n").filter(Boolean)).toHaveLength(5);
+  });
+
   it("knows a missing route (a feature the server lacks) from a missing resource", async () => {
     const { client } = scripted({
       "GET /v1/runs/gone": () => json({ error: { code: "not_found", message: "no run gone; list runs with GET /v1/runs" } }, 404),
