@@ -22,7 +22,7 @@ export interface ExportWaitOptions {
   pollMs?: number;
   /** How long an export may build; default 10 minutes. */
   timeoutMs?: number;
-  /** Told before each retry of a failed poll. */
+  /** Told before each retry of a failed poll, or of the file's GET. */
   onRetry?: (notice: RetryNotice) => void;
 }
 
@@ -181,7 +181,9 @@ export function createClient(opts: ClientOptions) {
   const exportsOf = (runId: string) => `${run(runId)}/exports`;
   const exports = {
     /** csv or ndjson streamed from the run's rows (no traces); the Response's body is the file. */
-    stream: (runId: string, q: W.ExportQuery & { format: "csv" | "ndjson" }) => t.raw("GET", `${run(runId)}/export${qs({ ...q })}`),
+    /** A blip before the file begins is retried (retry.ts); one that breaks it midway is not (the file would start over). */
+    stream: (runId: string, q: W.ExportQuery & { format: "csv" | "ndjson" }, o: RetryOptions = {}) =>
+      withRetries(() => t.raw("GET", `${run(runId)}/export${qs({ ...q })}`, {}, o.signal), o),
     /** Starts building an export with every trace (karenina needs this); poll it with get or wait. */
     create: (runId: string, body: W.CreateExportRequest) => t.json<W.ExportView>("POST", exportsOf(runId), { body }),
     get: (runId: string, exportId: string) => t.json<W.ExportView>("GET", `${exportsOf(runId)}/${enc(exportId)}`),
@@ -198,13 +200,15 @@ export function createClient(opts: ClientOptions) {
       }
     },
     /** A ready export's file; the Response's body streams it. */
-    download: (runId: string, exportId: string) => t.raw("GET", `${exportsOf(runId)}/${enc(exportId)}/download`),
+    download: (runId: string, exportId: string, o: RetryOptions = {}) =>
+      withRetries(() => t.raw("GET", `${exportsOf(runId)}/${enc(exportId)}/download`, {}, o.signal), o),
     /** Any format as one Response: csv and ndjson streamed directly, karenina built, waited for, then downloaded. */
     file: async (runId: string, q: W.CreateExportRequest, o: ExportWaitOptions = {}) => {
-      if (q.format !== "karenina") return exports.stream(runId, { ...q, format: q.format });
+      const retry = { onRetry: o.onRetry };
+      if (q.format !== "karenina") return exports.stream(runId, { ...q, format: q.format }, retry);
       const e = await exports.create(runId, q);
       await exports.wait(runId, e.export_id, o);
-      return exports.download(runId, e.export_id);
+      return exports.download(runId, e.export_id, retry);
     },
   };
 

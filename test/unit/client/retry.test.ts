@@ -175,7 +175,15 @@ describe("the other waits share the policy", () => {
     expect(s.asked.filter((p) => p === "/v1/runs/r/events")).toHaveLength(2);
   });
 
-  it("an export's polls outlast a 503", async () => {
+  it("an export's file (csv, ndjson) outlasts a 502 before it begins", async () => {
+    const file: Answer = () => new Response('{"n":1}\n', { headers: { "content-type": "application/x-ndjson" } });
+    const s = server({ "/v1/runs/r/export": [gateway(502, now), file] });
+    const res = await s.client.exports.file("r", { format: "ndjson" }, { onRetry: s.onRetry });
+    expect(await res.text()).toBe('{"n":1}\n');
+    expect(s.notices).toHaveLength(1);
+  });
+
+  it("an export's polls and its download outlast a 503 and a 504", async () => {
     const view = (status: string) => ({
       export_id: "e",
       run_id: "r",
@@ -185,9 +193,14 @@ describe("the other waits share the policy", () => {
       results_total: 0,
       error: null,
     });
-    const s = server({ "/v1/runs/r/exports/e": [json(view("building")), gateway(503, now), json(view("ready"))] });
+    const file: Answer = () => new Response("{}", { headers: { "content-type": "application/json" } });
+    const s = server({
+      "/v1/runs/r/exports/e": [json(view("building")), gateway(503, now), json(view("ready"))],
+      "/v1/runs/r/exports/e/download": [gateway(504, now), file],
+    });
     expect((await s.client.exports.wait("r", "e", { pollMs: 1, onRetry: s.onRetry })).status).toBe("ready");
-    expect(s.notices).toHaveLength(1);
+    expect(await (await s.client.exports.download("r", "e", { onRetry: s.onRetry })).text()).toBe("{}");
+    expect(s.notices).toHaveLength(2);
   });
 });
 
