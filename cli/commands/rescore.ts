@@ -5,6 +5,7 @@
  */
 import type { EdgevalClient, RescoreRequest } from "../../src/client/index.ts";
 import { CliError, type Out, readData } from "../io.ts";
+import { retryLine } from "../progress.ts";
 import { beforeDeadline, checkFollowOptions, type FollowOptions, followRun } from "./run.ts";
 
 export interface RescoreOptions extends FollowOptions {
@@ -21,7 +22,8 @@ export async function rescoreCommand(client: EdgevalClient, runId: string, opts:
   if (Object.keys(body).every((k) => k === "run_name")) throw new CliError("nothing to add: give --add FILE (new parsing_models, answering_models or rubric traits) or --replicates N");
   // --timeout bounds the whole command, the request that makes the child included (run.ts says why).
   const deadline = AbortSignal.timeout(opts.timeout * 1000);
-  const rescoring = client.runs.rescore(runId, body, { signal: deadline });
+  // A 429 (the tenant's quota: no child made) is waited out within --timeout, as run's submit is.
+  const rescoring = client.runs.rescore(runId, body, { signal: deadline, onRetry: retryLine(out), maxDelayMs: opts.timeout * 1000 });
   const child = await beforeDeadline(rescoring, deadline, `POST /v1/runs/${runId}/rescore`, `${opts.timeout} s`, `the server may have made the child run or not: list the runs (GET /v1/runs) before re-sending`);
   out.err(`run ${child.run_id} re-scores ${runId}: ${client.url}${child.status_url}`);
   return followRun(client, child.run_id, opts, out, deadline);

@@ -85,8 +85,12 @@ export function createClient(opts: ClientOptions) {
     compare: (q: { a: string; b: string; a_model?: string; b_model?: string } & PageQuery) =>
       t.json<W.RunComparison>("GET", `/v1/runs/compare${qs({ ...q })}`),
     /** Re-scores a finished run: a child run with new judges, answering models, replicates or traits, reusing its answers. */
-    rescore: (id: string, body: W.RescoreRequest, o: { signal?: AbortSignal } = {}) =>
-      t.json<W.SubmittedRun>("POST", `${run(id)}/rescore`, { body, signal: o.signal }),
+    /** A 429 (the tenant's quota: no child was made) is retried after its Retry-After, as create does. */
+    rescore: (id: string, body: W.RescoreRequest, o: Omit<RetryOptions, "retryable"> = {}) =>
+      withRetries(() => t.json<W.SubmittedRun>("POST", `${run(id)}/rescore`, { body, signal: o.signal }), {
+        ...o,
+        retryable: refusedUntaken,
+      }),
     /** Stops a queued or running run; the run as GET gives it. An ended run: EdgevalApiError run_finished (409). */
     cancel: (id: string) => t.json<W.RunStatus>("POST", `${run(id)}/cancel`),
     /** Live events (SSE), or events made by polling where the server has no stream. */

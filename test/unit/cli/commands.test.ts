@@ -681,6 +681,23 @@ describe("edgeval run submitting against a quota", () => {
     );
     expect(submits).toBe(2);
   });
+
+  it("rescore waits out a 429 on POST …/rescore the same way", async () => {
+    let submits = 0;
+    const fetch = routesFetch({
+      "POST /v1/runs/r0/rescore": () =>
+        ++submits === 1
+          ? json({ error: { code: "rate_limited", message: "requests_per_minute quota spent" } }, 429, { "retry-after": "0" })
+          : acceptedR1(),
+      "GET /v1/runs/r1": () => runR1("completed"),
+    });
+    const out = capture();
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    expect(await rescoreCommand(client, "r0", { replicates: 2, maxErrors: 0, timeout: 30, pollMs: 100 }, out)).toBe(0);
+    expect(out.lines).toContain(
+      "(retrying in 0 s, failure 1 in a row: POST /v1/runs/r0/rescore → 429 rate_limited: requests_per_minute quota spent)",
+    );
+  });
 });
 
 describe("edgeval watch", () => {
