@@ -9,7 +9,16 @@
  * 502/503/504, a 429) is waited out with backoff, a refusal that will not change fails at once.
  */
 import { EdgevalApiError, EdgevalConnectionError, enc, type Transport } from "./http.ts";
-import { DEFAULT_MAX_RETRIES, gaveUp, isTransient, type RetryNotice, retryDelayMs, sleep, withRetries } from "./retry.ts";
+import {
+  DEFAULT_MAX_DELAY_MS,
+  DEFAULT_MAX_RETRIES,
+  gaveUp,
+  isTransient,
+  type RetryNotice,
+  retryDelayMs,
+  sleep,
+  withRetries,
+} from "./retry.ts";
 import { TERMINAL_STATUSES, type RunStatus } from "./types.ts";
 
 export type RunEvent =
@@ -139,6 +148,8 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
       throw dropped ? gaveUp(failures, new Error(`${why} (${(dropped as Error).message})`)) : new Error(why);
     }
     const delayMs = retryDelayMs(dropped, failures, Math.min(retryMs, 10_000));
+    // A Retry-After of days is not waited here either (retry.ts).
+    if (delayMs > DEFAULT_MAX_DELAY_MS) throw dropped;
     if (dropped instanceof Error) opts.onRetry?.({ error: dropped, failures, delayMs });
     await sleep(delayMs, opts.signal);
   }

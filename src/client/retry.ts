@@ -1,8 +1,9 @@
 /**
  * The client's one retry policy, for every wait that outlives a single request: the event
  * stream's reconnects (events.ts), the status GETs of a run watched by polling, the final GET of
- * `runs.wait`, and the polls of an export being built. A CI job should outlast a blip of the
- * server or of a gateway in front of it, and still fail at once on what will not change.
+ * `runs.wait`, the polls of an export being built and its file's GET, and the submit of a run
+ * (below). A CI job should outlast a blip of the server or of a gateway in front of it, and
+ * still fail at once on what will not change.
  *
  * Transient (retried): a request that got no answer (connection refused or reset, a request's own
  * timeout: `EdgevalConnectionError`) and the statuses that change on their own: 408, 429 and every
@@ -11,7 +12,7 @@
  * never retried, and it ends a wait between tries as well.
  *
  * Delay before try n + 1 after n failures in a row: the server's Retry-After when it sent one
- * (it knows best, even when that is long: the caller's signal bounds the wait), else
+ * (it knows best; the caller's signal and `maxDelayMs` bound the wait), else
  * base × 2^(n-1) capped at 30 s, where base is 1 s, or the event stream's `retry:` field.
  * No jitter: each client already polls on its own schedule, and tests stay exact.
  * After `maxRetries` retries in a row (default 5: about 30 s of outage) the next failure gives
@@ -50,7 +51,7 @@ export interface RetryOptions {
   retryable?: (err: unknown) => boolean;
 }
 
-const DEFAULT_MAX_DELAY_MS = 5 * 60_000;
+export const DEFAULT_MAX_DELAY_MS = 5 * 60_000;
 
 /** Whether trying again later may answer differently. */
 export function isTransient(err: unknown): boolean {

@@ -167,6 +167,16 @@ describe("the other waits share the policy", () => {
     expect(s.notices.map((n) => n.delayMs)).toEqual([9_000]);
   });
 
+  it("a stream reconnect whose Retry-After is days (beyond 5 minutes) is not waited: the refusal ends the watch", async () => {
+    const first = stream('retry: 1\n\nid: 1\nevent: progress\ndata: {"done":1,"total":2}\n\n');
+    const s = server({
+      "/v1/runs/r/events": [first, edgevalError(503, "unavailable", "down for maintenance", { "retry-after": "200000" })],
+    });
+    const err = await s.client.runs.wait("r", { onRetry: s.onRetry }).catch((e) => e);
+    expect(err).toMatchObject({ status: 503, retryAfterMs: 200_000_000 });
+    expect(s.notices).toEqual([]);
+  });
+
   it("a stream reconnect refused with 401 (the key was revoked) fails at once", async () => {
     const first = stream('retry: 1\n\nid: 1\nevent: progress\ndata: {"done":1,"total":2}\n\n');
     const s = server({ "/v1/runs/r/events": [first, edgevalError(401, "unauthorized", "the token is not valid")] });
