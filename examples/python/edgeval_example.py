@@ -111,7 +111,8 @@ class Client:
     def call_retrying(self, method, path, max_retries=5):
         """call(), tried again after a blip (no answer, 408, 429, 5xx): after the server's Retry-After,
         else 1 s doubling to 30 s, at most max_retries times in a row, as the CLI does (src/client/retry.ts).
-        A refusal that will not change (401, 403, 404) fails at once."""
+        A refusal that will not change (401, 403, 404), or a Retry-After above 5 minutes (a
+        maintenance of days), fails at once."""
         for failures in range(1, max_retries + 2):
             try:
                 return self.call(method, path)
@@ -121,6 +122,8 @@ class Client:
                 if failures > max_retries:
                     raise ApiError("%s (failed %d times in a row; gave up)" % (e, failures))
                 delay = e.retry_after if e.retry_after is not None else min(2.0 ** (failures - 1), 30.0)
+                if delay > 300:
+                    raise
                 print("(retrying in %g s, failure %d in a row: %s)" % (delay, failures, e), file=sys.stderr)
                 time.sleep(delay)
 

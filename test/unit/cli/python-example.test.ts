@@ -228,15 +228,20 @@ describe("the Python example on bad input", () => {
     }
   });
 
-  it("waits out a gateway's 503 and a reset while polling, as the CLI does, and fails at once on a 401", async () => {
+  it("waits out a gateway's 503 and a reset while polling, as the CLI does; fails at once on a 401 or a Retry-After of days", async () => {
     let polls = 0;
     let revoked = false;
+    let days = false;
     const server = http.createServer((req, res) => {
       if (req.method === "POST") {
         res.writeHead(202, { "content-type": "application/json" });
         return res.end(JSON.stringify({ run_id: "r1", status_url: "/v1/runs/r1" }));
       }
       if (req.url === "/v1/runs/r1") {
+        if (days) {
+          res.writeHead(503, { "content-type": "application/json", "retry-after": "200000" });
+          return res.end(JSON.stringify({ error: { code: "unavailable", message: "down for maintenance" } }));
+        }
         if (revoked) {
           res.writeHead(401, { "content-type": "application/json" });
           return res.end(JSON.stringify({ error: { code: "unauthorized", message: "the key was revoked" } }));
@@ -265,6 +270,12 @@ describe("the Python example on bad input", () => {
       expect(r.stderr).toContain("(retrying in 0 s, failure 1 in a row: GET /v1/runs/r1 -> 503: not an edgeval answer");
       expect(r.stderr).toContain("(retrying in 2 s, failure 2 in a row: GET /v1/runs/r1: ");
       expect(r.code).toBe(0);
+      days = true;
+      const maintenance = await python(["--url", url, "run", benchmark, "--config", config, "--out", out]);
+      expect(maintenance.stderr).toContain("edgeval: GET /v1/runs/r1 -> 503 unavailable: down for maintenance");
+      expect(maintenance.stderr).not.toContain("retrying");
+      expect(maintenance.code).toBe(2);
+      days = false;
       revoked = true;
       const refused = await python(["--url", url, "run", benchmark, "--config", config, "--out", out]);
       expect(refused.stderr).toContain("edgeval: GET /v1/runs/r1 -> 401 unauthorized: the key was revoked");
