@@ -190,11 +190,12 @@ export async function followRun(
     out.line(`\nrun ${run.run_id}: ${run.status}, ${run.progress.done}/${run.progress.total} results, cost ${cost === null ? "unknown (unpriced models)" : `$${cost.toFixed(4)}`}\n`);
     out.line(summaryTable(rows));
   }
-  if (opts.saveResults) await resultsCommand(client, run.run_id, { format: "ndjson", output: opts.saveResults }, out);
   const gates = { failUnder: opts.failUnder, maxErrors: opts.maxErrors };
   const ended = endFailure(run);
   const failures = [...(ended ? [ended] : []), ...gateFailures(rows, gates)];
+  // Before the save, as the table is: a save that fails (exit 2) still leaves the run's verdict on stdout.
   if (opts.json) out.line(JSON.stringify(jsonReport(run, rows, gates, failures)));
+  if (opts.saveResults) await resultsCommand(client, run.run_id, { format: "ndjson", output: opts.saveResults }, out);
   for (const f of failures) out.err(`FAIL ${f}`);
   if (failures.length) return 1;
   out.err(`ok: every gate passed${opts.failUnder !== undefined ? ` (--fail-under ${opts.failUnder}` : " ("}${opts.failUnder !== undefined ? ", " : ""}--max-errors ${opts.maxErrors})`);

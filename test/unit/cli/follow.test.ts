@@ -4,6 +4,7 @@
  * submit too), a watch that ends before the run (what to do next), --json for jq, and watch.
  */
 import http from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { rescoreCommand } from "../../../cli/commands/rescore.ts";
@@ -97,6 +98,18 @@ describe("edgeval run --json", () => {
     const client = createClient({ url: "http://x", token: "t", fetch: server("completed") });
     expect(await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 10, pollMs: 100, json: true }, io.out)).toBe(0);
     expect(JSON.parse(io.stdout[0]!)).toMatchObject({ passed: true, failures: [], gates: { fail_under: null, max_errors: 0 } });
+  });
+
+  it("prints the document before --save-results, so a save that fails (exit 2) still leaves the verdict on stdout", async () => {
+    const { benchmark, config } = files();
+    const io = split();
+    // No export route: the save fails once the run has ended.
+    const client = createClient({ url: "http://x", token: "t", fetch: server("completed") });
+    const saveResults = path.join(path.dirname(benchmark), "results.ndjson");
+    const opts = { config, maxErrors: 0, timeout: 10, pollMs: 100, json: true, saveResults };
+    const err = await runCommand(client, benchmark, opts, io.out).catch((e) => e);
+    expect(err.message).toContain("this server has no results export");
+    expect(JSON.parse(io.stdout[0]!)).toMatchObject({ run_id: "r1", passed: true });
   });
 
   it("refuses --save-results - with it, which would put the results into the same stdout, before any request", async () => {
