@@ -184,7 +184,7 @@ export async function followRun(
     process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
   }
 
-  const rows = run.summary_total > run.summary.length ? await client.runs.allPairs(run.run_id) : run.summary;
+  const rows = run.summary_total > run.summary.length ? await client.runs.allPairs(run.run_id, { onRetry: retryLine(out) }) : run.summary;
   const cost = run.usage.total.cost_usd;
   if (!opts.json) {
     out.line(`\nrun ${run.run_id}: ${run.status}, ${run.progress.done}/${run.progress.total} results, cost ${cost === null ? "unknown (unpriced models)" : `$${cost.toFixed(4)}`}\n`);

@@ -74,10 +74,10 @@ export function createClient(opts: ClientOptions) {
       for await (const p of pages((cursor) => runs.list({ ...q, cursor }))) yield* p.runs;
     },
     summary: (id: string, q: PageQuery = {}) => t.json<W.SummaryPage>("GET", `${run(id)}/summary${qs({ ...q })}`),
-    /** Every (answering, parsing) pair, beyond the 100 GET /v1/runs/:id embeds. */
-    allPairs: async (id: string) => {
+    /** Every (answering, parsing) pair, beyond the 100 GET /v1/runs/:id embeds; a page's GET is retried (retry.ts). */
+    allPairs: async (id: string, o: RetryOptions = {}) => {
       const out: W.PairSummary[] = [];
-      for await (const p of pages((cursor) => runs.summary(id, { limit: 500, cursor }))) out.push(...p.summary);
+      for await (const p of pages((cursor) => withRetries(() => runs.summary(id, { limit: 500, cursor }), o))) out.push(...p.summary);
       return out;
     },
     delete: (id: string) => t.json<W.DeletedRun>("DELETE", run(id)),

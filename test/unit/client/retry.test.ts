@@ -185,6 +185,21 @@ describe("the other waits share the policy", () => {
     expect(s.asked.filter((p) => p === "/v1/runs/r/events")).toHaveLength(2);
   });
 
+  it("every pair of a run beyond the 100 it embeds: each summary page's GET outlasts a 502", async () => {
+    const pair = (m: string) => ({ answering_model: m, parsing_model: "j" });
+    const s = server({
+      "/v1/runs/r/summary": [
+        gateway(502, now),
+        json({ summary: [pair("a")], next_cursor: "c" }),
+        gateway(502, now),
+        json({ summary: [pair("b")], next_cursor: null }),
+      ],
+    });
+    const pairs = await s.client.runs.allPairs("r", { onRetry: s.onRetry });
+    expect(pairs.map((p) => p.answering_model)).toEqual(["a", "b"]);
+    expect(s.notices).toHaveLength(2);
+  });
+
   it("an export's file (csv, ndjson) outlasts a 502 before it begins", async () => {
     const file: Answer = () => new Response('{"n":1}\n', { headers: { "content-type": "application/x-ndjson" } });
     const s = server({ "/v1/runs/r/export": [gateway(502, now), file] });
