@@ -105,7 +105,8 @@ class Client:
             listed = "".join("\n  %s: %s" % (i["path"], i["message"]) for i in issues) if len(issues) > 1 else ""
             raise ApiError("%s %s -> %s %s: %s%s" % (method, path, e.code, detail["code"], detail.get("message"), listed), **again)
         except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
-            # No answer (refused, reset, timed out): transient once the server has answered before.
+            # No answer (refused, reset, timed out): transient, so the status polls (call_retrying,
+            # after the server has answered the submit) try it again; a first request fails at once.
             raise ApiError("%s %s: %s (is the server running at %s?)" % (method, path, getattr(e, "reason", e), self.url), transient=True)
 
     def call_retrying(self, method, path, max_retries=5):
