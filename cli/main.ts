@@ -58,7 +58,7 @@ function followOptions(cmd: Command): Command {
   return cmd
     .option("--fail-under <rate>", "exit 1 if any (answering, parsing) pair's pass rate (0 to 1) is below this, or has none", rate("--fail-under"))
     .option("--max-errors <n>", "exit 1 if more results than this errored (judge or transport failures)", number("--max-errors", 0, true), 0)
-    .option("--timeout <seconds>", "give up after this long, the submit included (a run already taken goes on)", seconds("--timeout"), 3600)
+    .option("--timeout <seconds>", "give up after this long, a submit included (the run goes on on the server)", seconds("--timeout"), 3600)
     .option("--poll-ms <ms>", "poll interval where the server has no event stream", number("--poll-ms", 100, true, MAX_POLL_MS), 1000)
     .option("--save-results <file>", "write every result (ndjson) there once the run ends, gates or not")
     .option("--json", "print the end as one JSON document on stdout (status, cost, every pair, the gates and what failed them) instead of the table");
