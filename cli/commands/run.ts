@@ -124,7 +124,7 @@ async function submitAndFollow(client: EdgevalClient, body: RunSubmission, opts:
     : "give --idempotency-key KEY when you re-send it, so that a run taken twice is one run";
   const submitted = await beforeDeadline(creating, deadlineSignal, "POST /v1/runs", `${opts.timeout} s`, `the server may have taken the run or not; ${resend}`);
   out.err(`run ${submitted.run_id} submitted: ${client.url}${submitted.status_url}`);
-  return followRun(client, submitted.run_id, opts, out, deadlineSignal);
+  return followRun(client, submitted.run_id, opts, out, { deadline: deadlineSignal, serverAnswered: true });
 }
 
 /** --timeout as a signal, and when it fires (a wait the server asks for beyond it is not waited). */
@@ -151,14 +151,23 @@ export function checkFollowOptions(opts: FollowOptions): void {
   if (opts.saveResults) checkWritable(opts.saveResults, "--save-results");
 }
 
+/** What the command that submitted the run knows: its --timeout already running, and that the server answered. */
+export interface FollowContext {
+  /** --timeout, begun before the submit; default: it begins now. */
+  deadline?: AbortSignal;
+  /** The server has just taken the run (run, rescore): no answer at the first watch is a blip. */
+  serverAnswered?: boolean;
+}
+
 /** Progress until the run ends, the summary table (or --json's report), the saved results, then the CI gates' exit code. */
 export async function followRun(
   client: EdgevalClient,
   runId: string,
   opts: FollowOptions,
   out: Out,
-  timeout = AbortSignal.timeout(opts.timeout * 1000),
+  how: FollowContext = {},
 ): Promise<number> {
+  const timeout = how.deadline ?? AbortSignal.timeout(opts.timeout * 1000);
   const progress = progressReporter(out);
   // Ctrl-C (or a CI runner's SIGTERM) stops the watching, not the run: say so, and how to stop it.
   const interrupt = new AbortController();
@@ -172,6 +181,7 @@ export async function followRun(
       onFallback: (why) => out.err(`(${why})`),
       onEvent: (e) => progress.onEvent(e),
       onRetry: retryLine(out),
+      serverAnswered: how.serverAnswered,
     });
   } catch (err) {
     const again = `follow it again with: edgeval watch ${runId}, or stop it with: edgeval cancel ${runId}`;

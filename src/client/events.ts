@@ -33,6 +33,11 @@ export interface WatchOptions {
   pollMs?: number;
   /** Told once, when the client falls back to polling. */
   onFallback?: (reason: string) => void;
+  /**
+   * The server has answered this caller already (it just took the run): a first connection that
+   * gets no answer is then a blip to retry, not a sign that no server is there.
+   */
+  serverAnswered?: boolean;
   /** The caller's overall bound (a timeout, Ctrl-C): it ends the watch, retries and waits included. */
   signal?: AbortSignal;
   /**
@@ -100,7 +105,7 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
   let lastId: string | undefined;
   let failures = 0;
   let retryMs = 1000;
-  let connected = false;
+  let connected = opts.serverAnswered ?? false;
   for (;;) {
     let res: Response | undefined;
     let dropped: unknown;
@@ -117,8 +122,8 @@ export async function* watchRun(t: Transport, runId: string, opts: WatchOptions 
         yield* pollRun(t, runId, opts);
         return;
       }
-      // No answer at the first connection means no server there: say so now. After one, it is
-      // the blip that may have dropped the stream. A refusal that will not change, or the
+      // No answer at the first contact with the server means no server there: say so now. After
+      // one (or after the caller's submit), it is a blip, as what may have dropped the stream. A refusal that will not change, or the
       // caller's abort, ends the watch here.
       const noServer = !connected && err instanceof EdgevalConnectionError;
       if (noServer || !isTransient(err) || opts.signal?.aborted) throw err;

@@ -17,6 +17,27 @@ import { acceptedR1, capture, json, routesFetch, runFiles, runR1 } from "./scrip
 const tempDir = tempDirs();
 
 describe("edgeval run through a gateway's blip", () => {
+  it("a reset on the first watch right after the submit is a blip (the server just answered), not 'no server'", async () => {
+    const { benchmark, config } = runFiles(tempDir("cli-first-watch-"));
+    let watches = 0;
+    const fetch = routesFetch({
+      "POST /v1/runs": acceptedR1,
+      "GET /v1/runs/r1/events": () => {
+        if (++watches === 1) throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
+        return new Response('event: done\ndata: {"status":"completed"}\n\n', { headers: { "content-type": "text/event-stream" } });
+      },
+      "GET /v1/runs/r1": () => runR1("completed"),
+    });
+    const out = capture();
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    expect(await runCommand(client, benchmark, { config, maxErrors: 0, timeout: 30, pollMs: 100 }, out)).toBe(0);
+    expect(
+      out.lines.some((l) =>
+        l.startsWith("(retrying in 1 s, failure 1 in a row: GET http://x/v1/runs/r1/events: fetch failed (ECONNRESET)"),
+      ),
+    ).toBe(true);
+  });
+
   it("retries a status GET that failed with a 503 and ends with the run's own verdict, saying it retried", async () => {
     const { benchmark, config } = runFiles(tempDir("cli-blip-"));
     let polls = 0;

@@ -177,6 +177,17 @@ describe("the other waits share the policy", () => {
     expect(s.notices).toEqual([]);
   });
 
+  it("with serverAnswered (the caller just submitted), a first connection with no answer is a blip, retried", async () => {
+    const done = stream('event: done\ndata: {"status":"completed"}\n\n');
+    const s = server({ "/v1/runs/r/events": [reset, done], "/v1/runs/r": [json(run("completed", 2))] });
+    expect((await s.client.runs.wait("r", { serverAnswered: true, onRetry: s.onRetry })).status).toBe("completed");
+    expect(s.notices.map((n) => n.error.message)).toEqual([expect.stringContaining("ECONNRESET")]);
+    // Without it, no answer at first contact means no server there: it fails at once.
+    const t = server({ "/v1/runs/r/events": [reset, done] });
+    expect(String(await t.client.runs.wait("r").catch((e) => e))).toContain("ECONNRESET");
+    expect(t.asked).toHaveLength(1);
+  });
+
   it("a stream reconnect refused with 401 (the key was revoked) fails at once", async () => {
     const first = stream('retry: 1\n\nid: 1\nevent: progress\ndata: {"done":1,"total":2}\n\n');
     const s = server({ "/v1/runs/r/events": [first, edgevalError(401, "unauthorized", "the token is not valid")] });
