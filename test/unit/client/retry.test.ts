@@ -4,6 +4,7 @@
  * polls outlast a blip (a reset, a gateway's 502/503/504, a 429 with Retry-After) and still fail
  * at once on a refusal that will not change (401, 403, 404).
  */
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClient, type RetryNotice } from "edgeval/client";
 
@@ -136,6 +137,14 @@ describe("polling a run (no event stream)", () => {
     const blip = [gateway(503, now), gateway(503, now), json(run("running", 1))];
     const s = server({ "/v1/runs/r": [...blip, ...blip, ...blip, json(run("completed", 2))] });
     expect((await s.client.runs.wait("r", { pollMs: 1, maxReconnects: 3 })).status).toBe("completed");
+  });
+
+  it("leaves no abort listener on the caller's signal per poll: an hour of 1 s polls would leave 3600", async () => {
+    const polls = [...Array.from({ length: 15 }, () => json(run("running", 1))), json(run("completed", 2))];
+    const s = server({ "/v1/runs/r": polls });
+    const signal = new AbortController().signal;
+    await s.client.runs.wait("r", { pollMs: 1, signal });
+    expect(getEventListeners(signal, "abort").length).toBeLessThan(3);
   });
 
   it("stops at once when the caller's signal aborts during a retry's wait", async () => {
