@@ -51,13 +51,18 @@ function slowStream(delayMs: number): typeof fetch {
   return (async (_url: string, init: RequestInit) => {
     const msg = JSON.parse(String(init.body));
     if (msg.id === undefined) return new Response(null, { status: 202 });
+    let t: ReturnType<typeof setTimeout> | undefined;
     const body = new ReadableStream<Uint8Array>({
       start(ctrl) {
-        const t = setTimeout(() => {
+        t = setTimeout(() => {
           ctrl.enqueue(new TextEncoder().encode(`data: ${JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: {} })}\n\n`));
           ctrl.close();
         }, delayMs);
         init.signal?.addEventListener("abort", () => (clearTimeout(t), ctrl.error(init.signal!.reason)));
+      },
+      // A reader that gives up cancels the stream without aborting the request: the answer must not come after.
+      cancel() {
+        clearTimeout(t);
       },
     });
     return new Response(body, { headers: { "content-type": "text/event-stream" } });
