@@ -133,10 +133,11 @@ function program(out: Out, exit: { code: number }): Command {
 
   cli
     .command("judges <action> [id]")
-    .description("stored judges for promptfoo: list | store --config F | replace ID --config F | delete ID | token ID [--name N] | tokens ID | revoke ID --token-id T")
+    .description("stored judges for promptfoo: list | store --config F | replace ID --config F | delete ID | token ID [--name N] [--expires-at T] | tokens ID | revoke ID --token-id T")
     .option("--config <file>", "the stored judge: {name, config, mapping?, deadline_ms?} (JSON or YAML)")
     .option("--name <name>", "the token's name")
     .option("--token-id <id>", "the token to revoke")
+    .option("--expires-at <time>", "when the minted token stops grading (ISO 8601; default: never)")
     .action(act((action: string, id: string | undefined, opts, cmd: Command) => judgesCommand(client(cmd), action, { ...opts, id }, out)));
 
   cli

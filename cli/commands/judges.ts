@@ -10,9 +10,10 @@ export interface JudgesArgs {
   config?: string;
   name?: string;
   tokenId?: string;
+  expiresAt?: string;
 }
 
-const ACTIONS = "list | store --config F | replace ID --config F | delete ID | token ID [--name N] | tokens ID | revoke ID --token-id T";
+const ACTIONS = "list | store --config F | replace ID --config F | delete ID | token ID [--name N] [--expires-at T] | tokens ID | revoke ID --token-id T";
 const KNOWN = ["list", "store", "replace", "delete", "token", "tokens", "revoke"];
 
 export async function judgesCommand(client: EdgevalClient, action: string, args: JudgesArgs, out: Out): Promise<number> {
@@ -41,14 +42,14 @@ export async function judgesCommand(client: EdgevalClient, action: string, args:
     return 0;
   }
   if (action === "token") {
-    const t = await ev.mintToken(args.id, args.name ? { name: args.name } : {});
+    const t = await ev.mintToken(args.id, { ...(args.name ? { name: args.name } : {}), ...(args.expiresAt ? { expires_at: args.expiresAt } : {}) });
     out.line(t.token);
     out.err(`token ${t.token_id} for judge ${args.id}: shown once; promptfoo posts to ${client.url}${t.promptfoo_url.replace(t.token, "{{ env.EDGEVAL_JUDGE_TOKEN }}")}`);
     return 0;
   }
   if (action === "tokens") {
     // Every token, page by page, as list does.
-    for await (const t of ev.iterateTokens(args.id)) out.line(`${t.token_id}  ${t.name}  ${t.revoked_at ? `revoked ${t.revoked_at}` : "active"}  last used ${t.last_used_at ?? "never"}`);
+    for await (const t of ev.iterateTokens(args.id)) out.line(`${t.token_id}  ${t.name}  ${tokenState(t)}  last used ${t.last_used_at ?? "never"}`);
     return 0;
   }
   if (!args.tokenId) throw new CliError("judges revoke needs --token-id T (edgeval judges tokens ID)");
@@ -60,4 +61,11 @@ export async function judgesCommand(client: EdgevalClient, action: string, args:
 function judgeFile(args: JudgesArgs): StoredJudgeRequest {
   if (!args.config) throw new CliError("give the stored judge as a file: --config FILE ({name, config, mapping?, deadline_ms?} as JSON or YAML)");
   return readData(args.config) as StoredJudgeRequest;
+}
+
+/** Revoked, expired, expiring or active: what a caller holding the token would meet. */
+function tokenState(t: { revoked_at: string | null; expires_at?: string | null }): string {
+  if (t.revoked_at) return `revoked ${t.revoked_at}`;
+  if (!t.expires_at) return "active";
+  return Date.parse(t.expires_at) <= Date.now() ? `expired ${t.expires_at}` : `expires ${t.expires_at}`;
 }

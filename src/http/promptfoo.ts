@@ -27,6 +27,7 @@ import { refuseUndeclaredQuery } from "./undeclared-query";
 export const promptfoo = new Hono<AppEnv>();
 
 const REFUSED: Record<Exclude<TokenCheck, { ok: true }>["reason"], string> = {
+  expired: "this judge token has expired: mint another with POST /v1/judges/:id/tokens (expires_at sets how long it lasts)",
   malformed: "the token is not a judge token (jt_…): mint one with POST /v1/judges/:id/tokens",
   unknown: "no such judge token: mint one with POST /v1/judges/:id/tokens",
   revoked: "this judge token was revoked: mint another with POST /v1/judges/:id/tokens",
@@ -45,8 +46,11 @@ promptfoo.post(
     const pepper = stringVar(c.env.EDGEVAL_KEY_PEPPER);
     if (!pepper)
       throw new ApiFailure({ code: "not_configured", message: "the server cannot check judge tokens: set the EDGEVAL_KEY_PEPPER secret" });
-    const check = await checkJudgeToken(c.env.DB, pepper, sent, c.req.param("id"));
-    if (!check.ok) throw new ApiFailure({ code: "unauthorized", message: REFUSED[check.reason] });
+    const check = await checkJudgeToken(c.env.DB, pepper, sent, c.req.param("id"), Date.now());
+    if (!check.ok) {
+      const message = check.reason === "expired" ? `${REFUSED.expired} It expired at ${check.expired_at}.` : REFUSED[check.reason];
+      throw new ApiFailure({ code: "unauthorized", message });
+    }
     const tenant = await getTenant(c.env.DB, check.token.tenant_id);
     if (!tenant || tenant.disabled)
       throw new ApiFailure({ code: "forbidden", message: "this judge's tenant is disabled; ask the operator" });

@@ -38,6 +38,7 @@ import {
   revokeJudgeToken,
 } from "../stored-judges/tokens-repo";
 import { actorOf, auditIfChanged, auditStatement } from "../tenants/audit";
+import { futureExpiry } from "./keys";
 import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
 import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
@@ -105,7 +106,7 @@ storedJudges.delete("/:id", requireScope("judges:write"), async (c) => {
     actor: actorOf(c.get("principal")),
     action: "judge.deleted",
     target: j.judge_id,
-    detail: { name: j.name, live_tokens: await liveJudgeTokens(c.env.DB, j.tenant_id, j.judge_id) },
+    detail: { name: j.name, live_tokens: await liveJudgeTokens(c.env.DB, j.tenant_id, j.judge_id, new Date().toISOString()) },
   });
   await c.env.DB.batch([...deleteStoredJudge(c.env.DB, j.tenant_id, j.judge_id), audit]);
   return reply(c, DeletedStoredJudge, { judge_id: j.judge_id, deleted: true });
@@ -122,7 +123,7 @@ storedJudges.post("/:id/tokens", requireScope("judges:write"), async (c) => {
     });
   const { record, token } = await mintJudgeToken(
     pepper,
-    { tenant_id: j.tenant_id, judge_id: j.judge_id, name: body.name },
+    { tenant_id: j.tenant_id, judge_id: j.judge_id, name: body.name, expires_at: futureExpiry(body.expires_at, "expires_at") },
     new Date().toISOString(),
   );
   await insertJudgeToken(c.env.DB, record);
@@ -131,7 +132,7 @@ storedJudges.post("/:id/tokens", requireScope("judges:write"), async (c) => {
     actor: actorOf(c.get("principal")),
     action: "judge_token.created",
     target: record.token_id,
-    detail: { judge_id: j.judge_id, name: record.name },
+    detail: { judge_id: j.judge_id, name: record.name, expires_at: record.expires_at },
   }).run();
   return reply(
     c,

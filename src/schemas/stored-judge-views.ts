@@ -26,6 +26,8 @@ export const JudgeTokenView = z.strictObject({
   name: z.string(),
   created_at: z.string(),
   revoked_at: z.string().nullable(),
+  /** Null: the token never expires. */
+  expires_at: z.string().nullable(),
   last_used_at: z.string().nullable(),
 });
 export const JudgeTokenList = z.strictObject({ tokens: z.array(JudgeTokenView), next_cursor: z.string().nullable() });

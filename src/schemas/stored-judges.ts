@@ -4,6 +4,7 @@
  * sends to POST /v1/judges/:id/promptfoo.
  */
 import { z } from "zod";
+import { ExpiresAt } from "./tenants";
 import { PriceOverrides } from "./prices";
 import { DeadlineMs, JudgeConfig } from "./judge";
 import { whenMissing } from "../lib/wire-issues";
@@ -50,6 +51,8 @@ export type StoredJudgeRequest = z.output<typeof StoredJudgeRequest>;
 
 export const CreateJudgeTokenRequest = z.strictObject({
   name: z.string().min(1).max(200).default("promptfoo"),
+  /** After it the token is refused (401 that says so); absent or null: it never expires. */
+  expires_at: ExpiresAt,
 });
 
 const JsonValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);

@@ -27,8 +27,8 @@ export const TenantId = z
   .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, { error: "tenant_id must be 1-40 characters of a-z, 0-9 and -, starting with a letter or digit" });
 
 const KeyName = z.string().min(1, { error: "name must not be empty" }).max(100);
-/** An absolute time in the future; checked against the clock by the route. */
-const ExpiresAt = z.iso
+/** An absolute time in the future; checked against the clock by the route (futureExpiry, src/http/keys.ts). */
+export const ExpiresAt = z.iso
   .datetime({ offset: true, error: "expires_at must be an ISO 8601 time, e.g. 2027-01-31T00:00:00Z" })
   .nullable()
   .optional();

@@ -16,12 +16,13 @@ export interface JudgeTokenRecord {
   token_hash: string;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
   last_used_at: string | null;
 }
 
 export async function mintJudgeToken(
   pepper: string,
-  owner: { tenant_id: string; judge_id: string; name: string },
+  owner: { tenant_id: string; judge_id: string; name: string; expires_at: string | null },
   now: string,
 ): Promise<{ record: JudgeTokenRecord; token: string }> {
   const { keyId, key } = generateToken(TOKEN_PREFIX);
@@ -39,24 +40,28 @@ export async function mintJudgeToken(
 export async function insertJudgeToken(db: D1Database, t: JudgeTokenRecord): Promise<void> {
   await db
     .prepare(
-      "INSERT INTO judge_tokens (token_id, tenant_id, judge_id, name, token_hash, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO judge_tokens (token_id, tenant_id, judge_id, name, token_hash, created_at, revoked_at, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
-    .bind(t.token_id, t.tenant_id, t.judge_id, t.name, t.token_hash, t.created_at, t.revoked_at, t.last_used_at)
+    .bind(t.token_id, t.tenant_id, t.judge_id, t.name, t.token_hash, t.created_at, t.revoked_at, t.expires_at, t.last_used_at)
     .run();
 }
 
-export type TokenCheck = { ok: true; token: JudgeTokenRecord } | { ok: false; reason: "malformed" | "unknown" | "revoked" | "other_judge" };
+export type TokenCheck =
+  | { ok: true; token: JudgeTokenRecord }
+  | { ok: false; reason: "malformed" | "unknown" | "revoked" | "other_judge" }
+  | { ok: false; reason: "expired"; expired_at: string };
 
 /**
  * The token as sent, for the judge the URL names: one read by token id, then the hash compared in
  * constant time. A token of another judge (even the same tenant's) does not grade with this one.
  */
-export async function checkJudgeToken(db: D1Database, pepper: string, sent: string, judgeId: string): Promise<TokenCheck> {
+export async function checkJudgeToken(db: D1Database, pepper: string, sent: string, judgeId: string, nowMs: number): Promise<TokenCheck> {
   const parsed = parseToken(TOKEN_PREFIX, sent);
   if (!parsed) return { ok: false, reason: "malformed" };
   const row = await db.prepare("SELECT * FROM judge_tokens WHERE token_id = ?").bind(parsed.keyId).first<JudgeTokenRecord>();
   if (!row || !sameHash(await hashKey(parsed.key, pepper), row.token_hash)) return { ok: false, reason: "unknown" };
   if (row.revoked_at !== null) return { ok: false, reason: "revoked" };
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= nowMs) return { ok: false, reason: "expired", expired_at: row.expires_at };
   if (row.judge_id !== judgeId) return { ok: false, reason: "other_judge" };
   return { ok: true, token: row };
 }
@@ -73,11 +78,13 @@ export async function listJudgeTokens(
   return newestFirstPage<JudgeTokenRecord>(db, source, limit, after);
 }
 
-/** How many of the judge's tokens still grade (not revoked): what deleting the judge ends. */
-export async function liveJudgeTokens(db: D1Database, tenantId: string, judgeId: string): Promise<number> {
+/** How many of the judge's tokens still grade (neither revoked nor expired): what deleting the judge ends. */
+export async function liveJudgeTokens(db: D1Database, tenantId: string, judgeId: string, now: string): Promise<number> {
   const row = await db
-    .prepare("SELECT COUNT(*) AS n FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? AND revoked_at IS NULL")
-    .bind(tenantId, judgeId)
+    .prepare(
+      "SELECT COUNT(*) AS n FROM judge_tokens WHERE tenant_id = ? AND judge_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)",
+    )
+    .bind(tenantId, judgeId, now)
     .first<{ n: number }>();
   return row?.n ?? 0;
 }
@@ -109,5 +116,6 @@ export const judgeTokenView = (t: JudgeTokenRecord) => ({
   name: t.name,
   created_at: t.created_at,
   revoked_at: t.revoked_at,
+  expires_at: t.expires_at,
   last_used_at: t.last_used_at,
 });

@@ -199,6 +199,7 @@ describe("POST /v1/judges/:id/promptfoo", () => {
         name: "ci",
         created_at: expect.any(String),
         revoked_at: null,
+        expires_at: null,
         last_used_at: null,
       },
     ]);
@@ -255,6 +256,43 @@ describe("POST /v1/judges/:id/promptfoo", () => {
     expect((await fakeStats(model)).total).toBe(1);
     // The other judge's token still works.
     expect(await status(tokenTwo.promptfoo_url)).toBe(200);
+  });
+
+  it("an expiring token grades until its expires_at, then is a 401 that says it expired, with no model call", async () => {
+    const model = uniqueModel("sj-expiry");
+    await addFakeRules([{ match: { model }, reply: { json: { answer: 1 } } }]);
+    const judge = await storeJudge(capitalJudge(model));
+    const mint = (json: unknown) => api(`/v1/judges/${judge.judge_id}/tokens`, { method: "POST", json });
+    // A time already past, or not a time, is a 400 at the field, and no token is written.
+    const before = await rowCount("judge_tokens");
+    for (const expires_at of ["2020-01-01T00:00:00Z", "tomorrow"]) {
+      const bad = await json(await mint({ expires_at }));
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain("expires_at");
+    }
+    expect(await rowCount("judge_tokens")).toBe(before);
+
+    const expiresAt = new Date(Date.now() + 3600_000).toISOString();
+    const minted = await json(await mint({ name: "ci", expires_at: expiresAt.replace("Z", "+00:00") }));
+    expect(minted.status).toBe(201);
+    expect(minted.body.expires_at).toBe(expiresAt);
+    const vars = { expected: "Paris", subject: "geography" };
+    expect((await promptfooCall(minted.body.promptfoo_url, "Paris", vars)).status).toBe(200);
+    const listed = (await json(await api(`/v1/judges/${judge.judge_id}/tokens`))).body.tokens;
+    expect(listed).toEqual([expect.objectContaining({ token_id: minted.body.token_id, expires_at: expiresAt })]);
+
+    // Its time comes (moved into the past in D1 rather than waited for).
+    await env.DB.prepare("UPDATE judge_tokens SET expires_at = ? WHERE token_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), minted.body.token_id)
+      .run();
+    const refused = await promptfooCall(minted.body.promptfoo_url, "Paris", vars);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as any).error.message).toMatch(/expired.*POST \/v1\/judges\/:id\/tokens/);
+    expect((await fakeStats(model)).total).toBe(1);
+    // Deleting the judge ends no live token: the expired one no longer counts.
+    expect((await api(`/v1/judges/${judge.judge_id}`, { method: "DELETE" })).status).toBe(200);
+    const audit = (await json(await api("/v1/audit?limit=100"))).body.entries as { action: string; target: string; detail: any }[];
+    expect(audit.find((e) => e.action === "judge.deleted" && e.target === judge.judge_id)?.detail).toMatchObject({ live_tokens: 0 });
   });
 
   it("answers 502 judge_undecided when the judge cannot decide — a failing model, or the deadline — never pass: false", async () => {

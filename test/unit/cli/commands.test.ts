@@ -555,12 +555,26 @@ describe("edgeval keys list and judges tokens", () => {
   });
 
   it("judges tokens prints every token of the judge, following next_cursor past the first page", async () => {
-    const token = (id: string) => ({ token_id: id, name: `n ${id}`, revoked_at: null, last_used_at: null });
-    const { client, asked } = twoPages("tokens", [token("t2")], [token("t1")]);
+    const token = (id: string, expires_at: string | null = null) => ({
+      token_id: id,
+      name: `n ${id}`,
+      revoked_at: null,
+      expires_at,
+      last_used_at: null,
+    });
+    const { client, asked } = twoPages(
+      "tokens",
+      [token("t3", "2099-01-01T00:00:00.000Z"), token("t2", "2020-01-01T00:00:00.000Z")],
+      [token("t1")],
+    );
     const out = capture();
     expect(await judgesCommand(client, "tokens", { id: "jdg_1" }, out)).toBe(0);
     expect(asked).toEqual(["/v1/judges/jdg_1/tokens", "/v1/judges/jdg_1/tokens?cursor=c1"]);
-    expect(out.lines).toEqual(["t2  n t2  active  last used never", "t1  n t1  active  last used never"]);
+    expect(out.lines).toEqual([
+      "t3  n t3  expires 2099-01-01T00:00:00.000Z  last used never",
+      "t2  n t2  expired 2020-01-01T00:00:00.000Z  last used never",
+      "t1  n t1  active  last used never",
+    ]);
   });
 });
 
@@ -571,7 +585,7 @@ describe("keys and judges: an unknown action", () => {
     expect(keys.message).toBe("unknown keys action lst: list, create, rotate or revoke");
     const judges = await judgesCommand(client, "lsit", {}, capture()).catch((e) => e);
     expect(judges.message).toBe(
-      "unknown judges action lsit: list | store --config F | replace ID --config F | delete ID | token ID [--name N] | tokens ID | revoke ID --token-id T",
+      "unknown judges action lsit: list | store --config F | replace ID --config F | delete ID | token ID [--name N] [--expires-at T] | tokens ID | revoke ID --token-id T",
     );
   });
 });
