@@ -8,11 +8,11 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { sha256Hex } from "../lib/sha256";
 import { mapPayload } from "../triggers/mapping";
-import { findTrigger, type TriggerRecord, type TriggerSpec, unsealTriggerSecret } from "../triggers/triggers-repo";
+import { findTrigger, type TriggerRecord, type TriggerSpec, unsealTriggerSecret, verifyingSecrets } from "../triggers/triggers-repo";
 import { applyPreset } from "../presets/apply";
 import { getPreset } from "../presets/presets-repo";
-import { verifyDelivery } from "../triggers/verify";
-import { KekMissing } from "../lib/secret-crypto";
+import { type Verdict, verifyDelivery } from "../triggers/verify";
+import { KekMissing, type Sealed } from "../lib/secret-crypto";
 import { getTenant } from "../tenants/tenants-repo";
 import type { AppEnv } from "./auth";
 import { readBytes, unstorable } from "./body";
@@ -31,13 +31,7 @@ hooks.post("/:trigger_id", async (c) => {
   const bytes = await readBytes(c, RUN_BODY_LIMIT);
   const trigger = await findTrigger(c.env.DB, c.req.param("trigger_id"));
   if (!trigger) throw new ApiFailure({ code: "not_found", message: `no trigger ${c.req.param("trigger_id")}` });
-  const verdict = await verifyDelivery(
-    trigger.signing,
-    await secretOf(c.env.EDGEVAL_SECRETS_KEK, trigger),
-    c.req.raw.headers,
-    bytes,
-    Date.now(),
-  );
+  const verdict = await verifyWithAny(c.env.EDGEVAL_SECRETS_KEK, trigger, c.req.raw.headers, bytes, Date.now());
   if (!verdict.ok) throw new ApiFailure({ code: "unauthorized", message: `the delivery's signature does not verify: ${verdict.reason}` });
 
   const tenant = await getTenant(c.env.DB, trigger.tenant_id);
@@ -83,9 +77,23 @@ async function withPreset(db: D1Database, trigger: TriggerRecord): Promise<Trigg
 
 const MergedConfig = z.object({ config: z.record(z.string(), z.unknown()) });
 
-async function secretOf(kek: unknown, trigger: TriggerRecord): Promise<string> {
+/**
+ * The delivery against the trigger's current secret, then, during a rotation's overlap, the one it
+ * replaced (a sender not moved over yet). The first refusal's reason is the one reported.
+ */
+async function verifyWithAny(kek: unknown, trigger: TriggerRecord, headers: Headers, bytes: Uint8Array, nowMs: number): Promise<Verdict> {
+  let first: Verdict | undefined;
+  for (const sealed of verifyingSecrets(trigger, nowMs)) {
+    const verdict = await verifyDelivery(trigger.signing, await secretOf(kek, trigger, sealed), headers, bytes, nowMs);
+    if (verdict.ok) return verdict;
+    first ??= verdict;
+  }
+  return first!;
+}
+
+async function secretOf(kek: unknown, trigger: TriggerRecord, sealed: Sealed): Promise<string> {
   try {
-    return await unsealTriggerSecret(kek, trigger);
+    return await unsealTriggerSecret(kek, trigger, sealed);
   } catch (err) {
     if (err instanceof KekMissing)
       throw new ApiFailure({ code: "not_configured", message: "triggers need the EDGEVAL_SECRETS_KEK secret" });

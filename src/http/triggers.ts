@@ -4,23 +4,25 @@
  * create and delete (it lets a payload start runs), triggers:read to look.
  */
 import { Hono } from "hono";
-import { KekMissing } from "../lib/secret-crypto";
+import { KekMissing, type Sealed } from "../lib/secret-crypto";
 import { CreateRunRequest, ListQuery } from "../schemas/api";
 import { CreateTriggerRequest } from "../schemas/triggers";
-import { actorOf, auditStatement } from "../tenants/audit";
+import { RotateSecretRequest } from "../schemas/webhooks";
+import { actorOf, auditIfChanged, auditStatement } from "../tenants/audit";
 import {
   deleteTrigger,
   getTrigger,
   insertTrigger,
   listTriggers,
   mintTriggerId,
+  rotateTriggerStatement,
   sealTriggerSecret,
   type TriggerRecord,
   triggerView,
 } from "../triggers/triggers-repo";
 import { mintSigningSecret } from "../webhooks/signing";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
-import { readJson, validate, validateQuery } from "./body";
+import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { reply } from "./reply";
 import { TRIGGER_BODY_LIMIT } from "../schemas/body-limits";
@@ -57,17 +59,7 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
   if (models.issues.length) throw invalidBody(models.issues);
   const triggerId = mintTriggerId();
   const secret = mintSigningSecret();
-  let sealed: TriggerRecord["sealed"];
-  try {
-    sealed = await sealTriggerSecret(c.env.EDGEVAL_SECRETS_KEK, tenantId, triggerId, secret);
-  } catch (err) {
-    if (err instanceof KekMissing)
-      throw new ApiFailure({
-        code: "not_configured",
-        message: "triggers need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)",
-      });
-    throw err;
-  }
+  const sealed = await sealed_(c.env.EDGEVAL_SECRETS_KEK, tenantId, triggerId, secret);
   const record: TriggerRecord = {
     trigger_id: triggerId,
     tenant_id: tenantId,
@@ -81,6 +73,7 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
     },
     signing: body.signing,
     sealed,
+    previous: null,
     created_at: new Date().toISOString(),
   };
   await insertTrigger(c.env.DB, record);
@@ -94,6 +87,34 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
   return reply(c, TriggerWithSecret, { ...triggerView(record), secret }, 201);
 });
 
+/**
+ * A new secret, shown once; the replaced one still verifies deliveries for overlap_seconds (default
+ * 24 h), so the sender can be moved over without refused deliveries. One previous secret at a time.
+ */
+triggers.post("/:id/rotate-secret", requireScope("triggers:write"), async (c) => {
+  const tenantId = tenantOf(c).tenant_id;
+  const t = await getTrigger(c.env.DB, tenantId, c.req.param("id"));
+  if (!t) throw notFound(c.req.param("id"));
+  const body = validate(RotateSecretRequest, (await readOptionalJson(c, TRIGGER_BODY_LIMIT)).value);
+  const secret = mintSigningSecret();
+  const next = await sealed_(c.env.EDGEVAL_SECRETS_KEK, tenantId, t.trigger_id, secret);
+  const prevExpiresAt = new Date(Date.now() + body.overlap_seconds * 1000).toISOString();
+  // The update and its audit entry commit together; a trigger deleted meanwhile is a 404, audited nowhere.
+  const [rotated] = await c.env.DB.batch([
+    rotateTriggerStatement(c.env.DB, t, next, prevExpiresAt),
+    auditIfChanged(c.env.DB, {
+      tenant_id: tenantId,
+      actor: actorOf(c.get("principal")),
+      action: "trigger.secret_rotated",
+      target: t.trigger_id,
+      detail: { overlap_seconds: body.overlap_seconds },
+    }),
+  ]);
+  if (!rotated?.meta.changes) throw notFound(t.trigger_id);
+  const view = triggerView({ ...t, sealed: next, previous: { sealed: t.sealed, expires_at: prevExpiresAt } });
+  return reply(c, TriggerWithSecret, { ...view, secret }, 201);
+});
+
 triggers.get("/", requireScope("triggers:read"), async (c) => {
   const q = validateQuery(ListQuery, c.req.queries());
   const rows = await listTriggers(c.env.DB, tenantOf(c).tenant_id, q.limit, decodeCreatedCursor(q.cursor));
@@ -102,14 +123,14 @@ triggers.get("/", requireScope("triggers:read"), async (c) => {
 
 triggers.get("/:id", requireScope("triggers:read"), async (c) => {
   const t = await getTrigger(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
-  if (!t) throw new ApiFailure({ code: "not_found", message: `no trigger ${c.req.param("id")}; list them with GET /v1/triggers` });
+  if (!t) throw notFound(c.req.param("id"));
   return reply(c, TriggerView, triggerView(t));
 });
 
 triggers.delete("/:id", requireScope("triggers:write"), async (c) => {
   const tenantId = tenantOf(c).tenant_id;
   const t = await getTrigger(c.env.DB, tenantId, c.req.param("id"));
-  if (!t) throw new ApiFailure({ code: "not_found", message: `no trigger ${c.req.param("id")}; list them with GET /v1/triggers` });
+  if (!t) throw notFound(c.req.param("id"));
   await deleteTrigger(c.env.DB, tenantId, t.trigger_id);
   await auditStatement(c.env.DB, {
     tenant_id: tenantId,
@@ -120,3 +141,19 @@ triggers.delete("/:id", requireScope("triggers:write"), async (c) => {
   }).run();
   return reply(c, DeletedTrigger, { trigger_id: t.trigger_id, deleted: true });
 });
+
+const notFound = (id: string) => new ApiFailure({ code: "not_found", message: `no trigger ${id}; list them with GET /v1/triggers` });
+
+/** A trigger's secret sealed under the deployment's KEK; without one, a 503 that says how to set it. */
+async function sealed_(kek: unknown, tenantId: string, triggerId: string, secret: string): Promise<Sealed> {
+  try {
+    return await sealTriggerSecret(kek, tenantId, triggerId, secret);
+  } catch (err) {
+    if (err instanceof KekMissing)
+      throw new ApiFailure({
+        code: "not_configured",
+        message: "triggers need the EDGEVAL_SECRETS_KEK secret (wrangler secret put EDGEVAL_SECRETS_KEK)",
+      });
+    throw err;
+  }
+}

@@ -13,10 +13,12 @@ export const TriggerView = z.strictObject({
   signing: TriggerSigning,
   /** Where the sender POSTs its deliveries (relative: the worker does not know its public origin). */
   hook_url: z.string(),
+  /** After a rotation: deliveries signed with the replaced secret verify until then (null: no rotation). */
+  previous_secret_expires_at: z.string().nullable(),
   created_at: z.string(),
 });
 
-/** Created: `secret` (whsec_…) is shown here only, never again. */
+/** Created or rotated: `secret` (whsec_…) is shown here only, never again. */
 export const TriggerWithSecret = TriggerView.extend({ secret: z.string() });
 export const TriggerList = z.strictObject({ triggers: z.array(TriggerView), next_cursor: z.string().nullable() });
 export const DeletedTrigger = z.strictObject({ trigger_id: z.string(), deleted: z.literal(true) });

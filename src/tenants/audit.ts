@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   "webhook.deleted",
   "webhook.secret_rotated",
   "trigger.created",
+  "trigger.secret_rotated",
   "trigger.deleted",
   "judge.deleted",
   "judge_token.created",

@@ -22,6 +22,8 @@ export interface TriggerRecord {
   spec: TriggerSpec;
   signing: TriggerSigning;
   sealed: Sealed;
+  /** The secret a rotation replaced: it still verifies deliveries until `expires_at`. */
+  previous: { sealed: Sealed; expires_at: string } | null;
   created_at: string;
 }
 
@@ -32,7 +34,24 @@ const aad = (tenantId: string, triggerId: string) => secretAad(tenantId, `trigge
 
 export const sealTriggerSecret = (kek: unknown, tenantId: string, triggerId: string, secret: string) =>
   seal(parseKek(kek), aad(tenantId, triggerId), secret);
-export const unsealTriggerSecret = (kek: unknown, t: TriggerRecord) => unseal(parseKek(kek), aad(t.tenant_id, t.trigger_id), t.sealed);
+export const unsealTriggerSecret = (kek: unknown, t: TriggerRecord, sealed: Sealed = t.sealed) =>
+  unseal(parseKek(kek), aad(t.tenant_id, t.trigger_id), sealed);
+
+/** The sealed secrets a delivery may be signed with now: the current one, then the replaced one while its overlap lasts. */
+export function verifyingSecrets(t: TriggerRecord, nowMs: number): Sealed[] {
+  if (!t.previous || Date.parse(t.previous.expires_at) <= nowMs) return [t.sealed];
+  return [t.sealed, t.previous.sealed];
+}
+
+/** The current secret becomes the previous one (verifying until `prevExpiresAt`); `next` is the new one. */
+export function rotateTriggerStatement(db: D1Database, t: TriggerRecord, next: Sealed, prevExpiresAt: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE triggers SET prev_ciphertext = ciphertext, prev_iv = iv, prev_kek_version = kek_version, prev_expires_at = ?,
+         ciphertext = ?, iv = ?, kek_version = ? WHERE tenant_id = ? AND trigger_id = ?`,
+    )
+    .bind(prevExpiresAt, next.ciphertext, next.iv, next.kek_version, t.tenant_id, t.trigger_id);
+}
 
 export async function insertTrigger(db: D1Database, t: TriggerRecord): Promise<void> {
   await db
@@ -82,6 +101,8 @@ export function triggerView(t: TriggerRecord) {
     ...t.spec,
     signing: t.signing,
     hook_url: `/v1/hooks/${t.trigger_id}`,
+    // After a rotation, deliveries signed with the replaced secret verify until then.
+    previous_secret_expires_at: t.previous?.expires_at ?? null,
     created_at: t.created_at,
   };
 }
@@ -95,6 +116,10 @@ interface Row {
   ciphertext: string;
   iv: string;
   kek_version: number;
+  prev_ciphertext: string | null;
+  prev_iv: string | null;
+  prev_kek_version: number | null;
+  prev_expires_at: string | null;
   created_at: string;
 }
 
@@ -106,6 +131,10 @@ function fromRow(r: Row): TriggerRecord {
     spec: TriggerSpec.parse(JSON.parse(r.spec_json)),
     signing: TriggerSigning.parse(JSON.parse(r.signing_json)),
     sealed: { ciphertext: r.ciphertext, iv: r.iv, kek_version: r.kek_version },
+    previous:
+      r.prev_ciphertext !== null && r.prev_iv !== null && r.prev_kek_version !== null && r.prev_expires_at !== null
+        ? { sealed: { ciphertext: r.prev_ciphertext, iv: r.prev_iv, kek_version: r.prev_kek_version }, expires_at: r.prev_expires_at }
+        : null,
     created_at: r.created_at,
   };
 }

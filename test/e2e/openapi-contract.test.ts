@@ -215,6 +215,7 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     });
     expect(hooked.status).toBe(202);
     await raw("POST", `/v1/hooks/${trigger.trigger_id}`, { body: payload, headers: { ...json, "x-signature": "0".repeat(64) } });
+    await raw("POST", `/v1/triggers/${trigger.trigger_id}/rotate-secret`, { body: '{"overlap_seconds": 60}', headers: json });
     await ev.runs.wait(((await hooked.json()) as { run_id: string }).run_id, { pollMs: 300 });
     await raw("DELETE", `/v1/triggers/${trigger.trigger_id}`);
 

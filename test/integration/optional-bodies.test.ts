@@ -4,8 +4,9 @@
  * any other: a non-JSON content type is a 415 and an unknown field a 400.
  */
 import { describe, expect, it } from "vitest";
-import { fakeModel } from "./helpers";
+import { exactTemplate, fakeModel } from "./helpers";
 import { apiAs, createTenant } from "./tenant-helpers";
+import { createTrigger } from "./trigger-helpers";
 import { createEndpoint } from "./webhook-helpers";
 
 describe("POST routes whose body is all defaults", async () => {
@@ -17,8 +18,22 @@ describe("POST routes whose body is all defaults", async () => {
   });
   expect(judge.status).toBe(201);
   const judgeId = ((await judge.json()) as { judge_id: string }).judge_id;
+  const bench = await apiAs(t.key, "/v1/benchmarks", {
+    method: "POST",
+    json: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
+  });
+  const trigger = await createTrigger(t.key, {
+    name: "t",
+    benchmark_id: ((await bench.json()) as { benchmark_id: string }).benchmark_id,
+    config: {
+      answering_models: [{ id: "m", interface: "manual", manual_answers: {} }],
+      parsing_models: [fakeModel("j", "fake-optional-bodies")],
+    },
+    signing: { scheme: "github" },
+  });
   const routes = [
     ["/v1/keys/:id/rotate", `/v1/keys/${t.key_id}/rotate`],
+    ["/v1/triggers/:id/rotate-secret", `/v1/triggers/${trigger.trigger_id}/rotate-secret`],
     ["/v1/judges/:id/tokens", `/v1/judges/${judgeId}/tokens`],
     ["/v1/webhook-endpoints/:id/rotate-secret", `/v1/webhook-endpoints/${endpoint.endpoint_id}/rotate-secret`],
   ] as const;

@@ -55,6 +55,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/webhook-endpoints/:id/rotate-secret": { id: a.endpoint_id },
     "/v1/webhook-endpoints/:id/deliveries": { id: a.endpoint_id },
     "/v1/triggers/:id": { id: a.trigger_id },
+    "/v1/triggers/:id/rotate-secret": { id: a.trigger_id },
     "/v1/presets/:id": { id: a.preset_id },
     "/v1/judges/:id": { id: a.judge_id },
     "/v1/judges/:id/tokens": { id: a.judge_id },

@@ -232,6 +232,67 @@ describe("signed inbound triggers", () => {
     expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "run.completed", data: { run_id, run_name: "deploy check" } });
   });
 
+  it("rotate-secret: the new secret verifies at once, the replaced one for overlap_seconds, then a 401 with zero writes; no view shows a secret", async () => {
+    const own = await createTenant({ name: "rotation" });
+    const trig = await createTrigger(own.key, {
+      name: "rotating",
+      benchmark_id: await storeCapitals(own.key),
+      config: config(),
+      signing: { scheme: "standard_webhooks" },
+      mapping: { question_ids: "/asked", manual_answers: { pointer: "/answers" } },
+    });
+    const body = JSON.stringify({ asked: ["fr"], answers: { fr: "It is Paris" } });
+    const signedWith = (secret: string) => {
+      const id = `msg_${crypto.randomUUID()}`;
+      const at = new Date();
+      return {
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        "webhook-signature": new Webhook(secret).sign(id, at, body),
+      };
+    };
+    const rotate = async (json: unknown) => {
+      const res = await apiAs(own.key, `/v1/triggers/${trig.trigger_id}/rotate-secret`, { method: "POST", json });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return (await res.json()) as { secret: string; previous_secret_expires_at: string; hook_url: string };
+    };
+
+    const second = await rotate({ overlap_seconds: 3600 });
+    expect(second.secret).toMatch(/^whsec_/);
+    expect(second.secret).not.toBe(trig.secret);
+    expect(second.hook_url).toBe(`/v1/hooks/${trig.trigger_id}`);
+    expect(Math.abs(Date.parse(second.previous_secret_expires_at) - (Date.now() + 3600_000))).toBeLessThan(60_000);
+    // During the overlap both secrets start runs: a sender not moved over yet is not refused.
+    expect((await deliver(trig.trigger_id, body, signedWith(second.secret))).res.status).toBe(202);
+    expect((await deliver(trig.trigger_id, body, signedWith(trig.secret))).res.status).toBe(202);
+
+    // Rotating again with no overlap: only the newest secret verifies.
+    const third = await rotate({ overlap_seconds: 0 });
+    const before = await tenantRows(own.tenant_id);
+    for (const old of [trig.secret, second.secret]) {
+      const refused = await deliver(trig.trigger_id, body, signedWith(old));
+      expect(refused.res.status).toBe(401);
+      expect(refused.queueSends).toBe(0);
+    }
+    expect(await tenantRows(own.tenant_id)).toEqual(before);
+    expect((await deliver(trig.trigger_id, body, signedWith(third.secret))).res.status).toBe(202);
+
+    const view = await (await apiAs(own.key, `/v1/triggers/${trig.trigger_id}`)).json();
+    expect(view).not.toHaveProperty("secret");
+    expect(view).toMatchObject({ previous_secret_expires_at: expect.any(String) });
+    for (const secret of [trig.secret, second.secret, third.secret]) expect(JSON.stringify(view)).not.toContain(secret.slice(6));
+    const auditLog = (await (await apiAs(own.key, "/v1/audit")).json()) as {
+      entries: { action: string; target: string; detail: unknown }[];
+    };
+    expect(auditLog.entries.filter((e) => e.action === "trigger.secret_rotated").map((e) => e.detail)).toEqual([
+      { overlap_seconds: 0 },
+      { overlap_seconds: 3600 },
+    ]);
+    // Another tenant's trigger is not there to rotate.
+    const other = await createTenant({ name: "rotation other" });
+    expect((await apiAs(other.key, `/v1/triggers/${trig.trigger_id}/rotate-secret`, { method: "POST", json: {} })).status).toBe(404);
+  });
+
   it("plain hex header (sha256= optional) with a delivery id header; a payload missing a mapped pointer is a 400 naming it", async () => {
     const trig = await createTrigger(t.key, {
       name: "app",

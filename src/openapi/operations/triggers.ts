@@ -4,6 +4,7 @@ import { TRIGGER_BODY_LIMIT, RUN_BODY_LIMIT } from "../../schemas/body-limits";
 import { SubmittedRun } from "../../schemas/run-views";
 import { DeletedTrigger, HookPayload, HookPing, TriggerList, TriggerView, TriggerWithSecret } from "../../schemas/trigger-views";
 import { CreateTriggerRequest } from "../../schemas/triggers";
+import { RotateSecretRequest } from "../../schemas/webhooks";
 import type { Operation } from "../operation";
 
 const read = { kind: "tenant", scope: "triggers:read" } as const;
@@ -55,6 +56,19 @@ export const TRIGGER_OPERATIONS: Operation[] = [
     auth: read,
     pathParams: triggerId,
     responses: { 200: { description: "The trigger (no secret).", schema: TriggerView } },
+  },
+  {
+    method: "post",
+    path: "/v1/triggers/:id/rotate-secret",
+    operationId: "rotateTriggerSecret",
+    tag: "triggers",
+    summary: "Mint a new signing secret",
+    description:
+      "The replaced secret still verifies deliveries for overlap_seconds (default 24 h, at most 7 days; 0 ends it at once), so the sender can be moved to the new one without refused deliveries. One previous secret at a time: rotating again during an overlap ends it for the secret before.",
+    auth: write,
+    pathParams: triggerId,
+    body: { schema: RotateSecretRequest, maxBytes: TRIGGER_BODY_LIMIT.bytes, example: { overlap_seconds: 3600 }, optional: true },
+    responses: { 201: { description: "The trigger and its new secret (shown once).", schema: TriggerWithSecret } },
   },
   {
     method: "delete",
