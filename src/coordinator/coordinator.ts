@@ -14,6 +14,7 @@ import type { Env } from "../env";
 import { guardOn } from "../lib/guards";
 import type { Clock } from "../pipeline/types";
 import { alarmBy, WATCH_EVERY_MS } from "./alarm";
+import { BUDGET_WAIT_S, budgetRoom } from "./budget";
 import type { CoordinatorOp, CoordinatorOpResult } from "./batch-ops";
 import { type CancelOutcome, cancelRun } from "./cancel";
 import { COORDINATOR_TABLES, migrateCoordinatorTables } from "./coordinator-tables";
@@ -161,13 +162,8 @@ export class RunCoordinator extends DurableObject<Env> {
     }
     const busyFor = guardOn("claim_lease") ? leaseLeftSeconds(job, now) : null;
     if (busyFor !== null) return { kind: "busy", retry_in_seconds: busyFor };
-    // A budgeted run's shard starts a job only within its allowance (shard-allowance.ts): at its
-    // end it asks the root for more, then claims again (the job may have moved meanwhile).
-    if (this.shardSide.outOfAllowance()) {
-      if (asked) return { kind: "wait", retry_in_seconds: ALLOWANCE_WAIT_S };
-      await this.shardSide.askAllowance();
-      return this.claim(jobId, true);
-    }
+    const held = await this.budgetHold(jobId, now, asked);
+    if (held) return held;
     const attempts = job.attempts + 1;
     this.jobs.start(jobId, attempts, now);
     // Results are recorded only under a claim, so a first claim has none to look for.
@@ -181,6 +177,26 @@ export class RunCoordinator extends DurableObject<Env> {
     // A scenario turn after the first starts from the state its predecessor left (scenario-turns.ts).
     const scenario = jobId.startsWith("s") ? { scenario_state: this.turns.state(jobId) } : {};
     return { kind: "run", recorded, attempts, answer, ...scenario };
+  }
+
+  /**
+   * A budgeted run starts a job only while its budget has room for it next to the jobs running
+   * (budget.ts); otherwise the claim waits. A shard's limit is its allowance (shard-allowance.ts):
+   * at it, the shard asks the root for more, then claims again (the job may have moved meanwhile).
+   */
+  private async budgetHold(jobId: string, now: number, asked: boolean): Promise<Claim | null> {
+    const budget = this.meta.budgetUsd();
+    if (budget === undefined) return null;
+    const shard = this.shardSide.isShard();
+    const limit = shard ? this.shardSide.allowanceUsd() : budget;
+    const use = (recount: boolean) => ({ spentUsd: this.meta.spentUsd(), ...this.jobs.budgetUse(jobId, now, recount) });
+    let room = budgetRoom(limit, use(false));
+    if (room !== "start") room = budgetRoom(limit, use(true));
+    if (room === "start") return null;
+    if (!shard || room === "unknown") return { kind: "wait", retry_in_seconds: BUDGET_WAIT_S };
+    if (asked) return { kind: "wait", retry_in_seconds: ALLOWANCE_WAIT_S };
+    await this.shardSide.askAllowance();
+    return this.claim(jobId, true);
   }
 
   /**

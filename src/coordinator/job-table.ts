@@ -17,8 +17,17 @@ export type JobCounts = { total: number; done: number; dead: number; skipped: nu
 
 export const isFinal = (state: JobState): state is FinalState => state === "done" || state === "dead" || state === "skipped";
 
+/** How stale the budget's count of running jobs may be before a claim that would wait reads it again. */
+const BUDGET_RECOUNT_MS = 1_000;
+
 export class JobTable {
   private openCount: number | undefined;
+  /**
+   * A budgeted run's running jobs and finished count (budget.ts), read on the first claim that asks
+   * and then kept up to date here. A job the stall watch re-sends leaves `running` behind this
+   * table's back, so a claim about to wait reads them again once they are a second old.
+   */
+  private budgetTrack: { running: Set<string>; finished: number; readAt: number } | undefined;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -53,6 +62,7 @@ export class JobTable {
   /** A claim: the job is running under a fresh lease, its delivery counted. */
   start(jobId: string, attempts: number, now: number): void {
     this.sql.exec("UPDATE jobs SET state = 'running', attempts = ?, updated_at = ? WHERE job_id = ?", attempts, now, jobId);
+    this.budgetTrack?.running.add(jobId);
   }
 
   /** A result that does not finish its job renews the job's lease. */
@@ -63,11 +73,13 @@ export class JobTable {
   /** The consumer gave the job back: pending again, for its redelivery. */
   release(jobId: string, now: number): void {
     this.sql.exec("UPDATE jobs SET state = 'pending', updated_at = ? WHERE job_id = ? AND state = 'running'", now, jobId);
+    this.budgetTrack?.running.delete(jobId);
   }
 
   /** Skips one job whatever its state (a claim under a spent budget or a cancel). */
   skip(jobId: string, now: number): void {
     this.close(this.sql.exec("UPDATE jobs SET state = 'skipped', updated_at = ? WHERE job_id = ? RETURNING 1", now, jobId));
+    this.budgetTrack?.running.delete(jobId);
   }
 
   /** Skips one job still open (a job given back in a cancelled run). */
@@ -79,6 +91,7 @@ export class JobTable {
         jobId,
       ),
     );
+    this.budgetTrack?.running.delete(jobId);
   }
 
   /** Every job not started yet is skipped (budget spent, run cancelled); running jobs finish. */
@@ -89,7 +102,7 @@ export class JobTable {
   /** The job is over: its answer checkpoint goes (its results hold the answer); closing it twice changes nothing. */
   finish(jobId: string, state: "done" | "dead", now: number): void {
     this.sql.exec("DELETE FROM answers WHERE job_id = ?", jobId);
-    this.close(
+    const moved = this.close(
       this.sql.exec(
         "UPDATE jobs SET state = ?, updated_at = ? WHERE job_id = ? AND state NOT IN ('done', 'dead', 'skipped') RETURNING 1",
         state,
@@ -97,6 +110,10 @@ export class JobTable {
         jobId,
       ),
     );
+    if (this.budgetTrack) {
+      this.budgetTrack.running.delete(jobId);
+      this.budgetTrack.finished += moved;
+    }
   }
 
   /** Jobs still pending or running; counted once, then kept up to date by `close`. */
@@ -116,9 +133,32 @@ export class JobTable {
       .one();
   }
 
+  /**
+   * What a budgeted run's next start is weighed against (budget.ts): the jobs running, `jobId`
+   * excluded (a redelivery of a job whose lease ran out is not behind itself), and the jobs
+   * finished. `recount`: read them again if a second old.
+   */
+  budgetUse(jobId: string, now: number, recount = false): { running: number; finished: number } {
+    if (!this.budgetTrack || (recount && now - this.budgetTrack.readAt > BUDGET_RECOUNT_MS)) {
+      const running = new Set(
+        this.sql
+          .exec<{ job_id: string }>("SELECT job_id FROM jobs WHERE state = 'running'")
+          .toArray()
+          .map((r) => r.job_id),
+      );
+      const { finished } = this.sql
+        .exec<{ finished: number }>("SELECT COALESCE(SUM(state IN ('done', 'dead')), 0) AS finished FROM jobs")
+        .one();
+      this.budgetTrack = { running, finished, readAt: now };
+    }
+    const { running, finished } = this.budgetTrack;
+    return { running: running.size - (running.has(jobId) ? 1 : 0), finished };
+  }
+
   /** The rows may have changed behind the open count (a rolled-back transaction, a purge). */
   forget(): void {
     this.openCount = undefined;
+    this.budgetTrack = undefined;
   }
 
   /** The answer an earlier attempt checkpointed (JSON), if any. */
@@ -135,8 +175,9 @@ export class JobTable {
   }
 
   /** Takes an UPDATE … RETURNING that moved open jobs to a final state (one row per job moved). */
-  private close(moved: SqlStorageCursor<Record<string, SqlStorageValue>>): void {
+  private close(moved: SqlStorageCursor<Record<string, SqlStorageValue>>): number {
     const n = moved.toArray().length;
     if (this.openCount !== undefined) this.openCount -= n;
+    return n;
   }
 }

@@ -154,9 +154,21 @@ export class RootSide {
       return { allowance_usd: 0, budget_spent: true };
     }
     const rows = this.budgets.rows();
+    // Until a job has finished somewhere, what one costs is unknown: one shard at a time holds an
+    // allowance, so one job runs run-wide, as in an unsharded run (budget.ts).
+    const mine = rows.get(ask.shard)?.granted ?? 0;
+    if (mine === 0 && !this.jobCostKnown() && [...rows.values()].some((r) => r.granted > r.spent))
+      return { allowance_usd: 0, budget_spent: false };
     const next = grantSlice(budget, plan.count, rows, ask.shard);
     if (next !== null) this.budgets.grant(ask.shard, next);
     return { allowance_usd: next ?? rows.get(ask.shard)?.granted ?? 0, budget_spent: false };
+  }
+
+  /** A job has finished or been paid for somewhere in the run. */
+  private jobCostKnown(): boolean {
+    if (this.budgets.totalSpent() > 0) return true;
+    const { done, dead } = this.shardJobs.counts(0);
+    return done + dead > 0;
   }
 
   /** Once the run's budget is spent, every shard hears it once; every later report's answer carries it too. */

@@ -2,12 +2,15 @@
  * A sharded run's budget (the run's `budget_usd`, or the tenant's monthly quota as the run's
  * budget): how shards that each see only their own spend keep to one budget.
  *
- * Unsharded, a job starts while the run's recorded spend is below the budget, so the run spends at
- * most the budget plus the jobs running when it was reached. Shards cannot each read the run's
- * spend on every claim, so the root deals the budget out in slices (an allowance per shard):
+ * Unsharded, a job starts while the run's recorded spend plus its running jobs' holds is below the
+ * budget (budget.ts), so the run spends at most the budget plus about a job. Shards cannot each read
+ * the run's spend on every claim, so the root deals the budget out in slices (an allowance per shard):
  *
- * - A shard starts a job only while its own recorded spend is below its allowance. At the end of
- *   its allowance it asks the root for more (one call per slice, in the claim that needs it).
+ * - Until a job has finished somewhere in the run, the root grants to one shard at a time: what a
+ *   job costs is unknown, so one job runs run-wide (root-side.ts `allow`).
+ * - A shard starts a job only while its own recorded spend plus its running jobs' holds is below its
+ *   allowance (budget.ts, the allowance as the limit). At the end of its allowance it asks the root
+ *   for more (one call per slice, in the claim that needs it).
  * - The root grants a slice from what no shard holds: the budget minus, per shard, the larger of
  *   its allowance and its spend. So the allowances never total more than the budget, and a shard's
  *   overshoot is taken out of what the others can be granted.
@@ -18,8 +21,9 @@
  *   the claim waits (a deferral, spending none of the job's deliveries) until a holder spends it,
  *   or finishes its jobs and hands the rest back (a report with no open jobs).
  *
- * So a sharded run spends at most the budget plus, per shard, the jobs it had running when its
- * allowance ran out: the unsharded bound, with "running" counted per shard.
+ * So a sharded run spends at most the budget plus, per shard, about a job: the unsharded bound, per
+ * shard (a shard with nothing running starts a job while its spend is below its allowance, and a
+ * slice may be smaller than a job).
  */
 
 /** A slice is this share of the budget per shard: a run makes about 4 × shards grant calls in all. */

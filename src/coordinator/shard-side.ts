@@ -198,7 +198,12 @@ export class ShardSide {
   /** A budgeted run's shard whose recorded spend reached the allowance its root granted it. */
   outOfAllowance(): boolean {
     if (!this.isShard() || this.meta.budgetUsd() === undefined) return false;
-    return this.meta.spentUsd() >= Number(this.meta.get("allowance_usd") ?? "0");
+    return this.meta.spentUsd() >= this.allowanceUsd();
+  }
+
+  /** What the root has granted this shard of a budgeted run so far. */
+  allowanceUsd(): number {
+    return Number(this.meta.get("allowance_usd") ?? "0");
   }
 
   /** Asks the root for more allowance (shard-allowance.ts); claims arriving meanwhile share the one call. */

@@ -9,7 +9,7 @@ import { PresetReference } from "./presets";
 
 /** Run options about money: a spending cap, a cost estimate instead of a run, price overrides. */
 const RunCostOptions = {
-  /** Stop starting jobs once recorded cost reaches this (the run ends budget_exceeded). */
+  /** Start jobs only while this has room for them, stop once recorded cost reaches it (the run ends budget_exceeded; src/coordinator/budget.ts). */
   budget_usd: z.number({ error: "budget_usd must be a number" }).positive({ error: "budget_usd must be > 0" }).optional(),
   /** Estimate calls, tokens and cost; nothing is written and no model is called. */
   dry_run: z.boolean({ error: "dry_run must be true or false" }).optional(),

@@ -416,8 +416,9 @@ describe("a scenario chain ends with its run", () => {
   }
 
   it("a spent budget skips the chain's next turn: the run ends budget_exceeded, well before the turn limit", async () => {
-    // $1 per 1,000 tokens: every call costs cents, so $0.2 is spent within a few turns.
-    const { runId } = await startEndless((a, j) => ({ budget_usd: 0.2, prices: { [a]: price(0.001), [j]: price(0.001) } }));
+    // $1 per 1,000 tokens: the question's job costs ~$0.59 and each turn ~$0.6, so $2 is spent
+    // within a few turns (the budget's holds run one job at a time until one has finished).
+    const { runId } = await startEndless((a, j) => ({ budget_usd: 2, prices: { [a]: price(0.001), [j]: price(0.001) } }));
     const view = await waitForRun(runId, ["budget_exceeded", "completed", "partial", "failed"]);
     expect(view.status).toBe("budget_exceeded");
     const turns = (await scenarioRows(runId)).length;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { budgetSpent } from "../../../src/coordinator/budget";
+import { budgetRoom, budgetSpent } from "../../../src/coordinator/budget";
 import { LEASE_MS, leaseLeftSeconds } from "../../../src/coordinator/leases";
 
 describe("leaseLeftSeconds", () => {
@@ -21,5 +21,25 @@ describe("budgetSpent", () => {
     expect(budgetSpent(1, 1)).toBe(true);
     expect(budgetSpent(0, 0)).toBe(true);
     expect(budgetSpent(undefined, 1e9)).toBe(false);
+  });
+});
+
+describe("budgetRoom", () => {
+  it("starts a job while nothing runs and the spend is below the limit: the plain rule", () => {
+    expect(budgetRoom(1, { spentUsd: 0, running: 0, finished: 0 })).toBe("start");
+    expect(budgetRoom(1, { spentUsd: 0.99, running: 0, finished: 5 })).toBe("start");
+    expect(budgetRoom(1, { spentUsd: 1, running: 0, finished: 5 })).toBe("spent");
+  });
+  it("runs one job at a time until one has finished and shown what a job costs", () => {
+    expect(budgetRoom(1, { spentUsd: 0, running: 1, finished: 0 })).toBe("unknown");
+    expect(budgetRoom(1, { spentUsd: 0.1, running: 3, finished: 0 })).toBe("unknown");
+  });
+  it("lets each running job hold the average cost of a finished one", () => {
+    // $0.30 over one finished job: two running hold $0.60, $0.90 in all, below $1: one more starts.
+    expect(budgetRoom(1, { spentUsd: 0.3, running: 2, finished: 1 })).toBe("start");
+    // Three running hold $0.90: $1.20 with the spend, so the next waits for them.
+    expect(budgetRoom(1, { spentUsd: 0.3, running: 3, finished: 1 })).toBe("held");
+    // Jobs that cost nothing hold nothing.
+    expect(budgetRoom(1, { spentUsd: 0, running: 500, finished: 10 })).toBe("start");
   });
 });
