@@ -14,10 +14,14 @@
  * stall watch re-sends it (`lostJobsClause`), and a coordinator constructed in the new process —
  * by a status poll, the event stream, a job of the run, or its alarm — runs its watch at once (a
  * sharded run's root, which holds no jobs, wakes its shards).
+ * With nobody looking, the local Cron Trigger's first tick in the new process (each minute,
+ * scripts/lib/local-cron.mjs) wakes every run still queued or running (`wakeActiveRuns`), so an
+ * unwatched run resumes within a minute of the restart rather than at its next alarm (≤ 5 min).
  * A workerd that restarted an isolate but kept its queue would only re-send jobs still queued,
  * which their claims run once. Deployed the mark is 0, and nothing changes.
  */
-import { isLocalMode } from "../env";
+import { type Env, isLocalMode } from "../env";
+import { activeRunCoordinators } from "../storage/runs-repo";
 import { log } from "../log";
 import type { RunMeta } from "./run-meta";
 
@@ -63,4 +67,24 @@ export function resumeAfterRestart(
   const shardsStartedAt = Number(meta.get("shards_started_at") ?? Number.POSITIVE_INFINITY);
   if (shardsStartedAt >= since || meta.finishedAt()) return;
   wake.wakeShards().catch((err: unknown) => log.warn("shard_wake_failed", { run_id: meta.runId(), error: String(err) }));
+}
+
+/** Runs woken per tick: the next tick of a fresh process would take the rest (a local stack holds few). */
+const WAKE_PER_TICK = 200;
+/** Whether this isolate's first tick has woken the active runs. */
+let wokeActiveRuns = false;
+
+/**
+ * Local mode, the first Cron tick of a process: constructs each queued or running run's
+ * coordinator (a snapshot of no pairs), whose constructor resumes what the restart lost
+ * (`resumeAfterRestart`). Deployed, and on every later tick, nothing.
+ */
+export async function wakeActiveRuns(env: Env): Promise<void> {
+  if (!isLocalMode(env) || wokeActiveRuns) return;
+  wokeActiveRuns = true;
+  for (const name of await activeRunCoordinators(env.DB, WAKE_PER_TICK)) {
+    await env.RUNS.getByName(name)
+      .snapshot({ offset: 0, limit: 0 })
+      .catch((err: unknown) => log.warn("run_wake_failed", { coordinator: name, error: String(err) }));
+  }
 }

@@ -217,3 +217,15 @@ export async function countActiveRuns(db: D1Database, tenantId: string): Promise
     .first<{ n: number }>();
   return row?.n ?? 0;
 }
+
+/**
+ * Coordinator names of runs still queued or running, every tenant's, oldest first: what a restarted
+ * local runtime wakes (src/coordinator/volatile-queue.ts `wakeActiveRuns`).
+ */
+export async function activeRunCoordinators(db: D1Database, limit: number): Promise<string[]> {
+  const { results } = await db
+    .prepare("SELECT run_id, coordinator_name FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at LIMIT ?")
+    .bind(limit)
+    .all<{ run_id: string; coordinator_name: string | null }>();
+  return results.map((r) => r.coordinator_name ?? r.run_id);
+}
