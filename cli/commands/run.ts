@@ -124,6 +124,8 @@ async function submitAndFollow(client: EdgevalClient, body: RunSubmission, opts:
     : "give --idempotency-key KEY when you re-send it, so that a run taken twice is one run";
   const submitted = await beforeDeadline(creating, deadlineSignal, "POST /v1/runs", `${opts.timeout} s`, `the server may have taken the run or not; ${resend}`);
   out.err(`run ${submitted.run_id} submitted: ${client.url}${submitted.status_url}`);
+  // Options the run took but does not apply (a Karenina setting with no effect here): said, not dropped.
+  for (const w of submitted.warnings ?? []) out.err(`warning: ${w.path}: ${w.message}`);
   return followRun(client, submitted.run_id, opts, out, { deadline: deadlineSignal, serverAnswered: true });
 }
 

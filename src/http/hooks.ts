@@ -58,7 +58,7 @@ hooks.post("/:trigger_id", async (c) => {
     question_ids: mapped.question_ids,
   });
   if (outcome.kind === "estimate") throw new ApiFailure({ code: "internal", message: "a trigger never asks for a dry run" });
-  return reply(c, SubmittedRun, { run_id: outcome.run_id, status_url: statusUrl(outcome.run_id) }, 202);
+  return reply(c, SubmittedRun, { run_id: outcome.run_id, status_url: statusUrl(outcome.run_id), warnings: outcome.warnings }, 202);
 });
 
 /**

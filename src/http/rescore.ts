@@ -66,7 +66,8 @@ runRescore.post("/:id/rescore", requireScope("runs:write"), async (c) => {
     detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
   }).run();
   c.header("Location", statusUrl(runId));
-  return reply(c, SubmittedRun, { run_id: runId, status_url: statusUrl(runId) }, 202);
+  // The child grades with its parent's config, whose settings were reported when the parent was submitted.
+  return reply(c, SubmittedRun, { run_id: runId, status_url: statusUrl(runId), warnings: [] }, 202);
 });
 
 /** A budget binds only if every called model has a price (as planRun refuses for POST /v1/runs). */

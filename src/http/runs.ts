@@ -41,7 +41,7 @@ runs.post("/", requireScope("runs:write"), async (c) => {
   if (outcome.kind === "estimate") return reply(c, DryRunEstimate, outcome.body);
   // A repeated Idempotency-Key answers exactly as the first request did (test/reliability scenario 7).
   c.header("Location", statusUrl(outcome.run_id));
-  return reply(c, SubmittedRun, { run_id: outcome.run_id, status_url: statusUrl(outcome.run_id) }, 202);
+  return reply(c, SubmittedRun, { run_id: outcome.run_id, status_url: statusUrl(outcome.run_id), warnings: outcome.warnings }, 202);
 });
 
 runs.get("/", requireScope("runs:read"), async (c) => {

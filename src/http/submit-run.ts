@@ -55,8 +55,8 @@ export interface SubmitCall {
 
 export type SubmitOutcome =
   | { kind: "estimate"; body: { estimate: ReturnType<typeof estimateRun>; warnings: FieldIssue[] } }
-  | { kind: "started"; run_id: string }
-  | { kind: "repeated"; run_id: string };
+  | { kind: "started"; run_id: string; warnings: FieldIssue[] }
+  | { kind: "repeated"; run_id: string; warnings: FieldIssue[] };
 
 export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<SubmitOutcome> {
   const { tenant, idempotency } = call;
@@ -91,7 +91,7 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
 
   if (idempotency && guardOn("idempotency_key")) {
     const repeated = await takeIdempotencyKey(env.DB, tenant.tenant_id, { ...idempotency, run_id: runId }, createdAt);
-    if (repeated) return { kind: "repeated", run_id: repeated };
+    if (repeated) return { kind: "repeated", run_id: repeated, warnings: plan.warnings };
   }
   try {
     await admitRun(host, tenant.tenant_id, limits, allowance);
@@ -108,7 +108,7 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
     target: runId,
     detail: { jobs: plan.jobIds.length },
   }).run();
-  return { kind: "started", run_id: runId };
+  return { kind: "started", run_id: runId, warnings: plan.warnings };
 }
 
 /** How often, and how long, a repeat waits for the first request under its key to start its run. */

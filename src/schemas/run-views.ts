@@ -68,10 +68,15 @@ export const RunManifest = StoredRunManifest.extend({
 /** A run's status; after queued and running, the first that applies of the rest (README, GET /v1/runs/:id). */
 export const RunStatusName = z.enum(["queued", "running", "completed", "partial", "failed", "cancelled", "budget_exceeded"]);
 
+/** Something a request was accepted with but should know, at its field (`path` as in a 400's issues). */
+const FieldWarning = z.strictObject({ path: z.string(), message: z.string() });
+
 export const SubmittedRun = z.strictObject({
   run_id: z.string(),
   /** GET this for the run's status. */
   status_url: z.string(),
+  /** What the run accepted but will not act on (a Karenina option set but not applied here), at its field. */
+  warnings: z.array(FieldWarning),
 });
 
 const EstimateTotals = {
@@ -93,7 +98,7 @@ export const DryRunEstimate = z.strictObject({
     assumptions: z.array(z.string()),
   }),
   /** E.g. a secret a real run would need that is not set yet. */
-  warnings: z.array(z.strictObject({ path: z.string(), message: z.string() })),
+  warnings: z.array(FieldWarning),
 });
 
 export const RunListItem = z.strictObject({

@@ -5,6 +5,7 @@
  * secret and may send it only where keys may go (for a dry run a missing secret is a warning:
  * it calls no model). Pure: nothing is written here.
  */
+import { inertSettingWarnings } from "./inert-settings";
 import { secretAdvice } from "../env";
 import type { FieldIssue } from "../schemas/field-issue";
 import { mcpServerIssues, modelKeyIssues } from "../llm/model-keys";
@@ -26,7 +27,10 @@ import type { RunSpec } from "../storage/run-spec";
 /** A run larger than this is refused: split it (keeps submit within one request's limits). */
 export const MAX_RESULTS_PER_RUN = 100_000;
 
-/** `warnings`: what would stop the real run but not a dry run (a secret not set yet). */
+/**
+ * `warnings`: what would stop the real run but not a dry run (a secret not set yet), and Karenina
+ * options set but not applied here (inert-settings.ts).
+ */
 export type Plan = { ok: true; spec: RunSpec; jobIds: string[]; warnings: FieldIssue[] } | { ok: false; issues: FieldIssue[] };
 
 export interface PlanOptions {
@@ -125,7 +129,7 @@ export function planRun(
     ...(body.limits ? { limits: body.limits } : {}),
     ...(scenarios.length ? { scenarios, scenario_turn_limit: config.scenario_turn_limit } : {}),
   };
-  return { ok: true, spec, jobIds: jobIds(spec), warnings };
+  return { ok: true, spec, jobIds: jobIds(spec), warnings: [...warnings, ...inertSettingWarnings(config)] };
 }
 
 /**

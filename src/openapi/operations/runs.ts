@@ -33,7 +33,17 @@ export const RUN_OPERATIONS: Operation[] = [
       202: {
         description: "Accepted: the run is queued.",
         schema: SubmittedRun,
-        example: { run_id: "0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f", status_url: "/v1/runs/0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f" },
+        example: {
+          run_id: "0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f",
+          status_url: "/v1/runs/0b7f3c1e-5d2a-4c8e-9f10-2a3b4c5d6e7f",
+          warnings: [
+            {
+              path: "config.max_concurrent_requests",
+              message:
+                "accepted for Karenina compatibility but not applied: edgeval runs jobs on Cloudflare Queues and paces each provider key with its shared limiter: cap a model's calls with the run's `limits` ({model_id: {concurrency, rpm, tpm}})",
+            },
+          ],
+        },
       },
       200: { description: "A dry run's estimate (`dry_run: true`).", schema: DryRunEstimate },
     },

@@ -11,7 +11,7 @@ import { readData, writeOutput } from "../../../cli/io.ts";
 import { main } from "../../../cli/main.ts";
 import { createClient } from "../../../src/client/index.ts";
 import { tempDirs } from "../../support/temp-dirs.ts";
-import { acceptedR1, capture, json, routesFetch, runR1 } from "./scripted-server.ts";
+import { acceptedR1, acceptedR1With, capture, json, routesFetch, runR1 } from "./scripted-server.ts";
 
 const tempDir = tempDirs();
 
@@ -320,6 +320,17 @@ describe("edgeval run: the benchmark by id, a budget, prices", () => {
         benchmark_id: "bm_1",
       },
     ]);
+  });
+
+  it("prints each warning the submit answers with, at its field", async () => {
+    const warning = { path: "config.max_concurrent_requests", message: "accepted for Karenina compatibility but not applied: …" };
+    const fetch = routesFetch({ "POST /v1/runs": () => acceptedR1With([warning]), "GET /v1/runs/r1": () => runR1("completed") });
+    const out = capture();
+    const config = file("config.json", { answering_models: [], max_concurrent_requests: 2 });
+    expect(
+      await runCommand(createClient({ url: "http://x", token: "t", fetch }), undefined, { ...opts, config, benchmarkId: "bm_1" }, out),
+    ).toBe(0);
+    expect(out.lines).toContain(`warning: config.max_concurrent_requests: ${warning.message}`);
   });
 
   it("edgeval import says to run the stored benchmark by --benchmark-id, not by the file (which would import it again)", async () => {

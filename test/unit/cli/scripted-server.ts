@@ -21,7 +21,9 @@ export function routesFetch(routes: Record<string, (req: Request) => Response | 
 }
 
 /** POST /v1/runs taking the run as r1. */
-export const acceptedR1 = () => json({ run_id: "r1", status_url: "/v1/runs/r1" }, 202);
+export const acceptedR1 = () => acceptedR1With([]);
+/** POST /v1/runs taking the run as r1, with these warnings (options the run took but does not apply). */
+export const acceptedR1With = (warnings: unknown[]) => json({ run_id: "r1", status_url: "/v1/runs/r1", warnings }, 202);
 
 /** GET /v1/runs/r1: the run with `status`, nothing priced; by default no results and no pairs. */
 export const runR1 = (status: string, progress = { total: 0, done: 0 }, summary: unknown[] = []) =>
