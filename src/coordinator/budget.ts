@@ -35,5 +35,10 @@ export function budgetRoom(limitUsd: number, use: BudgetUse): BudgetRoom {
   return use.spentUsd + use.running * (use.spentUsd / use.finished) < limitUsd ? "start" : "held";
 }
 
-/** How long a claim waits for running jobs to show what they cost (a deferral: no delivery spent). */
-export const BUDGET_WAIT_S = 1;
+/**
+ * How long a claim waits for running jobs to show what they cost (a deferral: no delivery spent).
+ * Every waiting job's message comes back after it, so the wait grows with the jobs waiting: a
+ * second for up to 500 of them, then a second per 500 (at most 30 s), so a 5,000-job run's
+ * messages bring its coordinator about 500 claims a second while its first job runs, not 5,000.
+ */
+export const budgetWaitSeconds = (waiting: number): number => Math.min(30, Math.max(1, Math.ceil(waiting / 500)));

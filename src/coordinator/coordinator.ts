@@ -14,7 +14,7 @@ import type { Env } from "../env";
 import { guardOn } from "../lib/guards";
 import type { Clock } from "../pipeline/types";
 import { alarmBy, WATCH_EVERY_MS } from "./alarm";
-import { BUDGET_WAIT_S, budgetRoom } from "./budget";
+import { budgetRoom, budgetWaitSeconds } from "./budget";
 import type { CoordinatorOp, CoordinatorOpResult } from "./batch-ops";
 import { type CancelOutcome, cancelRun } from "./cancel";
 import { COORDINATOR_TABLES, migrateCoordinatorTables } from "./coordinator-tables";
@@ -193,7 +193,7 @@ export class RunCoordinator extends DurableObject<Env> {
     let room = budgetRoom(limit, use(false));
     if (room !== "start") room = budgetRoom(limit, use(true));
     if (room === "start") return null;
-    if (!shard || room === "unknown") return { kind: "wait", retry_in_seconds: BUDGET_WAIT_S };
+    if (!shard || room === "unknown") return { kind: "wait", retry_in_seconds: budgetWaitSeconds(this.jobs.open() - use(false).running) };
     if (asked) return { kind: "wait", retry_in_seconds: ALLOWANCE_WAIT_S };
     await this.shardSide.askAllowance();
     return this.claim(jobId, true);

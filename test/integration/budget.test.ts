@@ -148,6 +148,15 @@ describe("a budget's holds on running jobs", () => {
     expect(snap.jobs).toMatchObject({ done: 4, skipped: 4 });
   });
 
+  it("a claim waits longer the more jobs wait with it, so their messages do not flood the coordinator", async () => {
+    const stub = env.RUNS.getByName(`budget-wait-${crypto.randomUUID()}`);
+    const jobs = Array.from({ length: 1_200 }, (_, i) => `0.${i}.1`);
+    await stub.init({ run_id: "r", job_ids: jobs, answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 1_200, budget_usd: 1 });
+    expect((await stub.claim(jobs[0]!)).kind).toBe("run");
+    // 1,199 jobs wait for the first one's cost: 3 s each (a second per 500).
+    expect(await stub.claim(jobs[1]!)).toEqual({ kind: "wait", retry_in_seconds: 3 });
+  });
+
   it("a redelivered job whose lease ran out is not held back by itself", async () => {
     const stub = env.RUNS.getByName(`budget-self-${crypto.randomUUID()}`);
     await stub.init({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { budgetRoom, budgetSpent } from "../../../src/coordinator/budget";
+import { budgetRoom, budgetSpent, budgetWaitSeconds } from "../../../src/coordinator/budget";
 import { LEASE_MS, leaseLeftSeconds } from "../../../src/coordinator/leases";
 
 describe("leaseLeftSeconds", () => {
@@ -41,5 +41,15 @@ describe("budgetRoom", () => {
     expect(budgetRoom(1, { spentUsd: 0.3, running: 3, finished: 1 })).toBe("held");
     // Jobs that cost nothing hold nothing.
     expect(budgetRoom(1, { spentUsd: 0, running: 500, finished: 10 })).toBe("start");
+  });
+});
+
+describe("budgetWaitSeconds", () => {
+  it("waits a second for up to 500 waiting jobs, then a second per 500, at most 30", () => {
+    expect(budgetWaitSeconds(0)).toBe(1);
+    expect(budgetWaitSeconds(500)).toBe(1);
+    expect(budgetWaitSeconds(501)).toBe(2);
+    expect(budgetWaitSeconds(5_000)).toBe(10);
+    expect(budgetWaitSeconds(100_000)).toBe(30);
   });
 });
