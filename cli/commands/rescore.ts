@@ -26,5 +26,10 @@ export async function rescoreCommand(client: EdgevalClient, runId: string, opts:
   const rescoring = client.runs.rescore(runId, body, { signal: deadline, onRetry: retryLine(out), maxDelayMs: opts.timeout * 1000 });
   const child = await beforeDeadline(rescoring, deadline, `POST /v1/runs/${runId}/rescore`, `${opts.timeout} s`, `the server may have made the child run or not: list the runs (GET /v1/runs) before re-sending`);
   out.err(`run ${child.run_id} re-scores ${runId}: ${client.url}${child.status_url}`);
+  // What the child does not carry (a run's scenarios) is said before the wait, not found missing after it.
+  // A server from before `left_out` sends none.
+  for (const l of child.left_out ?? []) {
+    out.err(`left out of the child: ${l.what} ${l.ids.map((id) => JSON.stringify(id)).join(", ")} (${l.results} result(s) of run ${runId}): ${l.reason}`);
+  }
   return followRun(client, child.run_id, opts, out, { deadline, serverAnswered: true });
 }

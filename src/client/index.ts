@@ -87,7 +87,7 @@ export function createClient(opts: ClientOptions) {
     /** Re-scores a finished run: a child run with new judges, answering models, replicates or traits, reusing its answers. */
     /** A 429 (the tenant's quota: no child was made) is retried after its Retry-After, as create does. */
     rescore: (id: string, body: W.RescoreRequest, o: Omit<RetryOptions, "retryable"> = {}) =>
-      withRetries(() => t.json<W.SubmittedRun>("POST", `${run(id)}/rescore`, { body, signal: o.signal }), {
+      withRetries(() => t.json<W.RescoreStarted>("POST", `${run(id)}/rescore`, { body, signal: o.signal }), {
         ...o,
         retryable: refusedUntaken,
       }),

@@ -11,7 +11,7 @@ import type {
   RunSubmission as RunSubmissionSchema,
 } from "../schemas/api.ts";
 import type * as O from "../schemas/results-out-views.ts";
-import type { RescoreRequest as RescoreRequestSchema } from "../schemas/rescore.ts";
+import type { RescoreRequest as RescoreRequestSchema, RescoreStarted as RescoreStartedSchema } from "../schemas/rescore.ts";
 import type {
   CreateScheduleRequest as CreateScheduleRequestSchema,
   UpdateScheduleRequest as UpdateScheduleRequestSchema,
@@ -52,6 +52,8 @@ export type UpdateScheduleRequest = Wire<typeof UpdateScheduleRequestSchema>;
 
 export type ApiErrorBody = Wire<typeof ErrorResponse>;
 export type SubmittedRun = Wire<typeof R.SubmittedRun>;
+/** The child run of a re-score, and what of its parent it leaves out (`left_out`; empty: nothing). */
+export type RescoreStarted = Wire<typeof RescoreStartedSchema>;
 export type DryRunEstimate = Wire<typeof R.DryRunEstimate>;
 export type RunStatus = Wire<typeof R.RunStatus>;
 export type RunStatusName = Wire<typeof R.RunStatusName>;

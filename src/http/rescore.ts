@@ -8,8 +8,8 @@ import { Hono } from "hono";
 import { secretAdvice } from "../env";
 import { priceFor, priceTable } from "../llm/prices";
 import { planRescore } from "../rescore/plan";
-import { RescoreRequest } from "../schemas/rescore";
-import { SubmittedRun } from "../schemas/run-views";
+import { type RescoreLeftOut, RescoreRequest, RescoreStarted } from "../schemas/rescore";
+import { countScenarioTurnResults } from "../storage/scenario-results-repo";
 import { requireSpec } from "../storage/spec-store";
 import { startRun } from "../submit/submit";
 import { actorOf, auditStatement } from "../tenants/audit";
@@ -65,10 +65,25 @@ runRescore.post("/:id/rescore", requireScope("runs:write"), async (c) => {
     target: runId,
     detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
   }).run();
+  const leftOut = await scenariosLeftOut(c.env.DB, parent, plan.leftOutScenarios);
   c.header("Location", statusUrl(runId));
   // The child grades with its parent's config, whose settings were reported when the parent was submitted.
-  return reply(c, SubmittedRun, { run_id: runId, status_url: statusUrl(runId), warnings: [] }, 202);
+  return reply(c, RescoreStarted, { run_id: runId, status_url: statusUrl(runId), warnings: [], left_out: leftOut }, 202);
 });
+
+/** The parent's scenarios the child does not run, with the turn results it does not copy (none: []). */
+async function scenariosLeftOut(db: D1Database, parent: { tenant_id: string; run_id: string }, names: string[]): Promise<RescoreLeftOut[]> {
+  if (!names.length) return [];
+  const results = await countScenarioTurnResults(db, parent);
+  return [
+    {
+      what: "scenarios",
+      ids: names,
+      results,
+      reason: `a re-score grades the run's questions only: each scenario turn's question depends on the answers before it, so new judges, models or traits on a scenario mean running its chain again. To grade the ${names.length === 1 ? "scenario" : `${names.length} scenarios`} with them, submit the benchmark again (POST /v1/runs) with the models you want.`,
+    },
+  ];
+}
 
 /** A budget binds only if every called model has a price (as planRun refuses for POST /v1/runs). */
 function refuseUnpriced(spec: {

@@ -19,7 +19,7 @@ import {
   SummaryResponse,
 } from "../schemas/results-out-views";
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
-import { RescoreRequest } from "../schemas/rescore";
+import { RescoreLeftOut, RescoreRequest, RescoreStarted } from "../schemas/rescore";
 import { ErrorResponse } from "../schemas/api-error";
 import { Benchmark, Question, Scenario, ScenarioNode } from "../schemas/benchmark";
 import { OutcomeCheck, ScenarioEdge, StateCheck } from "../scenarios/scenario-schema";
@@ -147,6 +147,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   RescoreRequest,
   // responses
   SubmittedRun,
+  RescoreStarted,
+  RescoreLeftOut,
   DryRunEstimate,
   RunList,
   RunStatus,

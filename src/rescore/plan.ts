@@ -17,7 +17,9 @@ import { modelsInRubrics } from "../submit/rubric-models";
 import { jobIds } from "../submit/spec";
 import type { KeyRing } from "../tenants/key-ring";
 
-export type RescorePlan = { ok: true; spec: RunSpec; jobIds: string[]; newTraits: string[] } | { ok: false; issues: FieldIssue[] };
+export type RescorePlan =
+  | { ok: true; spec: RunSpec; jobIds: string[]; newTraits: string[]; leftOutScenarios: string[] }
+  | { ok: false; issues: FieldIssue[] };
 
 export function planRescore(
   parent: RunSpec,
@@ -111,7 +113,8 @@ export function planRescore(
     if (settings.rubric_trait_names) settings.rubric_trait_names = [...settings.rubric_trait_names, ...newTraits];
   }
   // A scenario's turns are not re-scored: each depends on the answers before it, so reusing them
-  // means re-running the chain; the child covers the run's questions (src/rescore/README.md).
+  // means re-running the chain; the child covers the run's questions, and the 202 names what it
+  // left out (src/rescore/README.md).
   const { budget_usd: _parentBudget, rescore: _grandparent, scenarios: _scenarios, scenario_turn_limit: _turnLimit, ...inherited } = parent;
   const spec: RunSpec = {
     ...inherited,
@@ -124,7 +127,8 @@ export function planRescore(
     settings,
     rescore: { parent_run_id: parent.run_id, new_traits: newTraits },
   };
-  return { ok: true, spec, jobIds: jobIds(spec), newTraits };
+  const leftOutScenarios = (parent.scenarios ?? []).map((s) => s.name);
+  return { ok: true, spec, jobIds: jobIds(spec), newTraits, leftOutScenarios };
 }
 
 function mergeRubrics(a: Rubric, b: Rubric): Rubric {

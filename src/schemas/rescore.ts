@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ModelConfig } from "./model-config";
 import { Rubric } from "./rubric";
+import { SubmittedRun } from "./run-views";
 
 export const RescoreRequest = z
   .strictObject({
@@ -19,3 +20,22 @@ export const RescoreRequest = z
     error: "send something to add: answering_models, parsing_models, replicate_count or rubric",
   });
 export type RescoreRequest = z.output<typeof RescoreRequest>;
+
+/**
+ * Part of the parent a child does not carry, said in the 202 so that no re-score drops work
+ * unannounced. Today only scenarios: each turn's question depends on the answers before it, so a
+ * new judge or trait on a scenario means running its chain again.
+ */
+export const RescoreLeftOut = z.strictObject({
+  what: z.literal("scenarios"),
+  /** The parent's scenarios (by name) that the child does not run. */
+  ids: z.array(z.string()),
+  /** The parent's results of them (one per turn) that the child does not copy. */
+  results: z.number().int().min(0),
+  /** Why, and what to do instead. */
+  reason: z.string(),
+});
+
+/** 202 of POST /v1/runs/:id/rescore: the child run, and what of the parent it leaves out (empty: nothing). */
+export const RescoreStarted = SubmittedRun.extend({ left_out: z.array(RescoreLeftOut) });
+export type RescoreLeftOut = z.output<typeof RescoreLeftOut>;

@@ -51,3 +51,12 @@ export async function listScenarioResults(
     .all<{ chain_id: string; record_json: string }>();
   return results;
 }
+
+/** How many of a run's results are scenario turns (`results.scenario_id` set; index results_by_scenario). */
+export async function countScenarioTurnResults(db: D1Database, run: { tenant_id: string; run_id: string }): Promise<number> {
+  const row = await db
+    .prepare("SELECT COUNT(*) AS n FROM results WHERE tenant_id = ? AND run_id = ? AND scenario_id IS NOT NULL")
+    .bind(run.tenant_id, run.run_id)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}

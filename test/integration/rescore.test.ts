@@ -192,3 +192,46 @@ describe("re-scoring a finished run", () => {
     ).toBe(404);
   });
 });
+
+describe("re-scoring a run with scenarios", () => {
+  it("says in the 202 which scenarios the child leaves out, with the parent's turn results it does not copy", async () => {
+    const [ans, judge, judge2] = [uniqueModel("rs-sc-ans"), uniqueModel("rs-sc-j1"), uniqueModel("rs-sc-j2")];
+    await addFakeRules([
+      { match: { model: ans }, reply: { text: "It is Paris." } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+      { match: { model: judge2 }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const node = (id: string) => ({
+      question: { id, question: `[SC-${id}] What is the capital of France?`, template: exactTemplate("Paris") },
+    });
+    const oneTurn = (name: string) => ({
+      name,
+      entry_node: "ask",
+      nodes: { ask: node(`${name}-ask`) },
+      edges: [{ source: "ask", target: "__end__" }],
+    });
+    const withScenarios = await submitRun({
+      benchmark: { name: "rescore-scenarios", questions: QUESTIONS.slice(0, 1), scenarios: [oneTurn("first"), oneTurn("second")] },
+      config: { answering_models: [fakeModel("ans", ans)], parsing_models: [fakeModel("j1", judge)], replicate_count: 2 },
+    });
+    expect((await waitForRun(withScenarios)).status).toBe("completed");
+    // 1 question + 2 one-turn scenarios, × 2 replicates.
+    expect(await allResults(withScenarios)).toHaveLength(6);
+
+    const res = await api(`/v1/runs/${withScenarios}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j2", judge2)] } });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as any;
+    expect(body.left_out).toEqual([
+      { what: "scenarios", ids: ["first", "second"], results: 4, reason: expect.stringContaining("POST /v1/runs") },
+    ]);
+    expect((await waitForRun(body.run_id)).status).toBe("completed");
+    // The child grades the question alone: 1 question × 2 judges × 2 replicates.
+    expect(await allResults(body.run_id)).toHaveLength(4);
+
+    const plain = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: { replicate_count: 2 } });
+    expect(plain.status).toBe(202);
+    const plainBody = (await plain.json()) as any;
+    expect(plainBody.left_out).toEqual([]);
+    await waitForRun(plainBody.run_id);
+  });
+});

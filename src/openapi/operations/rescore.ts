@@ -1,6 +1,5 @@
 /** Re-scoring (issue 22, src/rescore/README.md): a child run that reuses a finished run's answers and results. */
-import { RescoreRequest } from "../../schemas/rescore";
-import { SubmittedRun } from "../../schemas/run-views";
+import { RescoreRequest, RescoreStarted } from "../../schemas/rescore";
 import type { Operation } from "../operation";
 
 export const RESCORE_OPERATIONS: Operation[] = [
@@ -11,7 +10,7 @@ export const RESCORE_OPERATIONS: Operation[] = [
     tag: "runs",
     summary: "Re-score a finished run: new judges, answering models, replicates or rubric traits, without paying for its answers again",
     description:
-      "Starts a child run (`lineage.parent_run_id`; the parent lists it in `lineage.children`) holding copies of the parent's results under new result ids plus the new ones. New parsing models judge the parent's stored answers (no answering call); new answering models and replicates make new answering calls; added traits (`rubric`, merged into the global rubric) are evaluated alone on the parent's answers, the template verdicts kept. Model ids and trait names must be new; `replicate_count` is at least the parent's, and the request must add something (the parent's own replicate count alone, or a rubric without traits, is a 400). The run must have finished (409 `run_active`). The run quotas apply as to POST /v1/runs.",
+      "Starts a child run (`lineage.parent_run_id`; the parent lists it in `lineage.children`) holding copies of the parent's results under new result ids plus the new ones. New parsing models judge the parent's stored answers (no answering call); new answering models and replicates make new answering calls; added traits (`rubric`, merged into the global rubric) are evaluated alone on the parent's answers, the template verdicts kept. Model ids and trait names must be new; `replicate_count` is at least the parent's, and the request must add something (the parent's own replicate count alone, or a rubric without traits, is a 400). The run must have finished (409 `run_active`). The run quotas apply as to POST /v1/runs. A run's multi-turn scenarios are not re-scored (each turn depends on the answers before it): the 202's `left_out` names them, with the parent's turn results the child does not copy and what to do instead; it is empty when the child carries everything.",
     auth: { kind: "tenant", scope: "runs:write" },
     pathParams: { id: "The run_id of the finished run to re-score." },
     body: {
@@ -22,7 +21,9 @@ export const RESCORE_OPERATIONS: Operation[] = [
         rubric: { llm_traits: [{ name: "concise", description: "Is the answer concise?", kind: "boolean", higher_is_better: true }] },
       },
     },
-    responses: { 202: { description: "The child run, queued.", schema: SubmittedRun } },
+    responses: {
+      202: { description: "The child run, queued, and what of the parent it leaves out (`left_out`).", schema: RescoreStarted },
+    },
     errors: ["run_active", "quota_exceeded"],
   },
 ];

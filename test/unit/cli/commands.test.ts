@@ -228,6 +228,34 @@ describe("edgeval rescore", () => {
     expect(table).toContain("j2");
   });
 
+  it("prints what the child leaves out of the parent (its scenarios) before following it", async () => {
+    const leftOut = { what: "scenarios", ids: ["pushback"], results: 6, reason: "submit the benchmark again (POST /v1/runs)" };
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const p = new URL(req.url).pathname;
+      if (req.method === "POST") return json({ run_id: "c1", status_url: "/v1/runs/c1", left_out: [leftOut] }, 202);
+      if (p.endsWith("/events")) return json({ error: { code: "not_found", message: `no route GET ${p}` } }, 404);
+      return json({
+        run_id: "c1",
+        status: "completed",
+        progress: { total: 1, done: 1 },
+        summary: [],
+        summary_total: 0,
+        usage: { total: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } },
+      });
+    }) as typeof globalThis.fetch;
+    const out = capture();
+    await rescoreCommand(
+      createClient({ url: "http://x", token: "t", fetch }),
+      "r1",
+      { replicates: 2, maxErrors: 0, timeout: 5, pollMs: 1 },
+      out,
+    );
+    expect(out.lines[1]).toBe(
+      'left out of the child: scenarios "pushback" (6 result(s) of run r1): submit the benchmark again (POST /v1/runs)',
+    );
+  });
+
   it("refuses to post nothing", async () => {
     const fetch = (async () => {
       throw new Error("no request expected");
