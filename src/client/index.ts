@@ -191,6 +191,8 @@ export function createClient(opts: ClientOptions) {
     /** Starts building an export with every trace (karenina needs this); poll it with get or wait. */
     create: (runId: string, body: W.CreateExportRequest) => t.json<W.ExportView>("POST", exportsOf(runId), { body }),
     get: (runId: string, exportId: string) => t.json<W.ExportView>("GET", `${exportsOf(runId)}/${enc(exportId)}`),
+    /** The run's exports, newest first, one page (an export whose id was lost is found here). */
+    list: (runId: string, q: PageQuery = {}) => t.json<W.ExportList>("GET", `${exportsOf(runId)}${qs({ ...q })}`),
     /** Resolves with the export once ready; a failed export throws with its error. A failed GET is retried (retry.ts). */
     wait: async (runId: string, exportId: string, o: ExportWaitOptions = {}) => {
       const deadline = Date.now() + (o.timeoutMs ?? 600_000);

@@ -67,6 +67,7 @@ export type VerificationResult = Wire<typeof VerificationResultSchema>;
 export type DeletedRun = Wire<typeof R.DeletedRun>;
 
 export type ExportView = Wire<typeof O.ExportView>;
+export type ExportList = Wire<typeof O.ExportList>;
 export type RunComparison = Wire<typeof O.RunComparison>;
 export type ScheduleView = Wire<typeof O.ScheduleView>;
 export type ScheduleDetail = Wire<typeof O.ScheduleDetail>;

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { EXPORT_FORMATS, type ExportFormat, VerdictName } from "../schemas/api";
 import type { ExportView } from "../schemas/results-out-views";
+import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 import type { ResultFilter } from "../storage/results-repo";
 
 /** The stored filter (storage/results-repo.ts ResultFilter): what POST …/exports accepted. */
@@ -65,7 +66,21 @@ export async function insertExport(
 
 export async function getExport(db: D1Database, tenantId: string, exportId: string): Promise<ExportRecord | null> {
   const raw = await db.prepare("SELECT * FROM exports WHERE tenant_id = ? AND export_id = ?").bind(tenantId, exportId).first();
-  if (!raw) return null;
+  return raw ? fromRow(raw) : null;
+}
+
+/** A page of one run's exports, newest first (index exports_by_run), after the last of the page before. */
+export async function listRunExports(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  limit: number,
+  after: PageAfter,
+): Promise<ExportRecord[]> {
+  const owner = { tenant_id: run.tenant_id, run_id: run.run_id };
+  return (await newestFirstPage<unknown>(db, { table: "exports", idColumn: "export_id", owner }, limit, after)).map(fromRow);
+}
+
+function fromRow(raw: unknown): ExportRecord {
   const row = ExportRow.parse(raw);
   return {
     ...row,

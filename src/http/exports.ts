@@ -2,6 +2,7 @@
  * Run exports (src/exports/README.md):
  *   GET  /v1/runs/:id/export?format=csv|ndjson&<filters>   streamed from D1 (no trace needed)
  *   POST /v1/runs/:id/exports {format, <filters>}          built into R2 by the export queue, traces included
+ *   GET  /v1/runs/:id/exports?limit=&cursor=               the run's exports, newest first (an id lost is found here)
  *   GET  /v1/runs/:id/exports/:export_id                   its progress
  *   GET  /v1/runs/:id/exports/:export_id/download          the finished object, streamed
  * Scopes: runs:read, except POST (runs:write: it writes an object, and every write route takes a write scope).
@@ -10,17 +11,18 @@ import { type Context, Hono } from "hono";
 import type { z } from "zod";
 import { exportWriter } from "../exports/export-writer";
 import type { Env } from "../env";
-import { type ExportRecord, exportView, getExport, insertExport } from "../exports/exports-repo";
+import { type ExportRecord, exportView, getExport, insertExport, listRunExports } from "../exports/exports-repo";
 import { CONTENT_TYPES, EXTENSIONS } from "../exports/formats";
 import { streamFromD1 } from "../exports/stream-d1";
-import { CreateExportRequest, ExportQuery } from "../schemas/api";
-import { ExportView } from "../schemas/results-out-views";
+import { CreateExportRequest, ExportQuery, ListQuery } from "../schemas/api";
+import { ExportList, ExportView } from "../schemas/results-out-views";
 import { r2Keys } from "../storage/r2-keys";
 import { countResults } from "../storage/results-repo";
 import type { RunRecord } from "../storage/runs-repo";
 import { requireSpec, runRefOf } from "../storage/spec-store";
 import { type AppEnv, requireScope } from "./auth";
 import { readJson, validate, validateQuery } from "./body";
+import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure, invalidQuery } from "./errors";
 import { reply } from "./reply";
 import { resultFilter } from "./result-filter";
@@ -59,6 +61,13 @@ runExports.post("/:id/exports", requireScope("runs:write"), async (c) => {
   const e = await startExport(c, run, body);
   c.header("Location", exportView(e).status_url);
   return reply(c, ExportView, exportView(e), 202);
+});
+
+runExports.get("/:id/exports", requireScope("runs:read"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listRunExports(c.env.DB, run, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, ExportList, { exports: rows.map(exportView), next_cursor: nextCreatedCursor(rows, q.limit, (e) => e.export_id) });
 });
 
 runExports.get("/:id/exports/:export_id", requireScope("runs:read"), async (c) => {

@@ -8,6 +8,7 @@ import { CreateExportRequest, CreateRunFromPreset, CreateRunRequest, RunSubmissi
 import {
   DeletedSchedule,
   ExportFile,
+  ExportList,
   ExportView,
   KareninaResultsExport,
   GroupedSummaryPage,
@@ -160,6 +161,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   GroupSummaryView,
   ResultPage,
   ExportView,
+  ExportList,
   ExportFile,
   KareninaResultsExport,
   RunComparison,

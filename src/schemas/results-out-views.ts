@@ -62,6 +62,9 @@ export const ExportView = z.strictObject({
   download_url: z.string(),
 });
 
+/** GET /v1/runs/:id/exports: a run's exports, newest first. */
+export const ExportList = z.strictObject({ exports: z.array(ExportView), next_cursor: z.string().nullable() });
+
 const ModelPairComparison = z.strictObject({
   a_answering_model: z.string(),
   b_answering_model: z.string(),

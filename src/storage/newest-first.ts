@@ -5,7 +5,8 @@
  * stored judges, presets, triggers, schedules, API keys and secrets read through it, each over its
  * `(tenant_id, created_at DESC, <id> DESC)` index (migrations/0018_list_indexes.sql,
  * 0003_tenants.sql, 0019_secret_token_list_indexes.sql), and a judge's tokens over
- * `(tenant_id, judge_id, created_at DESC, token_id DESC)`.
+ * `(tenant_id, judge_id, created_at DESC, token_id DESC)`; a run's exports over exports_by_run
+ * `(tenant_id, run_id, created_at DESC)` (0014_exports.sql).
  */
 export type PageAfter = { created_at: string; id: string } | null;
 

@@ -1,12 +1,13 @@
 /**
  * The tenant-scoped lists that used to answer every row at once (GET /v1/judges, /v1/presets,
- * /v1/triggers, /v1/schedules, /v1/keys, /v1/secrets, /v1/judges/:id/tokens) page as GET /v1/runs
+ * /v1/triggers, /v1/schedules, /v1/keys, /v1/secrets, /v1/judges/:id/tokens), and a run's exports
+ * (GET /v1/runs/:id/exports, new on 7 Dec: an export whose id was lost is found there), page as GET /v1/runs
  * and /v1/benchmarks do: `?limit=&cursor=`, newest first with the id breaking ties, `next_cursor`
  * null on the last page. One contract, run against each list; each tenant sees only its own rows.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { exactTemplate, fakeModel, uniqueModel } from "./helpers";
-import { apiAs, createTenant, type TestTenant } from "./tenant-helpers";
+import { apiAs, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
 
 interface Listed {
   id: string;
@@ -117,6 +118,26 @@ const CASES: ListCase[] = [
     setup: async (key) => (await storeJudge(key)).id,
     create: async (key, judgeId, n) =>
       created(await apiAs(key, `/v1/judges/${judgeId}/tokens`, { method: "POST", json: { name: `token ${n}` } }), "token_id"),
+  },
+  {
+    path: "/v1/runs/:id/exports",
+    field: "exports",
+    idField: "export_id",
+    // A finished run of the tenant (exports wait for a run's end).
+    setup: async (key) => {
+      const runId = await submitAs(key, {
+        benchmark: { name: "paging", questions: [{ id: "fr", question: "Capital of France?", template: exactTemplate("Paris") }] },
+        config: config(),
+      });
+      await waitAs(key, runId);
+      return runId;
+    },
+    create: async (key, runId, n) => {
+      const res = await apiAs(key, `/v1/runs/${runId}/exports`, { method: "POST", json: { format: n % 2 ? "csv" : "ndjson" } });
+      expect(res.status, await res.clone().text()).toBe(202);
+      const body = (await res.json()) as { export_id: string; created_at: string };
+      return { id: body.export_id, created_at: body.created_at };
+    },
   },
 ];
 

@@ -4,6 +4,7 @@ import { CreateScheduleRequest, UpdateScheduleRequest } from "../../schemas/sche
 import {
   DeletedSchedule,
   ExportFile,
+  ExportList,
   ExportView,
   KareninaResultsExport,
   RunComparison,
@@ -67,6 +68,19 @@ export const RESULTS_OUT_OPERATIONS: Operation[] = [
     body: { schema: CreateExportRequest, maxBytes: SMALL_BODY, example: { format: "karenina", answering_model: "alpha" } },
     responses: { 202: { description: "Building.", schema: ExportView } },
     errors: ["run_active"],
+  },
+  {
+    method: "get",
+    path: "/v1/runs/:id/exports",
+    operationId: "listExports",
+    tag: "runs",
+    summary: "The run's exports, newest first",
+    description:
+      "Every export POST …/exports made of this run (building, ready or failed), as GET …/exports/:export_id shows each: how to find an export whose id was lost. Paged by `limit` and `cursor`; follow `next_cursor` until it is null.",
+    auth: read,
+    pathParams: runId,
+    query: ListQuery,
+    responses: { 200: { description: "One page of the run's exports.", schema: ExportList } },
   },
   {
     method: "get",
