@@ -21,6 +21,8 @@ import {
 } from "./result-view";
 import type { VerificationResultInput } from "../schemas/result";
 import { CompareForm, ExportButtons, Lineage } from "./run-tools";
+import type { ExportRecord } from "../exports/exports-repo";
+import { ExportsTable } from "./export-list";
 
 const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
 export const isTerminal = (status: string) => status !== "queued" && status !== "running";
@@ -91,6 +93,8 @@ export function RunPage(props: {
   others: readonly RunRecord[];
   /** The run's re-score parent has been deleted: named, not linked. */
   parentGone?: boolean;
+  /** The run's newest exports, and whether it has more (listed on its exports page). */
+  exports?: { rows: readonly ExportRecord[]; more: boolean };
 }) {
   const v = props.view;
   const terminal = isTerminal(v.status);
@@ -172,8 +176,26 @@ export function RunPage(props: {
           )}
         </>
       )}
+      <RunExports runId={v.run_id} exports={props.exports ?? { rows: [], more: false }} />
       <script src={`${DASHBOARD}/assets/progress.js`} defer />
     </Layout>
+  );
+}
+
+/** The run's exports (any key that reads the run sees them): the newest, and a link to them all. */
+function RunExports(props: { runId: string; exports: { rows: readonly ExportRecord[]; more: boolean } }) {
+  const { rows, more } = props.exports;
+  if (rows.length === 0) return null;
+  return (
+    <section aria-labelledby="exports-heading">
+      <h2 id="exports-heading">Exports of this run</h2>
+      <ExportsTable exports={rows} caption={more ? `The newest ${rows.length}` : "Newest first"} />
+      {more && (
+        <p>
+          <a href={`${DASHBOARD}/runs/${props.runId}/exports`}>All exports of this run</a>
+        </p>
+      )}
+    </section>
   );
 }
 

@@ -13,6 +13,8 @@ import { resultFilter } from "../http/result-filter";
 import { requireSpec } from "../storage/spec-store";
 import { compareRuns } from "../http/compare";
 import { exportDownload, requireExport, startExport } from "../http/exports";
+import { listRunExports } from "../exports/exports-repo";
+import { decodeCreatedCursor, nextCreatedCursor } from "../http/cursor";
 import { CompareQuery, CreateExportRequest } from "../schemas/api";
 import { ApiFailure } from "../http/errors";
 import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
@@ -25,12 +27,15 @@ import { clearSessionCookie, DASHBOARD, dashboardHeaders, requireSession, sameOr
 import { ErrorPage, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
 import { signIn } from "./session";
 import { ComparePage, ExportPage } from "./run-tools";
+import { ExportsPage } from "./export-list";
 
 const PAGE_SIZE = 25;
 /** Other runs the run page offers to compare with (newest first). */
 const COMPARE_CHOICES = 50;
 /** Flipped questions per compare page. */
 const COMPARE_PAGE = 50;
+/** Exports the run page lists (newest first); the run's exports page has them all. */
+const RUN_PAGE_EXPORTS = 10;
 /** The heatmap's cells at most (question × answering model): a page, not the whole of a huge run. */
 const HEATMAP_CELLS = 2_000;
 
@@ -42,6 +47,8 @@ export const ResultsQuery = z.strictObject({
   question_id: z.string().max(500).optional(),
   after: z.string().max(200).optional(),
 });
+
+const ExportsQuery = z.strictObject({ cursor: z.string().min(1).max(512).optional() });
 
 const RunsQuery = z.strictObject({ after: z.string().regex(/^[^|]+\|[^|]+$/, "not a cursor this page gave").optional() });
 
@@ -86,10 +93,11 @@ signedIn.get("/runs", async (c) => {
 
 signedIn.get("/runs/:id", async (c) => {
   const { run, children } = await requireRunWithChildren(c, c.req.param("id"));
-  const [view, cells, recent] = await Promise.all([
+  const [view, cells, recent, exports] = await Promise.all([
     runView(c, run, children),
     questionModelCounts(c.env.DB, run, HEATMAP_CELLS),
     listRuns(c.env.DB, run.tenant_id, COMPARE_CHOICES + 1, null),
+    listRunExports(c.env.DB, run, RUN_PAGE_EXPORTS + 1, null),
   ]);
   const heat = { cells, truncated: cells.length === HEATMAP_CELLS };
   let others = recent.filter((r) => r.run_id !== run.run_id).slice(0, COMPARE_CHOICES);
@@ -108,6 +116,7 @@ signedIn.get("/runs/:id", async (c) => {
       canWrite={c.get("principal").scopes.has("runs:write")}
       others={others}
       parentGone={parentGone}
+      exports={{ rows: exports.slice(0, RUN_PAGE_EXPORTS), more: exports.length > RUN_PAGE_EXPORTS }}
     />,
   );
 });
@@ -139,6 +148,16 @@ signedIn.post("/runs/:id/exports", requireScope("runs:write"), async (c) => {
   if (!body.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={body.message.replace("query ", "form ")} />, 400);
   const e = await startExport(c, run, body.data);
   return c.redirect(`${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`, 303);
+});
+
+/** All of the run's exports, newest first, a page at a time (GET /v1/runs/:id/exports's rows and cursor). */
+signedIn.get("/runs/:id/exports", async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const q = parsed(ExportsQuery, c.req.query());
+  if (!q.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={q.message} />, 400);
+  const rows = await listRunExports(c.env.DB, run, PAGE_SIZE, decodeCreatedCursor(q.data.cursor));
+  const next = nextCreatedCursor(rows, PAGE_SIZE, (e) => e.export_id);
+  return c.html(<ExportsPage tenant={run.tenant_id} run={run} exports={rows} next={next} first={!q.data.cursor} />);
 });
 
 /** An export's status page; its script asks the same URL for JSON while the export builds. */

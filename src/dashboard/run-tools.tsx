@@ -6,16 +6,16 @@
 import type { ExportRecord } from "../exports/exports-repo";
 import { EXTENSIONS } from "../exports/formats";
 import type { compareRuns } from "../http/compare";
-import { EXPORT_FORMATS, type ExportFormat } from "../schemas/api";
+import { EXPORT_FORMATS } from "../schemas/api";
 import type { RunStatusView } from "../schemas/run-views";
 import type { RunRecord } from "../storage/runs-repo";
 import { DASHBOARD } from "./guard";
 import { Layout } from "./layout";
 import { ColumnHeads } from "./ui";
+import { exportStatusText, FORMAT_NAMES } from "./export-list";
 
 export type Comparison = Awaited<ReturnType<typeof compareRuns>>;
 
-const FORMAT_NAMES: Record<ExportFormat, string> = { karenina: "Karenina JSON", csv: "CSV", ndjson: "NDJSON" };
 const pct = (rate: number | null) => (rate === null ? "—" : `${(rate * 100).toFixed(1)} %`);
 const signedPct = (delta: number | null) => (delta === null ? "—" : `${delta > 0 ? "+" : ""}${(delta * 100).toFixed(1)} points`);
 const runLabel = (r: Pick<RunRecord, "run_id" | "run_name" | "created_at">) => `${r.run_name ?? r.run_id} (${r.created_at})`;
@@ -197,12 +197,7 @@ function FlipsTable(props: { questions: Comparison["questions"]; runB: string })
 export function ExportPage(props: { tenant: string; run: RunRecord; e: ExportRecord }) {
   const { e, run } = props;
   const base = `${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`;
-  const status =
-    e.status === "ready"
-      ? `ready: ${e.results_done} results, ${e.bytes} bytes`
-      : e.status === "failed"
-        ? `failed: ${e.error ?? "no reason recorded"}`
-        : `building: ${e.results_done} of ${e.results_total} results`;
+  const status = exportStatusText(e);
   return (
     <Layout title={`${FORMAT_NAMES[e.format]} export of ${run.run_name ?? run.run_id}`} signedIn={{ tenant: props.tenant }}>
       <p>

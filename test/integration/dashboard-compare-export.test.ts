@@ -208,7 +208,8 @@ describe("dashboard export buttons", () => {
   it("refuses a foreign or missing Origin, a read-only key and an unknown format; a revoked key's session downloads nothing", async () => {
     const reader = await createKey(t.key, { scopes: ["runs:read"] });
     const readerSession = await dashboardSession(reader.key);
-    expect((await page(`/dashboard/runs/${b}`, readerSession)).html).not.toContain("/exports");
+    // No Export buttons (a reader still sees the run's exports listed, and may download them: below).
+    expect((await page(`/dashboard/runs/${b}`, readerSession)).html).not.toContain(`action="/dashboard/runs/${b}/exports"`);
     expect((await press(b, session, "csv", null)).status).toBe(403);
     expect((await press(b, session, "csv", "https://evil.example")).status).toBe(403);
     expect((await press(b, readerSession, "csv")).status).toBe(403);
@@ -227,5 +228,44 @@ describe("dashboard export buttons", () => {
     const revoked = await dashboardFetch(url, { cookie: readerSession });
     expect(revoked.status).toBe(303);
     expect(revoked.headers.get("location")).toBe("/dashboard/sign-in");
+  });
+
+  it("the run page lists the run's exports, newest first, with their status and download links; the exports page has them all", async () => {
+    const c = await scripted(t.key, "exported", new Set([0, 1, 2]));
+    expect((await page(`/dashboard/runs/${c}`, session)).html).not.toContain('id="exports"');
+    const started: string[] = [];
+    // One after the other (each built before the next starts), so their created_at differ.
+    for (const format of ["csv", "ndjson"]) {
+      const res = await press(c, session, format);
+      const id = /\/exports\/([0-9a-f-]{36})$/.exec(res.headers.get("location")!)![1]!;
+      started.push(id);
+      await vi.waitUntil(async () => ((await (await apiAs(t.key, `/v1/runs/${c}/exports/${id}`)).json()) as any).status === "ready", {
+        timeout: 20_000,
+        interval: 100,
+      });
+    }
+    const run = (await page(`/dashboard/runs/${c}`, session)).html;
+    const listed = [...run.matchAll(/data-export-id="([^"]+)" data-status="([^"]+)"/g)].map((m) => [m[1], m[2]]);
+    expect(listed).toEqual([
+      [started[1], "ready"],
+      [started[0], "ready"],
+    ]);
+    expect(run).toContain(`href="/dashboard/runs/${c}/exports/${started[0]}/download"`);
+    expect(run).toContain("ready: 10 results");
+    expect(run).not.toContain("All exports of this run");
+
+    // Past the run page's ten, the newest ten there and a link to every one, paged.
+    for (let i = 0; i < 10; i++) await press(c, session, "csv");
+    const crowded = (await page(`/dashboard/runs/${c}`, session)).html;
+    expect([...crowded.matchAll(/data-export-id=/g)]).toHaveLength(10);
+    expect(crowded).toContain(`href="/dashboard/runs/${c}/exports">All exports of this run</a>`);
+    const all = await page(`/dashboard/runs/${c}/exports`, session);
+    expect(all.status).toBe(200);
+    const allIds = [...all.html.matchAll(/data-export-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(allIds).toHaveLength(12);
+    expect(allIds.slice(-2)).toEqual([started[1], started[0]]);
+    const bad = await page(`/dashboard/runs/${c}/exports?cursor=nope`, session);
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain("query cursor");
   });
 });
