@@ -3,7 +3,7 @@
  * page, all of them paged on the run's exports page, so an export whose page was closed is found again.
  * Each row says its status in words and links the export's status page, and its download once ready.
  */
-import type { ExportRecord } from "../exports/exports-repo";
+import { type ExportRecord, failureView } from "../exports/exports-repo";
 import { EXTENSIONS } from "../exports/formats";
 import type { ExportFormat } from "../schemas/api";
 import type { RunRecord } from "../storage/runs-repo";
@@ -16,7 +16,7 @@ export const FORMAT_NAMES: Record<ExportFormat, string> = { karenina: "Karenina 
 /** An export's status in a sentence: building n of N, ready with its size, or failed and why. */
 export function exportStatusText(e: ExportRecord): string {
   if (e.status === "ready") return `ready: ${e.results_done} results, ${e.bytes} bytes`;
-  if (e.status === "failed") return `failed: ${e.error ?? "no reason recorded"}`;
+  if (e.status === "failed") return `failed: ${failureView(e).error}`;
   return `building: ${e.results_done} of ${e.results_total} results`;
 }
 

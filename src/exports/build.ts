@@ -22,6 +22,7 @@
  */
 import { z } from "zod";
 import type { Env } from "../env";
+import { log } from "../log";
 import { r2Keys } from "../storage/r2-keys";
 import { fullResultJson } from "../storage/result-store";
 import { pageResultRows, type StoredResultRow } from "../storage/results-repo";
@@ -29,6 +30,7 @@ import { listScenarioResults } from "../storage/scenario-results-repo";
 import { runRefOf, requireSpec } from "../storage/spec-store";
 import { getRun } from "../storage/runs-repo";
 import { advanceExport, type ExportRecord, finishExport, getExport, type UploadedPart } from "./exports-repo";
+import type { ExportFailure } from "./export-failure";
 import { computeCsvLayout, exportWriter } from "./export-writer";
 import { CONTENT_TYPES } from "./formats";
 import { CsvLayout } from "./karenina-csv";
@@ -61,18 +63,28 @@ export async function buildStep(env: BuildEnv, msg: ExportMessage, now: number, 
   } catch (err) {
     // Unreadable state (a result object gone, a run deleted) will not mend on retry.
     if (err instanceof ExportBroken) {
-      await finishExport(env.DB, e, { status: "failed", error: err.message }, new Date(now).toISOString());
+      // The detail (ids, keys) is for the operator's log; the export says the reason in the user's words.
+      log.warn("export_broken", { export_id: e.export_id, reason: err.reason, detail: err.message });
+      await finishExport(env.DB, e, { status: "failed", reason: err.reason }, new Date(now).toISOString());
       return;
     }
     throw err;
   }
 }
 
-class ExportBroken extends Error {}
+/** State a retry cannot mend: its reason (stored, shown in words) and the detail (logged only). */
+class ExportBroken extends Error {
+  constructor(
+    readonly reason: Extract<ExportFailure, "run_deleted" | "stored_data_missing">,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
 
 async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLimits): Promise<void> {
   const run = await getRun(env.DB, e.tenant_id, e.run_id);
-  if (!run) throw new ExportBroken(`run ${e.run_id} no longer exists`);
+  if (!run) throw new ExportBroken("run_deleted", `run ${e.run_id} no longer exists`);
   const ref = runRefOf(run);
   const spec = await requireSpec(env.BLOBS, run);
   const layout =
@@ -94,7 +106,7 @@ async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLim
     const chunks: Uint8Array[] = [];
     for (const sgm of e.segments) {
       const obj = await env.BLOBS.get(r2Keys.exportSegment(ref, e.export_id, sgm.step));
-      if (!obj) throw new ExportBroken(`segment ${sgm.step} of export ${e.export_id} is missing`);
+      if (!obj) throw new ExportBroken("stored_data_missing", `segment ${sgm.step} of export ${e.export_id} is missing`);
       chunks.push(new Uint8Array(await obj.arrayBuffer()));
     }
     buffer.prepend(chunks);
@@ -136,7 +148,7 @@ async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLim
       window.map(async (r) => {
         // A small result is whole in its row; a large one is read from its R2 object.
         const text = await fullResultJson(env.BLOBS, r);
-        if (text === null) throw new ExportBroken(`result ${r.result_id} has no object in R2`);
+        if (text === null) throw new ExportBroken("stored_data_missing", `result ${r.result_id} has no object in R2`);
         return text;
       }),
     );

@@ -1,7 +1,7 @@
 /**
  * The export queue's consumer (edge): one builder step per message (build.ts). A step that throws
- * is retried by the queue; on its last delivery the export is marked failed with the error, so it
- * never stays `building` for good.
+ * is retried by the queue; on its last delivery the export is marked failed (`kept_failing`: the
+ * error is logged, never shown, src/exports/export-failure.ts), so it never stays `building` for good.
  */
 import type { Env } from "../env";
 import { log } from "../log";
@@ -40,7 +40,8 @@ export async function handleExportBatch(
           await finishExport(
             env.DB,
             e,
-            { status: "failed", error: `building failed ${msg.attempts} times; last error: ${String(err).slice(0, 300)}` },
+            // The error itself is in the log line above; the user is told the build kept failing and what to do.
+            { status: "failed", reason: "kept_failing" },
             new Date(now()).toISOString(),
           );
         msg.ack();

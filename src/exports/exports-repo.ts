@@ -4,6 +4,7 @@ import { EXPORT_FORMATS, type ExportFormat, VerdictName } from "../schemas/api";
 import type { ExportView } from "../schemas/results-out-views";
 import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 import type { ResultFilter } from "../storage/results-repo";
+import { type ExportFailure, exportFailureMessage, exportFailureOf } from "./export-failure";
 
 /** The stored filter (storage/results-repo.ts ResultFilter): what POST …/exports accepted. */
 const StoredFilter = z.object({
@@ -129,7 +130,8 @@ export async function advanceExport(
 export async function finishExport(
   db: D1Database,
   e: ExportRecord,
-  outcome: { status: "ready"; results_done: number; bytes: number } | { status: "failed"; error: string },
+  /** A failure stores its reason's code, never the builder's error text (export-failure.ts). */
+  outcome: { status: "ready"; results_done: number; bytes: number } | { status: "failed"; reason: ExportFailure },
   at: string,
 ): Promise<void> {
   const done = outcome.status === "ready" ? outcome : { results_done: e.results_done, bytes: e.bytes };
@@ -137,7 +139,7 @@ export async function finishExport(
     .prepare(
       "UPDATE exports SET status = ?, results_done = ?, bytes = ?, error = ?, finished_at = ?, upload_id = NULL WHERE tenant_id = ? AND export_id = ? AND status = 'building'",
     )
-    .bind(outcome.status, done.results_done, done.bytes, outcome.status === "failed" ? outcome.error : null, at, e.tenant_id, e.export_id)
+    .bind(outcome.status, done.results_done, done.bytes, outcome.status === "failed" ? outcome.reason : null, at, e.tenant_id, e.export_id)
     .run();
 }
 
@@ -152,10 +154,17 @@ export function exportView(e: ExportRecord): z.output<typeof ExportView> {
     results_done: e.results_done,
     results_total: e.results_total,
     bytes: e.status === "ready" ? e.bytes : null,
-    error: e.error,
+    ...failureView(e),
     created_at: e.created_at,
     finished_at: e.finished_at,
     status_url: base,
     download_url: `${base}/download`,
   };
+}
+
+/** A failed export's reason and its words; both null otherwise. */
+export function failureView(e: Pick<ExportRecord, "status" | "error">): { error: string | null; failure_reason: ExportFailure | null } {
+  if (e.status !== "failed") return { error: null, failure_reason: null };
+  const reason = exportFailureOf(e.error);
+  return { error: exportFailureMessage(reason), failure_reason: reason };
 }

@@ -11,7 +11,7 @@ import { type Context, Hono } from "hono";
 import type { z } from "zod";
 import { exportWriter } from "../exports/export-writer";
 import type { Env } from "../env";
-import { type ExportRecord, exportView, getExport, insertExport, listRunExports } from "../exports/exports-repo";
+import { type ExportRecord, exportView, failureView, getExport, insertExport, listRunExports } from "../exports/exports-repo";
 import { CONTENT_TYPES, EXTENSIONS } from "../exports/formats";
 import { streamFromD1 } from "../exports/stream-d1";
 import { CreateExportRequest, ExportQuery, ListQuery } from "../schemas/api";
@@ -117,7 +117,7 @@ export async function exportDownload(env: Pick<Env, "BLOBS">, run: RunRecord, e:
       code: "export_not_ready",
       message:
         e.status === "failed"
-          ? `export ${e.export_id} failed: ${e.error}; request a new one`
+          ? `export ${e.export_id} failed: ${failureView(e).error}`
           : `export ${e.export_id} is building (${e.results_done} of ${e.results_total} results); poll ${exportView(e).status_url}`,
     });
   }

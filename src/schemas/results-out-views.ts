@@ -47,6 +47,14 @@ export const KareninaResultsExport = z.object({
   results: z.array(z.record(z.string(), z.unknown())),
 });
 
+/**
+ * Why a failed export failed (src/exports/export-failure.ts words each): the run was deleted meanwhile,
+ * stored results could not be read back, the build kept failing (a passing server problem), or a
+ * failure recorded before the reasons were.
+ */
+export const ExportFailureReason = z.enum(["run_deleted", "stored_data_missing", "kept_failing", "unknown"]);
+export type ExportFailure = z.output<typeof ExportFailureReason>;
+
 export const ExportView = z.strictObject({
   export_id: z.string(),
   run_id: z.string(),
@@ -55,7 +63,10 @@ export const ExportView = z.strictObject({
   results_done: z.number().int(),
   results_total: z.number().int(),
   bytes: z.number().int().nullable(),
+  /** A failed export: what failed and what to do, in words for a person (null unless failed). */
   error: z.string().nullable(),
+  /** A failed export: why, for a program (null unless failed). */
+  failure_reason: ExportFailureReason.nullable(),
   created_at: z.string(),
   finished_at: z.string().nullable(),
   status_url: z.string(),

@@ -1,12 +1,14 @@
 /**
  * The export builder's steps (src/exports/build.ts) over the real D1 and R2: a build in many small
  * steps writes the same bytes as one in a single step; a repeated or stale message changes
- * nothing; an export over 5 MiB goes up as equal 5 MiB multipart parts plus a last one.
+ * nothing; an export over 5 MiB goes up as equal 5 MiB multipart parts plus a last one; a failed
+ * export says why in a user's words and what to do, never the builder's error text.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildStep, type ExportMessage, PART_SIZE } from "../../src/exports/build";
-import { getExport, insertExport } from "../../src/exports/exports-repo";
+import { handleExportBatch } from "../../src/exports/consumer";
+import { exportView, getExport, insertExport } from "../../src/exports/exports-repo";
 import { addFakeRules, api, exactTemplate, fakeModel, requestExport, submitRun, uniqueModel, waitForRun } from "./helpers";
 
 async function scriptedRun(answer: string, replicates: number): Promise<string> {
@@ -89,6 +91,72 @@ describe("export builder steps", () => {
     expect(built.sent).toEqual([]);
     expect(await (await env.BLOBS.get(built.key))!.text()).toBe(before);
     expect(before.trim().split("\n")).toHaveLength(9);
+  });
+});
+
+describe("a failed export", () => {
+  let runId: string;
+  beforeAll(async () => {
+    runId = await scriptedRun("Paris.", 1);
+  }, 60_000);
+
+  async function exportRow(run: string): Promise<string> {
+    const exportId = crypto.randomUUID();
+    await insertExport(env.DB, {
+      tenant_id: "default",
+      export_id: exportId,
+      run_id: run,
+      format: "ndjson",
+      filter: {},
+      r2_key: `t/default/runs/${run}/exports/${exportId}/export.ndjson`,
+      results_total: 1,
+      created_at: new Date().toISOString(),
+    });
+    return exportId;
+  }
+
+  it("that kept failing says so and what to do, never the builder's error (which names internal keys)", async () => {
+    const exportId = await exportRow(runId);
+    const internal = `R2 GET t/default/runs/${runId}/spec.json: InternalError (10001) at BlobStore.get`;
+    // Every call on the bucket fails, as R2 does in an outage.
+    const broken = new Proxy({}, { get: () => async () => Promise.reject(new Error(internal)) }) as R2Bucket;
+    let acked = false;
+    const msg = {
+      body: { tenant_id: "default", export_id: exportId, step: 0 },
+      attempts: 6,
+      ack: () => void (acked = true),
+      retry: () => {},
+    };
+    await handleExportBatch({ messages: [msg] } as unknown as MessageBatch<unknown>, { DB: env.DB, BLOBS: broken, EXPORTS: env.EXPORTS });
+    expect(acked).toBe(true);
+
+    const view = (await (await api(`/v1/runs/${runId}/exports/${exportId}`)).json()) as any;
+    expect(view).toMatchObject({ status: "failed", failure_reason: "kept_failing" });
+    expect(view.error).toMatch(/^Building the file failed several times in a row .*Start the export again in a few minutes/);
+    const download = await api(`/v1/runs/${runId}/exports/${exportId}/download`);
+    expect(download.status).toBe(409);
+    const said = JSON.stringify([view, await download.json()]);
+    for (const leak of ["InternalError", "spec.json", "BlobStore", "t/default"]) expect(said).not.toContain(leak);
+  });
+
+  it("of a run deleted meanwhile says there is nothing left to export", async () => {
+    const exportId = await exportRow(crypto.randomUUID());
+    const benv = { DB: env.DB, BLOBS: env.BLOBS, EXPORTS: env.EXPORTS };
+    await buildStep(benv, { tenant_id: "default", export_id: exportId, step: 0 }, Date.now());
+    const view = exportView((await getExport(env.DB, "default", exportId))!);
+    expect(view).toMatchObject({ status: "failed", failure_reason: "run_deleted" });
+    expect(view.error).toBe("The run was deleted while this export was being built, so there is nothing left to export.");
+  });
+
+  it("recorded before the reasons were (raw error text in its row) shows the general words, not the text", async () => {
+    const exportId = await exportRow(runId);
+    await env.DB.prepare("UPDATE exports SET status = 'failed', error = ? WHERE export_id = ?")
+      .bind("building failed 6 times; last error: Error: D1_ERROR: no such column: secret_sauce", exportId)
+      .run();
+    const view = (await (await api(`/v1/runs/${runId}/exports/${exportId}`)).json()) as any;
+    expect(view).toMatchObject({ status: "failed", failure_reason: "unknown" });
+    expect(view.error).toMatch(/^Building the file failed\. Start the export again/);
+    expect(JSON.stringify(view)).not.toContain("D1_ERROR");
   });
 });
 
