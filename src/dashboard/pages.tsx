@@ -23,6 +23,8 @@ import type { VerificationResultInput } from "../schemas/result";
 import { CompareForm, ExportButtons, Lineage } from "./run-tools";
 import type { ExportRecord } from "../exports/exports-repo";
 import { ExportsTable } from "./export-list";
+import { RescoreForm } from "./rescore-form";
+import type { RunSpec } from "../storage/run-spec";
 
 const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
 export const isTerminal = (status: string) => status !== "queued" && status !== "running";
@@ -93,6 +95,8 @@ export function RunPage(props: {
   others: readonly RunRecord[];
   /** The run's re-score parent has been deleted: named, not linked. */
   parentGone?: boolean;
+  /** A finished run's Re-score form (a key with runs:write): the run's judges and replicates, its scenarios. */
+  rescore?: { spec: Pick<RunSpec, "parsing_models" | "replicate_count">; scenarios: readonly string[] } | null;
   /** The run's newest exports, and whether it has more (listed on its exports page). */
   exports?: { rows: readonly ExportRecord[]; more: boolean };
 }) {
@@ -177,6 +181,12 @@ export function RunPage(props: {
         </>
       )}
       <RunExports runId={v.run_id} exports={props.exports ?? { rows: [], more: false }} />
+      {props.rescore && (
+        <>
+          <h2>Re-score</h2>
+          <RescoreForm runId={v.run_id} spec={props.rescore.spec} scenarios={props.rescore.scenarios} />
+        </>
+      )}
       <script src={`${DASHBOARD}/assets/progress.js`} defer />
     </Layout>
   );

@@ -9,6 +9,7 @@ import { type AppEnv, requireScope, tenantOf } from "../http/auth";
 import { requireRun, requireRunWithChildren, runView } from "../http/runs";
 import { runEvents } from "../http/run-events";
 import { cancelRun } from "../http/run-cancel";
+import { startRescore } from "../http/rescore";
 import { resultFilter } from "../http/result-filter";
 import { requireSpec } from "../storage/spec-store";
 import { compareRuns } from "../http/compare";
@@ -28,6 +29,8 @@ import { ErrorPage, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } fro
 import { signIn } from "./session";
 import { ComparePage, ExportPage } from "./run-tools";
 import { ExportsPage } from "./export-list";
+import { RescoreFormFields, rescoreBodyFromForm, rescoreRefusal } from "./rescore-form";
+import { isTerminal } from "./pages";
 
 const PAGE_SIZE = 25;
 /** Other runs the run page offers to compare with (newest first). */
@@ -108,12 +111,16 @@ signedIn.get("/runs/:id", async (c) => {
     if (parent) others = [parent, ...others];
   }
   const parentGone = parentId !== null && !others.some((r) => r.run_id === parentId);
+  const canWrite = c.get("principal").scopes.has("runs:write");
+  // The Re-score form copies one of the run's judges: its spec, read only when the form is shown.
+  const spec = canWrite && isTerminal(view.status) ? await requireSpec(c.env.BLOBS, run) : null;
   return c.html(
     <RunPage
       tenant={tenantOf(c).tenant_id}
       view={view}
       heat={heat}
-      canWrite={c.get("principal").scopes.has("runs:write")}
+      canWrite={canWrite}
+      rescore={spec ? { spec, scenarios: (spec.scenarios ?? []).map((sc) => sc.name) } : null}
       others={others}
       parentGone={parentGone}
       exports={{ rows: exports.slice(0, RUN_PAGE_EXPORTS), more: exports.length > RUN_PAGE_EXPORTS }}
@@ -172,6 +179,27 @@ signedIn.get("/runs/:id/exports/:export_id", async (c) => {
 signedIn.get("/runs/:id/exports/:export_id/download", async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   return exportDownload(c.env, run, await requireExport(c.env.DB, run, c.req.param("export_id")));
+});
+
+/**
+ * The run page's Re-score form (a POST through the Origin check): its fields become the body of
+ * POST /v1/runs/:id/rescore and start the child as the API does (startRescore: quotas, audit), then
+ * the child's page. A refusal is a 400 page naming the form's fields; a run still going a 409 page.
+ */
+signedIn.post("/runs/:id/rescore", requireScope("runs:write"), async (c) => {
+  const run = await requireRun(c, c.req.param("id"));
+  const bad = (message: string) => c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={message} />, 400);
+  const form = parsed(RescoreFormFields, await c.req.parseBody());
+  if (!form.ok) return bad(form.message.replaceAll("query ", "form "));
+  const built = rescoreBodyFromForm(form.data, await requireSpec(c.env.BLOBS, run));
+  if (!built.ok) return bad(rescoreRefusal(built.issues));
+  try {
+    const child = await startRescore(c, run, built.body);
+    return c.redirect(`${DASHBOARD}/runs/${child.run_id}`, 303);
+  } catch (err) {
+    if (err instanceof ApiFailure && err.error.code === "invalid_body") return bad(rescoreRefusal(err.error.issues ?? []));
+    throw err;
+  }
 });
 
 /**

@@ -4,12 +4,14 @@
  * models, replicates or traits. The child starts as any run starts (startRun) under the tenant's
  * run quotas; its jobs reuse the parent's answers and results.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import type { z } from "zod";
 import { secretAdvice } from "../env";
 import { priceFor, priceTable } from "../llm/prices";
 import { planRescore } from "../rescore/plan";
 import { type RescoreLeftOut, RescoreRequest, RescoreStarted } from "../schemas/rescore";
 import { countScenarioTurnResults } from "../storage/scenario-results-repo";
+import type { RunRecord } from "../storage/runs-repo";
 import { requireSpec } from "../storage/spec-store";
 import { startRun } from "../submit/submit";
 import { actorOf, auditStatement } from "../tenants/audit";
@@ -32,9 +34,19 @@ const RESCORE_BODY_LIMIT: BodyLimit = {
 export const runRescore = new Hono<AppEnv>();
 
 runRescore.post("/:id/rescore", requireScope("runs:write"), async (c) => {
-  const tenant = tenantOf(c);
   const parent = await requireRun(c, c.req.param("id"));
   const body = validate(RescoreRequest, (await readJson(c, RESCORE_BODY_LIMIT)).value);
+  const started = await startRescore(c, parent, body);
+  c.header("Location", started.status_url);
+  return reply(c, RescoreStarted, started, 202);
+});
+
+/**
+ * Plans, admits and starts `parent`'s child with what `body` adds (the API's POST and the dashboard's
+ * Re-score form): a refusal is an ApiFailure (400 naming the field, 409 run_active, 429), nothing written.
+ */
+export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: RescoreRequest): Promise<z.output<typeof RescoreStarted>> {
+  const tenant = tenantOf(c);
   await requireEnded(c, parent, "re-score it once it has finished");
   const parentSpec = await requireSpec(c.env.BLOBS, parent);
   const runId = crypto.randomUUID();
@@ -66,10 +78,8 @@ runRescore.post("/:id/rescore", requireScope("runs:write"), async (c) => {
     detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
   }).run();
   const leftOut = await scenariosLeftOut(c.env.DB, parent, plan.leftOutScenarios);
-  c.header("Location", statusUrl(runId));
-  // The child grades with its parent's config, whose settings were reported when the parent was submitted.
-  return reply(c, RescoreStarted, { run_id: runId, status_url: statusUrl(runId), warnings: [], left_out: leftOut }, 202);
-});
+  return { run_id: runId, status_url: statusUrl(runId), left_out: leftOut };
+}
 
 /** The parent's scenarios the child does not run, with the turn results it does not copy (none: []). */
 async function scenariosLeftOut(db: D1Database, parent: { tenant_id: string; run_id: string }, names: string[]): Promise<RescoreLeftOut[]> {

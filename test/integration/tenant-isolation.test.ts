@@ -65,6 +65,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/dashboard/runs/:id": { id: a.run_id },
     "/dashboard/runs/:id/events": { id: a.run_id },
     "/dashboard/runs/:id/cancel": { id: a.run_id },
+    "/dashboard/runs/:id/rescore": { id: a.run_id },
     "/dashboard/runs/:id/results": { id: a.run_id },
     "/dashboard/runs/:id/results/:result_id": { id: a.run_id, result_id: a.result_id },
     "/dashboard/runs/:id/compare": { id: a.run_id },

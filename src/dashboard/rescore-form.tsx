@@ -1,0 +1,116 @@
+/**
+ * The run page's Re-score form (src/rescore/README.md): the common re-scores of POST /v1/runs/:id/rescore
+ * from a browser. A new judge is one of the run's judges with another model (and id): its interface,
+ * endpoint, key secret and settings are copied, so no key or URL is typed into a page. More replicates and
+ * a name complete it. The form's fields become the API's body (one schema, `RescoreFormFields`), and a
+ * refusal names the form's fields, not the body's paths.
+ */
+import { z } from "zod";
+import type { FieldIssue } from "../schemas/field-issue";
+import type { RescoreRequest } from "../schemas/rescore";
+import type { RunSpec } from "../storage/run-spec";
+import { DASHBOARD } from "./guard";
+
+/** What the form posts; every field may come empty (an empty field adds nothing). */
+export const RescoreFormFields = z.strictObject({
+  judge_base: z.string().max(200).optional(),
+  judge_model_name: z.string().trim().max(300).optional(),
+  judge_id: z.string().trim().max(200).optional(),
+  replicate_count: z
+    .string()
+    .trim()
+    .regex(/^\d{0,4}$/, "a whole number of replicates")
+    .optional(),
+  run_name: z.string().trim().max(200).optional(),
+});
+export type RescoreFormFields = z.output<typeof RescoreFormFields>;
+
+type Built = { ok: true; body: RescoreRequest } | { ok: false; issues: FieldIssue[] };
+
+/** The form's fields as the API's body, checked against the parent (its judges, its replicates). */
+export function rescoreBodyFromForm(form: RescoreFormFields, parent: Pick<RunSpec, "parsing_models" | "replicate_count">): Built {
+  const issues: FieldIssue[] = [];
+  const body: RescoreRequest = {};
+  const modelName = form.judge_model_name || "";
+  if (modelName) {
+    const base = parent.parsing_models.find((m) => m.id === form.judge_base);
+    if (!base)
+      issues.push({
+        path: "judge_base",
+        message: `pick one of the run's judges to copy (${parent.parsing_models.map((m) => m.id).join(", ")})`,
+      });
+    // The id defaults to the model's name: the summary's new parsing_model column says which model judged.
+    else body.parsing_models = [{ ...base, id: form.judge_id || modelName, model_name: modelName }];
+  } else if (form.judge_id) {
+    issues.push({ path: "judge_model_name", message: "give the new judge's model name (the id alone adds no judge)" });
+  }
+  const replicates = form.replicate_count ? Number(form.replicate_count) : parent.replicate_count;
+  // The run's own count adds nothing: sent only when it differs (fewer is the API's 400 at the field).
+  if (replicates !== parent.replicate_count) body.replicate_count = replicates;
+  if (form.run_name) body.run_name = form.run_name;
+  if (!issues.length && !body.parsing_models && body.replicate_count === undefined)
+    issues.push({
+      path: "judge_model_name",
+      message: `nothing to re-score: give a new judge's model name, or more replicates than the run's ${parent.replicate_count}`,
+    });
+  return issues.length ? { ok: false, issues } : { ok: true, body };
+}
+
+/** The API's field paths (RescoreRequest) as the form's field names, for a refusal's page (a form field's stays). */
+export function formFieldOf(path: string): string {
+  if (path in RescoreFormFields.shape) return path;
+  if (/^parsing_models\[0\]\.id$/.test(path)) return "judge_id";
+  if (/^parsing_models\[0\]/.test(path)) return "judge_model_name";
+  return "(form)";
+}
+
+export function rescoreRefusal(issues: readonly FieldIssue[]): string {
+  return issues
+    .map((i) => {
+      const field = formFieldOf(i.path);
+      // A refusal of the whole re-score (too many jobs or results) is no one field's.
+      return field === "(form)" ? i.message : `form ${field}: ${i.message}`;
+    })
+    .join("; ");
+}
+
+/**
+ * On a finished run's page, for a key with runs:write. `scenarios` (the run's scenario names) are said
+ * up front: a re-score leaves them out (the API's 202 `left_out`).
+ */
+export function RescoreForm(props: { runId: string; spec: Pick<RunSpec, "parsing_models" | "replicate_count">; scenarios: readonly string[] }) {
+  const { spec } = props;
+  return (
+    <form id="rescore-form" method="post" action={`${DASHBOARD}/runs/${props.runId}/rescore`}>
+      <p>
+        A new run that re-uses this run's answers: a new judge grades them without answering again, and more replicates answer only the
+        new ones. You land on the new run's page.
+      </p>
+      <fieldset>
+        <legend>New judge</legend>
+        <label for="judge_base">Copy the judge</label>{" "}
+        <select id="judge_base" name="judge_base">
+          {spec.parsing_models.map((m) => (
+            <option value={m.id}>
+              {m.id} ({m.interface} {m.model_name})
+            </option>
+          ))}
+        </select>{" "}
+        <label for="judge_model_name">New judge's model</label> <input id="judge_model_name" name="judge_model_name" size={30} />{" "}
+        <label for="judge_id">New judge's id (default: its model)</label> <input id="judge_id" name="judge_id" size={20} />
+      </fieldset>
+      <p>
+        <label for="replicate_count">Replicates</label>{" "}
+        <input id="replicate_count" name="replicate_count" type="number" min={spec.replicate_count} max={1000} value={String(spec.replicate_count)} />{" "}
+        <label for="rescore_run_name">New run's name</label> <input id="rescore_run_name" name="run_name" size={30} />
+      </p>
+      {props.scenarios.length > 0 && (
+        <p id="rescore-left-out" role="note">
+          This run's {props.scenarios.length === 1 ? "scenario" : `${props.scenarios.length} scenarios`} ({props.scenarios.join(", ")}) will
+          not be re-scored: each turn depends on the answers before it. Submit the benchmark again to grade them with another judge.
+        </p>
+      )}
+      <button type="submit">Re-score</button>
+    </form>
+  );
+}

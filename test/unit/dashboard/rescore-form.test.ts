@@ -1,0 +1,54 @@
+/** The Re-score form's fields as the API's body, and what the form says before it is sent. */
+import { describe, expect, it } from "vitest";
+import { RescoreForm, rescoreBodyFromForm, rescoreRefusal } from "../../../src/dashboard/rescore-form";
+import type { RunSpec } from "../../../src/storage/run-spec";
+
+const judge = {
+  id: "j1",
+  interface: "openai_compatible",
+  model_name: "small",
+  base_url: "http://127.0.0.1:9/v1",
+  api_key_secret: "MY_KEY",
+  temperature: 0,
+};
+const parent = { parsing_models: [judge], replicate_count: 2 } as unknown as Pick<RunSpec, "parsing_models" | "replicate_count">;
+
+describe("re-score form", () => {
+  it("copies the picked judge with the new model (its endpoint and key secret kept), the id defaulting to the model's name", () => {
+    const built = rescoreBodyFromForm(
+      { judge_base: "j1", judge_model_name: "large", judge_id: "", replicate_count: "2", run_name: "" },
+      parent,
+    );
+    expect(built).toEqual({ ok: true, body: { parsing_models: [{ ...judge, id: "large", model_name: "large" }] } });
+  });
+
+  it("sends replicates only when they differ from the run's, and refuses a form that adds nothing at judge_model_name", () => {
+    expect(rescoreBodyFromForm({ judge_base: "j1", replicate_count: "3", run_name: "more" }, parent)).toEqual({
+      ok: true,
+      body: { replicate_count: 3, run_name: "more" },
+    });
+    const nothing = rescoreBodyFromForm({ judge_base: "j1", replicate_count: "2", run_name: "renamed" }, parent);
+    expect(nothing.ok).toBe(false);
+    if (!nothing.ok)
+      expect(rescoreRefusal(nothing.issues)).toBe(
+        "form judge_model_name: nothing to re-score: give a new judge's model name, or more replicates than the run's 2",
+      );
+  });
+
+  it("names the API's paths as the form's fields", () => {
+    expect(
+      rescoreRefusal([
+        { path: "parsing_models[0].id", message: "taken" },
+        { path: "parsing_models[0].temperature", message: "too hot" },
+        { path: "replicate_count", message: "fewer" },
+        { path: "(body)", message: "too many jobs" },
+      ]),
+    ).toBe("form judge_id: taken; form judge_model_name: too hot; form replicate_count: fewer; too many jobs");
+  });
+
+  it("says before it is sent that the run's scenarios will not be re-scored", async () => {
+    const html = String(await RescoreForm({ runId: "r1", spec: parent, scenarios: ["pushback", "refund"] }).toString());
+    expect(html).toContain("This run&#39;s 2 scenarios (pushback, refund) will not be re-scored");
+    expect(String(await RescoreForm({ runId: "r1", spec: parent, scenarios: [] }).toString())).not.toContain("rescore-left-out");
+  });
+});
