@@ -1,7 +1,7 @@
 // Issue 25: the dashboard's actions in a real browser (Debian's Chromium through playwright-core)
 // against `npm run dev`: Cancel pressed on a running run stops it; the compare page of two runs shows
 // the questions whose verdict flipped; an export started with a button is downloaded by the
-// browser; and a keyboard walk (Tab) through sign-in, the run page's actions and the results filters
+// browser; a re-score sent from the run page's form lands on the new run's page; and a keyboard walk (Tab) through sign-in, the run page's actions and the results filters
 // reaches every interactive element in order, with visible focus and an accessible name (checked
 // to fail when a control loses its label). A page that shows an error, logs a console error or
 // gets an HTTP error fails the test. Screenshots go to test-output/dashboard/.
@@ -137,6 +137,24 @@ describe("dashboard actions in Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("a re-score with another judge model, sent from the run page's form, lands on the new run's page", async () => {
+    const { page, problems } = await watchedPage(browser);
+    await signIn(page, dev.url, key);
+    await page.goto(`${dev.url}/dashboard/runs/${runA}`);
+    await page.getByLabel("New judge's model").fill("second-judge-model");
+    await page.getByLabel("New run's name").fill("before, judged twice");
+    await page.getByRole("button", { name: "Re-score" }).click();
+    await page.waitForURL(/\/dashboard\/runs\/[0-9a-f-]{36}$/);
+    const child = page.url().split("/").pop()!;
+    expect(child).not.toBe(runA);
+    expect(await page.locator("h1").textContent()).toBe("Run before, judged twice");
+    expect(await page.locator("#lineage").textContent()).toContain(`Re-scored from run ${runA}`);
+    await expect.poll(() => page.reload().then(() => page.locator("#run-status").textContent()), { timeout: 30_000 }).toBe("completed");
+    expect(await page.locator("table").first().textContent()).toContain("second-judge-model");
+    await noErrorShown(page, "a4b-rescored");
+    expect(problems).toEqual([]);
+  });
+
   it("a keyboard walk reaches every control of sign-in, the run page and the results filters, visibly focused and labelled", async () => {
     const { page, problems } = await watchedPage(browser);
     await page.goto(`${dev.url}/dashboard/sign-in`);
@@ -158,6 +176,12 @@ describe("dashboard actions in Chromium", () => {
       "button Export Karenina JSON",
       "button Export CSV",
       "button Export NDJSON",
+      "select#judge_base",
+      "input#judge_model_name",
+      "input#judge_id",
+      "input#replicate_count",
+      "input#rescore_run_name",
+      "button Re-score",
     ]) {
       expect(
         runWalk.reached.some((r) => r.startsWith(control)),
