@@ -209,9 +209,18 @@ function RunExports(props: { runId: string; exports: { rows: readonly ExportReco
   );
 }
 
-export function ResultsPage(props: { tenant: string; runId: string; filter: ResultFilter; rows: ResultListRow[]; next: string | null }) {
+export function ResultsPage(props: {
+  tenant: string;
+  runId: string;
+  filter: ResultFilter;
+  rows: ResultListRow[];
+  next: string | null;
+  /** This page's `after` (null: the first page), carried to each result so its way back returns here. */
+  after?: string | null;
+}) {
   const base = `${DASHBOARD}/runs/${props.runId}/results`;
   const keep = new URLSearchParams(Object.entries(props.filter).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""));
+  const here = new URLSearchParams([...keep, ...(props.after ? [["after", props.after]] : [])]).toString();
   return (
     <Layout title={`Results of ${props.runId}`} signedIn={{ tenant: props.tenant }}>
       <p>
@@ -240,7 +249,7 @@ export function ResultsPage(props: { tenant: string; runId: string; filter: Resu
           {props.rows.map((r) => (
             <tr>
               <td>
-                <a href={`${base}/${r.result_id}`}>{r.question_id}</a>
+                <a href={`${base}/${r.result_id}${here ? `?${here}` : ""}`}>{r.question_id}</a>
               </td>
               <td>{r.answering_model}</td>
               <td>{r.parsing_model}</td>
@@ -262,7 +271,14 @@ interface TraceMessage {
   tool_calls?: unknown[];
 }
 
-export function ResultPage(props: { tenant: string; runId: string; resultId: string; result: VerificationResultInput }) {
+export function ResultPage(props: {
+  tenant: string;
+  runId: string;
+  resultId: string;
+  result: VerificationResultInput;
+  /** The results list the user came from (its filters and page), as a query string; "" for the unfiltered first page. */
+  listQuery?: string;
+}) {
   const r = props.result;
   const template = r.template ?? null;
   const metadata = r.metadata;
@@ -274,7 +290,7 @@ export function ResultPage(props: { tenant: string; runId: string; resultId: str
   return (
     <Layout title={`Result ${metadata.question_id ?? props.resultId}`} signedIn={{ tenant: props.tenant }}>
       <p>
-        <a href={`${DASHBOARD}/runs/${props.runId}/results`}>Back to the results</a>
+        <a href={`${DASHBOARD}/runs/${props.runId}/results${props.listQuery ? `?${props.listQuery}` : ""}`}>Back to the results</a>
       </p>
       <VerdictLine verdict={verdict} />
       {metadata.failure ? (

@@ -236,15 +236,26 @@ signedIn.get("/runs/:id/results", async (c) => {
   const columns = "result_id, question_id, answering_model, parsing_model, replicate, verdict, failure_category";
   const rows = await pageResultRows<ResultListRow>(c.env.DB, columns, run, { limit: PAGE_SIZE, after: q.data.after ?? null }, filter);
   const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
-  return c.html(<ResultsPage tenant={run.tenant_id} runId={run.run_id} filter={filter} rows={rows} next={last?.result_id ?? null} />);
+  return c.html(
+    <ResultsPage tenant={run.tenant_id} runId={run.run_id} filter={filter} rows={rows} next={last?.result_id ?? null} after={q.data.after ?? null} />,
+  );
 });
 
+/**
+ * One result. Its query is the results list's it was opened from (filters, page: ResultsQuery), kept
+ * only for the page's way back to that list, so "Back to the results" returns where the user was.
+ */
 signedIn.get("/runs/:id/results/:result_id", async (c) => {
   const run = await requireRun(c, c.req.param("id"));
+  const q = parsed(ResultsQuery, c.req.query());
+  if (!q.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={q.message} />, 400);
+  const listQuery = new URLSearchParams(Object.entries(q.data).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== "")).toString();
   const resultId = c.req.param("result_id");
   const json = await fullResultJson(c.env.BLOBS, await getStoredResult(c.env.DB, run.tenant_id, run.run_id, resultId));
   if (json === null) throw new ApiFailure({ code: "not_found", message: `no result ${resultId} in run ${run.run_id}` });
-  return c.html(<ResultPage tenant={run.tenant_id} runId={run.run_id} resultId={resultId} result={JSON.parse(json) as VerificationResultInput} />);
+  return c.html(
+    <ResultPage tenant={run.tenant_id} runId={run.run_id} resultId={resultId} result={JSON.parse(json) as VerificationResultInput} listQuery={listQuery} />,
+  );
 });
 
 const ERROR_TITLES: Record<number, string> = { 400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict" };

@@ -144,13 +144,19 @@ describe("dashboard in Chromium", () => {
     // One result: its answer and trace.
     const question = (await rows.first().locator("td").first().textContent())!;
     await rows.first().getByRole("link").click();
-    await page.waitForURL(/\/results\/[^/?]+$/);
+    // The result's address carries the list's filters, for its way back.
+    await page.waitForURL(/\/results\/[^/?]+\?.*verdict=fail/);
     await expect.poll(() => page.locator("h1").textContent()).toContain(question);
     expect((await page.locator("#answer").textContent())!.length).toBeGreaterThan(0);
     expect(await page.locator("ol.trace > li").count()).toBeGreaterThan(0);
     // A failed result says why.
     expect(await page.locator("#failure").textContent()).toContain('"reason"');
     await noErrorShown(page, "5-result-trace");
+    // Back to the results: the same filtered list, not every result.
+    await page.getByRole("link", { name: "Back to the results" }).click();
+    await page.waitForURL(/\/results\?.*verdict=fail/);
+    expect(await page.locator("tbody tr").count()).toBe(n);
+    expect(await page.getByLabel("Answering model").inputValue()).toBe("beta");
 
     // A deep-judgment run: its result page marks the excerpt the judge quoted, inside the answer.
     const example = JSON.parse(fs.readFileSync(path.join(ROOT, `.wrangler/dev/port-${dev.port}/example-run.json`), "utf8"));

@@ -41,3 +41,49 @@ describe("dashboard results page", () => {
     }
   });
 });
+
+describe("dashboard result page's way back", () => {
+  it("keeps the list's filters and page: each result links with them and its 'Back to the results' returns to them", async () => {
+    const t = await createTenant();
+    const judge = uniqueModel("dash-back");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
+    const ids = Array.from({ length: 30 }, (_, i) => `q${String(i).padStart(2, "0")}`);
+    const runId = await submitAs(t.key, {
+      benchmark: { name: "dash-back", questions: ids.map((id) => ({ id, question: `${id}?`, template: exactTemplate("x") })) },
+      config: {
+        answering_models: [{ id: "alpha", interface: "manual", manual_answers: Object.fromEntries(ids.map((id) => [id, "x"])) }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
+    });
+    await waitAs(t.key, runId);
+    const cookie = await dashboardSession(t.key);
+    const base = `/dashboard/runs/${runId}/results`;
+    // The second page of the pass results of alpha: 25 a page, so 5 on it.
+    const first = (await (await dashboardFetch(`${base}?verdict=pass&answering_model=alpha`, { cookie })).text()).replaceAll("&amp;", "&");
+    const after = /[?&]after=([^"&]+)"/.exec(first)?.[1];
+    expect(after).toBeDefined();
+    const listQuery = `verdict=pass&answering_model=alpha&after=${after}`;
+    /** A query's parameters, in any order. */
+    const params = (query: string) => [...new URLSearchParams(query)].sort();
+    const second = (await (await dashboardFetch(`${base}?${listQuery}`, { cookie })).text()).replaceAll("&amp;", "&");
+    const links = [...second.matchAll(/href="(\/dashboard\/runs\/[^/]+\/results\/[^"?]+)\??([^"]*)"/g)].map((m) => ({
+      path: m[1]!,
+      query: m[2]!,
+    }));
+    expect(links).toHaveLength(5);
+    for (const l of links) expect(params(l.query)).toEqual(params(listQuery));
+
+    const back = async (url: string) => {
+      const html = (await (await dashboardFetch(url, { cookie })).text()).replaceAll("&amp;", "&");
+      return /<a href="([^"]*)">Back to the results<\/a>/.exec(html)?.[1];
+    };
+    const way = (await back(`${links[0]!.path}?${links[0]!.query}`))!;
+    expect(way.split("?")[0]).toBe(base);
+    expect(params(way.split("?")[1]!)).toEqual(params(listQuery));
+    // Without a list behind it (a link pasted alone), the way back is the unfiltered list; a bad query is a 400 page.
+    expect(await back(links[0]!.path)).toBe(base);
+    const bad = await dashboardFetch(`${links[0]!.path}?verdict=maybe`, { cookie });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("query verdict");
+  });
+});
