@@ -134,6 +134,7 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await ev.exports.download(run_id, built.export_id).catch((e) => expect(e.code).toBe("export_not_ready")); // building, or already ready
     await ev.exports.wait(run_id, built.export_id, { pollMs: 300 });
     expect(JSON.parse(await (await ev.exports.download(run_id, built.export_id)).text()).results).toHaveLength(48);
+    expect((await ev.exports.list(run_id, { limit: 5 })).exports.map((e) => e.export_id)).toContain(built.export_id);
     expect((await ev.runs.compare({ a: run_id, b: run_id })).model_pairs.length).toBeGreaterThan(0);
 
     // Re-score (issue 22): a second judge over the run's answers; the child's GET shows its parent.
