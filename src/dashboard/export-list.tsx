@@ -3,7 +3,7 @@
  * page, all of them paged on the run's exports page, so an export whose page was closed is found again.
  * Each row says its status in words and links the export's status page, and its download once ready.
  */
-import { type ExportRecord, failureView } from "../exports/exports-repo";
+import { type ExportRecord, exportView, failureView } from "../exports/exports-repo";
 import { EXTENSIONS } from "../exports/formats";
 import type { ExportFormat } from "../schemas/api";
 import type { RunRecord } from "../storage/runs-repo";
@@ -20,6 +20,20 @@ export function exportStatusText(e: ExportRecord): string {
   return `building: ${e.results_done} of ${e.results_total} results`;
 }
 
+const FILTER_NAMES = {
+  answering_model: "answering model",
+  parsing_model: "parsing model",
+  question_id: "question",
+  verdict: "verdict",
+  failure_group: "failure group",
+} as const;
+
+/** Which results an export holds, in words: "every result", or its filter ("verdict fail, answering model alpha"). */
+export function exportFilterText(e: ExportRecord): string {
+  const parts = Object.entries(exportView(e).filter).map(([k, v]) => `${FILTER_NAMES[k as keyof typeof FILTER_NAMES]} ${v}`);
+  return parts.length ? parts.join(", ") : "every result";
+}
+
 export const exportPageUrl = (e: Pick<ExportRecord, "run_id" | "export_id">) => `${DASHBOARD}/runs/${e.run_id}/exports/${e.export_id}`;
 
 /** The exports, newest first; `caption` says which of them these are. */
@@ -27,7 +41,7 @@ export function ExportsTable(props: { exports: readonly ExportRecord[]; caption:
   return (
     <table id="exports">
       <caption>{props.caption}</caption>
-      <ColumnHeads names={["Started", "Format", "Status", "File"]} />
+      <ColumnHeads names={["Started", "Format", "Results", "Status", "File"]} />
       <tbody>
         {props.exports.map((e) => (
           <tr data-export-id={e.export_id} data-status={e.status}>
@@ -37,6 +51,7 @@ export function ExportsTable(props: { exports: readonly ExportRecord[]; caption:
               </a>
             </td>
             <td>{FORMAT_NAMES[e.format]}</td>
+            <td>{exportFilterText(e)}</td>
             <td>{exportStatusText(e)}</td>
             <td>
               {e.status === "ready" ? (

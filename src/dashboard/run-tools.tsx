@@ -12,7 +12,7 @@ import type { RunRecord } from "../storage/runs-repo";
 import { DASHBOARD } from "./guard";
 import { Layout } from "./layout";
 import { ColumnHeads } from "./ui";
-import { exportStatusText, FORMAT_NAMES } from "./export-list";
+import { exportFilterText, exportStatusText, FORMAT_NAMES } from "./export-list";
 
 export type Comparison = Awaited<ReturnType<typeof compareRuns>>;
 
@@ -204,6 +204,7 @@ export function ExportPage(props: { tenant: string; run: RunRecord; e: ExportRec
         <a href={`${DASHBOARD}/runs/${run.run_id}`}>Back to the run</a>
       </p>
       <section id="export" aria-labelledby="export-heading" data-status={e.status} data-status-url={base}>
+        <p id="export-filter">Results: {exportFilterText(e)}.</p>
         <h2 id="export-heading">Status</h2>
         <p id="export-status" aria-live="polite">
           {status}

@@ -1,7 +1,8 @@
 /** D1 `exports` rows (migrations/0014_exports.sql): the builder's state, parsed on read. */
 import { z } from "zod";
 import { EXPORT_FORMATS, type ExportFormat, VerdictName } from "../schemas/api";
-import type { ExportView } from "../schemas/results-out-views";
+import { FAILURE_GROUP } from "../schemas/result";
+import type { ExportFilter, ExportView } from "../schemas/results-out-views";
 import { newestFirstPage, type PageAfter } from "../storage/newest-first";
 import type { ResultFilter } from "../storage/results-repo";
 import { type ExportFailure, exportFailureMessage, exportFailureOf } from "./export-failure";
@@ -150,6 +151,7 @@ export function exportView(e: ExportRecord): z.output<typeof ExportView> {
     export_id: e.export_id,
     run_id: e.run_id,
     format: e.format,
+    filter: filterView(e.filter),
     status: e.status,
     results_done: e.results_done,
     results_total: e.results_total,
@@ -167,4 +169,18 @@ export function failureView(e: Pick<ExportRecord, "status" | "error">): { error:
   if (e.status !== "failed") return { error: null, failure_reason: null };
   const reason = exportFailureOf(e.error);
   return { error: exportFailureMessage(reason), failure_reason: reason };
+}
+
+/** The stored filter as the request's fields; the failure categories stored back as the group they came from. */
+function filterView(f: ResultFilter): z.output<typeof ExportFilter> {
+  const first = f.failure_categories?.[0];
+  const group = first === undefined ? undefined : FAILURE_GROUP[first as keyof typeof FAILURE_GROUP];
+  const fields = {
+    answering_model: f.answering_model,
+    parsing_model: f.parsing_model,
+    question_id: f.question_id,
+    verdict: f.verdict,
+    failure_group: group,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }

@@ -1,6 +1,6 @@
 /** Response shapes of the results-out routes (issue 21): grouped summaries, exports, run comparison, schedules. */
 import { z } from "zod";
-import { EXPORT_FORMATS, GROUP_BYS } from "./api";
+import { EXPORT_FORMATS, GROUP_BYS, ResultFilterQuery } from "./api";
 import { RunStatusName, SummaryPage } from "./run-views";
 
 const ByK = z.record(z.string(), z.number().nullable());
@@ -55,10 +55,14 @@ export const KareninaResultsExport = z.object({
 export const ExportFailureReason = z.enum(["run_deleted", "stored_data_missing", "kept_failing", "unknown"]);
 export type ExportFailure = z.output<typeof ExportFailureReason>;
 
+/** Which of the run's results an export holds: the filter it was made with, as sent (empty: every result). */
+export const ExportFilter = z.strictObject(ResultFilterQuery);
+
 export const ExportView = z.strictObject({
   export_id: z.string(),
   run_id: z.string(),
   format: z.enum(EXPORT_FORMATS),
+  filter: ExportFilter,
   status: z.enum(["building", "ready", "failed"]),
   results_done: z.number().int(),
   results_total: z.number().int(),

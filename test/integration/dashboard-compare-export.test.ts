@@ -253,9 +253,18 @@ describe("dashboard export buttons", () => {
     expect(run).toContain(`href="/dashboard/runs/${c}/exports/${started[0]}/download"`);
     expect(run).toContain("ready: 10 results");
     expect(run).not.toContain("All exports of this run");
+    expect(run).toContain("<td>every result</td>");
+    // A filtered export (here through the API) says which results it holds, in the list and on its page.
+    const filtered = (await (
+      await apiAs(t.key, `/v1/runs/${c}/exports`, { method: "POST", json: { format: "csv", verdict: "fail", answering_model: "ans" } })
+    ).json()) as { export_id: string };
+    expect((await page(`/dashboard/runs/${c}`, session)).html).toContain("<td>answering model ans, verdict fail</td>");
+    expect((await page(`/dashboard/runs/${c}/exports/${filtered.export_id}`, session)).html).toContain(
+      "Results: answering model ans, verdict fail.",
+    );
 
     // Past the run page's ten, the newest ten there and a link to every one, paged.
-    for (let i = 0; i < 10; i++) await press(c, session, "csv");
+    for (let i = 0; i < 9; i++) await press(c, session, "csv");
     const crowded = (await page(`/dashboard/runs/${c}`, session)).html;
     expect([...crowded.matchAll(/data-export-id=/g)]).toHaveLength(10);
     expect(crowded).toContain(`href="/dashboard/runs/${c}/exports">All exports of this run</a>`);
@@ -263,6 +272,7 @@ describe("dashboard export buttons", () => {
     expect(all.status).toBe(200);
     const allIds = [...all.html.matchAll(/data-export-id="([^"]+)"/g)].map((m) => m[1]);
     expect(allIds).toHaveLength(12);
+    expect(allIds).toContain(filtered.export_id);
     expect(allIds.slice(-2)).toEqual([started[1], started[0]]);
     const bad = await page(`/dashboard/runs/${c}/exports?cursor=nope`, session);
     expect(bad.status).toBe(400);

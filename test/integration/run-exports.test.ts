@@ -162,6 +162,19 @@ describe("CSV and NDJSON", () => {
     }
   });
 
+  it("an export's view and the run's list of exports say which results it holds (its filter, as sent)", async () => {
+    const body = { format: "csv", answering_model: "alpha", verdict: "fail", failure_group: "content" };
+    const res = await api(`/v1/runs/${runId}/exports`, { method: "POST", json: body });
+    expect(res.status).toBe(202);
+    const created = (await res.json()) as any;
+    expect(created.filter).toEqual({ answering_model: "alpha", verdict: "fail", failure_group: "content" });
+    const listed = ((await (await api(`/v1/runs/${runId}/exports?limit=100`)).json()) as any).exports;
+    expect(listed.find((e: any) => e.export_id === created.export_id).filter).toEqual(created.filter);
+    // An unfiltered export says so with an empty filter: every result of the run.
+    const all = (await (await api(`/v1/runs/${runId}/exports`, { method: "POST", json: { format: "csv" } })).json()) as any;
+    expect(all.filter).toEqual({});
+  });
+
   it("refuses an unknown format or body key naming it, and a download before ready is a 409", async () => {
     const q = await api(`/v1/runs/${runId}/export?format=xlsx`);
     expect(q.status).toBe(400);
