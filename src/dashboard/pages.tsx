@@ -96,7 +96,11 @@ export function RunPage(props: {
   /** The run's re-score parent has been deleted: named, not linked. */
   parentGone?: boolean;
   /** A finished run's Re-score form (a key with runs:write): the run's judges and replicates, its scenarios. */
-  rescore?: { spec: Pick<RunSpec, "parsing_models" | "replicate_count">; scenarios: readonly string[] } | null;
+  rescore?: {
+    spec: Pick<RunSpec, "parsing_models" | "replicate_count">;
+    scenarios: readonly string[];
+    recorded: { stored: number; expected: number };
+  } | null;
   /** The run's newest exports, and whether it has more (listed on its exports page). */
   exports?: { rows: readonly ExportRecord[]; more: boolean };
 }) {
@@ -184,7 +188,7 @@ export function RunPage(props: {
       {props.rescore && (
         <>
           <h2>Re-score</h2>
-          <RescoreForm runId={v.run_id} spec={props.rescore.spec} scenarios={props.rescore.scenarios} />
+          <RescoreForm runId={v.run_id} spec={props.rescore.spec} scenarios={props.rescore.scenarios} recorded={props.rescore.recorded} />
         </>
       )}
       <script src={`${DASHBOARD}/assets/progress.js`} defer />

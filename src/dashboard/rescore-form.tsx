@@ -75,11 +75,18 @@ export function rescoreRefusal(issues: readonly FieldIssue[]): string {
 }
 
 /**
- * On a finished run's page, for a key with runs:write. `scenarios` (the run's scenario names) are said
- * up front: a re-score leaves them out (the API's 202 `left_out`).
+ * On a finished run's page, for a key with runs:write. Said up front: the run's scenarios, which a
+ * re-score leaves out (the API's 202 `left_out`), and the results the run lacks, which it answers afresh.
  */
-export function RescoreForm(props: { runId: string; spec: Pick<RunSpec, "parsing_models" | "replicate_count">; scenarios: readonly string[] }) {
-  const { spec } = props;
+export function RescoreForm(props: {
+  runId: string;
+  spec: Pick<RunSpec, "parsing_models" | "replicate_count">;
+  scenarios: readonly string[];
+  /** The run's question results recorded and planned: what it lacks is answered afresh (the API's 202 `graded_afresh`). */
+  recorded?: { stored: number; expected: number };
+}) {
+  const { spec, recorded } = props;
+  const missing = recorded ? recorded.expected - recorded.stored : 0;
   return (
     <form id="rescore-form" method="post" action={`${DASHBOARD}/runs/${props.runId}/rescore`}>
       <p>
@@ -108,6 +115,12 @@ export function RescoreForm(props: { runId: string; spec: Pick<RunSpec, "parsing
         <p id="rescore-left-out" role="note">
           This run's {props.scenarios.length === 1 ? "scenario" : `${props.scenarios.length} scenarios`} ({props.scenarios.join(", ")}) will
           not be re-scored: each turn depends on the answers before it. Submit the benchmark again to grade them with another judge.
+        </p>
+      )}
+      {missing > 0 && recorded && (
+        <p id="rescore-afresh" role="note">
+          This run recorded {recorded.stored} of its {recorded.expected} results: a re-score answers and grades the {missing} missing ones
+          afresh, with answering calls and every judge, as a new run would.
         </p>
       )}
       <button type="submit">Re-score</button>

@@ -9,7 +9,7 @@ import { type AppEnv, requireScope, tenantOf } from "../http/auth";
 import { requireRun, requireRunWithChildren, runView } from "../http/runs";
 import { runEvents } from "../http/run-events";
 import { cancelRun } from "../http/run-cancel";
-import { startRescore } from "../http/rescore";
+import { questionResultsStored, startRescore } from "../http/rescore";
 import { resultFilter } from "../http/result-filter";
 import { requireSpec } from "../storage/spec-store";
 import { compareRuns } from "../http/compare";
@@ -114,13 +114,14 @@ signedIn.get("/runs/:id", async (c) => {
   const canWrite = c.get("principal").scopes.has("runs:write");
   // The Re-score form copies one of the run's judges: its spec, read only when the form is shown.
   const spec = canWrite && isTerminal(view.status) ? await requireSpec(c.env.BLOBS, run) : null;
+  const recorded = spec ? await questionResultsStored(c.env.DB, run, spec) : null;
   return c.html(
     <RunPage
       tenant={tenantOf(c).tenant_id}
       view={view}
       heat={heat}
       canWrite={canWrite}
-      rescore={spec ? { spec, scenarios: (spec.scenarios ?? []).map((sc) => sc.name) } : null}
+      rescore={spec && recorded ? { spec, scenarios: (spec.scenarios ?? []).map((sc) => sc.name), recorded } : null}
       others={others}
       parentGone={parentGone}
       exports={{ rows: exports.slice(0, RUN_PAGE_EXPORTS), more: exports.length > RUN_PAGE_EXPORTS }}

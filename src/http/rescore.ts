@@ -9,8 +9,10 @@ import type { z } from "zod";
 import { secretAdvice } from "../env";
 import { priceFor, priceTable } from "../llm/prices";
 import { planRescore } from "../rescore/plan";
-import { type RescoreLeftOut, RescoreRequest, RescoreStarted } from "../schemas/rescore";
+import { type RescoreAfresh, type RescoreLeftOut, RescoreRequest, RescoreStarted } from "../schemas/rescore";
+import { countResults } from "../storage/results-repo";
 import { countScenarioTurnResults } from "../storage/scenario-results-repo";
+import type { RunSpec } from "../storage/run-spec";
 import type { RunRecord } from "../storage/runs-repo";
 import { requireSpec } from "../storage/spec-store";
 import { startRun } from "../submit/submit";
@@ -77,14 +79,43 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
     target: runId,
     detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
   }).run();
-  const leftOut = await scenariosLeftOut(c.env.DB, parent, plan.leftOutScenarios);
-  return { run_id: runId, status_url: statusUrl(runId), left_out: leftOut };
+  const turns = plan.leftOutScenarios.length ? await countScenarioTurnResults(c.env.DB, parent) : 0;
+  const leftOut = scenariosLeftOut(plan.leftOutScenarios, turns);
+  const afresh = gradedAfresh(parentSpec, await questionResultsStored(c.env.DB, parent, parentSpec), runId);
+  return { run_id: runId, status_url: statusUrl(runId), left_out: leftOut, graded_afresh: afresh };
+}
+
+/** How many of a run's question results (not scenario turns) it recorded, and how many it planned. */
+export async function questionResultsStored(
+  db: D1Database,
+  run: { tenant_id: string; run_id: string },
+  spec: Pick<RunSpec, "questions" | "answering_models" | "parsing_models" | "replicate_count" | "scenarios">,
+): Promise<{ stored: number; expected: number }> {
+  const turns = spec.scenarios?.length ? await countScenarioTurnResults(db, run) : 0;
+  const expected = spec.questions.length * spec.answering_models.length * spec.parsing_models.length * spec.replicate_count;
+  return { stored: (await countResults(db, run)).total - turns, expected };
+}
+
+/**
+ * The parent's (question, answering, parsing, replicate) tuples without a stored result: the child's
+ * jobs find nothing to reuse there and answer and grade them as a fresh run would (null: none).
+ */
+function gradedAfresh(
+  parent: Pick<RunSpec, "run_id">,
+  { stored, expected }: { stored: number; expected: number },
+  childId: string,
+): RescoreAfresh | null {
+  const missing = expected - stored;
+  if (missing <= 0) return null;
+  return {
+    results: missing,
+    reason: `run ${parent.run_id} recorded ${stored} of its ${expected} results (it was cancelled, ran out of budget, or lost jobs): the child answers and grades the ${missing} missing ones afresh, with answering calls and every judge, as a new run would. If you meant to re-grade only the answers it has, cancel the child (POST /v1/runs/${childId}/cancel).`,
+  };
 }
 
 /** The parent's scenarios the child does not run, with the turn results it does not copy (none: []). */
-async function scenariosLeftOut(db: D1Database, parent: { tenant_id: string; run_id: string }, names: string[]): Promise<RescoreLeftOut[]> {
+function scenariosLeftOut(names: string[], results: number): RescoreLeftOut[] {
   if (!names.length) return [];
-  const results = await countScenarioTurnResults(db, parent);
   return [
     {
       what: "scenarios",

@@ -20,7 +20,7 @@ import {
   SummaryResponse,
 } from "../schemas/results-out-views";
 import { CreateScheduleRequest, UpdateScheduleRequest } from "../schemas/schedules";
-import { RescoreLeftOut, RescoreRequest, RescoreStarted } from "../schemas/rescore";
+import { RescoreAfresh, RescoreLeftOut, RescoreRequest, RescoreStarted } from "../schemas/rescore";
 import { ErrorResponse } from "../schemas/api-error";
 import { Benchmark, Question, Scenario, ScenarioNode } from "../schemas/benchmark";
 import { OutcomeCheck, ScenarioEdge, StateCheck } from "../scenarios/scenario-schema";
@@ -150,6 +150,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   SubmittedRun,
   RescoreStarted,
   RescoreLeftOut,
+  RescoreAfresh,
   DryRunEstimate,
   RunList,
   RunStatus,

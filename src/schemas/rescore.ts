@@ -36,6 +36,21 @@ export const RescoreLeftOut = z.strictObject({
   reason: z.string(),
 });
 
-/** 202 of POST /v1/runs/:id/rescore: the child run, and what of the parent it leaves out (empty: nothing). */
-export const RescoreStarted = SubmittedRun.extend({ left_out: z.array(RescoreLeftOut) });
+/**
+ * The parent's results the child cannot reuse because the parent never recorded them (it was
+ * cancelled, ran out of budget, or lost jobs to the dead-letter queue): the child answers and
+ * grades those tuples afresh, answering calls included, which a re-score otherwise never makes for
+ * the parent's tuples. Said in the 202 so that the spend is no surprise.
+ */
+export const RescoreAfresh = z.strictObject({
+  results: z.number().int().min(1),
+  reason: z.string(),
+});
+
+/**
+ * 202 of POST /v1/runs/:id/rescore: the child run, what of the parent it leaves out (empty:
+ * nothing), and how many of the parent's results it grades afresh for want of them (null: none).
+ */
+export const RescoreStarted = SubmittedRun.extend({ left_out: z.array(RescoreLeftOut), graded_afresh: RescoreAfresh.nullable() });
 export type RescoreLeftOut = z.output<typeof RescoreLeftOut>;
+export type RescoreAfresh = z.output<typeof RescoreAfresh>;

@@ -130,6 +130,11 @@ describe("dashboard re-score form", () => {
     const early = await press(going, fields);
     expect(early.status).toBe(409);
     expect(await early.text()).toContain("re-score it once it has finished");
+    // Cancelled before grading everything: the form says the missing results would be answered afresh.
+    expect((await apiAs(t.key, `/v1/runs/${going}/cancel`, { method: "POST" })).status).toBe(200);
     await waitAs(t.key, going);
+    const stopped = await (await dashboardFetch(`/dashboard/runs/${going}`, { cookie: session })).text();
+    expect(stopped).toMatch(/This run recorded \d of its 3 results: a re-score answers and grades the \d missing ones/);
+    expect(await (await dashboardFetch(`/dashboard/runs/${parent}`, { cookie: session })).text()).not.toContain("rescore-afresh");
   });
 });

@@ -232,6 +232,35 @@ describe("re-scoring a run with scenarios", () => {
     expect(plain.status).toBe(202);
     const plainBody = (await plain.json()) as any;
     expect(plainBody.left_out).toEqual([]);
+    expect(plainBody.graded_afresh).toBeNull();
     await waitForRun(plainBody.run_id);
+  });
+});
+
+describe("re-scoring a run that ended before grading everything", () => {
+  it("says in the 202 how many of the parent's results it lacks, which the child answers and grades afresh", async () => {
+    const [ans, slow, judge2] = [uniqueModel("rs-cx-ans"), uniqueModel("rs-cx-slow"), uniqueModel("rs-cx-j2")];
+    await addFakeRules([
+      { match: { model: ans }, reply: { text: "It is Paris." } },
+      { match: { model: slow }, reply: { json: { answer: "Paris" }, latency_ms: 3000 } },
+      { match: { model: judge2 }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const cancelled = await submitRun({
+      benchmark: { name: "rescore-cancelled", questions: QUESTIONS },
+      config: { answering_models: [fakeModel("ans", ans)], parsing_models: [fakeModel("slow", slow)] },
+    });
+    expect((await api(`/v1/runs/${cancelled}/cancel`, { method: "POST" })).status).toBe(200);
+    expect((await waitForRun(cancelled, ["cancelled"])).status).toBe("cancelled");
+    const kept = (await allResults(cancelled)).length;
+    expect(kept).toBeLessThan(4);
+    const answersBefore = await calls(ans);
+
+    const res = await api(`/v1/runs/${cancelled}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j2", judge2)] } });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as any;
+    expect(body.graded_afresh).toEqual({ results: 4 - kept, reason: expect.stringContaining("answering calls") });
+    await waitForRun(body.run_id);
+    // What it said happened: the missing tuples were answered again.
+    expect((await calls(ans)) - answersBefore).toBe(4 - kept);
   });
 });

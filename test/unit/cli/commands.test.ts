@@ -228,12 +228,21 @@ describe("edgeval rescore", () => {
     expect(table).toContain("j2");
   });
 
-  it("prints what the child leaves out of the parent (its scenarios) before following it", async () => {
+  it("prints what the child grades afresh and leaves out of the parent (its scenarios) before following it", async () => {
     const leftOut = { what: "scenarios", ids: ["pushback"], results: 6, reason: "submit the benchmark again (POST /v1/runs)" };
     const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
       const req = new Request(input, init);
       const p = new URL(req.url).pathname;
-      if (req.method === "POST") return json({ run_id: "c1", status_url: "/v1/runs/c1", left_out: [leftOut] }, 202);
+      if (req.method === "POST")
+        return json(
+          {
+            run_id: "c1",
+            status_url: "/v1/runs/c1",
+            left_out: [leftOut],
+            graded_afresh: { results: 3, reason: "run r1 recorded 5 of its 8 results" },
+          },
+          202,
+        );
       if (p.endsWith("/events")) return json({ error: { code: "not_found", message: `no route GET ${p}` } }, 404);
       return json({
         run_id: "c1",
@@ -251,7 +260,8 @@ describe("edgeval rescore", () => {
       { replicates: 2, maxErrors: 0, timeout: 5, pollMs: 1 },
       out,
     );
-    expect(out.lines[1]).toBe(
+    expect(out.lines[1]).toBe("graded afresh: 3 result(s): run r1 recorded 5 of its 8 results");
+    expect(out.lines[2]).toBe(
       'left out of the child: scenarios "pushback" (6 result(s) of run r1): submit the benchmark again (POST /v1/runs)',
     );
   });

@@ -51,4 +51,11 @@ describe("re-score form", () => {
     expect(html).toContain("This run&#39;s 2 scenarios (pushback, refund) will not be re-scored");
     expect(String(await RescoreForm({ runId: "r1", spec: parent, scenarios: [] }).toString())).not.toContain("rescore-left-out");
   });
+
+  it("says before it is sent how many results the run lacks, which a re-score answers afresh", async () => {
+    const html = String(await RescoreForm({ runId: "r1", spec: parent, scenarios: [], recorded: { stored: 3, expected: 8 } }).toString());
+    expect(html).toContain("This run recorded 3 of its 8 results: a re-score answers and grades the 5 missing ones");
+    const whole = String(await RescoreForm({ runId: "r1", spec: parent, scenarios: [], recorded: { stored: 8, expected: 8 } }).toString());
+    expect(whole).not.toContain("rescore-afresh");
+  });
 });
