@@ -151,8 +151,10 @@ signedIn.get("/runs/:id/compare", async (c) => {
  */
 signedIn.post("/runs/:id/exports", requireScope("runs:write"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
+  // The format, and the result filters a failed export's "Start this export again" carries: every field
+  // sent is read (an unknown one is a 400 page), none dropped; an empty one means no filter.
   const form = await c.req.parseBody();
-  const body = parsed(CreateExportRequest, { format: form.format });
+  const body = parsed(CreateExportRequest, Object.fromEntries(Object.entries(form).filter(([, v]) => v !== "")));
   if (!body.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={body.message.replace("query ", "form ")} />, 400);
   const e = await startExport(c, run, body.data);
   return c.redirect(`${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`, 303);
@@ -173,7 +175,7 @@ signedIn.get("/runs/:id/exports/:export_id", async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   const e = await requireExport(c.env.DB, run, c.req.param("export_id"));
   if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ status: e.status, results_done: e.results_done, results_total: e.results_total });
-  return c.html(<ExportPage tenant={run.tenant_id} run={run} e={e} />);
+  return c.html(<ExportPage tenant={run.tenant_id} run={run} e={e} canWrite={c.get("principal").scopes.has("runs:write")} />);
 });
 
 /** The finished export, streamed as GET /v1/runs/:id/exports/:export_id/download does, for the session's tenant only. */

@@ -3,7 +3,7 @@
  * GET /v1/runs/compare answers, rendered), and exports (built by the same builder as
  * POST /v1/runs/:id/exports, followed on a status page, downloaded with the session cookie).
  */
-import type { ExportRecord } from "../exports/exports-repo";
+import { type ExportRecord, exportView } from "../exports/exports-repo";
 import { EXTENSIONS } from "../exports/formats";
 import type { compareRuns } from "../http/compare";
 import { EXPORT_FORMATS } from "../schemas/api";
@@ -193,8 +193,23 @@ function FlipsTable(props: { questions: Comparison["questions"]; runB: string })
   );
 }
 
+/** A failed export's way forward, as its words advise: the same format and filter, built again (a new export). */
+function ExportAgain(props: { e: ExportRecord }) {
+  const { e } = props;
+  return (
+    <form id="export-again" method="post" action={`${DASHBOARD}/runs/${e.run_id}/exports`}>
+      {Object.entries(exportView(e).filter).map(([name, value]) => (
+        <input type="hidden" name={name} value={String(value)} />
+      ))}
+      <button type="submit" name="format" value={e.format}>
+        Start this export again
+      </button>
+    </form>
+  );
+}
+
 /** An export's status; the download link once it is ready. While it builds, export.js reloads the page when that changes. */
-export function ExportPage(props: { tenant: string; run: RunRecord; e: ExportRecord }) {
+export function ExportPage(props: { tenant: string; run: RunRecord; e: ExportRecord; canWrite?: boolean }) {
   const { e, run } = props;
   const base = `${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`;
   const status = exportStatusText(e);
@@ -216,6 +231,7 @@ export function ExportPage(props: { tenant: string; run: RunRecord; e: ExportRec
             </a>
           </p>
         )}
+        {e.status === "failed" && props.canWrite && <ExportAgain e={e} />}
         {e.status === "building" && (
           <p>
             <a href={base}>Check again</a> (this page also refreshes by itself when the export is ready).

@@ -1,6 +1,7 @@
 // Issue 25 item 1, inside workerd: the run page's Compare form and Export buttons. The compare page
 // renders exactly what GET /v1/runs/compare answers; an export started from the page is built by
 // the API's builder and downloaded with the session cookie only (byte for byte the API's object).
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
 import { apiAs, createKey, createTenant, submitAs, type TestTenant, waitAs } from "./tenant-helpers";
@@ -277,5 +278,43 @@ describe("dashboard export buttons", () => {
     const bad = await page(`/dashboard/runs/${c}/exports?cursor=nope`, session);
     expect(bad.status).toBe(400);
     expect(bad.html).toContain("query cursor");
+  });
+
+  it("a failed export's page says what to do and starts it again, same format and filter, with one button", async () => {
+    const made = (await (
+      await apiAs(t.key, `/v1/runs/${a}/exports`, { method: "POST", json: { format: "csv", verdict: "pass", question_id: "q1" } })
+    ).json()) as { export_id: string };
+    await vi.waitUntil(
+      async () => ((await (await apiAs(t.key, `/v1/runs/${a}/exports/${made.export_id}`)).json()) as any).status !== "building",
+      {
+        timeout: 20_000,
+        interval: 100,
+      },
+    );
+    // As the builder leaves an export whose steps kept failing.
+    await env.DB.prepare("UPDATE exports SET status = 'failed', error = 'kept_failing' WHERE export_id = ?").bind(made.export_id).run();
+    const failed = (await page(`/dashboard/runs/${a}/exports/${made.export_id}`, session)).html;
+    expect(failed).toContain("failed: Building the file failed several times in a row");
+    expect(failed).toContain(`<form id="export-again" method="post" action="/dashboard/runs/${a}/exports">`);
+
+    const again = await dashboardFetch(`/dashboard/runs/${a}/exports`, {
+      method: "POST",
+      cookie: session,
+      headers: { origin: ORIGIN },
+      body: new URLSearchParams(
+        [...failed.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]+)"\/>/g)]
+          .map((m) => [m[1]!, m[2]!])
+          .concat([["format", "csv"]]),
+      ),
+    });
+    expect(again.status).toBe(303);
+    const id = again.headers.get("location")!.split("/").pop();
+    const view = (await (await apiAs(t.key, `/v1/runs/${a}/exports/${id}`)).json()) as any;
+    expect(view).toMatchObject({ format: "csv", filter: { verdict: "pass", question_id: "q1" } });
+    // A reader sees the words but no button.
+    const reader = await createKey(t.key, { scopes: ["runs:read"] });
+    expect((await page(`/dashboard/runs/${a}/exports/${made.export_id}`, await dashboardSession(reader.key))).html).not.toContain(
+      "export-again",
+    );
   });
 });
