@@ -57,6 +57,10 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
     secretAdvice(name, c.env),
   );
   if (!plan.ok) throw invalidBody(plan.issues);
+  // What the 202 says the child does without (scenarios) and does afresh: read before anything is written.
+  const recorded = await questionResultsStored(c.env.DB, parent, parentSpec);
+  const leftOut = scenariosLeftOut(plan.leftOutScenarios, recorded.turns);
+  const afresh = gradedAfresh(parentSpec, recorded, runId);
   const limits = effectiveLimits(tenant.limits_json);
   if (plan.jobIds.length > limits.jobs_per_run) {
     throw invalidBody([
@@ -79,21 +83,18 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
     target: runId,
     detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
   }).run();
-  const turns = plan.leftOutScenarios.length ? await countScenarioTurnResults(c.env.DB, parent) : 0;
-  const leftOut = scenariosLeftOut(plan.leftOutScenarios, turns);
-  const afresh = gradedAfresh(parentSpec, await questionResultsStored(c.env.DB, parent, parentSpec), runId);
   return { run_id: runId, status_url: statusUrl(runId), left_out: leftOut, graded_afresh: afresh };
 }
 
-/** How many of a run's question results (not scenario turns) it recorded, and how many it planned. */
+/** How many of a run's question results it recorded and planned, and its scenario turns' results. */
 export async function questionResultsStored(
   db: D1Database,
   run: { tenant_id: string; run_id: string },
   spec: Pick<RunSpec, "questions" | "answering_models" | "parsing_models" | "replicate_count" | "scenarios">,
-): Promise<{ stored: number; expected: number }> {
+): Promise<{ stored: number; expected: number; turns: number }> {
   const turns = spec.scenarios?.length ? await countScenarioTurnResults(db, run) : 0;
   const expected = spec.questions.length * spec.answering_models.length * spec.parsing_models.length * spec.replicate_count;
-  return { stored: (await countResults(db, run)).total - turns, expected };
+  return { stored: (await countResults(db, run)).total - turns, expected, turns };
 }
 
 /**
