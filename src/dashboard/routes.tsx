@@ -25,12 +25,11 @@ import { fullResultJson } from "../storage/result-store";
 import { getRun, listRuns } from "../storage/runs-repo";
 import { EXPORT_SCRIPT, ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
 import { clearSessionCookie, DASHBOARD, dashboardHeaders, requireSession, sameOriginPosts, setSessionCookie } from "./guard";
-import { ErrorPage, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
+import { ErrorPage, isTerminal, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
 import { signIn } from "./session";
 import { ComparePage, ExportPage } from "./run-tools";
 import { ExportsPage } from "./export-list";
 import { RescoreFormFields, rescoreBodyFromForm, rescoreRefusal } from "./rescore-form";
-import { isTerminal } from "./pages";
 
 const PAGE_SIZE = 25;
 /** Other runs the run page offers to compare with (newest first). */
@@ -155,7 +154,7 @@ signedIn.post("/runs/:id/exports", requireScope("runs:write"), async (c) => {
   // sent is read (an unknown one is a 400 page), none dropped; an empty one means no filter.
   const form = await c.req.parseBody();
   const body = parsed(CreateExportRequest, Object.fromEntries(Object.entries(form).filter(([, v]) => v !== "")));
-  if (!body.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={body.message.replace("query ", "form ")} />, 400);
+  if (!body.ok) return c.html(<ErrorPage tenant={run.tenant_id} title="Bad request" message={body.message.replaceAll("query ", "form ")} />, 400);
   const e = await startExport(c, run, body.data);
   return c.redirect(`${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`, 303);
 });
