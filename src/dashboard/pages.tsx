@@ -97,7 +97,7 @@ export function RunPage(props: {
   parentGone?: boolean;
   /** A finished run's Re-score form (a key with runs:write): the run's judges and replicates, its scenarios. */
   rescore?: {
-    spec: Pick<RunSpec, "parsing_models" | "replicate_count">;
+    spec: Pick<RunSpec, "answering_models" | "parsing_models" | "replicate_count">;
     scenarios: readonly string[];
     recorded: { stored: number; expected: number };
   } | null;

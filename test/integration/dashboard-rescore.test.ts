@@ -79,6 +79,22 @@ describe("dashboard re-score form", () => {
     expect(childPage).toContain(`Re-scored from run <a href="/dashboard/runs/${parent}">`);
   });
 
+  it("an answering model copied with another model answers every question, graded by the run's judge", async () => {
+    const ans2 = uniqueModel("drs-ans2");
+    await addFakeRules([{ match: { model: ans2 }, reply: { text: "Paris, I think." } }]);
+    const res = await press(parent, {
+      judge_base: "j1",
+      judge_model_name: "",
+      answer_base: "ans",
+      answer_model_name: ans2,
+      answer_id: "ans2",
+    });
+    expect(res.status).toBe(303);
+    const view = await waitAs(t.key, res.headers.get("location")!.split("/").pop()!);
+    expect(view.summary.map((p: any) => `${p.answering_model}/${p.parsing_model}:${p.total}`)).toEqual(["ans/j1:3", "ans2/j1:3"]);
+    expect((await fakeStats(ans2)).total).toBe(3);
+  });
+
   it("more replicates alone start a child with them", async () => {
     const res = await press(parent, { judge_base: "j1", judge_model_name: "", judge_id: "", replicate_count: "2", run_name: "" });
     expect(res.status).toBe(303);

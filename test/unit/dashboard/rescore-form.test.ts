@@ -11,7 +11,12 @@ const judge = {
   api_key_secret: "MY_KEY",
   temperature: 0,
 };
-const parent = { parsing_models: [judge], replicate_count: 2 } as unknown as Pick<RunSpec, "parsing_models" | "replicate_count">;
+const answerer = { id: "a1", interface: "openai", model_name: "gpt-small", api_key_secret: "OPENAI_KEY" };
+const manual = { id: "human", interface: "manual", model_name: "manual", manual_answers: { q: "x" } };
+const parent = { answering_models: [answerer, manual], parsing_models: [judge], replicate_count: 2 } as unknown as Pick<
+  RunSpec,
+  "answering_models" | "parsing_models" | "replicate_count"
+>;
 
 describe("re-score form", () => {
   it("copies the picked judge with the new model (its endpoint and key secret kept), the id defaulting to the model's name", () => {
@@ -20,6 +25,20 @@ describe("re-score form", () => {
       parent,
     );
     expect(built).toEqual({ ok: true, body: { parsing_models: [{ ...judge, id: "large", model_name: "large" }] } });
+  });
+
+  it("copies an answering model the same way; a manual one cannot be copied (and is not offered)", async () => {
+    expect(rescoreBodyFromForm({ answer_base: "a1", answer_model_name: "gpt-large", answer_id: "big" }, parent)).toEqual({
+      ok: true,
+      body: { answering_models: [{ ...answerer, id: "big", model_name: "gpt-large" }] },
+    });
+    const human = rescoreBodyFromForm({ answer_base: "human", answer_model_name: "gpt-large" }, parent);
+    expect(human.ok).toBe(false);
+    if (!human.ok) expect(rescoreRefusal(human.issues)).toMatch(/^form answer_base: human is a manual model/);
+    expect(rescoreRefusal([{ path: "answering_models[0].id", message: "taken" }])).toBe("form answer_id: taken");
+    const html = String(await RescoreForm({ runId: "r1", spec: parent, scenarios: [] }).toString());
+    expect(html).toContain('<option value="a1">');
+    expect(html).not.toContain('<option value="human">');
   });
 
   it("sends replicates only when they differ from the run's, and refuses a form that adds nothing at judge_model_name", () => {
@@ -31,7 +50,7 @@ describe("re-score form", () => {
     expect(nothing.ok).toBe(false);
     if (!nothing.ok)
       expect(rescoreRefusal(nothing.issues)).toBe(
-        "form judge_model_name: nothing to re-score: give a new judge's model name, or more replicates than the run's 2",
+        "form judge_model_name: nothing to re-score: give a new judge's or answering model's model name, or more replicates than the run's 2",
       );
   });
 
