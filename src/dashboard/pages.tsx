@@ -221,6 +221,8 @@ export function ResultsPage(props: {
   next: string | null;
   /** This page's `after` (null: the first page), carried to each result so its way back returns here. */
   after?: string | null;
+  /** The key may export and the run has ended: the page offers its filtered results as an export. */
+  canExport?: boolean;
 }) {
   const base = `${DASHBOARD}/runs/${props.runId}/results`;
   const keep = new URLSearchParams(Object.entries(props.filter).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""));
@@ -265,6 +267,13 @@ export function ResultsPage(props: {
         </tbody>
       </table>
       {props.next && <a href={`${base}?${new URLSearchParams([...keep, ["after", props.next]])}`}>Next page</a>}
+      {props.canExport && (
+        <section aria-labelledby="export-these-heading">
+          <h2 id="export-these-heading">Export these results</h2>
+          <p>{keep.size ? "Every result this filter shows (all pages), traces included." : "Every result of the run, traces included."}</p>
+          <ExportButtons runId={props.runId} filter={Object.fromEntries(keep)} id="export-these" />
+        </section>
+      )}
     </Layout>
   );
 }

@@ -239,7 +239,16 @@ signedIn.get("/runs/:id/results", async (c) => {
   const rows = await pageResultRows<ResultListRow>(c.env.DB, columns, run, { limit: PAGE_SIZE, after: q.data.after ?? null }, filter);
   const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
   return c.html(
-    <ResultsPage tenant={run.tenant_id} runId={run.run_id} filter={filter} rows={rows} next={last?.result_id ?? null} after={q.data.after ?? null} />,
+    <ResultsPage
+      tenant={run.tenant_id}
+      runId={run.run_id}
+      filter={filter}
+      rows={rows}
+      next={last?.result_id ?? null}
+      after={q.data.after ?? null}
+      // D1's status, no coordinator read: a run that has just ended may lack the buttons until a reload.
+      canExport={c.get("principal").scopes.has("runs:write") && isTerminal(run.status)}
+    />,
   );
 });
 

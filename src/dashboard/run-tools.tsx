@@ -65,10 +65,17 @@ export function CompareForm(props: { runId: string; others: readonly RunRecord[]
   );
 }
 
-/** On the run page, for a key with runs:write: one button per format, each a POST through the Origin check. */
-export function ExportButtons(props: { runId: string }) {
+/**
+ * For a key with runs:write: one button per format, each a POST through the Origin check; on the run
+ * page every result, on the results page the results its filter shows.
+ */
+export function ExportButtons(props: { runId: string; filter?: Readonly<Record<string, string>>; id?: string }) {
   return (
-    <form id="export-form" method="post" action={`${DASHBOARD}/runs/${props.runId}/exports`}>
+    <form id={props.id ?? "export-form"} method="post" action={`${DASHBOARD}/runs/${props.runId}/exports`}>
+      {/* A filtered list's export: its filter goes with the format (POST …/exports takes both). */}
+      {Object.entries(props.filter ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
       {EXPORT_FORMATS.map((f) => (
         <>
           <button type="submit" name="format" value={f}>

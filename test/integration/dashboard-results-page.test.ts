@@ -3,8 +3,8 @@
 // run has, so a typo in the filter form never reads as "0 results on this page".
 import { describe, expect, it } from "vitest";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
-import { createTenant, submitAs, waitAs } from "./tenant-helpers";
-import { dashboardFetch, dashboardSession } from "./dashboard-helpers";
+import { apiAs, createKey, createTenant, submitAs, waitAs } from "./tenant-helpers";
+import { dashboardFetch, dashboardSession, ORIGIN } from "./dashboard-helpers";
 
 describe("dashboard results page", () => {
   it("refuses a filter naming a model or question the run lacks, naming the field and what the run has", async () => {
@@ -85,5 +85,43 @@ describe("dashboard result page's way back", () => {
     const bad = await dashboardFetch(`${links[0]!.path}?verdict=maybe`, { cookie });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain("query verdict");
+  });
+});
+
+describe("dashboard results page's export", () => {
+  it("exports the results its filter shows, as the API would with that filter; a reader sees no buttons", async () => {
+    const t = await createTenant();
+    const judge = uniqueModel("dash-export-these");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
+    const questions = ["q1", "q2", "q3"].map((id) => ({ id, question: `${id}?`, template: exactTemplate("x") }));
+    const runId = await submitAs(t.key, {
+      benchmark: { name: "dash-export-these", questions },
+      config: {
+        answering_models: [{ id: "alpha", interface: "manual", manual_answers: { q1: "x", q2: "x", q3: "x" } }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
+    });
+    await waitAs(t.key, runId);
+    const cookie = await dashboardSession(t.key);
+    const html = await (await dashboardFetch(`/dashboard/runs/${runId}/results?verdict=pass&question_id=q2`, { cookie })).text();
+    expect(html).toContain(`<form id="export-these" method="post" action="/dashboard/runs/${runId}/exports">`);
+    const hidden = [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]+)"\/>/g)].map((m) => [m[1]!, m[2]!]);
+    expect(Object.fromEntries(hidden)).toEqual({ verdict: "pass", question_id: "q2" });
+
+    const res = await dashboardFetch(`/dashboard/runs/${runId}/exports`, {
+      method: "POST",
+      cookie,
+      headers: { origin: ORIGIN },
+      body: new URLSearchParams([...hidden, ["format", "ndjson"]]),
+    });
+    expect(res.status).toBe(303);
+    const view = (await (await apiAs(t.key, `/v1/runs/${runId}/exports/${res.headers.get("location")!.split("/").pop()}`)).json()) as any;
+    expect(view).toMatchObject({ format: "ndjson", filter: { verdict: "pass", question_id: "q2" }, results_total: 1 });
+
+    const reader = await createKey(t.key, { scopes: ["runs:read"] });
+    const readerPage = await (
+      await dashboardFetch(`/dashboard/runs/${runId}/results`, { cookie: await dashboardSession(reader.key) })
+    ).text();
+    expect(readerPage).not.toContain("export-these");
   });
 });
