@@ -119,7 +119,8 @@ export function planRescore(
   const spec: RunSpec = {
     ...inherited,
     run_id: ids.run_id,
-    run_name: req.run_name ?? (parent.run_name ? `${parent.run_name} (re-scored)` : null),
+    run_name:
+      req.run_name ?? (parent.run_name ? defaultName(parent.run_name, added, replicates - parent.replicate_count, newTraits) : null),
     created_at: ids.created_at,
     answering_models: answering,
     parsing_models: parsing,
@@ -129,6 +130,26 @@ export function planRescore(
   };
   const leftOutScenarios = (parent.scenarios ?? []).map((s) => s.name);
   return { ok: true, spec, jobIds: jobIds(spec), newTraits, leftOutScenarios };
+}
+
+/**
+ * "<parent> (re-scored: + judge j2, + 1 replicate)": what the child adds, so two re-scores of one
+ * run differ in the runs list and the compare picker; cut to run_name's 200 characters.
+ */
+function defaultName(
+  parentName: string,
+  added: { answering_models: { id: string }[]; parsing_models: { id: string }[] },
+  moreReplicates: number,
+  traits: string[],
+): string {
+  const parts = [
+    ...added.parsing_models.map((m) => `+ judge ${m.id}`),
+    ...added.answering_models.map((m) => `+ answering ${m.id}`),
+    ...(moreReplicates > 0 ? [`+ ${moreReplicates} replicate${moreReplicates === 1 ? "" : "s"}`] : []),
+    ...(traits.length ? [`+ trait${traits.length === 1 ? "" : "s"} ${traits.join(", ")}`] : []),
+  ];
+  const name = `${parentName} (re-scored: ${parts.join(", ")})`;
+  return name.length <= 200 ? name : `${name.slice(0, 199)}…`;
 }
 
 function mergeRubrics(a: Rubric, b: Rubric): Rubric {

@@ -83,6 +83,8 @@ describe("re-scoring a finished run", () => {
       `parsing:j2:${j2}`,
     ]);
     expect(((await (await api(`/v1/runs/${parent}`)).json()) as any).lineage.children).toContain(child);
+    // Named after its parent and what it adds, so two re-scores of one run differ in every list.
+    expect(view.run_name).toBe("parent (re-scored: + judge j2)");
 
     const results = await allResults(child);
     expect(results).toHaveLength(8);
