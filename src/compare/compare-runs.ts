@@ -1,7 +1,9 @@
 /**
  * Two runs compared result by result (pure). Results pair on (question, answering model, parsing
  * model, replicate); with `models` the answering model of run A named `a` pairs with the one of run
- * B named `b` (different ids, e.g. a new model against the old), on (question, parsing, replicate).
+ * B named `b` (different ids, e.g. a new model against the old), on (question, parsing, replicate);
+ * with `judges` likewise run A's parsing model `a` pairs with run B's `b` (a re-score's new judge
+ * against the parent's, on the same answers), and the pairs and flips name A's as `a_parsing_model`.
  *
  * - A pair counts only when both verdicts are about the answer (pass or fail): an `error` (the
  *   judge or transport failed) or `no_verdict` on either side is `excluded`, never a flip.
@@ -26,7 +28,10 @@ export interface VerdictRow {
 export interface ModelPairComparison {
   a_answering_model: string;
   b_answering_model: string;
+  /** Run B's parsing model (and A's, unless `a_parsing_model` says otherwise). */
   parsing_model: string;
+  /** Run A's parsing model, when judges are compared (it differs from `parsing_model`). */
+  a_parsing_model?: string;
   /** Results graded (pass or fail) in both runs. */
   paired: number;
   /** Results in both runs where either side is error or no_verdict. */
@@ -47,6 +52,7 @@ export interface Flip {
   a_answering_model: string;
   b_answering_model: string;
   parsing_model: string;
+  a_parsing_model?: string;
   replicate: number;
   a: "pass" | "fail";
   b: "pass" | "fail";
@@ -69,12 +75,16 @@ export class RunComparer {
   private readonly questions = new Map<string, QuestionFlips>();
   private onlyInB = 0;
 
-  constructor(private readonly models?: { a: string; b: string }) {}
+  constructor(
+    private readonly models?: { a: string; b: string },
+    private readonly judges?: { a: string; b: string },
+  ) {}
 
+  /** The pairing key; null for a row of a model or judge that takes no part. A named pair's ids are not in it. */
   private key(r: VerdictRow, side: "a" | "b"): string | null {
-    if (!this.models) return [r.question_id, r.answering_model, r.parsing_model, r.replicate].join(SEP);
-    if (r.answering_model !== this.models[side]) return null;
-    return [r.question_id, r.parsing_model, r.replicate].join(SEP);
+    if (this.models && r.answering_model !== this.models[side]) return null;
+    if (this.judges && r.parsing_model !== this.judges[side]) return null;
+    return [r.question_id, this.models ? "" : r.answering_model, this.judges ? "" : r.parsing_model, r.replicate].join(SEP);
   }
 
   /** Every row of run A first, then addB for run B's. */
@@ -92,13 +102,15 @@ export class RunComparer {
       return;
     }
     this.matched.add(k);
-    const pairKey = [a.answering_model, r.answering_model, r.parsing_model].join(SEP);
+    const pairKey = [a.answering_model, r.answering_model, a.parsing_model, r.parsing_model].join(SEP);
+    const judgeA = a.parsing_model === r.parsing_model ? {} : { a_parsing_model: a.parsing_model };
     let p = this.pairs.get(pairKey);
     if (!p) {
       p = {
         a_answering_model: a.answering_model,
         b_answering_model: r.answering_model,
         parsing_model: r.parsing_model,
+        ...judgeA,
         paired: 0,
         excluded: 0,
         a_passed: 0,
@@ -135,6 +147,7 @@ export class RunComparer {
       a_answering_model: a.answering_model,
       b_answering_model: r.answering_model,
       parsing_model: r.parsing_model,
+      ...judgeA,
       replicate: r.replicate,
       a: a.verdict,
       b: r.verdict,

@@ -20,8 +20,9 @@ export async function compareStoredRuns(
   a: { tenant_id: string; run_id: string },
   b: { tenant_id: string; run_id: string },
   models?: { a: string; b: string },
+  judges?: { a: string; b: string },
 ): Promise<RunComparer> {
-  const comparer = new RunComparer(models);
+  const comparer = new RunComparer(models, judges);
   await eachRow(db, a, (r) => comparer.addA(r));
   await eachRow(db, b, (r) => comparer.addB(r));
   return comparer;

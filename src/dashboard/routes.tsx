@@ -22,12 +22,12 @@ import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
 import type { VerificationResultInput } from "../schemas/result";
 import { getStoredResult, pageResultRows, questionModelCounts, type ResultListRow } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
-import { getRun, listRuns } from "../storage/runs-repo";
+import { getRun, listRuns, type RunRecord } from "../storage/runs-repo";
 import { EXPORT_SCRIPT, ICON_SVG, PROGRESS_SCRIPT, STYLESHEET } from "./assets";
 import { clearSessionCookie, DASHBOARD, dashboardHeaders, requireSession, sameOriginPosts, setSessionCookie } from "./guard";
 import { ErrorPage, isTerminal, ResultPage, ResultsPage, RunPage, RunsPage, SignInPage } from "./pages";
 import { signIn } from "./session";
-import { ComparePage, ExportPage } from "./run-tools";
+import { ComparePage, ExportPage, type JudgeLink } from "./run-tools";
 import { ExportsPage } from "./export-list";
 import { RescoreFormFields, rescoreBodyFromForm, rescoreRefusal } from "./rescore-form";
 
@@ -138,10 +138,24 @@ signedIn.get("/runs/:id/compare", async (c) => {
   if (!q.ok) return c.html(<ErrorPage tenant={b.tenant_id} title="Bad request" message={q.message} />, 400);
   const cmp = await compareRuns(c, { ...q.data, b: b.run_id });
   const a = await requireRun(c, q.data.a);
-  const nextUrl = cmp.next_cursor
-    ? `${DASHBOARD}/runs/${b.run_id}/compare?${new URLSearchParams({ ...stringEntries({ a: q.data.a, a_model: q.data.a_model, b_model: q.data.b_model }), cursor: cmp.next_cursor })}`
-    : null;
-  return c.html(<ComparePage tenant={b.tenant_id} cmp={cmp} runs={{ a, b }} nextUrl={nextUrl} />);
+  const kept = stringEntries({
+    a: q.data.a,
+    a_model: q.data.a_model,
+    b_model: q.data.b_model,
+    a_parsing_model: q.data.a_parsing_model,
+    b_parsing_model: q.data.b_parsing_model,
+  });
+  const base = `${DASHBOARD}/runs/${b.run_id}/compare`;
+  const nextUrl = cmp.next_cursor ? `${base}?${new URLSearchParams({ ...kept, cursor: cmp.next_cursor })}` : null;
+  // B's judges that A lacks (a re-score's new ones) pair with nothing unless named: offer them against A's.
+  let judgeLinks: JudgeLink[] = [];
+  if (cmp.unmatched.only_in_b > 0 && !q.data.a_parsing_model && !q.data.b_parsing_model) {
+    const [aJudges, bJudges] = [await judgeIds(c.env.BLOBS, a), await judgeIds(c.env.BLOBS, b)];
+    judgeLinks = bJudges
+      .filter((j) => !aJudges.includes(j))
+      .flatMap((bj) => aJudges.map((aj) => ({ a: aj, b: bj, url: `${base}?${new URLSearchParams({ ...kept, a_parsing_model: aj, b_parsing_model: bj })}` })));
+  }
+  return c.html(<ComparePage tenant={b.tenant_id} cmp={cmp} runs={{ a, b }} nextUrl={nextUrl} judgeLinks={judgeLinks} />);
 });
 
 /**
@@ -280,6 +294,8 @@ signedIn.onError((err, c) => {
 });
 
 dashboard.route("/", signedIn);
+
+const judgeIds = async (blobs: R2Bucket, run: RunRecord) => (await requireSpec(blobs, run)).parsing_models.map((m) => m.id);
 
 const stringEntries = (o: Record<string, string | undefined>) => Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => e[1] !== undefined));
 

@@ -97,7 +97,21 @@ function stillGoing(runs: { a: RunRecord; b: RunRecord }): string | null {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-export function ComparePage(props: { tenant: string; cmp: Comparison; runs: { a: RunRecord; b: RunRecord }; nextUrl: string | null }) {
+/** A comparison of one of run B's judges with one of run A's: its page's address and the two ids. */
+export interface JudgeLink {
+  a: string;
+  b: string;
+  url: string;
+}
+
+export function ComparePage(props: {
+  tenant: string;
+  cmp: Comparison;
+  runs: { a: RunRecord; b: RunRecord };
+  nextUrl: string | null;
+  /** B's judges that A lacks, each offered against A's (a re-score's new judge against the parent's). */
+  judgeLinks?: readonly JudgeLink[];
+}) {
   const { cmp, runs } = props;
   const going = stillGoing(runs);
   const graded = cmp.model_pairs.reduce((n, p) => n + p.paired, 0);
@@ -131,6 +145,22 @@ export function ComparePage(props: { tenant: string; cmp: Comparison; runs: { a:
       <p>
         Without a partner: {cmp.unmatched.only_in_a} results only in A, {cmp.unmatched.only_in_b} only in B.
       </p>
+      {props.judgeLinks && props.judgeLinks.length > 0 && (
+        // A new judge's results never pair with A's by themselves: compare the judges on the same answers instead.
+        <section id="compare-judges" aria-labelledby="compare-judges-heading">
+          <h2 id="compare-judges-heading">Judges only run B has</h2>
+          <p>Their results pair with none of run A's above. Compare one with a judge of run A, on the same questions, answering models and replicates:</p>
+          <ul>
+            {props.judgeLinks.map((l) => (
+              <li>
+                <a href={l.url}>
+                  B's judge {l.b} against A's judge {l.a}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       <h2 id="flips-heading">Questions whose verdict flipped ({cmp.questions_with_flips})</h2>
       {cmp.questions.length === 0 ? (
         <p>{graded === 0 ? "No pair of results was graded pass or fail on both sides, so no verdict could flip." : "No verdict flipped."}</p>
@@ -153,7 +183,7 @@ function PairsTable(props: { pairs: Comparison["model_pairs"] }) {
           <tr>
             <td>{p.a_answering_model}</td>
             <td>{p.b_answering_model}</td>
-            <td>{p.parsing_model}</td>
+            <td>{p.a_parsing_model ? `${p.a_parsing_model} → ${p.parsing_model}` : p.parsing_model}</td>
             <td>{p.paired}</td>
             <td>{p.excluded}</td>
             <td>{pct(p.a_pass_rate)}</td>
@@ -188,7 +218,7 @@ function FlipsTable(props: { questions: Comparison["questions"]; runB: string })
                 {q.flips.map((f) => (
                   <li>
                     {f.a_answering_model === f.b_answering_model ? f.a_answering_model : `${f.a_answering_model} → ${f.b_answering_model}`} /{" "}
-                    {f.parsing_model}, replicate {f.replicate}: {f.a} → {f.b}
+                    {f.a_parsing_model ? `${f.a_parsing_model} → ${f.parsing_model}` : f.parsing_model}, replicate {f.replicate}: {f.a} → {f.b}
                   </li>
                 ))}
               </ul>

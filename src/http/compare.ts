@@ -1,5 +1,5 @@
 /**
- * GET /v1/runs/compare?a=RUN&b=RUN[&a_model=ID&b_model=ID][&limit=&cursor=] (src/compare/README.md):
+ * GET /v1/runs/compare?a=RUN&b=RUN[&a_model=ID&b_model=ID][&a_parsing_model=ID&b_parsing_model=ID][&limit=&cursor=] (src/compare/README.md):
  * per model pair the pass-rate delta with McNemar's exact p, and per question the verdicts that
  * flipped (paged by question). Mounted before /v1/runs/:id, which would take "compare" for an id.
  */
@@ -8,6 +8,8 @@ import type { z } from "zod";
 import { ALPHA } from "../compare/compare-runs";
 import { compareStoredRuns } from "../compare/compare-stored";
 import { CompareQuery } from "../schemas/api";
+import type { RunSpec } from "../storage/run-spec";
+import type { RunRecord } from "../storage/runs-repo";
 import { requireSpec } from "../storage/spec-store";
 import { type AppEnv, requireScope } from "./auth";
 import { validateQuery } from "./body";
@@ -27,29 +29,11 @@ runCompare.get("/compare", requireScope("runs:read"), async (c) =>
  */
 export async function compareRuns(c: Context<AppEnv>, q: z.output<typeof CompareQuery>) {
   const [a, b] = [await requireRun(c, q.a), await requireRun(c, q.b)];
-  let models: { a: string; b: string } | undefined;
-  if (q.a_model !== undefined || q.b_model !== undefined) {
-    models = { a: q.a_model ?? q.b_model!, b: q.b_model ?? q.a_model! };
-    for (const [side, run, id] of [
-      ["a", a, models.a],
-      ["b", b, models.b],
-    ] as const) {
-      const ids = (await requireSpec(c.env.BLOBS, run)).answering_models.map((m) => m.id);
-      if (!ids.includes(id)) {
-        // One of the two sent alone names both runs' model: report the field that was sent.
-        const other = side === "a" ? "b" : "a";
-        const sent = q[`${side}_model`] !== undefined;
-        const advice = sent ? "" : ` (${other}_model alone names both runs' model; send ${side}_model to name run ${side.toUpperCase()}'s)`;
-        throw invalidQuery([
-          {
-            path: `query ${sent ? side : other}_model`,
-            message: `run ${side.toUpperCase()} (${run.run_id}) has no answering model ${JSON.stringify(id)}; it has ${ids.map((i) => JSON.stringify(i)).join(", ")}${advice}`,
-          },
-        ]);
-      }
-    }
-  }
-  const comparer = await compareStoredRuns(c.env.DB, a, b, models);
+  // Read at most once each, and only when an id is to be checked.
+  const specs = { a: once(() => requireSpec(c.env.BLOBS, a)), b: once(() => requireSpec(c.env.BLOBS, b)) };
+  const models = await namedPair(q, "model", "answering model", specs, (s) => s.answering_models, { a, b });
+  const judges = await namedPair(q, "parsing_model", "parsing model", specs, (s) => s.parsing_models, { a, b });
+  const comparer = await compareStoredRuns(c.env.DB, a, b, models, judges);
   const all = comparer.questionFlips();
   const after = q.cursor ? decodeCursor(q.cursor, ["question_id"])[0]! : null;
   const start = after === null ? 0 : all.findIndex((x) => x.question_id > after);
@@ -69,5 +53,49 @@ export async function compareRuns(c: Context<AppEnv>, q: z.output<typeof Compare
     questions_with_flips: all.length,
     questions: page,
     next_cursor: more ? encodeCursor([page[page.length - 1]!.question_id]) : null,
+  };
+}
+
+/**
+ * The pair of ids `a_<param>` / `b_<param>` names (one alone: the same id on both sides), each
+ * checked against its run; undefined when neither was sent. An id a run lacks is a 400 at the
+ * field that was sent, listing what the run has.
+ */
+async function namedPair(
+  q: z.output<typeof CompareQuery>,
+  param: "model" | "parsing_model",
+  what: string,
+  specs: { a: () => Promise<RunSpec>; b: () => Promise<RunSpec> },
+  list: (s: RunSpec) => { id: string }[],
+  runs: { a: RunRecord; b: RunRecord },
+): Promise<{ a: string; b: string } | undefined> {
+  const sent = { a: q[`a_${param}`], b: q[`b_${param}`] };
+  if (sent.a === undefined && sent.b === undefined) return undefined;
+  const pair = { a: sent.a ?? sent.b!, b: sent.b ?? sent.a! };
+  for (const side of ["a", "b"] as const) {
+    const ids = list(await specs[side]()).map((m) => m.id);
+    if (ids.includes(pair[side])) continue;
+    // One of the two sent alone names both runs' id: report the field that was sent.
+    const other = side === "a" ? "b" : "a";
+    const field = sent[side] !== undefined ? side : other;
+    const advice =
+      sent[side] !== undefined
+        ? ""
+        : ` (${other}_${param} alone names both runs' ${what}; send ${side}_${param} to name run ${side.toUpperCase()}'s)`;
+    throw invalidQuery([
+      {
+        path: `query ${field}_${param}`,
+        message: `run ${side.toUpperCase()} (${runs[side].run_id}) has no ${what} ${JSON.stringify(pair[side])}; it has ${ids.map((i) => JSON.stringify(i)).join(", ")}${advice}`,
+      },
+    ]);
+  }
+  return pair;
+}
+
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => {
+    p ??= f();
+    return p;
   };
 }

@@ -129,10 +129,12 @@ export const ExportQuery = z.strictObject({ format: z.enum(EXPORT_FORMATS), ...R
 /** POST /v1/runs/:id/exports: built into R2 by the export queue, with every result's trace. */
 export const CreateExportRequest = z.strictObject({ format: z.enum(EXPORT_FORMATS), ...ResultFilterQuery });
 
-/** GET /v1/runs/compare: run B against run A; a_model/b_model pair two answering model ids. */
+/** GET /v1/runs/compare: run B against run A; a_model/b_model pair two answering model ids, a_parsing_model/b_parsing_model two judges. */
 export const CompareQuery = ListQuery.extend({
   a: z.string().min(1).max(100),
   b: z.string().min(1).max(100),
   a_model: z.string().min(1).max(300).optional(),
   b_model: z.string().min(1).max(300).optional(),
+  a_parsing_model: z.string().min(1).max(300).optional(),
+  b_parsing_model: z.string().min(1).max(300).optional(),
 });

@@ -83,7 +83,9 @@ export const ExportList = z.strictObject({ exports: z.array(ExportView), next_cu
 const ModelPairComparison = z.strictObject({
   a_answering_model: z.string(),
   b_answering_model: z.string(),
+  /** Run B's parsing model, and run A's unless a_parsing_model names another (judges compared). */
   parsing_model: z.string(),
+  a_parsing_model: z.string().optional(),
   paired: z.number().int(),
   excluded: z.number().int(),
   a_passed: z.number().int(),
@@ -119,6 +121,7 @@ export const RunComparison = z.strictObject({
           a_answering_model: z.string(),
           b_answering_model: z.string(),
           parsing_model: z.string(),
+          a_parsing_model: z.string().optional(),
           replicate: z.number().int(),
           a: z.enum(["pass", "fail"]),
           b: z.enum(["pass", "fail"]),

@@ -153,4 +153,21 @@ describe("dashboard re-score form", () => {
     expect(stopped).toMatch(/This run recorded \d of its 3 results: a re-score answers and grades the \d missing ones/);
     expect(await (await dashboardFetch(`/dashboard/runs/${parent}`, { cookie: session })).text()).not.toContain("rescore-afresh");
   });
+
+  it("the child's compare page offers its new judge against the parent's, and that comparison pairs the two judges", async () => {
+    const res = await apiAs(t.key, `/v1/runs/${parent}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j2", j2)] } });
+    const child = ((await res.json()) as { run_id: string }).run_id;
+    await waitAs(t.key, child);
+    const html = (await (await dashboardFetch(`/dashboard/runs/${child}/compare?a=${parent}`, { cookie: session })).text()).replaceAll(
+      "&amp;",
+      "&",
+    );
+    const link = /<a href="([^"]+)">B&#39;s judge j2 against A&#39;s judge j1<\/a>/.exec(html)?.[1];
+    expect(link).toBe(`/dashboard/runs/${child}/compare?a=${parent}&a_parsing_model=j1&b_parsing_model=j2`);
+    const judges = await (await dashboardFetch(link!, { cookie: session })).text();
+    // J1 read "Lyon" (fail) and J2 "Paris" (pass) on the same three answers: three flips, fail → pass.
+    expect(judges).toContain("<td>j1 → j2</td>");
+    expect(judges).toContain("Questions whose verdict flipped (3)");
+    expect(judges).not.toContain('id="compare-judges"');
+  });
 });

@@ -159,6 +159,21 @@ describe("re-scoring a finished run", () => {
     expect(page).not.toContain(`href="/dashboard/runs/${gone}"`);
   }, 60_000);
 
+  it("the child's new judge compares with the parent's judge (a_parsing_model / b_parsing_model), on the same answers", async () => {
+    const child = await rescore(parent, { parsing_models: [fakeModel("j2", j2)] });
+    // Unnamed, the child's copies of j1 pair with the parent's j1 (nothing flips) and j2's have no partner.
+    const plain = (await (await api(`/v1/runs/compare?a=${parent}&b=${child}`)).json()) as any;
+    expect(plain.model_pairs.map((p: any) => [p.parsing_model, p.pass_to_fail + p.fail_to_pass])).toEqual([["j1", 0]]);
+    expect(plain.unmatched).toEqual({ only_in_a: 0, only_in_b: 4 });
+    // J1 failed q3, J2 passes it: one flip, fail → pass.
+    const judges = (await (await api(`/v1/runs/compare?a=${parent}&b=${child}&a_parsing_model=j1&b_parsing_model=j2`)).json()) as any;
+    expect(judges.model_pairs).toMatchObject([{ a_parsing_model: "j1", parsing_model: "j2", paired: 4, fail_to_pass: 1, pass_to_fail: 0 }]);
+    expect(judges.questions.map((q: any) => q.question_id)).toEqual(["q3"]);
+    const unknown = await api(`/v1/runs/compare?a=${parent}&b=${child}&a_parsing_model=j2`);
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as any).error.issues[0]).toMatchObject({ path: "query a_parsing_model" });
+  });
+
   it("refuses what it cannot do, naming the field, and another tenant's run is a 404", async () => {
     const taken = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: { parsing_models: [fakeModel("j1", j2)] } });
     expect(taken.status).toBe(400);

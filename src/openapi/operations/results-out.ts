@@ -30,7 +30,7 @@ export const RESULTS_OUT_OPERATIONS: Operation[] = [
     tag: "runs",
     summary: "Run B against run A, result by result, with McNemar's exact test per model pair",
     description:
-      "Results pair on question, answering model id, parsing model id and replicate (`a_model`/`b_model`: two answering model ids pair instead). Per model pair: pass rates, delta B − A, flips each way, McNemar's exact two-sided p and `significant` (p < alpha = 0.05). An error or no_verdict on either side is excluded, never a flip. Questions with flips are paged. `a_status` / `b_status` are the runs' statuses and `complete` is false while either is queued or running: the figures then cover the results recorded so far and will change.",
+      "Results pair on question, answering model id, parsing model id and replicate (`a_model`/`b_model`: two answering model ids pair instead; `a_parsing_model`/`b_parsing_model`: two judges, e.g. a re-scored child's new judge against its parent's, the pairs and flips then naming A's as `a_parsing_model`). Per model pair: pass rates, delta B − A, flips each way, McNemar's exact two-sided p and `significant` (p < alpha = 0.05). An error or no_verdict on either side is excluded, never a flip. Questions with flips are paged. `a_status` / `b_status` are the runs' statuses and `complete` is false while either is queued or running: the figures then cover the results recorded so far and will change.",
     auth: read,
     query: CompareQuery,
     responses: { 200: { description: "The comparison.", schema: RunComparison } },

@@ -73,4 +73,22 @@ describe("RunComparer", () => {
     expect(pairs[0]!.p_value).toBeCloseTo(2 / 64, 12);
     expect(isRegression(pairs)).toBe(true);
   });
+
+  it("compares two judges when named (a re-score's new judge against the parent's), the pair and flips naming both", () => {
+    const c = new RunComparer(undefined, { a: "j1", b: "j2" });
+    for (let i = 0; i < 4; i++) c.addA(row(`q${i}`, i < 3 ? "pass" : "fail", { parsing_model: "j1" }));
+    for (let i = 0; i < 4; i++) {
+      c.addB(row(`q${i}`, i < 3 ? "pass" : "fail", { parsing_model: "j1" })); // the copies: not taking part
+      c.addB(row(`q${i}`, "pass", { parsing_model: "j2" }));
+    }
+    expect(c.modelPairs()).toMatchObject([{ a_parsing_model: "j1", parsing_model: "j2", paired: 4, fail_to_pass: 1, pass_to_fail: 0 }]);
+    expect(c.questionFlips()).toMatchObject([
+      { question_id: "q3", flips: [{ a_parsing_model: "j1", parsing_model: "j2", a: "fail", b: "pass" }] },
+    ]);
+    // Unnamed, the same judge on both sides: no a_parsing_model.
+    const plain = new RunComparer();
+    plain.addA(row("q1", "pass"));
+    plain.addB(row("q1", "fail"));
+    expect(plain.modelPairs()[0]).not.toHaveProperty("a_parsing_model");
+  });
 });
