@@ -81,9 +81,10 @@ export function createClient(opts: ClientOptions) {
       return out;
     },
     delete: (id: string) => t.json<W.DeletedRun>("DELETE", run(id)),
-    /** Run b against run a result by result: flips per question, McNemar's exact p per model pair (one page of questions). */
-    compare: (q: { a: string; b: string; a_model?: string; b_model?: string } & PageQuery) =>
-      t.json<W.RunComparison>("GET", `/v1/runs/compare${qs({ ...q })}`),
+    /** Run b against run a result by result: flips per question, McNemar's exact p per model pair (one page of questions); a_parsing_model / b_parsing_model pair two judges. */
+    compare: (
+      q: { a: string; b: string; a_model?: string; b_model?: string; a_parsing_model?: string; b_parsing_model?: string } & PageQuery,
+    ) => t.json<W.RunComparison>("GET", `/v1/runs/compare${qs({ ...q })}`),
     /** Re-scores a finished run: a child run with new judges, answering models, replicates or traits, reusing its answers. */
     /** A 429 (the tenant's quota: no child was made) is retried after its Retry-After, as create does. */
     rescore: (id: string, body: W.RescoreRequest, o: Omit<RetryOptions, "retryable"> = {}) =>
