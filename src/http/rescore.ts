@@ -83,7 +83,8 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
     target: runId,
     detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
   }).run();
-  return { run_id: runId, status_url: statusUrl(runId), left_out: leftOut, graded_afresh: afresh };
+  // No warnings: the child grades with its parent's config, whose settings were reported at its submit.
+  return { run_id: runId, status_url: statusUrl(runId), warnings: [], left_out: leftOut, graded_afresh: afresh };
 }
 
 /** How many of a run's question results it recorded and planned, and its scenario turns' results. */
