@@ -1,6 +1,6 @@
 /**
- * /v1/admin: the operator (EDGEVAL_ADMIN_TOKEN) creates tenants with their first key and changes
- * their settings and quotas. Tenants manage further keys themselves (/v1/keys).
+ * /v1/admin: the operator (EDGEVAL_ADMIN_TOKEN) creates and lists tenants, issues a tenant its first
+ * key (or one more), and changes their settings and quotas. Tenants manage further keys themselves (/v1/keys).
  */
 import { Hono } from "hono";
 import { prefixedId } from "../lib/ids";
@@ -9,13 +9,24 @@ import { auditStatement, OPERATOR } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
 import { forgetTenant } from "../tenants/auth-cache";
 import { insertKey, keyView } from "../tenants/keys-repo";
-import { getTenant, insertTenant, type TenantRecord, tenantView, updateTenant } from "../tenants/tenants-repo";
+import { ListQuery } from "../schemas/api";
+import { effectiveLimits } from "../tenants/limits";
+import {
+  activeKeyCounts,
+  getTenant,
+  insertTenant,
+  listTenants,
+  type TenantRecord,
+  tenantView,
+  updateTenant,
+} from "../tenants/tenants-repo";
 import { type AppEnv, adminAuth } from "./auth";
-import { readJson, readOptionalJson, validate } from "./body";
+import { readJson, readOptionalJson, validate, validateQuery } from "./body";
+import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
 import { futureExpiry, keyPepper } from "./keys";
 import { reply } from "./reply";
-import { CreatedTenant, MintedKey, TenantResponse } from "../schemas/tenant-views";
+import { CreatedTenant, MintedKey, TenantList, TenantResponse } from "../schemas/tenant-views";
 import { ADMIN_BODY_LIMIT } from "../schemas/body-limits";
 
 export const admin = new Hono<AppEnv>();
@@ -77,6 +88,25 @@ admin.post("/tenants", async (c) => {
     throw err;
   }
   return reply(c, CreatedTenant, { tenant: tenantView(tenant), key: { ...keyView(minted.record), key: minted.key } }, 201);
+});
+
+/** Every tenant, newest first, a page at a time: settings, quotas in force, working keys (never key material). */
+admin.get("/tenants", async (c) => {
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listTenants(c.env.DB, q.limit, decodeCreatedCursor(q.cursor));
+  const keys = await activeKeyCounts(
+    c.env.DB,
+    rows.map((t) => t.tenant_id),
+    new Date().toISOString(),
+  );
+  return reply(c, TenantList, {
+    tenants: rows.map((t) => ({
+      ...tenantView(t),
+      effective_limits: effectiveLimits(t.limits_json),
+      active_keys: keys.get(t.tenant_id) ?? 0,
+    })),
+    next_cursor: nextCreatedCursor(rows, q.limit, (t) => t.tenant_id),
+  });
 });
 
 /**

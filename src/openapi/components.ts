@@ -71,6 +71,9 @@ import {
   SecretList,
   SecretView,
   TenantResponse,
+  TenantList,
+  ListedTenant,
+  EffectiveLimits,
 } from "../schemas/tenant-views";
 import {
   CreateKeyRequest,
@@ -192,6 +195,9 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   MonthUsage,
   AuditPage,
   TenantResponse,
+  TenantList,
+  ListedTenant,
+  EffectiveLimits,
   CreatedTenant,
   EndpointView,
   EndpointWithSecret,

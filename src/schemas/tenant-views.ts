@@ -77,4 +77,20 @@ export const TenantView = z.strictObject({
   updated_at: z.string(),
 });
 export const TenantResponse = z.strictObject({ tenant: TenantView });
+
+/** The quotas in force: each override, else its documented default (src/tenants/limits.ts). */
+export const EffectiveLimits = z.strictObject({
+  requests_per_minute: z.number().int(),
+  concurrent_runs: z.number().int(),
+  jobs_per_run: z.number().int(),
+  monthly_spend_usd: z.number().nullable(),
+});
+
+/** A tenant in the operator's list: its settings, the quotas in force, and how many keys work now (never a key). */
+export const ListedTenant = TenantView.extend({
+  effective_limits: EffectiveLimits,
+  /** Keys neither revoked nor expired: 0 means only the operator can issue the tenant a key. */
+  active_keys: z.number().int(),
+});
+export const TenantList = z.strictObject({ tenants: z.array(ListedTenant), next_cursor: z.string().nullable() });
 export const CreatedTenant = z.strictObject({ tenant: TenantView, key: MintedKey });

@@ -1,6 +1,7 @@
 /** D1 access to `tenants`; rows are mapped to records here only. */
 import { z } from "zod";
 import { LimitOverrides } from "../schemas/tenants";
+import { EVERY_TENANT, newestFirstPage, type PageAfter } from "../storage/newest-first";
 
 // Defined with the R2 names it appears in, so storage and the coordinator need not import tenants/.
 export { DEFAULT_TENANT } from "../storage/r2-keys";
@@ -26,6 +27,34 @@ export function tenantFromRow(row: Record<string, unknown>): TenantRecord {
 export async function getTenant(db: D1Database, tenantId: string): Promise<TenantRecord | null> {
   const row = await db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE tenant_id = ?`).bind(tenantId).first();
   return row ? tenantFromRow(row) : null;
+}
+
+/** The operator's page of every tenant, newest first (src/storage/newest-first.ts). */
+export async function listTenants(db: D1Database, limit: number, after: PageAfter): Promise<TenantRecord[]> {
+  const rows = await newestFirstPage<Record<string, unknown>>(
+    db,
+    { table: "tenants", idColumn: "tenant_id", owner: EVERY_TENANT },
+    limit,
+    after,
+  );
+  return rows.map(tenantFromRow);
+}
+
+/**
+ * How many keys of each tenant could authenticate at `now` (not revoked, not expired): one read
+ * for a whole page, the ids bound as one JSON value. A tenant with none is absent from the map.
+ */
+export async function activeKeyCounts(db: D1Database, tenantIds: readonly string[], now: string): Promise<Map<string, number>> {
+  if (tenantIds.length === 0) return new Map();
+  const { results } = await db
+    .prepare(
+      `SELECT tenant_id, COUNT(*) AS n FROM api_keys
+       WHERE tenant_id IN (SELECT value FROM json_each(?)) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
+       GROUP BY tenant_id`,
+    )
+    .bind(JSON.stringify(tenantIds), now)
+    .all<{ tenant_id: string; n: number }>();
+  return new Map(results.map((r) => [r.tenant_id, r.n]));
 }
 
 export function insertTenant(db: D1Database, t: TenantRecord): D1PreparedStatement {

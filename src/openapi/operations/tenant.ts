@@ -19,6 +19,7 @@ import {
   MonthUsage,
   SecretList,
   SecretView,
+  TenantList,
   TenantResponse,
 } from "../../schemas/tenant-views";
 import { ADMIN_BODY_LIMIT, KEY_BODY_LIMIT, SECRET_BODY_LIMIT } from "../../schemas/body-limits";
@@ -139,6 +140,18 @@ export const TENANT_OPERATIONS: Operation[] = [
     auth: { kind: "admin" },
     body: { schema: CreateTenantRequest, maxBytes: ADMIN_BODY_LIMIT.bytes, example: { name: "Acme", tenant_id: "acme" } },
     responses: { 201: { description: "The tenant and its first key (shown once).", schema: CreatedTenant } },
+  },
+  {
+    method: "get",
+    path: "/v1/admin/tenants",
+    operationId: "listTenants",
+    tag: "admin",
+    summary: "Every tenant, newest first (operator)",
+    description:
+      "Each tenant's settings, the quotas in force (`effective_limits`: its overrides over the defaults) and `active_keys`, how many of its keys are neither revoked nor expired (0: only the operator can issue it one). Never a key, a hash or a secret.",
+    auth: { kind: "admin" },
+    query: ListQuery,
+    responses: { 200: { description: "One page of tenants; follow next_cursor until it is null.", schema: TenantList } },
   },
   {
     method: "post",

@@ -1,0 +1,103 @@
+/**
+ * GET /v1/admin/tenants: the operator's list of every tenant, paged as the tenant lists are
+ * (`?limit=&cursor=`, newest first with the id breaking ties, `next_cursor` null on the last page),
+ * with the quotas in force and how many keys still work; never key material.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, apiAs, createKey, createTenant } from "./tenant-helpers";
+
+interface Listed {
+  tenant_id: string;
+  created_at: string;
+  active_keys: number;
+  limits: Record<string, unknown>;
+  effective_limits: Record<string, unknown>;
+}
+
+async function page(query: string): Promise<{ tenants: Listed[]; next_cursor: string | null }> {
+  const res = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants${query}`);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as { tenants: Listed[]; next_cursor: string | null };
+}
+
+async function everyTenant(limit: number): Promise<{ tenants: Listed[]; pages: number }> {
+  const tenants: Listed[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const p = await page(`?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(p.tenants.length).toBeLessThanOrEqual(limit);
+    tenants.push(...p.tenants);
+    cursor = p.next_cursor;
+    pages++;
+  } while (cursor !== null && pages < 100);
+  return { tenants, pages };
+}
+
+describe("GET /v1/admin/tenants", () => {
+  it("answers only the operator token: no token and a tenant's all-scope key are 401", async () => {
+    const t = await createTenant();
+    expect((await apiAs("not-the-admin-token", "/v1/admin/tenants")).status).toBe(401);
+    expect((await apiAs(t.key, "/v1/admin/tenants")).status).toBe(401);
+  });
+
+  it("pages every tenant newest first, the id breaking ties, each once, next_cursor null at the end", async () => {
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push((await createTenant({ name: `paged ${i}` })).tenant_id);
+    const { tenants, pages } = await everyTenant(2);
+    const ids = tenants.map((t) => t.tenant_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining([...made, "default"]));
+    const sorted = [...tenants].sort((a, b) =>
+      a.created_at === b.created_at ? b.tenant_id.localeCompare(a.tenant_id) : b.created_at.localeCompare(a.created_at),
+    );
+    expect(ids).toEqual(sorted.map((t) => t.tenant_id));
+    expect(pages).toBe(Math.ceil(tenants.length / 2) + (tenants.length % 2 === 0 ? 1 : 0));
+    // The migration's `default` tenant is the oldest.
+    expect(ids.at(-1)).toBe("default");
+  });
+
+  it("counts only the keys that work now, and shows the quotas in force over the overrides", async () => {
+    const t = await createTenant({ limits: { requests_per_minute: 1234 } });
+    const revoked = await createKey(t.key, { scopes: ["runs:read"] });
+    await apiAs(t.key, `/v1/keys/${revoked.key_id}`, { method: "DELETE" });
+    const expired = await createKey(t.key, { scopes: ["runs:read"], expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE key_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), expired.key_id)
+      .run();
+    const later = await createKey(t.key, { scopes: ["runs:read"], expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    const bare = await createTenant();
+    await apiAs(bare.key, `/v1/keys/${bare.key_id}`, { method: "DELETE" });
+
+    const { tenants } = await everyTenant(500);
+    const listed = tenants.find((x) => x.tenant_id === t.tenant_id)!;
+    // The first key and `later`; not the revoked one, not the expired one.
+    expect(listed.active_keys).toBe(2);
+    expect(listed.limits).toEqual({ requests_per_minute: 1234 });
+    expect(listed.effective_limits).toEqual({
+      requests_per_minute: 1234,
+      concurrent_runs: 10,
+      jobs_per_run: 100_000,
+      monthly_spend_usd: null,
+    });
+    expect(tenants.find((x) => x.tenant_id === bare.tenant_id)!.active_keys).toBe(0);
+
+    const text = JSON.stringify(tenants);
+    for (const key of [t.key, later.key, bare.key]) expect(text).not.toContain(key.split("_")[2]);
+    expect(text).not.toContain("key_hash");
+  });
+
+  it.each([
+    ["limit=0", "query limit"],
+    ["limit=501", "query limit"],
+    ["cursor=not-a-cursor", "query cursor"],
+    ["tenant=acme", "query tenant"],
+  ])("refuses ?%s with 400 invalid_query at %s", async (query, path) => {
+    const res = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants?${query}`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; issues: { path: string }[] } };
+    expect(body.error.code).toBe("invalid_query");
+    expect(body.error.issues.map((i) => i.path)).toContain(path);
+  });
+});
