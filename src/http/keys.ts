@@ -1,7 +1,7 @@
 /**
  * /v1/keys: a tenant's own API keys (scope keys:admin). A key is shown once, at creation or
- * rotation; rotation mints a key with the same name and scopes while the old one stays valid
- * until it is revoked (DELETE), so clients can switch over without downtime.
+ * rotation; rotation mints a key with the same name, scopes and lifetime while the old one stays
+ * valid until it is revoked (DELETE), so clients can switch over without downtime.
  */
 import { Hono } from "hono";
 import type { Env } from "../env";
@@ -68,7 +68,7 @@ keys.post("/:id/rotate", async (c) => {
       tenant_id: old.tenant_id,
       name: old.name,
       scopes: old.scopes,
-      expires_at: futureExpiry(body.expires_at, "expires_at"),
+      expires_at: rotatedExpiry(old, body.expires_at, now),
       rotated_from: old.key_id,
     },
     now,
@@ -78,7 +78,7 @@ keys.post("/:id/rotate", async (c) => {
     actor: actorOf(c.get("principal")),
     action: "key.rotated",
     target: minted.record.key_id,
-    detail: { rotated_from: old.key_id },
+    detail: { rotated_from: old.key_id, expires_at: minted.record.expires_at },
   });
   await c.env.DB.batch([insertKey(c.env.DB, minted.record), audit]);
   return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);
@@ -95,6 +95,20 @@ keys.delete("/:id", async (c) => {
   else await requireKey(c.env.DB, tenantId, id);
   return reply(c, KeyView, keyView((await getKey(c.env.DB, tenantId, id))!));
 });
+
+/**
+ * The new key's expiry. `expires_at` sent wins, `null` included (never expires: asked for, so not
+ * a silent widening). Left out, the new key keeps the old key's lifetime from now: a key issued for
+ * 90 days is rotated into one that expires 90 days after the rotation, and a key that never
+ * expired into one that never expires. Keeping the old key's end time instead would make rotating a
+ * key close to its end pointless; leaving it without an end widened every rotated key.
+ */
+function rotatedExpiry(old: KeyRecord, sent: string | null | undefined, now: string): string | null {
+  if (sent !== undefined) return futureExpiry(sent, "expires_at");
+  if (old.expires_at === null) return null;
+  const lifetime = Date.parse(old.expires_at) - Date.parse(old.created_at);
+  return new Date(Date.parse(now) + lifetime).toISOString();
+}
 
 async function requireKey(db: D1Database, tenantId: string, id: string): Promise<KeyRecord> {
   const key = await getKey(db, tenantId, id);

@@ -41,6 +41,7 @@ export const CreateKeyRequest = z.strictObject({
 });
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
 
+/** `expires_at` left out: the old key's lifetime from now; `null`: never expires (src/http/keys.ts). */
 export const RotateKeyRequest = z.strictObject({ expires_at: ExpiresAt });
 
 /** A key the operator issues to a tenant (its first, or one later): by default it holds every scope. */

@@ -125,6 +125,40 @@ describe("tenants and API keys", () => {
     expect((await apiAs(fresh.key, "/v1/runs")).status).toBe(200);
   });
 
+  it("gives a rotated key the old key's lifetime from now unless expires_at is sent (null: never), and says so", async () => {
+    const t = await createTenant();
+    const day = 86_400_000;
+    const rotate = async (keyId: string, json: unknown) => {
+      const res = await apiAs(t.key, `/v1/keys/${keyId}/rotate`, { method: "POST", json });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return (await res.json()) as { key_id: string; created_at: string; expires_at: string | null };
+    };
+    const ninety = await createKey(t.key, { scopes: ["runs:read"], expires_at: new Date(Date.now() + 90 * day).toISOString() });
+    // Issued 10 days ago for 90 days: 80 days left, yet the rotated key gets 90 again.
+    await env.DB.prepare("UPDATE api_keys SET created_at = ?, expires_at = ? WHERE key_id = ?")
+      .bind(new Date(Date.now() - 10 * day).toISOString(), new Date(Date.now() + 80 * day).toISOString(), ninety.key_id)
+      .run();
+    const kept = await rotate(ninety.key_id, {});
+    expect(kept.expires_at).not.toBeNull();
+    expect(Date.parse(kept.expires_at!) - Date.parse(kept.created_at)).toBeCloseTo(90 * day, -4);
+    const stored = await env.DB.prepare("SELECT expires_at FROM api_keys WHERE key_id = ?")
+      .bind(kept.key_id)
+      .first<{ expires_at: string }>();
+    expect(stored!.expires_at).toBe(kept.expires_at);
+
+    const at = new Date(Date.now() + 5 * day).toISOString();
+    expect((await rotate(ninety.key_id, { expires_at: at })).expires_at).toBe(at);
+    expect((await rotate(ninety.key_id, { expires_at: null })).expires_at).toBeNull();
+    const forever = await createKey(t.key, { scopes: ["runs:read"] });
+    expect((await rotate(forever.key_id, {})).expires_at).toBeNull();
+
+    const audit = (await (await apiAs(t.key, "/v1/audit?limit=10")).json()) as {
+      entries: { action: string; target: string; detail: any }[];
+    };
+    const entry = audit.entries.find((e) => e.action === "key.rotated" && e.target === kept.key_id)!;
+    expect(entry.detail).toEqual({ rotated_from: ninety.key_id, expires_at: kept.expires_at });
+  });
+
   it("records when a key was last used", async () => {
     const t = await createTenant();
     const k = await createKey(t.key, { scopes: ["runs:read"] });

@@ -60,8 +60,9 @@ export const TENANT_OPERATIONS: Operation[] = [
     path: "/v1/keys/:id/rotate",
     operationId: "rotateKey",
     tag: "keys",
-    summary: "Mint a key with the same name and scopes",
-    description: "The old key stays valid until it is revoked (DELETE), so clients can switch over without downtime.",
+    summary: "Mint a key with the same name, scopes and lifetime",
+    description:
+      "The old key stays valid until it is revoked (DELETE), so clients can switch over without downtime. The new key's `expires_at` is the one sent (`null`: it never expires); without one, the old key's lifetime (its `expires_at` − `created_at`) from now, and no expiry for a key that had none.",
     auth: keysAdmin,
     pathParams: keyId,
     body: { schema: RotateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: {}, optional: true },
