@@ -78,6 +78,30 @@ export const SecretName = z
   })
   .refine((s) => !s.startsWith("EDGEVAL_"), { error: "names starting with EDGEVAL_ are reserved for edgeval's own secrets" });
 
+/** An origin of a secret's `origins` is the URL's origin and nothing more (a root `/` aside). */
+function bareOrigin(sent: string, ctx: z.RefinementCtx): void {
+  let url: URL;
+  try {
+    url = new URL(sent);
+  } catch {
+    return; // z.url has said what is wrong
+  }
+  const extra = [
+    url.username || url.password ? "a user name" : "",
+    url.pathname !== "/" ? "a path" : "",
+    url.search ? "a query" : "",
+    url.hash ? "a fragment" : "",
+  ].filter(Boolean);
+  if (extra.length === 0) return;
+  ctx.addIssue({
+    code: "custom",
+    input: sent,
+    message:
+      `an origin is a scheme, host and port only, and this one has ${extra.join(" and ")}: a key may go to every path of ` +
+      `its origin, so no path restricts it; send ${url.origin}`,
+  });
+}
+
 export const PutSecretRequest = z
   .strictObject({
     value: z
@@ -97,9 +121,13 @@ export const PutSecretRequest = z
       }),
     /** The only interface whose models may use this key; "mcp": a bearer token for MCP servers at `origins` only (mcp_auth_secrets). */
     interface: z.enum(["openai", "anthropic", "openai_compatible", "mcp"]),
-    /** Origins besides the interface's provider origin that may receive the key. */
+    /**
+     * Origins besides the interface's provider origin that may receive the key: scheme, host and
+     * port only. A key goes to every path of an origin, so a path (or query, fragment, user name)
+     * would restrict nothing; it is refused rather than silently cut off (`bareOrigin`).
+     */
     origins: z
-      .array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" }))
+      .array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL" }).superRefine(bareOrigin))
       .max(20)
       .default([]),
     /** Sets the shared ProviderLimiter for this key (a run's own limits only ever lower that run's share). */

@@ -181,6 +181,30 @@ describe("tenant secrets", () => {
     expect((await put({})).status).toBe(201);
   });
 
+  it("refuses an origin with a path, query, fragment or user name (it would not restrict the key), naming it, storing nothing", async () => {
+    const t = await createTenant();
+    const put = (origins: string[]) =>
+      apiAs(t.key, "/v1/secrets/PATH_KEY", { method: "PUT", json: { value: "sk-path-key", interface: "openai_compatible", origins } });
+    for (const sent of [
+      "https://api.example.com/v1",
+      "https://api.example.com/?tenant=a",
+      "https://api.example.com#v1",
+      "https://user@api.example.com",
+    ]) {
+      const res = await put(["https://ok.example.com", sent]);
+      expect(res.status, sent).toBe(400);
+      const { error } = (await res.json()) as { error: { code: string; issues: { path: string; message: string }[] } };
+      expect(error.code).toBe("invalid_body");
+      expect(error.issues.map((i) => i.path)).toEqual(["origins[1]"]);
+      expect(error.issues[0]!.message).toContain(`send ${new URL(sent).origin}`);
+    }
+    expect(await (await apiAs(t.key, "/v1/secrets")).json()).toEqual({ secrets: [], next_cursor: null });
+    // The bare origin, with or without its root slash, is what a secret takes.
+    const ok = await put(["https://api.example.com/", "https://other.example.com:8443"]);
+    expect(ok.status).toBe(201);
+    expect(((await ok.json()) as { origins: string[] }).origins).toEqual(["https://api.example.com", "https://other.example.com:8443"]);
+  });
+
   it("refuses a value with a space or line break at an end, or a character no key has, and stores nothing", async () => {
     const t = await createTenant();
     const key = `sk-${crypto.randomUUID()}`;

@@ -96,7 +96,7 @@ export const TENANT_OPERATIONS: Operation[] = [
     tag: "secrets",
     summary: "Set a provider key for the tenant's models",
     description:
-      "Sealed with AES-256-GCM before it is stored; the value never comes back. Sent only to its interface's provider origin or the `origins` listed.",
+      "Sealed with AES-256-GCM before it is stored; the value never comes back. Sent only to its interface's provider origin or the `origins` listed, each a scheme, host and port (the key may go to any path there, so an origin with a path, query, fragment or user name is a 400).",
     auth: secretsWrite,
     pathParams: secretName,
     body: { schema: PutSecretRequest, maxBytes: SECRET_BODY_LIMIT.bytes, example: { value: "sk-your-provider-key", interface: "openai" } },
