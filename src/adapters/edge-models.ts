@@ -58,7 +58,7 @@ export function limitedAdapter(
   if (model.interface === "manual") return port;
   const name = requiredSecretName(model);
   const key = (name === null ? NO_KEY_PLACEHOLDER : ring.secret(name)) ?? "";
-  // A server that echoes the key it was sent (or any key of the tenant) gets it scrubbed from the
+  // A server that echoes the key it was sent (or any key the run could send) gets it scrubbed from the
   // output before the retries, the cache, the result or a log see it (src/llm/scrubbing.ts).
   const scrubbed = scrubbingPort(port, [name === null ? undefined : key, ...ring.knownSecrets()]);
   // The shared limiter is keyed by the key's fingerprint, origin and model (tenants sharing a key

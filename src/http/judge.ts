@@ -178,11 +178,12 @@ function* graphModels(graph: JudgeGraph): Generator<{ model: ModelConfig; path: 
 }
 
 /**
- * The tenant's provider keys, read (one D1 query) only when a model of the graph sends one: a
- * keyless model (an openai_compatible server without api_key_secret) needs none (bench/judge).
+ * The tenant's provider keys that the graph's models send, read (one D1 query) only when a model
+ * sends one: a keyless model (an openai_compatible server without api_key_secret) needs none (bench/judge).
  */
 async function ringFor(env: Env, tenant: TenantRecord, graph: JudgeGraph): Promise<KeyRing> {
-  for (const { model } of graphModels(graph)) if (requiredSecretName(model) !== null) return loadKeyRing(env, tenant);
+  const models = [...graphModels(graph)].map(({ model }) => model);
+  if (models.some((m) => requiredSecretName(m) !== null)) return loadKeyRing(env, tenant, models);
   return keyRing(env, tenant.use_deployment_keys, new Map());
 }
 

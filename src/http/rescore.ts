@@ -52,7 +52,7 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
   await requireEnded(c, parent, "re-score it once it has finished");
   const parentSpec = await requireSpec(c.env.BLOBS, parent);
   const runId = crypto.randomUUID();
-  const ring = await loadKeyRing(c.env, tenant);
+  const ring = await loadKeyRing(c.env, tenant, [parentSpec, body]);
   const plan = planRescore(parentSpec, body, { run_id: runId, created_at: new Date().toISOString() }, ring, (name) =>
     secretAdvice(name, c.env),
   );

@@ -72,7 +72,7 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
   const body = withinAllowance(onlyQuestions(await withBenchmark(env, tenant.tenant_id, request), call.question_ids), allowance);
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
-  const ring = await loadKeyRing(env, tenant);
+  const ring = await loadKeyRing(env, tenant, body);
   const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, ring, {
     dryRun: body.dry_run === true,
     secretAdvice: (name) => secretAdvice(name, env),

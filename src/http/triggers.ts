@@ -55,7 +55,7 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
   await requireBenchmarkId(c.env, tenantId, body.benchmark_id);
   await requireEndpoints(c.env, tenantId, body.webhook_endpoint_ids ?? []);
   // Its models too (a base_url or key destination refused); a key not set yet may be set before a delivery.
-  const models = configModelIssues(run.config, [], await loadKeyRing(c.env, tenantOf(c)), (name) => secretAdvice(name, c.env));
+  const models = configModelIssues(run.config, [], await loadKeyRing(c.env, tenantOf(c), run.config), (name) => secretAdvice(name, c.env));
   if (models.issues.length) throw invalidBody(models.issues);
   const triggerId = mintTriggerId();
   const secret = mintSigningSecret();

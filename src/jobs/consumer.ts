@@ -24,7 +24,9 @@ import { guardedFetch } from "../outbound/guarded-fetch";
 import { mcpTools } from "../mcp/toolbox";
 import { embeddingPlace, limitedAdapter, nonceSource, retrySettings } from "../adapters/edge-models";
 import { edgeConfig } from "../config";
-import { type KeyRing, loadKeyRing } from "../tenants/key-ring";
+import { type KeyRing, type TenantKeyRing, tenantKeyRing } from "../tenants/key-ring";
+import { secretNamesIn } from "../tenants/secret-names";
+import type { RunSpec } from "../storage/run-spec";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
 import { poolRegistry } from "../limiter/limiter-client";
 import { portInLine } from "../limiter/limited";
@@ -99,8 +101,8 @@ function jobDeps(env: Env, activity: JobActivity): JobDeps {
   const coordinators = new Map<string, CoordinatorPort>();
   // The batch's calls to each provider key share their leases (src/limiter/lease-pool.ts).
   const pools = poolRegistry(env.LIMITER, { modelTimeoutMs: edgeConfig(env).modelTimeoutMs });
-  // Each tenant's provider keys, read and decrypted once per batch (src/tenants/key-ring.ts).
-  const rings = new Map<string, Promise<KeyRing>>();
+  // Each tenant's provider keys, each read and decrypted once per batch when a run's job needs it (src/tenants/key-ring.ts).
+  const rings = new Map<string, Promise<TenantKeyRing>>();
   const loaded = new Map<string, KeyRing>();
   const searches = new Map<string, ReturnType<typeof searchPort>>();
   const cancels = cancelGate(async (name) => (await env.RUNS.getByName(name).runState()).cancelled, Date.now);
@@ -128,18 +130,20 @@ function jobDeps(env: Env, activity: JobActivity): JobDeps {
       }
       return port;
     },
-    prepareTenant: async (tenantId) => {
+    prepareTenant: async (tenantId, spec) => {
       const id = tenantId ?? DEFAULT_TENANT;
       let ring = rings.get(id);
       if (!ring) {
         ring = getTenant(env.DB, id).then((t) => {
           if (!t) throw new Error(`tenant ${id} of a queued run does not exist`);
-          return loadKeyRing(env, t);
+          return tenantKeyRing(env, t);
         });
         rings.set(id, ring);
         ring.catch(() => rings.delete(id));
       }
-      loaded.set(id, await ring);
+      const keys = await ring;
+      await keys.open(specSecretNames(spec));
+      loaded.set(id, keys.ring);
     },
     portFor: (model: ModelConfig, run: RunShareOf, lineSince: number) => {
       // Every call of a run's job checks that the run was not cancelled before it asks for a
@@ -191,6 +195,14 @@ function freshStubs(env: Env, name: string): BatchTarget {
     release: (jobId: string) => env.RUNS.getByName(name).release(jobId),
     completeJob: (jobId: string) => env.RUNS.getByName(name).completeJob(jobId),
   };
+}
+
+/** A spec's secret names, walked once per spec object (specs are kept per isolate, and every job of a run asks). */
+const specNames = new WeakMap<RunSpec, Set<string>>();
+function specSecretNames(spec: RunSpec): Set<string> {
+  let names = specNames.get(spec);
+  if (!names) specNames.set(spec, (names = secretNamesIn(spec)));
+  return names;
 }
 
 /** Tavily-compatible search when its key is set; TAVILY_BASE_URL (a var) points it elsewhere. */

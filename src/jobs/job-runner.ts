@@ -72,8 +72,8 @@ export interface JobDeps {
   nonceFor: JobPortDeps["nonceFor"];
   /** Where the embedding check's default model runs (deployed: Workers AI; local: an OpenAI-compatible endpoint). */
   embeddingPlace?: EmbeddingPlace;
-  /** Loads the tenant's provider keys before its job builds ports (one D1 read per tenant and batch). */
-  prepareTenant: (tenantId: string | undefined) => Promise<void>;
+  /** Opens the provider keys the run's spec may send before its job builds ports (at most one D1 read per tenant, batch and new names). */
+  prepareTenant: (tenantId: string | undefined, spec: RunSpec) => Promise<void>;
   clock: Clock;
   log: PipelineLog;
   /** Runs custom_verify code (JavaScript sandbox, Python subset). */
@@ -166,12 +166,12 @@ async function runClaimedJob(
   const finalAttempt = spent >= deps.maxAttempts;
   const turn = resolveTurnJob(spec, msg.job_id);
   if (turn) {
-    await deps.prepareTenant(spec.tenant_id);
+    await deps.prepareTenant(spec.tenant_id, spec);
     return runTurnJob({ deps, coordinator, claim, spent, spec, finalAttempt }, turn);
   }
   const job = resolveJob(spec, msg.job_id);
   if (!job) return { kind: "ack", note: "job id outside the run spec: dropped" };
-  await deps.prepareTenant(spec.tenant_id);
+  await deps.prepareTenant(spec.tenant_id, spec);
   const ctx: JobContext = { deps, coordinator, claim, spent, spec, job, finalAttempt };
 
   const pending = await pendingParsers(ctx);

@@ -47,9 +47,13 @@ export async function upsertSecret(db: D1Database, r: SecretRecord): Promise<voi
     .run();
 }
 
-/** Every secret of the tenant: the key ring (key-ring.ts) decrypts them all. */
-export async function allSecrets(db: D1Database, tenantId: string): Promise<SecretRecord[]> {
-  const { results } = await db.prepare("SELECT * FROM tenant_secrets WHERE tenant_id = ? ORDER BY name").bind(tenantId).all();
+/** The tenant's secrets of these names (those it has): the key ring (key-ring.ts) decrypts them; the names bound as one JSON value. */
+export async function secretsNamed(db: D1Database, tenantId: string, names: readonly string[]): Promise<SecretRecord[]> {
+  if (names.length === 0) return [];
+  const { results } = await db
+    .prepare("SELECT * FROM tenant_secrets WHERE tenant_id = ? AND name IN (SELECT value FROM json_each(?)) ORDER BY name")
+    .bind(tenantId, JSON.stringify(names))
+    .all();
   return results.map((r) => SecretRow.parse(r));
 }
 

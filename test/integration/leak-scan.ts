@@ -55,7 +55,7 @@ export async function runQueuedAs(tenantId: string, body: CreateRunBody) {
   const plan = planRun(
     body,
     { run_id: crypto.randomUUID(), tenant_id: tenantId, created_at: new Date().toISOString() },
-    await loadKeyRing(env, tenant),
+    await loadKeyRing(env, tenant, body),
   );
   if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
   const sent: { body: unknown }[] = [];
