@@ -59,11 +59,11 @@ async function currentCredential(env: SessionEnv, keyId: string, now: Date): Pro
   if (keyId === DEPLOYMENT_KEY_ID) {
     const tenant = env.EDGEVAL_API_TOKEN ? await getTenant(env.DB, DEFAULT_TENANT) : null;
     if (!env.EDGEVAL_API_TOKEN || !tenant || tenant.disabled) return null;
-    return { digest: await sha256Hex(env.EDGEVAL_API_TOKEN), principal: { tenant, keyId: null, scopes: new Set(SCOPES) } };
+    return { digest: await sha256Hex(env.EDGEVAL_API_TOKEN), principal: { tenant, keyId: null, scopes: new Set(SCOPES), expiresAt: null } };
   }
   const found = await findKeyForAuth(env.DB, keyId);
   if (!found) return null;
   const { key, tenant } = found;
   if (key.revoked_at !== null || (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) || tenant.disabled) return null;
-  return { digest: key.key_hash, principal: { tenant, keyId, scopes: new Set(key.scopes) } };
+  return { digest: key.key_hash, principal: { tenant, keyId, scopes: new Set(key.scopes), expiresAt: key.expires_at } };
 }

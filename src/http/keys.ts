@@ -12,6 +12,7 @@ import { mintKey } from "../tenants/issue-key";
 import { forgetKey } from "../tenants/auth-cache";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import type { Scope } from "../schemas/scopes";
+import type { Principal } from "../tenants/authenticate";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
@@ -25,7 +26,8 @@ keys.use(requireScope("keys:admin"));
 
 keys.post("/", async (c) => {
   const body = validate(CreateKeyRequest, (await readJson(c, KEY_BODY_LIMIT)).value);
-  grantable(c.get("principal").scopes, body.scopes);
+  const principal = c.get("principal");
+  grantable(principal.scopes, body.scopes);
   const now = new Date().toISOString();
   const minted = await mintKey(
     keyPepper(c.env),
@@ -33,14 +35,14 @@ keys.post("/", async (c) => {
       tenant_id: tenantOf(c).tenant_id,
       name: body.name,
       scopes: body.scopes,
-      expires_at: futureExpiry(body.expires_at, "expires_at"),
+      expires_at: withinLifetime(principal, futureExpiry(body.expires_at, "expires_at"), body.expires_at !== undefined),
       rotated_from: null,
     },
     now,
   );
   const audit = auditStatement(c.env.DB, {
     tenant_id: minted.record.tenant_id,
-    actor: actorOf(c.get("principal")),
+    actor: actorOf(principal),
     action: "key.created",
     target: minted.record.key_id,
     detail: { name: body.name, scopes: body.scopes },
@@ -60,7 +62,8 @@ keys.post("/:id/rotate", async (c) => {
   const body = validate(RotateKeyRequest, (await readOptionalJson(c, KEY_BODY_LIMIT)).value);
   if (old.revoked_at !== null)
     throw new ApiFailure({ code: "not_found", message: `key ${old.key_id} is revoked; create a new key instead` });
-  grantable(c.get("principal").scopes, old.scopes);
+  const principal = c.get("principal");
+  grantable(principal.scopes, old.scopes);
   const now = new Date().toISOString();
   const minted = await mintKey(
     keyPepper(c.env),
@@ -68,14 +71,14 @@ keys.post("/:id/rotate", async (c) => {
       tenant_id: old.tenant_id,
       name: old.name,
       scopes: old.scopes,
-      expires_at: rotatedExpiry(old, body.expires_at, now),
+      expires_at: withinLifetime(principal, rotatedExpiry(old, body.expires_at, now), body.expires_at !== undefined),
       rotated_from: old.key_id,
     },
     now,
   );
   const audit = auditStatement(c.env.DB, {
     tenant_id: old.tenant_id,
-    actor: actorOf(c.get("principal")),
+    actor: actorOf(principal),
     action: "key.rotated",
     target: minted.record.key_id,
     detail: { rotated_from: old.key_id, expires_at: minted.record.expires_at },
@@ -114,6 +117,23 @@ async function requireKey(db: D1Database, tenantId: string, id: string): Promise
   const key = await getKey(db, tenantId, id);
   if (!key) throw new ApiFailure({ code: "not_found", message: `no key ${id}; list keys with GET /v1/keys` });
   return key;
+}
+
+/**
+ * A key mints no key that outlives it, as it hands out no scope it lacks: otherwise a key given for
+ * a day (with keys:admin) could mint one that never expires. An expiry the caller sent (a time, or
+ * null for never) past the minting key's own is a 403; one it left to the default is cut to the
+ * minting key's, which the answer shows. The deployment token and keys without an expiry mint any.
+ */
+function withinLifetime(principal: Principal, expiresAt: string | null, sent: boolean): string | null {
+  const limit = principal.expiresAt;
+  if (limit === null) return expiresAt;
+  if (expiresAt !== null && Date.parse(expiresAt) <= Date.parse(limit)) return expiresAt;
+  if (!sent) return limit;
+  throw new ApiFailure({
+    code: "forbidden",
+    message: `this API key expires at ${limit} and cannot mint a key that outlives it: send expires_at at or before then (or leave it out), or use a key without an expiry`,
+  });
 }
 
 /** A key may hand out only scopes it holds itself. */

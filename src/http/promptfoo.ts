@@ -57,7 +57,7 @@ promptfoo.post(
     // Authorised: now a parameter besides the token is refused, before the token counts as used.
     refuseUndeclaredQuery(c);
     // A principal with no scope: enough for the tenant's request bucket, nothing else.
-    c.set("principal", { tenant, keyId: null, scopes: new Set() });
+    c.set("principal", { tenant, keyId: null, scopes: new Set(), expiresAt: null });
     afterResponse(c, touchJudgeToken(c.env.DB, check.token, new Date()));
     await next();
   },

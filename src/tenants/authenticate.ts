@@ -17,6 +17,8 @@ export interface Principal {
   /** Null for the deployment token. */
   keyId: string | null;
   scopes: ReadonlySet<Scope>;
+  /** When the key stops working; null for a key without an expiry and for the deployment token. A key mints no key that outlives it. */
+  expiresAt: string | null;
 }
 
 export type AuthFailure = "unknown" | "revoked" | "expired" | "disabled" | "no_pepper";
@@ -48,7 +50,7 @@ export async function authenticate(token: string, cfg: AuthConfig, now: Date): P
       rememberAuth(token, { key: null, tenant }, at);
     }
     if (tenant.disabled) return { ok: false, reason: "disabled" };
-    return { ok: true, principal: { tenant, keyId: null, scopes: new Set(SCOPES) }, touch: false };
+    return { ok: true, principal: { tenant, keyId: null, scopes: new Set(SCOPES), expiresAt: null }, touch: false };
   }
   const parsed = parseKey(token);
   if (!parsed) return { ok: false, reason: "unknown" };
@@ -67,5 +69,5 @@ export async function authenticate(token: string, cfg: AuthConfig, now: Date): P
   const touch = key.last_used_at === null || at - Date.parse(key.last_used_at) >= TOUCH_EVERY_MS;
   // The caller writes last_used_at now; the cached row says so too, or every request would touch.
   if (touch) key.last_used_at = now.toISOString();
-  return { ok: true, principal: { tenant, keyId: key.key_id, scopes: new Set(key.scopes) }, touch };
+  return { ok: true, principal: { tenant, keyId: key.key_id, scopes: new Set(key.scopes), expiresAt: key.expires_at }, touch };
 }

@@ -159,6 +159,39 @@ describe("tenants and API keys", () => {
     expect(entry.detail).toEqual({ rotated_from: ninety.key_id, expires_at: kept.expires_at });
   });
 
+  it("lets an expiring key mint (create, rotate) only keys that expire no later than itself, as it grants only scopes it holds", async () => {
+    const t = await createTenant();
+    const hour = 3_600_000;
+    const limited = await createKey(t.key, { scopes: ["keys:admin", "runs:read"], expires_at: new Date(Date.now() + hour).toISOString() });
+    const until = ((await (await apiAs(t.key, "/v1/keys?limit=1")).json()) as any).keys[0].expires_at as string;
+    const count = async () =>
+      (await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = ?").bind(t.tenant_id).first<{ n: number }>())!.n;
+    const before = await count();
+    for (const expires_at of [new Date(Date.now() + 2 * hour).toISOString(), null]) {
+      const res = await apiAs(limited.key, "/v1/keys", { method: "POST", json: { name: "longer", scopes: ["runs:read"], expires_at } });
+      expect(res.status, String(expires_at)).toBe(403);
+      expect(((await res.json()) as any).error.message).toContain(`expires at ${until}`);
+    }
+    const forever = await createKey(t.key, { scopes: ["runs:read"] });
+    const rotatedNull = await apiAs(limited.key, `/v1/keys/${forever.key_id}/rotate`, { method: "POST", json: { expires_at: null } });
+    expect(rotatedNull.status).toBe(403);
+    expect(await count()).toBe(before + 1);
+
+    // Left out, the new key's expiry is the minting key's: never later, and the answer says it.
+    const created = await apiAs(limited.key, "/v1/keys", { method: "POST", json: { name: "default", scopes: ["runs:read"] } });
+    expect(created.status).toBe(201);
+    expect(((await created.json()) as any).expires_at).toBe(until);
+    const rotated = await apiAs(limited.key, `/v1/keys/${forever.key_id}/rotate`, { method: "POST", json: {} });
+    expect(rotated.status).toBe(201);
+    expect(((await rotated.json()) as any).expires_at).toBe(until);
+    const sooner = new Date(Date.now() + hour / 2).toISOString();
+    const early = await apiAs(limited.key, "/v1/keys", {
+      method: "POST",
+      json: { name: "sooner", scopes: ["runs:read"], expires_at: sooner },
+    });
+    expect(((await early.json()) as any).expires_at).toBe(sooner);
+  });
+
   it("records when a key was last used", async () => {
     const t = await createTenant();
     const k = await createKey(t.key, { scopes: ["runs:read"] });

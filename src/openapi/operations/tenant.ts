@@ -38,7 +38,8 @@ export const TENANT_OPERATIONS: Operation[] = [
     operationId: "createKey",
     tag: "keys",
     summary: "Create an API key (shown once)",
-    description: "A key may grant only scopes it holds itself.",
+    description:
+      "A key may grant only scopes it holds itself, and mints no key that outlives it: if it expires, `expires_at` must be at or before its own (past it, or `null`, is a 403); left out, the new key gets the minting key's expiry (none for a key without one).",
     auth: keysAdmin,
     body: { schema: CreateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: { name: "ci", scopes: ["runs:write", "runs:read"] } },
     responses: { 201: { description: "The key; `key` is not shown again.", schema: MintedKey } },
@@ -62,7 +63,7 @@ export const TENANT_OPERATIONS: Operation[] = [
     tag: "keys",
     summary: "Mint a key with the same name, scopes and lifetime",
     description:
-      "The old key stays valid until it is revoked (DELETE), so clients can switch over without downtime. The new key's `expires_at` is the one sent (`null`: it never expires); without one, the old key's lifetime (its `expires_at` − `created_at`) from now, and no expiry for a key that had none.",
+      "The old key stays valid until it is revoked (DELETE), so clients can switch over without downtime. The new key's `expires_at` is the one sent (`null`: it never expires); without one, the old key's lifetime (its `expires_at` − `created_at`) from now, and no expiry for a key that had none. Never past the expiry of the key calling (a 403 if sent so; cut to it if left out).",
     auth: keysAdmin,
     pathParams: keyId,
     body: { schema: RotateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: {}, optional: true },
