@@ -21,6 +21,7 @@ const SHARDED_SUITES = [
   "test/integration/budget.test.ts",
   "test/integration/tenant-usage.test.ts",
   "test/integration/run-cancel.test.ts",
+  "test/integration/tenant-disabled-runs.test.ts",
   "test/integration/dead-letter.test.ts",
   "test/integration/stall-watch.test.ts",
 ];

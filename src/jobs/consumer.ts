@@ -9,7 +9,7 @@ import type { ModelPort } from "../llm/port";
 import type { ModelConfig } from "../schemas/model-config";
 import { JobMessage } from "../schemas/queue";
 import { coordinatorName } from "../storage/r2-keys";
-import { rootNameOf } from "../coordinator/shards";
+import { coordinatorOfJob, rootNameOf } from "../coordinator/shards";
 import { log } from "../log";
 import { mapLimited } from "../lib/map-limited";
 import { createCodeVerifier } from "../adapters/code-verifier";
@@ -27,7 +27,8 @@ import { edgeConfig } from "../config";
 import { type KeyRing, type TenantKeyRing, tenantKeyRing } from "../tenants/key-ring";
 import { secretNamesIn } from "../tenants/secret-names";
 import type { RunSpec } from "../storage/run-spec";
-import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
+import { DEFAULT_TENANT, getTenant, type TenantRecord } from "../tenants/tenants-repo";
+import { auditStatement, OPERATOR } from "../tenants/audit";
 import { poolRegistry } from "../limiter/limiter-client";
 import { portInLine } from "../limiter/limited";
 import type { RunShareOf } from "./job-ports";
@@ -102,10 +103,24 @@ function jobDeps(env: Env, activity: JobActivity): JobDeps {
   // The batch's calls to each provider key share their leases (src/limiter/lease-pool.ts).
   const pools = poolRegistry(env.LIMITER, { modelTimeoutMs: edgeConfig(env).modelTimeoutMs });
   // Each tenant's provider keys, each read and decrypted once per batch when a run's job needs it (src/tenants/key-ring.ts).
-  const rings = new Map<string, Promise<TenantKeyRing>>();
+  const rings = new Map<string, Promise<{ tenant: TenantRecord; keys: TenantKeyRing }>>();
   const loaded = new Map<string, KeyRing>();
   const searches = new Map<string, ReturnType<typeof searchPort>>();
   const cancels = cancelGate(async (name) => (await env.RUNS.getByName(name).runState()).cancelled, Date.now);
+  /** The tenant's row and key ring, read once per batch. */
+  const tenantOf = (tenantId: string | undefined) => {
+    const id = tenantId ?? DEFAULT_TENANT;
+    let ring = rings.get(id);
+    if (!ring) {
+      ring = getTenant(env.DB, id).then((t) => {
+        if (!t) throw new Error(`tenant ${id} of a queued run does not exist`);
+        return { tenant: t, keys: tenantKeyRing(env, t) };
+      });
+      rings.set(id, ring);
+      ring.catch(() => rings.delete(id));
+    }
+    return ring;
+  };
   const ringOf = (tenantId: string | undefined) => {
     const ring = loaded.get(tenantId ?? DEFAULT_TENANT);
     if (!ring) throw new Error(`provider keys of tenant ${tenantId ?? DEFAULT_TENANT} were not loaded before use`);
@@ -131,19 +146,22 @@ function jobDeps(env: Env, activity: JobActivity): JobDeps {
       return port;
     },
     prepareTenant: async (tenantId, spec) => {
-      const id = tenantId ?? DEFAULT_TENANT;
-      let ring = rings.get(id);
-      if (!ring) {
-        ring = getTenant(env.DB, id).then((t) => {
-          if (!t) throw new Error(`tenant ${id} of a queued run does not exist`);
-          return tenantKeyRing(env, t);
-        });
-        rings.set(id, ring);
-        ring.catch(() => rings.delete(id));
-      }
-      const keys = await ring;
+      const { keys } = await tenantOf(tenantId);
       await keys.open(specSecretNames(spec));
-      loaded.set(id, keys.ring);
+      loaded.set(tenantId ?? DEFAULT_TENANT, keys.ring);
+    },
+    // The row is read once per batch: a tenant disabled now stops its runs from the next batch on.
+    tenantDisabled: async (tenantId) => (await tenantOf(tenantId)).tenant.disabled,
+    cancelForDisabledTenant: async (msg) => {
+      const outcome = await env.RUNS.getByName(coordinatorOfJob({ run_id: msg.run_id, tenant_id: msg.tenant_id })).cancel();
+      if (outcome.kind !== "cancelled" || !outcome.first) return;
+      await auditStatement(env.DB, {
+        tenant_id: msg.tenant_id ?? DEFAULT_TENANT,
+        actor: OPERATOR,
+        action: "run.cancelled",
+        target: msg.run_id,
+        detail: { cancelled_at: outcome.cancelled_at, reason: "tenant disabled" },
+      }).run();
     },
     portFor: (model: ModelConfig, run: RunShareOf, lineSince: number) => {
       // Every call of a run's job checks that the run was not cancelled before it asks for a

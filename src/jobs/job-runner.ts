@@ -74,6 +74,10 @@ export interface JobDeps {
   embeddingPlace?: EmbeddingPlace;
   /** Opens the provider keys the run's spec may send before its job builds ports (at most one D1 read per tenant, batch and new names). */
   prepareTenant: (tenantId: string | undefined, spec: RunSpec) => Promise<void>;
+  /** Whether the operator disabled the tenant (its row as read once per batch). */
+  tenantDisabled: (tenantId: string | undefined) => Promise<boolean>;
+  /** Cancels a run of a disabled tenant at its root coordinator, audited as the operator's. */
+  cancelForDisabledTenant: (msg: JobMessage) => Promise<void>;
   clock: Clock;
   log: PipelineLog;
   /** Runs custom_verify code (JavaScript sandbox, Python subset). */
@@ -128,6 +132,13 @@ export const COMPLETE: JobOutcome = { kind: "ack", note: "job complete" };
 
 /** claim → spec → answer → for each pending parsing model: pipeline → store → record. */
 export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome> {
+  // The operator disabled the tenant: nothing more of it is spent. Before the claim, so no job is
+  // held: the run is cancelled (the first of its jobs to get here does it), which skips this job
+  // and every other not yet started, on every shard.
+  if (await deps.tenantDisabled(msg.tenant_id)) {
+    await deps.cancelForDisabledTenant(msg);
+    return { kind: "ack", note: "tenant disabled: its run is cancelled" };
+  }
   const coordinator = deps.coordinator(coordinatorOfJob(msg));
   const claim = await coordinator.claim(msg.job_id);
   if (claim.kind === "unknown") return { kind: "ack", note: "job unknown to its run: dropped" };

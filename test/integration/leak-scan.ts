@@ -48,9 +48,9 @@ export function coordinatorDump(name: string): Promise<string> {
 
 /**
  * A run of tenant `tenantId` submitted as the route does, with its job messages captured (so they
- * can be swept too), delivered as one queue batch; a job the consumer sends back is captured, not delivered.
+ * can be swept too), delivered as one queue batch (after `beforeDelivery`); a job the consumer sends back is captured, not delivered.
  */
-export async function runQueuedAs(tenantId: string, body: CreateRunBody) {
+export async function runQueuedAs(tenantId: string, body: CreateRunBody, opts: { beforeDelivery?: () => Promise<void> } = {}) {
   const tenant = (await getTenant(env.DB, tenantId))!;
   const plan = planRun(
     body,
@@ -65,6 +65,7 @@ export async function runQueuedAs(tenantId: string, body: CreateRunBody) {
     send: async (body: unknown) => void sent.push({ body }),
   } as unknown as Queue<unknown>;
   await startRun({ ...env, JOBS: jobs }, plan.spec, plan.jobIds);
+  await opts.beforeDelivery?.();
   const batch = createMessageBatch(
     "edgeval-jobs",
     sent.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })),

@@ -189,6 +189,8 @@ export const TENANT_OPERATIONS: Operation[] = [
     operationId: "updateTenant",
     tag: "admin",
     summary: "Change a tenant's name, quotas, retention or state (operator)",
+    description:
+      "`disabled: true` refuses the tenant's keys, and each of its runs still queued or running is cancelled when its next job is delivered, before any model call (audited as run.cancelled by operator, reason tenant disabled). `limits` replaces the overrides; `{}` restores the defaults.",
     auth: { kind: "admin" },
     pathParams: tenantId,
     body: { schema: UpdateTenantRequest, maxBytes: ADMIN_BODY_LIMIT.bytes, example: { limits: { requests_per_minute: 1200 } } },
