@@ -172,7 +172,7 @@ admin.patch("/tenants/:id", async (c) => {
 
 async function requireTenant(db: D1Database, id: string): Promise<TenantRecord> {
   const tenant = TenantId.safeParse(id).success ? await getTenant(db, id) : null;
-  if (!tenant) throw new ApiFailure({ code: "not_found", message: `no tenant ${id}` });
+  if (!tenant) throw new ApiFailure({ code: "not_found", message: `no tenant ${id}; list them with GET /v1/admin/tenants` });
   return tenant;
 }
 

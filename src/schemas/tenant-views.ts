@@ -89,7 +89,7 @@ export const EffectiveLimits = z.strictObject({
 /** A tenant in the operator's list: its settings, the quotas in force, and how many keys work now (never a key). */
 export const ListedTenant = TenantView.extend({
   effective_limits: EffectiveLimits,
-  /** Keys neither revoked nor expired: 0 means only the operator can issue the tenant a key. */
+  /** Keys neither revoked nor expired: 0 means only the operator can issue the tenant a key (the deployment token is not a key). */
   active_keys: z.number().int(),
 });
 export const TenantList = z.strictObject({ tenants: z.array(ListedTenant), next_cursor: z.string().nullable() });

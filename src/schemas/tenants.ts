@@ -61,14 +61,19 @@ export const CreateTenantRequest = z.strictObject({
 /** POST /v1/admin/tenants/:id/keys: a key for a tenant that has none left able to create one (all expired or revoked). */
 export const IssueTenantKeyRequest = operatorKey("issued by the operator");
 
-export const UpdateTenantRequest = z.strictObject({
-  name: z.string().min(1).max(200).optional(),
-  use_deployment_keys: z.boolean().optional(),
-  /** Replaces the overrides; `{}` restores the defaults. */
-  limits: LimitOverrides.optional(),
-  retention_days: RetentionDays.optional(),
-  disabled: z.boolean().optional(),
-});
+export const UpdateTenantRequest = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional(),
+    use_deployment_keys: z.boolean().optional(),
+    /** Replaces the overrides; `{}` restores the defaults. */
+    limits: LimitOverrides.optional(),
+    retention_days: RetentionDays.optional(),
+    disabled: z.boolean().optional(),
+  })
+  // An empty PATCH changed nothing yet wrote updated_at and a tenant.updated entry of no fields.
+  .refine((b) => Object.keys(b).length > 0, {
+    error: "send at least one of name, use_deployment_keys, limits, retention_days, disabled",
+  });
 
 /** A tenant secret's name: as `api_key_secret` names it; the EDGEVAL_ names are the service's own. */
 export const SecretName = z

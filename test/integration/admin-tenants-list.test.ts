@@ -100,4 +100,27 @@ describe("GET /v1/admin/tenants", () => {
     expect(body.error.code).toBe("invalid_query");
     expect(body.error.issues.map((i) => i.path)).toContain(path);
   });
+
+  it("points a lookup of an unknown tenant at the list", async () => {
+    for (const path of ["/v1/admin/tenants/no-such-tenant", "/v1/admin/tenants/Not_An_Id"]) {
+      const res = await apiAs(ADMIN_TOKEN, path);
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain("list them with GET /v1/admin/tenants");
+    }
+  });
+});
+
+describe("PATCH /v1/admin/tenants/:id", () => {
+  it("refuses a body that changes nothing, writing no audit entry, as PATCH /v1/schedules/:id does", async () => {
+    const t = await createTenant();
+    const audited = async () =>
+      (await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE tenant_id = ?").bind(t.tenant_id).first<{ n: number }>())!.n;
+    const before = await audited();
+    const res = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: {} });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { code: string; issues: { path: string; message: string }[] } };
+    expect(error.code).toBe("invalid_body");
+    expect(error.issues[0]!.message).toContain("send at least one of name, use_deployment_keys, limits, retention_days, disabled");
+    expect(await audited()).toBe(before);
+  });
 });

@@ -150,7 +150,7 @@ export const TENANT_OPERATIONS: Operation[] = [
     tag: "admin",
     summary: "Every tenant, newest first (operator)",
     description:
-      "Each tenant's settings, the quotas in force (`effective_limits`: its overrides over the defaults) and `active_keys`, how many of its keys are neither revoked nor expired (0: only the operator can issue it one). Never a key, a hash or a secret.",
+      "Each tenant's settings, the quotas in force (`effective_limits`: its overrides over the defaults) and `active_keys`, how many of its keys are neither revoked nor expired (0: only the operator can issue it one; the deployment token, which acts for `default`, is not a key and is not counted). Never a key, a hash or a secret.",
     auth: { kind: "admin" },
     query: ListQuery,
     responses: { 200: { description: "One page of tenants; follow next_cursor until it is null.", schema: TenantList } },
@@ -190,7 +190,7 @@ export const TENANT_OPERATIONS: Operation[] = [
     tag: "admin",
     summary: "Change a tenant's name, quotas, retention or state (operator)",
     description:
-      "`disabled: true` refuses the tenant's keys, and each of its runs still queued or running is cancelled when its next job is delivered, before any model call (audited as run.cancelled by operator, reason tenant disabled). `limits` replaces the overrides; `{}` restores the defaults.",
+      "`disabled: true` refuses the tenant's keys, and each of its runs still queued or running is cancelled when its next job is delivered, before any model call (audited as run.cancelled by operator, reason tenant disabled). `limits` replaces the overrides; `{}` restores the defaults. A body with no field is a 400.",
     auth: { kind: "admin" },
     pathParams: tenantId,
     body: { schema: UpdateTenantRequest, maxBytes: ADMIN_BODY_LIMIT.bytes, example: { limits: { requests_per_minute: 1200 } } },
