@@ -154,19 +154,22 @@ admin.patch("/tenants/:id", async (c) => {
     ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
     updated_at: new Date().toISOString(),
   };
-  await updateTenant(c.env.DB, next);
-  forgetTenant(next.tenant_id);
   // Each field sent, as it was and as it is: "changed: [disabled]" alone cannot tell disabling
   // from enabling, nor which quota a tenant now has.
   const changed = Object.keys(body) as (keyof typeof body)[];
   const fields = (view: ReturnType<typeof tenantView>) => Object.fromEntries(changed.map((k) => [k, view[k]]));
-  await auditStatement(c.env.DB, {
-    tenant_id: next.tenant_id,
-    actor: OPERATOR,
-    action: "tenant.updated",
-    target: next.tenant_id,
-    detail: { changed, from: fields(tenantView(tenant)), to: fields(tenantView(next)) },
-  }).run();
+  // One batch: the change and its audit entry land together or not at all.
+  await c.env.DB.batch([
+    updateTenant(c.env.DB, next),
+    auditStatement(c.env.DB, {
+      tenant_id: next.tenant_id,
+      actor: OPERATOR,
+      action: "tenant.updated",
+      target: next.tenant_id,
+      detail: { changed, from: fields(tenantView(tenant)), to: fields(tenantView(next)) },
+    }),
+  ]);
+  forgetTenant(next.tenant_id);
   return reply(c, TenantResponse, { tenant: tenantView(next) });
 });
 

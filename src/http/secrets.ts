@@ -62,16 +62,13 @@ secrets.put("/:name", async (c) => {
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };
-  await upsertSecret(c.env.DB, record);
   // `replaced` tells a rotation from a first set; limits change how hard the key may be used.
   const detail = { interface: body.interface, origins: record.origins_json, limits: record.limits_json, replaced: existing !== null };
-  await auditStatement(c.env.DB, {
-    tenant_id: tenantId,
-    actor: actorOf(c.get("principal")),
-    action: "secret.set",
-    target: name,
-    detail,
-  }).run();
+  // One batch: the secret and its audit entry land together or not at all.
+  await c.env.DB.batch([
+    upsertSecret(c.env.DB, record),
+    auditStatement(c.env.DB, { tenant_id: tenantId, actor: actorOf(c.get("principal")), action: "secret.set", target: name, detail }),
+  ]);
   return reply(c, SecretView, secretView(record), existing ? 200 : 201);
 });
 

@@ -23,8 +23,9 @@ const SecretRow = z.object({
 export type SecretRecord = z.output<typeof SecretRow>;
 export type SecretLimits = z.infer<typeof Limits>;
 
-export async function upsertSecret(db: D1Database, r: SecretRecord): Promise<void> {
-  await db
+/** The insert or replace, to go in one batch with its audit entry. */
+export function upsertSecret(db: D1Database, r: SecretRecord): D1PreparedStatement {
+  return db
     .prepare(
       `INSERT INTO tenant_secrets (tenant_id, name, interface, origins_json, limits_json, ciphertext, iv, kek_version, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -43,8 +44,7 @@ export async function upsertSecret(db: D1Database, r: SecretRecord): Promise<voi
       r.kek_version,
       r.created_at,
       r.updated_at,
-    )
-    .run();
+    );
 }
 
 /** The tenant's secrets of these names (those it has): the key ring (key-ring.ts) decrypts them; the names bound as one JSON value. */

@@ -75,8 +75,9 @@ export function insertTenant(db: D1Database, t: TenantRecord): D1PreparedStateme
     );
 }
 
-export async function updateTenant(db: D1Database, t: TenantRecord): Promise<void> {
-  await db
+/** The update, to go in one batch with its audit entry. */
+export function updateTenant(db: D1Database, t: TenantRecord): D1PreparedStatement {
+  return db
     .prepare(
       `UPDATE tenants SET name = ?, use_deployment_keys = ?, limits_json = ?, retention_days = ?, disabled = ?, updated_at = ?
        WHERE tenant_id = ?`,
@@ -89,8 +90,7 @@ export async function updateTenant(db: D1Database, t: TenantRecord): Promise<voi
       t.disabled ? 1 : 0,
       t.updated_at,
       t.tenant_id,
-    )
-    .run();
+    );
 }
 
 /** The public view of a tenant (the admin routes answer with it). */

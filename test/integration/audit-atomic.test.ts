@@ -1,5 +1,6 @@
 /**
- * A revocation or deletion and its audit entry are written together or not at all. When the audit
+ * A change (a revocation or deletion, the operator's PATCH of a tenant, a secret set) and its
+ * audit entry are written together or not at all. When the audit
  * write failed after the change had landed, the caller got a 500, retried, and the retry found
  * nothing left to revoke or delete: the change was never audited. Here every audit insert fails
  * (as a D1 write can), then the same request is sent again with the audit log working.
@@ -10,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { forgetAllAuth } from "../../src/tenants/auth-cache";
 import { fakeModel, uniqueModel } from "./helpers";
-import { apiAs, createKey, createTenant, type TestTenant } from "./tenant-helpers";
+import { ADMIN_TOKEN, apiAs, createKey, createTenant, type TestTenant } from "./tenant-helpers";
 
 /** The env's D1, except that every insert into the audit log fails. */
 function failingAudit(db: D1Database): D1Database {
@@ -25,10 +26,11 @@ function failingAudit(db: D1Database): D1Database {
 }
 
 /** The request, against the app whose audit inserts fail. */
-async function withAuditDown(key: string, path: string, method: string): Promise<number> {
+async function withAuditDown(key: string, path: string, method: string, json?: unknown): Promise<number> {
   forgetAllAuth();
+  const body = json === undefined ? {} : { body: JSON.stringify(json), headers: { "content-type": "application/json" } };
   const res = await buildApp().fetch(
-    new Request(`http://edgeval.test${path}`, { method, headers: { authorization: `Bearer ${key}` } }),
+    new Request(`http://edgeval.test${path}`, { method, ...body, headers: { ...body.headers, authorization: `Bearer ${key}` } }),
     { ...env, DB: failingAudit(env.DB) },
     createExecutionContext(),
   );
@@ -82,5 +84,27 @@ describe("a revocation or deletion whose audit entry cannot be written", () => {
     expect(listed.tokens[0].revoked_at).toBeNull();
     expect((await apiAs(t.key, path, { method: "DELETE" })).status).toBe(200);
     expect(await audited(t, "judge_token.revoked", token_id)).toBe(1);
+  });
+});
+
+describe("a change whose audit entry cannot be written", () => {
+  it("leaves the tenant as it was when the operator's PATCH cannot be audited, and the retry changes it with its entry", async () => {
+    const t = await createTenant();
+    const path = `/v1/admin/tenants/${t.tenant_id}`;
+    expect(await withAuditDown(ADMIN_TOKEN, path, "PATCH", { disabled: true })).toBe(500);
+    expect(((await (await apiAs(ADMIN_TOKEN, path)).json()) as { tenant: { disabled: boolean } }).tenant.disabled).toBe(false);
+    forgetAllAuth();
+    expect((await apiAs(t.key, "/v1/keys")).status).toBe(200);
+    expect((await apiAs(ADMIN_TOKEN, path, { method: "PATCH", json: { retention_days: 30 } })).status).toBe(200);
+    expect(await audited(t, "tenant.updated", t.tenant_id)).toBe(1);
+  });
+
+  it("stores no secret when its secret.set entry cannot be written", async () => {
+    const t = await createTenant();
+    const put = { value: "sk-unaudited-key", interface: "openai" };
+    expect(await withAuditDown(t.key, "/v1/secrets/UNAUDITED_KEY", "PUT", put)).toBe(500);
+    expect(await (await apiAs(t.key, "/v1/secrets")).json()).toEqual({ secrets: [], next_cursor: null });
+    expect((await apiAs(t.key, "/v1/secrets/UNAUDITED_KEY", { method: "PUT", json: put })).status).toBe(201);
+    expect(await audited(t, "secret.set", "UNAUDITED_KEY")).toBe(1);
   });
 });

@@ -82,7 +82,7 @@ describe("secrets in model output", () => {
       ...sealed,
       created_at: now,
       updated_at: now,
-    });
+    }).run();
     // The provider gets the key with its ends trimmed (a header value is), and echoes that.
     const { leaks, results } = await echoRunLeaks(t, canary);
     for (const l of leaks) expect(l).toEqual({ where: l.where, leaked: false });
