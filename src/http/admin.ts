@@ -1,10 +1,12 @@
 /**
  * /v1/admin: the operator (EDGEVAL_ADMIN_TOKEN) creates and lists tenants, issues a tenant its first
- * key (or one more), and changes their settings and quotas. Tenants manage further keys themselves (/v1/keys).
+ * key (or one more), reads a tenant's usage, and changes their settings and quotas. Tenants manage further keys themselves (/v1/keys).
  */
 import { Hono } from "hono";
 import { prefixedId } from "../lib/ids";
-import { CreateTenantRequest, IssueTenantKeyRequest, TenantId, UpdateTenantRequest } from "../schemas/tenants";
+import { CreateTenantRequest, IssueTenantKeyRequest, TenantId, UpdateTenantRequest, UsageQuery } from "../schemas/tenants";
+import { monthOf } from "../tenants/usage";
+import { monthUsageView } from "./usage";
 import { auditStatement, OPERATOR } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
 import { forgetTenant } from "../tenants/auth-cache";
@@ -26,7 +28,7 @@ import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
 import { futureExpiry, keyPepper } from "./keys";
 import { reply } from "./reply";
-import { CreatedTenant, MintedKey, TenantList, TenantResponse } from "../schemas/tenant-views";
+import { CreatedTenant, MintedKey, MonthUsage, TenantList, TenantResponse } from "../schemas/tenant-views";
 import { ADMIN_BODY_LIMIT } from "../schemas/body-limits";
 
 export const admin = new Hono<AppEnv>();
@@ -141,6 +143,13 @@ admin.post("/tenants/:id/keys", async (c) => {
 });
 
 admin.get("/tenants/:id", async (c) => reply(c, TenantResponse, { tenant: tenantView(await requireTenant(c.env.DB, c.req.param("id"))) }));
+
+/** A tenant's usage and cost in one UTC month, as the tenant sees it at GET /v1/usage (the operator bills and watches spend). */
+admin.get("/tenants/:id/usage", async (c) => {
+  const tenant = await requireTenant(c.env.DB, c.req.param("id"));
+  const q = validateQuery(UsageQuery, c.req.queries());
+  return reply(c, MonthUsage, await monthUsageView(c.env.DB, tenant, q.month ?? monthOf(Date.now())));
+});
 
 admin.patch("/tenants/:id", async (c) => {
   const tenant = await requireTenant(c.env.DB, c.req.param("id"));

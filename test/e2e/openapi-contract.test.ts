@@ -298,6 +298,7 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await raw("POST", "/v1/admin/tenants", { body: '{"name": "Contract", "tenant_id": "contract"}', headers: admin });
     await raw("GET", "/v1/admin/tenants/contract", { headers: admin });
     await raw("GET", "/v1/admin/tenants?limit=1", { headers: admin });
+    await raw("GET", "/v1/admin/tenants/contract/usage", { headers: admin });
     await raw("PATCH", "/v1/admin/tenants/contract", { body: '{"retention_days": 30}', headers: admin });
     await raw("POST", "/v1/admin/tenants/contract/keys", { body: '{"name": "recovery", "scopes": ["keys:admin"]}', headers: admin });
 

@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { insertLedgerRows } from "../../src/tenants/usage";
 import { ADMIN_TOKEN, apiAs, createKey, createTenant } from "./tenant-helpers";
 
 interface Listed {
@@ -122,5 +123,38 @@ describe("PATCH /v1/admin/tenants/:id", () => {
     expect(error.code).toBe("invalid_body");
     expect(error.issues[0]!.message).toContain("send at least one of name, use_deployment_keys, limits, retention_days, disabled");
     expect(await audited()).toBe(before);
+  });
+});
+
+describe("GET /v1/admin/tenants/:id/usage", () => {
+  it("shows the operator a tenant's month exactly as the tenant sees it, and only that tenant's", async () => {
+    const t = await createTenant({ limits: { monthly_spend_usd: 50 } });
+    const other = await createTenant();
+    const row = (tenant_id: string, row_key: string, cost_usd: number | null) => ({
+      tenant_id,
+      run_id: "r1",
+      row_key,
+      month: "2026-11",
+      model: "openai:gpt-x",
+      input_tokens: 100,
+      output_tokens: 10,
+      cost_usd,
+      cached: false,
+    });
+    await insertLedgerRows(env.DB, [row(t.tenant_id, "a", 0.25), row(t.tenant_id, "b", null), row(other.tenant_id, "a", 9)]);
+    const asOperator = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}/usage?month=2026-11`);
+    expect(asOperator.status).toBe(200);
+    const seen = await asOperator.json();
+    expect(seen).toEqual(await (await apiAs(t.key, "/v1/usage?month=2026-11")).json());
+    expect(seen).toMatchObject({ month: "2026-11", total: { calls: 2, cost_usd: 0.25, unpriced_calls: 1 }, monthly_spend_usd: 50 });
+  });
+
+  it("answers only the operator, 404 for an unknown tenant, 400 naming a bad month", async () => {
+    const t = await createTenant();
+    expect((await apiAs(t.key, `/v1/admin/tenants/${t.tenant_id}/usage`)).status).toBe(401);
+    expect((await apiAs(ADMIN_TOKEN, "/v1/admin/tenants/no-such-tenant/usage")).status).toBe(404);
+    const bad = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}/usage?month=2026-13`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { issues: { path: string }[] } }).error.issues.map((i) => i.path)).toEqual(["query month"]);
   });
 });

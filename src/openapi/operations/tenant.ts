@@ -184,6 +184,18 @@ export const TENANT_OPERATIONS: Operation[] = [
     responses: { 200: { description: "The tenant.", schema: TenantResponse } },
   },
   {
+    method: "get",
+    path: "/v1/admin/tenants/:id/usage",
+    operationId: "getTenantUsage",
+    tag: "admin",
+    summary: "A tenant's calls, tokens and cost per model in one UTC month (operator)",
+    description: "What the tenant sees at GET /v1/usage, for any tenant: to bill it, or to see how close it is to its monthly_spend_usd.",
+    auth: { kind: "admin" },
+    pathParams: tenantId,
+    query: UsageQuery,
+    responses: { 200: { description: "The month's usage (default: this month).", schema: MonthUsage } },
+  },
+  {
     method: "patch",
     path: "/v1/admin/tenants/:id",
     operationId: "updateTenant",
