@@ -69,13 +69,15 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
   const { webhook_endpoint_ids: webhookIds = [], ...request } = validate(CreateRunRequest, applied.body);
   const { result_events } = await requireEndpoints(env, tenant.tenant_id, webhookIds);
   if (request.benchmark) await refuseBrokenCode(request.benchmark, "benchmark.");
-  const body = withinAllowance(onlyQuestions(await withBenchmark(env, tenant.tenant_id, request), call.question_ids), allowance);
+  const asked = onlyQuestions(await withBenchmark(env, tenant.tenant_id, request), call.question_ids);
+  const body = withinAllowance(asked, allowance);
   const runId = crypto.randomUUID();
   const createdAt = new Date().toISOString();
   const ring = await loadKeyRing(env, tenant, body);
   const plan = planRun(body, { run_id: runId, tenant_id: tenant.tenant_id, created_at: createdAt }, ring, {
     dryRun: body.dry_run === true,
     secretAdvice: (name) => secretAdvice(name, env),
+    ...(allowance && body.budget_usd !== asked.budget_usd ? { budgetFromQuota: { monthly_spend_usd: allowance.quota } } : {}),
   });
   if (!plan.ok) throw invalidBody(plan.issues);
   if (plan.jobIds.length > limits.jobs_per_run) {

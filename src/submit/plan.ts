@@ -38,6 +38,8 @@ export interface PlanOptions {
   dryRun?: boolean;
   /** How a missing secret is set where this worker runs (src/env.ts secretAdvice). */
   secretAdvice?: (name: string) => string;
+  /** Set when `budget_usd` is the tenant's monthly spend quota's remainder, not the caller's: the refusals say so. */
+  budgetFromQuota?: { monthly_spend_usd: number };
 }
 
 export function planRun(
@@ -90,7 +92,7 @@ export function planRun(
     });
   }
 
-  issues.push(...budgetIssues(body));
+  issues.push(...budgetIssues(body, opts.budgetFromQuota));
   for (const id of Object.keys(body.limits ?? {})) {
     if (![...config.answering_models, ...config.parsing_models].some((m) => m.id === id)) {
       issues.push({ path: `limits.${id}`, message: `no answering or parsing model has id ${JSON.stringify(id)}` });
@@ -209,8 +211,12 @@ function embeddingIssues(config: VerificationConfig): FieldIssue[] {
 }
 
 /** A budget can only bind if every model that is called has a price. */
-function budgetIssues(body: CreateRunBody): FieldIssue[] {
+function budgetIssues(body: CreateRunBody, fromQuota: PlanOptions["budgetFromQuota"]): FieldIssue[] {
   if (body.budget_usd === undefined) return [];
+  // The caller may have sent no budget_usd at all: then naming it would send them looking for it.
+  const needs = fromQuota
+    ? `this tenant's monthly spend quota (limits.monthly_spend_usd, ${fromQuota.monthly_spend_usd} USD) caps the run as a budget, which needs`
+    : "budget_usd needs";
   const table = priceTable(body.prices);
   const issues: FieldIssue[] = [];
   for (const [list, models] of [
@@ -221,7 +227,7 @@ function budgetIssues(body: CreateRunBody): FieldIssue[] {
       if (m.interface === "manual" || priceFor(table, m.interface, m.model_name)) return;
       issues.push({
         path: `config.${list}[${i}]`,
-        message: `budget_usd needs a price for model ${JSON.stringify(`${m.interface}:${m.model_name}`)}; add it to prices as {input_per_mtok, output_per_mtok}`,
+        message: `${needs} a price for model ${JSON.stringify(`${m.interface}:${m.model_name}`)}; add it to prices as {input_per_mtok, output_per_mtok}`,
       });
     });
   }

@@ -69,6 +69,18 @@ describe("GET /v1/usage of unpriced models", () => {
 });
 
 describe("monthly spend quota", () => {
+  it("says that the quota, not a budget_usd the caller never sent, needs the prices", async () => {
+    const t = await createTenant({ limits: { monthly_spend_usd: 0.05 } });
+    const res = await apiAs(t.key, "/v1/runs", { method: "POST", json: spec(uniqueModel("quota-ans"), uniqueModel("quota-judge"), 1) });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { issues: { path: string; message: string }[] } };
+    expect(error.issues.length).toBeGreaterThan(0);
+    for (const issue of error.issues) {
+      expect(issue.message).toContain("this tenant's monthly spend quota (limits.monthly_spend_usd, 0.05 USD) caps the run as a budget");
+      expect(issue.message).toContain("add it to prices");
+    }
+  });
+
   it("needs priced models, ends a run that reaches it budget_exceeded, then refuses new runs with 429 until next month", async () => {
     const t = await createTenant({ limits: { monthly_spend_usd: 0.05 } });
     const ans = uniqueModel("spend-ans");
