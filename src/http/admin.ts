@@ -70,7 +70,15 @@ admin.post("/tenants", async (c) => {
       actor: OPERATOR,
       action: "tenant.created",
       target: tenantId,
-      detail: { first_key: minted.record.key_id },
+      // The settings it starts with (use_deployment_keys lets it spend the deployment's keys), as
+      // tenant.updated records what changes them.
+      detail: {
+        first_key: minted.record.key_id,
+        name: tenant.name,
+        use_deployment_keys: tenant.use_deployment_keys,
+        limits: tenant.limits_json,
+        retention_days: tenant.retention_days,
+      },
     }),
     auditStatement(c.env.DB, {
       tenant_id: tenantId,

@@ -302,6 +302,19 @@ describe("a tenant whose keys all expired or were revoked", () => {
 });
 
 describe("audit log of the operator's changes", () => {
+  it("records what a tenant was created with: the settings a later tenant.updated shows changing", async () => {
+    const t = await createTenant({ name: "Created", use_deployment_keys: true, limits: { requests_per_minute: 120 }, retention_days: 7 });
+    const { entries } = (await (await apiAs(t.key, "/v1/audit?limit=10")).json()) as any;
+    const created = entries.find((e: any) => e.action === "tenant.created");
+    expect(created.detail).toEqual({
+      first_key: t.key_id,
+      name: "Created",
+      use_deployment_keys: true,
+      limits: { requests_per_minute: 120 },
+      retention_days: 7,
+    });
+  });
+
   it("records what a PATCH of the tenant changed, from what to what: disabling and enabling, quotas", async () => {
     const t = await createTenant({ limits: { concurrent_runs: 5 } });
     const patch = (json: unknown) => apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json });
