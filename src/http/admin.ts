@@ -85,7 +85,7 @@ admin.post("/tenants", async (c) => {
       actor: OPERATOR,
       action: "key.created",
       target: minted.record.key_id,
-      detail: { name: first.name, scopes: first.scopes },
+      detail: { name: first.name, scopes: first.scopes, expires_at: minted.record.expires_at },
     }),
   ];
   try {
@@ -144,7 +144,7 @@ admin.post("/tenants/:id/keys", async (c) => {
       actor: OPERATOR,
       action: "key.created",
       target: minted.record.key_id,
-      detail: { name: body.name, scopes: body.scopes },
+      detail: { name: body.name, scopes: body.scopes, expires_at: minted.record.expires_at },
     }),
   ]);
   return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);

@@ -45,7 +45,7 @@ keys.post("/", async (c) => {
     actor: actorOf(principal),
     action: "key.created",
     target: minted.record.key_id,
-    detail: { name: body.name, scopes: body.scopes },
+    detail: { name: body.name, scopes: body.scopes, expires_at: minted.record.expires_at },
   });
   await c.env.DB.batch([insertKey(c.env.DB, minted.record), audit]);
   return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);

@@ -192,6 +192,20 @@ describe("tenants and API keys", () => {
     expect(((await early.json()) as any).expires_at).toBe(sooner);
   });
 
+  it("audits every key minted with its expiry: created by a key, by the operator, or as a tenant's first", async () => {
+    const at = new Date(Date.now() + 86_400_000).toISOString();
+    const t = await createTenant({ first_key: { name: "first", expires_at: at } });
+    const k = await createKey(t.key, { name: "ci", scopes: ["runs:read"] });
+    const issued = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}/keys`, { method: "POST", json: { name: "ops" } });
+    const { key_id: opsId } = (await issued.json()) as { key_id: string };
+    const { entries } = (await (await apiAs(t.key, "/v1/audit?limit=10")).json()) as any;
+    const details = Object.fromEntries(entries.filter((e: any) => e.action === "key.created").map((e: any) => [e.target, e.detail]));
+    expect(details[t.key_id]).toEqual({ name: "first", scopes: [...SCOPES], expires_at: at });
+    // Minted by an expiring key: no later than it (src/http/keys.ts withinLifetime).
+    expect(details[k.key_id]).toEqual({ name: "ci", scopes: ["runs:read"], expires_at: at });
+    expect(details[opsId]).toEqual({ name: "ops", scopes: [...SCOPES], expires_at: null });
+  });
+
   it("records when a key was last used", async () => {
     const t = await createTenant();
     const k = await createKey(t.key, { scopes: ["runs:read"] });
