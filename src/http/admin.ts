@@ -28,7 +28,16 @@ import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
 import { futureExpiry, keyPepper } from "./keys";
 import { reply } from "./reply";
-import { CreatedTenant, MintedKey, MonthUsage, TenantList, TenantResponse } from "../schemas/tenant-views";
+import {
+  CreatedTenant,
+  type ListedTenant,
+  ListedTenantResponse,
+  MintedKey,
+  MonthUsage,
+  TenantList,
+  TenantResponse,
+} from "../schemas/tenant-views";
+import type { z } from "zod";
 import { ADMIN_BODY_LIMIT } from "../schemas/body-limits";
 
 export const admin = new Hono<AppEnv>();
@@ -104,20 +113,21 @@ admin.post("/tenants", async (c) => {
 admin.get("/tenants", async (c) => {
   const q = validateQuery(ListQuery, c.req.queries());
   const rows = await listTenants(c.env.DB, q.limit, decodeCreatedCursor(q.cursor));
-  const keys = await activeKeyCounts(
-    c.env.DB,
-    rows.map((t) => t.tenant_id),
-    new Date().toISOString(),
-  );
   return reply(c, TenantList, {
-    tenants: rows.map((t) => ({
-      ...tenantView(t),
-      effective_limits: effectiveLimits(t.limits_json),
-      active_keys: keys.get(t.tenant_id) ?? 0,
-    })),
+    tenants: await listedTenants(c.env.DB, rows),
     next_cursor: nextCreatedCursor(rows, q.limit, (t) => t.tenant_id),
   });
 });
+
+/** Tenants as the operator reads them: settings, the quotas in force, how many keys work now (one read for all). */
+async function listedTenants(db: D1Database, rows: readonly TenantRecord[]): Promise<z.input<typeof ListedTenant>[]> {
+  const keys = await activeKeyCounts(
+    db,
+    rows.map((t) => t.tenant_id),
+    new Date().toISOString(),
+  );
+  return rows.map((t) => ({ ...tenantView(t), effective_limits: effectiveLimits(t.limits_json), active_keys: keys.get(t.tenant_id) ?? 0 }));
+}
 
 /**
  * A key for an existing tenant: the way back for a tenant whose keys that could create one have
@@ -150,7 +160,10 @@ admin.post("/tenants/:id/keys", async (c) => {
   return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);
 });
 
-admin.get("/tenants/:id", async (c) => reply(c, TenantResponse, { tenant: tenantView(await requireTenant(c.env.DB, c.req.param("id"))) }));
+admin.get("/tenants/:id", async (c) => {
+  const [tenant] = await listedTenants(c.env.DB, [await requireTenant(c.env.DB, c.req.param("id"))]);
+  return reply(c, ListedTenantResponse, { tenant: tenant! });
+});
 
 /** A tenant's usage and cost in one UTC month, as the tenant sees it at GET /v1/usage (the operator bills and watches spend). */
 admin.get("/tenants/:id/usage", async (c) => {

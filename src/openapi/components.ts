@@ -73,6 +73,7 @@ import {
   TenantResponse,
   TenantList,
   ListedTenant,
+  ListedTenantResponse,
   EffectiveLimits,
 } from "../schemas/tenant-views";
 import {
@@ -197,6 +198,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   TenantResponse,
   TenantList,
   ListedTenant,
+  ListedTenantResponse,
   EffectiveLimits,
   CreatedTenant,
   EndpointView,

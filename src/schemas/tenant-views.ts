@@ -93,4 +93,6 @@ export const ListedTenant = TenantView.extend({
   active_keys: z.number().int(),
 });
 export const TenantList = z.strictObject({ tenants: z.array(ListedTenant), next_cursor: z.string().nullable() });
+/** GET /v1/admin/tenants/:id: the tenant as the list shows it. */
+export const ListedTenantResponse = z.strictObject({ tenant: ListedTenant });
 export const CreatedTenant = z.strictObject({ tenant: TenantView, key: MintedKey });

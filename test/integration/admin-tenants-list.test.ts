@@ -102,6 +102,15 @@ describe("GET /v1/admin/tenants", () => {
     expect(body.error.issues.map((i) => i.path)).toContain(path);
   });
 
+  it("answers GET /v1/admin/tenants/:id with what the list shows of the tenant: quotas in force, working keys", async () => {
+    const t = await createTenant({ limits: { concurrent_runs: 3 } });
+    await createKey(t.key, { scopes: ["runs:read"] });
+    const one = (await (await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`)).json()) as { tenant: Listed };
+    const { tenants } = await everyTenant(500);
+    expect(one.tenant).toEqual(tenants.find((x) => x.tenant_id === t.tenant_id));
+    expect(one.tenant).toMatchObject({ active_keys: 2, effective_limits: { concurrent_runs: 3, requests_per_minute: 600 } });
+  });
+
   it("points a lookup of an unknown tenant at the list", async () => {
     for (const path of ["/v1/admin/tenants/no-such-tenant", "/v1/admin/tenants/Not_An_Id"]) {
       const res = await apiAs(ADMIN_TOKEN, path);

@@ -19,6 +19,7 @@ import {
   MonthUsage,
   SecretList,
   SecretView,
+  ListedTenantResponse,
   TenantList,
   TenantResponse,
 } from "../../schemas/tenant-views";
@@ -181,7 +182,12 @@ export const TENANT_OPERATIONS: Operation[] = [
     summary: "A tenant's settings (operator)",
     auth: { kind: "admin" },
     pathParams: tenantId,
-    responses: { 200: { description: "The tenant.", schema: TenantResponse } },
+    responses: {
+      200: {
+        description: "The tenant as GET /v1/admin/tenants lists it: settings, effective_limits, active_keys.",
+        schema: ListedTenantResponse,
+      },
+    },
   },
   {
     method: "get",
