@@ -132,6 +132,9 @@ describe("PATCH /v1/admin/tenants/:id", () => {
     expect(error.code).toBe("invalid_body");
     expect(error.issues[0]!.message).toContain("send at least one of name, use_deployment_keys, limits, retention_days, disabled");
     expect(await audited()).toBe(before);
+    // A field it does not take is named alone, not also as "send at least one".
+    const unknown = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { tenant_id: "x" } });
+    expect(((await unknown.json()) as { error: { issues: { path: string }[] } }).error.issues.map((i) => i.path)).toEqual(["tenant_id"]);
   });
 });
 
