@@ -8,7 +8,7 @@
  * `(tenant_id, judge_id, created_at DESC, token_id DESC)`; a run's exports over exports_by_run
  * `(tenant_id, run_id, created_at DESC)` (0014_exports.sql). The operator's list of the tenants
  * themselves (GET /v1/admin/tenants) is the one list no tenant owns: `owner: EVERY_TENANT`, over
- * `(created_at DESC, tenant_id DESC)` (0020_tenants_list_index.sql).
+ * `(created_at DESC, tenant_id DESC)` (0022_tenants_list_index.sql).
  */
 export type PageAfter = { created_at: string; id: string } | null;
 
