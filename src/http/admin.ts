@@ -1,6 +1,7 @@
 /**
  * /v1/admin: the operator (EDGEVAL_ADMIN_TOKEN) creates and lists tenants, issues a tenant its first
- * key (or one more), reads a tenant's usage, and changes their settings and quotas. Tenants manage further keys themselves (/v1/keys).
+ * key (or one more), reads a tenant's usage, and changes their settings and quotas. Tenants manage
+ * further keys themselves (/v1/keys).
  */
 import { Hono } from "hono";
 import { prefixedId } from "../lib/ids";
