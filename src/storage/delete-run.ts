@@ -11,7 +11,12 @@ import { deleteRunRows, type RunRecord } from "./runs-repo";
 /** R2 deletes take at most 1,000 keys per call. */
 const R2_DELETE_BATCH = 1000;
 
-export async function deleteRun(env: Env, run: RunRecord): Promise<{ objects: number; cache_entries: number }> {
+/** `withRows`: statements that go in the batch deleting the run's rows, after them (an audit entry). */
+export async function deleteRun(
+  env: Env,
+  run: RunRecord,
+  withRows: readonly D1PreparedStatement[] = [],
+): Promise<{ objects: number; cache_entries: number }> {
   // Everything of a run sits under the prefix of its spec key (old runs: runs/{run}/; new: t/{tenant}/runs/{run}/).
   const prefix = run.spec_key.replace(/spec\.json$/, "");
   const cacheRefs = await listKeys(env.BLOBS, `${prefix}${CACHE_REFS}`);
@@ -22,7 +27,7 @@ export async function deleteRun(env: Env, run: RunRecord): Promise<{ objects: nu
   const objects = await listKeys(env.BLOBS, prefix);
   await deleteKeys(env.BLOBS, objects);
   await env.RUNS.getByName(run.coordinator_name ?? run.run_id).purge();
-  await deleteRunRows(env.DB, run.tenant_id, run.run_id);
+  await deleteRunRows(env.DB, run.tenant_id, run.run_id, withRows);
   return { objects: objects.length, cache_entries: cacheEntries.length };
 }
 

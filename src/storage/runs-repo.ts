@@ -179,7 +179,13 @@ export async function releaseIdempotencyKey(db: D1Database, tenantId: string, ke
 }
 
 /** A run's D1 rows, in one batch: its results, its idempotency keys, the run. */
-export async function deleteRunRows(db: D1Database, tenantId: string, runId: string): Promise<void> {
+/** `withRows` go in the same batch, right after the run's row is deleted (`changes()` is that delete's). */
+export async function deleteRunRows(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+  withRows: readonly D1PreparedStatement[] = [],
+): Promise<void> {
   // The run's webhook events hold its name and pair summaries (src/webhooks): they go with it,
   // with their deliveries and attempts (a dispatcher still pending finds its delivery gone and stops).
   const events = "SELECT event_id FROM webhook_events WHERE tenant_id = ? AND run_id = ?";
@@ -195,6 +201,7 @@ export async function deleteRunRows(db: D1Database, tenantId: string, runId: str
     // Their objects sit under the run's prefix and go with the run's other objects.
     db.prepare("DELETE FROM exports WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
     db.prepare("DELETE FROM runs WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId),
+    ...withRows,
   ]);
 }
 

@@ -9,6 +9,7 @@ import type { Env } from "../env";
 import { log } from "../log";
 import { deleteRun } from "../storage/delete-run";
 import { expiredRuns } from "../storage/runs-repo";
+import { auditIfChanged, OPERATOR } from "./audit";
 
 export const RUNS_PER_SWEEP = 25;
 const DAY_MS = 86_400_000;
@@ -22,7 +23,18 @@ export async function sweepRetention(env: Env, now: number): Promise<{ tenant_id
   for (const t of tenants) {
     const before = new Date(now - t.retention_days * DAY_MS).toISOString();
     const runs = await expiredRuns(env.DB, t.tenant_id, before, RUNS_PER_SWEEP);
-    for (const run of runs) await deleteRun(env, run);
+    for (const run of runs) {
+      // The tenant's audit log says where the run went, in the batch that deletes its row: a run
+      // that vanished by policy is told from one a key deleted, and is never gone unrecorded.
+      const audit = auditIfChanged(env.DB, {
+        tenant_id: t.tenant_id,
+        actor: OPERATOR,
+        action: "run.deleted",
+        target: run.run_id,
+        detail: { reason: "retention", retention_days: t.retention_days, created_at: run.created_at },
+      });
+      await deleteRun(env, run, [audit]);
+    }
     if (runs.length) log.info("retention_sweep", { tenant_id: t.tenant_id, deleted_runs: runs.length, before });
     out.push({ tenant_id: t.tenant_id, deleted: runs.length });
   }

@@ -125,6 +125,17 @@ describe("retention sweep", () => {
     expect(await r2Keys(`t/${t.tenant_id}/runs/${old}/`)).toEqual([]);
     expect(await d1RowsOf(recent)).toMatchObject({ runs: 1, results: 1 });
     expect(await d1RowsOf(otherOld)).toMatchObject({ runs: 1, results: 1 });
+    // The tenant's audit log says where the run went: deleted by the operator's retention policy.
+    const { entries } = (await (await apiAs(t.key, "/v1/audit?limit=20")).json()) as {
+      entries: { action: string; actor: string; target: string; detail: Record<string, unknown> }[];
+    };
+    expect(entries.filter((e) => e.action === "run.deleted")).toEqual([
+      {
+        ...entries.find((e) => e.action === "run.deleted" && e.target === old)!,
+        actor: "operator",
+        detail: expect.objectContaining({ reason: "retention", retention_days: 30, created_at: longAgo }),
+      },
+    ]);
     // the operator turns retention off: nothing more is swept
     await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { retention_days: null } });
     await env.DB.prepare("UPDATE runs SET created_at = ? WHERE run_id = ?").bind(longAgo, recent).run();
