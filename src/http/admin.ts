@@ -1,17 +1,17 @@
 /**
  * /v1/admin: the operator (EDGEVAL_ADMIN_TOKEN) creates and lists tenants, issues a tenant its first
- * key (or one more), reads a tenant's usage, and changes their settings and quotas. Tenants manage
- * further keys themselves (/v1/keys).
+ * key (or one more), lists and revokes its keys, reads its usage, and changes its settings and
+ * quotas. Tenants manage further keys themselves (/v1/keys).
  */
 import { Hono } from "hono";
 import { prefixedId } from "../lib/ids";
 import { CreateTenantRequest, IssueTenantKeyRequest, TenantId, UpdateTenantRequest, UsageQuery } from "../schemas/tenants";
 import { monthOf } from "../tenants/usage";
 import { monthUsageView } from "./usage";
-import { auditStatement, OPERATOR } from "../tenants/audit";
+import { auditIfChanged, auditStatement, OPERATOR } from "../tenants/audit";
 import { mintKey } from "../tenants/issue-key";
-import { forgetTenant } from "../tenants/auth-cache";
-import { insertKey, keyView } from "../tenants/keys-repo";
+import { forgetKey, forgetTenant } from "../tenants/auth-cache";
+import { getKey, insertKey, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import { ListQuery } from "../schemas/api";
 import { effectiveLimits } from "../tenants/limits";
 import {
@@ -31,6 +31,8 @@ import { futureExpiry, keyPepper } from "./keys";
 import { reply } from "./reply";
 import {
   CreatedTenant,
+  KeyList,
+  KeyView,
   type ListedTenant,
   ListedTenantResponse,
   MintedKey,
@@ -159,6 +161,38 @@ admin.post("/tenants/:id/keys", async (c) => {
     }),
   ]);
   return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);
+});
+
+/** A tenant's keys, as GET /v1/keys lists them (newest first, revoked ones included; never a key or its hash). */
+admin.get("/tenants/:id/keys", async (c) => {
+  const tenant = await requireTenant(c.env.DB, c.req.param("id"));
+  const q = validateQuery(ListQuery, c.req.queries());
+  const rows = await listKeys(c.env.DB, tenant.tenant_id, q.limit, decodeCreatedCursor(q.cursor));
+  return reply(c, KeyList, { keys: rows.map(keyView), next_cursor: nextCreatedCursor(rows, q.limit, (k) => k.key_id) });
+});
+
+/**
+ * Revokes one of a tenant's keys: a leaked key reported to the operator is stopped without
+ * disabling the whole tenant. Audited as key.revoked by the operator, in the same batch (only if
+ * it changed a row, so a repeat writes nothing); refused at once by this isolate, within
+ * AUTH_CACHE_MS by the others (src/tenants/auth-cache.ts).
+ */
+admin.delete("/tenants/:id/keys/:key_id", async (c) => {
+  const tenant = await requireTenant(c.env.DB, c.req.param("id"));
+  const keyId = c.req.param("key_id");
+  const [revoked] = await c.env.DB.batch([
+    revokeKey(c.env.DB, tenant.tenant_id, keyId, new Date().toISOString()),
+    auditIfChanged(c.env.DB, { tenant_id: tenant.tenant_id, actor: OPERATOR, action: "key.revoked", target: keyId, detail: {} }),
+  ]);
+  if (revoked!.meta.changes > 0) forgetKey(keyId);
+  const key = await getKey(c.env.DB, tenant.tenant_id, keyId);
+  if (!key) {
+    throw new ApiFailure({
+      code: "not_found",
+      message: `tenant ${tenant.tenant_id} has no key ${keyId}; list them with GET /v1/admin/tenants/${tenant.tenant_id}/keys`,
+    });
+  }
+  return reply(c, KeyView, keyView(key));
 });
 
 admin.get("/tenants/:id", async (c) => {

@@ -300,7 +300,12 @@ describe("real responses fit the schemas /openapi.json documents", () => {
     await raw("GET", "/v1/admin/tenants?limit=1", { headers: admin });
     await raw("GET", "/v1/admin/tenants/contract/usage", { headers: admin });
     await raw("PATCH", "/v1/admin/tenants/contract", { body: '{"retention_days": 30}', headers: admin });
-    await raw("POST", "/v1/admin/tenants/contract/keys", { body: '{"name": "recovery", "scopes": ["keys:admin"]}', headers: admin });
+    const recovery = await raw("POST", "/v1/admin/tenants/contract/keys", {
+      body: '{"name": "recovery", "scopes": ["keys:admin"]}',
+      headers: admin,
+    });
+    await raw("GET", "/v1/admin/tenants/contract/keys?limit=1", { headers: admin });
+    await raw("DELETE", `/v1/admin/tenants/contract/keys/${((await recovery.json()) as { key_id: string }).key_id}`, { headers: admin });
 
     // Refusals: each must be a documented status with the ErrorResponse shape.
     await ev.runs.create({ config } as never).catch((e) => expect(e).toBeInstanceOf(EdgevalApiError));

@@ -170,3 +170,46 @@ describe("GET /v1/admin/tenants/:id/usage", () => {
     expect(((await bad.json()) as { error: { issues: { path: string }[] } }).error.issues.map((i) => i.path)).toEqual(["query month"]);
   });
 });
+
+describe("the operator and a tenant's keys", () => {
+  it("lists a tenant's keys (never the key or its hash) and revokes one, audited, refused on the next request", async () => {
+    const t = await createTenant();
+    const leaked = await createKey(t.key, { name: "leaked", scopes: ["runs:read"] });
+    const path = `/v1/admin/tenants/${t.tenant_id}/keys`;
+    const listed = await apiAs(ADMIN_TOKEN, `${path}?limit=1`);
+    expect(listed.status).toBe(200);
+    const page = (await listed.json()) as { keys: { key_id: string }[]; next_cursor: string | null };
+    expect(page.keys.map((k) => k.key_id)).toEqual([leaked.key_id]);
+    const rest = (await (await apiAs(ADMIN_TOKEN, `${path}?cursor=${page.next_cursor}`)).json()) as { keys: { key_id: string }[] };
+    expect(rest.keys.map((k) => k.key_id)).toEqual([t.key_id]);
+    const text = JSON.stringify([page, rest]);
+    for (const key of [t.key, leaked.key]) expect(text).not.toContain(key.split("_")[2]);
+    expect(text).not.toContain("key_hash");
+
+    expect((await apiAs(leaked.key, "/v1/runs")).status).toBe(200);
+    const revoked = await apiAs(ADMIN_TOKEN, `${path}/${leaked.key_id}`, { method: "DELETE" });
+    expect(revoked.status).toBe(200);
+    expect(((await revoked.json()) as { revoked_at: string | null }).revoked_at).not.toBeNull();
+    const refused = await apiAs(leaked.key, "/v1/runs");
+    expect(refused.status).toBe(401);
+    expect((await apiAs(t.key, "/v1/runs")).status).toBe(200);
+    // Revoking again changes nothing and writes no second entry.
+    expect((await apiAs(ADMIN_TOKEN, `${path}/${leaked.key_id}`, { method: "DELETE" })).status).toBe(200);
+    const { entries } = (await (await apiAs(t.key, "/v1/audit?limit=10")).json()) as {
+      entries: { action: string; actor: string; target: string }[];
+    };
+    expect(entries.filter((e) => e.action === "key.revoked")).toEqual([
+      expect.objectContaining({ actor: "operator", target: leaked.key_id }),
+    ]);
+  });
+
+  it("answers another tenant's key id, an unknown key or tenant with 404, and a tenant key with 401", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    expect((await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}/keys/${other.key_id}`, { method: "DELETE" })).status).toBe(404);
+    expect((await apiAs(other.key, "/v1/runs")).status).toBe(200);
+    expect((await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}/keys/000000000000`, { method: "DELETE" })).status).toBe(404);
+    expect((await apiAs(ADMIN_TOKEN, "/v1/admin/tenants/no-such-tenant/keys")).status).toBe(404);
+    expect((await apiAs(t.key, `/v1/admin/tenants/${t.tenant_id}/keys`)).status).toBe(401);
+  });
+});
