@@ -1,7 +1,8 @@
 /**
- * GET /v1/admin/tenants: the operator's list of every tenant, paged as the tenant lists are
+ * The operator's tenant routes. GET /v1/admin/tenants: every tenant, paged as the tenant lists are
  * (`?limit=&cursor=`, newest first with the id breaking ties, `next_cursor` null on the last page),
- * with the quotas in force and how many keys still work; never key material.
+ * with the quotas in force and how many keys still work, never key material; one tenant as the list
+ * shows it; its month of usage; its keys, listed and revoked; an empty PATCH refused.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
