@@ -150,7 +150,7 @@ function program(out: Out, exit: { code: number }): Command {
     .description("the tenant's API keys: list | create --name N --scopes a,b | rotate ID | revoke ID")
     .option("--name <name>")
     .option("--scopes <list>", "comma-separated, e.g. runs:write,runs:read")
-    .option("--expires-at <time>", "ISO 8601")
+    .option("--expires-at <time>", "ISO 8601; without it, create: no expiry (at most the calling key's), rotate: the old key's lifetime")
     .action(act((action: string, id: string | undefined, opts, cmd: Command) => keysCommand(client(cmd), action, { ...opts, id }, out)));
 
   return cli;

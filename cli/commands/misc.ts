@@ -67,14 +67,20 @@ export async function keysCommand(client: EdgevalClient, action: string, args: {
   }
   if (action === "create") {
     if (!args.name || !args.scopes) throw new CliError("keys create needs --name NAME and --scopes a,b (e.g. --scopes runs:write,runs:read)");
-    const k = await client.keys.create({ name: args.name, scopes: args.scopes.split(",").map((s) => s.trim()) as never, expires_at: args.expiresAt ?? null });
+    // No --expires-at, no expires_at: the server's default (none, or no later than the key calling), not an explicit "never".
+    const k = await client.keys.create({
+      name: args.name,
+      scopes: args.scopes.split(",").map((s) => s.trim()) as never,
+      ...(args.expiresAt ? { expires_at: args.expiresAt } : {}),
+    });
     out.line(k.key);
     out.err(`key ${k.key_id} (${k.scopes.join(", ")}): shown once; store it now`);
     return 0;
   }
   if (!args.id) throw new CliError(`keys ${action} needs the key's id (edgeval keys list)`);
   if (action === "rotate") {
-    const k = await client.keys.rotate(args.id, { expires_at: args.expiresAt ?? null });
+    // Without --expires-at the new key keeps the old key's lifetime (the server's default); null would mean "never".
+    const k = await client.keys.rotate(args.id, args.expiresAt ? { expires_at: args.expiresAt } : {});
     out.line(k.key);
     out.err(`key ${k.key_id} replaces ${args.id}, which stays valid until revoked: edgeval keys revoke ${args.id}`);
     return 0;

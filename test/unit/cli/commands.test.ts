@@ -627,6 +627,26 @@ describe("edgeval keys list and judges tokens", () => {
   });
 });
 
+describe("edgeval keys create and rotate", () => {
+  /** A server that records each body and answers a minted key. */
+  function minting() {
+    const bodies: unknown[] = [];
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      bodies.push(await new Request(input, init).json());
+      return json({ key_id: "k2", key: "ev_k2", scopes: ["runs:read"], expires_at: null }, 201);
+    }) as typeof globalThis.fetch;
+    return { client: createClient({ url: "http://x", token: "t", fetch }), bodies };
+  }
+
+  it("send no expires_at unless --expires-at is given: the server's default (the rotated key's lifetime), never an explicit null", async () => {
+    const { client, bodies } = minting();
+    await keysCommand(client, "create", { name: "ci", scopes: "runs:read" }, capture());
+    await keysCommand(client, "rotate", { id: "k1" }, capture());
+    await keysCommand(client, "rotate", { id: "k1", expiresAt: "2027-01-01T00:00:00Z" }, capture());
+    expect(bodies).toEqual([{ name: "ci", scopes: ["runs:read"] }, {}, { expires_at: "2027-01-01T00:00:00Z" }]);
+  });
+});
+
 describe("keys and judges: an unknown action", () => {
   it("is named as unknown, with the actions there are, even without an id", async () => {
     const client = createClient({ url: "http://x", token: "t", fetch: (async () => json({})) as typeof globalThis.fetch });
