@@ -5,7 +5,7 @@ import { canonicalJson } from "../lib/jcs";
 import { sha256Hex } from "../lib/sha256";
 import { ListQuery, ResultsQuery, SummaryQuery } from "../schemas/api";
 import { deleteRun } from "../storage/delete-run";
-import { actorOf, auditStatement } from "../tenants/audit";
+import { actorOf, auditIfChanged } from "../tenants/audit";
 import { getStoredResult, listResultJson } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
 import { requireSpec } from "../storage/spec-store";
@@ -197,15 +197,18 @@ runs.get("/:id/results/:result_id", requireScope("runs:read"), async (c) => {
 runs.delete("/:id", requireScope("runs:write"), async (c) => {
   const run = await requireRun(c, c.req.param("id"));
   await requireEnded(c, run, "delete it once it has finished");
-  const removed = await deleteRun(c.env, run);
   const principal = c.get("principal");
-  await auditStatement(c.env.DB, {
-    tenant_id: run.tenant_id,
-    actor: actorOf(principal),
-    action: "run.deleted",
-    target: run.run_id,
-    detail: removed,
-  }).run();
+  // The entry goes in the batch that deletes the run's row, written only if that delete changed
+  // it: written after, a failed insert left the run deleted, unaudited, and its retry a 404.
+  const removed = await deleteRun(c.env, run, (r) => [
+    auditIfChanged(c.env.DB, {
+      tenant_id: run.tenant_id,
+      actor: actorOf(principal),
+      action: "run.deleted",
+      target: run.run_id,
+      detail: { ...r },
+    }),
+  ]);
   return reply(c, DeletedRun, { run_id: run.run_id, deleted: true, ...removed });
 });
 

@@ -11,12 +11,17 @@ import { deleteRunRows, type RunRecord } from "./runs-repo";
 /** R2 deletes take at most 1,000 keys per call. */
 const R2_DELETE_BATCH = 1000;
 
-/** `withRows`: statements that go in the batch deleting the run's rows, after them (an audit entry). */
+export interface RemovedOfRun {
+  objects: number;
+  cache_entries: number;
+}
+
+/** `withRows`: statements that go in the batch deleting the run's rows, after them (its audit entry, told what was removed). */
 export async function deleteRun(
   env: Env,
   run: RunRecord,
-  withRows: readonly D1PreparedStatement[] = [],
-): Promise<{ objects: number; cache_entries: number }> {
+  withRows: (removed: RemovedOfRun) => readonly D1PreparedStatement[] = () => [],
+): Promise<RemovedOfRun> {
   // Everything of a run sits under the prefix of its spec key (old runs: runs/{run}/; new: t/{tenant}/runs/{run}/).
   const prefix = run.spec_key.replace(/spec\.json$/, "");
   const cacheRefs = await listKeys(env.BLOBS, `${prefix}${CACHE_REFS}`);
@@ -27,8 +32,9 @@ export async function deleteRun(
   const objects = await listKeys(env.BLOBS, prefix);
   await deleteKeys(env.BLOBS, objects);
   await env.RUNS.getByName(run.coordinator_name ?? run.run_id).purge();
-  await deleteRunRows(env.DB, run.tenant_id, run.run_id, withRows);
-  return { objects: objects.length, cache_entries: cacheEntries.length };
+  const removed = { objects: objects.length, cache_entries: cacheEntries.length };
+  await deleteRunRows(env.DB, run.tenant_id, run.run_id, withRows(removed));
+  return removed;
 }
 
 async function listKeys(bucket: R2Bucket, prefix: string): Promise<string[]> {

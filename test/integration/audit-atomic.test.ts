@@ -1,7 +1,7 @@
 /**
- * A change (a revocation or deletion, the operator's PATCH of a tenant, a secret set) and its
- * audit entry are written together or not at all. When the audit
- * write failed after the change had landed, the caller got a 500, retried, and the retry found
+ * A change (a revocation, a deletion, a run's too, the operator's PATCH of a tenant, a secret set)
+ * and its audit entry are written together or not at all. When the audit write failed after the
+ * change had landed, the caller got a 500, retried, and the retry found
  * nothing left to revoke or delete: the change was never audited. Here every audit insert fails
  * (as a D1 write can), then the same request is sent again with the audit log working.
  */
@@ -10,8 +10,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { forgetAllAuth } from "../../src/tenants/auth-cache";
-import { fakeModel, uniqueModel } from "./helpers";
-import { ADMIN_TOKEN, apiAs, createKey, createTenant, type TestTenant } from "./tenant-helpers";
+import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
+import { ADMIN_TOKEN, apiAs, createKey, createTenant, runAs, type TestTenant } from "./tenant-helpers";
 
 /** The env's D1, except that every insert into the audit log fails. */
 function failingAudit(db: D1Database): D1Database {
@@ -88,6 +88,26 @@ describe("a revocation or deletion whose audit entry cannot be written", () => {
 });
 
 describe("a change whose audit entry cannot be written", () => {
+  it("leaves the run's row when its run.deleted entry cannot be written, and the retry deletes it with the entry", async () => {
+    const t = await createTenant();
+    const judge = uniqueModel("audit-atomic-run");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
+    const view = await runAs(t.key, {
+      benchmark: { name: "del", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { q1: "Paris" } }],
+        parsing_models: [fakeModel("j", judge)],
+      },
+    });
+    expect(await withAuditDown(t.key, `/v1/runs/${view.run_id}`, "DELETE")).toBe(500);
+    // Its objects and coordinator state may be gone (deleted first); its row, which the retry finds, is not.
+    const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM runs WHERE run_id = ?").bind(view.run_id).first<{ n: number }>();
+    expect(row!.n).toBe(1);
+    expect((await apiAs(t.key, `/v1/runs/${view.run_id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await apiAs(t.key, `/v1/runs/${view.run_id}`)).status).toBe(404);
+    expect(await audited(t, "run.deleted", view.run_id)).toBe(1);
+  });
+
   it("leaves the tenant as it was when the operator's PATCH cannot be audited, and the retry changes it with its entry", async () => {
     const t = await createTenant();
     const path = `/v1/admin/tenants/${t.tenant_id}`;
