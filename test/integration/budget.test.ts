@@ -24,6 +24,10 @@ const runSql = (stub: DurableObjectStub<RunCoordinator>, query: string, ...args:
     (instance as unknown as { sql: SqlStorage }).sql.exec(query, ...args);
   });
 
+/** A coordinator holding `jobIds` of one pair, with a $1 budget. */
+const initBudgeted = (stub: DurableObjectStub<RunCoordinator>, jobIds: string[]) =>
+  stub.init({ run_id: "r", job_ids: jobIds, answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: jobIds.length, budget_usd: 1 });
+
 const price = (usd: number) => ({ input_per_mtok: usd * 1_000_000, output_per_mtok: usd * 1_000_000 });
 
 describe("usage and cost of a run", () => {
@@ -123,7 +127,7 @@ describe("a budget's holds on running jobs", () => {
   it("runs one job until one finishes, then starts jobs only while the running ones' expected cost fits", async () => {
     const stub = env.RUNS.getByName(`budget-holds-${crypto.randomUUID()}`);
     const jobs = Array.from({ length: 8 }, (_, i) => `0.${i}.1`);
-    await stub.init({ run_id: "r", job_ids: jobs, answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 8, budget_usd: 1 });
+    await initBudgeted(stub, jobs);
     expect((await stub.claim(jobs[0]!)).kind).toBe("run");
     // What a job costs is unknown until one finishes: the next claims wait, they do not start.
     expect(await stub.claim(jobs[1]!)).toEqual({ kind: "wait", retry_in_seconds: 1 });
@@ -151,7 +155,7 @@ describe("a budget's holds on running jobs", () => {
   it("a claim waits longer the more jobs wait with it, so their messages do not flood the coordinator", async () => {
     const stub = env.RUNS.getByName(`budget-wait-${crypto.randomUUID()}`);
     const jobs = Array.from({ length: 1_200 }, (_, i) => `0.${i}.1`);
-    await stub.init({ run_id: "r", job_ids: jobs, answering_ids: ["a"], parsing_ids: ["p"], results_per_pair: 1_200, budget_usd: 1 });
+    await initBudgeted(stub, jobs);
     expect((await stub.claim(jobs[0]!)).kind).toBe("run");
     // 1,199 jobs wait for the first one's cost: 3 s each (a second per 500).
     expect(await stub.claim(jobs[1]!)).toEqual({ kind: "wait", retry_in_seconds: 3 });
@@ -159,14 +163,7 @@ describe("a budget's holds on running jobs", () => {
 
   it("a redelivered job whose lease ran out is not held back by itself", async () => {
     const stub = env.RUNS.getByName(`budget-self-${crypto.randomUUID()}`);
-    await stub.init({
-      run_id: "r",
-      job_ids: ["0.0.1", "0.0.2"],
-      answering_ids: ["a"],
-      parsing_ids: ["p"],
-      results_per_pair: 2,
-      budget_usd: 1,
-    });
+    await initBudgeted(stub, ["0.0.1", "0.0.2"]);
     expect((await stub.claim("0.0.1")).kind).toBe("run");
     await runSql(stub, "UPDATE jobs SET updated_at = 0 WHERE job_id = '0.0.1'");
     expect((await stub.claim("0.0.1")).kind).toBe("run");
@@ -177,14 +174,7 @@ describe("a budget's holds on running jobs", () => {
     await runInDurableObject(stub, (instance: RunCoordinator) => {
       instance.clock = { now: () => now };
     });
-    await stub.init({
-      run_id: "r",
-      job_ids: ["0.0.1", "0.0.2"],
-      answering_ids: ["a"],
-      parsing_ids: ["p"],
-      results_per_pair: 2,
-      budget_usd: 1,
-    });
+    await initBudgeted(stub, ["0.0.1", "0.0.2"]);
     expect((await stub.claim("0.0.1")).kind).toBe("run");
     // The stall watch's re-send moves the job back to pending in SQL (stall-watch.ts RESENT_SQL).
     await runSql(stub, RESENT_SQL, now, "0.0.1");
