@@ -147,7 +147,7 @@ export async function runJob(msg: JobMessage, deps: JobDeps): Promise<JobOutcome
     return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "another delivery is working on this job" };
   }
   if (claim.kind === "wait") {
-    return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "waiting for the run's budget allowance", deferral: true };
+    return { kind: "retry", delaySeconds: claim.retry_in_seconds, note: "waiting for room in the run's budget", deferral: true };
   }
   try {
     const outcome = await runClaimedJob(msg, deps, coordinator, {
