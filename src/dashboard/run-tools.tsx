@@ -20,11 +20,24 @@ const pct = (rate: number | null) => (rate === null ? "—" : `${(rate * 100).to
 const signedPct = (delta: number | null) => (delta === null ? "—" : `${delta > 0 ? "+" : ""}${(delta * 100).toFixed(1)} points`);
 const runLabel = (r: Pick<RunRecord, "run_id" | "run_name" | "created_at">) => `${r.run_name ?? r.run_id} (${r.created_at})`;
 
-/** A re-scored run's parent and a run's re-scored children, linked (src/rescore/). */
+/**
+ * A re-scored run's parent and a run's re-scored children, linked (src/rescore/); a re-scored run also says what
+ * its re-score left out and graded afresh, as its 202 did, since the form that said it is gone by now.
+ */
 export function Lineage(props: { lineage: RunStatusView["lineage"]; parentGone: boolean }) {
   const { parent_run_id: parent, children } = props.lineage;
   if (!parent && children.length === 0) return null;
   const link = (id: string) => <a href={`${DASHBOARD}/runs/${id}`}>{id}</a>;
+  return (
+    <>
+      <LineageLinks parent={parent} rescoredAs={children} parentGone={props.parentGone} link={link} />
+      <RescoreCaveatsNote lineage={props.lineage} />
+    </>
+  );
+}
+
+function LineageLinks(props: { parent: string | null; rescoredAs: string[]; parentGone: boolean; link: (id: string) => unknown }) {
+  const { parent, rescoredAs: children, link } = props;
   return (
     <p id="lineage">
       {parent && <>Re-scored from run {props.parentGone ? `${parent} (since deleted)` : link(parent)}. </>}
@@ -41,6 +54,27 @@ export function Lineage(props: { lineage: RunStatusView["lineage"]; parentGone: 
         </>
       )}
     </p>
+  );
+}
+
+/** The re-score's `left_out` and `graded_afresh` (null on runs re-scored before they were recorded: nothing said). */
+function RescoreCaveatsNote(props: { lineage: RunStatusView["lineage"] }) {
+  const { left_out: leftOut, graded_afresh: afresh } = props.lineage;
+  if (!leftOut?.length && !afresh) return null;
+  return (
+    <ul id="rescore-caveats">
+      {(leftOut ?? []).map((l) => (
+        <li>
+          Left out of this re-score: {l.ids.length} {l.ids.length === 1 ? "scenario" : "scenarios"} ({l.ids.join(", ")}), {l.results} of
+          the parent's results not copied. {l.reason}
+        </li>
+      ))}
+      {afresh && (
+        <li>
+          Graded afresh: {afresh.results} {afresh.results === 1 ? "result" : "results"} the parent never recorded. {afresh.reason}
+        </li>
+      )}
+    </ul>
   );
 }
 

@@ -72,7 +72,10 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
   }
   // Under a spend quota the child's budget is what is left of the month, as for any run (run-quotas.ts).
   const allowance = await spendAllowance(c.env.DB, tenant.tenant_id, limits);
-  const spec = allowance && allowance.left > 0 ? { ...plan.spec, budget_usd: allowance.left } : plan.spec;
+  // The child keeps what the 202 says it does without (GET /v1/runs/:id and its dashboard page show it).
+  const caveats = { left_out: leftOut, graded_afresh: afresh };
+  const planned = plan.spec.rescore ? { ...plan.spec, rescore: { ...plan.spec.rescore, caveats } } : plan.spec;
+  const spec = allowance && allowance.left > 0 ? { ...planned, budget_usd: allowance.left } : planned;
   if (spec.budget_usd !== undefined) refuseUnpriced(spec);
   await admitRun(httpHost(c), tenant.tenant_id, limits, allowance);
   await startRun(c.env, spec, plan.jobIds);
@@ -84,7 +87,7 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
     detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
   }).run();
   // No warnings: the child grades with its parent's config, whose settings were reported at its submit.
-  return { run_id: runId, status_url: statusUrl(runId), warnings: [], left_out: leftOut, graded_afresh: afresh };
+  return { run_id: runId, status_url: statusUrl(runId), warnings: [], ...caveats };
 }
 
 /** How many of a run's question results it recorded and planned, and its scenario turns' results. */

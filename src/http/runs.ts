@@ -138,7 +138,12 @@ function statusView(run: RunRecord, children: string[], snap: RunSnapshot): RunS
     usage: snap.usage,
     budget_usd: snap.budget_usd,
     manifest: snap.manifest,
-    lineage: { parent_run_id: run.parent_run_id ?? null, children },
+    lineage: {
+      parent_run_id: run.parent_run_id ?? null,
+      children,
+      left_out: run.rescore_caveats?.left_out ?? null,
+      graded_afresh: run.rescore_caveats?.graded_afresh ?? null,
+    },
     created_at: run.created_at,
     finished_at: snap.finished_at,
   };

@@ -59,7 +59,7 @@ export const EXAMPLE_RUN_STATUS = {
       },
     ],
   },
-  lineage: { parent_run_id: null, children: [] },
+  lineage: { parent_run_id: null, children: [], left_out: null, graded_afresh: null },
   created_at: "2026-11-24T12:00:00.000Z",
   finished_at: "2026-11-24T12:00:09.000Z",
 };

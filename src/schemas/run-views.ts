@@ -4,6 +4,7 @@
  * cannot drift apart without a type error or a failing contract test (test/e2e/openapi-contract).
  */
 import { z } from "zod";
+import { RescoreAfresh, RescoreLeftOut } from "./rescore-caveats";
 import { VerificationResult, ResultTemplate } from "./result";
 
 const Usd = z.number().nullable();
@@ -132,8 +133,18 @@ export const RunStatus = z.strictObject({
   budget_usd: z.number().nullable(),
   /** Null for runs submitted before manifests existed. */
   manifest: RunManifest.nullable(),
-  /** Re-scoring (POST /v1/runs/:id/rescore): the run this one re-scored, and the runs that re-scored this one (oldest first). */
-  lineage: z.strictObject({ parent_run_id: z.string().nullable(), children: z.array(z.string()) }),
+  /**
+   * Re-scoring (POST /v1/runs/:id/rescore): the run this one re-scored, and the runs that re-scored this one (oldest first).
+   * A re-scored run also keeps what its 202 said it does without: `left_out` (the parent's scenarios it does not
+   * run; empty when none) and `graded_afresh` (the parent's tuples it answers and grades afresh; null when none).
+   * Both are null on a run that is not a re-score, and on one re-scored before they were recorded (8 Dec 2026).
+   */
+  lineage: z.strictObject({
+    parent_run_id: z.string().nullable(),
+    children: z.array(z.string()),
+    left_out: z.array(RescoreLeftOut).nullable(),
+    graded_afresh: RescoreAfresh.nullable(),
+  }),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });

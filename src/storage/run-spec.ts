@@ -12,6 +12,7 @@ import type { PipelineSettings } from "../pipeline/types";
 import { RunCacheOption, RunLimits } from "../schemas/api";
 import { Question, Scenario } from "../schemas/benchmark";
 import { ModelConfig } from "../schemas/model-config";
+import { RescoreCaveats } from "../schemas/rescore-caveats";
 
 const Settings = z.custom<PipelineSettings>(
   (v) =>
@@ -46,7 +47,14 @@ export const RunSpec = z.object({
    * A re-scored run (src/rescore/): its jobs reuse the parent run's answers and results (same
    * tenant), and evaluate only `new_traits` on results the parent has.
    */
-  rescore: z.object({ parent_run_id: z.string().min(1), new_traits: z.array(z.string()) }).optional(),
+  rescore: z
+    .object({
+      parent_run_id: z.string().min(1),
+      new_traits: z.array(z.string()),
+      /** What the child does without, as its 202 said (src/http/rescore.ts); the run's D1 row keeps it too. Absent before 8 Dec 2026. */
+      caveats: RescoreCaveats.optional(),
+    })
+    .optional(),
   /** Multi-turn scenarios (src/scenarios): one chain of turn jobs per scenario × answering × parsing × replicate. */
   scenarios: z.array(Scenario).optional(),
   /** Karenina's `scenario_turn_limit`: a scenario stops with `limit_reached` after this many turns. */

@@ -3,6 +3,7 @@
  * query names the tenant, so another tenant's run is not found.
  */
 import { z } from "zod";
+import { RescoreCaveats } from "../schemas/rescore-caveats";
 import { RunStatusName } from "../schemas/run-views";
 
 // The status names are a wire shape (src/schemas/run-views.ts); the rows store them as they are.
@@ -24,6 +25,8 @@ export interface RunRecord {
   finished_at: string | null;
   /** A re-scored run's parent (src/rescore/); null or absent for every other run. */
   parent_run_id?: string | null;
+  /** What a re-scored run does without (its 202's `left_out`, `graded_afresh`); null or absent for every other run. */
+  rescore_caveats?: RescoreCaveats | null;
 }
 
 const RunRow = z.object({
@@ -39,13 +42,20 @@ const RunRow = z.object({
   created_at: z.string(),
   finished_at: z.string().nullable(),
   parent_run_id: z.string().nullable().default(null),
+  rescore_caveats_json: z.string().nullable().default(null),
 });
+
+/** A row as the domain record: the caveats' JSON parsed (migrations/0023_rescore_caveats.sql). */
+function runRecord(row: unknown): RunRecord {
+  const { rescore_caveats_json: caveats, ...run } = RunRow.parse(row);
+  return { ...run, rescore_caveats: caveats === null ? null : RescoreCaveats.parse(JSON.parse(caveats)) };
+}
 
 export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO runs (run_id, tenant_id, coordinator_name, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at, parent_run_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs (run_id, tenant_id, coordinator_name, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at, parent_run_id, rescore_caveats_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       run.run_id,
@@ -60,6 +70,7 @@ export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
       run.created_at,
       run.finished_at,
       run.parent_run_id ?? null,
+      run.rescore_caveats ? JSON.stringify(run.rescore_caveats) : null,
     );
 }
 
@@ -84,12 +95,12 @@ export async function getRunWithChildren(
   if (!row) return null;
   const pairs = JSON.parse(row.children_json) as [string, string][];
   pairs.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
-  return { run: RunRow.parse(row), children: pairs.map(([, id]) => id) };
+  return { run: runRecord(row), children: pairs.map(([, id]) => id) };
 }
 
 export async function getRun(db: D1Database, tenantId: string, runId: string): Promise<RunRecord | null> {
   const row = await db.prepare("SELECT * FROM runs WHERE tenant_id = ? AND run_id = ?").bind(tenantId, runId).first();
-  return row ? RunRow.parse(row) : null;
+  return row ? runRecord(row) : null;
 }
 
 /** Newest first; the cursor is the last row's `created_at|run_id`. */
@@ -105,7 +116,7 @@ export async function listRuns(
         .bind(tenantId, cursor.created_at, cursor.run_id, limit)
     : db.prepare(`SELECT * FROM runs WHERE tenant_id = ? ORDER BY created_at DESC, run_id DESC LIMIT ?`).bind(tenantId, limit);
   const { results } = await stmt.all();
-  return results.map((r) => RunRow.parse(r));
+  return results.map((r) => runRecord(r));
 }
 
 export async function setRunStatus(
@@ -213,7 +224,7 @@ export async function expiredRuns(db: D1Database, tenantId: string, before: stri
     )
     .bind(tenantId, before, limit)
     .all();
-  return results.map((r) => RunRow.parse(r));
+  return results.map((r) => runRecord(r));
 }
 
 /** Runs of the tenant still queued or running (the concurrent-runs quota). */

@@ -60,6 +60,7 @@ export async function startRun(
     created_at: spec.created_at,
     finished_at: null,
     parent_run_id: spec.rescore?.parent_run_id ?? null,
+    rescore_caveats: spec.rescore?.caveats ?? null,
   }).run();
   if (shards) return;
   // Each send the queue took is stamped in the coordinator: its stall watch re-sends only the rest.

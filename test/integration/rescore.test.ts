@@ -76,7 +76,7 @@ describe("re-scoring a finished run", () => {
       ["j1", 4, 3],
       ["j2", 4, 4],
     ]);
-    expect(view.lineage).toEqual({ parent_run_id: parent, children: [] });
+    expect(view.lineage).toEqual({ parent_run_id: parent, children: [], left_out: [], graded_afresh: null });
     expect(view.manifest.models.map((m: any) => `${m.role}:${m.id}:${m.model_name}`)).toEqual([
       `answering:ans:${answerer}`,
       `parsing:j1:${j1}`,
@@ -244,6 +244,14 @@ describe("re-scoring a run with scenarios", () => {
     expect((await waitForRun(body.run_id)).status).toBe("completed");
     // The child grades the question alone: 1 question × 2 judges × 2 replicates.
     expect(await allResults(body.run_id)).toHaveLength(4);
+    // The child keeps saying it, after the 202 is gone: in its view and on its dashboard page.
+    const childView = (await (await api(`/v1/runs/${body.run_id}`)).json()) as any;
+    expect(childView.lineage.left_out).toEqual(body.left_out);
+    expect(childView.lineage.graded_afresh).toBeNull();
+    const page = await (await dashboardFetch(`/dashboard/runs/${body.run_id}`, { cookie: await dashboardSession(TOKEN) })).text();
+    expect(page).toMatch(
+      /id="rescore-caveats"[\s\S]*Left out of this re-score: 2 scenarios \(first, second\), 4 of\s+the parent&#39;s results not copied/,
+    );
 
     const plain = await api(`/v1/runs/${parent}/rescore`, { method: "POST", json: { replicate_count: 2 } });
     expect(plain.status).toBe(202);
@@ -279,5 +287,10 @@ describe("re-scoring a run that ended before grading everything", () => {
     await waitForRun(body.run_id);
     // What it said happened: the missing tuples were answered again.
     expect((await calls(ans)) - answersBefore).toBe(4 - kept);
+    // And the child keeps saying it, in its view and on its dashboard page.
+    const childView = (await (await api(`/v1/runs/${body.run_id}`)).json()) as any;
+    expect(childView.lineage).toMatchObject({ parent_run_id: cancelled, left_out: [], graded_afresh: body.graded_afresh });
+    const page = await (await dashboardFetch(`/dashboard/runs/${body.run_id}`, { cookie: await dashboardSession(TOKEN) })).text();
+    expect(page).toContain(`Graded afresh: ${4 - kept} result`);
   });
 });

@@ -19,6 +19,7 @@ const run = (tenant_id: string, run_id: string, created_at: string, parent_run_i
   created_at,
   finished_at: null,
   parent_run_id,
+  rescore_caveats: null,
 });
 
 describe("a run read with its children", () => {

@@ -16,7 +16,7 @@ const view = (status: RunStatusView["status"]): RunStatusView => ({
   usage: { answering: usage, judging: { ...usage, per_stage: {} }, total: usage, unpriced_models: [] },
   budget_usd: null,
   manifest: null,
-  lineage: { parent_run_id: null, children: [] },
+  lineage: { parent_run_id: null, children: [], left_out: null, graded_afresh: null },
   created_at: "2026-12-07T00:00:00.000Z",
   finished_at: status === "running" ? null : "2026-12-07T00:01:00.000Z",
 });
