@@ -12,6 +12,7 @@ import type { z } from "zod";
 import { exportWriter } from "../exports/export-writer";
 import type { Env } from "../env";
 import { type ExportRecord, exportView, failureView, getExport, insertExport, listRunExports } from "../exports/exports-repo";
+import { contentDisposition, exportFileName } from "../exports/file-name";
 import { CONTENT_TYPES, EXTENSIONS } from "../exports/formats";
 import { streamFromD1 } from "../exports/stream-d1";
 import { CreateExportRequest, ExportQuery, ListQuery } from "../schemas/api";
@@ -50,7 +51,7 @@ runExports.get("/:id/export", requireScope("runs:read"), async (c) => {
   return new Response(streamFromD1(c.env.DB, run, filter, writer), {
     headers: {
       "content-type": CONTENT_TYPES[q.format],
-      "content-disposition": `attachment; filename="${run.run_id}.${EXTENSIONS[q.format]}"`,
+      "content-disposition": contentDisposition(exportFileName({ ...run, at: new Date().toISOString(), extension: EXTENSIONS[q.format] })),
     },
   });
 });
@@ -127,7 +128,10 @@ export async function exportDownload(env: Pick<Env, "BLOBS">, run: RunRecord, e:
     headers: {
       "content-type": CONTENT_TYPES[e.format],
       "content-length": String(obj.size),
-      "content-disposition": `attachment; filename="${run.run_id}.${EXTENSIONS[e.format]}"`,
+      // Each export its own file: the run's name, when the export was made and its id (file-name.ts).
+      "content-disposition": contentDisposition(
+        exportFileName({ ...run, at: e.created_at, export_id: e.export_id, extension: EXTENSIONS[e.format] }),
+      ),
     },
   });
 }

@@ -128,7 +128,8 @@ describe("dashboard actions in Chromium", () => {
     expect(await page.locator("#export-status").textContent()).toMatch(/^ready: 4 results, \d+ bytes$/);
     await noErrorShown(page, "a4-export-ready");
     const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
-    expect(download.suggestedFilename()).toBe(`${runB}.json`);
+    // The run's name, its id, when the export was made and the export's id: no two exports share a file name.
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^after_${runB.slice(0, 8)}_\\d{8}T\\d{6}Z_[0-9a-f]{8}\\.json$`));
     const file = path.join(tmp, "export.json");
     await download.saveAs(file);
     const doc = JSON.parse(fs.readFileSync(file, "utf8"));

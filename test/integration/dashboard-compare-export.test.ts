@@ -184,7 +184,9 @@ describe("dashboard export buttons", () => {
 
     const download = await dashboardFetch(`${statusPage}/download`, { cookie: session });
     expect(download.status).toBe(200);
-    expect(download.headers.get("content-disposition")).toBe(`attachment; filename="${b}.json"`);
+    expect(download.headers.get("content-disposition")).toMatch(
+      new RegExp(`^attachment; filename="[^"]*_${b.slice(0, 8)}_\\d{8}T\\d{6}Z_${exportId!.slice(0, 8)}\\.json"; filename\\*=`),
+    );
     const text = await download.text();
     // The API's download of the same export: the same bytes.
     const viaApi = await apiAs(t.key, `/v1/runs/${b}/exports/${exportId}/download`);

@@ -231,3 +231,36 @@ describe("CSV and NDJSON", () => {
     }
   });
 });
+
+describe("an export's file name", () => {
+  it("differs between exports of one run and carries a hostile run name safely (quotes, CR/LF, non-ASCII)", async () => {
+    const [ans, judge] = [uniqueModel("fn-ans"), uniqueModel("fn-judge")];
+    await addFakeRules([
+      { match: { model: ans }, reply: { text: "Paris" } },
+      { match: { model: judge }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const named = await submitRun({
+      run_name: 'évals "q"\r\nX-Injected: 1 日本',
+      benchmark: { name: "file-names", questions: [{ id: "q", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", ans)], parsing_models: [fakeModel("j", judge)] },
+    });
+    await waitForRun(named);
+    const download = async (url: string) => {
+      const res = await api(url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-injected")).toBeNull();
+      return res.headers.get("content-disposition")!;
+    };
+    const first = await download((await requestExport(named, { format: "csv" })).download_url);
+    const second = await download((await requestExport(named, { format: "csv" })).download_url);
+    const streamed = await download(`/v1/runs/${named}/export?format=ndjson`);
+    expect(second).not.toBe(first);
+    expect(new Set([first, second, streamed]).size).toBe(3);
+    for (const header of [first, second, streamed]) {
+      expect(header).toMatch(/^attachment; filename="[A-Za-z0-9._-]+"; filename\*=UTF-8''[A-Za-z0-9%._~-]+$/);
+      expect(decodeURIComponent(/filename\*=UTF-8''(\S+)$/.exec(header)![1]!)).toMatch(
+        new RegExp(`^évals-q-X-Injected-1-日本_${named.slice(0, 8)}_\\d{8}T\\d{6}Z(_[0-9a-f]{8})?\\.(csv|ndjson)$`),
+      );
+    }
+  });
+});
