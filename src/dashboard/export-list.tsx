@@ -4,21 +4,44 @@
  * Each row says its status in words and links the export's status page, and its download once ready.
  */
 import { type ExportRecord, exportView, failureView } from "../exports/exports-repo";
+import { exportFileName } from "../exports/file-name";
 import { EXTENSIONS } from "../exports/formats";
 import type { ExportFormat } from "../schemas/api";
 import type { RunRecord } from "../storage/runs-repo";
 import { DASHBOARD } from "./guard";
 import { Layout } from "./layout";
+import { exactBytes, humanBytes } from "./sizes";
 import { ColumnHeads } from "./ui";
 
 export const FORMAT_NAMES: Record<ExportFormat, string> = { karenina: "Karenina JSON", csv: "CSV", ndjson: "NDJSON" };
 
-/** An export's status in a sentence: building n of N, ready with its size, or failed and why. */
-export function exportStatusText(e: ExportRecord): string {
-  if (e.status === "ready") return `ready: ${e.results_done} results, ${e.bytes} bytes`;
-  if (e.status === "failed") return `failed: ${failureView(e).error}`;
-  return `building: ${e.results_done} of ${e.results_total} results`;
+/**
+ * An export's status in a sentence: building n of N, ready with its size, or failed and why. The size reads
+ * "12.3 kB" (sizes.ts), the exact byte count in its `title` (a tooltip; screen readers read it too).
+ */
+export function ExportStatus(props: { e: ExportRecord }) {
+  const { e } = props;
+  if (e.status === "ready") {
+    return (
+      <>
+        ready: {e.results_done} results,{" "}
+        <span class="size" title={exactBytes(e.bytes)}>
+          {humanBytes(e.bytes)}
+        </span>
+      </>
+    );
+  }
+  if (e.status === "failed") return <>failed: {failureView(e).error}</>;
+  return (
+    <>
+      building: {e.results_done} of {e.results_total} results
+    </>
+  );
 }
+
+/** The name the download is saved under, as its Content-Disposition says (src/exports/file-name.ts). */
+export const exportFile = (run: Pick<RunRecord, "run_id" | "run_name">, e: ExportRecord) =>
+  exportFileName({ ...run, at: e.created_at, export_id: e.export_id, extension: EXTENSIONS[e.format] }).utf8;
 
 const FILTER_NAMES = {
   answering_model: "answering model",
@@ -37,7 +60,7 @@ export function exportFilterText(e: ExportRecord): string {
 export const exportPageUrl = (e: Pick<ExportRecord, "run_id" | "export_id">) => `${DASHBOARD}/runs/${e.run_id}/exports/${e.export_id}`;
 
 /** The exports, newest first; `caption` says which of them these are. */
-export function ExportsTable(props: { exports: readonly ExportRecord[]; caption: string }) {
+export function ExportsTable(props: { run: Pick<RunRecord, "run_id" | "run_name">; exports: readonly ExportRecord[]; caption: string }) {
   return (
     <table id="exports">
       <caption>{props.caption}</caption>
@@ -52,11 +75,13 @@ export function ExportsTable(props: { exports: readonly ExportRecord[]; caption:
             </td>
             <td>{FORMAT_NAMES[e.format]}</td>
             <td>{exportFilterText(e)}</td>
-            <td>{exportStatusText(e)}</td>
+            <td>
+              <ExportStatus e={e} />
+            </td>
             <td>
               {e.status === "ready" ? (
-                <a href={`${exportPageUrl(e)}/download`} download={`${e.run_id}.${EXTENSIONS[e.format]}`}>
-                  Download {e.run_id}.{EXTENSIONS[e.format]}
+                <a href={`${exportPageUrl(e)}/download`} download={exportFile(props.run, e)}>
+                  Download {exportFile(props.run, e)}
                 </a>
               ) : (
                 "—"
@@ -81,7 +106,7 @@ export function ExportsPage(props: { tenant: string; run: RunRecord; exports: re
       {props.exports.length === 0 ? (
         <p>{props.first ? "No export of this run yet: start one with the Export buttons on the run page." : "No older exports."}</p>
       ) : (
-        <ExportsTable exports={props.exports} caption="Newest first" />
+        <ExportsTable run={run} exports={props.exports} caption="Newest first" />
       )}
       {props.next && <a href={`${base}?cursor=${encodeURIComponent(props.next)}`}>Older exports</a>}
     </Layout>

@@ -184,7 +184,7 @@ export function RunPage(props: {
           )}
         </>
       )}
-      <RunExports runId={v.run_id} exports={props.exports ?? { rows: [], more: false }} />
+      <RunExports run={v} exports={props.exports ?? { rows: [], more: false }} />
       {props.rescore && (
         <>
           <h2>Re-score</h2>
@@ -197,16 +197,16 @@ export function RunPage(props: {
 }
 
 /** The run's exports (any key that reads the run sees them): the newest, and a link to them all. */
-function RunExports(props: { runId: string; exports: { rows: readonly ExportRecord[]; more: boolean } }) {
+function RunExports(props: { run: { run_id: string; run_name: string | null }; exports: { rows: readonly ExportRecord[]; more: boolean } }) {
   const { rows, more } = props.exports;
   if (rows.length === 0) return null;
   return (
     <section aria-labelledby="exports-heading">
       <h2 id="exports-heading">Exports of this run</h2>
-      <ExportsTable exports={rows} caption={more ? `The newest ${rows.length}` : "Newest first"} />
+      <ExportsTable run={props.run} exports={rows} caption={more ? `The newest ${rows.length}` : "Newest first"} />
       {more && (
         <p>
-          <a href={`${DASHBOARD}/runs/${props.runId}/exports`}>All exports of this run</a>
+          <a href={`${DASHBOARD}/runs/${props.run.run_id}/exports`}>All exports of this run</a>
         </p>
       )}
     </section>

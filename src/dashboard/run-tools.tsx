@@ -4,7 +4,6 @@
  * POST /v1/runs/:id/exports, followed on a status page, downloaded with the session cookie).
  */
 import { type ExportRecord, exportView } from "../exports/exports-repo";
-import { EXTENSIONS } from "../exports/formats";
 import type { compareRuns } from "../http/compare";
 import { EXPORT_FORMATS } from "../schemas/api";
 import type { RunStatusView } from "../schemas/run-views";
@@ -12,7 +11,7 @@ import type { RunRecord } from "../storage/runs-repo";
 import { DASHBOARD } from "./guard";
 import { Layout } from "./layout";
 import { ColumnHeads } from "./ui";
-import { exportFilterText, exportStatusText, FORMAT_NAMES } from "./export-list";
+import { ExportStatus, exportFile, exportFilterText, FORMAT_NAMES } from "./export-list";
 
 export type Comparison = Awaited<ReturnType<typeof compareRuns>>;
 
@@ -283,7 +282,6 @@ function ExportAgain(props: { e: ExportRecord }) {
 export function ExportPage(props: { tenant: string; run: RunRecord; e: ExportRecord; canWrite?: boolean }) {
   const { e, run } = props;
   const base = `${DASHBOARD}/runs/${run.run_id}/exports/${e.export_id}`;
-  const status = exportStatusText(e);
   return (
     <Layout title={`${FORMAT_NAMES[e.format]} export of ${run.run_name ?? run.run_id}`} signedIn={{ tenant: props.tenant }}>
       <p>
@@ -293,12 +291,12 @@ export function ExportPage(props: { tenant: string; run: RunRecord; e: ExportRec
         <p id="export-filter">Results: {exportFilterText(e)}.</p>
         <h2 id="export-heading">Status</h2>
         <p id="export-status" aria-live="polite">
-          {status}
+          <ExportStatus e={e} />
         </p>
         {e.status === "ready" && (
           <p>
-            <a id="export-download" href={`${base}/download`} download={`${run.run_id}.${EXTENSIONS[e.format]}`}>
-              Download {run.run_id}.{EXTENSIONS[e.format]}
+            <a id="export-download" href={`${base}/download`} download={exportFile(run, e)}>
+              Download {exportFile(run, e)}
             </a>
           </p>
         )}

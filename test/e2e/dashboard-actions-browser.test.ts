@@ -125,7 +125,8 @@ describe("dashboard actions in Chromium", () => {
     // The page's script notices the export is ready and reloads with the download link.
     const link = page.locator("#export-download");
     await link.waitFor({ timeout: 30_000 });
-    expect(await page.locator("#export-status").textContent()).toMatch(/^ready: 4 results, \d+ bytes$/);
+    expect(await page.locator("#export-status").textContent()).toMatch(/^ready: 4 results, \d+(\.\d+)? (bytes|kB)$/);
+    expect(await page.locator("#export-status .size").getAttribute("title")).toMatch(/^[\d,]+ bytes$/);
     await noErrorShown(page, "a4-export-ready");
     const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
     // The run's name, its id, when the export was made and the export's id: no two exports share a file name.

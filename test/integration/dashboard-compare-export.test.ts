@@ -181,6 +181,12 @@ describe("dashboard export buttons", () => {
     expect(ready.html).toContain('data-status="ready"');
     expect(ready.html).toContain(`href="${statusPage}/download"`);
     expect(ready.html).toContain("ready: 10 results");
+    // The size for people, the exact byte count in the title (the API's `bytes`).
+    const bytes = ((await (await apiAs(t.key, `/v1/runs/${b}/exports/${exportId}`)).json()) as { bytes: number }).bytes;
+    expect(bytes).toBeGreaterThan(1000);
+    const exact = `${String(bytes).replace(/\B(?=(\d{3})+(?!\d))/g, ",")} bytes`;
+    expect(ready.html).toMatch(new RegExp(`ready: 10 results, <span class="size" title="${exact}">\\d+(\\.\\d+)? (kB|MB)</span>`));
+    expect(ready.html).not.toContain(`${bytes} bytes`);
 
     const download = await dashboardFetch(`${statusPage}/download`, { cookie: session });
     expect(download.status).toBe(200);
