@@ -19,7 +19,7 @@ import {
   resultVerdict,
   VerdictLine,
 } from "./result-view";
-import type { VerificationResultInput } from "../schemas/result";
+import { FAILURE_GROUPS, type FailureGroup, type VerificationResultInput } from "../schemas/result";
 import { CompareForm, ExportButtons, Lineage } from "./run-tools";
 import type { ExportRecord } from "../exports/exports-repo";
 import { ExportsTable } from "./export-list";
@@ -27,6 +27,15 @@ import { RescoreForm } from "./rescore-form";
 import type { RunSpec } from "../storage/run-spec";
 
 const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
+
+/** The failure groups in words (src/pipeline/failure.ts sorts each failure category into one). */
+const FAILURE_GROUP_WORDS: Record<FailureGroup, string> = {
+  content: "content: the answer was wrong",
+  autofail: "autofail: a check failed it outright",
+  retry: "retry: a model call timed out or was refused",
+  abstained: "abstained: no (sufficient) answer",
+  system: "system: the judge's output or the template failed",
+};
 export const isTerminal = (status: string) => status !== "queued" && status !== "running";
 
 export function SignInPage(props: { error?: string }) {
@@ -217,6 +226,8 @@ export function ResultsPage(props: {
   tenant: string;
   runId: string;
   filter: ResultFilter;
+  /** The filter's failure group (the storage filter holds its categories instead). */
+  failureGroup?: FailureGroup;
   rows: ResultListRow[];
   next: string | null;
   /** This page's `after` (null: the first page), carried to each result so its way back returns here. */
@@ -225,7 +236,10 @@ export function ResultsPage(props: {
   canExport?: boolean;
 }) {
   const base = `${DASHBOARD}/runs/${props.runId}/results`;
-  const keep = new URLSearchParams(Object.entries(props.filter).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""));
+  const keep = new URLSearchParams([
+    ...Object.entries(props.filter).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""),
+    ...(props.failureGroup ? [["failure_group", props.failureGroup]] : []),
+  ]);
   const here = new URLSearchParams([...keep, ...(props.after ? [["after", props.after]] : [])]).toString();
   return (
     <Layout title={`Results of ${props.runId}`} signedIn={{ tenant: props.tenant }}>
@@ -246,6 +260,15 @@ export function ResultsPage(props: {
         <input id="answering_model" name="answering_model" value={props.filter.answering_model ?? ""} />{" "}
         <label for="parsing_model">Parsing model</label> <input id="parsing_model" name="parsing_model" value={props.filter.parsing_model ?? ""} />{" "}
         <label for="question_id">Question id</label> <input id="question_id" name="question_id" value={props.filter.question_id ?? ""} />{" "}
+        <label for="failure_group">Failure group</label>{" "}
+        <select id="failure_group" name="failure_group">
+          <option value="">any</option>
+          {FAILURE_GROUPS.map((g) => (
+            <option value={g} selected={props.failureGroup === g}>
+              {FAILURE_GROUP_WORDS[g]}
+            </option>
+          ))}
+        </select>{" "}
         <button type="submit">Filter</button>
       </form>
       <table>

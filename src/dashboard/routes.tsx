@@ -19,7 +19,7 @@ import { decodeCreatedCursor, nextCreatedCursor } from "../http/cursor";
 import { CompareQuery, CreateExportRequest } from "../schemas/api";
 import { ApiFailure } from "../http/errors";
 import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
-import type { VerificationResultInput } from "../schemas/result";
+import { FAILURE_GROUPS, type VerificationResultInput } from "../schemas/result";
 import { getStoredResult, pageResultRows, questionModelCounts, type ResultListRow } from "../storage/results-repo";
 import { fullResultJson } from "../storage/result-store";
 import { getRun, listRuns, type RunRecord } from "../storage/runs-repo";
@@ -47,6 +47,7 @@ export const ResultsQuery = z.strictObject({
   answering_model: z.string().max(200).optional(),
   parsing_model: z.string().max(200).optional(),
   question_id: z.string().max(500).optional(),
+  failure_group: z.enum(["", ...FAILURE_GROUPS]).optional(),
   after: z.string().max(200).optional(),
 });
 
@@ -246,6 +247,7 @@ signedIn.get("/runs/:id/results", async (c) => {
       answering_model: q.data.answering_model || undefined,
       parsing_model: q.data.parsing_model || undefined,
       question_id: q.data.question_id || undefined,
+      failure_group: q.data.failure_group || undefined,
     },
     () => requireSpec(c.env.BLOBS, run),
   );
@@ -257,6 +259,7 @@ signedIn.get("/runs/:id/results", async (c) => {
       tenant={run.tenant_id}
       runId={run.run_id}
       filter={filter}
+      failureGroup={q.data.failure_group || undefined}
       rows={rows}
       next={last?.result_id ?? null}
       after={q.data.after ?? null}

@@ -194,7 +194,14 @@ describe("dashboard actions in Chromium", () => {
     await page.goto(`${dev.url}/dashboard/runs/${runB}/results`);
     const resultsWalk = await keyboardWalk(page, "results");
     expect(resultsWalk.problems).toEqual([]);
-    for (const control of ["select#verdict", "input#answering_model", "input#parsing_model", "input#question_id", "button Filter"]) {
+    for (const control of [
+      "select#verdict",
+      "input#answering_model",
+      "input#parsing_model",
+      "input#question_id",
+      "select#failure_group",
+      "button Filter",
+    ]) {
       expect(
         resultsWalk.reached.some((r) => r.startsWith(control)),
         `${control} reached on the results page`,

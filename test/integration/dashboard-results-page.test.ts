@@ -125,3 +125,65 @@ describe("dashboard results page's export", () => {
     expect(readerPage).not.toContain("export-these");
   });
 });
+
+describe("dashboard results page's failure group filter", () => {
+  it("shows only the results of the group picked, keeps it on the way back and in the export, and refuses a bad group", async () => {
+    const t = await createTenant();
+    const judge = uniqueModel("dash-fgroup");
+    // q1 passes; q2's answer is wrong (group content); q3's judge answers no JSON at all (parsing: group system).
+    await addFakeRules([
+      { match: { model: judge, contains: "[FG-2]" }, reply: { json: { answer: "y" } } },
+      { match: { model: judge, contains: "[FG-3]" }, reply: { text: "no json here" } },
+      { match: { model: judge }, reply: { json: { answer: "x" } } },
+    ]);
+    const questions = [1, 2, 3].map((i) => ({ id: `q${i}`, question: `[FG-${i}] ?`, template: exactTemplate("x") }));
+    const runId = await submitAs(t.key, {
+      benchmark: { name: "dash-fgroup", questions },
+      config: {
+        answering_models: [{ id: "alpha", interface: "manual", manual_answers: { q1: "x", q2: "x", q3: "x" } }],
+        parsing_models: [fakeModel("judge", judge)],
+      },
+    });
+    await waitAs(t.key, runId);
+    const cookie = await dashboardSession(t.key);
+    const base = `/dashboard/runs/${runId}/results`;
+    const page = async (query: string) => {
+      const res = await dashboardFetch(`${base}?${query}`, { cookie });
+      return { status: res.status, html: (await res.text()).replaceAll("&amp;", "&") };
+    };
+    const shown = (html: string) => [...html.matchAll(/href="[^"]*\/results\/[^"?]+\?[^"]*">(q\d)<\/a>/g)].map((m) => m[1]);
+
+    const content = await page("failure_group=content");
+    expect(content.status).toBe(200);
+    expect(shown(content.html)).toEqual(["q2"]);
+    expect(content.html).toContain('<option value="content" selected="">');
+    const system = await page("failure_group=system&answering_model=alpha");
+    expect(shown(system.html)).toEqual(["q3"]);
+    // The API's filter agrees.
+    const api = (await (await apiAs(t.key, `/v1/runs/${runId}/results?failure_group=system`)).json()) as any;
+    expect(api.results.map((r: any) => r.metadata.question_id)).toEqual(["q3"]);
+
+    // The result's link carries the group, and its way back returns to the filtered list.
+    const link = /href="([^"]*\/results\/[^"?]+\?[^"]*)">q2<\/a>/.exec(content.html)![1]!;
+    expect(new URLSearchParams(link.split("?")[1]).get("failure_group")).toBe("content");
+    const result = (await (await dashboardFetch(link, { cookie })).text()).replaceAll("&amp;", "&");
+    expect(/<a href="([^"]*)">Back to the results<\/a>/.exec(result)![1]).toBe(`${base}?failure_group=content`);
+
+    // "Export these results" posts the group with the format, and the export holds that group's results.
+    const hidden = [...content.html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]+)"\/>/g)].map((m) => [m[1]!, m[2]!]);
+    expect(Object.fromEntries(hidden)).toEqual({ failure_group: "content" });
+    const res = await dashboardFetch(`/dashboard/runs/${runId}/exports`, {
+      method: "POST",
+      cookie,
+      headers: { origin: ORIGIN },
+      body: new URLSearchParams([...hidden, ["format", "csv"]]),
+    });
+    expect(res.status).toBe(303);
+    const view = (await (await apiAs(t.key, `/v1/runs/${runId}/exports/${res.headers.get("location")!.split("/").pop()}`)).json()) as any;
+    expect(view).toMatchObject({ filter: { failure_group: "content" }, results_total: 1 });
+
+    const bad = await page("failure_group=wrong");
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain("query failure_group");
+  });
+});
