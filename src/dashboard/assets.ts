@@ -11,6 +11,9 @@ header nav form { margin-left: auto; }
 a { color: #0645ad; }
 a:focus, button:focus, input:focus, select:focus { outline: 3px solid #1a5fb4; outline-offset: 2px; }
 table { border-collapse: collapse; width: 100%; }
+/* Names and ids are user input: a long one without spaces wraps anywhere instead of widening the page. */
+h1, h2, p, li, th, td, caption, dd, label, legend, summary { overflow-wrap: anywhere; }
+select, input { max-width: 100%; }
 th, td { border-bottom: 1px solid #ccc; padding: .3rem .5rem; text-align: left; vertical-align: top; }
 .verdict-pass { color: #0b6b1d; } .verdict-fail { color: #a4000f; } .verdict-error, .verdict-no_verdict { color: #7a4d00; }
 .error, .failure { border: 2px solid #a4000f; padding: .5rem; }

@@ -95,6 +95,29 @@ describe("dashboard actions in Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("a run with a huge unbroken unicode name fits the window: runs list, run page, results and a comparison", async () => {
+    const { page, problems } = await watchedPage(browser);
+    await signIn(page, dev.url, key);
+    const example = JSON.parse(fs.readFileSync(path.join(ROOT, `.wrangler/dev/port-${dev.port}/example-run.json`), "utf8"));
+    const name = `Ünïcødé 評価 "quoted" <b>bold</b> ${"x".repeat(160)}`;
+    const long = await submitRun(dev.url, key, manualRun(name, new Set([0]), example.config.parsing_models));
+    await vi.waitUntil(async () => (await runStatus(long)) === "completed", { timeout: 60_000, interval: 250 });
+    for (const url of [
+      `/dashboard/runs`,
+      `/dashboard/runs/${long}`,
+      `/dashboard/runs/${long}/results`,
+      `/dashboard/runs/${runB}/compare?a=${long}`,
+    ]) {
+      await page.goto(`${dev.url}${url}`);
+      const [scroll, inner] = (await page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")) as number[];
+      expect(scroll, `${url} is ${scroll} px wide in a ${inner} px window`).toBeLessThanOrEqual(inner!);
+    }
+    await page.goto(`${dev.url}/dashboard/runs/${long}`);
+    expect(await page.locator("h1").textContent()).toBe(`Run ${name}`);
+    await noErrorShown(page, "a2b-long-name");
+    expect(problems).toEqual([]);
+  });
+
   it("compares two runs from the run page and shows the flipped questions", async () => {
     const { page, problems } = await watchedPage(browser);
     await signIn(page, dev.url, key);
