@@ -24,6 +24,7 @@ import { CompareForm, ExportButtons, Lineage } from "./run-tools";
 import type { ExportRecord } from "../exports/exports-repo";
 import { ExportsTable } from "./export-list";
 import { RescoreForm } from "./rescore-form";
+import { RunEnding } from "./run-ending";
 import type { RunSpec } from "../storage/run-spec";
 
 const VERDICTS = ["pass", "fail", "error", "no_verdict"] as const;
@@ -132,6 +133,7 @@ export function RunPage(props: {
         <p>
           Status: <strong id="run-status" aria-live="polite">{v.status}</strong>
         </p>
+        {terminal && <RunEnding view={v} />}
         <progress max={Math.max(v.progress.total, 1)} value={v.progress.done} aria-labelledby="progress-text" />{" "}
         <span id="progress-text" aria-live="polite">
           {v.progress.done} of {v.progress.total} results recorded

@@ -40,3 +40,31 @@ describe("RunPage without results", () => {
     expect(html).toContain("No results were recorded (the run ended cancelled).");
   });
 });
+
+describe("RunPage of a run that ended badly", () => {
+  const pair = { answering_model: "a", parsing_model: "j", total: 3, passed: 0, failed: 0, errored: 3, pass_rate: null };
+  const ended = async (status: RunStatusView["status"], summary: unknown[] = []) =>
+    (await RunPage({
+      tenant: "t",
+      view: { ...view(status), summary, summary_total: summary.length } as RunStatusView,
+      heat: { cells: [], truncated: false },
+      canWrite: false,
+      others: [],
+    }).toString()) as string;
+
+  it("says why a failed run failed and links its errored results", async () => {
+    const html = await ended("failed", [pair]);
+    expect(html).toContain("This run ended failed: not one result has a verdict");
+    expect(html).toContain(
+      '<a href="/dashboard/runs/r1/results?verdict=error">3 results errored (a judge or model call failed): see why</a>',
+    );
+  });
+
+  it("says what a cancelled or budget-stopped run left undone, and nothing for a clean completed or running run", async () => {
+    expect(await ended("cancelled")).toContain("This run ended cancelled: it was cancelled before every job ran");
+    expect(await ended("budget_exceeded")).toContain("larger budget_usd");
+    expect(await ended("completed", [{ ...pair, passed: 3, errored: 0, pass_rate: 1 }])).not.toContain("run-ending");
+    expect(await ended("running", [pair])).not.toContain("run-ending");
+    expect(await ended("completed", [{ ...pair, passed: 2, errored: 1, pass_rate: 1 }])).toContain("1 result errored");
+  });
+});
