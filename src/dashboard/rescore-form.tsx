@@ -152,7 +152,7 @@ export function RescoreForm(props: {
       <p>
         <label for="replicate_count">Replicates</label>{" "}
         <input id="replicate_count" name="replicate_count" type="number" min={spec.replicate_count} max={1000} value={String(spec.replicate_count)} />{" "}
-        <label for="rescore_run_name">New run's name</label> <input id="rescore_run_name" name="run_name" size={30} />
+        <label for="rescore_run_name">New run's name</label> <input id="rescore_run_name" name="run_name" size={30} maxlength={200} />
       </p>
       {props.scenarios.length > 0 && (
         <p id="rescore-left-out" role="note">

@@ -11,6 +11,8 @@ import { runEvents } from "../http/run-events";
 import { cancelRun } from "../http/run-cancel";
 import { questionResultsStored, startRescore } from "../http/rescore";
 import { resultFilter } from "../http/result-filter";
+import { fieldIssues } from "../http/body";
+import { WIRE_PARSE } from "../lib/wire-issues";
 import { requireSpec } from "../storage/spec-store";
 import { compareRuns } from "../http/compare";
 import { exportDownload, requireExport, startExport } from "../http/exports";
@@ -303,7 +305,8 @@ const judgeIds = async (blobs: R2Bucket, run: RunRecord) => (await requireSpec(b
 const stringEntries = (o: Record<string, string | undefined>) => Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => e[1] !== undefined));
 
 function parsed<T extends z.ZodType>(schema: T, input: unknown): { ok: true; data: z.output<T> } | { ok: false; message: string } {
-  const r = schema.safeParse(input);
+  // Worded as the API words a bad field (src/lib/wire-issues.ts): what was expected and what came, an unknown field by name.
+  const r = schema.safeParse(input, WIRE_PARSE);
   if (r.success) return { ok: true, data: r.data };
-  return { ok: false, message: r.error.issues.map((i) => `query ${i.path.join(".") || "(unknown field)"}: ${i.message}`).join("; ") };
+  return { ok: false, message: fieldIssues(r.error.issues).map((i) => `query ${i.path}: ${i.message}`).join("; ") };
 }

@@ -114,7 +114,8 @@ describe("dashboard re-score form", () => {
       [{ judge_base: "nope", judge_model_name: j2, replicate_count: "1" }, "form judge_base: pick one of the run's judges to copy (j1)"],
       [{ judge_base: "j1", judge_model_name: "", replicate_count: "0" }, "form replicate_count:"],
       [{ judge_base: "j1", judge_model_name: "", replicate_count: "two" }, "form replicate_count: a whole number of replicates"],
-      [{ judge_base: "j1", colour: "red" }, 'Unrecognized key: "colour"'],
+      [{ judge_base: "j1", colour: "red" }, "form colour: unknown field; remove it (check the spelling)"],
+      [{ judge_base: "j1", judge_model_name: j2, run_name: "x".repeat(201) }, "form run_name: expected at most 200 characters, got"],
     ];
     for (const [fields, said] of cases) {
       const res = await press(parent, fields);
