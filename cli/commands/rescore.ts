@@ -6,7 +6,7 @@
 import type { EdgevalClient, RescoreRequest } from "../../src/client/index.ts";
 import { CliError, type Out, readData } from "../io.ts";
 import { retryLine } from "../progress.ts";
-import { beforeDeadline, checkFollowOptions, type FollowOptions, followRun } from "./run.ts";
+import { beforeDeadline, checkFollowOptions, type FollowOptions, followRun, rescoreCaveatLines } from "./run.ts";
 
 export interface RescoreOptions extends FollowOptions {
   add?: string;
@@ -28,9 +28,6 @@ export async function rescoreCommand(client: EdgevalClient, runId: string, opts:
   out.err(`run ${child.run_id} re-scores ${runId}: ${client.url}${child.status_url}`);
   // What the child does not carry (a run's scenarios) is said before the wait, not found missing after it.
   // A server from before `left_out` sends none.
-  if (child.graded_afresh) out.err(`graded afresh: ${child.graded_afresh.results} result(s): ${child.graded_afresh.reason}`);
-  for (const l of child.left_out ?? []) {
-    out.err(`left out of the child: ${l.what} ${l.ids.map((id) => JSON.stringify(id)).join(", ")} (${l.results} result(s) of run ${runId}): ${l.reason}`);
-  }
-  return followRun(client, child.run_id, opts, out, { deadline, serverAnswered: true });
+  for (const l of rescoreCaveatLines(runId, child)) out.err(l);
+  return followRun(client, child.run_id, opts, out, { deadline, serverAnswered: true, caveatsSaid: true });
 }

@@ -5,7 +5,14 @@
  * non-zero when a CI gate fails (--fail-under, --max-errors).
  */
 import path from "node:path";
-import { type CreateRunRequest, type EdgevalClient, isTransient, type RunStatus, type RunSubmission } from "../../src/client/index.ts";
+import {
+  type CreateRunRequest,
+  type EdgevalClient,
+  isTransient,
+  type RescoreStarted,
+  type RunStatus,
+  type RunSubmission,
+} from "../../src/client/index.ts";
 import { CliError, checkWritable, type Out, readData } from "../io.ts";
 import { progressReporter, retryLine } from "../progress.ts";
 import { endFailure, gateFailures, jsonReport, summaryTable } from "../summary.ts";
@@ -159,6 +166,24 @@ export interface FollowContext {
   deadline?: AbortSignal;
   /** The server has just taken the run (run, rescore): no answer at the first watch is a blip. */
   serverAnswered?: boolean;
+  /** `rescore` printed the child's left_out and graded_afresh from its 202; a watch prints them from the run's lineage. */
+  caveatsSaid?: boolean;
+}
+
+/**
+ * What a re-scored run does without, one stderr line each: the rescore 202's `left_out` and
+ * `graded_afresh`, which GET /v1/runs/:id keeps in `lineage` (a server from before it sends neither).
+ */
+export function rescoreCaveatLines(
+  parentId: string,
+  caveats: { left_out?: RescoreStarted["left_out"] | null; graded_afresh?: RescoreStarted["graded_afresh"] },
+): string[] {
+  return [
+    ...(caveats.graded_afresh ? [`graded afresh: ${caveats.graded_afresh.results} result(s): ${caveats.graded_afresh.reason}`] : []),
+    ...(caveats.left_out ?? []).map(
+      (l) => `left out of the child: ${l.what} ${l.ids.map((id) => JSON.stringify(id)).join(", ")} (${l.results} result(s) of run ${parentId}): ${l.reason}`,
+    ),
+  ];
 }
 
 /** Progress until the run ends, the summary table (or --json's report), the saved results, then the CI gates' exit code. */
@@ -196,6 +221,8 @@ export async function followRun(
     process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
   }
 
+  // `watch` of a re-scored run: what its re-score left out, as `rescore` said it at the start.
+  if (!how.caveatsSaid && run.lineage?.parent_run_id) for (const l of rescoreCaveatLines(run.lineage.parent_run_id, run.lineage)) out.err(l);
   const rows = run.summary_total > run.summary.length ? await client.runs.allPairs(run.run_id, { onRetry: retryLine(out) }) : run.summary;
   const cost = run.usage.total.cost_usd;
   if (!opts.json) {

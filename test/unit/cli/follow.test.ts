@@ -8,7 +8,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { rescoreCommand } from "../../../cli/commands/rescore.ts";
-import { runCommand } from "../../../cli/commands/run.ts";
+import { followRun, runCommand } from "../../../cli/commands/run.ts";
 import { main } from "../../../cli/main.ts";
 import { createClient } from "../../../src/client/index.ts";
 import { tempDirs } from "../../support/temp-dirs.ts";
@@ -290,5 +290,36 @@ describe("edgeval watch", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe("edgeval watch of a re-scored run", () => {
+  it("says what its re-score left out and graded afresh, from the run's lineage, as rescore said it at the start", async () => {
+    const lineage = {
+      parent_run_id: "p1",
+      children: [],
+      left_out: [{ what: "scenarios", ids: ["first"], results: 2, reason: "submit the benchmark again" }],
+      graded_afresh: { results: 3, reason: "run p1 recorded 1 of its 4 results" },
+    };
+    const fetch = routesFetch({
+      "GET /v1/runs/c1/events": () =>
+        new Response('event: done\ndata: {"status":"completed"}\n\n', { headers: { "content-type": "text/event-stream" } }),
+      "GET /v1/runs/c1": () =>
+        json({
+          run_id: "c1",
+          status: "completed",
+          progress: { total: 1, done: 1 },
+          summary: [],
+          summary_total: 0,
+          usage: { total: { cost_usd: 0 } },
+          lineage,
+        }),
+    });
+    const lines: string[] = [];
+    const out = { isTTY: false, line: () => {}, err: (s: string) => lines.push(s), status: () => {} };
+    const client = createClient({ url: "http://x", token: "t", fetch });
+    expect(await followRun(client, "c1", { maxErrors: 0, timeout: 30, pollMs: 100 } as never, out)).toBe(0);
+    expect(lines).toContain("graded afresh: 3 result(s): run p1 recorded 1 of its 4 results");
+    expect(lines).toContain('left out of the child: scenarios "first" (2 result(s) of run p1): submit the benchmark again');
   });
 });
