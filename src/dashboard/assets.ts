@@ -70,6 +70,9 @@ export const PROGRESS_SCRIPT = `
     box.setAttribute("data-terminal", "true");
     var cancel = document.getElementById("cancel-form");
     if (cancel) cancel.hidden = true;
+    // The figures below were drawn while the run went: say that a reload shows its final ones.
+    var ended = document.getElementById("run-ended");
+    if (ended) ended.hidden = false;
   });
   source.onerror = function () {
     if (source.readyState !== EventSource.CLOSED) return; // reconnecting by itself

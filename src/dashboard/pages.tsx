@@ -144,6 +144,14 @@ export function RunPage(props: {
           <dt>Time left</dt>
           <dd id="progress-eta">{terminal ? "none left" : "not known yet"}</dd>
         </dl>
+        {!terminal && (
+          // Shown by progress.js when the run ends: the page is not reloaded under the reader, so its
+          // pass rates, heatmap, exports and re-score form stay as drawn until they ask for the new ones.
+          <p id="run-ended" role="status" hidden>
+            The run has ended. <a href={`${DASHBOARD}/runs/${v.run_id}`}>Reload the page</a> for its final pass rates, heatmap, exports
+            and re-score.
+          </p>
+        )}
         {props.canWrite && !terminal && (
           <form id="cancel-form" method="post" action={`${DASHBOARD}/runs/${v.run_id}/cancel`}>
             <button type="submit">Cancel run</button>{" "}

@@ -108,6 +108,9 @@ describe("dashboard in Chromium", () => {
       `ETAs seen: ${[...etas].join(" | ")}`,
     ).toBe(true);
     expect(await page.locator("#progress-eta").textContent()).toBe("none left");
+    // The figures below were drawn while it went: the page says a reload shows the final ones, and links it.
+    await page.locator("#run-ended").waitFor({ state: "visible", timeout: 5_000 });
+    expect(await page.locator("#run-ended a").getAttribute("href")).toBe(`/dashboard/runs/${run_id}`);
     // The example's fake models have no price: the cost is unknown, as GET /v1/runs/:id and the
     // server-drawn page say, never "$0.0000".
     expect(await page.locator("#progress-cost").textContent()).toBe("not priced");
