@@ -57,12 +57,17 @@ export function SignInPage(props: { error?: string }) {
   );
 }
 
-export function ErrorPage(props: { tenant: string; title: string; message: string }) {
+export function ErrorPage(props: { tenant: string; title: string; message: string; way?: { href: string; text: string } }) {
   return (
     <Layout title={props.title} signedIn={{ tenant: props.tenant }}>
       <p class="error" role="alert">
         {props.message}
       </p>
+      {props.way && (
+        <p>
+          <a href={props.way.href}>{props.way.text}</a>
+        </p>
+      )}
     </Layout>
   );
 }

@@ -288,14 +288,19 @@ signedIn.get("/runs/:id/results/:result_id", async (c) => {
   );
 });
 
+/** The API's advice to list runs with GET /v1/runs (requireRun's 404) is for API callers; the page links the run list instead. */
+const forPeople = (message: string) => message.replace(/; list runs with GET \/v1\/runs$/, "");
+
 const ERROR_TITLES: Record<number, string> = { 400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict" };
 
 /** A failure inside the signed-in pages is a page, not the API's JSON error. */
 signedIn.onError((err, c) => {
   const code = err instanceof ApiFailure ? err.error.code : "internal";
   const status = (err instanceof ApiFailure ? ERROR_STATUS[code as ErrorCode] : 500) as ContentfulStatusCode;
-  const message = err instanceof ApiFailure ? err.error.message : "internal error; reload, and report it if it persists";
-  return c.html(<ErrorPage tenant={tenantOf(c).tenant_id} title={ERROR_TITLES[status] ?? "Error"} message={message} />, status);
+  const message = err instanceof ApiFailure ? forPeople(err.error.message) : "internal error; reload, and report it if it persists";
+  // A run or result that is not there (a stale link, another tenant's id): the way on is the run list.
+  const way = status === 404 ? { href: `${DASHBOARD}/runs`, text: "See this tenant's runs" } : undefined;
+  return c.html(<ErrorPage tenant={tenantOf(c).tenant_id} title={ERROR_TITLES[status] ?? "Error"} message={message} way={way} />, status);
 });
 
 dashboard.route("/", signedIn);

@@ -152,6 +152,12 @@ describe("dashboard compare page", () => {
     const foreign = await page(`/dashboard/runs/${b}/compare?a=${theirs}`, session);
     expect(foreign.status).toBe(404);
     expect(foreign.html).not.toContain("theirs");
+    // A run that is not there: the page's way on is the run list, not the API's advice.
+    const gone = await page(`/dashboard/runs/${theirs}`, session);
+    expect(gone.status).toBe(404);
+    expect(gone.html).toContain(`no run ${theirs}</p>`);
+    expect(gone.html).not.toContain("GET /v1/runs");
+    expect(gone.html).toContain(`<a href="/dashboard/runs">See this tenant&#39;s runs</a>`);
   });
 });
 
