@@ -51,12 +51,13 @@ function readableName(name: string): string {
     .replace(/^[.-]+|[.-]+$/g, "");
 }
 
-/** Accents dropped (é → e), anything else outside `A-Za-z0-9._-` as one `-`. */
+/** Accents dropped (é → e), anything else outside `A-Za-z0-9._-` as `-`, a run of dashes as one. */
 function asciiOf(name: string): string {
   return name
     .normalize("NFKD")
     .replace(/\p{M}+/gu, "")
     .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/-{2,}/g, "-")
     .replace(/^-+|-+$/g, "");
 }
 

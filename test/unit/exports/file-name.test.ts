@@ -32,6 +32,10 @@ describe("an export's file name", () => {
     expect(decodeURIComponent(star)).toBe("évals-q-Set-Cookie-x=1;-日本-語-✓_3f2a9c1e_20261207T234105Z_cccc3333.csv");
   });
 
+  it("drops what ASCII cannot spell from the fallback as one dash, not a run of them", () => {
+    expect(exportFileName(facts("Ünïcødé 評価 run", "dddd4444")).ascii).toBe("Unic-de-run_3f2a9c1e_20261207T234105Z_dddd4444.csv");
+  });
+
   it("cuts a huge name and never leaves half a surrogate pair", () => {
     const name = exportFileName(facts("😀".repeat(500))).utf8;
     expect(name).toBe(`${"😀".repeat(60)}_3f2a9c1e_20261207T234105Z.csv`);
