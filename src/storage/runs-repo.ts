@@ -45,7 +45,7 @@ const RunRow = z.object({
   rescore_caveats_json: z.string().nullable().default(null),
 });
 
-/** A row as the domain record: the caveats' JSON parsed (migrations/0023_rescore_caveats.sql). */
+/** A row as the domain record: the caveats' JSON parsed (migrations/0024_rescore_caveats.sql). */
 function runRecord(row: unknown): RunRecord {
   const { rescore_caveats_json: caveats, ...run } = RunRow.parse(row);
   return { ...run, rescore_caveats: caveats === null ? null : RescoreCaveats.parse(JSON.parse(caveats)) };
