@@ -146,6 +146,13 @@ export function RunPage(props: {
         <dl class="figures">
           <dt>Cost so far</dt>
           <dd id="progress-cost">{v.usage.total.cost_usd === null ? "not priced" : `$${v.usage.total.cost_usd.toFixed(4)}`}</dd>
+          {v.budget_usd !== null && (
+            // The cap the cost above runs against (budget_usd, or what the tenant's monthly spend quota left): no job starts past it.
+            <>
+              <dt>Budget</dt>
+              <dd id="progress-budget">${v.budget_usd.toFixed(4)} (no job starts once the cost reaches it)</dd>
+            </>
+          )}
           <dt>Time left</dt>
           <dd id="progress-eta">{terminal ? "none left" : "not known yet"}</dd>
         </dl>

@@ -68,3 +68,20 @@ describe("RunPage of a run that ended badly", () => {
     expect(await ended("completed", [{ ...pair, passed: 2, errored: 1, pass_rate: 1 }])).toContain("1 result errored");
   });
 });
+
+describe("RunPage of a run with a budget", () => {
+  it("shows the budget beside the cost so far, and no budget line without one", async () => {
+    const render = async (budget_usd: number | null) =>
+      (await RunPage({
+        tenant: "t",
+        view: { ...view("running"), budget_usd },
+        heat: { cells: [], truncated: false },
+        canWrite: false,
+        others: [],
+      }).toString()) as string;
+    expect(await render(5)).toContain('<dt>Budget</dt><dd id="progress-budget">$5.0000 (no job starts once the cost reaches it)</dd>');
+    // As precise as the cost beside it: a small budget does not read "$0.00".
+    expect(await render(0.002)).toContain('<dd id="progress-budget">$0.0020 ');
+    expect(await render(null)).not.toContain("progress-budget");
+  });
+});
