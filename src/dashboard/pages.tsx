@@ -294,7 +294,9 @@ export function ResultsPage(props: {
         <button type="submit">Filter</button>
       </form>
       <table>
-        <caption>{props.rows.length} results on this page</caption>
+        <caption>
+          {props.rows.length} {props.rows.length === 1 ? "result" : "results"} on this page
+        </caption>
         <ColumnHeads names={["Question", "Answering", "Parsing", "Replicate", "Verdict", "Failure"]} />
         <tbody>
           {props.rows.map((r) => (
