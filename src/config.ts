@@ -51,6 +51,8 @@ const Vars = z.object({
   EDGEVAL_KEY_ORIGINS: z.string().optional().catch(undefined),
   /** JSON: the shared limiter's limits per interface or origin, over the defaults (src/adapters/edge-models.ts). */
   EDGEVAL_PROVIDER_LIMITS: z.string().optional().catch(undefined),
+  /** The API's public origin, for the absolute links webhook events carry (src/webhooks/links.ts). */
+  EDGEVAL_PUBLIC_ORIGIN: z.string().optional().catch(undefined),
 });
 
 /** `{"<interface or origin>": {rpm?, tpm?, concurrency?}}`; an entry that is not one is ignored. */
@@ -71,6 +73,8 @@ export interface EdgeConfig {
   outbound: OutboundPolicy;
   /** EDGEVAL_PROVIDER_LIMITS by interface name or origin: the operator's limits for deployment keys and keyless servers. */
   providerLimits: ReadonlyMap<string, PartialLimits>;
+  /** EDGEVAL_PUBLIC_ORIGIN as `scheme://host[:port]`, or undefined: links then use the origin a request came in on. */
+  publicOrigin: string | undefined;
 }
 
 const parsed = new WeakMap<object, EdgeConfig>();
@@ -100,6 +104,7 @@ export function edgeConfig(env: Env): EdgeConfig {
       webhookRetryScale: v.WEBHOOK_RETRY_SCALE,
       outbound: outboundPolicy(isLocalMode(env), v.EDGEVAL_PRIVATE_ORIGINS, v.EDGEVAL_KEY_ORIGINS, unusable),
       providerLimits: providerLimits(v.EDGEVAL_PROVIDER_LIMITS, unusable),
+      publicOrigin: publicOrigin(v.EDGEVAL_PUBLIC_ORIGIN, unusable),
     };
     unusable.report();
     parsed.set(env, config);
@@ -145,6 +150,24 @@ function originsOf(name: string, raw: string | undefined, unusable: Unusable): S
     for (const origin of parsed) origins.add(origin);
   });
   return origins;
+}
+
+/** An http(s) origin with nothing after it; anything else is reported, and the request's origin is used. */
+function publicOrigin(raw: string | undefined, unusable: Unusable): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  const bare = url && /^https?:$/.test(url.protocol) && url.pathname === "/" && !url.search && !url.hash && !url.username;
+  if (url && bare) return url.origin;
+  unusable.add(
+    "EDGEVAL_PUBLIC_ORIGIN",
+    "not an origin like https://evals.example.com (no path): links use the origin each request came in on",
+  );
+  return undefined;
 }
 
 function providerLimits(raw: string | undefined, unusable: Unusable): Map<string, PartialLimits> {

@@ -46,6 +46,11 @@ export interface Env {
   EDGEVAL_PRIVATE_ORIGINS?: string;
   /** Locally, the OpenAI-compatible endpoint serving the embedding check's default model (default Ollama's http://127.0.0.1:11434/v1). */
   EDGEVAL_EMBEDDING_BASE_URL?: string;
+  /**
+   * The API's public origin (`https://evals.example.com`): webhook events and trigger hook URLs link
+   * there. Unset: the origin the submitting request came in on (src/webhooks/links.ts).
+   */
+  EDGEVAL_PUBLIC_ORIGIN?: string;
   /** "local" on a developer's machine (.dev.vars, npm start, npm run dev, the tests); absent in production. */
   EDGEVAL_ENV?: string;
   /** One per webhook delivery: its retry schedule on alarms (src/webhooks/dispatcher.ts). */

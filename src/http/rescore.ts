@@ -26,6 +26,7 @@ import { reply } from "./reply";
 import { admitRun, spendAllowance } from "./run-quotas";
 import { requireEnded, requireRun, statusUrl } from "./runs";
 import { httpHost } from "./submit-run";
+import { requestOrigin } from "../webhooks/links";
 
 /** New models and traits, not a benchmark. */
 const RESCORE_BODY_LIMIT: BodyLimit = {
@@ -78,7 +79,7 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
   const spec = allowance && allowance.left > 0 ? { ...planned, budget_usd: allowance.left } : planned;
   if (spec.budget_usd !== undefined) refuseUnpriced(spec);
   await admitRun(httpHost(c), tenant.tenant_id, limits, allowance);
-  await startRun(c.env, spec, plan.jobIds);
+  await startRun(c.env, spec, plan.jobIds, { api_origin: requestOrigin(c) });
   await auditStatement(c.env.DB, {
     tenant_id: tenant.tenant_id,
     actor: actorOf(c.get("principal")),

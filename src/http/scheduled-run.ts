@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { scheduledRunBody } from "../schedules/run-body";
 import type { ScheduleRecord } from "../schedules/schedules-repo";
 import { getTenant } from "../tenants/tenants-repo";
+import { storedOrigin } from "../webhooks/links";
 import { ApiFailure } from "./errors";
 import { type SubmitHost, submitRun } from "./submit-run";
 
@@ -19,6 +20,7 @@ export async function startScheduledRun(env: Env, s: ScheduleRecord, minute: str
   if (!tenant || tenant.disabled) return { error: "the tenant is disabled" };
   const host: SubmitHost = {
     env,
+    origin: storedOrigin(env, s.api_origin),
     refuseOverQuota: (_state, _retryAfterS, message) => {
       throw new ApiFailure({ code: "quota_exceeded", message });
     },

@@ -27,6 +27,7 @@ import { reply } from "./reply";
 import type { FieldIssue } from "../schemas/field-issue";
 import { ApiFailure, invalidBody } from "./errors";
 import { httpHost, submitRun } from "./submit-run";
+import { requestOrigin } from "../webhooks/links";
 
 /** A config may carry manual answers for a large benchmark. */
 const SCHEDULE_BODY_LIMIT: BodyLimit = {
@@ -53,6 +54,8 @@ schedules.post("/", requireScope("runs:write"), async (c) => {
     enabled: body.enabled,
     created_at: now,
     updated_at: now,
+    // Its runs' webhook events link here (src/webhooks/links.ts): a cron tick has no request of its own.
+    api_origin: requestOrigin(c),
   };
   await checkRunBody(c, record);
   await insertSchedule(c.env.DB, record);
@@ -87,7 +90,7 @@ schedules.get("/:id", requireScope("runs:read"), async (c) => {
 schedules.patch("/:id", requireScope("runs:write"), async (c) => {
   const s = await requireSchedule(c);
   const body = validatePatch((await readJson(c, SCHEDULE_BODY_LIMIT)).value);
-  const next: ScheduleRecord = { ...s, ...body, updated_at: new Date().toISOString() };
+  const next: ScheduleRecord = { ...s, ...body, updated_at: new Date().toISOString(), api_origin: requestOrigin(c) };
   if (body.config !== undefined || body.preset_id !== undefined) await checkRunBody(c, next);
   await updateSchedule(c.env.DB, next);
   await audit(c, "schedule.updated", s.schedule_id, { changed: Object.keys(body) });

@@ -22,6 +22,7 @@ import type { FieldIssue } from "../schemas/field-issue";
 import { applyPreset } from "../presets/apply";
 import { getPreset } from "../presets/presets-repo";
 import { webhooksOfRun } from "../webhooks/emit";
+import { requestOrigin } from "../webhooks/links";
 import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
 import { refuseBrokenCode } from "./benchmarks";
 import type { AppEnv } from "./auth";
@@ -36,10 +37,16 @@ import { refuseOverQuota } from "./request-rate";
  */
 export interface SubmitHost {
   env: Env;
+  /** Where the run's webhook links point (src/webhooks/links.ts); null: paths. */
+  origin: string | null;
   refuseOverQuota(state: QuotaState, retryAfterS: number, message: string): never;
 }
 
-export const httpHost = (c: Context<AppEnv>): SubmitHost => ({ env: c.env, refuseOverQuota: (...a) => refuseOverQuota(c, ...a) });
+export const httpHost = (c: Context<AppEnv>): SubmitHost => ({
+  env: c.env,
+  origin: requestOrigin(c),
+  refuseOverQuota: (...a) => refuseOverQuota(c, ...a),
+});
 
 export interface SubmitCall {
   tenant: TenantRecord;
@@ -97,7 +104,7 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
   }
   try {
     await admitRun(host, tenant.tenant_id, limits, allowance);
-    await startRun(env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events });
+    await startRun(env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events, api_origin: host.origin });
   } catch (err) {
     // Refused or failed: the key is free again for the same request.
     if (idempotency) await releaseIdempotencyKey(env.DB, tenant.tenant_id, idempotency.key, runId);

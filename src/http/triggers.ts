@@ -34,6 +34,7 @@ import { loadKeyRing } from "../tenants/key-ring";
 import { secretAdvice } from "../env";
 import { applyPreset } from "../presets/apply";
 import { getPreset } from "../presets/presets-repo";
+import { requestOrigin } from "../webhooks/links";
 
 export const triggers = new Hono<AppEnv>();
 
@@ -84,7 +85,7 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
     target: triggerId,
     detail: { scheme: body.signing.scheme },
   }).run();
-  return reply(c, TriggerWithSecret, { ...triggerView(record), secret }, 201);
+  return reply(c, TriggerWithSecret, { ...triggerView(record, requestOrigin(c)), secret }, 201);
 });
 
 /**
@@ -111,20 +112,23 @@ triggers.post("/:id/rotate-secret", requireScope("triggers:write"), async (c) =>
     }),
   ]);
   if (!rotated?.meta.changes) throw notFound(t.trigger_id);
-  const view = triggerView({ ...t, sealed: next, previous: { sealed: t.sealed, expires_at: prevExpiresAt } });
+  const view = triggerView({ ...t, sealed: next, previous: { sealed: t.sealed, expires_at: prevExpiresAt } }, requestOrigin(c));
   return reply(c, TriggerWithSecret, { ...view, secret }, 201);
 });
 
 triggers.get("/", requireScope("triggers:read"), async (c) => {
   const q = validateQuery(ListQuery, c.req.queries());
   const rows = await listTriggers(c.env.DB, tenantOf(c).tenant_id, q.limit, decodeCreatedCursor(q.cursor));
-  return reply(c, TriggerList, { triggers: rows.map(triggerView), next_cursor: nextCreatedCursor(rows, q.limit, (t) => t.trigger_id) });
+  return reply(c, TriggerList, {
+    triggers: rows.map((t) => triggerView(t, requestOrigin(c))),
+    next_cursor: nextCreatedCursor(rows, q.limit, (t) => t.trigger_id),
+  });
 });
 
 triggers.get("/:id", requireScope("triggers:read"), async (c) => {
   const t = await getTrigger(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
   if (!t) throw notFound(c.req.param("id"));
-  return reply(c, TriggerView, triggerView(t));
+  return reply(c, TriggerView, triggerView(t, requestOrigin(c)));
 });
 
 triggers.delete("/:id", requireScope("triggers:write"), async (c) => {

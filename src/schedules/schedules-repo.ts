@@ -13,6 +13,8 @@ const ScheduleRow = z.object({
   enabled: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** The API origin the schedule was created or last changed through: its runs' webhook links (src/webhooks/links.ts). */
+  api_origin: z.string().nullable().default(null),
 });
 export type ScheduleRecord = Omit<z.output<typeof ScheduleRow>, "config_json" | "enabled"> & {
   config: Record<string, unknown>;
@@ -27,7 +29,7 @@ const toRecord = (raw: unknown): ScheduleRecord => {
 export async function insertSchedule(db: D1Database, s: ScheduleRecord): Promise<void> {
   await db
     .prepare(
-      "INSERT INTO schedules (tenant_id, schedule_id, name, cron, benchmark_id, preset_id, config_json, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO schedules (tenant_id, schedule_id, name, cron, benchmark_id, preset_id, config_json, enabled, created_at, updated_at, api_origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(
       s.tenant_id,
@@ -40,6 +42,7 @@ export async function insertSchedule(db: D1Database, s: ScheduleRecord): Promise
       s.enabled ? 1 : 0,
       s.created_at,
       s.updated_at,
+      s.api_origin,
     )
     .run();
 }
@@ -47,9 +50,9 @@ export async function insertSchedule(db: D1Database, s: ScheduleRecord): Promise
 export async function updateSchedule(db: D1Database, s: ScheduleRecord): Promise<void> {
   await db
     .prepare(
-      "UPDATE schedules SET name = ?, cron = ?, preset_id = ?, config_json = ?, enabled = ?, updated_at = ? WHERE tenant_id = ? AND schedule_id = ?",
+      "UPDATE schedules SET name = ?, cron = ?, preset_id = ?, config_json = ?, enabled = ?, updated_at = ?, api_origin = ? WHERE tenant_id = ? AND schedule_id = ?",
     )
-    .bind(s.name, s.cron, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.updated_at, s.tenant_id, s.schedule_id)
+    .bind(s.name, s.cron, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.updated_at, s.api_origin, s.tenant_id, s.schedule_id)
     .run();
 }
 

@@ -18,6 +18,7 @@ import { cronMatches, minuteOf, parseCron } from "../lib/cron";
 import { log } from "../log";
 import { deliverEvents, receives } from "../webhooks/emit";
 import { listEndpoints } from "../webhooks/endpoints-repo";
+import { apiLink, storedOrigin } from "../webhooks/links";
 import {
   claimMinute,
   enabledSchedules,
@@ -85,11 +86,7 @@ export async function scheduleTick(
           previous_run_id: previous,
           alpha: ALPHA,
           regressed_pairs: pairs.filter((p) => p.significant && p.delta !== null && p.delta < 0),
-          links: {
-            run: `/v1/runs/${r.run_id}`,
-            previous_run: `/v1/runs/${previous}`,
-            compare: `/v1/runs/compare?a=${previous}&b=${r.run_id}`,
-          },
+          links: regressionLinks(storedOrigin(env, schedule?.api_origin), previous, r.run_id),
         },
       });
       const event = {
@@ -107,4 +104,14 @@ export async function scheduleTick(
     compared.push(r.run_id);
   }
   return { started, compared, regressions };
+}
+
+/** A regression's links: both runs, their comparison, and the dashboard's view of it. */
+function regressionLinks(origin: string | null, previous: string, runId: string) {
+  return {
+    run: apiLink(origin, `/v1/runs/${runId}`),
+    previous_run: apiLink(origin, `/v1/runs/${previous}`),
+    compare: apiLink(origin, `/v1/runs/compare?a=${previous}&b=${runId}`),
+    dashboard: apiLink(origin, `/dashboard/runs/${runId}/compare?a=${previous}`),
+  };
 }

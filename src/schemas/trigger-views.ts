@@ -11,7 +11,7 @@ export const TriggerView = z.strictObject({
   webhook_endpoint_ids: z.array(z.string()).optional(),
   mapping: TriggerMapping,
   signing: TriggerSigning,
-  /** Where the sender POSTs its deliveries (relative: the worker does not know its public origin). */
+  /** Where the sender POSTs its deliveries: absolute, on EDGEVAL_PUBLIC_ORIGIN or else the origin this request came in on. */
   hook_url: z.string(),
   /** After a rotation: deliveries signed with the replaced secret verify until then (null: no rotation). */
   previous_secret_expires_at: z.string().nullable(),

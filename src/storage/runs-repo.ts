@@ -27,6 +27,8 @@ export interface RunRecord {
   parent_run_id?: string | null;
   /** What a re-scored run does without (its 202's `left_out`, `graded_afresh`); null or absent for every other run. */
   rescore_caveats?: RescoreCaveats | null;
+  /** The API origin the run was submitted through (its webhook events' links); null on runs from before. */
+  api_origin?: string | null;
 }
 
 const RunRow = z.object({
@@ -54,8 +56,8 @@ function runRecord(row: unknown): RunRecord {
 export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO runs (run_id, tenant_id, coordinator_name, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at, parent_run_id, rescore_caveats_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs (run_id, tenant_id, coordinator_name, run_name, benchmark_name, status, total_results, total_jobs, spec_key, created_at, finished_at, parent_run_id, rescore_caveats_json, api_origin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       run.run_id,
@@ -71,6 +73,7 @@ export function insertRun(db: D1Database, run: RunRecord): D1PreparedStatement {
       run.finished_at,
       run.parent_run_id ?? null,
       run.rescore_caveats ? JSON.stringify(run.rescore_caveats) : null,
+      run.api_origin ?? null,
     );
 }
 

@@ -18,13 +18,14 @@ import { edgeConfig } from "../config";
 
 /**
  * `webhook_endpoint_ids`: endpoints (already checked to be the tenant's) that receive the run's
- * events; `result_events`: one of its receivers takes result.created (src/webhooks/result-events.ts).
+ * events; `result_events`: one of its receivers takes result.created (src/webhooks/result-events.ts);
+ * `api_origin`: where the run's webhook links point (src/webhooks/links.ts).
  */
 export async function startRun(
   env: Env,
   spec: RunSpec,
   jobIds: string[],
-  opts: { webhook_endpoint_ids?: string[]; result_events?: boolean } = {},
+  opts: { webhook_endpoint_ids?: string[]; result_events?: boolean; api_origin?: string | null } = {},
 ): Promise<void> {
   const specKey = await saveSpec(env.BLOBS, spec);
   const perPair = spec.questions.length * spec.replicate_count;
@@ -61,6 +62,7 @@ export async function startRun(
     finished_at: null,
     parent_run_id: spec.rescore?.parent_run_id ?? null,
     rescore_caveats: spec.rescore?.caveats ?? null,
+    api_origin: opts.api_origin ?? null,
   }).run();
   if (shards) return;
   // Each send the queue took is stamped in the coordinator: its stall watch re-sends only the rest.

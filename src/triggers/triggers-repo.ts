@@ -4,6 +4,7 @@ import { prefixedId } from "../lib/ids";
 import { parseKek, seal, secretAad, type Sealed, unseal } from "../lib/secret-crypto";
 import { TriggerMapping, TriggerSigning } from "../schemas/triggers";
 import { newestFirstPage, type PageAfter } from "../storage/newest-first";
+import { apiLink } from "../webhooks/links";
 
 /** What a delivery turns into a run body: stored as the creator sent it. */
 export const TriggerSpec = z.object({
@@ -94,13 +95,14 @@ export async function deleteTrigger(db: D1Database, tenantId: string, triggerId:
   await db.prepare("DELETE FROM triggers WHERE tenant_id = ? AND trigger_id = ?").bind(tenantId, triggerId).run();
 }
 
-export function triggerView(t: TriggerRecord) {
+/** `origin`: the API's public origin (src/webhooks/links.ts), so hook_url can be pasted into a sender as it is. */
+export function triggerView(t: TriggerRecord, origin: string | null) {
   return {
     trigger_id: t.trigger_id,
     name: t.name,
     ...t.spec,
     signing: t.signing,
-    hook_url: `/v1/hooks/${t.trigger_id}`,
+    hook_url: apiLink(origin, `/v1/hooks/${t.trigger_id}`),
     // After a rotation, deliveries signed with the replaced secret verify until then.
     previous_secret_expires_at: t.previous?.expires_at ?? null,
     created_at: t.created_at,

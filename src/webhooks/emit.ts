@@ -11,6 +11,7 @@ import { sha256Hex } from "../lib/sha256";
 import type { RunStatus } from "../storage/runs-repo";
 import { type EventRecord, insertDeliveryStatement, insertEventStatement } from "./deliveries-repo";
 import { type EndpointRecord, listEndpoints } from "./endpoints-repo";
+import { runLinks, storedOrigin } from "./links";
 import type { EventType } from "../schemas/webhooks";
 
 /** Pairs an event carries at most; the rest are one GET …/summary away. */
@@ -42,10 +43,10 @@ export async function deliveryIdOf(eventId: string, endpointId: string): Promise
 }
 
 /** `{type, timestamp, data}` (Standard Webhooks), at most EVENT_MAX_BYTES: fewer pairs until it fits. */
-export function eventBody(type: EventType, at: Date, end: RunEnd & { run_name: string | null }): string {
+export function eventBody(type: EventType, at: Date, end: RunEnd & RunFacts): string {
   let pairs = end.pairs.slice(0, EVENT_PAIRS);
+  const links = runLinks(end.origin, end.run_id);
   for (;;) {
-    const base = `/v1/runs/${end.run_id}`;
     const body = JSON.stringify({
       type,
       timestamp: at.toISOString(),
@@ -56,7 +57,7 @@ export function eventBody(type: EventType, at: Date, end: RunEnd & { run_name: s
         progress: end.progress,
         pairs,
         pairs_truncated: pairs.length < end.pairs_total,
-        links: { run: base, summary: `${base}/summary`, results: `${base}/results` },
+        links,
       },
     });
     if (new TextEncoder().encode(body).length <= EVENT_MAX_BYTES || pairs.length === 0) return body;
@@ -72,7 +73,7 @@ export async function emitRunEvent(env: Env, end: RunEnd, now = new Date()): Pro
   const receivers = (await listEndpoints(env.DB, end.tenant_id)).filter((e) => receives(e, type, named));
   if (receivers.length === 0) return null;
   const eventId = eventIdOf(end.run_id);
-  const payload = eventBody(type, now, { ...end, run_name: await runNameOf(env.DB, end.tenant_id, end.run_id) });
+  const payload = eventBody(type, now, { ...end, ...(await runFactsOf(env, end.tenant_id, end.run_id)) });
   const event = { tenant_id: end.tenant_id, event_id: eventId, run_id: end.run_id, type, payload, created_at: now.toISOString() };
   return { event_id: eventId, deliveries: await deliverEvents(env, [event], receivers) };
 }
@@ -100,12 +101,17 @@ export async function webhooksOfRun(
   };
 }
 
-export async function runNameOf(db: D1Database, tenantId: string, runId: string): Promise<string | null> {
-  const run = await db
-    .prepare("SELECT run_name FROM runs WHERE tenant_id = ? AND run_id = ?")
+/** What an event says of its run besides the run's id: its name, and where its links point (null: paths). */
+export interface RunFacts {
+  run_name: string | null;
+  origin: string | null;
+}
+
+export async function runFactsOf(env: Env, tenantId: string, runId: string): Promise<RunFacts> {
+  const run = await env.DB.prepare("SELECT run_name, api_origin FROM runs WHERE tenant_id = ? AND run_id = ?")
     .bind(tenantId, runId)
-    .first<{ run_name: string | null }>();
-  return run?.run_name ?? null;
+    .first<{ run_name: string | null; api_origin: string | null }>();
+  return { run_name: run?.run_name ?? null, origin: storedOrigin(env, run?.api_origin) };
 }
 
 /**

@@ -8,8 +8,9 @@
 import type { Env } from "../env";
 import { log } from "../log";
 import type { ResultListRow } from "../storage/results-repo";
-import { deliverEvents, EVENT_MAX_BYTES, receives, runNameOf } from "./emit";
+import { deliverEvents, EVENT_MAX_BYTES, type RunFacts, receives, runFactsOf } from "./emit";
 import { listEndpoints } from "./endpoints-repo";
+import { apiLink } from "./links";
 
 /** Result ids per hand-over at most: the D1 lookup binds 2 + n parameters (at most 100). */
 export const RESULT_EVENTS_PER_FLUSH = 40;
@@ -25,11 +26,11 @@ export const resultEventIdOf = (runId: string, resultId: string) => `msg_${runId
 type ResultFacts = ResultListRow & { verify_result: number | null };
 
 /** `{type, timestamp, data}`; the ids the tenant chose (question, models, run name) are dropped if they would pass 64 KB. */
-export function resultEventBody(at: Date, runId: string, runName: string | null, r: ResultFacts): string {
-  const links = { result: `/v1/runs/${runId}/results/${r.result_id}`, run: `/v1/runs/${runId}` };
+export function resultEventBody(at: Date, runId: string, run: RunFacts, r: ResultFacts): string {
+  const links = { result: apiLink(run.origin, `/v1/runs/${runId}/results/${r.result_id}`), run: apiLink(run.origin, `/v1/runs/${runId}`) };
   const data = {
     run_id: runId,
-    run_name: runName,
+    run_name: run.run_name,
     result_id: r.result_id,
     question_id: r.question_id,
     answering_model: r.answering_model,
@@ -77,13 +78,13 @@ export async function emitResultEvents(
     // Cannot happen while a result's row is written before the coordinator records it (src/jobs/row-batcher.ts).
     log.warn("result_event_row_missing", { run_id: run.run_id, missing: taken.length - results.length });
   }
-  const runName = await runNameOf(env.DB, run.tenant_id, run.run_id);
+  const facts = await runFactsOf(env, run.tenant_id, run.run_id);
   const events = results.map((r) => ({
     tenant_id: run.tenant_id,
     event_id: resultEventIdOf(run.run_id, r.result_id),
     run_id: run.run_id,
     type: "result.created",
-    payload: resultEventBody(now, run.run_id, runName, r),
+    payload: resultEventBody(now, run.run_id, facts, r),
     created_at: now.toISOString(),
   }));
   await deliverEvents(env, events, receivers);

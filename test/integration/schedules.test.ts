@@ -111,7 +111,11 @@ describe("scheduled runs", () => {
         schedule_id: scheduleId,
         run_id: second.run_id,
         previous_run_id: first.run_id,
-        links: { compare: `/v1/runs/compare?a=${first.run_id}&b=${second.run_id}` },
+        // Absolute, on the origin the schedule was created through: the cron tick has no request.
+        links: {
+          compare: `http://edgeval.test/v1/runs/compare?a=${first.run_id}&b=${second.run_id}`,
+          dashboard: `http://edgeval.test/dashboard/runs/${second.run_id}/compare?a=${first.run_id}`,
+        },
       },
     });
     expect(got[0]!.webhook_id).toBe(`msg_regression_${second.run_id}`);

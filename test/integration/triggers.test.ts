@@ -260,7 +260,7 @@ describe("signed inbound triggers", () => {
     const second = await rotate({ overlap_seconds: 3600 });
     expect(second.secret).toMatch(/^whsec_/);
     expect(second.secret).not.toBe(trig.secret);
-    expect(second.hook_url).toBe(`/v1/hooks/${trig.trigger_id}`);
+    expect(second.hook_url).toBe(`http://edgeval.test/v1/hooks/${trig.trigger_id}`);
     expect(Math.abs(Date.parse(second.previous_secret_expires_at) - (Date.now() + 3600_000))).toBeLessThan(60_000);
     // During the overlap both secrets start runs: a sender not moved over yet is not refused.
     expect((await deliver(trig.trigger_id, body, signedWith(second.secret))).res.status).toBe(202);

@@ -81,10 +81,13 @@ describe("result.created (opt-in)", () => {
         verdict: "pass",
         verify_result: true,
         failure_category: null,
-        links: { result: `/v1/runs/${runId}/results/${one.data.result_id}`, run: `/v1/runs/${runId}` },
+        links: {
+          result: `http://edgeval.test/v1/runs/${runId}/results/${one.data.result_id}`,
+          run: `http://edgeval.test/v1/runs/${runId}`,
+        },
       },
     });
-    expect((await apiAs(own.key, one.data.links.result)).status).toBe(200);
+    expect((await apiAs(own.key, new URL(one.data.links.result).pathname)).status).toBe(200);
 
     // Opt-in: the endpoint with the default filter got the run's end only.
     expect((await receivedBy(plain.name)).map((r) => JSON.parse(r.body).type)).toEqual(["run.completed"]);

@@ -113,7 +113,13 @@ describe("signed completion webhooks", () => {
         progress: { total: 1, done: 1 },
         pairs: [expect.objectContaining({ answering_model: "m", parsing_model: "j", passed: 1 })],
         pairs_truncated: false,
-        links: { run: `/v1/runs/${runIds[0]}`, summary: `/v1/runs/${runIds[0]}/summary`, results: `/v1/runs/${runIds[0]}/results` },
+        // Absolute, on the origin the run was submitted through: a receiver has only the event.
+        links: {
+          run: `http://edgeval.test/v1/runs/${runIds[0]}`,
+          summary: `http://edgeval.test/v1/runs/${runIds[0]}/summary`,
+          results: `http://edgeval.test/v1/runs/${runIds[0]}/results`,
+          dashboard: `http://edgeval.test/dashboard/runs/${runIds[0]}`,
+        },
       },
     });
     expect(all.find((r) => JSON.parse(r.body).data.run_id === runIds[0])!.webhook_id).toBe(`msg_${runIds[0]}`);

@@ -28,6 +28,8 @@ describe("edgeConfig", () => {
         providerOrigins: new Set(["https://api.openai.com", "https://api.anthropic.com", "https://api.tavily.com"]),
       },
       providerLimits: new Map(),
+      // Links use the origin each request came in on (src/webhooks/links.ts).
+      publicOrigin: undefined,
     });
   });
 
@@ -58,6 +60,7 @@ describe("edgeConfig", () => {
       webhookRetryScale: 0.0001,
       outbound: expect.anything(),
       providerLimits: new Map(),
+      publicOrigin: undefined,
     });
   });
 
@@ -117,6 +120,21 @@ describe("edgeConfig", () => {
     expect(c.providerLimits.get("http://10.0.0.5:8000")).toEqual({ concurrency: 4 });
     expect(c.providerLimits.get("anthropic")).toEqual({});
     expect(edgeConfig(env({ EDGEVAL_PROVIDER_LIMITS: "not json" })).providerLimits.size).toBe(0);
+  });
+
+  it("reads EDGEVAL_PUBLIC_ORIGIN as an origin; one with a path, a query or another scheme is not used", () => {
+    expect(edgeConfig(env({ EDGEVAL_PUBLIC_ORIGIN: "https://Evals.Example.com" })).publicOrigin).toBe("https://evals.example.com");
+    expect(edgeConfig(env({ EDGEVAL_PUBLIC_ORIGIN: "https://evals.example.com/" })).publicOrigin).toBe("https://evals.example.com");
+    expect(edgeConfig(env({ EDGEVAL_PUBLIC_ORIGIN: "http://127.0.0.1:8787" })).publicOrigin).toBe("http://127.0.0.1:8787");
+    for (const unusable of [
+      "https://evals.example.com/v1",
+      "https://evals.example.com?x=1",
+      "ftp://evals.example.com",
+      "evals.example.com",
+      "https://u:p@evals.example.com",
+    ]) {
+      expect(edgeConfig(env({ EDGEVAL_PUBLIC_ORIGIN: unusable })).publicOrigin, unusable).toBeUndefined();
+    }
   });
 
   describe("a var set to what edgeval cannot use", () => {

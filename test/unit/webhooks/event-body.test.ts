@@ -6,6 +6,7 @@ const end = (pairs: unknown[]) => ({
   tenant_id: "t",
   run_id: "r",
   run_name: "n",
+  origin: null,
   status: "completed" as const,
   progress: { total: 1, done: 1 },
   pairs,
@@ -25,6 +26,27 @@ describe("run end event body", () => {
     expect(body.data.pairs).toHaveLength(50);
     expect(body.data.pairs_truncated).toBe(true);
     expect(body.timestamp).toBe("1970-01-01T00:00:00.000Z");
+  });
+
+  it("links absolutely where the run's origin is known, by path where it is not (runs from before api_origin)", () => {
+    const at = (origin: string | null) => JSON.parse(eventBody("run.completed", new Date(0), { ...end([]), origin })).data.links;
+    expect(at("https://evals.example.com")).toEqual({
+      run: "https://evals.example.com/v1/runs/r",
+      summary: "https://evals.example.com/v1/runs/r/summary",
+      results: "https://evals.example.com/v1/runs/r/results",
+      dashboard: "https://evals.example.com/dashboard/runs/r",
+    });
+    expect(at(null)).toEqual({
+      run: "/v1/runs/r",
+      summary: "/v1/runs/r/summary",
+      results: "/v1/runs/r/results",
+      dashboard: "/dashboard/runs/r",
+    });
+    const result = resultEventBody(new Date(0), "r", { run_name: "n", origin: "http://127.0.0.1:8787" }, facts("q1"));
+    expect(JSON.parse(result).data.links).toEqual({
+      result: "http://127.0.0.1:8787/v1/runs/r/results/abc",
+      run: "http://127.0.0.1:8787/v1/runs/r",
+    });
   });
 
   it("stays within 64 KB by dropping pairs", () => {
@@ -49,7 +71,7 @@ describe("run end event body", () => {
   });
 
   it("a result.created body carries the result's facts and its link", () => {
-    const body = JSON.parse(resultEventBody(new Date(0), "r", "n", facts("q1")));
+    const body = JSON.parse(resultEventBody(new Date(0), "r", { run_name: "n", origin: null }, facts("q1")));
     expect(body).toEqual({
       type: "result.created",
       timestamp: "1970-01-01T00:00:00.000Z",
@@ -70,7 +92,7 @@ describe("run end event body", () => {
   });
 
   it("a result.created body whose tenant-chosen ids would pass 64 KB keeps only server-made ids", () => {
-    const text = resultEventBody(new Date(0), "r", "n", facts("q".repeat(70_000)));
+    const text = resultEventBody(new Date(0), "r", { run_name: "n", origin: null }, facts("q".repeat(70_000)));
     expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(EVENT_MAX_BYTES);
     expect(JSON.parse(text).data).toEqual({
       run_id: "r",
