@@ -106,13 +106,8 @@ export async function writeOutput(file: string, body: (emit: (s: string) => void
   }
   const tmp = `${file}.tmp-${process.pid}`;
   let fd: number | undefined;
-  try {
-    fd = fs.openSync(tmp, "w");
-  } catch (err) {
-    // The temp file's name is ours, not the user's: name the file they asked for.
-    throw cannotWrite(file, err);
-  }
   // Ctrl-C (or SIGTERM) mid-download would leave FILE.tmp-PID behind: remove it, then stop as the signal would.
+  // Installed before the temp file exists: a signal in between would end the process by Node's default, leaving it.
   const onSignal = (signal: NodeJS.Signals) => {
     if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
@@ -120,6 +115,13 @@ export async function writeOutput(file: string, body: (emit: (s: string) => void
     process.exit(signal === "SIGTERM" ? 143 : 130);
   };
   process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
+  try {
+    fd = fs.openSync(tmp, "w");
+  } catch (err) {
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+    // The temp file's name is ours, not the user's: name the file they asked for.
+    throw cannotWrite(file, err);
+  }
   try {
     await body((s) => void fs.writeSync(fd!, s));
     fs.closeSync(fd);

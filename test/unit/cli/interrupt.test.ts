@@ -47,4 +47,32 @@ describe("edgeval results interrupted mid-download", () => {
     expect(fs.readdirSync(dir)).toEqual([]);
     expect(stderr).toContain(`edgeval: interrupted: nothing written to ${file}`);
   });
+
+  it("a signal the instant the temp file exists is handled too: no temp file left, exit 130", async () => {
+    // The first case waits for the temp file, then signals: on a loaded machine that signal could
+    // land before the handler was installed, and Node's default ended the CLI (no exit code, the
+    // temp file left). Here the CLI signals itself right after opening it, every time.
+    const dir = tempDir("cli-interrupt-");
+    const file = path.join(dir, "results.ndjson");
+    const preload = path.join(tempDir("cli-preload-"), "signal-after-open.mjs");
+    fs.writeFileSync(
+      preload,
+      `import fs from "node:fs";
+const open = fs.openSync;
+fs.openSync = (p, ...rest) => {
+  const fd = open(p, ...rest);
+  if (String(p).includes(".tmp-")) process.kill(process.pid, "SIGINT");
+  return fd;
+};
+`,
+    );
+    const child = spawn(process.execPath, ["--import", preload, BIN, "results", "r1", "-o", file, "--url", url, "--token", "t"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    expect({ code, left: fs.readdirSync(dir) }).toEqual({ code: 130, left: [] });
+    expect(stderr).toContain(`edgeval: interrupted: nothing written to ${file}`);
+  });
 });
