@@ -58,7 +58,7 @@ export async function attemptDelivery(env: Env, tenantId: string, deliveryId: st
       status = res.status;
       await res.body?.cancel();
     } catch (err) {
-      error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      error = unreachable(endpoint.url, err);
     }
   }
   const ok = status !== null && status >= 200 && status < 300;
@@ -83,4 +83,15 @@ export async function attemptDelivery(env: Env, tenantId: string, deliveryId: st
   const next = delay === null ? null : new Date(now.getTime() + delay).toISOString();
   await recordAttempt(env.DB, delivery, attempt, { status: next ? "pending" : "failed", next_attempt_at: next });
   return delay;
+}
+
+/**
+ * A failed fetch, said so the tenant knows where to look: the runtime's own text ("internal
+ * error; reference = …" for a connection refused or a name that does not resolve) names neither.
+ */
+function unreachable(url: string, err: unknown): string {
+  const origin = new URL(url).origin;
+  if (err instanceof Error && err.name === "TimeoutError") return `no answer from ${origin} within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+  const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return `could not reach ${origin} (${cause}): check the URL's host and port, and that the receiver is up`;
 }

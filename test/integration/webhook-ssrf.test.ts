@@ -101,4 +101,20 @@ describe("webhook URLs and the outbound URL policy", () => {
     await attemptDelivery(env, own.tenant_id, allowed);
     expect(await hits(T)).toBe(1);
   });
+
+  it("an attempt that reaches no receiver says which origin it tried and what to check, not the runtime's bare text", async () => {
+    const own = await createTenant({ name: "webhook unreachable" });
+    // Port 9 (discard) has no listener here: the connection is refused.
+    const ep = await register(env, own.key, "http://127.0.0.1:9/hook");
+    expect(ep.status).toBe(201);
+    const id = await pendingDelivery(own.tenant_id, ep.body.endpoint_id);
+    await attemptDelivery(env, own.tenant_id, id);
+    const [d] = (await deliveriesOf(own.key, ep.body.endpoint_id)).filter((x) => x.delivery_id === id);
+    expect(d.attempt_log).toEqual([
+      expect.objectContaining({
+        status_code: null,
+        error: expect.stringMatching(/^could not reach http:\/\/127\.0\.0\.1:9 \(.+\): check the URL's host and port/),
+      }),
+    ]);
+  });
 });
