@@ -10,6 +10,7 @@ import { cancelCommand, importCommand, judgeCommand, keysCommand } from "./comma
 import { judgesCommand } from "./commands/judges.ts";
 import { FORMATS, type Format, resultsCommand } from "./commands/results.ts";
 import { rescoreCommand } from "./commands/rescore.ts";
+import { DEFAULT_LIMIT, type RunsOptions, runsCommand } from "./commands/runs.ts";
 import { checkFollowOptions, followRun, runCommand } from "./commands/run.ts";
 import { CliError, type Out, stdio } from "./io.ts";
 
@@ -139,6 +140,16 @@ function program(out: Out, exit: { code: number }): Command {
     .option("--token-id <id>", "the token to revoke")
     .option("--expires-at <time>", "when the minted token stops grading (ISO 8601; default: never)")
     .action(act((action: string, id: string | undefined, opts, cmd: Command) => judgesCommand(client(cmd), action, { ...opts, id }, out)));
+
+  cli
+    .command("runs")
+    .description("list the tenant's runs, newest first: id, status, created, results, name")
+    .option("--status <list>", "only runs in these statuses, comma-separated (e.g. queued,running: the runs still going)")
+    .option("--benchmark <name>", "only runs of this benchmark (its name, as listed)")
+    .option("--limit <n>", "how many of the newest to list", number("--limit", 1, true, 500), DEFAULT_LIMIT)
+    .option("--all", "every run, page by page")
+    .option("--json", "a JSON array of the runs on stdout")
+    .action(act((opts: RunsOptions, cmd: Command) => runsCommand(client(cmd), opts, out)));
 
   cli
     .command("cancel <run>")

@@ -31,6 +31,12 @@ export interface PageQuery {
   cursor?: string | null;
 }
 
+/** GET /v1/runs's filters (src/schemas/api.ts RunListQuery). */
+export interface RunFilter {
+  status?: string | readonly W.RunStatusName[];
+  benchmark_name?: string;
+}
+
 const qs = (q: Record<string, string | number | null | undefined>) => {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== null) p.set(k, String(v));
@@ -69,8 +75,10 @@ export function createClient(opts: ClientOptions) {
       ),
     dryRun: (body: W.RunSubmission) => t.json<W.DryRunEstimate>("POST", "/v1/runs", { body: { ...body, dry_run: true } }),
     get: (id: string) => t.json<W.RunStatus>("GET", run(id)),
-    list: (q: PageQuery = {}) => t.json<W.RunList>("GET", `/v1/runs${qs({ ...q })}`),
-    iterate: async function* (q: { limit?: number } = {}) {
+    /** Newest first; `status` keeps runs in any of those statuses (`"queued,running"`, or a list), `benchmark_name` those of one benchmark. */
+    list: (q: PageQuery & RunFilter = {}) =>
+      t.json<W.RunList>("GET", `/v1/runs${qs({ ...q, status: typeof q.status === "string" ? q.status : q.status?.join(",") })}`),
+    iterate: async function* (q: { limit?: number } & RunFilter = {}) {
       for await (const p of pages((cursor) => runs.list({ ...q, cursor }))) yield* p.runs;
     },
     summary: (id: string, q: PageQuery = {}) => t.json<W.SummaryPage>("GET", `${run(id)}/summary${qs({ ...q })}`),

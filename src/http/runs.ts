@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { canonicalJson } from "../lib/jcs";
 import { sha256Hex } from "../lib/sha256";
-import { ListQuery, ResultsQuery, SummaryQuery } from "../schemas/api";
+import { ResultsQuery, RunListQuery, SummaryQuery } from "../schemas/api";
 import { deleteRun } from "../storage/delete-run";
 import { actorOf, auditIfChanged } from "../tenants/audit";
 import { getStoredResult, listResultJson } from "../storage/results-repo";
@@ -45,9 +45,12 @@ runs.post("/", requireScope("runs:write"), async (c) => {
 });
 
 runs.get("/", requireScope("runs:read"), async (c) => {
-  const q = validateQuery(ListQuery, c.req.queries());
+  const q = validateQuery(RunListQuery, c.req.queries());
   const cursor = q.cursor ? decodeCursor(q.cursor, ["created_at", "run_id"]) : null;
-  const rows = await listRuns(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! });
+  const rows = await listRuns(c.env.DB, tenantOf(c).tenant_id, q.limit, cursor && { created_at: cursor[0]!, run_id: cursor[1]! }, {
+    statuses: q.status,
+    benchmark_name: q.benchmark_name,
+  });
   const last = rows.length === q.limit ? rows[rows.length - 1] : undefined;
   return reply(c, RunList, {
     runs: rows.map((r) => ({

@@ -6,6 +6,7 @@ import { VerificationConfig } from "./verification-config";
 import { PriceOverrides } from "./prices";
 import { WebhookEndpointIds } from "./webhooks";
 import { PresetReference } from "./presets";
+import { RunStatusName } from "./run-views";
 
 /** Run options about money: a spending cap, a cost estimate instead of a run, price overrides. */
 const RunCostOptions = {
@@ -93,6 +94,21 @@ export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   cursor: z.string().min(1).max(512).optional(),
 });
+
+/**
+ * GET /v1/runs: newest first, only runs in one of the `status` values (comma-separated, as each
+ * parameter is sent once: `status=queued,running`) and of the benchmark named, when given.
+ */
+export const RunListQuery = ListQuery.extend({
+  status: z
+    .string()
+    .describe(`Statuses separated by commas, each one of ${RunStatusName.options.join(", ")}`)
+    .transform((s) => s.split(","))
+    .pipe(z.array(RunStatusName, { error: "expected statuses separated by commas" }))
+    .optional(),
+  benchmark_name: z.string().min(1).max(500).optional(),
+});
+export type RunListQuery = z.output<typeof RunListQuery>;
 
 /** How GET /v1/runs/:id/summary?group_by= groups results (src/summaries/README.md). */
 export const GROUP_BYS = ["pair", "question", "replicate", "answering_model", "parsing_model", "failure_category", "trait"] as const;

@@ -107,18 +107,37 @@ export async function getRun(db: D1Database, tenantId: string, runId: string): P
 }
 
 /** Newest first; the cursor is the last row's `created_at|run_id`. */
+/** Which runs a list keeps: any of `statuses` (all when absent), of `benchmark_name` when given. */
+export interface RunListFilter {
+  statuses?: readonly RunStatus[];
+  benchmark_name?: string;
+}
+
 export async function listRuns(
   db: D1Database,
   tenantId: string,
   limit: number,
   cursor: { created_at: string; run_id: string } | null,
+  filter: RunListFilter = {},
 ): Promise<RunRecord[]> {
-  const stmt = cursor
-    ? db
-        .prepare(`SELECT * FROM runs WHERE tenant_id = ? AND (created_at, run_id) < (?, ?) ORDER BY created_at DESC, run_id DESC LIMIT ?`)
-        .bind(tenantId, cursor.created_at, cursor.run_id, limit)
-    : db.prepare(`SELECT * FROM runs WHERE tenant_id = ? ORDER BY created_at DESC, run_id DESC LIMIT ?`).bind(tenantId, limit);
-  const { results } = await stmt.all();
+  const where = ["tenant_id = ?"];
+  const binds: unknown[] = [tenantId];
+  if (filter.statuses?.length) {
+    where.push(`status IN (${filter.statuses.map(() => "?").join(", ")})`);
+    binds.push(...filter.statuses);
+  }
+  if (filter.benchmark_name !== undefined) {
+    where.push("benchmark_name = ?");
+    binds.push(filter.benchmark_name);
+  }
+  if (cursor) {
+    where.push("(created_at, run_id) < (?, ?)");
+    binds.push(cursor.created_at, cursor.run_id);
+  }
+  const { results } = await db
+    .prepare(`SELECT * FROM runs WHERE ${where.join(" AND ")} ORDER BY created_at DESC, run_id DESC LIMIT ?`)
+    .bind(...binds, limit)
+    .all();
   return results.map((r) => runRecord(r));
 }
 

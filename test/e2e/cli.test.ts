@@ -109,6 +109,18 @@ describe("the edgeval CLI and the Python example against npm run dev", () => {
     expect(r.code, r.stderr).toBe(0);
   });
 
+  it("runs lists the run just made, filters by status, and refuses a status that does not exist", async () => {
+    const all = await sh("npx edgeval runs", auth());
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(new RegExp(`^${runId}  completed\\s+\\S+\\s+48 results  `, "m"));
+    const going = await sh("npx edgeval runs --status queued,running --json", auth());
+    expect(going.code, going.stderr).toBe(0);
+    expect((JSON.parse(going.stdout) as { run_id: string }[]).map((r) => r.run_id)).not.toContain(runId);
+    const typo = await sh("npx edgeval runs --status runing", auth());
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('query status[0]: expected one of "queued", "running"');
+  });
+
   it("cancel of a finished run says how it ended; a bad token and a missing token say what to do", async () => {
     const c = await sh(`npx edgeval cancel ${runId}`, auth());
     expect(c.code).toBe(2);

@@ -1,5 +1,5 @@
 /** /v1/runs: submit, list, status, events, cancel, summary pages, results, delete. */
-import { ListQuery, ResultsQuery, RunSubmission, SummaryQuery } from "../../schemas/api";
+import { ResultsQuery, RunListQuery, RunSubmission, SummaryQuery } from "../../schemas/api";
 import { SummaryResponse } from "../../schemas/results-out-views";
 import { DeletedRun, DryRunEstimate, ResultPage, RunEventStream, RunList, RunStatus, SubmittedRun } from "../../schemas/run-views";
 import { VerificationResult } from "../../schemas/result";
@@ -55,8 +55,10 @@ export const RUN_OPERATIONS: Operation[] = [
     operationId: "listRuns",
     tag: "runs",
     summary: "List runs, newest first",
+    description:
+      "`status` keeps runs in any of the statuses given, separated by commas (`status=queued,running`: the runs still going); `benchmark_name` keeps the runs of that benchmark (its `name`, as the runs list shows it). A cursor is followed with the same filters.",
     auth: read,
-    query: ListQuery,
+    query: RunListQuery,
     responses: { 200: { description: "One page; follow next_cursor until it is null.", schema: RunList } },
   },
   {
