@@ -20,7 +20,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
 } from "../webhooks/endpoints-repo";
-import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
+import { CreateEndpointRequest, RotateSecretRequest, TestEventRequest, UpdateEndpointRequest } from "../schemas/webhooks";
 import { mintSigningSecret, sealSigningSecret } from "../webhooks/signing";
 import { edgeConfig } from "../config";
 import { outboundUrlIssue } from "../outbound/url-policy";
@@ -28,7 +28,17 @@ import { ListQuery } from "../schemas/api";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { ENDPOINT_BODY_LIMIT } from "../schemas/body-limits";
-import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../schemas/webhook-views";
+import {
+  DeletedEndpoint,
+  DeliveryPage,
+  EndpointList,
+  EndpointView,
+  EndpointWithSecret,
+  RetriedDelivery,
+  TestEventSent,
+} from "../schemas/webhook-views";
+import { requestOrigin } from "../webhooks/links";
+import { sendTestEvent } from "../webhooks/test-event";
 import { reply } from "./reply";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
@@ -107,6 +117,21 @@ webhooks.post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) =>
     { ...endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!), secret },
     201,
   );
+});
+
+/** One signed `webhook.test` event to this endpoint now, whatever its event_types: the answer says how the receiver took it. */
+webhooks.post("/:id/test", requireScope("webhooks:write"), async (c) => {
+  const endpoint = await requireEndpoint(c);
+  validate(TestEventRequest, (await readOptionalJson(c, ENDPOINT_BODY_LIMIT)).value);
+  if (!endpoint.enabled) {
+    throw new ApiFailure({
+      code: "delivery_state",
+      message: `endpoint ${endpoint.endpoint_id} is disabled${endpoint.disabled_reason ? ` (${endpoint.disabled_reason})` : ""}; enable it (PATCH {"enabled": true}) first`,
+    });
+  }
+  const sent = await sendTestEvent(c.env, endpoint, requestOrigin(c));
+  const d = (await getDelivery(c.env.DB, endpoint.tenant_id, sent.delivery_id))!;
+  return reply(c, TestEventSent, { ...sent, status: d.status, status_code: d.last_status_code, error: d.last_error });
 });
 
 webhooks.get("/:id/deliveries", requireScope("webhooks:read"), async (c) => {

@@ -85,8 +85,16 @@ import {
   UpdateTenantRequest,
 } from "../schemas/tenants";
 import { VerificationConfig } from "../schemas/verification-config";
-import { DeletedEndpoint, DeliveryPage, EndpointList, EndpointView, EndpointWithSecret, RetriedDelivery } from "../schemas/webhook-views";
-import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../schemas/webhooks";
+import {
+  DeletedEndpoint,
+  DeliveryPage,
+  EndpointList,
+  EndpointView,
+  EndpointWithSecret,
+  RetriedDelivery,
+  TestEventSent,
+} from "../schemas/webhook-views";
+import { CreateEndpointRequest, RotateSecretRequest, TestEventRequest, UpdateEndpointRequest } from "../schemas/webhooks";
 import { DeletedTrigger, HookPayload, HookPing, TriggerList, TriggerView, TriggerWithSecret } from "../schemas/trigger-views";
 import { CreateTriggerRequest } from "../schemas/triggers";
 import { DeletedPreset, PresetList, PresetView } from "../schemas/preset-views";
@@ -146,6 +154,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   CreateEndpointRequest,
   UpdateEndpointRequest,
   RotateSecretRequest,
+  TestEventRequest,
   CreateExportRequest,
   CreateScheduleRequest,
   UpdateScheduleRequest,
@@ -207,6 +216,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   DeletedEndpoint,
   DeliveryPage,
   RetriedDelivery,
+  TestEventSent,
   CreateTriggerRequest,
   TriggerView,
   TriggerWithSecret,

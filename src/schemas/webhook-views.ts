@@ -27,7 +27,8 @@ export const DeliveryPage = z.strictObject({
       delivery_id: z.string(),
       event_id: z.string(),
       event_type: z.string(),
-      run_id: z.string(),
+      /** null for a test event (POST …/:id/test). */
+      run_id: z.string().nullable(),
       status: z.enum(["pending", "delivered", "failed"]),
       attempts: z.number().int(),
       next_attempt_at: z.string().nullable(),
@@ -50,3 +51,12 @@ export const DeliveryPage = z.strictObject({
 });
 
 export const RetriedDelivery = z.strictObject({ delivery_id: z.string(), status: z.literal("pending") });
+
+/** POST …/:id/test: the test event, and how its first attempt went (a failed one is retried on the schedule). */
+export const TestEventSent = z.strictObject({
+  event_id: z.string(),
+  delivery_id: z.string(),
+  status: z.enum(["pending", "delivered", "failed"]),
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+});

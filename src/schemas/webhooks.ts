@@ -49,6 +49,9 @@ export const RotateSecretRequest = z.strictObject({
     .default(24 * 3600),
 });
 
+/** POST …/:id/test takes no fields: an empty body or `{}` (anything else is a 400, never ignored). */
+export const TestEventRequest = z.strictObject({});
+
 /** In POST /v1/runs: endpoints of the caller's tenant that receive this run's events. */
 export const WebhookEndpointIds = z
   .array(z.string().min(1).max(100), { error: "webhook_endpoint_ids must be a list of endpoint ids" })

@@ -158,7 +158,8 @@ export async function listDeliveries(
     delivery_id: d.delivery_id,
     event_id: d.event_id,
     event_type: d.event_type,
-    run_id: d.run_id,
+    // A test event has no run (src/webhooks/test-event.ts).
+    run_id: d.run_id || null,
     status: d.status,
     attempts: d.attempts,
     next_attempt_at: d.next_attempt_at,

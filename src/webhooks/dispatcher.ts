@@ -12,10 +12,10 @@ import { log } from "../log";
 import { attemptDelivery } from "./attempt";
 
 export class WebhookDispatcher extends DurableObject<Env> {
-  /** Idempotent: a delivery already scheduled keeps its alarm. */
-  async start(tenantId: string, deliveryId: string): Promise<void> {
+  /** Idempotent: a delivery already scheduled keeps its alarm. `delayMs`: its next attempt is due then (one made elsewhere first). */
+  async start(tenantId: string, deliveryId: string, delayMs = 0): Promise<void> {
     await this.ctx.storage.put({ tenant_id: tenantId, delivery_id: deliveryId });
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + delayMs);
   }
 
   async alarm(): Promise<void> {

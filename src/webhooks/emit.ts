@@ -140,6 +140,6 @@ export async function deliverEvents(env: Env, events: readonly EventRecord[], re
 }
 
 /** Each delivery has its own WebhookDispatcher (dispatcher.ts), named by tenant and delivery. */
-export function startDelivery(env: Env, tenantId: string, deliveryId: string): Promise<void> {
-  return env.WEBHOOKS.getByName(`${tenantId}:${deliveryId}`).start(tenantId, deliveryId);
+export function startDelivery(env: Env, tenantId: string, deliveryId: string, delayMs = 0): Promise<void> {
+  return env.WEBHOOKS.getByName(`${tenantId}:${deliveryId}`).start(tenantId, deliveryId, delayMs);
 }

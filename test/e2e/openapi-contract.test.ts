@@ -190,6 +190,7 @@ describe("real responses fit the schemas /openapi.json documents", () => {
       body: "{}",
       headers: { "content-type": "application/json" },
     });
+    await raw("POST", `/v1/webhook-endpoints/${hook.endpoint_id}/test`);
     await raw("GET", `/v1/webhook-endpoints/${hook.endpoint_id}/deliveries`);
     await raw("POST", `/v1/webhook-endpoints/${hook.endpoint_id}/deliveries/none/retry`);
     await raw("DELETE", `/v1/webhook-endpoints/${hook.endpoint_id}`);

@@ -33,6 +33,7 @@ const NO_STORED_BODY: Record<string, string> = {
   "POST /v1/judge/calibrate": "computes agreement figures, stores nothing",
   "POST /v1/webhook-endpoints/:id/rotate-secret": "mints a secret shown once; overlap_seconds is not a stored part",
   "POST /v1/webhook-endpoints/:id/deliveries/:delivery_id/retry": "no body",
+  "POST /v1/webhook-endpoints/:id/test": "no fields: sends a test event, stores only its delivery (webhooks.test.ts)",
   "POST /v1/triggers/:id/rotate-secret":
     "mints a secret shown once; overlap_seconds reads back as previous_secret_expires_at (triggers.test.ts)",
   "POST /v1/hooks/:trigger_id": "a sender's payload, read through the trigger's mapping into a run (triggers.test.ts)",

@@ -31,18 +31,22 @@ describe("POST routes whose body is all defaults", async () => {
     },
     signing: { scheme: "github" },
   });
+  // [route, path, the status a body of {} gets]
   const routes = [
-    ["/v1/keys/:id/rotate", `/v1/keys/${t.key_id}/rotate`],
-    ["/v1/triggers/:id/rotate-secret", `/v1/triggers/${trigger.trigger_id}/rotate-secret`],
-    ["/v1/judges/:id/tokens", `/v1/judges/${judgeId}/tokens`],
-    ["/v1/webhook-endpoints/:id/rotate-secret", `/v1/webhook-endpoints/${endpoint.endpoint_id}/rotate-secret`],
+    ["/v1/keys/:id/rotate", `/v1/keys/${t.key_id}/rotate`, 201],
+    ["/v1/triggers/:id/rotate-secret", `/v1/triggers/${trigger.trigger_id}/rotate-secret`, 201],
+    ["/v1/judges/:id/tokens", `/v1/judges/${judgeId}/tokens`, 201],
+    ["/v1/webhook-endpoints/:id/rotate-secret", `/v1/webhook-endpoints/${endpoint.endpoint_id}/rotate-secret`, 201],
+    // Sends a test event (the receiver need not answer: the 200 reports what it did).
+    ["/v1/webhook-endpoints/:id/test", `/v1/webhook-endpoints/${endpoint.endpoint_id}/test`, 200],
   ] as const;
 
-  it.each(routes)("POST %s with no body is 201, as with {}", async (_route, path) => {
+  it.each(routes)("POST %s with no body is what {} is", async (_route, path, status) => {
     const bare = await apiAs(t.key, path, { method: "POST" });
-    expect(bare.status, await bare.clone().text()).toBe(201);
+    expect(bare.status, await bare.clone().text()).toBe(status);
     const empty = await apiAs(t.key, path, { method: "POST", headers: { "content-length": "0" }, body: "" });
-    expect(empty.status).toBe(201);
+    expect(empty.status).toBe(status);
+    expect((await apiAs(t.key, path, { method: "POST", json: {} })).status).toBe(status);
   });
 
   it.each(routes)("POST %s with a body still reads it: text/plain is 415, an unknown field 400", async (_route, path) => {

@@ -54,6 +54,7 @@ function paramsFor(path: string, a: AIds): Record<string, string> | undefined {
     "/v1/webhook-endpoints/:id": { id: a.endpoint_id },
     "/v1/webhook-endpoints/:id/rotate-secret": { id: a.endpoint_id },
     "/v1/webhook-endpoints/:id/deliveries": { id: a.endpoint_id },
+    "/v1/webhook-endpoints/:id/test": { id: a.endpoint_id },
     "/v1/triggers/:id": { id: a.trigger_id },
     "/v1/triggers/:id/rotate-secret": { id: a.trigger_id },
     "/v1/presets/:id": { id: a.preset_id },

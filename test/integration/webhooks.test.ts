@@ -127,6 +127,62 @@ describe("signed completion webhooks", () => {
     expect(log.map((d) => d.status)).toEqual(Array(6).fill("delivered"));
   });
 
+  it("a test event reaches the receiver signed like any event, whatever its event_types, and says how the receiver took it", async () => {
+    const own = await createTenant({ name: "test event" });
+    const ep = await createEndpoint(own.key, { event_types: ["result.created"] });
+    const res = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/test`, { method: "POST" });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const sent = (await res.json()) as Record<string, unknown>;
+    expect(sent).toEqual({
+      event_id: expect.stringMatching(/^msg_test_/),
+      delivery_id: expect.any(String),
+      status: "delivered",
+      status_code: 200,
+      error: null,
+    });
+    const [got] = await receivedBy(ep.name);
+    // The receiver (the standardwebhooks package) verified it with the endpoint's secret.
+    expect(got!.verified_by).toEqual([0]);
+    expect(got!.webhook_id).toBe(sent.event_id);
+    expect(JSON.parse(got!.body)).toEqual({
+      type: "webhook.test",
+      timestamp: expect.any(String),
+      data: {
+        endpoint_id: ep.endpoint_id,
+        message: expect.stringContaining("no run is behind it"),
+        links: { deliveries: `http://edgeval.test/v1/webhook-endpoints/${ep.endpoint_id}/deliveries` },
+      },
+    });
+    const [logged] = await deliveriesOf(own.key, ep.endpoint_id);
+    expect(logged).toMatchObject({
+      delivery_id: sent.delivery_id,
+      event_type: "webhook.test",
+      run_id: null,
+      status: "delivered",
+      attempts: 1,
+    });
+  });
+
+  it("a test event to a failing receiver answers its status and is retried on the schedule; a body field or a disabled endpoint is refused", async () => {
+    const own = await createTenant({ name: "test event failing" });
+    const ep = await createEndpoint(own.key, {}, [{ status: 503 }]);
+    const res = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/test`, { method: "POST", json: {} });
+    expect(await res.json()).toMatchObject({ status: "pending", status_code: 503, error: "HTTP 503" });
+    // The dispatcher makes the next attempt (WEBHOOK_RETRY_SCALE shortens the schedule here): the 200 after the 503.
+    const [d] = await settledDeliveries(own.key, ep.endpoint_id, 1);
+    expect(d.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([503, 200]);
+
+    const extra = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/test`, { method: "POST", json: { type: "run.completed" } });
+    expect(extra.status).toBe(400);
+    expect(((await extra.json()) as any).error.issues[0].path).toBe("type");
+    await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}`, { method: "PATCH", json: { enabled: false } });
+    const off = await apiAs(own.key, `/v1/webhook-endpoints/${ep.endpoint_id}/test`, { method: "POST" });
+    expect(off.status).toBe(409);
+    expect(((await off.json()) as any).error.message).toContain('enable it (PATCH {"enabled": true}) first');
+    // Neither refused request wrote a delivery.
+    expect(await deliveriesOf(own.key, ep.endpoint_id)).toHaveLength(1);
+  });
+
   it("503 three times, then 200: one accepted delivery per event id, every attempt freshly signed and verified", async () => {
     const own = await createTenant({ name: "retries" });
     // Slow 503s push attempts into different seconds, so a fresh timestamp shows as a new signature.

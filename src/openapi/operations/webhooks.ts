@@ -8,8 +8,9 @@ import {
   EndpointView,
   EndpointWithSecret,
   RetriedDelivery,
+  TestEventSent,
 } from "../../schemas/webhook-views";
-import { CreateEndpointRequest, RotateSecretRequest, UpdateEndpointRequest } from "../../schemas/webhooks";
+import { CreateEndpointRequest, RotateSecretRequest, TestEventRequest, UpdateEndpointRequest } from "../../schemas/webhooks";
 import type { Operation } from "../operation";
 
 const read = { kind: "tenant", scope: "webhooks:read" } as const;
@@ -85,6 +86,20 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     pathParams: endpointId,
     body: { schema: RotateSecretRequest, maxBytes: ENDPOINT_BODY_LIMIT.bytes, example: { overlap_seconds: 3600 }, optional: true },
     responses: { 201: { description: "The endpoint and its new secret (shown once).", schema: EndpointWithSecret } },
+  },
+  {
+    method: "post",
+    path: "/v1/webhook-endpoints/:id/test",
+    operationId: "sendWebhookTestEvent",
+    tag: "webhooks",
+    summary: "Send a signed test event to the endpoint now",
+    description:
+      "One `webhook.test` event (`{type, timestamp, data: {endpoint_id, message, links: {deliveries}}}`), signed and logged as every event is, whatever the endpoint's event_types; no run is behind it. The first attempt is made before the answer, which says how the receiver took it (`status_code`, `error`); a failed attempt is retried on the usual schedule. Check a receiver's URL and signature check with it before a run ends.",
+    auth: write,
+    pathParams: endpointId,
+    body: { schema: TestEventRequest, maxBytes: ENDPOINT_BODY_LIMIT.bytes, example: {}, optional: true },
+    responses: { 200: { description: "Sent; the first attempt's outcome.", schema: TestEventSent } },
+    errors: ["delivery_state"],
   },
   {
     method: "get",
