@@ -18,7 +18,7 @@ import { compareRuns } from "../http/compare";
 import { exportDownload, requireExport, startExport } from "../http/exports";
 import { listRunExports } from "../exports/exports-repo";
 import { decodeCreatedCursor, nextCreatedCursor } from "../http/cursor";
-import { CompareQuery, CreateExportRequest } from "../schemas/api";
+import { CompareQuery, CreateExportRequest, RunListQuery } from "../schemas/api";
 import { ApiFailure } from "../http/errors";
 import { ERROR_STATUS, type ErrorCode } from "../schemas/api-error";
 import { FAILURE_GROUPS, type VerificationResultInput } from "../schemas/result";
@@ -55,7 +55,10 @@ export const ResultsQuery = z.strictObject({
 
 const ExportsQuery = z.strictObject({ cursor: z.string().min(1).max(512).optional() });
 
-const RunsQuery = z.strictObject({ after: z.string().regex(/^[^|]+\|[^|]+$/, "not a cursor this page gave").optional() });
+/** The runs page: GET /v1/runs's filters (an empty field, as the form sends it, is no filter) and its own cursor. */
+const RunsQuery = RunListQuery.pick({ status: true, benchmark_name: true }).extend({
+  after: z.string().regex(/^[^|]+\|[^|]+$/, "not a cursor this page gave").optional(),
+});
 
 export const dashboard = new Hono<AppEnv>();
 dashboard.use(dashboardHeaders);
@@ -87,13 +90,15 @@ signedIn.use(requireSession);
 signedIn.use(requireScope("runs:read"));
 
 signedIn.get("/runs", async (c) => {
-  const q = parsed(RunsQuery, c.req.query());
+  const sent = Object.fromEntries(Object.entries(c.req.query()).filter(([, v]) => v !== ""));
+  const q = parsed(RunsQuery, sent);
   if (!q.ok) return c.html(<ErrorPage tenant={tenantOf(c).tenant_id} title="Bad request" message={q.message} />, 400);
   const [created_at, run_id] = q.data.after?.split("|") ?? [];
   const cursor = created_at && run_id ? { created_at, run_id } : null;
-  const runs = await listRuns(c.env.DB, tenantOf(c).tenant_id, PAGE_SIZE, cursor);
+  const runs = await listRuns(c.env.DB, tenantOf(c).tenant_id, PAGE_SIZE, cursor, { statuses: q.data.status, benchmark_name: q.data.benchmark_name });
   const last = runs.length === PAGE_SIZE ? runs[runs.length - 1] : undefined;
-  return c.html(<RunsPage tenant={tenantOf(c).tenant_id} runs={runs} next={last ? `${last.created_at}|${last.run_id}` : null} />);
+  const filter = { status: q.data.status?.join(","), benchmark_name: q.data.benchmark_name };
+  return c.html(<RunsPage tenant={tenantOf(c).tenant_id} runs={runs} next={last ? `${last.created_at}|${last.run_id}` : null} filter={filter} />);
 });
 
 signedIn.get("/runs/:id", async (c) => {
