@@ -20,6 +20,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT, startLocalStack } from "./lib/local-stack.mjs";
 import { claimStateDir } from "./lib/state-lock.mjs";
+import { devSources, nextChange, superviseDev } from "./lib/dev-supervisor.mjs";
 
 const USAGE = `npm run dev -- [options]
   --port N          the API's port (default 8787)
@@ -101,9 +102,8 @@ async function main() {
   }
   process.on("exit", release);
 
-  let stack;
-  try {
-    stack = await startLocalStack({
+  const start = (first) =>
+    startLocalStack({
       port: opts.port,
       persistTo: opts.stateDir,
       // wrangler dev rebuilds and restarts the worker when a source file changes (npm start and the
@@ -114,7 +114,13 @@ async function main() {
       localObservability: opts.localObservability,
       onLog: (l) => console.log(AI_WARNING.test(l) ? AI_NOTE : l),
       say: (m) => console.log(`[dev] ${m}`),
+    }).then((stack) => {
+      console.log(first ? readyText(stack, secrets, opts.stateDir) : `[dev] started again: ${stack.url}`);
+      return stack;
     });
+  try {
+    // Runs until Ctrl-C: a change that stops the worker from starting waits for the next change (dev-supervisor.mjs).
+    await superviseDev({ start, waitForChange: () => nextChange(devSources(REPO_ROOT)), say: (m) => console.error(`[dev] ${m}`) });
   } catch (err) {
     if (err?.code === "EADDRINUSE") {
       console.error(`[dev] port ${err.port ?? opts.fakePort} is in use (another fake LLM?); use --fake-port N or --no-fake`);
@@ -123,11 +129,7 @@ async function main() {
     }
     return 1;
   }
-  console.log(readyText(stack, secrets, opts.stateDir));
-  const { code, signal } = await stack.exited;
-  console.error(`[dev] wrangler dev exited (${code ?? signal})`);
-  await stack.stop();
-  return code ?? 1;
+  return 1;
 }
 
 function readyText(stack, secrets, stateDir) {
