@@ -14,8 +14,8 @@
  * stall watch re-sends it (`lostJobsClause`), and a coordinator constructed in the new process —
  * by a status poll, the event stream, a job of the run, or its alarm — runs its watch at once (a
  * sharded run's root, which holds no jobs, wakes its shards).
- * With nobody looking, the local Cron Trigger's first tick in the new process (each minute,
- * scripts/lib/local-cron.mjs) wakes every run still queued or running (`wakeActiveRuns`), so an
+ * With nobody looking, the local Cron Trigger's first ticks in the new process (each minute,
+ * scripts/lib/local-cron.mjs) wake every run still queued or running (`wakeActiveRuns`), so an
  * unwatched run resumes within a minute of the restart rather than at its next alarm (≤ 5 min).
  * A workerd that restarted an isolate but kept its queue would only re-send jobs still queued,
  * which their claims run once. Deployed the mark is 0, and nothing changes.
@@ -69,22 +69,40 @@ export function resumeAfterRestart(
   wake.wakeShards().catch((err: unknown) => log.warn("shard_wake_failed", { run_id: meta.runId(), error: String(err) }));
 }
 
-/** Runs woken per tick: the next tick of a fresh process would take the rest (a local stack holds few). */
-const WAKE_PER_TICK = 200;
-/** Whether this isolate's first tick has woken the active runs. */
-let wokeActiveRuns = false;
+/** Runs woken per tick: a restarted stack with more has the rest woken at the next ticks. */
+export const WAKE_PER_TICK = 200;
+
+/** Where a process's waking stands: runs woken up to `after` (oldest first); done once a read comes back short. */
+export interface WakeState {
+  done: boolean;
+  busy: boolean;
+  after: { created_at: string; run_id: string } | null;
+}
+const isolateWake: WakeState = { done: false, busy: false, after: null };
 
 /**
- * Local mode, the first Cron tick of a process: constructs each queued or running run's
+ * Local mode, the first Cron ticks of a process: constructs each queued or running run's
  * coordinator (a snapshot of no pairs), whose constructor resumes what the restart lost
- * (`resumeAfterRestart`). Deployed, and on every later tick, nothing.
+ * (`resumeAfterRestart`), WAKE_PER_TICK runs a tick, oldest first, until every run has been
+ * woken once. A read that fails is tried again at the next tick, and a tick that comes while
+ * another wakes does nothing. Deployed, nothing.
  */
-export async function wakeActiveRuns(env: Env): Promise<void> {
-  if (!isLocalMode(env) || wokeActiveRuns) return;
-  wokeActiveRuns = true;
-  for (const name of await activeRunCoordinators(env.DB, WAKE_PER_TICK)) {
-    await env.RUNS.getByName(name)
-      .snapshot({ offset: 0, limit: 0 })
-      .catch((err: unknown) => log.warn("run_wake_failed", { coordinator: name, error: String(err) }));
+export async function wakeActiveRuns(env: Env, state: WakeState = isolateWake): Promise<void> {
+  if (!isLocalMode(env) || state.done || state.busy) return;
+  state.busy = true;
+  try {
+    const page = await activeRunCoordinators(env.DB, WAKE_PER_TICK, state.after);
+    for (const run of page) {
+      await env.RUNS.getByName(run.coordinator_name)
+        .snapshot({ offset: 0, limit: 0 })
+        .catch((err: unknown) => log.warn("run_wake_failed", { coordinator: run.coordinator_name, error: String(err) }));
+    }
+    state.after = page.at(-1) ?? state.after;
+    state.done = page.length < WAKE_PER_TICK;
+  } catch (err) {
+    // The runs stay asleep until the next tick tries again (a status poll or their alarm may come first).
+    log.warn("run_wake_read_failed", { error: String(err) });
+  } finally {
+    state.busy = false;
   }
 }

@@ -259,13 +259,20 @@ export async function countActiveRuns(db: D1Database, tenantId: string): Promise
 }
 
 /**
- * Coordinator names of runs still queued or running, every tenant's, oldest first: what a restarted
- * local runtime wakes (src/coordinator/volatile-queue.ts `wakeActiveRuns`).
+ * Runs still queued or running, every tenant's, oldest first (after `after`), with their
+ * coordinators' names: what a restarted local runtime wakes (src/coordinator/volatile-queue.ts `wakeActiveRuns`).
  */
-export async function activeRunCoordinators(db: D1Database, limit: number): Promise<string[]> {
+export async function activeRunCoordinators(
+  db: D1Database,
+  limit: number,
+  after: { created_at: string; run_id: string } | null = null,
+): Promise<{ created_at: string; run_id: string; coordinator_name: string }[]> {
   const { results } = await db
-    .prepare("SELECT run_id, coordinator_name FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at LIMIT ?")
-    .bind(limit)
-    .all<{ run_id: string; coordinator_name: string | null }>();
-  return results.map((r) => r.coordinator_name ?? r.run_id);
+    .prepare(
+      `SELECT created_at, run_id, coordinator_name FROM runs WHERE status IN ('queued', 'running') AND (? IS NULL OR (created_at, run_id) > (?, ?))
+       ORDER BY created_at, run_id LIMIT ?`,
+    )
+    .bind(after?.created_at ?? null, after?.created_at ?? null, after?.run_id ?? null, limit)
+    .all<{ created_at: string; run_id: string; coordinator_name: string | null }>();
+  return results.map((r) => ({ created_at: r.created_at, run_id: r.run_id, coordinator_name: r.coordinator_name ?? r.run_id }));
 }
