@@ -7,6 +7,7 @@ import { type Context, Hono } from "hono";
 import type { z } from "zod";
 import { ALPHA } from "../compare/compare-runs";
 import { compareStoredRuns } from "../compare/compare-stored";
+import { endedComparison } from "../compare/ended-comparisons";
 import { CompareQuery } from "../schemas/api";
 import type { RunSpec } from "../storage/run-spec";
 import type { RunRecord } from "../storage/runs-repo";
@@ -33,13 +34,17 @@ export async function compareRuns(c: Context<AppEnv>, q: z.output<typeof Compare
   const specs = { a: once(() => requireSpec(c.env.BLOBS, a)), b: once(() => requireSpec(c.env.BLOBS, b)) };
   const models = await namedPair(q, "model", "answering model", specs, (s) => s.answering_models, { a, b });
   const judges = await namedPair(q, "parsing_model", "parsing model", specs, (s) => s.parsing_models, { a, b });
-  const comparer = await compareStoredRuns(c.env.DB, a, b, models, judges);
-  const all = comparer.questionFlips();
+  const going = (status: string) => status === "queued" || status === "running";
+  const key = JSON.stringify([a.tenant_id, a.run_id, b.run_id, models ?? null, judges ?? null]);
+  const cmp = await endedComparison(key, !going(a.status) && !going(b.status), async () => {
+    const comparer = await compareStoredRuns(c.env.DB, a, b, models, judges);
+    return { model_pairs: comparer.modelPairs(), unmatched: comparer.unmatched(), questions: comparer.questionFlips() };
+  });
+  const all = cmp.questions;
   const after = q.cursor ? decodeCursor(q.cursor, ["question_id"])[0]! : null;
   const start = after === null ? 0 : all.findIndex((x) => x.question_id > after);
   const page = start < 0 ? [] : all.slice(start, start + q.limit);
   const more = start >= 0 && start + q.limit < all.length;
-  const going = (status: string) => status === "queued" || status === "running";
   return {
     a: a.run_id,
     b: b.run_id,
@@ -48,8 +53,8 @@ export async function compareRuns(c: Context<AppEnv>, q: z.output<typeof Compare
     // A run still going is compared on what has landed: its figures will change.
     complete: !going(a.status) && !going(b.status),
     alpha: ALPHA,
-    model_pairs: comparer.modelPairs(),
-    unmatched: comparer.unmatched(),
+    model_pairs: cmp.model_pairs,
+    unmatched: cmp.unmatched,
     questions_with_flips: all.length,
     questions: page,
     next_cursor: more ? encodeCursor([page[page.length - 1]!.question_id]) : null,

@@ -3,6 +3,7 @@
  * and 1 fail → pass against run A; the comparison names exactly those 7 questions and McNemar's
  * exact two-sided p is 2 · (C(7,0) + C(7,1)) / 2^7 = 0.125.
  */
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addFakeRules, api, exactTemplate, fakeModel, submitRun, uniqueModel, waitForRun } from "./helpers";
 
@@ -142,5 +143,22 @@ describe("run comparison", () => {
     expect(alone.body.error.issues[0].message).toMatch(/run B .*has no answering model "ans"; it has "other".*send b_model/);
     const unknown = await compare(`a=${a}&b=00000000-0000-0000-0000-000000000000`);
     expect(unknown.status).toBe(404);
+  });
+
+  it("two ended runs are compared once per isolate: the next pages come from memory; a run going is read afresh", async () => {
+    // Two fresh runs (the cache is keyed by run), each with the 7 flips above.
+    const [x, y] = await Promise.all([scripted(new Set([0, 1, 2, 3, 4, 5, 7, 8, 9])), scripted(new Set([6, 7, 8, 9]))]);
+    const first = await compare(`a=${x}&b=${y}&limit=3`);
+    expect(first.body.questions.map((q: any) => q.question_id)).toEqual(["q0", "q1", "q2"]);
+    // Results of an ended run do not change; an edit behind the API's back shows what the pages read.
+    await env.DB.prepare("UPDATE results SET verdict = 'pass', verify_result = 1 WHERE run_id = ?").bind(y).run();
+    const next = await compare(`a=${x}&b=${y}&limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(next.body.questions.map((q: any) => q.question_id)).toEqual(["q3", "q4", "q5"]);
+    expect(next.body.model_pairs[0]).toMatchObject({ pass_to_fail: 6, fail_to_pass: 1 });
+    // The same runs with B still going: read afresh, and not kept.
+    await env.DB.prepare("UPDATE runs SET status = 'running' WHERE run_id = ?").bind(y).run();
+    const going = await compare(`a=${x}&b=${y}`);
+    expect(going.body).toMatchObject({ complete: false, questions_with_flips: 1 });
+    expect(going.body.model_pairs[0]).toMatchObject({ pass_to_fail: 0, fail_to_pass: 1 });
   });
 });
