@@ -29,7 +29,10 @@ export async function superviseDev({ start, waitForChange, say, restarts = Numbe
         stack = await start(false);
         break;
       } catch (err) {
-        say(`the worker still does not start (${String(err?.message ?? err).split("\n")[0].replace(/:$/, "")}); waiting for the next change`);
+        const why = String(err?.message ?? err)
+          .split("\n")[0]
+          .replace(/:$/, "");
+        say(`the worker still does not start (${why}); waiting for the next change`);
       }
     }
   }
