@@ -84,7 +84,8 @@ class ExportBroken extends Error {
 
 async function step(env: BuildEnv, e: ExportRecord, now: number, limits: StepLimits): Promise<void> {
   const run = await getRun(env.DB, e.tenant_id, e.run_id);
-  if (!run) throw new ExportBroken("run_deleted", `run ${e.run_id} no longer exists`);
+  // A run being deleted may have lost its objects already, and the builder's own would outlive it.
+  if (!run || run.deleting_at) throw new ExportBroken("run_deleted", `run ${e.run_id} no longer exists`);
   const ref = runRefOf(run);
   const spec = await requireSpec(env.BLOBS, run);
   const layout =

@@ -203,12 +203,13 @@ runs.get("/:id/results/:result_id", requireScope("runs:read"), async (c) => {
 });
 
 runs.delete("/:id", requireScope("runs:write"), async (c) => {
-  const run = await requireRun(c, c.req.param("id"));
-  await requireEnded(c, run, "delete it once it has finished");
+  // A run whose deletion stopped half-way is found here (and only here): the repeat finishes it.
+  const run = (await getRun(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"))) ?? runNotFound(c.req.param("id"));
+  if (!run.deleting_at) await requireEnded(c, run, "delete it once it has finished");
   const principal = c.get("principal");
   // The entry goes in the batch that deletes the run's row, written only if that delete changed
   // it: written after, a failed insert left the run deleted, unaudited, and its retry a 404.
-  const removed = await deleteRun(c.env, run, (r) => [
+  const removed = await deleteRun(c.env, run, new Date().toISOString(), (r) => [
     auditIfChanged(c.env.DB, {
       tenant_id: run.tenant_id,
       actor: actorOf(principal),
@@ -220,12 +221,27 @@ runs.delete("/:id", requireScope("runs:write"), async (c) => {
   return reply(c, DeletedRun, { run_id: run.run_id, deleted: true, ...removed });
 });
 
+/** The tenant's run, whole: 404 when there is none, 410 run_deleting while a DELETE of it is unfinished. */
 export async function requireRun(c: Context<AppEnv>, runId: string): Promise<RunRecord> {
-  return (await getRun(c.env.DB, tenantOf(c).tenant_id, runId)) ?? runNotFound(runId);
+  return notDeleting((await getRun(c.env.DB, tenantOf(c).tenant_id, runId)) ?? runNotFound(runId));
 }
 
 export async function requireRunWithChildren(c: Context<AppEnv>, runId: string): Promise<{ run: RunRecord; children: string[] }> {
-  return (await getRunWithChildren(c.env.DB, tenantOf(c).tenant_id, runId)) ?? runNotFound(runId);
+  const found = (await getRunWithChildren(c.env.DB, tenantOf(c).tenant_id, runId)) ?? runNotFound(runId);
+  notDeleting(found.run);
+  return found;
+}
+
+/**
+ * Part of a run being deleted may be gone already (its objects and coordinator state go before its
+ * row), so it is not read at all: the caller is told to finish the deletion, which is idempotent.
+ */
+function notDeleting(run: RunRecord): RunRecord {
+  if (!run.deleting_at) return run;
+  throw new ApiFailure({
+    code: "run_deleting",
+    message: `run ${run.run_id} is being deleted (since ${run.deleting_at}) and did not finish; repeat DELETE /v1/runs/${run.run_id} to complete it`,
+  });
 }
 
 function runNotFound(runId: string): never {

@@ -84,6 +84,10 @@ export function errorCodes(op: Operation): Code[] {
   // Every /v1 route answers a query parameter it does not take with invalid_query (src/http/undeclared-query.ts).
   if (op.query || op.path.startsWith("/v1/")) codes.add("invalid_query");
   if (op.path.includes(":")) codes.add("not_found");
+  // Every route reading a run by id refuses one whose DELETE did not finish (src/http/runs.ts
+  // requireRun); the DELETE itself finishes it.
+  const readsRun = op.path.startsWith("/v1/runs/:id") || op.path === "/v1/runs/compare";
+  if (readsRun && !(op.method === "delete" && op.path === "/v1/runs/:id")) codes.add("run_deleting");
   return ErrorCode.options.filter((c) => codes.has(c));
 }
 

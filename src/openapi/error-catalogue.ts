@@ -59,6 +59,10 @@ const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
     when: "A cancel asked of a run that has already ended; `status` says how it ended.",
     fix: "Nothing to stop: read the run's results.",
   },
+  run_deleting: {
+    when: "A DELETE of the run began and did not finish (it failed part-way): part of the run may be gone, so it is not read.",
+    fix: "Repeat DELETE /v1/runs/{id}: it finishes the deletion (once: one audit entry, usage unchanged).",
+  },
   export_not_ready: {
     when: "A download of an export that is still building, or that failed (the message says which).",
     fix: "Poll GET /v1/runs/{id}/exports/{export_id} until status is ready; after a failure request a new export.",

@@ -3,10 +3,15 @@
  * their traces, workspaces), the response-cache entries it wrote, its D1 rows (results,
  * idempotency keys, the run) and its coordinator's storage. Used by DELETE /v1/runs/:id and the
  * retention sweep. The caller has checked the tenant; the run row names every key used here.
+ *
+ * The row is marked first (`deleting_at`) and deleted last, so a deletion that fails between the
+ * two leaves a row that reads answer 410 run_deleting (src/http/runs.ts) and that a repeat, finding
+ * it, finishes: each step removes what is still there, and the audit entry goes in the batch that
+ * deletes the row, so it is written once. The usage ledger is not the run's: it stays.
  */
 import type { Env } from "../env";
 import { CACHE_REFS, r2Keys } from "./r2-keys";
-import { deleteRunRows, type RunRecord } from "./runs-repo";
+import { deleteRunRows, markRunDeleting, type RunRecord } from "./runs-repo";
 
 /** R2 deletes take at most 1,000 keys per call. */
 const R2_DELETE_BATCH = 1000;
@@ -16,12 +21,17 @@ export interface RemovedOfRun {
   cache_entries: number;
 }
 
-/** `withRows`: statements that go in the batch deleting the run's rows, after them (its audit entry, told what was removed). */
+/**
+ * `now`: the deletion's start (ISO), kept on the row while it goes on. `withRows`: statements that go
+ * in the batch deleting the run's rows, after them (its audit entry, told what was removed).
+ */
 export async function deleteRun(
   env: Env,
   run: RunRecord,
+  now: string,
   withRows: (removed: RemovedOfRun) => readonly D1PreparedStatement[] = () => [],
 ): Promise<RemovedOfRun> {
+  if (!run.deleting_at) await markRunDeleting(env.DB, run.tenant_id, run.run_id, now);
   // Everything of a run sits under the prefix of its spec key (old runs: runs/{run}/; new: t/{tenant}/runs/{run}/).
   const prefix = run.spec_key.replace(/spec\.json$/, "");
   const cacheRefs = await listKeys(env.BLOBS, `${prefix}${CACHE_REFS}`);

@@ -29,6 +29,8 @@ export interface RunRecord {
   rescore_caveats?: RescoreCaveats | null;
   /** The API origin the run was submitted through (its webhook events' links); null on runs from before. */
   api_origin?: string | null;
+  /** When a DELETE began removing the run (markRunDeleting); null or absent for a run not being deleted. */
+  deleting_at?: string | null;
 }
 
 const RunRow = z.object({
@@ -45,6 +47,7 @@ const RunRow = z.object({
   finished_at: z.string().nullable(),
   parent_run_id: z.string().nullable().default(null),
   rescore_caveats_json: z.string().nullable().default(null),
+  deleting_at: z.string().nullable().default(null),
 });
 
 /** A row as the domain record: the caveats' JSON parsed (migrations/0024_rescore_caveats.sql). */
@@ -209,6 +212,18 @@ export async function takeOverIdempotencyKey(
 
 export async function releaseIdempotencyKey(db: D1Database, tenantId: string, key: string, runId: string): Promise<void> {
   await db.prepare("DELETE FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND run_id = ?").bind(tenantId, key, runId).run();
+}
+
+/**
+ * Marks the run as being deleted, before anything of it is removed: a deletion that stops half-way
+ * leaves a row every read answers with 410 run_deleting rather than with state that is gone. A
+ * repeat keeps the first mark.
+ */
+export async function markRunDeleting(db: D1Database, tenantId: string, runId: string, now: string): Promise<void> {
+  await db
+    .prepare("UPDATE runs SET deleting_at = COALESCE(deleting_at, ?) WHERE tenant_id = ? AND run_id = ?")
+    .bind(now, tenantId, runId)
+    .run();
 }
 
 /** A run's D1 rows, in one batch: its results, its idempotency keys, the run. */

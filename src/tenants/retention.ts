@@ -33,7 +33,7 @@ export async function sweepRetention(env: Env, now: number): Promise<{ tenant_id
         target: run.run_id,
         detail: { reason: "retention", retention_days: t.retention_days, created_at: run.created_at },
       });
-      await deleteRun(env, run, () => [audit]);
+      await deleteRun(env, run, new Date(now).toISOString(), () => [audit]);
     }
     if (runs.length) log.info("retention_sweep", { tenant_id: t.tenant_id, deleted_runs: runs.length, before });
     out.push({ tenant_id: t.tenant_id, deleted: runs.length });

@@ -57,7 +57,7 @@ describe("a live run's row between polls", () => {
     // Another isolate sees the run finish and deletes it (its row and its coordinator's state), behind this isolate's back.
     const row = (await getRun(env.DB, DEFAULT_TENANT, runId))!;
     await waitForRunEnd(row.coordinator_name ?? runId);
-    await deleteRun(env, row);
+    await deleteRun(env, row, new Date().toISOString());
     const res = await api(`/v1/runs/${runId}`);
     expect(res.status).toBe(404);
   });
