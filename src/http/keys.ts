@@ -12,8 +12,8 @@ import { mintKey } from "../tenants/issue-key";
 import { forgetKey } from "../tenants/auth-cache";
 import { getKey, insertKey, type KeyRecord, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import type { Scope } from "../schemas/scopes";
-import type { Principal } from "../tenants/authenticate";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
+import { withinLifetime } from "./credential-lifetime";
 import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
 import { ApiFailure, invalidBody } from "./errors";
@@ -35,7 +35,7 @@ keys.post("/", async (c) => {
       tenant_id: tenantOf(c).tenant_id,
       name: body.name,
       scopes: body.scopes,
-      expires_at: withinLifetime(principal, futureExpiry(body.expires_at, "expires_at"), body.expires_at !== undefined),
+      expires_at: withinLifetime(principal, futureExpiry(body.expires_at, "expires_at"), body.expires_at !== undefined, "key"),
       rotated_from: null,
     },
     now,
@@ -71,7 +71,7 @@ keys.post("/:id/rotate", async (c) => {
       tenant_id: old.tenant_id,
       name: old.name,
       scopes: old.scopes,
-      expires_at: withinLifetime(principal, rotatedExpiry(old, body.expires_at, now), body.expires_at !== undefined),
+      expires_at: withinLifetime(principal, rotatedExpiry(old, body.expires_at, now), body.expires_at !== undefined, "key"),
       rotated_from: old.key_id,
     },
     now,
@@ -117,23 +117,6 @@ async function requireKey(db: D1Database, tenantId: string, id: string): Promise
   const key = await getKey(db, tenantId, id);
   if (!key) throw new ApiFailure({ code: "not_found", message: `no key ${id}; list keys with GET /v1/keys` });
   return key;
-}
-
-/**
- * A key mints no key that outlives it, as it hands out no scope it lacks: otherwise a key given for
- * a day (with keys:admin) could mint one that never expires. An expiry the caller sent (a time, or
- * null for never) past the minting key's own is a 403; one it left to the default is cut to the
- * minting key's, which the answer shows. The deployment token and keys without an expiry mint any.
- */
-function withinLifetime(principal: Principal, expiresAt: string | null, sent: boolean): string | null {
-  const limit = principal.expiresAt;
-  if (limit === null) return expiresAt;
-  if (expiresAt !== null && Date.parse(expiresAt) <= Date.parse(limit)) return expiresAt;
-  if (!sent) return limit;
-  throw new ApiFailure({
-    code: "forbidden",
-    message: `this API key expires at ${limit} and cannot mint a key that outlives it: send expires_at at or before then (or leave it out), or use a key without an expiry`,
-  });
 }
 
 /** A key may hand out only scopes it holds itself. */

@@ -39,6 +39,7 @@ import {
 } from "../stored-judges/tokens-repo";
 import { actorOf, auditIfChanged, auditStatement } from "../tenants/audit";
 import { futureExpiry } from "./keys";
+import { withinLifetime } from "./credential-lifetime";
 import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
 import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
@@ -123,7 +124,18 @@ storedJudges.post("/:id/tokens", requireScope("judges:write"), async (c) => {
     });
   const { record, token } = await mintJudgeToken(
     pepper,
-    { tenant_id: j.tenant_id, judge_id: j.judge_id, name: body.name, expires_at: futureExpiry(body.expires_at, "expires_at") },
+    {
+      tenant_id: j.tenant_id,
+      judge_id: j.judge_id,
+      name: body.name,
+      // A token spends the tenant's model calls: an expiring key mints none that outlives it.
+      expires_at: withinLifetime(
+        c.get("principal"),
+        futureExpiry(body.expires_at, "expires_at"),
+        body.expires_at !== undefined,
+        "judge token",
+      ),
+    },
     new Date().toISOString(),
   );
   await insertJudgeToken(c.env.DB, record);

@@ -154,6 +154,29 @@ describe("/v1/judges", () => {
     expect((await apiAs(reader.key, `/v1/judges/${stored.judge_id}`)).status).toBe(200);
     expect((await apiAs(judgeOnly.key, `/v1/judges/${stored.judge_id}`)).status).toBe(403);
   });
+
+  it("mints no token that outlives an expiring key: past its expiry or null is a 403 writing nothing, left out it gets the key's", async () => {
+    const t = await createTenant();
+    const hour = 3_600_000;
+    const limited = await createKey(t.key, {
+      scopes: ["judges:write", "judges:read"],
+      expires_at: new Date(Date.now() + hour).toISOString(),
+    });
+    const until = ((await (await apiAs(t.key, "/v1/keys?limit=1")).json()) as any).keys[0].expires_at as string;
+    const stored = await storeJudge(capitalJudge(uniqueModel("sj-lifetime")), t.key);
+    const tokens = `/v1/judges/${stored.judge_id}/tokens`;
+    for (const expires_at of [new Date(Date.now() + 2 * hour).toISOString(), null]) {
+      const res = await json(await apiAs(limited.key, tokens, { method: "POST", json: { expires_at } }));
+      expect(res.status, String(expires_at)).toBe(403);
+      expect(res.body.error.message).toContain(until);
+    }
+    expect(((await json(await apiAs(t.key, tokens))).body as any).tokens).toEqual([]);
+    expect((await json(await apiAs(limited.key, tokens, { method: "POST", json: {} }))).body.expires_at).toBe(until);
+    const sooner = new Date(Date.now() + hour / 2).toISOString();
+    expect((await json(await apiAs(limited.key, tokens, { method: "POST", json: { expires_at: sooner } }))).body.expires_at).toBe(sooner);
+    // A key without an expiry mints a token that never expires, as before.
+    expect((await json(await apiAs(t.key, tokens, { method: "POST", json: {} }))).body.expires_at).toBeNull();
+  });
 });
 
 describe("POST /v1/judges/:id/promptfoo", () => {

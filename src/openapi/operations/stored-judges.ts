@@ -90,7 +90,7 @@ export const STORED_JUDGE_OPERATIONS: Operation[] = [
     tag: "judges",
     summary: "Mint a promptfoo token for this judge (shown once)",
     description:
-      "D1 keeps only the token's HMAC. The token grades with this judge only; revoke it with DELETE /v1/judges/:id/tokens/:token_id.",
+      "D1 keeps only the token's HMAC. The token grades with this judge only; revoke it with DELETE /v1/judges/:id/tokens/:token_id. `expires_at` (default: never) ends it by itself; an API key that expires mints no token that outlives it: an `expires_at` past the key's, or `null`, is a 403, and left out the token gets the key's expiry.",
     auth: write,
     pathParams: judgeId,
     body: { schema: CreateJudgeTokenRequest, maxBytes: JUDGE_TOKEN_BODY_LIMIT.bytes, example: { name: "ci" }, optional: true },
