@@ -12,26 +12,26 @@ import { type AuthFailure, authenticate, type Principal } from "../tenants/authe
 import { touchKey } from "../tenants/keys-repo";
 import type { QuotaState } from "../tenants/ratelimit-headers";
 import type { Scope } from "../schemas/scopes";
-import { ApiFailure, errorResponse } from "./errors";
+import { ApiFailure, errorResponse, tenantDisabled } from "./errors";
 import { refuseUndeclaredQuery, type UndeclaredQuery } from "./undeclared-query";
 
 export type AppEnv = {
   Bindings: Env;
   Variables: {
     principal: Principal;
-    authFailure?: AuthFailure /** The tenant's quota states for the RateLimit headers. */;
+    authFailure?: Exclude<AuthFailure, "disabled"> /** The tenant's quota states for the RateLimit headers. */;
     quotaStates?: QuotaState[];
     /** The matched route takes no query of its own: refused once the caller is authorised (undeclared-query.ts). */
     undeclaredQuery?: UndeclaredQuery;
   };
 };
 
-const FAILURE_MESSAGES: Record<AuthFailure, string> = {
+/** A disabled tenant is not a bad credential: a 403 (errors.ts tenantDisabled), not one of these 401s. */
+const FAILURE_MESSAGES: Record<Exclude<AuthFailure, "disabled">, string> = {
   unknown: 'send "Authorization: Bearer <key>" with an API key of your tenant (or the deployment\'s EDGEVAL_API_TOKEN)',
   revoked: "this API key was revoked; use another key of your tenant, or ask the operator for one (POST /v1/admin/tenants/:id/keys)",
   expired:
     "this API key has expired; create a new one with POST /v1/keys (a key with keys:admin), or ask the operator (POST /v1/admin/tenants/:id/keys)",
-  disabled: "this tenant is disabled; ask the operator",
   no_pepper: "the server cannot check API keys: set the EDGEVAL_KEY_PEPPER secret (wrangler secret put EDGEVAL_KEY_PEPPER)",
 };
 
@@ -57,6 +57,7 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = bearerAuth<AppEnv>({
       new Date(),
     );
     if (!outcome.ok) {
+      if (outcome.reason === "disabled") throw tenantDisabled(outcome.tenant_id);
       c.set("authFailure", outcome.reason);
       return false;
     }

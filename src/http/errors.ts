@@ -45,6 +45,18 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out || "(body)";
 }
 
+/**
+ * A disabled tenant's credential (API key, trigger delivery, judge token): one answer everywhere,
+ * a 403 rather than a 401 because the credential is good (a 401 sent clients to rotate keys that
+ * would be refused as well), naming whom to ask.
+ */
+export function tenantDisabled(tenantId: string): ApiFailure {
+  return new ApiFailure({
+    code: "tenant_disabled",
+    message: `tenant ${tenantId} is disabled: its API keys, trigger deliveries and judge tokens are refused until it is enabled again; ask the operator of this edgeval deployment (PATCH /v1/admin/tenants/${tenantId} {"disabled": false})`,
+  });
+}
+
 export function invalidBody(issues: FieldIssue[]): ApiFailure {
   return new ApiFailure({ code: "invalid_body", message: summary(issues, "invalid body"), issues });
 }

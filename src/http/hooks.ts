@@ -16,7 +16,7 @@ import { KekMissing, type Sealed } from "../lib/secret-crypto";
 import { getTenant } from "../tenants/tenants-repo";
 import type { AppEnv } from "./auth";
 import { readBytes, unstorable } from "./body";
-import { ApiFailure, formatPath, invalidBody } from "./errors";
+import { ApiFailure, formatPath, invalidBody, tenantDisabled } from "./errors";
 import { statusUrl } from "./runs";
 import { RUN_BODY_LIMIT } from "../schemas/body-limits";
 import { httpHost, submitRun } from "./submit-run";
@@ -35,8 +35,7 @@ hooks.post("/:trigger_id", async (c) => {
   if (!verdict.ok) throw new ApiFailure({ code: "unauthorized", message: `the delivery's signature does not verify: ${verdict.reason}` });
 
   const tenant = await getTenant(c.env.DB, trigger.tenant_id);
-  if (!tenant || tenant.disabled)
-    throw new ApiFailure({ code: "forbidden", message: "this trigger's tenant is disabled; ask the operator" });
+  if (!tenant || tenant.disabled) throw tenantDisabled(trigger.tenant_id);
   // The signature is the credential: only a verified delivery learns that a parameter is refused.
   refuseUndeclaredQuery(c);
   // GitHub sends `ping` when a hook is created: a signed hello, not a reason to run anything.

@@ -60,8 +60,12 @@ keys.get("/", async (c) => {
 keys.post("/:id/rotate", async (c) => {
   const old = await requireKey(c.env.DB, tenantOf(c).tenant_id, c.req.param("id"));
   const body = validate(RotateKeyRequest, (await readOptionalJson(c, KEY_BODY_LIMIT)).value);
+  // The key exists, so not a 404: a revoked key stays revoked, and the way on is a new key.
   if (old.revoked_at !== null)
-    throw new ApiFailure({ code: "not_found", message: `key ${old.key_id} is revoked; create a new key instead` });
+    throw new ApiFailure({
+      code: "key_revoked",
+      message: `key ${old.key_id} is revoked (at ${old.revoked_at}) and cannot be rotated; create a new key with POST /v1/keys`,
+    });
   const principal = c.get("principal");
   grantable(principal.scopes, old.scopes);
   const now = new Date().toISOString();

@@ -18,7 +18,7 @@ import { checkJudgeToken, type TokenCheck, touchJudgeToken } from "../stored-jud
 import { getTenant } from "../tenants/tenants-repo";
 import { afterResponse, type AppEnv, stringVar } from "./auth";
 import { readJson, validate } from "./body";
-import { ApiFailure, invalidBody } from "./errors";
+import { ApiFailure, invalidBody, tenantDisabled } from "./errors";
 import { judgeOne } from "./judge";
 import { reply } from "./reply";
 import { requestRate } from "./request-rate";
@@ -52,8 +52,7 @@ promptfoo.post(
       throw new ApiFailure({ code: "unauthorized", message });
     }
     const tenant = await getTenant(c.env.DB, check.token.tenant_id);
-    if (!tenant || tenant.disabled)
-      throw new ApiFailure({ code: "forbidden", message: "this judge's tenant is disabled; ask the operator" });
+    if (!tenant || tenant.disabled) throw tenantDisabled(check.token.tenant_id);
     // Authorised: now a parameter besides the token is refused, before the token counts as used.
     refuseUndeclaredQuery(c);
     // A principal with no scope: enough for the tenant's request bucket, nothing else.

@@ -78,8 +78,10 @@ export function errorCodes(op: Operation): Code[] {
   codes.add("internal");
   if (op.auth.kind === "tenant") ["forbidden", "rate_limited"].forEach((c) => codes.add(c as Code));
   else codes.add("not_configured");
-  // A judge token spends its tenant's request bucket, and a disabled tenant's token is refused.
-  if (op.auth.kind === "judgeToken") ["forbidden", "rate_limited"].forEach((c) => codes.add(c as Code));
+  // A judge token spends its tenant's request bucket.
+  if (op.auth.kind === "judgeToken") codes.add("rate_limited");
+  // Every credential of a tenant (key, trigger signature, judge token) is refused while it is disabled.
+  if (op.auth.kind !== "admin") codes.add("tenant_disabled");
   if (op.body) ["invalid_body", "invalid_json", "body_too_large", "unsupported_media_type"].forEach((c) => codes.add(c as Code));
   // Every /v1 route answers a query parameter it does not take with invalid_query (src/http/undeclared-query.ts).
   if (op.query || op.path.startsWith("/v1/")) codes.add("invalid_query");

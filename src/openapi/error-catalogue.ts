@@ -31,12 +31,16 @@ const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
     fix: "Send Content-Type: application/json.",
   },
   unauthorized: {
-    when: "No bearer token, or an unknown, revoked or expired key, or a disabled tenant. Carries WWW-Authenticate: Bearer.",
+    when: "No bearer token, or an unknown, revoked or expired key. Carries WWW-Authenticate: Bearer.",
     fix: "Send Authorization: Bearer <API key>; create or rotate keys with /v1/keys.",
   },
   forbidden: {
     when: "The key lacks the operation's scope, or asks to grant scopes it does not hold.",
     fix: "Use a key that has the scope named in the message.",
+  },
+  tenant_disabled: {
+    when: "The credential is good but its tenant is disabled by the operator: an API key, a trigger's signed delivery and a judge token alike (the message names the tenant).",
+    fix: 'Ask the operator of this deployment to enable the tenant (PATCH /v1/admin/tenants/{id} {"disabled": false}); a new key would be refused too.',
   },
   not_found: {
     when: "No such path, or no such resource for this tenant (another tenant's resource is not found either).",
@@ -58,6 +62,10 @@ const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
   run_finished: {
     when: "A cancel asked of a run that has already ended; `status` says how it ended.",
     fix: "Nothing to stop: read the run's results.",
+  },
+  key_revoked: {
+    when: "A rotation asked of a key that is revoked: a revoked key stays revoked.",
+    fix: "Create a new key with POST /v1/keys (the same name and scopes, if wanted).",
   },
   run_deleting: {
     when: "A DELETE of the run began and did not finish (it failed part-way): part of the run may be gone, so it is not read.",

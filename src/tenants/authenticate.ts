@@ -25,7 +25,9 @@ export type AuthFailure = "unknown" | "revoked" | "expired" | "disabled" | "no_p
 
 export type AuthOutcome =
   | { ok: true; principal: Principal /** Set when last_used_at should be written (at most once a minute). */; touch: boolean }
-  | { ok: false; reason: AuthFailure };
+  | { ok: false; reason: Exclude<AuthFailure, "disabled"> }
+  /** The key is good; its tenant is not (the caller answers 403 naming it, not 401). */
+  | { ok: false; reason: "disabled"; tenant_id: string };
 
 export interface AuthConfig {
   db: D1Database;
@@ -49,7 +51,7 @@ export async function authenticate(token: string, cfg: AuthConfig, now: Date): P
       if (!tenant) throw new Error("the default tenant row is missing: apply the D1 migrations");
       rememberAuth(token, { key: null, tenant }, at);
     }
-    if (tenant.disabled) return { ok: false, reason: "disabled" };
+    if (tenant.disabled) return { ok: false, reason: "disabled", tenant_id: tenant.tenant_id };
     return { ok: true, principal: { tenant, keyId: null, scopes: new Set(SCOPES), expiresAt: null }, touch: false };
   }
   const parsed = parseKey(token);
@@ -65,7 +67,7 @@ export async function authenticate(token: string, cfg: AuthConfig, now: Date): P
   const { key, tenant } = found as { key: KeyRecord; tenant: TenantRecord };
   if (key.revoked_at !== null) return { ok: false, reason: "revoked" };
   if (key.expires_at !== null && Date.parse(key.expires_at) <= at) return { ok: false, reason: "expired" };
-  if (tenant.disabled) return { ok: false, reason: "disabled" };
+  if (tenant.disabled) return { ok: false, reason: "disabled", tenant_id: tenant.tenant_id };
   const touch = key.last_used_at === null || at - Date.parse(key.last_used_at) >= TOUCH_EVERY_MS;
   // The caller writes last_used_at now; the cached row says so too, or every request would touch.
   if (touch) key.last_used_at = now.toISOString();

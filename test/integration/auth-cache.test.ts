@@ -28,7 +28,7 @@ describe("the auth lookup kept per isolate", () => {
     const t0 = Date.now();
     expect((await authenticate(t.key, cfg(), at(t0, 0))).ok).toBe(true);
     await env.DB.prepare("UPDATE tenants SET disabled = 1 WHERE tenant_id = ?").bind(t.tenant_id).run();
-    expect(await authenticate(t.key, cfg(), at(t0, AUTH_CACHE_MS))).toEqual({ ok: false, reason: "disabled" });
+    expect(await authenticate(t.key, cfg(), at(t0, AUTH_CACHE_MS))).toEqual({ ok: false, reason: "disabled", tenant_id: t.tenant_id });
   });
 
   it("never keeps a wrong secret: a forged token for a cached key id is refused", async () => {

@@ -125,6 +125,20 @@ describe("tenants and API keys", () => {
     expect((await apiAs(fresh.key, "/v1/runs")).status).toBe(200);
   });
 
+  it("refuses to rotate a revoked key with 409 key_revoked saying to create a new key, and mints nothing", async () => {
+    const t = await createTenant();
+    const old = await createKey(t.key, { name: "ci", scopes: ["runs:read"] });
+    await apiAs(t.key, `/v1/keys/${old.key_id}`, { method: "DELETE" });
+    const keysBefore = ((await (await apiAs(t.key, "/v1/keys")).json()) as any).keys.length;
+    const res = await apiAs(t.key, `/v1/keys/${old.key_id}/rotate`, { method: "POST", json: {} });
+    expect(res.status).toBe(409);
+    const { error } = (await res.json()) as any;
+    expect(error.code).toBe("key_revoked");
+    expect(error.message).toContain(`key ${old.key_id} is revoked`);
+    expect(error.message).toContain("POST /v1/keys");
+    expect(((await (await apiAs(t.key, "/v1/keys")).json()) as any).keys.length).toBe(keysBefore);
+  });
+
   it("gives a rotated key the old key's lifetime from now unless expires_at is sent (null: never), and says so", async () => {
     const t = await createTenant();
     const day = 86_400_000;
@@ -242,7 +256,8 @@ describe("tenants and API keys", () => {
     expect((await apiAs(t.key, "/v1/runs")).status).toBe(200);
     const patched = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { disabled: true } });
     expect(patched.status).toBe(200);
-    expect((await apiAs(t.key, "/v1/runs")).status).toBe(401);
+    // 403, not 401: the key is good, its tenant is not (test/integration/tenant-disabled-refusals.test.ts).
+    expect((await apiAs(t.key, "/v1/runs")).status).toBe(403);
   });
 });
 

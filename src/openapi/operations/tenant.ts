@@ -69,6 +69,7 @@ export const TENANT_OPERATIONS: Operation[] = [
     pathParams: keyId,
     body: { schema: RotateKeyRequest, maxBytes: KEY_BODY_LIMIT.bytes, example: {}, optional: true },
     responses: { 201: { description: "The new key, shown once.", schema: MintedKey } },
+    errors: ["key_revoked"],
   },
   {
     method: "delete",

@@ -103,6 +103,6 @@ export const TRIGGER_OPERATIONS: Operation[] = [
       200: { description: "A GitHub ping, verified; nothing started.", schema: HookPing },
       202: { description: "The run started (or, for a repeated delivery id, the run the first delivery started).", schema: SubmittedRun },
     },
-    errors: ["idempotency_conflict", "idempotency_in_progress", "quota_exceeded", "forbidden", "not_configured"],
+    errors: ["idempotency_conflict", "idempotency_in_progress", "quota_exceeded", "not_configured"],
   },
 ];
