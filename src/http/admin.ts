@@ -13,7 +13,7 @@ import { mintKey } from "../tenants/issue-key";
 import { forgetKey, forgetTenant } from "../tenants/auth-cache";
 import { getKey, insertKey, keyView, listKeys, revokeKey } from "../tenants/keys-repo";
 import { ListQuery } from "../schemas/api";
-import { effectiveLimits } from "../tenants/limits";
+import { effectiveLimits, mergeLimitOverrides } from "../tenants/limits";
 import {
   activeKeyCounts,
   getTenant,
@@ -214,7 +214,7 @@ admin.patch("/tenants/:id", async (c) => {
     ...tenant,
     ...(body.name !== undefined ? { name: body.name } : {}),
     ...(body.use_deployment_keys !== undefined ? { use_deployment_keys: body.use_deployment_keys } : {}),
-    ...(body.limits !== undefined ? { limits_json: body.limits } : {}),
+    ...(body.limits !== undefined ? { limits_json: mergeLimitOverrides(tenant.limits_json, body.limits) } : {}),
     ...(body.retention_days !== undefined ? { retention_days: body.retention_days } : {}),
     ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
     updated_at: new Date().toISOString(),

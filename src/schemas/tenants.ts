@@ -21,6 +21,21 @@ export const LimitOverrides = z
   .strict();
 export type LimitOverrides = z.infer<typeof LimitOverrides>;
 
+/**
+ * PATCH /v1/admin/tenants/:id `limits`: a JSON merge patch (RFC 7396) of the overrides. A key sent
+ * replaces its override, `null` removes it (the default applies again; monthly_spend_usd's default
+ * is no cap, so null still means no cap), a key not sent stays. Each value as LimitOverrides takes it.
+ */
+export const LimitOverridesPatch = z
+  .object({
+    requests_per_minute: LimitOverrides.shape.requests_per_minute.unwrap().nullable().optional(),
+    concurrent_runs: LimitOverrides.shape.concurrent_runs.unwrap().nullable().optional(),
+    jobs_per_run: LimitOverrides.shape.jobs_per_run.unwrap().nullable().optional(),
+    monthly_spend_usd: LimitOverrides.shape.monthly_spend_usd,
+  })
+  .strict();
+export type LimitOverridesPatch = z.infer<typeof LimitOverridesPatch>;
+
 /** Goes into R2 keys (`t/{tenant}/…`) and Durable Object names (`{tenant}:{run}`): no `/` or `:`. */
 export const TenantId = z
   .string()
@@ -65,8 +80,8 @@ export const UpdateTenantRequest = z
   .strictObject({
     name: z.string().min(1).max(200).optional(),
     use_deployment_keys: z.boolean().optional(),
-    /** Replaces the overrides; `{}` restores the defaults. */
-    limits: LimitOverrides.optional(),
+    /** Merged into the overrides (LimitOverridesPatch): keys sent replace theirs, null removes one, the rest stay. */
+    limits: LimitOverridesPatch.optional(),
     retention_days: RetentionDays.optional(),
     disabled: z.boolean().optional(),
   })

@@ -2,7 +2,7 @@
  * Per-tenant quotas: documented defaults, which the operator overrides per tenant
  * (`PATCH /v1/admin/tenants/:id {limits}`); the row stores only the overrides.
  */
-import type { LimitOverrides } from "../schemas/tenants";
+import { LimitOverrides, type LimitOverridesPatch } from "../schemas/tenants";
 
 export interface TenantLimits {
   requests_per_minute: number;
@@ -25,4 +25,20 @@ export function effectiveLimits(overrides: LimitOverrides): TenantLimits {
     jobs_per_run: overrides.jobs_per_run ?? DEFAULT_LIMITS.jobs_per_run,
     monthly_spend_usd: overrides.monthly_spend_usd === undefined ? DEFAULT_LIMITS.monthly_spend_usd : overrides.monthly_spend_usd,
   };
+}
+
+/**
+ * The overrides after a PATCH's `limits` (a JSON merge patch, RFC 7396): a key sent replaces its
+ * override, null removes it, a key not sent stays. Before 8 Dec the body replaced every override,
+ * so raising one quota silently dropped the others back to their defaults.
+ */
+export function mergeLimitOverrides(current: LimitOverrides, patch: LimitOverridesPatch): LimitOverrides {
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  // Every value came from the two parsed shapes; the parse states it rather than a cast.
+  return LimitOverrides.parse(next);
 }

@@ -137,6 +137,39 @@ describe("PATCH /v1/admin/tenants/:id", () => {
     const unknown = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { tenant_id: "x" } });
     expect(((await unknown.json()) as { error: { issues: { path: string }[] } }).error.issues.map((i) => i.path)).toEqual(["tenant_id"]);
   });
+
+  it("merges limits as a JSON merge patch: keys sent replace theirs, null removes one (its default again), the rest stay", async () => {
+    const t = await createTenant({ limits: { concurrent_runs: 3, requests_per_minute: 120, monthly_spend_usd: 50 } });
+    const patch = async (limits: unknown) => {
+      const res = await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { limits } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const raised = await patch({ concurrent_runs: 5 });
+    expect(raised.status).toBe(200);
+    expect(raised.body.tenant.limits).toEqual({ concurrent_runs: 5, requests_per_minute: 120, monthly_spend_usd: 50 });
+    expect((await patch({ requests_per_minute: null, jobs_per_run: 1000 })).body.tenant.limits).toEqual({
+      concurrent_runs: 5,
+      jobs_per_run: 1000,
+      monthly_spend_usd: 50,
+    });
+    const one = (await (await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`)).json()) as { tenant: Listed };
+    expect(one.tenant.effective_limits).toEqual({
+      concurrent_runs: 5,
+      jobs_per_run: 1000,
+      monthly_spend_usd: 50,
+      requests_per_minute: 600,
+    });
+    // A bad value is a 400 at its path, and nothing changes.
+    const bad = await patch({ concurrent_runs: 0, monthly_spend_usd: null });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.issues.map((i: { path: string }) => i.path)).toEqual(["limits.concurrent_runs"]);
+    const { entries } = (await (await apiAs(t.key, "/v1/audit?limit=1")).json()) as any;
+    expect(entries[0].detail).toEqual({
+      changed: ["limits"],
+      from: { limits: { concurrent_runs: 5, requests_per_minute: 120, monthly_spend_usd: 50 } },
+      to: { limits: { concurrent_runs: 5, jobs_per_run: 1000, monthly_spend_usd: 50 } },
+    });
+  });
 });
 
 describe("GET /v1/admin/tenants/:id/usage", () => {

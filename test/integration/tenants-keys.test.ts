@@ -354,7 +354,8 @@ describe("audit log of the operator's changes", () => {
       {
         changed: ["limits", "disabled"],
         from: { disabled: true, limits: { concurrent_runs: 5 } },
-        to: { disabled: false, limits: { requests_per_minute: 60 } },
+        // limits merge (a JSON merge patch): concurrent_runs stays.
+        to: { disabled: false, limits: { concurrent_runs: 5, requests_per_minute: 60 } },
       },
       { changed: ["disabled"], from: { disabled: false }, to: { disabled: true } },
     ]);
