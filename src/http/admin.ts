@@ -35,11 +35,13 @@ import {
   KeyView,
   type ListedTenant,
   ListedTenantResponse,
+  IssuedTenantKey,
   MintedKey,
   MonthUsage,
   TenantList,
   TenantResponse,
 } from "../schemas/tenant-views";
+import type { FieldWarning } from "../schemas/field-warning";
 import type { z } from "zod";
 import { ADMIN_BODY_LIMIT } from "../schemas/body-limits";
 
@@ -160,8 +162,24 @@ admin.post("/tenants/:id/keys", async (c) => {
       detail: { name: body.name, scopes: body.scopes, expires_at: minted.record.expires_at },
     }),
   ]);
-  return reply(c, MintedKey, { ...keyView(minted.record), key: minted.key }, 201);
+  return reply(c, IssuedTenantKey, { ...keyView(minted.record), key: minted.key, warnings: issuedKeyWarnings(tenant) }, 201);
 });
+
+/**
+ * A key issued to a disabled tenant is minted (the operator may be preparing its return) but every
+ * request with it is refused until the tenant is enabled: the answer says so, or the operator hands
+ * on a key that fails at once with nothing to tell why.
+ */
+function issuedKeyWarnings(tenant: TenantRecord): FieldWarning[] {
+  if (!tenant.disabled) return [];
+  const id = tenant.tenant_id;
+  return [
+    {
+      path: "tenant.disabled",
+      message: `tenant ${id} is disabled: this key is refused (403 tenant_disabled) until the tenant is enabled with PATCH /v1/admin/tenants/${id} {"disabled": false}`,
+    },
+  ];
+}
 
 /** A tenant's keys, as GET /v1/keys lists them (newest first, revoked ones included; never a key or its hash). */
 admin.get("/tenants/:id/keys", async (c) => {

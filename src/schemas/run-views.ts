@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { RescoreAfresh, RescoreLeftOut } from "./rescore-caveats";
+import { FieldWarning } from "./field-warning";
 import { VerificationResult, ResultTemplate } from "./result";
 
 const Usd = z.number().nullable();
@@ -68,9 +69,6 @@ export const RunManifest = StoredRunManifest.extend({
 
 /** A run's status; after queued and running, the first that applies of the rest (README, GET /v1/runs/:id). */
 export const RunStatusName = z.enum(["queued", "running", "completed", "partial", "failed", "cancelled", "budget_exceeded"]);
-
-/** Something a request was accepted with but should know, at its field (`path` as in a 400's issues). */
-const FieldWarning = z.strictObject({ path: z.string(), message: z.string() });
 
 export const SubmittedRun = z.strictObject({
   run_id: z.string(),

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { LimitOverrides } from "./tenants";
 import { Scope } from "./scopes";
 import { ModelLimits } from "./api";
+import { FieldWarning } from "./field-warning";
 
 export const KeyView = z.strictObject({
   key_id: z.string(),
@@ -20,6 +21,8 @@ export const KeyView = z.strictObject({
 
 /** A key as minted (create, rotate, a tenant's first key): `key` is shown here only, never again. */
 export const MintedKey = KeyView.extend({ key: z.string() });
+/** A key the operator issued to an existing tenant: `warnings` says, e.g., that the tenant is disabled, so the key is refused for now. */
+export const IssuedTenantKey = MintedKey.extend({ warnings: z.array(FieldWarning) });
 export const KeyList = z.strictObject({ keys: z.array(KeyView), next_cursor: z.string().nullable() });
 
 export const SecretView = z.strictObject({

@@ -308,6 +308,7 @@ describe("a tenant whose keys all expired or were revoked", () => {
     const minted = (await res.json()) as any;
     expect(minted).toMatchObject({ name: "recovery", scopes: ["keys:admin", "runs:read"], expires_at: null, revoked_at: null });
     expect(minted.key).toMatch(KEY_FORMAT);
+    expect(minted.warnings).toEqual([]);
     const listed = (await (await apiAs(minted.key, "/v1/keys")).json()) as any;
     expect(listed.keys.map((k: any) => k.key_id)).toEqual([minted.key_id, t.key_id]);
     const { entries } = (await (await apiAs(minted.key, "/v1/audit?limit=1")).json()) as any;
@@ -316,6 +317,24 @@ describe("a tenant whose keys all expired or were revoked", () => {
     // Without a body: every scope, as a tenant's first key. An unknown tenant is a 404.
     expect(((await (await apiAs(ADMIN_TOKEN, path, { method: "POST" })).json()) as any).scopes).toEqual([...SCOPES]);
     expect((await apiAs(ADMIN_TOKEN, "/v1/admin/tenants/no-such-tenant/keys", { method: "POST", json: {} })).status).toBe(404);
+  });
+
+  it("warns the operator who issues a key to a disabled tenant that it is refused until the tenant is enabled", async () => {
+    const t = await createTenant();
+    const tenantPath = `/v1/admin/tenants/${t.tenant_id}`;
+    expect((await apiAs(ADMIN_TOKEN, tenantPath, { method: "PATCH", json: { disabled: true } })).status).toBe(200);
+    const res = await apiAs(ADMIN_TOKEN, `${tenantPath}/keys`, { method: "POST", json: { name: "for later" } });
+    expect(res.status).toBe(201);
+    const minted = (await res.json()) as any;
+    expect(minted.warnings).toEqual([
+      {
+        path: "tenant.disabled",
+        message: `tenant ${t.tenant_id} is disabled: this key is refused (403 tenant_disabled) until the tenant is enabled with PATCH /v1/admin/tenants/${t.tenant_id} {"disabled": false}`,
+      },
+    ]);
+    expect((await apiAs(minted.key, "/v1/keys")).status).toBe(403);
+    expect((await apiAs(ADMIN_TOKEN, tenantPath, { method: "PATCH", json: { disabled: false } })).status).toBe(200);
+    expect((await apiAs(minted.key, "/v1/keys")).status).toBe(200);
   });
 
   it("tells the holder of an expired key who can issue another", async () => {

@@ -15,6 +15,7 @@ import {
   DeletedSecret,
   KeyList,
   KeyView,
+  IssuedTenantKey,
   MintedKey,
   MonthUsage,
   SecretList,
@@ -164,7 +165,7 @@ export const TENANT_OPERATIONS: Operation[] = [
     tag: "admin",
     summary: "Issue a key to a tenant (operator)",
     description:
-      "For a tenant with no key left that could create one (every keys:admin key expired or revoked). By default the key holds every scope. Audited as key.created by the operator.",
+      "For a tenant with no key left that could create one (every keys:admin key expired or revoked). By default the key holds every scope. Audited as key.created by the operator. A disabled tenant gets its key too, with a `warnings` entry (path `tenant.disabled`) saying the key is refused until the tenant is enabled.",
     auth: { kind: "admin" },
     pathParams: tenantId,
     body: {
@@ -173,7 +174,7 @@ export const TENANT_OPERATIONS: Operation[] = [
       example: { name: "recovery", scopes: ["keys:admin"] },
       optional: true,
     },
-    responses: { 201: { description: "The key, shown only here.", schema: MintedKey } },
+    responses: { 201: { description: "The key, shown only here, and what the operator should know of it.", schema: IssuedTenantKey } },
   },
   {
     method: "get",
