@@ -2,7 +2,8 @@
  * Five-field cron expressions in UTC (pure): `minute hour day-of-month month day-of-week`, each
  * `*`, a number, a range `a-b`, a step `*∕n` or `a-b∕n`, or a comma list of those; day-of-week 0-7
  * (0 and 7 are Sunday). As in Vixie cron, when both day fields are restricted a day matches if
- * either does. No names (JAN, MON), no `@hourly`, no seconds: a bad expression is refused with the
+ * either does. A day of the month none of the expression's months has (31 2: February 31st) is
+ * refused, since the schedule would never run. No names (JAN, MON), no `@hourly`, no seconds: a bad expression is refused with the
  * field it is in.
  */
 
@@ -42,7 +43,25 @@ export function parseCron(expr: string): CronParse {
     if (f.name === "day_of_week" && set.has(7)) set.add(0);
     sets.push(set);
   }
-  return { ok: true, cron: { sets, domAny: parts[2] === "*", dowAny: parts[4] === "*" } };
+  const cron = { sets, domAny: parts[2] === "*", dowAny: parts[4] === "*" };
+  // With the weekday unrestricted only the day of the month decides: "0 3 31 2 *" parsed and
+  // stored a schedule that never ran, and nothing said so.
+  if (!cron.domAny && cron.dowAny && !someMonthHasADay(sets[3]!, sets[2]!))
+    return {
+      ok: false,
+      field: "day_of_month",
+      message: `day-of-month ${JSON.stringify(parts[2])} falls in none of the months ${JSON.stringify(parts[3])}: the schedule would never run`,
+    };
+  return { ok: true, cron };
+}
+
+/** The most days each month has (February's 29th in leap years). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function someMonthHasADay(months: Set<number>, days: Set<number>): boolean {
+  const fewest = Math.min(...days);
+  for (const m of months) if (fewest <= MONTH_DAYS[m - 1]!) return true;
+  return false;
 }
 
 function parseField(text: string, min: number, max: number): Set<number> | string {

@@ -36,5 +36,15 @@ describe("cron", () => {
     expect(parseCron("*/0 * * * *")).toMatchObject({ ok: false, field: "minute" });
   });
 
+  it("refuses a day of the month that none of its months has: the schedule would never run", () => {
+    for (const e of ["0 3 31 2 *", "0 3 30 2 *", "0 3 31 4,6,9,11 *", "0 3 30-31 2 *"]) {
+      const p = parseCron(e);
+      expect(p, e).toMatchObject({ ok: false, field: "day_of_month" });
+      expect(p.ok ? "" : p.message, e).toContain("never");
+    }
+    // February 29th comes in leap years; a day some month has, or a weekday too (either matches), runs.
+    for (const e of ["0 3 29 2 *", "0 3 31 1-2 *", "0 3 31 2 1", "0 3 31 * *"]) expect(parseCron(e).ok, e).toBe(true);
+  });
+
   it("keys the minute", () => expect(minuteOf(at("2026-11-24T20:31:59.999Z"))).toBe("2026-11-24T20:31"));
 });
