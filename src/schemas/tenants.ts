@@ -80,8 +80,8 @@ export const UpdateTenantRequest = z
   .strictObject({
     name: z.string().min(1).max(200).optional(),
     use_deployment_keys: z.boolean().optional(),
-    /** Merged into the overrides (LimitOverridesPatch): keys sent replace theirs, null removes one, the rest stay. */
-    limits: LimitOverridesPatch.optional(),
+    /** Merged into the overrides (LimitOverridesPatch): keys sent replace theirs, null removes one, the rest stay; `limits: null` removes them all. */
+    limits: LimitOverridesPatch.nullable().optional(),
     retention_days: RetentionDays.optional(),
     disabled: z.boolean().optional(),
   })

@@ -29,10 +29,12 @@ export function effectiveLimits(overrides: LimitOverrides): TenantLimits {
 
 /**
  * The overrides after a PATCH's `limits` (a JSON merge patch, RFC 7396): a key sent replaces its
- * override, null removes it, a key not sent stays. Before 8 Dec the body replaced every override,
+ * override, null removes it, a key not sent stays; `limits: null` removes them all. Before 8 Dec the body replaced every override,
  * so raising one quota silently dropped the others back to their defaults.
  */
-export function mergeLimitOverrides(current: LimitOverrides, patch: LimitOverridesPatch): LimitOverrides {
+export function mergeLimitOverrides(current: LimitOverrides, patch: LimitOverridesPatch | null): LimitOverrides {
+  // The whole member null: every override removed, as RFC 7396 removes a member set to null.
+  if (patch === null) return {};
   const next: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;

@@ -169,6 +169,10 @@ describe("PATCH /v1/admin/tenants/:id", () => {
       from: { limits: { concurrent_runs: 5, requests_per_minute: 120, monthly_spend_usd: 50 } },
       to: { limits: { concurrent_runs: 5, jobs_per_run: 1000, monthly_spend_usd: 50 } },
     });
+    // `limits: null` removes every override (RFC 7396: null removes the member): the defaults again.
+    const reset = await patch(null);
+    expect(reset.status).toBe(200);
+    expect(reset.body.tenant.limits).toEqual({});
   });
 });
 
