@@ -138,14 +138,17 @@ storedJudges.post("/:id/tokens", requireScope("judges:write"), async (c) => {
     },
     new Date().toISOString(),
   );
-  await insertJudgeToken(c.env.DB, record);
-  await auditStatement(c.env.DB, {
-    tenant_id: j.tenant_id,
-    actor: actorOf(c.get("principal")),
-    action: "judge_token.created",
-    target: record.token_id,
-    detail: { judge_id: j.judge_id, name: record.name, expires_at: record.expires_at },
-  }).run();
+  // One batch: apart, a failed entry left a live token unaudited (and unseen by the caller).
+  await c.env.DB.batch([
+    insertJudgeToken(c.env.DB, record),
+    auditStatement(c.env.DB, {
+      tenant_id: j.tenant_id,
+      actor: actorOf(c.get("principal")),
+      action: "judge_token.created",
+      target: record.token_id,
+      detail: { judge_id: j.judge_id, name: record.name, expires_at: record.expires_at },
+    }),
+  ]);
   return reply(
     c,
     MintedJudgeToken,

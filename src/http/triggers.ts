@@ -77,14 +77,17 @@ triggers.post("/", requireScope("triggers:write"), async (c) => {
     previous: null,
     created_at: new Date().toISOString(),
   };
-  await insertTrigger(c.env.DB, record);
-  await auditStatement(c.env.DB, {
-    tenant_id: tenantId,
-    actor: actorOf(c.get("principal")),
-    action: "trigger.created",
-    target: triggerId,
-    detail: { scheme: body.signing.scheme },
-  }).run();
+  // One batch: a trigger whose entry failed was live with a secret no one was shown, and a retry made a second.
+  await c.env.DB.batch([
+    insertTrigger(c.env.DB, record),
+    auditStatement(c.env.DB, {
+      tenant_id: tenantId,
+      actor: actorOf(c.get("principal")),
+      action: "trigger.created",
+      target: triggerId,
+      detail: { scheme: body.signing.scheme },
+    }),
+  ]);
   return reply(c, TriggerWithSecret, { ...triggerView(record, requestOrigin(c)), secret }, 201);
 });
 
@@ -135,14 +138,19 @@ triggers.delete("/:id", requireScope("triggers:write"), async (c) => {
   const tenantId = tenantOf(c).tenant_id;
   const t = await getTrigger(c.env.DB, tenantId, c.req.param("id"));
   if (!t) throw notFound(c.req.param("id"));
-  await deleteTrigger(c.env.DB, tenantId, t.trigger_id);
-  await auditStatement(c.env.DB, {
-    tenant_id: tenantId,
-    actor: actorOf(c.get("principal")),
-    action: "trigger.deleted",
-    target: t.trigger_id,
-    detail: {},
-  }).run();
+  // One batch, the entry written only if the delete removed the row: apart, a failed entry left the
+  // trigger deleted unaudited and its retry a 404; a delete racing this one is audited once.
+  const [deleted] = await c.env.DB.batch([
+    deleteTrigger(c.env.DB, tenantId, t.trigger_id),
+    auditIfChanged(c.env.DB, {
+      tenant_id: tenantId,
+      actor: actorOf(c.get("principal")),
+      action: "trigger.deleted",
+      target: t.trigger_id,
+      detail: {},
+    }),
+  ]);
+  if (!deleted?.meta.changes) throw notFound(t.trigger_id);
   return reply(c, DeletedTrigger, { trigger_id: t.trigger_id, deleted: true });
 });
 

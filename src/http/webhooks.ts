@@ -4,7 +4,7 @@
  * Scopes: webhooks:write to change, webhooks:read to look (endpoints, deliveries).
  */
 import { type Context, Hono } from "hono";
-import { actorOf, type AuditAction, auditStatement } from "../tenants/audit";
+import { actorOf, type AuditAction, auditIfChanged } from "../tenants/audit";
 import { prefixedId } from "../lib/ids";
 import { KekMissing } from "../lib/secret-crypto";
 import { listDeliveries, restartDelivery, getDelivery } from "../webhooks/deliveries-repo";
@@ -69,13 +69,15 @@ webhooks.post("/", requireScope("webhooks:write"), async (c) => {
     created_at: now,
     updated_at: now,
   };
-  if (!(await insertEndpoint(c.env.DB, record))) {
+  // The entry goes in the insert's batch: apart, a failed entry left a live endpoint with a secret no
+  // one was shown, and the caller's retry made a second that got every event again.
+  const entry = auditIfChanged(c.env.DB, auditEntry(c, "webhook.created", endpointId, { url: body.url, event_types: body.event_types }));
+  if (!(await insertEndpoint(c.env.DB, record, [entry]))) {
     throw new ApiFailure({
       code: "endpoint_limit",
       message: `a tenant has at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one (DELETE /v1/webhook-endpoints/:id), or widen an existing one's event_types or all_runs`,
     });
   }
-  await audit(c, "webhook.created", endpointId, { url: body.url, event_types: body.event_types });
   return reply(c, EndpointWithSecret, { ...endpointView(record), secret }, 201);
 });
 
@@ -89,15 +91,19 @@ webhooks.patch("/:id", requireScope("webhooks:write"), async (c) => {
   const endpoint = await requireEndpoint(c);
   const body = validate(UpdateEndpointRequest, (await readJson(c, ENDPOINT_BODY_LIMIT)).value);
   if (body.url !== undefined) checkUrl(c, body.url);
-  await updateEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, body, new Date().toISOString());
-  await audit(c, "webhook.updated", endpoint.endpoint_id, { fields: Object.keys(body) });
+  await changeAudited(
+    c,
+    updateEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, body, new Date().toISOString()),
+    auditEntry(c, "webhook.updated", endpoint.endpoint_id, { fields: Object.keys(body) }),
+  );
   return reply(c, EndpointView, endpointView((await getEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id))!));
 });
 
 webhooks.delete("/:id", requireScope("webhooks:write"), async (c) => {
   const endpoint = await requireEndpoint(c);
-  await deleteEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id);
-  await audit(c, "webhook.deleted", endpoint.endpoint_id, {});
+  // The entry in the delete's batch, written only if the endpoint's row went (a racing delete: once).
+  const entry = auditIfChanged(c.env.DB, auditEntry(c, "webhook.deleted", endpoint.endpoint_id, {}));
+  if (!(await deleteEndpoint(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, [entry]))) throw endpointNotFound(endpoint.endpoint_id);
   return reply(c, DeletedEndpoint, { endpoint_id: endpoint.endpoint_id, deleted: true });
 });
 
@@ -109,8 +115,13 @@ webhooks.post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) =>
   const now = new Date();
   const prevExpiresAt = new Date(now.getTime() + body.overlap_seconds * 1000).toISOString();
   const next = await sealed(c, endpoint.tenant_id, endpoint.endpoint_id, secret);
-  await rotateEndpointSecret(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, next, prevExpiresAt, now.toISOString());
-  await audit(c, "webhook.secret_rotated", endpoint.endpoint_id, { overlap_seconds: body.overlap_seconds });
+  // Apart, a failed entry left a new secret no one was shown signing, and the retry's rotation
+  // then dropped the secret the receiver held from the overlap: its deliveries failed to verify.
+  await changeAudited(
+    c,
+    rotateEndpointSecret(c.env.DB, endpoint.tenant_id, endpoint.endpoint_id, next, prevExpiresAt, now.toISOString()),
+    auditEntry(c, "webhook.secret_rotated", endpoint.endpoint_id, { overlap_seconds: body.overlap_seconds }),
+  );
   return reply(
     c,
     EndpointWithSecret,
@@ -173,10 +184,12 @@ webhooks.post("/:id/deliveries/:delivery_id/retry", requireScope("webhooks:write
 async function requireEndpoint(c: Context<AppEnv>): Promise<EndpointRecord> {
   const id = c.req.param("id")!;
   const endpoint = await getEndpoint(c.env.DB, tenantOf(c).tenant_id, id);
-  if (!endpoint)
-    throw new ApiFailure({ code: "not_found", message: `no webhook endpoint ${id}; list them with GET /v1/webhook-endpoints` });
+  if (!endpoint) throw endpointNotFound(id);
   return endpoint;
 }
+
+const endpointNotFound = (id: string) =>
+  new ApiFailure({ code: "not_found", message: `no webhook endpoint ${id}; list them with GET /v1/webhook-endpoints` });
 
 function checkUrl(c: Context<AppEnv>, url: string): void {
   const problem = outboundUrlIssue(url, edgeConfig(c.env).outbound, "endpoint");
@@ -197,7 +210,13 @@ async function sealed(c: Context<AppEnv>, tenantId: string, endpointId: string, 
   }
 }
 
-function audit(c: Context<AppEnv>, action: AuditAction, target: string, detail: Record<string, unknown>) {
+/** The change and its entry in one batch, the entry written only if the change did (a 404 otherwise: deleted meanwhile). */
+async function changeAudited(c: Context<AppEnv>, change: D1PreparedStatement, entry: ReturnType<typeof auditEntry>): Promise<void> {
+  const [changed] = await c.env.DB.batch([change, auditIfChanged(c.env.DB, entry)]);
+  if (!changed?.meta.changes) throw endpointNotFound(entry.target);
+}
+
+function auditEntry(c: Context<AppEnv>, action: AuditAction, target: string, detail: Record<string, unknown>) {
   const principal = c.get("principal");
-  return auditStatement(c.env.DB, { tenant_id: principal.tenant.tenant_id, actor: actorOf(principal), action, target, detail }).run();
+  return { tenant_id: principal.tenant.tenant_id, actor: actorOf(principal), action, target, detail };
 }

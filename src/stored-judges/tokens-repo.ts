@@ -37,13 +37,13 @@ export async function mintJudgeToken(
   return { record, token: key };
 }
 
-export async function insertJudgeToken(db: D1Database, t: JudgeTokenRecord): Promise<void> {
-  await db
+/** A statement, for the batch that writes the token with its audit entry. */
+export function insertJudgeToken(db: D1Database, t: JudgeTokenRecord): D1PreparedStatement {
+  return db
     .prepare(
       "INSERT INTO judge_tokens (token_id, tenant_id, judge_id, name, token_hash, created_at, revoked_at, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
-    .bind(t.token_id, t.tenant_id, t.judge_id, t.name, t.token_hash, t.created_at, t.revoked_at, t.expires_at, t.last_used_at)
-    .run();
+    .bind(t.token_id, t.tenant_id, t.judge_id, t.name, t.token_hash, t.created_at, t.revoked_at, t.expires_at, t.last_used_at);
 }
 
 export type TokenCheck =

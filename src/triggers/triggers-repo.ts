@@ -54,8 +54,9 @@ export function rotateTriggerStatement(db: D1Database, t: TriggerRecord, next: S
     .bind(prevExpiresAt, next.ciphertext, next.iv, next.kek_version, t.tenant_id, t.trigger_id);
 }
 
-export async function insertTrigger(db: D1Database, t: TriggerRecord): Promise<void> {
-  await db
+/** A statement, for the batch that writes the trigger with its audit entry. */
+export function insertTrigger(db: D1Database, t: TriggerRecord): D1PreparedStatement {
+  return db
     .prepare(
       "INSERT INTO triggers (trigger_id, tenant_id, name, spec_json, signing_json, ciphertext, iv, kek_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
@@ -69,8 +70,7 @@ export async function insertTrigger(db: D1Database, t: TriggerRecord): Promise<v
       t.sealed.iv,
       t.sealed.kek_version,
       t.created_at,
-    )
-    .run();
+    );
 }
 
 /** By id alone: the hook route knows no tenant until the trigger's row names it. */
@@ -91,8 +91,9 @@ export async function listTriggers(db: D1Database, tenantId: string, limit: numb
   );
 }
 
-export async function deleteTrigger(db: D1Database, tenantId: string, triggerId: string): Promise<void> {
-  await db.prepare("DELETE FROM triggers WHERE tenant_id = ? AND trigger_id = ?").bind(tenantId, triggerId).run();
+/** A statement, for the batch that deletes the trigger with its audit entry (auditIfChanged right after it). */
+export function deleteTrigger(db: D1Database, tenantId: string, triggerId: string): D1PreparedStatement {
+  return db.prepare("DELETE FROM triggers WHERE tenant_id = ? AND trigger_id = ?").bind(tenantId, triggerId);
 }
 
 /** `origin`: the API's public origin (src/webhooks/links.ts), so hook_url can be pasted into a sender as it is. */

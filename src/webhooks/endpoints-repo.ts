@@ -56,8 +56,12 @@ export function signingSecrets(e: EndpointRecord, now: Date): Sealed[] {
 export const MAX_ENDPOINTS_PER_TENANT = 20;
 
 /** False (nothing written) when the tenant already has MAX_ENDPOINTS_PER_TENANT: the count and the insert are one statement. */
-export async function insertEndpoint(db: D1Database, e: EndpointRecord): Promise<boolean> {
-  const res = await db
+/**
+ * False when the tenant has MAX_ENDPOINTS_PER_TENANT already. `withRows` go in the same batch right
+ * after the insert (its audit entry, by auditIfChanged: written only if the endpoint was).
+ */
+export async function insertEndpoint(db: D1Database, e: EndpointRecord, withRows: readonly D1PreparedStatement[] = []): Promise<boolean> {
+  const insert = db
     .prepare(
       `INSERT INTO webhook_endpoints (tenant_id, endpoint_id, url, description, event_types_json, all_runs, enabled, disabled_reason,
          ciphertext, iv, kek_version, created_at, updated_at)
@@ -79,9 +83,9 @@ export async function insertEndpoint(db: D1Database, e: EndpointRecord): Promise
       e.updated_at,
       e.tenant_id,
       MAX_ENDPOINTS_PER_TENANT,
-    )
-    .run();
-  return res.meta.changes > 0;
+    );
+  const [res] = await db.batch([insert, ...withRows]);
+  return res!.meta.changes > 0;
 }
 
 export async function getEndpoint(db: D1Database, tenantId: string, endpointId: string): Promise<EndpointRecord | null> {
@@ -101,14 +105,15 @@ export async function listEndpoints(db: D1Database, tenantId: string): Promise<E
 }
 
 /** Settable fields; `enabled: true` clears the reason it was disabled. */
-export async function updateEndpoint(
+/** A statement, for the batch that changes the endpoint with its audit entry (auditIfChanged right after it). */
+export function updateEndpoint(
   db: D1Database,
   tenantId: string,
   endpointId: string,
   patch: { url?: string; description?: string; event_types?: string[]; all_runs?: boolean; enabled?: boolean },
   now: string,
-): Promise<void> {
-  await db
+): D1PreparedStatement {
+  return db
     .prepare(
       `UPDATE webhook_endpoints SET url = COALESCE(?, url), description = COALESCE(?, description),
          event_types_json = COALESCE(?, event_types_json), all_runs = COALESCE(?, all_runs), enabled = COALESCE(?, enabled),
@@ -125,8 +130,7 @@ export async function updateEndpoint(
       now,
       tenantId,
       endpointId,
-    )
-    .run();
+    );
 }
 
 /** The receiver said 410 Gone: no further attempts to it until the tenant enables it again. */
@@ -138,28 +142,34 @@ export async function disableEndpoint(db: D1Database, tenantId: string, endpoint
 }
 
 /** The current secret becomes the previous one (signing until `prevExpiresAt`); `next` is the new one. */
-export async function rotateEndpointSecret(
+/** A statement, for the batch that rotates the secret with its audit entry (auditIfChanged right after it). */
+export function rotateEndpointSecret(
   db: D1Database,
   tenantId: string,
   endpointId: string,
   next: Sealed,
   prevExpiresAt: string,
   now: string,
-): Promise<void> {
-  await db
+): D1PreparedStatement {
+  return db
     .prepare(
       `UPDATE webhook_endpoints SET prev_ciphertext = ciphertext, prev_iv = iv, prev_kek_version = kek_version, prev_expires_at = ?,
          ciphertext = ?, iv = ?, kek_version = ?, updated_at = ? WHERE tenant_id = ? AND endpoint_id = ?`,
     )
-    .bind(prevExpiresAt, next.ciphertext, next.iv, next.kek_version, now, tenantId, endpointId)
-    .run();
+    .bind(prevExpiresAt, next.ciphertext, next.iv, next.kek_version, now, tenantId, endpointId);
 }
 
 /**
  * The endpoint, its delivery log, and the events no other endpoint's delivery still needs (they
  * hold run names and pair summaries). A dispatcher still pending finds its delivery gone and stops.
  */
-export async function deleteEndpoint(db: D1Database, tenantId: string, endpointId: string): Promise<boolean> {
+/** `withRows` go in the same batch right after the endpoint's delete (its audit entry, by auditIfChanged). */
+export async function deleteEndpoint(
+  db: D1Database,
+  tenantId: string,
+  endpointId: string,
+  withRows: readonly D1PreparedStatement[] = [],
+): Promise<boolean> {
   const deliveries = "SELECT delivery_id FROM webhook_deliveries WHERE tenant_id = ? AND endpoint_id = ?";
   const [, , , endpoint] = await db.batch([
     db.prepare(`DELETE FROM webhook_attempts WHERE tenant_id = ? AND delivery_id IN (${deliveries})`).bind(tenantId, tenantId, endpointId),
@@ -171,6 +181,7 @@ export async function deleteEndpoint(db: D1Database, tenantId: string, endpointI
       )
       .bind(tenantId),
     db.prepare("DELETE FROM webhook_endpoints WHERE tenant_id = ? AND endpoint_id = ?").bind(tenantId, endpointId),
+    ...withRows,
   ]);
   return endpoint!.meta.changes > 0;
 }

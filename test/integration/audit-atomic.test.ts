@@ -12,6 +12,7 @@ import { buildApp } from "../../src/http/app";
 import { forgetAllAuth } from "../../src/tenants/auth-cache";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
 import { ADMIN_TOKEN, apiAs, createKey, createTenant, runAs, type TestTenant } from "./tenant-helpers";
+import { hookUrl } from "./webhook-helpers";
 
 /** The env's D1, except that every insert into the audit log fails. */
 function failingAudit(db: D1Database): D1Database {
@@ -84,6 +85,89 @@ describe("a revocation or deletion whose audit entry cannot be written", () => {
     expect(listed.tokens[0].revoked_at).toBeNull();
     expect((await apiAs(t.key, path, { method: "DELETE" })).status).toBe(200);
     expect(await audited(t, "judge_token.revoked", token_id)).toBe(1);
+  });
+});
+
+/** The status and how many rows of `table` the tenant has after the request. */
+async function rowsOf(t: TestTenant, table: string): Promise<number> {
+  return (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE tenant_id = ?`).bind(t.tenant_id).first<{ n: number }>())!.n;
+}
+
+/**
+ * A credential (a trigger's or an endpoint's signing secret, a judge token) created or deleted
+ * apart from its entry: when the entry failed, a created one was live with a secret no one was
+ * shown (a retry made a second: a webhook endpoint then got every event twice), and a deleted one
+ * was gone unaudited, its retry a 404.
+ */
+describe("a credential created or deleted whose audit entry cannot be written", () => {
+  it("creates no trigger, and deletes none, until the entry can be written; each retry writes one entry", async () => {
+    const t = await createTenant();
+    const bench = await apiAs(t.key, "/v1/benchmarks", {
+      method: "POST",
+      json: { name: "b", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+    });
+    const { benchmark_id } = (await bench.json()) as { benchmark_id: string };
+    const body = {
+      name: "gh",
+      benchmark_id,
+      config: { answering_models: [{ id: "ci", interface: "manual", manual_answers: {} }], parsing_models: [fakeModel("j", "m")] },
+      signing: { scheme: "github" },
+      mapping: { manual_answers: { pointer: "/answers" } },
+    };
+    expect(await withAuditDown(t.key, "/v1/triggers", "POST", body)).toBe(500);
+    expect(await rowsOf(t, "triggers")).toBe(0);
+    const created = await apiAs(t.key, "/v1/triggers", { method: "POST", json: body });
+    expect(created.status).toBe(201);
+    const { trigger_id } = (await created.json()) as { trigger_id: string };
+    expect(await audited(t, "trigger.created", trigger_id)).toBe(1);
+    expect(await withAuditDown(t.key, `/v1/triggers/${trigger_id}`, "DELETE")).toBe(500);
+    expect(await rowsOf(t, "triggers")).toBe(1);
+    expect((await apiAs(t.key, `/v1/triggers/${trigger_id}`, { method: "DELETE" })).status).toBe(200);
+    expect(await audited(t, "trigger.deleted", trigger_id)).toBe(1);
+  });
+
+  it("creates no webhook endpoint, and deletes none, until the entry can be written", async () => {
+    const t = await createTenant();
+    const body = { url: hookUrl("audit-atomic") };
+    expect(await withAuditDown(t.key, "/v1/webhook-endpoints", "POST", body)).toBe(500);
+    expect(await rowsOf(t, "webhook_endpoints")).toBe(0);
+    const created = await apiAs(t.key, "/v1/webhook-endpoints", { method: "POST", json: body });
+    expect(created.status).toBe(201);
+    const { endpoint_id } = (await created.json()) as { endpoint_id: string };
+    expect(await audited(t, "webhook.created", endpoint_id)).toBe(1);
+    // A rotation whose entry failed left a new secret no one was shown signing, and the retry's
+    // rotation then dropped the secret the receiver still held from the overlap.
+    expect(await withAuditDown(t.key, `/v1/webhook-endpoints/${endpoint_id}/rotate-secret`, "POST", {})).toBe(500);
+    const prev = () => env.DB.prepare("SELECT prev_ciphertext FROM webhook_endpoints WHERE endpoint_id = ?").bind(endpoint_id).first();
+    expect(await prev()).toEqual({ prev_ciphertext: null });
+    expect(await withAuditDown(t.key, `/v1/webhook-endpoints/${endpoint_id}`, "PATCH", { description: "changed" })).toBe(500);
+    expect(
+      ((await (await apiAs(t.key, `/v1/webhook-endpoints/${endpoint_id}`)).json()) as { description: string | null }).description,
+    ).not.toBe("changed");
+    expect(await withAuditDown(t.key, `/v1/webhook-endpoints/${endpoint_id}`, "DELETE")).toBe(500);
+    expect(await rowsOf(t, "webhook_endpoints")).toBe(1);
+    expect((await apiAs(t.key, `/v1/webhook-endpoints/${endpoint_id}`, { method: "DELETE" })).status).toBe(200);
+    expect(await audited(t, "webhook.deleted", endpoint_id)).toBe(1);
+  });
+
+  it("mints no judge token until its judge_token.created entry can be written", async () => {
+    const t = await createTenant();
+    const judge = {
+      name: "j",
+      config: {
+        type: "judge",
+        prompt: "Is it Paris?",
+        scale: { type: "continuous", min: 0, max: 1 },
+        threshold: 0.5,
+        provider: fakeModel("j", "m"),
+      },
+    };
+    const { judge_id } = (await (await apiAs(t.key, "/v1/judges", { method: "POST", json: judge })).json()) as any;
+    expect(await withAuditDown(t.key, `/v1/judges/${judge_id}/tokens`, "POST", {})).toBe(500);
+    expect(await rowsOf(t, "judge_tokens")).toBe(0);
+    const minted = await apiAs(t.key, `/v1/judges/${judge_id}/tokens`, { method: "POST", json: {} });
+    expect(minted.status).toBe(201);
+    expect(await audited(t, "judge_token.created", ((await minted.json()) as { token_id: string }).token_id)).toBe(1);
   });
 });
 
