@@ -21,6 +21,7 @@ import {
   listTenants,
   type TenantRecord,
   tenantView,
+  nextUpdatedAt,
   updateTenant,
 } from "../tenants/tenants-repo";
 import { type AppEnv, adminAuth } from "./auth";
@@ -225,9 +226,27 @@ admin.get("/tenants/:id/usage", async (c) => {
   return reply(c, MonthUsage, await monthUsageView(c.env.DB, tenant, q.month ?? monthOf(Date.now())));
 });
 
+/** A PATCH redoes its read and write at most this often while other writes to the tenant land in between. */
+const PATCH_ATTEMPTS = 5;
+
 admin.patch("/tenants/:id", async (c) => {
-  const tenant = await requireTenant(c.env.DB, c.req.param("id"));
+  let tenant = await requireTenant(c.env.DB, c.req.param("id"));
   const body = validate(UpdateTenantRequest, (await readJson(c, ADMIN_BODY_LIMIT)).value);
+  for (let attempt = 1; ; attempt++) {
+    const next = await patchTenant(c.env.DB, tenant, body);
+    if (next) {
+      forgetTenant(next.tenant_id);
+      return reply(c, TenantResponse, { tenant: tenantView(next) });
+    }
+    if (attempt === PATCH_ATTEMPTS)
+      throw new ApiFailure({ code: "internal", message: `tenant ${tenant.tenant_id} kept changing while this PATCH ran; send it again` });
+    // Another write landed between the read and this write: apply the body to the tenant as it is now.
+    tenant = await requireTenant(c.env.DB, tenant.tenant_id);
+  }
+});
+
+/** The body applied to the tenant as read, with its audit entry; null (nothing written) if the row changed since the read. */
+async function patchTenant(db: D1Database, tenant: TenantRecord, body: z.output<typeof UpdateTenantRequest>): Promise<TenantRecord | null> {
   const next: TenantRecord = {
     ...tenant,
     ...(body.name !== undefined ? { name: body.name } : {}),
@@ -235,16 +254,16 @@ admin.patch("/tenants/:id", async (c) => {
     ...(body.limits !== undefined ? { limits_json: mergeLimitOverrides(tenant.limits_json, body.limits) } : {}),
     ...(body.retention_days !== undefined ? { retention_days: body.retention_days } : {}),
     ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
-    updated_at: new Date().toISOString(),
+    updated_at: nextUpdatedAt(Date.now(), tenant.updated_at),
   };
   // Each field sent, as it was and as it is: "changed: [disabled]" alone cannot tell disabling
   // from enabling, nor which quota a tenant now has.
   const changed = Object.keys(body) as (keyof typeof body)[];
   const fields = (view: ReturnType<typeof tenantView>) => Object.fromEntries(changed.map((k) => [k, view[k]]));
-  // One batch: the change and its audit entry land together or not at all.
-  await c.env.DB.batch([
-    updateTenant(c.env.DB, next),
-    auditStatement(c.env.DB, {
+  // One batch: the change and its audit entry land together or not at all, the entry only if the row was as read.
+  const [updated] = await db.batch([
+    updateTenant(db, next, tenant.updated_at),
+    auditIfChanged(db, {
       tenant_id: next.tenant_id,
       actor: OPERATOR,
       action: "tenant.updated",
@@ -252,9 +271,8 @@ admin.patch("/tenants/:id", async (c) => {
       detail: { changed, from: fields(tenantView(tenant)), to: fields(tenantView(next)) },
     }),
   ]);
-  forgetTenant(next.tenant_id);
-  return reply(c, TenantResponse, { tenant: tenantView(next) });
-});
+  return updated?.meta.changes ? next : null;
+}
 
 async function requireTenant(db: D1Database, id: string): Promise<TenantRecord> {
   const tenant = TenantId.safeParse(id).success ? await getTenant(db, id) : null;

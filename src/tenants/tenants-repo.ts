@@ -75,12 +75,17 @@ export function insertTenant(db: D1Database, t: TenantRecord): D1PreparedStateme
     );
 }
 
-/** The update, to go in one batch with its audit entry. */
-export function updateTenant(db: D1Database, t: TenantRecord): D1PreparedStatement {
+/**
+ * The update, to go in one batch with its audit entry (auditIfChanged right after it). It changes
+ * the row only if the row is still as read (`readUpdatedAt`; every write moves updated_at forward,
+ * `nextUpdatedAt`): a PATCH that read before another wrote would otherwise write back the other's
+ * fields as it had read them, e.g. undo a disable. No row changed: read again and redo.
+ */
+export function updateTenant(db: D1Database, t: TenantRecord, readUpdatedAt: string): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE tenants SET name = ?, use_deployment_keys = ?, limits_json = ?, retention_days = ?, disabled = ?, updated_at = ?
-       WHERE tenant_id = ?`,
+       WHERE tenant_id = ? AND updated_at = ?`,
     )
     .bind(
       t.name,
@@ -90,7 +95,13 @@ export function updateTenant(db: D1Database, t: TenantRecord): D1PreparedStateme
       t.disabled ? 1 : 0,
       t.updated_at,
       t.tenant_id,
+      readUpdatedAt,
     );
+}
+
+/** `now`, or just after `previous` when the clock has not passed it: a write always moves updated_at, so it tells versions apart. */
+export function nextUpdatedAt(now: number, previous: string): string {
+  return new Date(Math.max(now, Date.parse(previous) + 1)).toISOString();
 }
 
 /** The public view of a tenant (the admin routes answer with it). */

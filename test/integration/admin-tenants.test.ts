@@ -4,8 +4,10 @@
  * with the quotas in force and how many keys still work, never key material; one tenant as the list
  * shows it; its month of usage; its keys, listed and revoked; an empty PATCH refused.
  */
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { buildApp } from "../../src/http/app";
 import { insertLedgerRows } from "../../src/tenants/usage";
 import { ADMIN_TOKEN, apiAs, createKey, createTenant } from "./tenant-helpers";
 
@@ -173,6 +175,61 @@ describe("PATCH /v1/admin/tenants/:id", () => {
     const reset = await patch(null);
     expect(reset.status).toBe(200);
     expect(reset.body.tenant.limits).toEqual({});
+  });
+});
+
+/**
+ * The env's D1, except that another operator's PATCH {disabled: true} lands once right before this
+ * request writes the tenant: between its read and its write, as two PATCHes at once can interleave.
+ */
+function disabledMeanwhile(db: D1Database, tenantId: string): D1Database {
+  let landed = false;
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "batch")
+        return async (statements: D1PreparedStatement[]) => {
+          if (!landed) {
+            landed = true;
+            await target
+              .prepare("UPDATE tenants SET disabled = 1, updated_at = ? WHERE tenant_id = ?")
+              .bind(new Date(Date.now() - 1).toISOString(), tenantId)
+              .run();
+          }
+          return target.batch(statements);
+        };
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+describe("PATCH /v1/admin/tenants/:id racing another", () => {
+  it("loses no change another PATCH made between its read and its write: a disable stays, the limits still change", async () => {
+    const t = await createTenant({ limits: { requests_per_minute: 120 } });
+    const path = `/v1/admin/tenants/${t.tenant_id}`;
+    const res = await buildApp().fetch(
+      new Request(`http://edgeval.test${path}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ limits: { concurrent_runs: 7 } }),
+      }),
+      { ...env, DB: disabledMeanwhile(env.DB, t.tenant_id) },
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(200);
+    const { tenant } = (await (await apiAs(ADMIN_TOKEN, path)).json()) as { tenant: Listed & { disabled: boolean } };
+    expect(tenant.disabled).toBe(true);
+    expect(tenant.limits).toEqual({ requests_per_minute: 120, concurrent_runs: 7 });
+    const entries = await env.DB.prepare("SELECT detail_json FROM audit_log WHERE tenant_id = ? AND action = 'tenant.updated'")
+      .bind(t.tenant_id)
+      .all<{ detail_json: string }>();
+    expect(entries.results.map((e) => JSON.parse(e.detail_json))).toEqual([
+      {
+        changed: ["limits"],
+        from: { limits: { requests_per_minute: 120 } },
+        to: { limits: { requests_per_minute: 120, concurrent_runs: 7 } },
+      },
+    ]);
   });
 });
 
