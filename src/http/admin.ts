@@ -37,7 +37,6 @@ import {
   type ListedTenant,
   ListedTenantResponse,
   IssuedTenantKey,
-  MintedKey,
   MonthUsage,
   TenantList,
   TenantResponse,
