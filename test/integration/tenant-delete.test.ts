@@ -3,6 +3,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { sweepRetention } from "../../src/tenants/retention";
 import { addFakeRules, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel } from "./helpers";
 import { ADMIN_TOKEN, apiAs, createTenant, runAs, type TestTenant } from "./tenant-helpers";
 
@@ -141,5 +142,47 @@ describe("retention sweep", () => {
     await env.DB.prepare("UPDATE runs SET created_at = ? WHERE run_id = ?").bind(longAgo, recent).run();
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "17 * * * *" }), env, createExecutionContext());
     expect(await d1RowsOf(recent)).toMatchObject({ runs: 1 });
+  });
+
+  it("goes on past a run it cannot delete: other runs and tenants are swept, the failed run is retried next time and reads 410", async () => {
+    const broken = await createTenant({ retention_days: 30 });
+    const fine = await createTenant({ retention_days: 30 });
+    const answerer = uniqueModel("ret-broken");
+    await addFakeRules([
+      { match: { model: answerer }, reply: { text: "Paris" } },
+      { match: { model: `${answerer}-j` }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const spec = {
+      benchmark: { name: "ret", questions: [{ id: "q1", question: "?", template: exactTemplate("Paris") }] },
+      config: { answering_models: [fakeModel("a", answerer)], parsing_models: [fakeModel("j", `${answerer}-j`)] },
+    };
+    const [stuck, swept] = [await runAndWait(broken, spec), await runAndWait(fine, spec)];
+    const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
+    await env.DB.prepare("UPDATE runs SET created_at = ? WHERE run_id IN (?, ?)").bind(longAgo, stuck, swept).run();
+    // R2 fails for the broken tenant's objects (an outage, or an object that cannot be listed).
+    const blobs = new Proxy(env.BLOBS, {
+      get(target, prop) {
+        if (prop === "list")
+          return (o: R2ListOptions) => {
+            if (o.prefix?.includes(broken.tenant_id)) throw new Error("R2 list failed");
+            return target.list(o);
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const out = await sweepRetention({ ...env, BLOBS: blobs }, Date.now());
+    expect(out.filter((o) => [broken.tenant_id, fine.tenant_id].includes(o.tenant_id))).toEqual(
+      expect.arrayContaining([
+        { tenant_id: broken.tenant_id, deleted: 0, failed: 1 },
+        { tenant_id: fine.tenant_id, deleted: 1, failed: 0 },
+      ]),
+    );
+    expect(await d1RowsOf(swept)).toMatchObject({ runs: 0 });
+    expect(await d1RowsOf(stuck)).toMatchObject({ runs: 1 });
+    expect((await apiAs(broken.key, `/v1/runs/${stuck}`)).status).toBe(410);
+    // The next sweep, R2 working again, finishes it.
+    await sweepRetention(env, Date.now());
+    expect(await d1RowsOf(stuck)).toMatchObject({ runs: 0 });
   });
 });
