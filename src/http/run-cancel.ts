@@ -1,11 +1,12 @@
 /**
- * POST /v1/runs/:id/cancel: stops a run (src/coordinator/cancel.ts). A first cancel is audited; a
- * repeat answers the same without a second effect; a run that ended before is a 409 naming how.
+ * POST /v1/runs/:id/cancel: stops a run (src/coordinator/cancel.ts). A cancel is audited once (a
+ * repeat writes the entry only if none was); a repeat answers the same without a second effect; a
+ * run that ended before is a 409 naming how.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "./auth";
 import type { RunRecord } from "../storage/runs-repo";
-import { actorOf, auditStatement } from "../tenants/audit";
+import { actorOf, auditOnce } from "../tenants/audit";
 import { ApiFailure } from "./errors";
 
 export async function cancelRun(c: Context<AppEnv>, run: RunRecord): Promise<void> {
@@ -18,14 +19,16 @@ export async function cancelRun(c: Context<AppEnv>, run: RunRecord): Promise<voi
       status: outcome.status,
     });
   }
-  if (outcome.first) {
-    const principal = c.get("principal");
-    await auditStatement(c.env.DB, {
+  // Every cancelled answer, the repeats too: a first cancel whose entry failed is audited by its repeat, once.
+  await auditOnce(
+    c.env.DB,
+    {
       tenant_id: run.tenant_id,
-      actor: actorOf(principal),
+      actor: actorOf(c.get("principal")),
       action: "run.cancelled",
       target: run.run_id,
       detail: { cancelled_at: outcome.cancelled_at },
-    }).run();
-  }
+    },
+    outcome.cancelled_at,
+  ).run();
 }

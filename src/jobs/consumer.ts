@@ -28,7 +28,7 @@ import { type KeyRing, type TenantKeyRing, tenantKeyRing } from "../tenants/key-
 import { secretNamesIn } from "../tenants/secret-names";
 import type { RunSpec } from "../storage/run-spec";
 import { DEFAULT_TENANT, getTenant, type TenantRecord } from "../tenants/tenants-repo";
-import { auditStatement, OPERATOR } from "../tenants/audit";
+import { auditOnce, OPERATOR } from "../tenants/audit";
 import { poolRegistry } from "../limiter/limiter-client";
 import { portInLine } from "../limiter/limited";
 import type { RunShareOf } from "./job-ports";
@@ -154,14 +154,19 @@ function jobDeps(env: Env, activity: JobActivity): JobDeps {
     tenantDisabled: async (tenantId) => (await tenantOf(tenantId)).tenant.disabled,
     cancelForDisabledTenant: async (msg) => {
       const outcome = await env.RUNS.getByName(coordinatorOfJob({ run_id: msg.run_id, tenant_id: msg.tenant_id })).cancel();
-      if (outcome.kind !== "cancelled" || !outcome.first) return;
-      await auditStatement(env.DB, {
-        tenant_id: msg.tenant_id ?? DEFAULT_TENANT,
-        actor: OPERATOR,
-        action: "run.cancelled",
-        target: msg.run_id,
-        detail: { cancelled_at: outcome.cancelled_at, reason: "tenant disabled" },
-      }).run();
+      if (outcome.kind !== "cancelled") return;
+      // Each redelivery writes it unless one was: a first attempt whose insert failed is audited by the next.
+      await auditOnce(
+        env.DB,
+        {
+          tenant_id: msg.tenant_id ?? DEFAULT_TENANT,
+          actor: OPERATOR,
+          action: "run.cancelled",
+          target: msg.run_id,
+          detail: { cancelled_at: outcome.cancelled_at, reason: "tenant disabled" },
+        },
+        outcome.cancelled_at,
+      ).run();
     },
     portFor: (model: ModelConfig, run: RunShareOf, lineSince: number) => {
       // Every call of a run's job checks that the run was not cancelled before it asks for a

@@ -90,6 +90,28 @@ export function auditIfChanged(db: D1Database, e: NewEntry): D1PreparedStatement
     .bind(...entryValues(e));
 }
 
+/**
+ * The entry of a change made outside D1 (a run's cancel, in its coordinator), which D1 cannot batch
+ * with it: written unless an entry of the same action and target exists from `since` on (the
+ * change's own time). The change is idempotent and answers every repeat, so every repeat writes
+ * this: when the first one's entry failed, the repeat's lands, and once one has, no other does.
+ * Before 8 Dec only the first cancel wrote it, so a failed insert left the cancel unaudited for good.
+ * `since` is set by another clock (the coordinator's) than the entry's `at` (this isolate's): the
+ * search starts SINCE_SKEW_MS earlier, so a clock a little behind does not hide the entry written.
+ */
+export function auditOnce(db: D1Database, e: NewEntry, since: string): D1PreparedStatement {
+  const from = new Date(Date.parse(since) - SINCE_SKEW_MS).toISOString();
+  return db
+    .prepare(
+      `INSERT INTO audit_log (tenant_id, audit_id, at, actor, action, target, detail_json) SELECT ?, ?, ?, ?, ?, ?, ?
+       WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE tenant_id = ? AND at >= ? AND action = ? AND target = ?)`,
+    )
+    .bind(...entryValues(e), e.tenant_id, from, e.action, e.target);
+}
+
+/** Far more than two clocks of the platform differ by; a change audited by auditOnce happens once, so the window finds no other. */
+const SINCE_SKEW_MS = 60_000;
+
 /** Newest first; the cursor is the last entry's `at|audit_id`. */
 export async function listAudit(
   db: D1Database,

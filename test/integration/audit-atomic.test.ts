@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { forgetAllAuth } from "../../src/tenants/auth-cache";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
-import { ADMIN_TOKEN, apiAs, createKey, createTenant, runAs, type TestTenant } from "./tenant-helpers";
+import { ADMIN_TOKEN, apiAs, createKey, createTenant, runAs, submitAs, type TestTenant } from "./tenant-helpers";
 import { hookUrl } from "./webhook-helpers";
 
 /** The env's D1, except that every insert into the audit log fails. */
@@ -168,6 +168,23 @@ describe("a credential created or deleted whose audit entry cannot be written", 
     const minted = await apiAs(t.key, `/v1/judges/${judge_id}/tokens`, { method: "POST", json: {} });
     expect(minted.status).toBe(201);
     expect(await audited(t, "judge_token.created", ((await minted.json()) as { token_id: string }).token_id)).toBe(1);
+  });
+});
+
+describe("a run cancel whose audit entry cannot be written", () => {
+  it("is audited by the repeat: one run.cancelled entry however often it is repeated", async () => {
+    const t = await createTenant();
+    const slow = uniqueModel("audit-atomic-cancel");
+    // Slow answers keep the run running while it is cancelled.
+    await addFakeRules([{ match: { model: slow }, reply: { text: "Paris", latency_ms: 2000 } }]);
+    const runId = await submitAs(t.key, {
+      benchmark: { name: "c", questions: [1, 2, 3].map((i) => ({ id: `q${i}`, question: `Q${i}?`, template: exactTemplate("Paris") })) },
+      config: { answering_models: [fakeModel("a", slow)], parsing_models: [fakeModel("j", slow)] },
+    });
+    expect(await withAuditDown(t.key, `/v1/runs/${runId}/cancel`, "POST")).toBe(500);
+    expect(await audited(t, "run.cancelled", runId)).toBe(0);
+    for (let i = 0; i < 2; i++) expect((await apiAs(t.key, `/v1/runs/${runId}/cancel`, { method: "POST" })).status).toBe(200);
+    expect(await audited(t, "run.cancelled", runId)).toBe(1);
   });
 });
 
