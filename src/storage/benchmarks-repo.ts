@@ -79,10 +79,21 @@ export async function loadBenchmark(
   return { record, benchmark: Benchmark.parse(await obj.json()) };
 }
 
-/** Deletes the body, then the row (a crash between leaves a listed benchmark whose read fails, retried by DELETE). */
-export async function deleteBenchmark(db: D1Database, blobs: R2Bucket, record: BenchmarkRecord): Promise<void> {
+/**
+ * Deletes the body, then the row (a crash between leaves a listed benchmark whose read fails, retried
+ * by DELETE). `withRows` go in the row's batch right after its delete (its audit entry, by auditIfChanged).
+ */
+export async function deleteBenchmark(
+  db: D1Database,
+  blobs: R2Bucket,
+  record: BenchmarkRecord,
+  withRows: readonly D1PreparedStatement[] = [],
+): Promise<void> {
   await blobs.delete(record.body_key);
-  await db.prepare("DELETE FROM benchmarks WHERE tenant_id = ? AND benchmark_id = ?").bind(record.tenant_id, record.benchmark_id).run();
+  await db.batch([
+    db.prepare("DELETE FROM benchmarks WHERE tenant_id = ? AND benchmark_id = ?").bind(record.tenant_id, record.benchmark_id),
+    ...withRows,
+  ]);
 }
 
 /** Newest first; the cursor is the last row's `created_at|benchmark_id`. */

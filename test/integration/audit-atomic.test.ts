@@ -150,6 +150,20 @@ describe("a credential created or deleted whose audit entry cannot be written", 
     expect(await audited(t, "webhook.deleted", endpoint_id)).toBe(1);
   });
 
+  it("deletes no benchmark row until its benchmark.deleted entry can be written; the retry deletes it with the entry", async () => {
+    const t = await createTenant();
+    const stored = await apiAs(t.key, "/v1/benchmarks", {
+      method: "POST",
+      json: { name: "b", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+    });
+    const { benchmark_id } = (await stored.json()) as { benchmark_id: string };
+    expect(await withAuditDown(t.key, `/v1/benchmarks/${benchmark_id}`, "DELETE")).toBe(500);
+    expect(await rowsOf(t, "benchmarks")).toBe(1);
+    expect((await apiAs(t.key, `/v1/benchmarks/${benchmark_id}`, { method: "DELETE" })).status).toBe(200);
+    expect(await rowsOf(t, "benchmarks")).toBe(0);
+    expect(await audited(t, "benchmark.deleted", benchmark_id)).toBe(1);
+  });
+
   it("mints no judge token until its judge_token.created entry can be written", async () => {
     const t = await createTenant();
     const judge = {
