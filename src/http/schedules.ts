@@ -19,7 +19,7 @@ import {
   type ScheduleRecord,
   updateSchedule,
 } from "../schedules/schedules-repo";
-import { actorOf, type AuditAction, auditStatement } from "../tenants/audit";
+import { actorOf, type AuditAction, auditIfChanged, auditStatement } from "../tenants/audit";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
@@ -58,8 +58,12 @@ schedules.post("/", requireScope("runs:write"), async (c) => {
     api_origin: requestOrigin(c),
   };
   await checkRunBody(c, record);
-  await insertSchedule(c.env.DB, record);
-  await audit(c, "schedule.created", record.schedule_id, { cron: record.cron, benchmark_id: record.benchmark_id });
+  // One batch: apart, a failed entry left a live schedule behind a 500, and the retry made a second
+  // one that started the same run again at each tick.
+  await c.env.DB.batch([
+    insertSchedule(c.env.DB, record),
+    auditStatement(c.env.DB, entry(c, "schedule.created", record.schedule_id, { cron: record.cron, benchmark_id: record.benchmark_id })),
+  ]);
   c.header("Location", `/v1/schedules/${record.schedule_id}`);
   return c.json(view(record), 201);
 });
@@ -92,8 +96,11 @@ schedules.patch("/:id", requireScope("runs:write"), async (c) => {
   const body = validatePatch((await readJson(c, SCHEDULE_BODY_LIMIT)).value);
   const next: ScheduleRecord = { ...s, ...body, updated_at: new Date().toISOString(), api_origin: requestOrigin(c) };
   if (body.config !== undefined || body.preset_id !== undefined) await checkRunBody(c, next);
-  await updateSchedule(c.env.DB, next);
-  await audit(c, "schedule.updated", s.schedule_id, { changed: Object.keys(body) });
+  const [updated] = await c.env.DB.batch([
+    updateSchedule(c.env.DB, next),
+    auditIfChanged(c.env.DB, entry(c, "schedule.updated", s.schedule_id, { changed: Object.keys(body) })),
+  ]);
+  if (!updated?.meta.changes) throw scheduleNotFound(s.schedule_id);
   return c.json(view(next));
 });
 
@@ -126,8 +133,8 @@ function validatePatch(value: unknown) {
 
 schedules.delete("/:id", requireScope("runs:write"), async (c) => {
   const s = await requireSchedule(c);
-  await deleteSchedule(c.env.DB, s.tenant_id, s.schedule_id);
-  await audit(c, "schedule.deleted", s.schedule_id, {});
+  const entryIfDeleted = auditIfChanged(c.env.DB, entry(c, "schedule.deleted", s.schedule_id, {}));
+  if (!(await deleteSchedule(c.env.DB, s.tenant_id, s.schedule_id, [entryIfDeleted]))) throw scheduleNotFound(s.schedule_id);
   return c.json({ schedule_id: s.schedule_id, deleted: true });
 });
 
@@ -147,7 +154,7 @@ function view(s: ScheduleRecord) {
 
 async function requireSchedule(c: Context<AppEnv>): Promise<ScheduleRecord> {
   const s = await getSchedule(c.env.DB, tenantOf(c).tenant_id, c.req.param("id")!);
-  if (!s) throw new ApiFailure({ code: "not_found", message: `no schedule ${c.req.param("id")}; list them with GET /v1/schedules` });
+  if (!s) throw scheduleNotFound(c.req.param("id")!);
   return s;
 }
 
@@ -164,6 +171,10 @@ async function checkRunBody(c: Context<AppEnv>, s: ScheduleRecord): Promise<void
   });
 }
 
-async function audit(c: Context<AppEnv>, action: AuditAction, target: string, detail: Record<string, unknown>) {
-  await auditStatement(c.env.DB, { tenant_id: tenantOf(c).tenant_id, actor: actorOf(c.get("principal")), action, target, detail }).run();
+/** The audit entry of a change, for the batch that makes it. */
+function entry(c: Context<AppEnv>, action: AuditAction, target: string, detail: Record<string, unknown>) {
+  return { tenant_id: tenantOf(c).tenant_id, actor: actorOf(c.get("principal")), action, target, detail };
 }
+
+const scheduleNotFound = (id: string) =>
+  new ApiFailure({ code: "not_found", message: `no schedule ${id}; list them with GET /v1/schedules` });

@@ -26,8 +26,9 @@ const toRecord = (raw: unknown): ScheduleRecord => {
   return { ...row, enabled: enabled === 1, config: z.record(z.string(), z.unknown()).parse(JSON.parse(config_json)) };
 };
 
-export async function insertSchedule(db: D1Database, s: ScheduleRecord): Promise<void> {
-  await db
+/** A statement, for the batch that writes the schedule with its audit entry. */
+export function insertSchedule(db: D1Database, s: ScheduleRecord): D1PreparedStatement {
+  return db
     .prepare(
       "INSERT INTO schedules (tenant_id, schedule_id, name, cron, benchmark_id, preset_id, config_json, enabled, created_at, updated_at, api_origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
@@ -43,17 +44,16 @@ export async function insertSchedule(db: D1Database, s: ScheduleRecord): Promise
       s.created_at,
       s.updated_at,
       s.api_origin,
-    )
-    .run();
+    );
 }
 
-export async function updateSchedule(db: D1Database, s: ScheduleRecord): Promise<void> {
-  await db
+/** A statement, for the batch that changes the schedule with its audit entry (auditIfChanged right after it). */
+export function updateSchedule(db: D1Database, s: ScheduleRecord): D1PreparedStatement {
+  return db
     .prepare(
       "UPDATE schedules SET name = ?, cron = ?, preset_id = ?, config_json = ?, enabled = ?, updated_at = ?, api_origin = ? WHERE tenant_id = ? AND schedule_id = ?",
     )
-    .bind(s.name, s.cron, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.updated_at, s.api_origin, s.tenant_id, s.schedule_id)
-    .run();
+    .bind(s.name, s.cron, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.updated_at, s.api_origin, s.tenant_id, s.schedule_id);
 }
 
 export async function getSchedule(db: D1Database, tenantId: string, scheduleId: string): Promise<ScheduleRecord | null> {
@@ -79,11 +79,19 @@ export async function enabledSchedules(db: D1Database): Promise<ScheduleRecord[]
   return results.map(toRecord);
 }
 
-export async function deleteSchedule(db: D1Database, tenantId: string, scheduleId: string): Promise<void> {
-  await db.batch([
+/** `withRows` go in the batch right after the schedule's delete (its audit entry, by auditIfChanged); true if it was deleted. */
+export async function deleteSchedule(
+  db: D1Database,
+  tenantId: string,
+  scheduleId: string,
+  withRows: readonly D1PreparedStatement[] = [],
+): Promise<boolean> {
+  const [, deleted] = await db.batch([
     db.prepare("DELETE FROM schedule_runs WHERE tenant_id = ? AND schedule_id = ?").bind(tenantId, scheduleId),
     db.prepare("DELETE FROM schedules WHERE tenant_id = ? AND schedule_id = ?").bind(tenantId, scheduleId),
+    ...withRows,
   ]);
+  return deleted!.meta.changes > 0;
 }
 
 export interface ScheduleRunRecord {

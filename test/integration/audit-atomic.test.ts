@@ -164,6 +164,36 @@ describe("a credential created or deleted whose audit entry cannot be written", 
     expect(await audited(t, "benchmark.deleted", benchmark_id)).toBe(1);
   });
 
+  it("creates no schedule, and deletes none, until the entry can be written: a retried create starts one schedule, not two", async () => {
+    const t = await createTenant();
+    const stored = await apiAs(t.key, "/v1/benchmarks", {
+      method: "POST",
+      json: { name: "b", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+    });
+    const { benchmark_id } = (await stored.json()) as { benchmark_id: string };
+    const body = {
+      name: "nightly",
+      cron: "0 3 * * *",
+      benchmark_id,
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { q1: "Paris" } }],
+        parsing_models: [fakeModel("j", "m")],
+      },
+    };
+    expect(await withAuditDown(t.key, "/v1/schedules", "POST", body)).toBe(500);
+    expect(await rowsOf(t, "schedules")).toBe(0);
+    const created = await apiAs(t.key, "/v1/schedules", { method: "POST", json: body });
+    expect(created.status).toBe(201);
+    const { schedule_id } = (await created.json()) as { schedule_id: string };
+    expect(await withAuditDown(t.key, `/v1/schedules/${schedule_id}`, "PATCH", { enabled: false })).toBe(500);
+    expect(((await (await apiAs(t.key, `/v1/schedules/${schedule_id}`)).json()) as { enabled: boolean }).enabled).toBe(true);
+    expect(await withAuditDown(t.key, `/v1/schedules/${schedule_id}`, "DELETE")).toBe(500);
+    expect(await rowsOf(t, "schedules")).toBe(1);
+    expect((await apiAs(t.key, `/v1/schedules/${schedule_id}`, { method: "DELETE" })).status).toBe(200);
+    expect(await audited(t, "schedule.created", schedule_id)).toBe(1);
+    expect(await audited(t, "schedule.deleted", schedule_id)).toBe(1);
+  });
+
   it("mints no judge token until its judge_token.created entry can be written", async () => {
     const t = await createTenant();
     const judge = {
