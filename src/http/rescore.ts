@@ -79,14 +79,15 @@ export async function startRescore(c: Context<AppEnv>, parent: RunRecord, body: 
   const spec = allowance && allowance.left > 0 ? { ...planned, budget_usd: allowance.left } : planned;
   if (spec.budget_usd !== undefined) refuseUnpriced(spec);
   await admitRun(httpHost(c), tenant.tenant_id, limits, allowance);
-  await startRun(c.env, spec, plan.jobIds, { api_origin: requestOrigin(c) });
-  await auditStatement(c.env.DB, {
+  // The entry goes with the child's row: apart, a failed insert answered 500 for a child that had started, and the retry started another.
+  const audit = auditStatement(c.env.DB, {
     tenant_id: tenant.tenant_id,
     actor: actorOf(c.get("principal")),
     action: "run.rescored",
     target: runId,
     detail: { parent_run_id: parent.run_id, jobs: plan.jobIds.length, new_traits: plan.newTraits },
-  }).run();
+  });
+  await startRun(c.env, spec, plan.jobIds, { api_origin: requestOrigin(c), withRow: [audit] });
   // No warnings: the child grades with its parent's config, whose settings were reported at its submit.
   return { run_id: runId, status_url: statusUrl(runId), warnings: [], ...caveats };
 }

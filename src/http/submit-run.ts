@@ -104,19 +104,21 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
   }
   try {
     await admitRun(host, tenant.tenant_id, limits, allowance);
-    await startRun(env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events, api_origin: host.origin });
+    // The entry goes with the run's row: written apart, a failed insert answered 500 for a run that
+    // had started, and the client's retry (without an Idempotency-Key) started a second one.
+    const audit = auditStatement(env.DB, {
+      tenant_id: tenant.tenant_id,
+      actor: call.actor,
+      action: "run.submitted",
+      target: runId,
+      detail: { jobs: plan.jobIds.length },
+    });
+    await startRun(env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events, api_origin: host.origin, withRow: [audit] });
   } catch (err) {
     // Refused or failed: the key is free again for the same request.
     if (idempotency) await releaseIdempotencyKey(env.DB, tenant.tenant_id, idempotency.key, runId);
     throw err;
   }
-  await auditStatement(env.DB, {
-    tenant_id: tenant.tenant_id,
-    actor: call.actor,
-    action: "run.submitted",
-    target: runId,
-    detail: { jobs: plan.jobIds.length },
-  }).run();
   return { kind: "started", run_id: runId, warnings: plan.warnings };
 }
 

@@ -2,6 +2,8 @@
  * Creating a run, in an order that never loses it: spec to R2, job list to the coordinator,
  * the runs row to D1, then the job messages (ids only, spread over the job queue's shards). If
  * sending stops half-way, the coordinator's stall alarm re-sends what the queue never accepted.
+ * If the row (with its audit entry) cannot be written, the coordinator is purged and the spec
+ * deleted, so the failed submit leaves nothing that runs.
  * A run of more than COORDINATOR_SHARD_JOBS jobs (src/coordinator/shards.ts) is stored and left
  * to its coordinator shards, which enqueue their jobs in chunks from their alarms.
  */
@@ -20,12 +22,14 @@ import { edgeConfig } from "../config";
  * `webhook_endpoint_ids`: endpoints (already checked to be the tenant's) that receive the run's
  * events; `result_events`: one of its receivers takes result.created (src/webhooks/result-events.ts);
  * `api_origin`: where the run's webhook links point (src/webhooks/links.ts).
+ * `withRow`: statements written in the batch inserting the runs row (its audit entry): a run whose
+ * entry cannot be written has no row, is sent no job and fails its submit, so the retry is the only run.
  */
 export async function startRun(
   env: Env,
   spec: RunSpec,
   jobIds: string[],
-  opts: { webhook_endpoint_ids?: string[]; result_events?: boolean; api_origin?: string | null } = {},
+  opts: { webhook_endpoint_ids?: string[]; result_events?: boolean; api_origin?: string | null; withRow?: readonly D1PreparedStatement[] } = {},
 ): Promise<void> {
   const specKey = await saveSpec(env.BLOBS, spec);
   const perPair = spec.questions.length * spec.replicate_count;
@@ -48,7 +52,7 @@ export async function startRun(
     ...(opts.webhook_endpoint_ids?.length ? { webhook_endpoint_ids: opts.webhook_endpoint_ids } : {}),
     ...(opts.result_events ? { result_events: true } : {}),
   });
-  await insertRun(env.DB, {
+  const row = insertRun(env.DB, {
     run_id: spec.run_id,
     tenant_id: spec.tenant_id ?? DEFAULT_TENANT,
     coordinator_name: coordinator,
@@ -63,7 +67,18 @@ export async function startRun(
     parent_run_id: spec.rescore?.parent_run_id ?? null,
     rescore_caveats: spec.rescore?.caveats ?? null,
     api_origin: opts.api_origin ?? null,
-  }).run();
+  });
+  try {
+    await env.DB.batch([row, ...(opts.withRow ?? [])]);
+  } catch (err) {
+    // No row: nothing of the run may go on. Its coordinator's watch alarm would send its jobs after
+    // SEND_GRACE_MS (a sharded run's shards, theirs) and grade a run no one can see or delete.
+    await env.RUNS.getByName(coordinator)
+      .purge()
+      .catch(() => {});
+    await env.BLOBS.delete(specKey).catch(() => {});
+    throw err;
+  }
   if (shards) return;
   // Each send the queue took is stamped in the coordinator: its stall watch re-sends only the rest.
   const stub = env.RUNS.getByName(coordinator);

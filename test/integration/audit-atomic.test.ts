@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
 import { forgetAllAuth } from "../../src/tenants/auth-cache";
-import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
+import { addFakeRules, exactTemplate, fakeModel, r2Keys, uniqueModel } from "./helpers";
 import { ADMIN_TOKEN, apiAs, createKey, createTenant, runAs, submitAs, type TestTenant } from "./tenant-helpers";
 import { hookUrl } from "./webhook-helpers";
 
@@ -212,6 +212,29 @@ describe("a credential created or deleted whose audit entry cannot be written", 
     const minted = await apiAs(t.key, `/v1/judges/${judge_id}/tokens`, { method: "POST", json: {} });
     expect(minted.status).toBe(201);
     expect(await audited(t, "judge_token.created", ((await minted.json()) as { token_id: string }).token_id)).toBe(1);
+  });
+});
+
+describe("a run submit whose run.submitted entry cannot be written", () => {
+  it("starts no run: the 500's retry starts one, audited once", async () => {
+    const t = await createTenant();
+    const judge = uniqueModel("audit-atomic-submit");
+    await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "Paris" } } }]);
+    const body = {
+      benchmark: { name: "s", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+      config: {
+        answering_models: [{ id: "m", interface: "manual", manual_answers: { q1: "Paris" } }],
+        parsing_models: [fakeModel("j", judge)],
+      },
+    };
+    expect(await withAuditDown(t.key, "/v1/runs", "POST", body)).toBe(500);
+    expect(await rowsOf(t, "runs")).toBe(0);
+    // Nothing of it is left to run or to keep: its spec is gone (and its coordinator purged, or its
+    // watch alarm would send the jobs of a run no one can see).
+    expect(await r2Keys(`t/${t.tenant_id}/runs/`)).toEqual([]);
+    const runId = await submitAs(t.key, body);
+    expect(await rowsOf(t, "runs")).toBe(1);
+    expect(await audited(t, "run.submitted", runId)).toBe(1);
   });
 });
 
