@@ -74,8 +74,10 @@ dashboard.get("/sign-in", (c) => c.html(<SignInPage />));
 dashboard.post("/sign-in", async (c) => {
   const form = await c.req.parseBody();
   const key = typeof form.key === "string" ? form.key.trim() : "";
-  const outcome = key ? await signIn(c.env, key, new Date()) : { ok: false as const, reason: "paste an API key into the field key" };
-  if (!outcome.ok) return c.html(<SignInPage error={outcome.reason} />, 401);
+  const outcome = key
+    ? await signIn(c.env, key, new Date())
+    : { ok: false as const, reason: "paste an API key into the field key", status: 401 as const };
+  if (!outcome.ok) return c.html(<SignInPage error={outcome.reason} />, outcome.status);
   setSessionCookie(c, outcome.cookie);
   return c.redirect(`${DASHBOARD}/runs`, 303);
 });

@@ -11,6 +11,7 @@ import { authenticate, type Principal } from "../tenants/authenticate";
 import { findKeyForAuth } from "../tenants/keys-repo";
 import { SCOPES } from "../schemas/scopes";
 import { DEFAULT_TENANT, getTenant } from "../tenants/tenants-repo";
+import { tenantDisabled } from "../http/errors";
 
 export const SESSION_COOKIE = "edgeval_session";
 /** A session lasts a working day; signing in again is one paste. */
@@ -22,17 +23,20 @@ const MAC_LABEL = "edgeval-dashboard-session:";
 
 type SessionEnv = Pick<Env, "DB" | "EDGEVAL_API_TOKEN" | "EDGEVAL_KEY_PEPPER">;
 
-export type SignIn = { ok: true; cookie: string; principal: Principal } | { ok: false; reason: string };
+/** `status`: the sign-in page's answer, as the API would answer the key (401, or 403 for a disabled tenant). */
+export type SignIn = { ok: true; cookie: string; principal: Principal } | { ok: false; reason: string; status: 401 | 403 };
 
 /** Checks a pasted key as /v1 would and, when it is good, the session cookie's value. */
 export async function signIn(env: SessionEnv, token: string, now: Date): Promise<SignIn> {
   const pepper = env.EDGEVAL_KEY_PEPPER;
-  if (!pepper) return { ok: false, reason: "the server has no EDGEVAL_KEY_PEPPER secret, so it cannot sign sessions" };
+  if (!pepper) return { ok: false, reason: "the server has no EDGEVAL_KEY_PEPPER secret, so it cannot sign sessions", status: 401 };
   const outcome = await authenticate(token, { db: env.DB, apiToken: env.EDGEVAL_API_TOKEN, pepper }, now);
-  if (!outcome.ok) return { ok: false, reason: `that key was refused (${outcome.reason})` };
+  // A disabled tenant's key is good: the same words as the API's 403, saying whom to ask.
+  if (!outcome.ok && outcome.reason === "disabled") return { ok: false, reason: tenantDisabled(outcome.tenant_id).message, status: 403 };
+  if (!outcome.ok) return { ok: false, reason: `that key was refused (${outcome.reason})`, status: 401 };
   const keyId = outcome.principal.keyId ?? DEPLOYMENT_KEY_ID;
   const current = await currentCredential(env, keyId, now);
-  if (!current) return { ok: false, reason: "that key was refused (unknown)" };
+  if (!current) return { ok: false, reason: "that key was refused (unknown)", status: 401 };
   const expires = now.getTime() + SESSION_TTL_S * 1000;
   const mac = await hashKey(`${MAC_LABEL}${keyId}.${expires}.${current.digest}`, pepper);
   return { ok: true, cookie: `${keyId}.${expires}.${mac}`, principal: outcome.principal };

@@ -7,7 +7,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { buildWorkerApp } from "../../src/worker-app";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
-import { apiAs, createKey, createTenant, submitAs, waitAs } from "./tenant-helpers";
+import { ADMIN_TOKEN, apiAs, createKey, createTenant, submitAs, waitAs } from "./tenant-helpers";
 import { dashboardFetch, dashboardSession, ORIGIN } from "./dashboard-helpers";
 
 describe("dashboard sessions", () => {
@@ -41,6 +41,21 @@ describe("dashboard sessions", () => {
     expect(res.status).toBe(401);
     expect(res.headers.get("set-cookie")).toBeNull();
     expect(await res.text()).toContain("refused");
+  });
+
+  it("refuses a disabled tenant's key as the API does: 403, saying the tenant is disabled and whom to ask", async () => {
+    const t = await createTenant();
+    await apiAs(ADMIN_TOKEN, `/v1/admin/tenants/${t.tenant_id}`, { method: "PATCH", json: { disabled: true } });
+    const res = await dashboardFetch("/dashboard/sign-in", {
+      method: "POST",
+      body: new URLSearchParams({ key: t.key }),
+      headers: { origin: ORIGIN },
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    const page = await res.text();
+    expect(page).toContain(`tenant ${t.tenant_id} is disabled`);
+    expect(page).toContain("ask the operator");
   });
 
   it("ends the session when its key is revoked: the next page goes to sign-in", async () => {
