@@ -21,7 +21,6 @@ import {
   listTenants,
   type TenantRecord,
   tenantView,
-  nextUpdatedAt,
   updateTenant,
 } from "../tenants/tenants-repo";
 import { type AppEnv, adminAuth } from "./auth";
@@ -44,6 +43,7 @@ import {
 import type { FieldWarning } from "../schemas/field-warning";
 import type { z } from "zod";
 import { ADMIN_BODY_LIMIT } from "../schemas/body-limits";
+import { nextUpdatedAt } from "../lib/updated-at";
 
 export const admin = new Hono<AppEnv>();
 admin.use(adminAuth);

@@ -20,6 +20,7 @@ import {
   updateSchedule,
 } from "../schedules/schedules-repo";
 import { actorOf, type AuditAction, auditIfChanged, auditStatement } from "../tenants/audit";
+import { nextUpdatedAt } from "../lib/updated-at";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { type BodyLimit, readJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
@@ -91,16 +92,26 @@ schedules.get("/:id", requireScope("runs:read"), async (c) => {
   });
 });
 
+/** A PATCH redoes its read and write at most this often while other writes to the schedule land in between. */
+const PATCH_ATTEMPTS = 5;
+
 schedules.patch("/:id", requireScope("runs:write"), async (c) => {
-  const s = await requireSchedule(c);
+  let s = await requireSchedule(c);
   const body = validatePatch((await readJson(c, SCHEDULE_BODY_LIMIT)).value);
-  const next: ScheduleRecord = { ...s, ...body, updated_at: new Date().toISOString(), api_origin: requestOrigin(c) };
-  if (body.config !== undefined || body.preset_id !== undefined) await checkRunBody(c, next);
-  const [updated] = await c.env.DB.batch([
-    updateSchedule(c.env.DB, next),
-    auditIfChanged(c.env.DB, entry(c, "schedule.updated", s.schedule_id, { changed: Object.keys(body) })),
-  ]);
-  if (!updated?.meta.changes) throw scheduleNotFound(s.schedule_id);
+  let next: ScheduleRecord;
+  for (let attempt = 1; ; attempt++) {
+    next = { ...s, ...body, updated_at: nextUpdatedAt(Date.now(), s.updated_at), api_origin: requestOrigin(c) };
+    if (body.config !== undefined || body.preset_id !== undefined) await checkRunBody(c, next);
+    const [updated] = await c.env.DB.batch([
+      updateSchedule(c.env.DB, next, s.updated_at),
+      auditIfChanged(c.env.DB, entry(c, "schedule.updated", s.schedule_id, { changed: Object.keys(body) })),
+    ]);
+    if (updated?.meta.changes) break;
+    if (attempt === PATCH_ATTEMPTS)
+      throw new ApiFailure({ code: "internal", message: `schedule ${s.schedule_id} kept changing while this PATCH ran; send it again` });
+    // Another write landed between the read and this one (or the schedule is gone: a 404).
+    s = await requireSchedule(c);
+  }
   return c.json(view(next));
 });
 

@@ -47,13 +47,29 @@ export function insertSchedule(db: D1Database, s: ScheduleRecord): D1PreparedSta
     );
 }
 
-/** A statement, for the batch that changes the schedule with its audit entry (auditIfChanged right after it). */
-export function updateSchedule(db: D1Database, s: ScheduleRecord): D1PreparedStatement {
+/**
+ * A statement, for the batch that changes the schedule with its audit entry (auditIfChanged right
+ * after it). It changes the row only if it is still as read (`readUpdatedAt`, src/lib/updated-at.ts):
+ * a PATCH that read before another wrote would write back the other's fields as read (re-enable a
+ * schedule just disabled). No row changed: read again and redo.
+ */
+export function updateSchedule(db: D1Database, s: ScheduleRecord, readUpdatedAt: string): D1PreparedStatement {
   return db
     .prepare(
-      "UPDATE schedules SET name = ?, cron = ?, preset_id = ?, config_json = ?, enabled = ?, updated_at = ?, api_origin = ? WHERE tenant_id = ? AND schedule_id = ?",
+      "UPDATE schedules SET name = ?, cron = ?, preset_id = ?, config_json = ?, enabled = ?, updated_at = ?, api_origin = ? WHERE tenant_id = ? AND schedule_id = ? AND updated_at = ?",
     )
-    .bind(s.name, s.cron, s.preset_id, JSON.stringify(s.config), s.enabled ? 1 : 0, s.updated_at, s.api_origin, s.tenant_id, s.schedule_id);
+    .bind(
+      s.name,
+      s.cron,
+      s.preset_id,
+      JSON.stringify(s.config),
+      s.enabled ? 1 : 0,
+      s.updated_at,
+      s.api_origin,
+      s.tenant_id,
+      s.schedule_id,
+      readUpdatedAt,
+    );
 }
 
 export async function getSchedule(db: D1Database, tenantId: string, scheduleId: string): Promise<ScheduleRecord | null> {

@@ -78,7 +78,7 @@ export function insertTenant(db: D1Database, t: TenantRecord): D1PreparedStateme
 /**
  * The update, to go in one batch with its audit entry (auditIfChanged right after it). It changes
  * the row only if the row is still as read (`readUpdatedAt`; every write moves updated_at forward,
- * `nextUpdatedAt`): a PATCH that read before another wrote would otherwise write back the other's
+ * `nextUpdatedAt` in src/lib/updated-at.ts): a PATCH that read before another wrote would otherwise write back the other's
  * fields as it had read them, e.g. undo a disable. No row changed: read again and redo.
  */
 export function updateTenant(db: D1Database, t: TenantRecord, readUpdatedAt: string): D1PreparedStatement {
@@ -97,11 +97,6 @@ export function updateTenant(db: D1Database, t: TenantRecord, readUpdatedAt: str
       t.tenant_id,
       readUpdatedAt,
     );
-}
-
-/** `now`, or just after `previous` when the clock has not passed it: a write always moves updated_at, so it tells versions apart. */
-export function nextUpdatedAt(now: number, previous: string): string {
-  return new Date(Math.max(now, Date.parse(previous) + 1)).toISOString();
 }
 
 /** The public view of a tenant (the admin routes answer with it). */

@@ -12,6 +12,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { buildApp } from "../../src/http/app";
 import { COMPARISONS_PER_TICK } from "../../src/schedules/tick";
 import { addFakeRules, exactTemplate, fakeModel, uniqueModel } from "./helpers";
 import { apiAs, createTenant, type TestTenant, waitAs } from "./tenant-helpers";
@@ -195,6 +196,45 @@ describe("scheduled runs", () => {
     expect((await schedule()).recent_runs.length).toBe(before);
     expect((await apiAs(t.key, `/v1/schedules/${scheduleId}`, { method: "DELETE" })).status).toBe(200);
     expect((await apiAs(t.key, `/v1/schedules/${scheduleId}`)).status).toBe(404);
+  });
+
+  it("a PATCH racing another loses neither: a disable landing between its read and its write stays", async () => {
+    const created = await apiAs(t.key, "/v1/schedules", {
+      method: "POST",
+      json: { name: "race", cron: "0 3 * * *", benchmark_id: benchmarkId, preset_id: presetId, config: { answering_models: MANUAL } },
+    });
+    const { schedule_id } = (await created.json()) as { schedule_id: string };
+    let landed = false;
+    // The env's D1, except that another PATCH {enabled: false} lands right before this request writes.
+    const db = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "batch")
+          return async (statements: D1PreparedStatement[]) => {
+            if (!landed) {
+              landed = true;
+              await target
+                .prepare("UPDATE schedules SET enabled = 0, updated_at = ? WHERE schedule_id = ?")
+                .bind(new Date(Date.now() - 1).toISOString(), schedule_id)
+                .run();
+            }
+            return target.batch(statements);
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const res = await buildApp().fetch(
+      new Request(`http://edgeval.test/v1/schedules/${schedule_id}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "renamed" }),
+      }),
+      { ...env, DB: db },
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(200);
+    const now = (await (await apiAs(t.key, `/v1/schedules/${schedule_id}`)).json()) as { name: string; enabled: boolean };
+    expect(now).toMatchObject({ name: "renamed", enabled: false });
   });
 
   it("a tick skips a run submitRun refuses and says why: here the schedule's preset was deleted", async () => {
