@@ -40,7 +40,8 @@ describe("a run read with its children", () => {
     ]);
 
     const found = await getRunWithChildren(env.DB, DEFAULT_TENANT, p);
-    expect(found?.run).toEqual(run(DEFAULT_TENANT, p, "2026-01-01T00:00:00.000Z"));
+    // A run no DELETE has begun on reads `deleting_at: null` (migration 0023).
+    expect(found?.run).toEqual({ ...run(DEFAULT_TENANT, p, "2026-01-01T00:00:00.000Z"), deleting_at: null });
     expect(found?.children).toEqual([id("c1"), id("c2-a"), id("c2-b"), id("c3")]);
     expect((await getRunWithChildren(env.DB, DEFAULT_TENANT, id("c1")))?.children).toEqual([id("g1")]);
     expect((await getRunWithChildren(env.DB, DEFAULT_TENANT, id("c3")))?.children).toEqual([]);
