@@ -112,12 +112,19 @@ function coordinatorSnapshot(c: Context<AppEnv>, run: RunRecord): Promise<RunSna
  * has finished"). D1's row mirrors the coordinator's status a moment after the run ends, so a row still
  * saying live is checked with the coordinator, the source of truth: a client that saw the end in
  * GET /v1/runs/:id is never refused in between. One check for every action that needs a finished run.
+ *
+ * A cancelled run says `cancelled` at once, but the calls its jobs had started finish and record their
+ * results until `finished_at` is set: until then it is refused too (a delete went through and those
+ * results landed behind it, rows of a run that no longer existed and could not be deleted).
  */
 export async function requireEnded(c: Context<AppEnv>, run: RunRecord, advice: string): Promise<void> {
-  if (!isLive(run.status)) return;
+  if (!isLive(run.status) && run.finished_at !== null) return;
   const snap = await c.env.RUNS.getByName(run.coordinator_name ?? run.run_id).snapshot({ offset: 0, limit: 0 });
-  if (snap && !isLive(snap.status)) return;
-  throw new ApiFailure({ code: "run_active", message: `run ${run.run_id} is ${snap?.status ?? run.status}; ${advice}` });
+  // No coordinator state: the row is all there is (a run from before, or one whose state was purged).
+  if (!snap ? !isLive(run.status) : !isLive(snap.status) && snap.finished_at !== null) return;
+  const status = snap?.status ?? run.status;
+  const why = isLive(status) ? `is ${status}` : `is ${status} but calls it had started are still finishing (it ends within seconds)`;
+  throw new ApiFailure({ code: "run_active", message: `run ${run.run_id} ${why}; ${advice}` });
 }
 
 async function requireSnapshot(c: Context<AppEnv>, run: RunRecord): Promise<RunSnapshot> {

@@ -58,7 +58,10 @@ const ENTRIES: Record<ErrorCode, Omit<CatalogueEntry, "code" | "status">> = {
     when: "The Idempotency-Key (or a trigger's delivery id) is held by a first request whose run has not been started: it is still being submitted, or it was refused and is letting the key go.",
     fix: "Retry the same request in a few seconds: it answers the first request's run_id once that run exists, or starts the run.",
   },
-  run_active: { when: "The run is still queued or running.", fix: "Wait until it has finished (or cancel it), then retry." },
+  run_active: {
+    when: "The run is still queued or running, or it was cancelled and calls it had started are still finishing (its finished_at is not set yet).",
+    fix: "Wait until it has finished (or cancel it), then retry; a cancelled run finishes within seconds.",
+  },
   run_finished: {
     when: "A cancel asked of a run that has already ended; `status` says how it ended.",
     fix: "Nothing to stop: read the run's results.",

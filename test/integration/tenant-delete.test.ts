@@ -1,11 +1,11 @@
 /** Data lifecycle (issue 14 item 2): DELETE for runs and benchmarks, and the retention sweep. */
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { sweepRetention } from "../../src/tenants/retention";
 import { addFakeRules, exactTemplate, fakeModel, fakeStats, r2Keys, uniqueModel } from "./helpers";
-import { ADMIN_TOKEN, apiAs, createTenant, runAs, type TestTenant } from "./tenant-helpers";
+import { ADMIN_TOKEN, apiAs, createTenant, runAs, submitAs, type TestTenant } from "./tenant-helpers";
 
 /** Submits with the tenant's key and waits for the run to finish; returns its id. */
 const runAndWait = async (t: TestTenant, body: unknown, headers: Record<string, string> = {}) =>
@@ -80,6 +80,34 @@ describe("DELETE /v1/runs/:id", () => {
     expect(refused.status).toBe(409);
     expect(((await refused.json()) as any).error.code).toBe("run_active");
     expect(await d1RowsOf(runId)).toMatchObject({ runs: 1 });
+  });
+
+  it("refuses to delete a cancelled run while calls it started are finishing, which would leave their results behind the run", async () => {
+    const t = await createTenant();
+    const slow = uniqueModel("del-cancel-slow");
+    await addFakeRules([
+      { match: { model: slow }, reply: { text: "Paris", latency_ms: 1500 } },
+      { match: { model: `${slow}-j` }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const runId = await submitAs(t.key, {
+      benchmark: { name: "c", questions: [1, 2, 3].map((i) => ({ id: `q${i}`, question: `Q${i}?`, template: exactTemplate("Paris") })) },
+      config: { answering_models: [fakeModel("a", slow)], parsing_models: [fakeModel("j", `${slow}-j`)] },
+    });
+    // Its answering calls are in flight (1.5 s each) when it is cancelled.
+    await vi.waitUntil(async () => (await fakeStats(slow)).total >= 3, { timeout: 10_000, interval: 50 });
+    expect((await apiAs(t.key, `/v1/runs/${runId}/cancel`, { method: "POST" })).status).toBe(200);
+    const refused = await apiAs(t.key, `/v1/runs/${runId}`, { method: "DELETE" });
+    expect(refused.status).toBe(409);
+    const { error } = (await refused.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("run_active");
+    expect(error.message).toContain("still finishing");
+    // Once the calls have finished and been recorded, the run has ended (finished_at) and goes whole.
+    await vi.waitUntil(async () => ((await (await apiAs(t.key, `/v1/runs/${runId}`)).json()) as any).finished_at !== null, {
+      timeout: 10_000,
+      interval: 100,
+    });
+    expect((await apiAs(t.key, `/v1/runs/${runId}`, { method: "DELETE" })).status).toBe(200);
+    expect(await d1RowsOf(runId)).toEqual({ runs: 0, results: 0, idempotency_keys: 0 });
   });
 });
 

@@ -150,7 +150,7 @@ export const RUN_OPERATIONS: Operation[] = [
     tag: "runs",
     summary: "Delete a finished run and everything it left",
     description:
-      "Its D1 rows, R2 objects (spec, checkpoints, results, workspaces), the cache entries it wrote and its coordinator's storage. The row goes last: a deletion that fails part-way (a 500) leaves the run answering every read with 410 `run_deleting`, and repeating the DELETE finishes it from where it stopped (one `run.deleted` audit entry; the month's usage keeps the run's spend).",
+      "Its D1 rows, R2 objects (spec, checkpoints, results, workspaces), the cache entries it wrote and its coordinator's storage. A run still queued or running, or cancelled with calls it had started still finishing (until `finished_at` is set), is a 409 `run_active`. The row goes last: a deletion that fails part-way (a 500) leaves the run answering every read with 410 `run_deleting`, and repeating the DELETE finishes it from where it stopped (one `run.deleted` audit entry; the month's usage keeps the run's spend).",
     auth: { kind: "tenant", scope: "runs:write" },
     pathParams: runId,
     responses: { 200: { description: "Deleted.", schema: DeletedRun } },
