@@ -253,11 +253,15 @@ export async function deleteRunRows(
   ]);
 }
 
-/** Finished runs of a tenant created before `before`, oldest first (the retention sweep). */
+/**
+ * Finished runs of a tenant created before `before`, oldest first (the retention sweep). Finished:
+ * `finished_at` set, not only an ended status: a cancelled run's started calls record their results
+ * until then, and deleted before that, they landed behind the run.
+ */
 export async function expiredRuns(db: D1Database, tenantId: string, before: string, limit: number): Promise<RunRecord[]> {
   const { results } = await db
     .prepare(
-      "SELECT * FROM runs WHERE tenant_id = ? AND created_at < ? AND status NOT IN ('queued', 'running') ORDER BY created_at LIMIT ?",
+      "SELECT * FROM runs WHERE tenant_id = ? AND created_at < ? AND status NOT IN ('queued', 'running') AND finished_at IS NOT NULL ORDER BY created_at LIMIT ?",
     )
     .bind(tenantId, before, limit)
     .all();

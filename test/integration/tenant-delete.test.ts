@@ -172,6 +172,32 @@ describe("retention sweep", () => {
     expect(await d1RowsOf(recent)).toMatchObject({ runs: 1 });
   });
 
+  it("leaves an old run cancelled with calls still finishing for a later sweep, so their results do not land behind it", async () => {
+    const t = await createTenant({ retention_days: 30 });
+    const slow = uniqueModel("ret-cancel-slow");
+    await addFakeRules([
+      { match: { model: slow }, reply: { text: "Paris", latency_ms: 1500 } },
+      { match: { model: `${slow}-j` }, reply: { json: { answer: "Paris" } } },
+    ]);
+    const runId = await submitAs(t.key, {
+      benchmark: { name: "c", questions: [1, 2].map((i) => ({ id: `q${i}`, question: `Q${i}?`, template: exactTemplate("Paris") })) },
+      config: { answering_models: [fakeModel("a", slow)], parsing_models: [fakeModel("j", `${slow}-j`)] },
+    });
+    await vi.waitUntil(async () => (await fakeStats(slow)).total >= 2, { timeout: 10_000, interval: 50 });
+    expect((await apiAs(t.key, `/v1/runs/${runId}/cancel`, { method: "POST" })).status).toBe(200);
+    await env.DB.prepare("UPDATE runs SET created_at = ? WHERE run_id = ?")
+      .bind(new Date(Date.now() - 31 * 86_400_000).toISOString(), runId)
+      .run();
+    const out = await sweepRetention(env, Date.now());
+    expect(out.find((o) => o.tenant_id === t.tenant_id)).toEqual({ tenant_id: t.tenant_id, deleted: 0, failed: 0 });
+    await vi.waitUntil(async () => ((await (await apiAs(t.key, `/v1/runs/${runId}`)).json()) as any).finished_at !== null, {
+      timeout: 10_000,
+      interval: 100,
+    });
+    expect((await sweepRetention(env, Date.now())).find((o) => o.tenant_id === t.tenant_id)).toMatchObject({ deleted: 1 });
+    expect(await d1RowsOf(runId)).toEqual({ runs: 0, results: 0, idempotency_keys: 0 });
+  });
+
   it("goes on past a run it cannot delete: other runs and tenants are swept, the failed run is retried next time and reads 410", async () => {
     const broken = await createTenant({ retention_days: 30 });
     const fine = await createTenant({ retention_days: 30 });
