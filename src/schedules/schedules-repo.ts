@@ -161,11 +161,16 @@ export async function uncompared(db: D1Database, limit: number): Promise<(Schedu
   return results;
 }
 
-/** The schedule's run before `minute` that started (the one a new run is compared with). */
+/**
+ * The schedule's latest run before `minute` that started and still exists, not being deleted (the one
+ * a new run is compared with). A run deleted since (by DELETE, or the retention sweep of a tenant
+ * keeping a few days) is passed over: compared with it, a run found no results and no regression.
+ */
 export async function previousRun(db: D1Database, tenantId: string, scheduleId: string, minute: string): Promise<string | null> {
   const row = await db
     .prepare(
-      "SELECT run_id FROM schedule_runs WHERE tenant_id = ? AND schedule_id = ? AND minute < ? AND run_id IS NOT NULL ORDER BY minute DESC LIMIT 1",
+      `SELECT s.run_id FROM schedule_runs s JOIN runs r ON r.tenant_id = s.tenant_id AND r.run_id = s.run_id
+       WHERE s.tenant_id = ? AND s.schedule_id = ? AND s.minute < ? AND r.deleting_at IS NULL ORDER BY s.minute DESC LIMIT 1`,
     )
     .bind(tenantId, scheduleId, minute)
     .first<{ run_id: string }>();

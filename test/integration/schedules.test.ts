@@ -289,4 +289,35 @@ describe("scheduled runs", () => {
       ]);
     }
   });
+
+  it("compares a run with the schedule's latest run that still exists: one deleted meanwhile is passed over", async () => {
+    const own = await createTenant({ name: "schedules-deleted-previous" });
+    const ok = uniqueModel("sched-prev-judge");
+    await addFakeRules([{ match: { model: ok }, reply: { json: { answer: "Paris" } } }]);
+    const stored = await apiAs(own.key, "/v1/benchmarks", { method: "POST", json: { name: "prev", questions: QUESTIONS.slice(0, 2) } });
+    const bench = ((await stored.json()) as any).benchmark_id;
+    const created = await apiAs(own.key, "/v1/schedules", {
+      method: "POST",
+      json: {
+        name: "prev",
+        cron: "30 4 * * *",
+        benchmark_id: bench,
+        config: { answering_models: MANUAL, parsing_models: [fakeModel("j", ok)] },
+      },
+    });
+    const id = ((await created.json()) as any).schedule_id;
+    const view = async () => (await (await apiAs(own.key, `/v1/schedules/${id}`)).json()) as any;
+    const day = (n: number) => Date.parse(`2026-11-2${n}T04:30:00Z`);
+    const runOf = async (n: number) => (await view()).recent_runs.find((r: any) => r.minute === `2026-11-2${n}T04:30`).run_id as string;
+    for (const n of [5, 6, 7]) {
+      await tick(day(n));
+      await waitAs(own.key, await runOf(n));
+    }
+    const [first, second, third] = [await runOf(5), await runOf(6), await runOf(7)];
+    // The second run is deleted before the third is compared.
+    expect((await apiAs(own.key, `/v1/runs/${second}`, { method: "DELETE" })).status).toBe(200);
+    await tick(day(8));
+    expect((await view()).recent_runs.find((r: any) => r.run_id === third)).toMatchObject({ compared_with: first, regression: false });
+    await waitAs(own.key, await runOf(8));
+  });
 });
