@@ -33,7 +33,13 @@ export const LimitOverridesPatch = z
     jobs_per_run: LimitOverrides.shape.jobs_per_run.unwrap().nullable().optional(),
     monthly_spend_usd: LimitOverrides.shape.monthly_spend_usd,
   })
-  .strict();
+  .strict()
+  // `{}` would change nothing, where before 8 Dec it restored the defaults: a script sending it must learn so.
+  .refine((p) => Object.keys(p).length > 0, {
+    error:
+      "limits {} changes nothing (it is merged into the overrides); send the quotas to change, null for one to go back to its default, or limits: null to remove every override",
+    when: (payload) => payload.issues.length === 0,
+  });
 export type LimitOverridesPatch = z.infer<typeof LimitOverridesPatch>;
 
 /** Goes into R2 keys (`t/{tenant}/…`) and Durable Object names (`{tenant}:{run}`): no `/` or `:`. */

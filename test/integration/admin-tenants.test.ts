@@ -171,6 +171,15 @@ describe("PATCH /v1/admin/tenants/:id", () => {
       from: { limits: { concurrent_runs: 5, requests_per_minute: 120, monthly_spend_usd: 50 } },
       to: { limits: { concurrent_runs: 5, jobs_per_run: 1000, monthly_spend_usd: 50 } },
     });
+    // `limits: {}` changes nothing now; it restored the defaults before 8 Dec: a 400 that says what to send.
+    const empty = await patch({});
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.issues).toEqual([{ path: "limits", message: expect.stringContaining("limits: null") }]);
+    expect((await patch({ concurrent_runs: 5 })).body.tenant.limits).toEqual({
+      concurrent_runs: 5,
+      jobs_per_run: 1000,
+      monthly_spend_usd: 50,
+    });
     // `limits: null` removes every override (RFC 7396: null removes the member): the defaults again.
     const reset = await patch(null);
     expect(reset.status).toBe(200);

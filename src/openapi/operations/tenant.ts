@@ -234,7 +234,7 @@ export const TENANT_OPERATIONS: Operation[] = [
     tag: "admin",
     summary: "Change a tenant's name, quotas, retention or state (operator)",
     description:
-      "`disabled: true` refuses the tenant's keys, trigger deliveries and judge tokens (403 tenant_disabled), and each of its runs still queued or running is cancelled when its next job is delivered, before any model call (audited as run.cancelled by operator, reason tenant disabled). `limits` is a JSON merge patch (RFC 7396) of the tenant's overrides: a key sent replaces that override, `null` removes it (the default applies again), keys not sent stay as they are; `{requests_per_minute: 1200}` changes that quota alone, and `limits: null` removes every override. The tenant.updated audit entry has the whole overrides before and after. A body with no field is a 400.",
+      "`disabled: true` refuses the tenant's keys, trigger deliveries and judge tokens (403 tenant_disabled), and each of its runs still queued or running is cancelled when its next job is delivered, before any model call (audited as run.cancelled by operator, reason tenant disabled). `limits` is a JSON merge patch (RFC 7396) of the tenant's overrides: a key sent replaces that override, `null` removes it (the default applies again), keys not sent stay as they are; `{requests_per_minute: 1200}` changes that quota alone, and `limits: null` removes every override (`limits: {}`, which restored the defaults before 8 Dec, is a 400). The tenant.updated audit entry has the whole overrides before and after. A body with no field is a 400.",
     auth: { kind: "admin" },
     pathParams: tenantId,
     body: { schema: UpdateTenantRequest, maxBytes: ADMIN_BODY_LIMIT.bytes, example: { limits: { requests_per_minute: 1200 } } },
