@@ -133,8 +133,13 @@ benchmarks.delete("/:id", requireScope("benchmarks:write"), async (c) => {
 export async function requireBenchmark(env: Env, tenantId: string, id: string) {
   const found = await loadBenchmark(env.DB, env.BLOBS, tenantId, id);
   if (!found) throw new ApiFailure({ code: "not_found", message: `no benchmark ${id}; list benchmarks with GET /v1/benchmarks` });
-  return found;
+  if (!found.benchmark) throw new ApiFailure({ code: "not_found", message: benchmarkBeingDeleted(id) });
+  return { record: found.record, benchmark: found.benchmark };
 }
+
+/** A benchmark whose DELETE stopped after its body went (loadBenchmark's `benchmark: null`): what to do. */
+export const benchmarkBeingDeleted = (id: string) =>
+  `benchmark ${id} is being deleted: a DELETE of it stopped part-way; repeat DELETE /v1/benchmarks/${id} to complete it`;
 
 /** A checkpoint may arrive as `application/ld+json`: read it like JSON (same caps and errors). */
 function jsonLdAsJson(c: Context): Context {

@@ -24,7 +24,7 @@ import { getPreset } from "../presets/presets-repo";
 import { webhooksOfRun } from "../webhooks/emit";
 import { requestOrigin } from "../webhooks/links";
 import { admitRun, spendAllowance, withinAllowance } from "./run-quotas";
-import { refuseBrokenCode } from "./benchmarks";
+import { benchmarkBeingDeleted, refuseBrokenCode } from "./benchmarks";
 import type { AppEnv } from "./auth";
 import { validate } from "./body";
 import { ApiFailure, invalidBody } from "./errors";
@@ -191,6 +191,7 @@ async function withBenchmark(env: Env, tenantId: string, req: Omit<CreateRunRequ
   if (benchmark) return { ...rest, benchmark };
   const stored = await loadBenchmark(env.DB, env.BLOBS, tenantId, benchmark_id!);
   if (!stored) throw unknownBenchmark(benchmark_id!);
+  if (!stored.benchmark) throw invalidBody([{ path: "benchmark_id", message: benchmarkBeingDeleted(benchmark_id!) }]);
   return { ...rest, benchmark: stored.benchmark };
 }
 

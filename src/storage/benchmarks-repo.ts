@@ -66,22 +66,26 @@ export async function getBenchmarkRecord(db: D1Database, tenantId: string, bench
 }
 
 /** The stored benchmark, validated again (the schema may have grown since it was written). */
+/**
+ * The row and its body; null when there is no row. `benchmark: null`: the row is there but its body
+ * is not, which only a DELETE that stopped between the two leaves (deleteBenchmark): the caller says
+ * to repeat it, rather than the 500 this was before 8 Dec.
+ */
 export async function loadBenchmark(
   db: D1Database,
   blobs: R2Bucket,
   tenantId: string,
   benchmarkId: string,
-): Promise<{ record: BenchmarkRecord; benchmark: Benchmark } | null> {
+): Promise<{ record: BenchmarkRecord; benchmark: Benchmark | null } | null> {
   const record = await getBenchmarkRecord(db, tenantId, benchmarkId);
   if (!record) return null;
   const obj = await blobs.get(record.body_key);
-  if (!obj) throw new Error(`benchmark ${benchmarkId} has a row but no body at ${record.body_key}`);
-  return { record, benchmark: Benchmark.parse(await obj.json()) };
+  return { record, benchmark: obj ? Benchmark.parse(await obj.json()) : null };
 }
 
 /**
- * Deletes the body, then the row (a crash between leaves a listed benchmark whose read fails, retried
- * by DELETE). `withRows` go in the row's batch right after its delete (its audit entry, by auditIfChanged).
+ * Deletes the body, then the row (a crash between leaves a listed benchmark whose reads answer 404
+ * saying to repeat the DELETE, loadBenchmark). `withRows` go in the row's batch right after its delete (its audit entry, by auditIfChanged).
  */
 export async function deleteBenchmark(
   db: D1Database,

@@ -127,6 +127,38 @@ describe("DELETE /v1/benchmarks/:id", () => {
     expect((await apiAs(t.key, `/v1/benchmarks/${created.benchmark_id}`)).status).toBe(404);
     expect((await apiAs(t.key, `/v1/benchmarks/${created.benchmark_id}`, { method: "DELETE" })).status).toBe(404);
   });
+
+  it("answers a benchmark whose DELETE stopped after its body went with a 404 saying to repeat the DELETE, not a 500", async () => {
+    const t = await createTenant();
+    const created = (await (
+      await apiAs(t.key, "/v1/benchmarks", {
+        method: "POST",
+        json: { name: "b", questions: [{ id: "q", question: "?", template: exactTemplate("x") }] },
+      })
+    ).json()) as { benchmark_id: string };
+    const id = created.benchmark_id;
+    // The body went (the DELETE's first step); its row is left, as when the row's batch failed.
+    await env.BLOBS.delete(`t/${t.tenant_id}/benchmarks/${id}/benchmark.json`);
+    for (const path of [`/v1/benchmarks/${id}`, `/v1/benchmarks/${id}/checkpoint`]) {
+      const res = await apiAs(t.key, path);
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as any).error.message, path).toContain(`repeat DELETE /v1/benchmarks/${id}`);
+    }
+    const run = await apiAs(t.key, "/v1/runs", {
+      method: "POST",
+      json: {
+        benchmark_id: id,
+        config: { answering_models: [{ id: "m", interface: "manual", manual_answers: { q: "x" } }], parsing_models: [fakeModel("j", "m")] },
+      },
+    });
+    expect(run.status).toBe(400);
+    expect(((await run.json()) as any).error.issues[0]).toMatchObject({
+      path: "benchmark_id",
+      message: expect.stringContaining("repeat DELETE"),
+    });
+    expect((await apiAs(t.key, `/v1/benchmarks/${id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await apiAs(t.key, `/v1/benchmarks/${id}`)).status).toBe(404);
+  });
 });
 
 describe("retention sweep", () => {
