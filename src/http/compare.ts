@@ -35,8 +35,10 @@ export async function compareRuns(c: Context<AppEnv>, q: z.output<typeof Compare
   const models = await namedPair(q, "model", "answering model", specs, (s) => s.answering_models, { a, b });
   const judges = await namedPair(q, "parsing_model", "parsing model", specs, (s) => s.parsing_models, { a, b });
   const going = (status: string) => status === "queued" || status === "running";
+  // Ended: a cancelled run's started calls record their results until finished_at is set.
+  const ended = (r: RunRecord) => !going(r.status) && r.finished_at !== null;
   const key = JSON.stringify([a.tenant_id, a.run_id, b.run_id, models ?? null, judges ?? null]);
-  const cmp = await endedComparison(key, !going(a.status) && !going(b.status), async () => {
+  const cmp = await endedComparison(key, ended(a) && ended(b), async () => {
     const comparer = await compareStoredRuns(c.env.DB, a, b, models, judges);
     return { model_pairs: comparer.modelPairs(), unmatched: comparer.unmatched(), questions: comparer.questionFlips() };
   });

@@ -161,4 +161,13 @@ describe("run comparison", () => {
     expect(going.body).toMatchObject({ complete: false, questions_with_flips: 1 });
     expect(going.body.model_pairs[0]).toMatchObject({ pass_to_fail: 0, fail_to_pass: 1 });
   });
+
+  it("a cancelled run whose started calls are still recording (no finished_at yet) is not kept either", async () => {
+    const [x, y] = await Promise.all([scripted(new Set([0, 1, 2, 3, 4, 5, 7, 8, 9])), scripted(new Set([6, 7, 8, 9]))]);
+    await env.DB.prepare("UPDATE runs SET status = 'cancelled', finished_at = NULL WHERE run_id = ?").bind(y).run();
+    expect((await compare(`a=${x}&b=${y}`)).body.questions_with_flips).toBe(7);
+    // A late result of the cancelled run lands: the next read sees it.
+    await env.DB.prepare("UPDATE results SET verdict = 'pass', verify_result = 1 WHERE run_id = ?").bind(y).run();
+    expect((await compare(`a=${x}&b=${y}`)).body.questions_with_flips).toBe(1);
+  });
 });
