@@ -113,7 +113,12 @@ export async function submitRun(host: SubmitHost, call: SubmitCall): Promise<Sub
       target: runId,
       detail: { jobs: plan.jobIds.length },
     });
-    await startRun(env, plan.spec, plan.jobIds, { webhook_endpoint_ids: webhookIds, result_events, api_origin: host.origin, withRow: [audit] });
+    await startRun(env, plan.spec, plan.jobIds, {
+      webhook_endpoint_ids: webhookIds,
+      result_events,
+      api_origin: host.origin,
+      withRow: [audit],
+    });
   } catch (err) {
     // Refused or failed: the key is free again for the same request.
     if (idempotency) await releaseIdempotencyKey(env.DB, tenant.tenant_id, idempotency.key, runId);

@@ -29,7 +29,12 @@ export async function startRun(
   env: Env,
   spec: RunSpec,
   jobIds: string[],
-  opts: { webhook_endpoint_ids?: string[]; result_events?: boolean; api_origin?: string | null; withRow?: readonly D1PreparedStatement[] } = {},
+  opts: {
+    webhook_endpoint_ids?: string[];
+    result_events?: boolean;
+    api_origin?: string | null;
+    withRow?: readonly D1PreparedStatement[];
+  } = {},
 ): Promise<void> {
   const specKey = await saveSpec(env.BLOBS, spec);
   const perPair = spec.questions.length * spec.replicate_count;
