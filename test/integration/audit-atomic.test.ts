@@ -89,6 +89,15 @@ describe("a revocation or deletion whose audit entry cannot be written", () => {
 });
 
 /** The status and how many rows of `table` the tenant has after the request. */
+/** A one-question benchmark stored for `key`'s tenant; its id. */
+async function storeBenchmark(key: string): Promise<string> {
+  const res = await apiAs(key, "/v1/benchmarks", {
+    method: "POST",
+    json: { name: "b", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
+  });
+  return ((await res.json()) as { benchmark_id: string }).benchmark_id;
+}
+
 async function rowsOf(t: TestTenant, table: string): Promise<number> {
   return (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE tenant_id = ?`).bind(t.tenant_id).first<{ n: number }>())!.n;
 }
@@ -102,11 +111,7 @@ async function rowsOf(t: TestTenant, table: string): Promise<number> {
 describe("a credential created or deleted whose audit entry cannot be written", () => {
   it("creates no trigger, and deletes none, until the entry can be written; each retry writes one entry", async () => {
     const t = await createTenant();
-    const bench = await apiAs(t.key, "/v1/benchmarks", {
-      method: "POST",
-      json: { name: "b", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
-    });
-    const { benchmark_id } = (await bench.json()) as { benchmark_id: string };
+    const benchmark_id = await storeBenchmark(t.key);
     const body = {
       name: "gh",
       benchmark_id,
@@ -152,11 +157,7 @@ describe("a credential created or deleted whose audit entry cannot be written", 
 
   it("deletes no benchmark row until its benchmark.deleted entry can be written; the retry deletes it with the entry", async () => {
     const t = await createTenant();
-    const stored = await apiAs(t.key, "/v1/benchmarks", {
-      method: "POST",
-      json: { name: "b", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
-    });
-    const { benchmark_id } = (await stored.json()) as { benchmark_id: string };
+    const benchmark_id = await storeBenchmark(t.key);
     expect(await withAuditDown(t.key, `/v1/benchmarks/${benchmark_id}`, "DELETE")).toBe(500);
     expect(await rowsOf(t, "benchmarks")).toBe(1);
     expect((await apiAs(t.key, `/v1/benchmarks/${benchmark_id}`, { method: "DELETE" })).status).toBe(200);
@@ -166,11 +167,7 @@ describe("a credential created or deleted whose audit entry cannot be written", 
 
   it("creates no schedule, and deletes none, until the entry can be written: a retried create starts one schedule, not two", async () => {
     const t = await createTenant();
-    const stored = await apiAs(t.key, "/v1/benchmarks", {
-      method: "POST",
-      json: { name: "b", questions: [{ id: "q1", question: "Capital of France?", template: exactTemplate("Paris") }] },
-    });
-    const { benchmark_id } = (await stored.json()) as { benchmark_id: string };
+    const benchmark_id = await storeBenchmark(t.key);
     const body = {
       name: "nightly",
       cron: "0 3 * * *",
