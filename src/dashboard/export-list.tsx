@@ -24,7 +24,7 @@ export function ExportStatus(props: { e: ExportRecord }) {
   if (e.status === "ready") {
     return (
       <>
-        ready: {e.results_done} results,{" "}
+        ready: {e.results_done} {e.results_done === 1 ? "result" : "results"},{" "}
         <span class="size" title={exactBytes(e.bytes)}>
           {humanBytes(e.bytes)}
         </span>

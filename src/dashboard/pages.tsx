@@ -278,6 +278,8 @@ function RunExports(props: { run: { run_id: string; run_name: string | null }; e
 export function ResultsPage(props: {
   tenant: string;
   runId: string;
+  /** The run's name, for the title (its id where it has none). */
+  runName?: string | null;
   filter: ResultFilter;
   /** The filter's failure group (the storage filter holds its categories instead). */
   failureGroup?: FailureGroup;
@@ -295,7 +297,7 @@ export function ResultsPage(props: {
   ]);
   const here = new URLSearchParams([...keep, ...(props.after ? [["after", props.after]] : [])]).toString();
   return (
-    <Layout title={`Results of ${props.runId}`} signedIn={{ tenant: props.tenant }}>
+    <Layout title={`Results of ${props.runName ?? props.runId}`} signedIn={{ tenant: props.tenant }}>
       <p>
         <a href={`${DASHBOARD}/runs/${props.runId}`}>Back to the run</a>
       </p>

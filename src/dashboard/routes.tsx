@@ -267,6 +267,7 @@ signedIn.get("/runs/:id/results", async (c) => {
     <ResultsPage
       tenant={run.tenant_id}
       runId={run.run_id}
+      runName={run.run_name}
       filter={filter}
       failureGroup={q.data.failure_group || undefined}
       rows={rows}

@@ -13,6 +13,7 @@ describe("dashboard results page", () => {
     await addFakeRules([{ match: { model: judge }, reply: { json: { answer: "x" } } }]);
     const questions = ["q1", "q2"].map((id) => ({ id, question: `${id}?`, template: exactTemplate("x") }));
     const runId = await submitAs(t.key, {
+      run_name: "nightly filter run",
       benchmark: { name: "dash-filter", questions },
       config: {
         answering_models: [{ id: "alpha", interface: "manual", manual_answers: { q1: "x", q2: "x" } }],
@@ -25,7 +26,10 @@ describe("dashboard results page", () => {
 
     const ok = await results("answering_model=alpha&question_id=q1");
     expect(ok.status).toBe(200);
-    expect(await ok.text()).toContain("1 result on this page");
+    const page = await ok.text();
+    expect(page).toContain("1 result on this page");
+    // Titled by the run's name, as the run's own page is.
+    expect(page).toContain("<h1>Results of nightly filter run</h1>");
 
     for (const [query, field, has] of [
       ["answering_model=alpah", "answering_model", '"alpha"'],
