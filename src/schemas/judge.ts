@@ -196,13 +196,34 @@ export const CalibrationItem = z.strictObject({
   label: z.union([z.boolean(), z.number()]),
 });
 
-export const CalibrateRequest = z.strictObject({
-  config: JudgeConfig,
-  items: z.array(CalibrationItem).min(2, { error: "calibration needs at least two items" }).max(200),
-  /** Each item is judged this many times (flip rate needs ≥ 2). */
-  repeats: z.int().min(1).max(5).default(1),
-  /** A numeric human label passes at ≥ this (default: the judge's threshold). */
-  label_threshold: Num.optional(),
-  prices: PriceOverrides.optional(),
-});
+/**
+ * Labels are all pass/fail or all scores. Mixed, the report read true/false as 1/0 beside scores on
+ * the judge's scale (ρ, τ and α compared 1 with a likert 4) and picked α's level from whichever
+ * kind it met: figures that look right and mean nothing.
+ */
+function oneLabelKind(body: { items: { label: boolean | number }[] }, ctx: z.RefinementCtx): void {
+  const kind = (l: boolean | number) => (typeof l === "boolean" ? "true/false" : "a number");
+  const first = body.items[0]?.label;
+  if (first === undefined) return;
+  body.items.forEach(({ label }, i) => {
+    if (kind(label) === kind(first)) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["items", i, "label"],
+      message: `every label must be of one kind: items[0].label is ${kind(first)}, got ${kind(label)} (${label}); give every item pass/fail, or every item a score on the judge's scale`,
+    });
+  });
+}
+
+export const CalibrateRequest = z
+  .strictObject({
+    config: JudgeConfig,
+    items: z.array(CalibrationItem).min(2, { error: "calibration needs at least two items" }).max(200),
+    /** Each item is judged this many times (flip rate needs ≥ 2). */
+    repeats: z.int().min(1).max(5).default(1),
+    /** A numeric human label passes at ≥ this (default: the judge's threshold). */
+    label_threshold: Num.optional(),
+    prices: PriceOverrides.optional(),
+  })
+  .superRefine(oneLabelKind);
 export type CalibrateRequest = z.output<typeof CalibrateRequest>;

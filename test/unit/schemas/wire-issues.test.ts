@@ -43,6 +43,19 @@ const ROWS: Row[] = [
     /^expected true\/false or a number, got "yes"$/,
   ],
   [
+    "calibrate labels mixing pass/fail and scores",
+    CalibrateRequest,
+    {
+      config: judge.config,
+      items: [
+        { output: "a", label: true },
+        { output: "b", label: 4 },
+      ],
+    },
+    "items[1].label",
+    /^every label must be of one kind: items\[0\]\.label is true\/false, got a number \(4\)/,
+  ],
+  [
     "vars {a: {b: 1}}",
     JudgeRequest,
     { ...judge, vars: { a: { b: 1 } } },
