@@ -13,7 +13,7 @@ import { JUDGE_BODY_LIMIT } from "../schemas/body-limits";
 import { PromptfooVerdict } from "../schemas/stored-judge-views";
 import { PromptfooRequest } from "../schemas/stored-judges";
 import { getStoredJudge, runnable } from "../stored-judges/judges-repo";
-import { promptfooAnswer, promptfooSample } from "../stored-judges/promptfoo";
+import { promptfooAnswer, promptfooSample, varsRead } from "../stored-judges/promptfoo";
 import { checkJudgeToken, type TokenCheck, touchJudgeToken } from "../stored-judges/tokens-repo";
 import { getTenant } from "../tenants/tenants-repo";
 import { afterResponse, type AppEnv, stringVar } from "./auth";
@@ -69,7 +69,7 @@ promptfoo.post(
     if (!judge) throw new ApiFailure({ code: "not_found", message: `no judge ${c.req.param("id")}` });
     const body = validate(PromptfooRequest, (await readJson(c, JUDGE_BODY_LIMIT)).value);
     const { config, mapping, prices, deadline_ms } = runnable(judge.spec);
-    const mapped = promptfooSample(body, mapping);
+    const mapped = promptfooSample(body, mapping, mapping.vars ? [] : varsRead(config));
     if (!mapped.ok) throw invalidBody(mapped.issues);
     const answer = promptfooAnswer(
       await judgeOne(c.env, tenant, {

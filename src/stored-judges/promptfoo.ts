@@ -4,7 +4,9 @@
  * when the judge failed (the route answers 502 then: promptfoo reports a webhook error, never a
  * fail of the output).
  */
-import type { JudgeOutcome, JudgeSampleInput } from "../judges";
+import { buildGraph, type JudgeOutcome, type JudgeSampleInput } from "../judges";
+import { refsOf } from "../judges/template";
+import type { JudgeConfig } from "../schemas/judge";
 import type { FieldIssue } from "../schemas/field-issue";
 import type { PromptfooMapping, PromptfooRequest } from "../schemas/stored-judges";
 
@@ -15,9 +17,26 @@ type Json = PromptfooRequest["context"]["vars"][string];
 const scalar = (v: Json): Scalar => (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : JSON.stringify(v));
 const text = (v: Json | PromptfooRequest["output"]): string => (typeof v === "string" ? v : JSON.stringify(v));
 
+/**
+ * The judge vars a config's prompts and options read ({{vars.X}}, Verdict's {source.X}). Without
+ * `mapping.vars` each is the test var of its name, so a test lacking one is named at
+ * `context.vars.X` here; otherwise the judge's own check named `config.prompt`, a path promptfoo's
+ * body does not have. An invalid config reads none (judgeOne reports it).
+ */
+export function varsRead(config: JudgeConfig): string[] {
+  const built = buildGraph(config);
+  if ("issues" in built) return [];
+  const names = new Set<string>();
+  for (const n of built.graph.nodes)
+    for (const text of [n.unit.prompt, ...(n.options ?? [])])
+      for (const r of text ? refsOf(text).refs : []) if (r.kind === "vars") names.add(r.name);
+  return [...names];
+}
+
 export function promptfooSample(
   body: PromptfooRequest,
   mapping: PromptfooMapping,
+  judgeVars: readonly string[] = [],
 ): { ok: true; sample: JudgeSampleInput } | { ok: false; issues: FieldIssue[] } {
   const given = body.context.vars;
   const issues: FieldIssue[] = [];
@@ -39,6 +58,7 @@ export function promptfooSample(
     }
   } else {
     for (const [name, v] of Object.entries(given)) if (v !== null) vars[name] = scalar(v);
+    for (const name of judgeVars) if (!Object.hasOwn(vars, name)) read(name, `{{vars.${name}}}`);
   }
   if (issues.length) return { ok: false, issues };
   return {

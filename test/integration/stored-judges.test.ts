@@ -365,5 +365,16 @@ describe("POST /v1/judges/:id/promptfoo", () => {
     const graded = await json(await promptfooCall(token.promptfoo_url, "Paris", { rubric: "be brief" }, "Capital of France?"));
     expect(graded).toEqual({ status: 200, body: { pass: true, score: 1, reason: expect.any(String) } });
     expect((await fakeStats(model)).total).toBe(1);
+    // Without a vars mapping, a test lacking a var the prompt reads is named at context.vars, not at
+    // the stored config's path (promptfoo's body has no config): before 8 Dec it read "config.prompt".
+    const lacking = await json(await promptfooCall(token.promptfoo_url, "Paris", { rules: "be brief" }));
+    expect(lacking.status).toBe(400);
+    expect(lacking.body.error.issues).toEqual([
+      {
+        path: "context.vars.rubric",
+        message: expect.stringMatching(/\{\{vars\.rubric\}\} from the test var "rubric", which this test does not set/),
+      },
+    ]);
+    expect((await fakeStats(model)).total).toBe(1);
   });
 });
