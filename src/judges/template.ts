@@ -137,7 +137,7 @@ export function render(template: string, ctx: RenderContext, node?: JudgeNode): 
       case "reference":
         return ctx.sample.reference ?? "";
       case "vars":
-        return String(ctx.sample.vars[ref.name] ?? "");
+        return Object.hasOwn(ctx.sample.vars, ref.name) ? String(ctx.sample.vars[ref.name] ?? "") : "";
       case "unit":
         return node ? unitField(node, ref.field) : whole;
       case "previous": {
@@ -153,7 +153,8 @@ export function render(template: string, ctx: RenderContext, node?: JudgeNode): 
 export function missingInSample(template: string, sample: JudgeSampleInput): string[] {
   const out: string[] = [];
   for (const r of refsOf(template).refs) {
-    if (r.kind === "vars" && !(r.name in sample.vars)) out.push(r.raw);
+    // Own keys only: `in` also found Object.prototype's members, so {{vars.constructor}} passed unset.
+    if (r.kind === "vars" && !Object.hasOwn(sample.vars, r.name)) out.push(r.raw);
     if (r.kind === "reference" && sample.reference === undefined) out.push(r.raw);
   }
   return out;

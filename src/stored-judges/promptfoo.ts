@@ -79,7 +79,14 @@ export function promptfooSample(
 export function promisedSample(mapping: PromptfooMapping): JudgeSampleInput {
   const vars: Record<string, Scalar> = mapping.vars
     ? Object.fromEntries(Object.keys(mapping.vars).map((k) => [k, ""]))
-    : new Proxy({}, { has: () => true });
+    : new Proxy(
+        {},
+        {
+          has: () => true,
+          // The judge's check asks Object.hasOwn: every name is an own var of this sample.
+          getOwnPropertyDescriptor: () => ({ value: "", writable: true, enumerable: true, configurable: true }),
+        },
+      );
   return { input: "", output: "", ...(mapping.reference !== undefined ? { reference: "" } : {}), vars };
 }
 

@@ -129,6 +129,21 @@ describe("placeholders", () => {
     expect(v(two('{x} {"a": 1} {source} {{output}}'))).toHaveProperty("graph");
   });
 
+  it("a var named like an Object member ({{vars.constructor}}, {source.toString}) is given only when the request gives it", async () => {
+    // Before 8 Dec `name in vars` found Object.prototype's members: the prompt was accepted and the
+    // model read "function Object() { [native code] }" where the var should have been.
+    const cfg = JudgeConfig.parse({ provider, type: "judge", prompt: "C={{vars.constructor}} T={source.toString}" });
+    expect(validateJudge(cfg, sample)).toEqual({
+      issues: [
+        { path: "config.prompt", message: "uses {{vars.constructor}}, which this request does not give" },
+        { path: "config.prompt", message: "uses {source.toString}, which this request does not give" },
+      ],
+    });
+    const h = judgePorts(() => ({ answer: 3 }));
+    await runCompoundJudge(cfg, { ...sample, vars: { constructor: "ctor", toString: "ts" } }, h.ports);
+    expect(h.calls[0]!.user).toContain("C=ctor T=ts");
+  });
+
   it("pairwise without options needs a reference: refused before any call, saying why", () => {
     const v = validateJudge(JudgeConfig.parse({ provider, type: "pairwise" }), sample);
     expect(v).toEqual({
