@@ -201,10 +201,17 @@ export const CalibrationItem = z.strictObject({
  * the judge's scale (ρ, τ and α compared 1 with a likert 4) and picked α's level from whichever
  * kind it met: figures that look right and mean nothing.
  */
-function oneLabelKind(body: { items: { label: boolean | number }[] }, ctx: z.RefinementCtx): void {
+function oneLabelKind(body: { items: { label: boolean | number }[]; label_threshold?: number }, ctx: z.RefinementCtx): void {
   const kind = (l: boolean | number) => (typeof l === "boolean" ? "true/false" : "a number");
   const first = body.items[0]?.label;
   if (first === undefined) return;
+  // A threshold for numeric labels beside pass/fail ones was silently ignored.
+  if (typeof first === "boolean" && body.label_threshold !== undefined)
+    ctx.addIssue({
+      code: "custom",
+      path: ["label_threshold"],
+      message: `label_threshold says where a numeric label passes, and these labels are true/false: it would change nothing; got ${body.label_threshold}. Remove it, or label with scores on the judge's scale`,
+    });
   body.items.forEach(({ label }, i) => {
     if (kind(label) === kind(first)) return;
     ctx.addIssue({

@@ -56,6 +56,20 @@ const ROWS: Row[] = [
     /^every label must be of one kind: items\[0\]\.label is true\/false, got a number \(4\)/,
   ],
   [
+    "calibrate label_threshold beside pass/fail labels",
+    CalibrateRequest,
+    {
+      config: judge.config,
+      label_threshold: 3,
+      items: [
+        { output: "a", label: true },
+        { output: "b", label: false },
+      ],
+    },
+    "label_threshold",
+    /^label_threshold says where a numeric label passes, and these labels are true\/false: it would change nothing; got 3/,
+  ],
+  [
     "vars {a: {b: 1}}",
     JudgeRequest,
     { ...judge, vars: { a: { b: 1 } } },
