@@ -12,7 +12,7 @@
  */
 import type { JudgeConfig, LayerConfig, PipelineStep, UnitConfig } from "../schemas/judge";
 import type { ModelConfig } from "../schemas/model-config";
-import { checkNodes } from "./check";
+import { checkNodes, TEXT_ONLY } from "./check";
 import type { GraphIssue, JudgeGraph, JudgeNode, Kind, Outer, PoolOp } from "./types";
 
 interface FlatLayer {
@@ -208,6 +208,14 @@ export function buildGraph(config: JudgeConfig): { graph: JudgeGraph } | { issue
   issues.push(...checkNodes(nodes, last));
   const given = config.threshold ?? lastThreshold(last);
   const threshold = given ?? defaultThreshold(last);
+  if (!issues.length && given !== undefined) {
+    const outside = unreachableThreshold(
+      given,
+      nodes,
+      config.pipeline && config.threshold !== undefined ? "threshold" : `${last[0]!.path}.threshold`,
+    );
+    if (outside) issues.push(outside);
+  }
   if (issues.length) return { issues };
   const metric = config.metric !== undefined ? { metric: config.metric } : {};
   return {
@@ -268,6 +276,23 @@ function modelsOf(ref: ModelConfig | ModelConfig[] | undefined): ModelConfig[] {
 
 function lastThreshold(last: JudgeNode[]): number | undefined {
   return last.length === 1 ? last[0]!.unit.threshold : undefined;
+}
+
+/**
+ * A threshold outside every value the graph's scoring units can take decides every output alike
+ * (threshold 5 on a 0..1 scale failed them all, silently). The score is a pool, map or mean of
+ * these units' values, so it stays within the hull of their ranges; the ends themselves can be met.
+ */
+function unreachableThreshold(threshold: number, nodes: JudgeNode[], path: string): GraphIssue | undefined {
+  const scoring = nodes.filter((n) => !TEXT_ONLY.includes(n.kind));
+  if (!scoring.length) return undefined;
+  const lo = Math.min(...scoring.map((n) => n.range[0]));
+  const hi = Math.max(...scoring.map((n) => n.range[1]));
+  if (threshold > hi)
+    return { path, message: `threshold ${threshold} is above every score this judge can give (${lo}..${hi}): every output would fail` };
+  if (threshold < lo)
+    return { path, message: `threshold ${threshold} is below every score this judge can give (${lo}..${hi}): every output would pass` };
+  return undefined;
 }
 
 /** The midpoint of the root's value range: 0.5 for labels and choices, (min+max)/2 for scores. */

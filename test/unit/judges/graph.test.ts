@@ -265,9 +265,28 @@ describe("graph: names, ids and validation before any call", () => {
     expect(graph({ provider, type: "likert", scale: [1, 5] }).threshold).toBe(3);
     expect(graph({ provider, type: "categorical", categories: ["yes", "no"] }).threshold).toBe(0.5);
     expect(
-      graph({ provider, pipeline: [{ layer: { unit: judge("a"), repeat: 3 } }, { type: "max-pool", threshold: 0.7 }] }).threshold,
-    ).toBe(0.7);
+      graph({ provider, pipeline: [{ layer: { unit: judge("a"), repeat: 3 } }, { type: "max-pool", threshold: 3.5 }] }).threshold,
+    ).toBe(3.5);
     expect(graph({ provider, type: "likert", threshold: 4 }).threshold).toBe(4);
+  });
+
+  it("a threshold no score can reach or miss is refused: the verdict would not depend on the answer", () => {
+    // Before 8 Dec threshold 5 on a 0..1 scale was taken, and every output failed.
+    expect(issues({ provider, type: "judge", scale: { type: "continuous", min: 0, max: 1 }, threshold: 5 })).toEqual([
+      { path: "config.threshold", message: "threshold 5 is above every score this judge can give (0..1): every output would fail" },
+    ]);
+    expect(issues({ provider, type: "likert", threshold: 0 })).toEqual([
+      { path: "config.threshold", message: "threshold 0 is below every score this judge can give (1..5): every output would pass" },
+    ]);
+    expect(issues({ provider, pipeline: [{ layer: { unit: judge("a"), repeat: 3 } }, { type: "mean-pool", threshold: 7 }] })).toEqual([
+      { path: "pipeline[1].threshold", message: expect.stringContaining("threshold 7 is above every score") },
+    ]);
+    expect(issues({ provider, threshold: -1, pipeline: [judge("a"), { type: "mean-pool" }] })).toEqual([
+      { path: "threshold", message: expect.stringContaining("threshold -1 is below every score") },
+    ]);
+    // The ends of the range are thresholds a score can meet.
+    expect(graph({ provider, type: "likert", threshold: 5 }).threshold).toBe(5);
+    expect(graph({ provider, type: "likert", threshold: 1 }).threshold).toBe(1);
   });
 
   it("with pipeline, single-unit fields at the top level and thresholds before the last step are refused", () => {
