@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import type { Env } from "../env";
 import { type AppEnv, requireScope, tenantOf } from "./auth";
 import { exportCheckpoint } from "../karenina/export";
-import { Checkpoint, importCheckpoint } from "../karenina/import";
+import { Checkpoint, importCheckpoint, repeatedQuestionIds } from "../karenina/import";
 import { javaScriptSourceIssues } from "../sandbox/source-check";
 import { ListQuery } from "../schemas/api";
 import { Benchmark } from "../schemas/benchmark";
@@ -62,6 +62,8 @@ benchmarks.post("/import", requireScope("benchmarks:write"), async (c) => {
   const raw = await readJson(jsonLdAsJson(c), IMPORT_BODY_LIMIT);
   const checkpoint = validate(Checkpoint, raw.value);
   const { benchmark, warnings, errors } = importCheckpoint(checkpoint);
+  const repeated = repeatedQuestionIds(benchmark.questions);
+  if (repeated.length) throw invalidBody(repeated);
   const parsed = Benchmark.safeParse(benchmark, WIRE_PARSE);
   if (!parsed.success) {
     // Rare: the checkpoint is well formed but breaks a benchmark rule (e.g. duplicate trait names).

@@ -98,6 +98,25 @@ interface Issues {
   errors: ImportIssue[];
 }
 
+/**
+ * Two elements with one question id (the same @id, or no @id and the same text, which Karenina's
+ * generate_question_id makes one id), named at the checkpoint's elements: the benchmark's own
+ * check said "(imported benchmark) questions[5].id", an object the caller never sent.
+ */
+export function repeatedQuestionIds(questions: readonly { id: string }[]): { path: string; message: string }[] {
+  const first = new Map<string, number>();
+  const out: { path: string; message: string }[] = [];
+  questions.forEach(({ id }, i) => {
+    const seen = first.get(id);
+    if (seen === undefined) return void first.set(id, i);
+    out.push({
+      path: `dataFeedElement[${i}]`,
+      message: `duplicate question id ${JSON.stringify(id)} (first used by dataFeedElement[${seen}]); give each question its own @id`,
+    });
+  });
+  return out;
+}
+
 type Element = Checkpoint["dataFeedElement"][number];
 const without = (o: Record<string, unknown>, keys: Set<string>) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.has(k)));
 const ELEMENT_READ = new Set(["item", "@id", "@type"]);

@@ -107,6 +107,23 @@ describe("/v1/benchmarks", () => {
     const body = (await res.json()) as { error: { issues: { path: string }[] } };
     expect(body.error.issues.map((i) => i.path)).toContain("dataFeedElement[0].item.text");
   });
+
+  it("names a repeated question at the checkpoint's dataFeedElement, not at an imported benchmark the caller never saw", async () => {
+    // Before 8 Dec: path "(imported benchmark) questions[5].id", "first used by questions[0]".
+    const checkpoint = JSON.parse(multi) as { dataFeedElement: unknown[] };
+    checkpoint.dataFeedElement.push(checkpoint.dataFeedElement[0]);
+    const before = await env.DB.prepare("SELECT COUNT(*) AS n FROM benchmarks").first<{ n: number }>();
+    const res = await api("/v1/benchmarks/import", { method: "POST", json: checkpoint });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { issues: { path: string; message: string }[] } };
+    expect(body.error.issues).toEqual([
+      {
+        path: "dataFeedElement[5]",
+        message: 'duplicate question id "urn:karenina:test:mq001" (first used by dataFeedElement[0]); give each question its own @id',
+      },
+    ]);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM benchmarks").first<{ n: number }>()).toEqual(before);
+  });
 });
 
 describe("runs with benchmark_id", () => {
