@@ -11,7 +11,7 @@
  *   numbers (Verdict always uses interval). Null when the data has no variation.
  * - flip rate: share of items whose pass/fail differs between repeats (null with one repeat).
  * - position-swap conflict rate: share of pairwise units run with `swap` whose two orders disagree.
- * Items where the judge failed are counted in `errored` and left out of every metric.
+ * Items where the judge failed (in any repeat) are counted in `errored` and left out of every metric.
  */
 import { mapLimited } from "../lib/map-limited";
 import { runGraph } from "./index";
@@ -73,7 +73,9 @@ export async function calibrate(
       ...(error ? { error } : {}),
     };
   });
-  const ok = rows.filter((r) => r.pass[0] !== null);
+  // Judged: every repeat decided. An item with a failed repeat shows its error and is errored, as
+  // one that failed at once (it used to count as judged by its first repeat alone).
+  const ok = rows.filter((r) => r.pass.every((p) => p !== null));
   const judge = ok.map((r) => r.pass[0] as boolean);
   const human = ok.map((r) => r.human_pass);
   const multi = rows.filter((r) => r.pass.length > 1 && r.pass.every((p) => p !== null));

@@ -93,6 +93,26 @@ describe("calibration", () => {
     expect(report.items[1]!.error).toContain("down");
   });
 
+  it("an item with a failed repeat is errored like one that failed at once: never judged, never in a metric", async () => {
+    // Before 8 Dec item 1 (repeat 0 decided "no", repeat 1 failed) showed its error yet counted as
+    // judged: errored said 0 and its first verdict was in accuracy, while flip rate left it out.
+    const h = judgePorts((c) =>
+      itemNo(c.user) === 1
+        ? c.call_site!.includes("repeat1")
+          ? { kind: "server_error", message: "down" }
+          : { answer: "no" }
+        : { answer: "yes" },
+    );
+    const report = await calibrate(
+      graphOf({ type: "categorical", categories: ["yes", "no"], retries: 1 }),
+      items([true, true, true]),
+      { repeats: 2 },
+      h.ports,
+    );
+    expect(report).toMatchObject({ n: 3, judged: 2, errored: 1, accuracy: 1, flip_rate: 0 });
+    expect(report.items[1]).toMatchObject({ pass: [false, null], error: expect.stringContaining("down") });
+  });
+
   it("metric edge cases: κ undefined when both raters are constant; ties are averaged in ranks", () => {
     expect(cohenKappa([true, true], [true, true])).toBeNull();
     expect(spearman([1, 1, 2], [1, 1, 2])).toBeCloseTo(1);
