@@ -27,7 +27,7 @@ import {
   type StoredJudgeRecord,
   storedJudgeView,
 } from "../stored-judges/judges-repo";
-import { promisedSample } from "../stored-judges/promptfoo";
+import { promisedSample, unreadMappedVars } from "../stored-judges/promptfoo";
 import {
   getJudgeToken,
   insertJudgeToken,
@@ -43,7 +43,7 @@ import { withinLifetime } from "./credential-lifetime";
 import { type AppEnv, requireScope, stringVar, tenantOf } from "./auth";
 import { readJson, readOptionalJson, validate, validateQuery } from "./body";
 import { decodeCreatedCursor, nextCreatedCursor } from "./cursor";
-import { ApiFailure } from "./errors";
+import { ApiFailure, invalidBody } from "./errors";
 import { judgeGraph, refuseUncallableModels } from "./judge";
 import { reply } from "./reply";
 
@@ -53,7 +53,10 @@ export const storedJudges = new Hono<AppEnv>();
 async function readJudge(c: Context<AppEnv>): Promise<{ body: StoredJudgeRequest; spec: StoredJudgeRecord["spec"] }> {
   const raw = (await readJson(c, JUDGE_BODY_LIMIT)).value as Record<string, Record<string, unknown>>;
   const body = validate(StoredJudgeRequest, raw);
-  await refuseUncallableModels(c.env, tenantOf(c), judgeGraph(body.config, promisedSample(body.mapping)));
+  const graph = judgeGraph(body.config, promisedSample(body.mapping));
+  const unread = unreadMappedVars(body.config, body.mapping);
+  if (unread.length) throw invalidBody(unread);
+  await refuseUncallableModels(c.env, tenantOf(c), graph);
   return {
     body,
     spec: { config: raw.config!, mapping: raw.mapping ?? {}, deadline_ms: body.deadline_ms, ...(raw.prices ? { prices: raw.prices } : {}) },

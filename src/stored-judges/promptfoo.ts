@@ -33,6 +33,20 @@ export function varsRead(config: JudgeConfig): string[] {
   return [...names];
 }
 
+/**
+ * `mapping.vars` entries no prompt or option reads: each promptfoo test still had to set the test
+ * var (a 400 otherwise) for a judge var nothing used. Refused when the judge is stored.
+ */
+export function unreadMappedVars(config: JudgeConfig, mapping: PromptfooMapping): FieldIssue[] {
+  const read = new Set(varsRead(config));
+  return Object.entries(mapping.vars ?? {})
+    .filter(([judgeVar]) => !read.has(judgeVar))
+    .map(([judgeVar, testVar]) => ({
+      path: `mapping.vars.${judgeVar}`,
+      message: `no prompt or option of this judge reads {{vars.${judgeVar}}}, so test var ${JSON.stringify(testVar)} would be required for nothing; remove it or use it`,
+    }));
+}
+
 export function promptfooSample(
   body: PromptfooRequest,
   mapping: PromptfooMapping,

@@ -116,6 +116,28 @@ describe("/v1/judges", () => {
     expect((await fakeStats(model)).total).toBe(0);
   });
 
+  it("refuses a mapped var no prompt or option reads: promptfoo tests had to set it, for nothing", async () => {
+    // Before 8 Dec it was stored, and every promptfoo test lacking the var got a 400 for a var the judge never read.
+    const model = uniqueModel("sj-unread");
+    const before = await rowCount("stored_judges");
+    const judge = capitalJudge(model);
+    const res = await json(
+      await api("/v1/judges", {
+        method: "POST",
+        json: { ...judge, mapping: { ...judge.mapping, vars: { topic: "subject", tone: "style" } } },
+      }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.issues).toEqual([
+      {
+        path: "mapping.vars.tone",
+        message:
+          'no prompt or option of this judge reads {{vars.tone}}, so test var "style" would be required for nothing; remove it or use it',
+      },
+    ]);
+    expect(await rowCount("stored_judges")).toBe(before);
+  });
+
   it("refuses at store time a model base_url POST /v1/judge would refuse (a private address), nothing written; a key not set yet is no reason to refuse", async () => {
     const model = uniqueModel("sj-base-url");
     const before = await rowCount("stored_judges");
