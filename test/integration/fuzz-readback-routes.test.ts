@@ -110,7 +110,17 @@ const storedJudge = fc
   })
   .map(({ prompt, ...rest }) => ({
     ...rest,
-    config: { type: "judge", prompt, scale: { type: "continuous", min: 0, max: 1 }, provider: fakeModel("j", "fuzz-judge") },
+    config: {
+      type: "judge",
+      // Every mapped var is read: a mapping.vars entry no prompt reads is refused (stored-judges.test.ts).
+      prompt:
+        prompt +
+        Object.keys(rest.mapping.vars ?? {})
+          .map((k) => ` {{vars.${k}}}`)
+          .join(""),
+      scale: { type: "continuous", min: 0, max: 1 },
+      provider: fakeModel("j", "fuzz-judge"),
+    },
   }));
 
 const READBACK: Record<string, Readback> = {
