@@ -12,7 +12,9 @@ import { z } from "zod";
 import { WIRE_PARSE } from "../lib/wire-issues";
 import { type Env, secretAdvice } from "../env";
 import { type AppEnv, afterResponse, requireScope, tenantOf } from "./auth";
+import { refsOf } from "../judges/template";
 import {
+  buildGraph,
   estimateCalls,
   validateJudge,
   runGraph,
@@ -54,7 +56,13 @@ export const MAX_CALIBRATE_CALLS = 800;
 export const judge = new Hono<AppEnv>();
 
 judge.post("/", requireScope("judge"), async (c) => {
-  const body = parseJudgeRequest((await readJson(c, JUDGE_BODY_LIMIT)).value);
+  const raw = (await readJson(c, JUDGE_BODY_LIMIT)).value;
+  const body = parseJudgeRequest(raw);
+  if (!sentInput(raw)) {
+    const message = "uses {{input}}, which this request does not give: send input (the question the output answers)";
+    const places = inputPlaces(body.config);
+    if (places.length) throw invalidBody(places.map((path) => ({ path, message })));
+  }
   const sample = {
     input: body.input,
     output: body.output,
@@ -134,7 +142,15 @@ export async function judgeOne(env: Env, tenant: TenantRecord, j: OneJudgement):
 }
 
 judge.post("/calibrate", requireScope("judge"), async (c) => {
-  const body = validate(CalibrateRequest, (await readJson(c, CALIBRATE_BODY_LIMIT)).value);
+  const raw = (await readJson(c, CALIBRATE_BODY_LIMIT)).value;
+  const body = validate(CalibrateRequest, raw);
+  const place = inputPlaces(body.config)[0];
+  if (place) {
+    const sent = (raw as { items: unknown[] }).items;
+    const lacking = body.items.map((_, i) => i).filter((i) => !sentInput(sent[i]));
+    const message = `the judge's ${place} uses {{input}}, which this item does not give`;
+    if (lacking.length) throw invalidBody(lacking.map((i) => ({ path: `items[${i}].input`, message })));
+  }
   let graph: JudgeGraph | undefined;
   body.items.forEach((item, i) => {
     graph = checked(validateJudge(body.config, item), ` (items[${i}])`);
@@ -150,6 +166,29 @@ judge.post("/calibrate", requireScope("judge"), async (c) => {
   );
   return reply(c, CalibrationReport, report);
 });
+
+/**
+ * `input` defaults to "" (a compound rubric trait or promptfoo always gives one), so a prompt that
+ * places {{input}} (or {source.input}) in a request without it asked the model to judge
+ * "Question: " blind: like a missing {{reference}}, it is the caller's 400.
+ */
+const sentInput = (v: unknown) => v !== null && typeof v === "object" && (v as { input?: unknown }).input !== undefined;
+
+/** The config paths of the prompts and options that place the sample's input. */
+function inputPlaces(config: JudgeConfig): string[] {
+  const built = buildGraph(config);
+  if ("issues" in built) return [];
+  const at = new Set<string>();
+  for (const n of built.graph.nodes) {
+    const texts: [string, string | undefined][] = [
+      ["prompt", n.unit.prompt],
+      ...(n.unit.options ?? []).map((o, i): [string, string] => [`options[${i}]`, o]),
+    ];
+    for (const [field, text] of texts)
+      if (text && refsOf(text).refs.some((r) => r.kind === "input")) at.add(configPath(`${n.path}.${field}`));
+  }
+  return [...at];
+}
 
 function capCalls(planned: number, max: number, path: string, what: string): void {
   if (planned > max)

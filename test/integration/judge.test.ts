@@ -29,6 +29,24 @@ describe("POST /v1/judge", () => {
     expect((await fakeStats(model)).total).toBe(0);
   });
 
+  it("a prompt placing {{input}} in a request without input is a 400 at the prompt, before any call", async () => {
+    // Before 8 Dec input defaulted to "" and the model was asked to judge "Question: " blind.
+    const model = uniqueModel("judge-no-input");
+    const config = { provider: fakeModel("j", model), type: "likert", prompt: "Question: {{input}}\nAnswer: {{output}}" };
+    const res = await post("/v1/judge", { output: "Paris", config });
+    expect(res.status).toBe(400);
+    expect(res.body.error.issues).toEqual([
+      { path: "config.prompt", message: "uses {{input}}, which this request does not give: send input (the question the output answers)" },
+    ]);
+    const items = [true, false].map((label) => ({ output: "Paris", label }));
+    const cal = await post("/v1/judge/calibrate", { config, items: [items[0], { ...items[1], input: "Capital of France?" }] });
+    expect(cal.status).toBe(400);
+    expect(cal.body.error.issues).toEqual([
+      { path: "items[0].input", message: "the judge's config.prompt uses {{input}}, which this item does not give" },
+    ]);
+    expect((await fakeStats(model)).total).toBe(0);
+  });
+
   it("names a var the prompt needs but the request lacks, and an unknown key", async () => {
     const provider = fakeModel("j", uniqueModel("judge-vars"));
     const missing = await post("/v1/judge", { ...sample, config: { provider, type: "likert", prompt: "{{vars.requirements}}" } });
