@@ -33,7 +33,8 @@ const RatingShape = z.looseObject({ additionalType: z.unknown().optional() });
 
 const QuestionItem = z.looseObject({
   "@id": z.string().optional(),
-  text: z.string({ error: whenMissing("text is required (the question)") }),
+  // Empty, it failed later as "(imported benchmark) questions[i].question", a path the caller never sent.
+  text: z.string({ error: whenMissing("text is required (the question)") }).min(1, { error: "the question text must not be empty" }),
   acceptedAnswer: z.looseObject({ text: z.string().nullish() }).nullish(),
   // A JSON-LD processor may write the @set-typed hasPart as a one-element array.
   hasPart: z.preprocess(

@@ -108,6 +108,20 @@ describe("/v1/benchmarks", () => {
     expect(body.error.issues.map((i) => i.path)).toContain("dataFeedElement[0].item.text");
   });
 
+  it("names an empty question text at the checkpoint's item.text, writing nothing", async () => {
+    // Before 8 Dec: "(imported benchmark) questions[0].question", a path of an object the caller never sent.
+    const checkpoint = JSON.parse(minimal) as { dataFeedElement: { item: { text: string } }[] };
+    checkpoint.dataFeedElement[0]!.item.text = "";
+    const before = await env.DB.prepare("SELECT COUNT(*) AS n FROM benchmarks").first<{ n: number }>();
+    const res = await api("/v1/benchmarks/import", { method: "POST", json: checkpoint });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { issues: { path: string; message: string }[] } };
+    expect(body.error.issues).toEqual([
+      { path: "dataFeedElement[0].item.text", message: expect.stringMatching(/^the question text must not be empty/) },
+    ]);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM benchmarks").first<{ n: number }>()).toEqual(before);
+  });
+
   it("names a repeated question at the checkpoint's dataFeedElement, not at an imported benchmark the caller never saw", async () => {
     // Before 8 Dec: path "(imported benchmark) questions[5].id", "first used by questions[0]".
     const checkpoint = JSON.parse(multi) as { dataFeedElement: unknown[] };
