@@ -67,17 +67,7 @@ describe("a revocation or deletion whose audit entry cannot be written", () => {
 
   it("revokes no judge token, and the retry revokes it with its judge_token.revoked entry", async () => {
     const t = await createTenant();
-    const judge = {
-      name: "j",
-      config: {
-        type: "judge",
-        prompt: "Is it Paris?",
-        scale: { type: "continuous", min: 0, max: 1 },
-        threshold: 0.5,
-        provider: fakeModel("j", uniqueModel("audit-atomic")),
-      },
-    };
-    const { judge_id } = (await (await apiAs(t.key, "/v1/judges", { method: "POST", json: judge })).json()) as any;
+    const judge_id = await storeJudge(t.key, uniqueModel("audit-atomic"));
     const { token_id } = (await (await apiAs(t.key, `/v1/judges/${judge_id}/tokens`, { method: "POST", json: {} })).json()) as any;
     const path = `/v1/judges/${judge_id}/tokens/${token_id}`;
     expect(await withAuditDown(t.key, path, "DELETE")).toBe(500);
@@ -89,6 +79,21 @@ describe("a revocation or deletion whose audit entry cannot be written", () => {
 });
 
 /** The status and how many rows of `table` the tenant has after the request. */
+/** A stored judge of `key`'s tenant calling `model` on the fake; its id. */
+async function storeJudge(key: string, model: string): Promise<string> {
+  const judge = {
+    name: "j",
+    config: {
+      type: "judge",
+      prompt: "Is it Paris?",
+      scale: { type: "continuous", min: 0, max: 1 },
+      threshold: 0.5,
+      provider: fakeModel("j", model),
+    },
+  };
+  return ((await (await apiAs(key, "/v1/judges", { method: "POST", json: judge })).json()) as { judge_id: string }).judge_id;
+}
+
 /** A one-question benchmark stored for `key`'s tenant; its id. */
 async function storeBenchmark(key: string): Promise<string> {
   const res = await apiAs(key, "/v1/benchmarks", {
@@ -193,17 +198,7 @@ describe("a credential created or deleted whose audit entry cannot be written", 
 
   it("mints no judge token until its judge_token.created entry can be written", async () => {
     const t = await createTenant();
-    const judge = {
-      name: "j",
-      config: {
-        type: "judge",
-        prompt: "Is it Paris?",
-        scale: { type: "continuous", min: 0, max: 1 },
-        threshold: 0.5,
-        provider: fakeModel("j", "m"),
-      },
-    };
-    const { judge_id } = (await (await apiAs(t.key, "/v1/judges", { method: "POST", json: judge })).json()) as any;
+    const judge_id = await storeJudge(t.key, "m");
     expect(await withAuditDown(t.key, `/v1/judges/${judge_id}/tokens`, "POST", {})).toBe(500);
     expect(await rowsOf(t, "judge_tokens")).toBe(0);
     const minted = await apiAs(t.key, `/v1/judges/${judge_id}/tokens`, { method: "POST", json: {} });
